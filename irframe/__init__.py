@@ -1,0 +1,40 @@
+"""irframe: offline information-retrieval evaluation on pandas frames, results as xarray cubes.
+
+>>> import irframe as irf
+>>> qrels, runs = irf.datasets.trec_eval_sample()
+>>> cube = runs.ir.metric(["AP", "nDCG@10", "P@10"], qrels=qrels)
+>>> irf.summarize(cube).round(4).values.tolist()
+[[0.1785, 0.3016, 0.3]]
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+from . import errors  # noqa: E402
+from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
+from .align import Aligned, align  # noqa: E402
+from .cube import summarize  # noqa: E402
+from .errors import (ColumnError, DuplicateError, InputError, IrframeError, ParseError,  # noqa: E402
+                     UnknownMeasureError)
+from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
+from .measures import MeasureDef, parse_measure, register  # noqa: E402
+
+_IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
+_LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity", "diversity",
+         "axioms", "ndpm")
+
+__all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
+           "align", "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "errors",
+           "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
+           "UnknownMeasureError", *_IO, *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _IO:
+        return getattr(importlib.import_module(".io", __name__), name)
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'irframe' has no attribute {name!r}")

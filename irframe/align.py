@@ -1,0 +1,523 @@
+"""Align a run frame with its qrels into compact arrays that every kernel reads.
+
+This is the one place where ids are factorized, documents are ordered
+(DESIGN §2.1), rankings are truncated, and relevance is looked up.  The result,
+:class:`Aligned`, is a set of flat numpy arrays in CSR layout:
+
+* a *group* is one evaluated (system, topic) pair; groups are sorted by
+  (system, topic) and group ``g`` owns rows ``offsets[g]:offsets[g+1]``;
+* *rows* are the retrieved documents of every group in evaluation order
+  (rank 1 first), already truncated at ``depth``;
+* *qrels* rows are the judged documents of every evaluated topic,
+  ``qrels_offsets[t]:qrels_offsets[t+1]`` for topic ``t``, sorted by grade
+  descending (then doc code), with the grade per (topic, doc) = max over subtopics;
+* the optional *subtopic* table keeps diversity judgments as they were given.
+
+Kernels are pure numpy over these arrays: no Python loop per group.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from irframe.align import align
+>>> run = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b", "c"], "score": [1.0, 3.0, 2.0]})
+>>> qrels = pd.DataFrame({"topic": "1", "doc": ["b", "z"], "rel": [1, 2]})
+>>> a = align(run, qrels)
+>>> [a.docs[d] for d in a.row_doc]
+['b', 'c', 'a']
+>>> a.row_rel.tolist()
+[1.0, nan, nan]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .schema import (check_duplicates, check_id_column, numeric_column, qrels_columns,
+                     run_columns)
+
+__all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "segment_max", "segment_suffix_max"]
+
+Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
+ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+
+
+@dataclass(eq=False)
+class Aligned:
+    """Runs and qrels as aligned flat arrays (see the module docstring).
+
+    Attributes
+    ----------
+    systems, topics : pandas.Index
+        System names and evaluated topic ids (sorted strings); the cube's coordinates.
+    docs : numpy.ndarray
+        Doc ids (object array of str); ``row_doc``/``qrels_doc`` index into it.
+    group_system, group_topic : numpy.ndarray
+        int64 codes of each group's system and topic (length G).
+    offsets : numpy.ndarray
+        int64, length G + 1; rows of group ``g`` are ``offsets[g]:offsets[g+1]``.
+    row_doc, row_rel, row_score, row_source : numpy.ndarray
+        Per row: doc code, grade (float64, NaN = unjudged; max over subtopics),
+        score used for ordering (float64; NaN when ordering by rank/input without
+        scores), and the position of the row in the caller's run frame.
+    qrels_offsets, qrels_doc, qrels_rel : numpy.ndarray
+        Judged documents per evaluated topic (CSR over topics), grade descending.
+    subtopics : pandas.Index or None
+        Subtopic labels when the qrels have a subtopic column.
+    sub_topic, sub_subtopic, sub_doc, sub_rel : numpy.ndarray or None
+        The diversity judgments restricted to evaluated topics, sorted by
+        (topic, subtopic, doc).
+    order, depth, complete, judged_only : options used to build the arrays.
+    n_dropped_topics : int
+        Run rows whose topic is not in the qrels (ignored, as trec_eval does).
+    """
+
+    systems: pd.Index
+    topics: pd.Index
+    docs: np.ndarray
+    group_system: np.ndarray
+    group_topic: np.ndarray
+    offsets: np.ndarray
+    row_doc: np.ndarray
+    row_rel: np.ndarray
+    row_score: np.ndarray
+    row_source: np.ndarray
+    qrels_offsets: np.ndarray
+    qrels_doc: np.ndarray
+    qrels_rel: np.ndarray
+    subtopics: pd.Index | None = None
+    sub_topic: np.ndarray | None = None
+    sub_subtopic: np.ndarray | None = None
+    sub_doc: np.ndarray | None = None
+    sub_rel: np.ndarray | None = None
+    order: str = "trec_eval"
+    depth: int | None = None
+    complete: bool = False
+    judged_only: bool = False
+    n_dropped_rows: int = 0
+    extras: dict = field(default_factory=dict)
+
+    # ---- sizes -------------------------------------------------------------------
+    @property
+    def n_groups(self) -> int:
+        """Number of evaluated (system, topic) pairs G."""
+        return len(self.group_system)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of aligned run rows N."""
+        return len(self.row_doc)
+
+    # ---- derived per-row / per-group arrays (cached on this object only) ----------
+    @cached_property
+    def group_len(self) -> np.ndarray:
+        """Number of ranked documents of each group (int64, length G)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def row_group(self) -> np.ndarray:
+        """Group code of every row (int64, length N)."""
+        return np.repeat(np.arange(self.n_groups, dtype=np.int64), self.group_len)
+
+    @cached_property
+    def row_rank(self) -> np.ndarray:
+        """1-based rank of every row within its group (int64, length N)."""
+        return np.arange(1, self.n_rows + 1, dtype=np.int64) - np.repeat(self.offsets[:-1], self.group_len)
+
+    @cached_property
+    def row_topic(self) -> np.ndarray:
+        """Topic code of every row."""
+        return self.group_topic[self.row_group]
+
+    @cached_property
+    def qrels_topic(self) -> np.ndarray:
+        """Topic code of every qrels row."""
+        return np.repeat(np.arange(len(self.topics), dtype=np.int64), np.diff(self.qrels_offsets))
+
+    @property
+    def has_subtopics(self) -> bool:
+        """Whether diversity (subtopic) judgments are available."""
+        return self.subtopics is not None
+
+    def n_judged(self) -> np.ndarray:
+        """Judged documents per topic (int64, length T)."""
+        return np.diff(self.qrels_offsets)
+
+    def n_relevant(self, threshold: float = 1, *, trunc: bool = False) -> np.ndarray:
+        """Judged documents with grade >= ``threshold`` per topic (int64, length T).
+
+        ``trunc=True`` truncates grades toward zero first (trec_eval reads grades with atol).
+        """
+        rel = np.trunc(self.qrels_rel) if trunc else self.qrels_rel
+        return np.bincount(self.qrels_topic, weights=(rel >= threshold), minlength=len(self.topics)).astype(np.int64)
+
+
+def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Cumulative sum of ``values`` restarting at every segment start of ``offsets``.
+
+    >>> segment_cumsum(np.array([1., 1, 1, 1]), np.array([0, 2, 4])).tolist()
+    [1.0, 2.0, 1.0, 2.0]
+    """
+    total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+    if len(total) == 0:
+        return total
+    lens = np.diff(offsets)
+    before = np.concatenate([[0], total])[offsets[:-1]]
+    return total - np.repeat(before, lens)
+
+
+def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over each segment (0 for empty segments).
+
+    Each segment is summed on its own, left to right (``np.add.reduceat``), so the
+    result does not depend on the other segments.
+
+    >>> segment_sum(np.array([1., 2, 3]), np.array([0, 2, 2, 3])).tolist()
+    [3.0, 0.0, 3.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros(len(offsets) - 1)
+    nonempty = offsets[1:] > offsets[:-1]
+    if nonempty.any():
+        out[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
+    return out
+
+
+def segment_max(values: np.ndarray, offsets: np.ndarray, empty: float = 0.0) -> np.ndarray:
+    """Maximum of ``values`` over each segment (``empty`` for empty segments)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.full(len(offsets) - 1, empty, dtype=np.float64)
+    nonempty = offsets[1:] > offsets[:-1]
+    if nonempty.any():
+        out[nonempty] = np.maximum.reduceat(values, offsets[:-1][nonempty])
+    return out
+
+
+def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """For every element, the max of its segment's elements from it to the segment end.
+
+    Exact (no floating-point offset tricks): values are replaced by order-preserving
+    integer codes, offset per segment, scanned with ``np.maximum.accumulate``.
+
+    >>> segment_suffix_max(np.array([.1, .5, .2, .9, .3]), np.array([0, 3, 5])).tolist()
+    [0.5, 0.5, 0.2, 0.9, 0.3]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values.copy()
+    uniq, code = np.unique(values, return_inverse=True)
+    lens = np.diff(offsets)
+    seg = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+    width = len(uniq) + 1
+    # reversed order: segments appear last-to-first, so a growing offset per earlier segment
+    key = (len(lens) - 1 - seg) * width + code
+    rev = np.maximum.accumulate(key[::-1])[::-1]
+    return uniq[rev - (len(lens) - 1 - seg) * width]
+
+
+# ---------------------------------------------------------------------------------
+def _factorize(s: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (int64) and uniques (object array of str) of an id column."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy().astype(np.int64)
+        cats = s.cat.categories
+        used = np.zeros(len(cats), bool)
+        used[codes] = True
+        if not used.all():  # drop unused categories so uniques are exactly the ids present
+            remap = np.cumsum(used) - 1
+            codes = remap[codes]
+            cats = cats[used]
+        uniques = np.asarray(cats.astype(str), dtype=object)
+        if sort:
+            order = np.argsort(uniques.astype(str), kind="stable")
+            if not np.array_equal(order, np.arange(len(order))):
+                inv = np.empty_like(order)
+                inv[order] = np.arange(len(order))
+                codes, uniques = inv[codes], uniques[order]
+        return codes, uniques
+    codes, uniques = pd.factorize(s, sort=sort)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def _float32_desc_key(score: np.ndarray) -> np.ndarray:
+    """uint32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
+    f = score.astype(np.float32) + np.float32(0.0)
+    bits = f.view(np.uint32)
+    asc = np.where(bits & np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))
+    return ~asc
+
+
+def _float64_desc_key(score: np.ndarray) -> np.ndarray:
+    f = score.astype(np.float64) + 0.0
+    bits = f.view(np.uint64)
+    asc = np.where(bits & np.uint64(1 << 63), ~bits, bits | np.uint64(1 << 63))
+    return ~asc
+
+
+def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """For each code in ``doc_codes``, a rank such that ascending rank = docno descending (bytes)."""
+    used, inv = np.unique(doc_codes, return_inverse=True)
+    names = np.array([d.encode("utf-8") for d in docs[used]], dtype=object)
+    # byte-wise comparison, as trec_eval's strcmp
+    order = np.argsort(names, kind="stable")[::-1]
+    rank = np.empty(len(used), np.int64)
+    rank[order] = np.arange(len(used))
+    return rank[inv]
+
+
+def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
+                docs: np.ndarray) -> np.ndarray:
+    """Permutation sorting rows by (group, primary ascending, docno descending).
+
+    ``primary`` is an unsigned key (or None for input order, stable).
+    """
+    if primary is None:
+        if np.all(group[1:] >= group[:-1]):
+            return np.arange(len(group))
+        return np.argsort(group, kind="stable")
+    if primary.dtype == np.uint32 and (len(group) == 0 or group.max() < 2**31):
+        key = (group.astype(np.int64) << 32) | primary.astype(np.int64)
+        if np.all(key[1:] >= key[:-1]):
+            idx = np.arange(len(key))
+        else:
+            idx = np.argsort(key, kind="stable")
+        ks = key[idx]
+        same = ks[1:] == ks[:-1]
+    else:
+        idx = np.lexsort((primary, group))
+        gs, ps = group[idx], primary[idx]
+        same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
+    if not same.any():
+        return idx
+    # resolve ties by docno descending, only on the rows that tie
+    run_id = np.concatenate([[0], np.cumsum(~same)])
+    tied = np.zeros(len(idx), bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    sub = idx[tied]
+    dr = _doc_desc_rank(doc[sub], docs)
+    idx[tied] = sub[np.lexsort((dr, run_id[tied]))]
+    return idx
+
+
+def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
+          depth: int | None = None, complete: bool = False, judged_only: bool = False,
+          columns: Mapping[str, str] | None = None, qrels_columns_: Mapping[str, str] | None = None,
+          duplicates: str = "error") -> Aligned:
+    """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]`` (see :mod:`irframe.schema`).
+    qrels : pandas.DataFrame
+        ``topic, doc, rel[, subtopic]``.
+    order : {"trec_eval", "trec_eval10", "rank", "input"}
+        Document order inside a topic (DESIGN §2.1): trec_eval sorts by float32 score
+        descending then docno descending; trec_eval10 the same in float64; "rank" by the
+        rank column (ties docno descending); "input" keeps the frame's row order.
+    depth : int, optional
+        Keep the first ``depth`` documents of each ranking after ordering (trec_eval -M).
+    complete : bool
+        Evaluate every qrels topic for every system, with an empty ranking when the
+        system did not retrieve for it (trec_eval -c).
+    judged_only : bool
+        Drop unjudged documents from the rankings before truncating (trec_eval -J).
+    columns, qrels_columns_ : mapping, optional
+        Role → column name for the run and the qrels frame.
+    duplicates : {"error", "first"}
+        What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
+
+    Returns
+    -------
+    Aligned
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order={order!r} is not one of {ORDERS}")
+    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}")
+    rc = run_columns(runs, columns)
+    qc = qrels_columns(qrels, qrels_columns_)
+    if len(runs) == 0:
+        raise InputError("run frame is empty (0 rows); nothing to evaluate")
+    if len(qrels) == 0:
+        raise InputError("qrels frame is empty (0 rows); relevance judgments are needed")
+    for col in (rc.system, rc.topic, rc.doc):
+        check_id_column(runs, col, "run frame")
+    for col in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
+        check_id_column(qrels, col, "qrels frame")
+
+    # ---- qrels ----------------------------------------------------------------
+    q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    q_topic, topics_all = _factorize(qrels[qc.topic], sort=True)
+    q_doc_local, q_docs = _factorize(qrels[qc.doc], sort=False)
+
+    # ---- run ids ----------------------------------------------------------------
+    r_sys, systems = _factorize(runs[rc.system], sort=True)
+    r_topic_local, r_topics = _factorize(runs[rc.topic], sort=False)
+    topic_map = pd.Index(topics_all).get_indexer(r_topics)
+    r_topic = topic_map[r_topic_local]
+    r_doc, docs = _factorize(runs[rc.doc], sort=False)
+
+    # doc codes shared by run and qrels
+    q_doc_map = pd.Index(docs).get_indexer(q_docs)
+    new = q_doc_map < 0
+    if new.any():
+        q_doc_map[new] = len(docs) + np.arange(int(new.sum()))
+        docs = np.concatenate([docs, q_docs[new]])
+    q_doc = q_doc_map[q_doc_local]
+    n_docs = max(len(docs), 1)
+
+    # ---- duplicates -------------------------------------------------------------
+    r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
+    keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+    sub = None
+    if qc.subtopic:
+        s_code, subtopics = _factorize(qrels[qc.subtopic], sort=True)
+        q_key = (q_topic * len(subtopics) + s_code) * n_docs + q_doc
+        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
+        sub = (s_code, subtopics)
+    else:
+        q_key = q_topic * n_docs + q_doc
+        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.doc], "qrels frame", duplicates)
+    if qkeep is not None:
+        q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]
+        if sub is not None:
+            sub = (sub[0][qkeep], sub[1])
+
+    # ---- scores / ranks -----------------------------------------------------------
+    if order in ("trec_eval", "trec_eval10"):
+        if rc.score is None:
+            raise InputError(f"order={order!r} sorts by score but the run frame has no "
+                             f"'score' column; pass order='rank' or order='input'")
+        score = numeric_column(runs, rc.score, "run frame")
+    else:
+        score = numeric_column(runs, rc.score, "run frame") if rc.score else None
+    rank = None
+    if order == "rank":
+        if rc.rank is None:
+            raise InputError("order='rank' needs a 'rank' column in the run frame")
+        rank = numeric_column(runs, rc.rank, "run frame")
+
+    # ---- restrict to topics in qrels ----------------------------------------------
+    row_ok = r_topic >= 0
+    if keep is not None:
+        row_ok &= keep
+    n_dropped = int((r_topic < 0).sum())
+    src = np.flatnonzero(row_ok) if not row_ok.all() else np.arange(len(runs))
+
+    # evaluated topics
+    if complete:
+        eval_topic = np.arange(len(topics_all))
+    else:
+        eval_topic = np.unique(r_topic[src])
+    topic_recode = np.full(len(topics_all), -1, np.int64)
+    topic_recode[eval_topic] = np.arange(len(eval_topic))
+    topics = pd.Index(topics_all[eval_topic], name="topic")
+    n_t = len(topics)
+
+    r_sys_s, r_topic_s, r_doc_s = r_sys[src], topic_recode[r_topic[src]], r_doc[src]
+    group_key = r_sys_s * n_t + r_topic_s
+
+    # ---- relevance lookup (max over subtopics) --------------------------------------
+    q_t = topic_recode[q_topic]
+    q_in = q_t >= 0
+    qk = q_t[q_in] * n_docs + q_doc[q_in]
+    qr = q_rel[q_in]
+    if sub is not None:  # collapse subtopics: max grade per (topic, doc)
+        o = np.lexsort((qr, qk))
+        qk_s, qr_s = qk[o], qr[o]
+        last = np.ones(len(qk_s), bool)
+        last[:-1] = qk_s[1:] != qk_s[:-1]
+        qk_u, qr_u = qk_s[last], qr_s[last]
+    else:
+        o = np.argsort(qk, kind="stable")
+        qk_u, qr_u = qk[o], qr[o]
+    rk = r_topic_s * n_docs + r_doc_s
+    pos = np.searchsorted(qk_u, rk)
+    pos_c = np.minimum(pos, max(len(qk_u) - 1, 0))
+    found = (qk_u[pos_c] == rk) if len(qk_u) else np.zeros(len(rk), bool)
+    rel = np.where(found, qr_u[pos_c] if len(qk_u) else 0.0, np.nan)
+
+    # ---- ordering ------------------------------------------------------------------
+    sc = score[src] if score is not None else None
+    if order == "trec_eval":
+        primary = _float32_desc_key(sc)
+        sc = sc.astype(np.float32).astype(np.float64)
+    elif order == "trec_eval10":
+        primary = _float64_desc_key(sc)
+    elif order == "rank":
+        primary = _float64_desc_key(-rank[src])
+    else:
+        primary = None
+    perm = _order_rows(group_key, primary, r_doc_s, docs)
+    group_key, r_doc_s, rel, src = group_key[perm], r_doc_s[perm], rel[perm], src[perm]
+    sc = sc[perm] if sc is not None else np.full(len(src), np.nan)
+
+    # ---- groups, depth (-M), judged-only (-J, applied after -M as trec_eval does) ------------
+    if complete:
+        groups = np.arange(len(systems) * n_t, dtype=np.int64)
+    else:
+        groups = np.unique(group_key)
+    keep_rows = None
+    if depth is not None:
+        starts = np.searchsorted(group_key, groups, side="left")
+        ends = np.searchsorted(group_key, groups, side="right")
+        rank0 = np.arange(len(group_key)) - np.repeat(starts, ends - starts)
+        keep_rows = rank0 < depth
+    if judged_only:
+        judged = ~np.isnan(rel) & ~(rel < 0)
+        keep_rows = judged if keep_rows is None else keep_rows & judged
+    if keep_rows is not None:
+        group_key, r_doc_s, rel, src, sc = (group_key[keep_rows], r_doc_s[keep_rows], rel[keep_rows],
+                                            src[keep_rows], sc[keep_rows])
+    offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
+
+    # ---- qrels arrays per evaluated topic, grade descending ----------------------------------
+    qt_in, qd_in = q_t[q_in], q_doc[q_in]
+    if sub is not None:
+        # one row per (topic, doc): max grade, taken from the collapsed table
+        qt_u, qd_u = qk_u // n_docs, qk_u % n_docs
+        qorder = np.lexsort((qd_u, -qr_u, qt_u))
+        qrels_topic, qrels_doc, qrels_rel = qt_u[qorder], qd_u[qorder], qr_u[qorder]
+    else:
+        qorder = np.lexsort((qd_in, -qr, qt_in))
+        qrels_topic, qrels_doc, qrels_rel = qt_in[qorder], qd_in[qorder], qr[qorder]
+    qrels_offsets = np.searchsorted(qrels_topic, np.arange(n_t + 1)).astype(np.int64)
+
+    aligned = Aligned(
+        systems=pd.Index(systems.astype(str) if len(systems) else systems, name="system", dtype=object),
+        topics=pd.Index(np.asarray(topics, dtype=object), name="topic", dtype=object),
+        docs=docs,
+        group_system=(groups // n_t).astype(np.int64) if n_t else groups,
+        group_topic=(groups % n_t).astype(np.int64) if n_t else groups,
+        offsets=offsets,
+        row_doc=r_doc_s.astype(np.int64, copy=False),
+        row_rel=rel.astype(np.float64, copy=False),
+        row_score=sc.astype(np.float64, copy=False),
+        row_source=src.astype(np.int64, copy=False),
+        qrels_offsets=qrels_offsets,
+        qrels_doc=qrels_doc.astype(np.int64, copy=False),
+        qrels_rel=qrels_rel.astype(np.float64, copy=False),
+        order=order, depth=depth, complete=complete, judged_only=judged_only,
+        n_dropped_rows=n_dropped,
+    )
+    if sub is not None:
+        s_code, subtopics = sub
+        s_t = topic_recode[q_topic]
+        ok = s_t >= 0
+        so = np.lexsort((q_doc[ok], s_code[ok], s_t[ok]))
+        aligned.subtopics = pd.Index(np.asarray(subtopics, dtype=object), name="subtopic")
+        aligned.sub_topic = s_t[ok][so]
+        aligned.sub_subtopic = s_code[ok][so]
+        aligned.sub_doc = q_doc[ok][so]
+        aligned.sub_rel = q_rel[ok][so]
+    return aligned

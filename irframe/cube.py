@@ -1,0 +1,98 @@
+"""Turn per-group measure values into the xarray cube ``system × topic × measure``.
+
+NaN in a cube means "not evaluated" (the system did not retrieve for that topic and
+``complete`` was off).  :func:`summarize` applies an explicit policy to NaN and the
+per-measure aggregation trec_eval uses (mean, geometric mean, sum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .align import Aligned
+
+__all__ = ["make_cube", "summarize", "GM_FLOOR"]
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
+
+
+def make_cube(aligned: Aligned, values: np.ndarray, labels: Sequence[str], aggregates: Sequence[str],
+              attrs: dict) -> xr.DataArray:
+    """Scatter ``values`` (G × M) into a dense (S × T × M) cube, NaN where no group exists."""
+    s, t, m = len(aligned.systems), len(aligned.topics), len(labels)
+    data = np.full((s, t, m), np.nan)
+    data[aligned.group_system, aligned.group_topic, :] = values
+    return xr.DataArray(
+        data, dims=("system", "topic", "measure"),
+        coords={"system": np.asarray(aligned.systems, dtype=object),
+                "topic": np.asarray(aligned.topics, dtype=object),
+                "measure": np.asarray(list(labels), dtype=object),
+                "aggregate": ("measure", np.asarray(list(aggregates), dtype=object))},
+        attrs=attrs, name="score")
+
+
+def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip") -> pd.DataFrame:
+    """Summarise a cube over topics, as trec_eval's ``all`` line.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        A cube from :func:`irframe.evaluate` (dims ``system, topic, measure``).
+    missing : {"skip", "zero", "common"}
+        Policy for topics a system was not evaluated on (NaN cells):
+        ``"skip"`` averages each system over its own evaluated topics (trec_eval's
+        default); ``"zero"`` counts them as 0 (trec_eval ``-c``; gm_map uses log(1e-5));
+        ``"common"`` keeps only topics every system was evaluated on (a fair comparison).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``system``, one column per measure (labels as passed).  ``aggregate="sum"``
+        measures (num_ret, num_rel, num_rel_ret) are summed, ``"gmean"`` measures (gm_map,
+        stored per topic as log values) are ``exp(mean)``, the rest averaged.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> cube = irf.evaluate(runs, qrels, ["map", "num_ret"])
+    >>> irf.summarize(cube).round(4).to_dict("records")
+    [{'map': 0.1785, 'num_ret': 1500.0}]
+    """
+    if missing not in ("skip", "zero", "common"):
+        raise ValueError(f"missing= must be 'skip', 'zero' or 'common', got {missing!r}")
+    if set(cube.dims) != {"system", "topic", "measure"}:
+        raise ValueError(f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}")
+    cube = cube.transpose("system", "topic", "measure")
+    data = cube.values.copy()
+    aggs = cube.coords["aggregate"].values if "aggregate" in cube.coords else np.array(["mean"] * data.shape[2])
+    if missing == "common":
+        keep = ~np.isnan(data).any(axis=(0, 2))
+        data = data[:, keep, :]
+    out = np.empty((data.shape[0], data.shape[2]))
+    for j, agg in enumerate(aggs):
+        col = data[:, :, j]
+        if missing == "zero":
+            col = np.where(np.isnan(col), np.log(GM_FLOOR) if agg == "gmean" else 0.0, col)
+        with np.errstate(invalid="ignore"):
+            if agg == "sum":
+                out[:, j] = np.nansum(col, axis=1)
+                out[np.isnan(col).all(axis=1), j] = np.nan
+            elif agg == "gmean":
+                out[:, j] = np.exp(_nanmean(col))
+            else:
+                out[:, j] = _nanmean(col)
+    return pd.DataFrame(out, index=pd.Index(cube.system.values, name="system"),
+                        columns=pd.Index(cube.measure.values, name="measure"))
+
+
+def _nanmean(col: np.ndarray) -> np.ndarray:
+    n = (~np.isnan(col)).sum(axis=1)
+    s = np.nansum(col, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, s / np.maximum(n, 1), np.nan)

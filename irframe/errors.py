@@ -1,0 +1,76 @@
+"""Error and warning classes of irframe.
+
+Every error subclasses the built-in type a user would naturally catch, so
+``except ValueError`` keeps working, while ``except irframe.IrframeError``
+catches only ours.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IrframeError",
+    "InputError",
+    "ParseError",
+    "ColumnError",
+    "DuplicateError",
+    "UnknownMeasureError",
+    "MeasureParamError",
+    "IrframeWarning",
+    "DegenerateMeasureWarning",
+]
+
+
+class IrframeError(Exception):
+    """Base class of every error raised by irframe."""
+
+
+class InputError(IrframeError, ValueError):
+    """Bad data in a run or qrels frame (NaN scores, non-numeric grades, empty frames, ...)."""
+
+
+class ParseError(InputError):
+    """A malformed line in a TREC file; the message names the file, line number and line.
+
+    Attributes
+    ----------
+    path : str or None
+        File being read.
+    lineno : int or None
+        1-based line number of the first offending line.
+    line : str or None
+        The offending line, as read.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, lineno: int | None = None,
+                 line: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.lineno = lineno
+        self.line = line
+
+
+class ColumnError(InputError, KeyError):
+    """A required column is missing; the message lists what is missing and what was found."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class DuplicateError(InputError):
+    """Duplicate (system, topic, doc) rows in a run or (topic, doc[, subtopic]) rows in qrels."""
+
+
+class UnknownMeasureError(IrframeError, ValueError):
+    """A measure name that is not registered; the message suggests the closest known names."""
+
+
+class MeasureParamError(IrframeError, ValueError):
+    """A measure string with an unknown, missing or invalid parameter or cutoff."""
+
+
+class IrframeWarning(UserWarning):
+    """Base class of irframe's warnings."""
+
+
+class DegenerateMeasureWarning(IrframeWarning):
+    """A measure that is constant or blind to document order under the given settings."""

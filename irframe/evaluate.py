@@ -1,0 +1,135 @@
+"""The evaluation entry point: frames + measure strings → cube.
+
+``evaluate`` is what ``df.ir.metric`` and the CLI call: parse the measures, align
+once, run each measure's kernel over all (system, topic) groups, scatter into the
+cube.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .align import Aligned, align
+from .cube import make_cube
+from .measures import EvalContext, Measure, parse_measures
+
+__all__ = ["evaluate", "evaluate_aligned", "list_measures"]
+
+_CORE_OPTIONS = ("rel_level", "gains")
+
+
+def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[str], *,
+             rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
+             depth: int | None = None, gains: Mapping[float, float] | None = None,
+             judged_only: bool = False, duplicates: str = "error",
+             columns: Mapping[str, str] | None = None,
+             qrels_columns: Mapping[str, str] | None = None, **options: Any) -> xr.DataArray:
+    """Evaluate every system of ``runs`` on every topic with the given measures.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).
+    qrels : pandas.DataFrame
+        Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures).
+    measures : str or list of str
+        Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
+        names such as ``"map"``, ``"P_10"`` (see :func:`list_measures`).
+    rel_level : float, default 1
+        Binary relevance threshold: relevant ⇔ grade >= rel_level (trec_eval ``-l``).
+        A measure's own ``rel=`` parameter overrides it.
+    order : {"trec_eval", "trec_eval10", "rank", "input"}
+        Document order inside a ranking (see docs/conventions.md).
+    complete : bool
+        Evaluate every qrels topic for every system (trec_eval ``-c``); missing rankings
+        are empty and score 0.
+    depth : int, optional
+        Truncate every ranking to ``depth`` documents after ordering (trec_eval ``-M``).
+    gains : mapping, optional
+        Grade → gain for the nDCG family (trec_eval ``-m ndcg.1=3,2=9``); unlisted grades
+        keep their grade as gain.
+    judged_only : bool
+        Remove unjudged documents before evaluating (trec_eval ``-J``).
+    duplicates : {"error", "first"}
+        Duplicate (system, topic, doc) or qrels rows: raise (default) or keep the first.
+    columns, qrels_columns : mapping, optional
+        Role → column-name maps when the frames use other column names.
+    **options
+        Extra options consumed by specific measures (e.g. ``reference=`` for rarity).
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("system", "topic", "measure")``; the ``measure`` coordinate holds the
+        strings as passed; NaN = not evaluated.  attrs record the options.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
+    >>> cube.dims
+    ('system', 'topic', 'measure')
+    >>> cube.sel(measure="P@10").mean("topic").round(4).item()
+    0.3
+    """
+    specs = parse_measures(measures)
+    aligned = align(runs, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only,
+                    columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates)
+    return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains, **options)
+
+
+def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,
+                     rel_level: float = 1, gains: Mapping[float, float] | None = None,
+                     **options: Any) -> xr.DataArray:
+    """Evaluate already aligned arrays (see :func:`irframe.align.align`)."""
+    specs = parse_measures(measures)
+    consumed = set().union(*(m.definition.options for m in specs))
+    unknown = set(options) - consumed
+    if unknown:
+        raise TypeError(f"unexpected option(s) {sorted(unknown)} for measures "
+                        f"{[m.label for m in specs]}")
+    for m in specs:
+        if "subtopics" in m.definition.needs and not aligned.has_subtopics:
+            raise ValueError(f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
+                             "(read them with irframe.read_qrels(path, kind='diversity'))")
+    if not (isinstance(rel_level, (int, float, np.integer, np.floating)) and np.isfinite(rel_level)):
+        raise ValueError(f"rel_level must be a finite number, got {rel_level!r}")
+    ctx = EvalContext(aligned, {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options})
+    values = np.empty((aligned.n_groups, len(specs)))
+    for j, m in enumerate(specs):
+        v = np.asarray(m.definition.compute(ctx, m), dtype=np.float64)
+        if v.shape != (aligned.n_groups,):
+            raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
+        values[:, j] = v
+    from . import __version__
+    attrs = {"order": aligned.order, "rel_level": rel_level, "complete": int(aligned.complete),
+             "depth": -1 if aligned.depth is None else int(aligned.depth),
+             "judged_only": int(aligned.judged_only),
+             "gains": "" if not gains else ",".join(f"{k}={v}" for k, v in sorted(gains.items())),
+             "irframe_version": __version__}
+    return make_cube(aligned, values, [m.label for m in specs],
+                     [m.definition.aggregate for m in specs], attrs)
+
+
+def list_measures() -> pd.DataFrame:
+    """A table of every registered measure: name, parameters, cutoff, family, description.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> "AP" in irf.list_measures().index
+    True
+    """
+    from .measures.registry import REQUIRED, registered_measures
+    rows = []
+    for name, d in sorted(registered_measures().items()):
+        params = ", ".join(f"{k}" if v is REQUIRED else f"{k}={v}" for k, v in d.params.items())
+        rows.append({"name": name, "params": params, "cutoff": d.cutoff, "family": d.family,
+                     "aggregate": d.aggregate, "description": d.description})
+    return pd.DataFrame(rows).set_index("name")

@@ -1,0 +1,15 @@
+"""Measure registry, parser and the measure families.
+
+Importing this package registers every built-in family.  See
+:mod:`irframe.measures.registry` for the kernel contract and how to add a measure.
+"""
+
+from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, get_definition, parse_measure,
+                       parse_measures, register, register_alias_pattern, registered_measures)
+from ..errors import MeasureParamError, UnknownMeasureError
+
+from . import trec  # noqa: E402,F401  (registers the trec_eval family)
+
+__all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "get_definition", "parse_measure",
+           "parse_measures", "register", "register_alias_pattern", "registered_measures",
+           "MeasureParamError", "UnknownMeasureError"]

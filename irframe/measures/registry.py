@@ -1,0 +1,403 @@
+"""Measure definitions, the registry, and the measure-string parser.
+
+A measure string follows ir_measures' syntax ``Name(param=value, ...)@cutoff``
+(``@cutoff`` may also come before the parameters).  Parameter values are numbers,
+bare words, quoted strings, or nested measure strings such as ``C=RBP(p=0.8)``.
+trec_eval names (``map``, ``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10`` ...)
+are accepted as aliases with trec_eval semantics.
+
+Every family module registers its measures with :func:`register`; a user can
+register their own the same way (see :func:`register` for the kernel contract).
+
+Examples
+--------
+>>> from irframe.measures import parse_measure
+>>> m = parse_measure("P(rel=2)@10")
+>>> m.name, m.cutoff, m.param("rel")
+('P', 10, 2)
+>>> parse_measure("ndcg_cut_10").canonical
+'nDCG@10'
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ..errors import MeasureParamError, UnknownMeasureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..align import Aligned
+
+__all__ = ["MeasureDef", "Measure", "EvalContext", "register", "get_definition", "parse_measure",
+           "parse_measures", "registered_measures", "REQUIRED"]
+
+REQUIRED = object()  # marker for a parameter without default
+Aggregate = Literal["mean", "gmean", "sum"]
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """A registered measure.
+
+    Parameters
+    ----------
+    name : str
+        Canonical name (``"AP"``, ``"nDCG"``, ``"RBU"``).
+    compute : callable
+        ``compute(ctx: EvalContext, measure: Measure) -> numpy.ndarray`` of shape (G,),
+        one float per group of ``ctx.aligned`` (NaN = undefined).  Must be vectorised
+        across groups.  Share intermediate arrays between measures with ``ctx.memo``.
+    params : mapping
+        Allowed parameters and their defaults (``REQUIRED`` for none).
+    cutoff : {"optional", "required", "none"}
+        Whether ``@k`` is allowed/required.
+    aggregate : {"mean", "gmean", "sum"}
+        How trec_eval summarises the measure over topics (``num_ret`` sums, ``gm_map``
+        takes the geometric mean of per-topic values stored as logs).
+    needs : frozenset of str
+        Data requirements: ``"subtopics"`` (diversity qrels).
+    options : frozenset of str
+        Extra keyword options of ``evaluate`` this measure consumes (e.g. ``"reference"``).
+    description : str
+        One line shown by :func:`irframe.list_measures`.
+    missing_value : float
+        Value of an empty ranking where the generic kernel would give NaN (documentation).
+    properties : mapping
+        Free-form facts other modules may use (axiom checker, C/W/L/A flags).
+    """
+
+    name: str
+    compute: Callable[["EvalContext", "Measure"], np.ndarray]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    cutoff: Literal["optional", "required", "none"] = "optional"
+    aggregate: Aggregate = "mean"
+    needs: frozenset = frozenset()
+    options: frozenset = frozenset()
+    description: str = ""
+    family: str = ""
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    validate: Callable[[dict], dict] | None = None
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure request.
+
+    Attributes
+    ----------
+    label : str
+        The string exactly as the user passed it (the cube's ``measure`` coordinate).
+    name : str
+        Canonical measure name.
+    params : tuple of (str, value)
+        Parameters with defaults filled in, sorted by name.
+    cutoff : int or None
+    definition : MeasureDef
+    """
+
+    label: str
+    name: str
+    params: tuple
+    cutoff: int | None
+    definition: MeasureDef
+
+    def param(self, key: str, default: Any = None) -> Any:
+        """Value of parameter ``key``."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
+
+    @property
+    def canonical(self) -> str:
+        """Canonical string, e.g. ``P(rel=2)@10``; parameters equal to defaults are omitted."""
+        defaults = self.definition.params
+        shown = [(k, v) for k, v in self.params if not (k in defaults and defaults[k] is not REQUIRED
+                                                         and _same(defaults[k], v))]
+        s = self.name
+        if shown:
+            s += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in shown) + ")"
+        if self.cutoff is not None:
+            s += f"@{self.cutoff}"
+        return s
+
+    @property
+    def key(self) -> tuple:
+        """Hashable identity (name, params, cutoff) used for de-duplication and memo keys."""
+        return (self.name, self.params, self.cutoff)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # pragma: no cover
+        return False
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)
+    return str(v)
+
+
+class EvalContext:
+    """What a kernel sees: the aligned arrays, the options, and a memo for shared arrays.
+
+    Attributes
+    ----------
+    aligned : Aligned
+    options : dict
+        ``rel_level``, ``gains`` and any extra keyword options passed to ``evaluate``.
+    """
+
+    def __init__(self, aligned: "Aligned", options: Mapping[str, Any]):
+        self.aligned = aligned
+        self.options = dict(options)
+        self._memo: dict = {}
+
+    def memo(self, key: Any, fn: Callable[[], Any]) -> Any:
+        """Compute ``fn()`` once per evaluation for ``key`` and reuse it."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = fn()
+            return value
+
+
+_REGISTRY: dict[str, MeasureDef] = {}
+_ALIASES: dict[str, Callable[[re.Match], str]] = {}
+_ALIAS_PATTERNS: list[tuple[re.Pattern, Callable[[re.Match], str]]] = []
+
+
+def register(definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bool = False) -> MeasureDef:
+    """Register a measure so that measure strings can name it.
+
+    Parameters
+    ----------
+    definition : MeasureDef
+    aliases : iterable of str
+        Other exact names that resolve to this measure (case-sensitive).
+    replace : bool
+        Allow replacing an existing definition of the same name.
+
+    Examples
+    --------
+    A user-defined measure: the fraction of the first k documents with grade 2 or more.
+
+    >>> import numpy as np
+    >>> from irframe.measures import MeasureDef, register
+    >>> from irframe.align import segment_sum
+    >>> def highly(ctx, m):
+    ...     a = ctx.aligned
+    ...     k = m.cutoff or 10
+    ...     hit = (np.nan_to_num(a.row_rel) >= 2) & (a.row_rank <= k)
+    ...     return segment_sum(hit.astype(float), a.offsets) / k
+    >>> _ = register(MeasureDef("Highly", highly, description="share of grade>=2 docs in top k"), replace=True)
+    """
+    if definition.name in _REGISTRY and not replace:
+        raise ValueError(f"measure {definition.name!r} is already registered; pass replace=True")
+    _REGISTRY[definition.name] = definition
+    for a in aliases:
+        _ALIASES[a] = lambda m, n=definition.name: n
+    return definition
+
+
+def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> None:
+    """Register a regex alias: a full match of ``pattern`` is rewritten to a measure string."""
+    _ALIAS_PATTERNS.append((re.compile(pattern), rewrite))
+
+
+def get_definition(name: str) -> MeasureDef:
+    """The registered definition of ``name`` (raises :class:`UnknownMeasureError`)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownMeasureError(_unknown_message(name)) from None
+
+
+def registered_measures() -> dict[str, MeasureDef]:
+    """A copy of the registry: canonical name → definition."""
+    return dict(_REGISTRY)
+
+
+def _unknown_message(name: str) -> str:
+    known = sorted(set(_REGISTRY) | set(_ALIASES))
+    lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    if name.lower() in lower and lower[name.lower()] not in close:
+        close.insert(0, lower[name.lower()])
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown measure {name!r}.{hint} See irframe.list_measures() for all names."
+
+
+# ------------------------------------------------------------------------- parsing
+_NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _value(text: str) -> Any:
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    if _NUM.match(t):
+        if re.match(r"^[+-]?\d+$", t):
+            return int(t)
+        return float(t)
+    if t in ("True", "true"):
+        return True
+    if t in ("False", "false"):
+        return False
+    return t
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside parentheses/brackets and quotes."""
+    parts, depth, cur, quote = [], 0, [], None
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth < 0:
+                raise MeasureParamError(f"unbalanced parentheses in {text!r}")
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth != 0 or quote:
+        raise MeasureParamError(f"unbalanced parentheses or quotes in {text!r}")
+    parts.append("".join(cur))
+    return parts
+
+
+def _syntax(text: str) -> tuple[str, dict, str | None]:
+    """Split ``Name(params)@k`` / ``Name@k(params)`` into (name, raw params, cutoff text)."""
+    s = text.strip()
+    m = re.match(r"^([A-Za-z_][A-Za-z0-9_\-\.]*?)(?=$|\(|@)", s)
+    if not m:
+        raise MeasureParamError(f"cannot parse measure {text!r}: expected Name(param=value, ...)@cutoff")
+    name, rest = m.group(1), s[m.end():]
+    params: dict[str, Any] = {}
+    cutoff = None
+    while rest:
+        if rest.startswith("@"):
+            m2 = re.match(r"^@([^()@]+)", rest)
+            if not m2 or cutoff is not None:
+                raise MeasureParamError(f"cannot parse cutoff in measure {text!r}")
+            cutoff, rest = m2.group(1).strip(), rest[m2.end():]
+        elif rest.startswith("("):
+            depth = 0
+            for i, ch in enumerate(rest):
+                depth += ch == "("
+                depth -= ch == ")"
+                if depth == 0:
+                    break
+            else:
+                raise MeasureParamError(f"unbalanced parentheses in measure {text!r}")
+            inner, rest = rest[1:i], rest[i + 1:]
+            if params:
+                raise MeasureParamError(f"two parameter lists in measure {text!r}")
+            for item in _split_top(inner, ","):
+                if not item.strip():
+                    continue
+                kv = _split_top(item, "=")
+                if len(kv) != 2 or not kv[0].strip():
+                    raise MeasureParamError(f"parameter {item.strip()!r} of {text!r} is not name=value")
+                params[kv[0].strip()] = _value("=".join(kv[1:]) if len(kv) > 2 else kv[1])
+        else:
+            raise MeasureParamError(f"unexpected {rest!r} in measure {text!r}")
+    return name, params, cutoff
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse one measure string into a :class:`Measure`.
+
+    Raises
+    ------
+    UnknownMeasureError
+        For a name that is not registered (with the closest suggestions).
+    MeasureParamError
+        For unknown/missing parameters or a bad cutoff.
+    """
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"a measure must be a string such as 'nDCG@10', got {type(text).__name__}")
+    label = text
+    s = text.strip()
+    if s in _ALIASES:
+        s = _ALIASES[s](None)
+    else:
+        for pat, rewrite in _ALIAS_PATTERNS:
+            m = pat.fullmatch(s)
+            if m:
+                s = rewrite(m)
+                break
+    name, raw, cut = _syntax(s)
+    if name not in _REGISTRY and name in _ALIASES:
+        name = _ALIASES[name](None)
+        # an alias may itself carry params/cutoff (e.g. "recip_rank" -> "RR")
+        name2, raw2, cut2 = _syntax(name)
+        name, raw, cut = name2, {**raw2, **raw}, cut if cut is not None else cut2
+    d = get_definition(name)
+    cutoff = None
+    if cut is not None:
+        if d.cutoff == "none":
+            raise MeasureParamError(f"{label!r}: measure {name} takes no @cutoff")
+        try:
+            cutoff = int(cut)
+        except ValueError:
+            raise MeasureParamError(f"{label!r}: cutoff must be a positive integer, got {cut!r}") from None
+        if cutoff < 1:
+            raise MeasureParamError(f"{label!r}: cutoff must be a positive integer, got {cut!r}")
+    elif d.cutoff == "required":
+        raise MeasureParamError(f"{label!r}: measure {name} needs a cutoff, e.g. {name}@10")
+    unknown = set(raw) - set(d.params)
+    if unknown:
+        allowed = ", ".join(sorted(d.params)) or "none"
+        raise MeasureParamError(f"{label!r}: unknown parameter(s) {sorted(unknown)} for {name}; "
+                                f"allowed: {allowed}")
+    params = {}
+    for k, default in d.params.items():
+        if k in raw:
+            params[k] = raw[k]
+        elif default is REQUIRED:
+            raise MeasureParamError(f"{label!r}: measure {name} needs parameter {k}=...")
+        else:
+            params[k] = default
+    if d.validate is not None:
+        try:
+            params = d.validate(dict(params))
+        except MeasureParamError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise MeasureParamError(f"{label!r}: {e}") from None
+    return Measure(label=label, name=name, params=tuple(sorted(params.items())), cutoff=cutoff,
+                   definition=d)
+
+
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one or many measure strings; duplicate labels are an error."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    out = [parse_measure(m) for m in measures]
+    if not out:
+        raise ValueError("no measures given; pass e.g. ['AP', 'nDCG@10']")
+    labels = [m.label for m in out]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise ValueError(f"measure(s) {dup} requested twice")
+    return out

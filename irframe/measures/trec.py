@@ -1,0 +1,380 @@
+"""trec_eval 9.0.8 standard measures, vectorised over all (system, topic) groups.
+
+Conventions (trec_eval's ``form_res_rels``): grades are truncated toward zero as
+trec_eval's ``atol`` does; a retrieved document is *relevant* when its grade is
+``>= rel`` (the measure's ``rel=`` parameter, else the evaluation's ``rel_level``);
+a document absent from the qrels is "not in pool" and a document judged with a
+negative grade is "in pool but unjudged" (bpref and infAP treat the two
+differently, every other measure treats both as non-relevant).  The recall base
+(``num_rel``) counts judged documents with grade >= max(rel, 0) in the qrels.
+A topic without relevant documents scores 0 on every measure (trec_eval's
+convention), never NaN; an empty ranking (``complete=True``) scores 0, gm_map
+log(1e-5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..align import segment_cumsum, segment_max, segment_suffix_max, segment_sum
+from .registry import (EvalContext, Measure, MeasureDef, MeasureParamError, register,
+                       register_alias_pattern)
+
+NONPOOL = -1.0     # retrieved, not in the qrels
+UNJUDGED = -2.0    # retrieved, in the qrels with a negative grade
+INFAP_EPSILON = 0.00001
+GM_FLOOR = 0.00001
+
+
+# ------------------------------------------------------------------ shared arrays
+def _level(ctx: EvalContext, m: Measure) -> float:
+    rel = m.param("rel")
+    return ctx.options["rel_level"] if rel is None else rel
+
+
+def _trec_rel(ctx: EvalContext) -> np.ndarray:
+    """Per-row trec_eval relevance value: truncated grade, NONPOOL or UNJUDGED."""
+    def build():
+        r = ctx.aligned.row_rel
+        t = np.trunc(r)
+        t = np.where(np.isnan(r), NONPOOL, np.where(t < 0, UNJUDGED, t))
+        return t + 0.0  # -0.0 -> 0.0
+    return ctx.memo("trec_rel", build)
+
+
+def _is_rel(ctx: EvalContext, level: float) -> np.ndarray:
+    return ctx.memo(("is_rel", level), lambda: (_trec_rel(ctx) >= level) & (_trec_rel(ctx) >= 0))
+
+
+def _cum_rel(ctx: EvalContext, level: float) -> np.ndarray:
+    return ctx.memo(("cum_rel", level),
+                    lambda: segment_cumsum(_is_rel(ctx, level).astype(np.int64), ctx.aligned.offsets))
+
+
+def _num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
+    def build():
+        a = ctx.aligned
+        t = np.trunc(a.qrels_rel)
+        ok = (t >= level) & (t >= 0)
+        return np.bincount(a.qrels_topic, weights=ok, minlength=len(a.topics)).astype(np.int64)
+    return ctx.memo(("num_rel_topic", level), build)
+
+
+def _num_rel(ctx: EvalContext, level: float) -> np.ndarray:
+    """num_rel per group."""
+    return _num_rel_topic(ctx, level)[ctx.aligned.group_topic]
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _within(ctx: EvalContext, k: int | None) -> np.ndarray | None:
+    return None if k is None else ctx.aligned.row_rank <= k
+
+
+def _count(ctx: EvalContext, mask: np.ndarray) -> np.ndarray:
+    return segment_sum(mask.astype(np.float64), ctx.aligned.offsets)
+
+
+# ------------------------------------------------------------------ kernels
+def _num_ret(ctx, m):
+    n = ctx.aligned.group_len.astype(np.float64)
+    return n if m.cutoff is None else np.minimum(n, m.cutoff)
+
+
+def _num_rel_k(ctx, m):
+    return _num_rel(ctx, _level(ctx, m)).astype(np.float64)
+
+
+def _num_rel_ret(ctx, m):
+    rel = _is_rel(ctx, _level(ctx, m))
+    w = _within(ctx, m.cutoff)
+    return _count(ctx, rel if w is None else rel & w)
+
+
+def _ap_sum(ctx, level, k):
+    rel = _is_rel(ctx, level)
+    if k is not None:
+        rel = rel & (ctx.aligned.row_rank <= k)
+    prec = np.where(rel, _cum_rel(ctx, level) / ctx.aligned.row_rank, 0.0)
+    return segment_sum(prec, ctx.aligned.offsets)
+
+
+def _ap(ctx, m):
+    level = _level(ctx, m)
+    return _safe_div(_ap_sum(ctx, level, m.cutoff), _num_rel(ctx, level))
+
+
+def _gm_ap(ctx, m):
+    return np.log(np.maximum(_ap(ctx, m), GM_FLOOR))
+
+
+def _rprec(ctx, m):
+    level = _level(ctx, m)
+    nrel = _num_rel(ctx, level)
+    mult = m.param("mult")
+    a = ctx.aligned
+    if mult == 1.0:
+        k_row = nrel[a.row_group]
+        hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k_row))
+        return _safe_div(hits, nrel)
+    # Rprec_mult: precision at mult * R documents, rounded like the recall cutoffs of iprec
+    k = _recall_cutoffs(ctx, np.array([mult]), nrel)[:, 0]
+    hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k[a.row_group]))
+    return _safe_div(hits, k)
+
+
+def _rr(ctx, m):
+    level = _level(ctx, m)
+    a = ctx.aligned
+    rel = _is_rel(ctx, level)
+    if m.cutoff is not None:
+        rel = rel & (a.row_rank <= m.cutoff)
+    inv = np.where(rel, 1.0 / a.row_rank, 0.0)
+    return segment_max(inv, a.offsets, empty=0.0)
+
+
+def _precision(ctx, m):
+    rel = _is_rel(ctx, _level(ctx, m))
+    if m.cutoff is None:  # set_P
+        return _safe_div(_count(ctx, rel), ctx.aligned.group_len)
+    return _count(ctx, rel & _within(ctx, m.cutoff)) / m.cutoff
+
+
+def _recall(ctx, m):
+    level = _level(ctx, m)
+    rel = _is_rel(ctx, level)
+    w = _within(ctx, m.cutoff)
+    return _safe_div(_count(ctx, rel if w is None else rel & w), _num_rel(ctx, level))
+
+
+def _success(ctx, m):
+    rel = _is_rel(ctx, _level(ctx, m))
+    w = _within(ctx, m.cutoff)
+    return (_count(ctx, rel if w is None else rel & w) > 0).astype(np.float64)
+
+
+def _judged(ctx, m):
+    a = ctx.aligned
+    judged = ~np.isnan(a.row_rel)
+    n = a.group_len.astype(np.float64)
+    if m.cutoff is not None:
+        judged = judged & (a.row_rank <= m.cutoff)
+        n = np.minimum(n, m.cutoff)
+    return _safe_div(_count(ctx, judged), n)
+
+
+def _bpref(ctx, m):
+    level = _level(ctx, m)
+    a = ctx.aligned
+    tr = _trec_rel(ctx)
+    rel = _is_rel(ctx, level)
+    nonrel = (tr >= 0) & (tr < level)
+    nonrel_so_far = segment_cumsum(nonrel.astype(np.int64), a.offsets)
+    nrel_t = _num_rel_topic(ctx, level)
+    t = np.trunc(a.qrels_rel)
+    n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
+    R = nrel_t[a.row_topic]
+    N = n_nonrel_t[a.row_topic]
+    denom = np.minimum(N, R)
+    frac = np.where(nonrel_so_far > 0,
+                    1.0 - _safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
+    total = segment_sum(np.where(rel, frac, 0.0), a.offsets)
+    return _safe_div(total, _num_rel(ctx, level))
+
+
+def _infap(ctx, m):
+    level = _level(ctx, m)
+    a = ctx.aligned
+    tr = _trec_rel(ctx)
+    rel = _is_rel(ctx, level)
+    nonrel = (tr >= 0) & (tr < level)
+    unj = tr == UNJUDGED
+    rel_so_far = segment_cumsum(rel.astype(np.int64), a.offsets)
+    nonrel_so_far = segment_cumsum(nonrel.astype(np.int64), a.offsets)
+    unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)
+    j = (a.row_rank - 1).astype(np.float64)
+    r1 = rel_so_far - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = (1.0 / (j + 1.0)
+                + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j)
+                * ((r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)))
+    term = np.where(j == 0, 1.0, term)
+    total = segment_sum(np.where(rel, term, 0.0), a.offsets)
+    return _safe_div(total, _num_rel(ctx, level))
+
+
+def _gain_map(ctx: EvalContext) -> dict:
+    gains = ctx.options.get("gains") or {}
+    out = {}
+    for k, v in gains.items():
+        kf = float(k)
+        if not kf.is_integer():
+            raise MeasureParamError(f"gains= keys must be integer grades (trec_eval levels), got {k!r}")
+        out[int(kf)] = float(v)
+    return out
+
+
+def _row_gain(ctx: EvalContext) -> np.ndarray:
+    def build():
+        tr = _trec_rel(ctx)
+        g = np.where(tr >= 0, tr, 0.0)
+        for level, gain in _gain_map(ctx).items():
+            g = np.where(tr == level, gain, g)
+        return g
+    return ctx.memo("ndcg_row_gain", build)
+
+
+def _ideal_cum(ctx: EvalContext):
+    """Per topic: cumulative ideal DCG over the positive gains, in CSR layout."""
+    def build():
+        a = ctx.aligned
+        t = np.trunc(a.qrels_rel)
+        judged = t >= 0
+        g = np.where(judged, t, 0.0)
+        for level, gain in _gain_map(ctx).items():
+            g = np.where(judged & (t == level), gain, g)
+        pos = g > 0
+        topic = a.qrels_topic[pos]
+        gains = g[pos]
+        order = np.lexsort((-gains, topic))
+        topic, gains = topic[order], gains[order]
+        offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
+        rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
+        disc = gains / np.log2(rank + 1.0)
+        return offs, segment_cumsum(disc, offs), segment_sum(disc, offs)
+    return ctx.memo("ndcg_ideal", build)
+
+
+def _ndcg(ctx, m):
+    a = ctx.aligned
+    g = _row_gain(ctx)
+    contrib = np.where(g != 0, g / np.log2(a.row_rank + 1.0), 0.0)
+    if m.cutoff is not None:
+        contrib = np.where(a.row_rank <= m.cutoff, contrib, 0.0)
+    dcg = segment_sum(contrib, a.offsets)
+    offs, cum, total = _ideal_cum(ctx)
+    if m.cutoff is None:
+        ideal_t = total
+    else:
+        npos = np.diff(offs)
+        take = np.minimum(npos, m.cutoff)
+        ideal_t = np.where(take > 0, cum[np.maximum(offs[:-1] + take - 1, 0)] if len(cum) else 0.0, 0.0)
+    ideal = ideal_t[a.group_topic]
+    return np.where(ideal > 0, _safe_div(dcg, ideal), 0.0)
+
+
+def _recall_cutoffs(ctx: EvalContext, fractions: np.ndarray, nrel: np.ndarray) -> np.ndarray:
+    """Number of relevant docs for each recall fraction (G × F).
+
+    trec_eval 9 uses (long)(x * R + 0.9); trec_eval 10 uses lround(x * R).
+    """
+    x = fractions[None, :] * nrel[:, None].astype(np.float64)
+    if ctx.aligned.order == "trec_eval10":
+        return np.floor(x + 0.5).astype(np.int64)  # lround for non-negative x
+    return np.floor(x + 0.9).astype(np.int64)
+
+
+def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarray:
+    """Interpolated precision (G × F) at the given recall fractions, trec_eval style."""
+    a = ctx.aligned
+    rel = _is_rel(ctx, level)
+    cum = _cum_rel(ctx, level)
+    idx = np.flatnonzero(rel)                      # relevant retrieved rows, in group order
+    prec = cum[idx] / a.row_rank[idx]
+    rel_offsets = np.searchsorted(idx, a.offsets)   # CSR over relevant rows
+    best = segment_suffix_max(prec, rel_offsets)    # max precision at or below each relevant doc
+    nrel = _num_rel(ctx, level)
+    nrr = np.diff(rel_offsets)
+    cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), nrel)
+    # cutoff c >= 1 -> value at the c-th relevant doc; c == 0 -> value at the first one
+    c = np.maximum(cut, 1)
+    ok = (cut <= nrr[:, None]) & (nrr[:, None] > 0)
+    pos = rel_offsets[:-1, None] + c - 1
+    pos = np.where(ok, pos, 0)
+    vals = best[pos] if len(best) else np.zeros(pos.shape)
+    return np.where(ok, vals, 0.0)
+
+
+def _iprec(ctx, m):
+    return _iprec_matrix(ctx, _level(ctx, m), (m.param("recall"),))[:, 0]
+
+
+_ELEVEN = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+def _iprec_avg(ctx, m):
+    return _iprec_matrix(ctx, _level(ctx, m), _ELEVEN).mean(axis=1)
+
+
+# ------------------------------------------------------------------ registration
+def _check_rel(params: dict) -> dict:
+    rel = params.get("rel")
+    if rel is not None and not isinstance(rel, (int, float)):
+        raise ValueError(f"rel must be a number, got {rel!r}")
+    return params
+
+
+def _check_recall(params: dict) -> dict:
+    r = params["recall"]
+    if not isinstance(r, (int, float)) or not 0 <= r <= 1:
+        raise ValueError(f"recall must be a number in [0, 1], got {r!r}")
+    params["recall"] = float(r)
+    return _check_rel(params)
+
+
+def _check_mult(params: dict) -> dict:
+    mlt = params["mult"]
+    if not isinstance(mlt, (int, float)) or mlt <= 0:
+        raise ValueError(f"mult must be a positive number, got {mlt!r}")
+    params["mult"] = float(mlt)
+    return _check_rel(params)
+
+
+def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, validate=_check_rel,
+         aliases=()):
+    register(MeasureDef(name=name, compute=fn, params={"rel": None, **(params or {})}, cutoff=cutoff,
+                        aggregate=aggregate, description=desc, family="trec_eval", validate=validate),
+             aliases=aliases)
+
+
+_def("AP", _ap, "average precision (trec_eval map; AP@k = map_cut_k)", aliases=("map", "MAP"))
+_def("gm_map", _gm_ap, "AP stored per topic as log(max(AP, 1e-5)); summarised by the geometric mean",
+     aggregate="gmean", cutoff="none", aliases=("GMAP", "gm_ap"))
+_def("Rprec", _rprec, "precision at R = number of relevant documents (Rprec_mult: at mult*R)",
+     cutoff="none", params={"mult": 1.0}, validate=_check_mult, aliases=("R-prec", "RPrec"))
+_def("Bpref", _bpref, "binary preference (Buckley & Voorhees 2004), trec_eval bpref", cutoff="none",
+     aliases=("bpref", "BPref"))
+_def("infAP", _infap, "inferred AP (Yilmaz & Aslam), trec_eval infAP", cutoff="none")
+_def("RR", _rr, "reciprocal rank of the first relevant document (trec_eval recip_rank)",
+     aliases=("recip_rank", "MRR"))
+_def("P", _precision, "precision at k (without @k: set_P = num_rel_ret / num_ret)", aliases=("set_P",))
+_def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
+_def("Success", _success, "1 if a relevant document is in the top k")
+_def("nDCG", _ndcg, "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
+     params={}, validate=None, aliases=("ndcg", "NDCG"))
+_def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
+     params={}, validate=None)
+_def("NumRet", _num_ret, "number of retrieved documents (summed over topics)", aggregate="sum",
+     params={}, validate=None, aliases=("num_ret",))
+_def("NumRel", _num_rel_k, "number of relevant documents in the qrels (summed over topics)",
+     aggregate="sum", cutoff="none", aliases=("num_rel",))
+_def("NumRelRet", _num_rel_ret, "number of relevant documents retrieved (summed over topics)",
+     aggregate="sum", aliases=("num_rel_ret",))
+_def("IPrec", _iprec, "interpolated precision at a recall level (trec_eval iprec_at_recall)",
+     cutoff="none", params={"recall": None}, validate=_check_recall)
+_def("IPrecAvg", _iprec_avg, "interpolated precision averaged over 11 recall points (11pt_avg)",
+     cutoff="none", aliases=("11pt_avg", "11-pt_avg"))
+
+register_alias_pattern(r"P_(\d+)", lambda m: f"P@{m.group(1)}")
+register_alias_pattern(r"recall_(\d+)", lambda m: f"R@{m.group(1)}")
+register_alias_pattern(r"ndcg_cut_(\d+)", lambda m: f"nDCG@{m.group(1)}")
+register_alias_pattern(r"success_(\d+)", lambda m: f"Success@{m.group(1)}")
+register_alias_pattern(r"map_cut_(\d+)", lambda m: f"AP@{m.group(1)}")
+register_alias_pattern(r"iprec_at_recall_([0-9.]+)", lambda m: f"IPrec(recall={m.group(1)})")
+register_alias_pattern(r"Rprec_mult_([0-9.]+)", lambda m: f"Rprec(mult={m.group(1)})")

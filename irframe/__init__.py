@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 
 from . import errors  # noqa: E402
 from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
-from .align import Aligned, align  # noqa: E402
+from .align import Aligned  # noqa: E402
 from .cube import summarize  # noqa: E402
 from .errors import (ColumnError, DuplicateError, InputError, IrframeError, ParseError,  # noqa: E402
                      UnknownMeasureError)
@@ -27,7 +27,7 @@ _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarit
          "axioms", "ndpm")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
-           "align", "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "errors",
+           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
            "UnknownMeasureError", *_IO, *_LAZY]
 

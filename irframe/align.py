@@ -46,6 +46,7 @@ __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "segme
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+_DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 200 MB)
 
 
 @dataclass(eq=False)
@@ -241,30 +242,56 @@ def _factorize(s: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray]:
                 inv[order] = np.arange(len(order))
                 codes, uniques = inv[codes], uniques[order]
         return codes, uniques
-    codes, uniques = pd.factorize(s, sort=sort)
-    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(s, sort=False)
+    codes = codes.astype(np.int64, copy=False)
+    uniques = np.asarray(uniques, dtype=object)
+    if sort and len(uniques) > 1:  # sort the few uniques, not the rows
+        order = np.argsort(np.array(uniques.tolist(), dtype=str), kind="stable")
+        inv = np.empty_like(order)
+        inv[order] = np.arange(len(order))
+        codes, uniques = inv[codes], uniques[order]
+    return codes, uniques
+
+
+def _has_duplicates(outer: np.ndarray, n_outer: int, cell: np.ndarray, n_cells: int) -> bool:
+    """Whether any (outer, cell) pair occurs twice; counting arrays when small, hashing otherwise."""
+    if n_cells <= _DENSE_LOOKUP_MAX:
+        used = np.zeros(n_cells, bool)
+        used[cell] = True
+        compact = np.cumsum(used, dtype=np.int64)
+        cell_id = compact[cell] - 1
+        n_cells = int(compact[-1]) if n_cells else 0
+    else:
+        cell_id = pd.factorize(cell)[0].astype(np.int64)
+        n_cells = int(cell_id.max()) + 1 if len(cell_id) else 0
+    if n_outer * n_cells <= _DENSE_LOOKUP_MAX:
+        key = outer * n_cells + cell_id
+        return bool(len(key)) and int(np.bincount(key, minlength=n_outer * n_cells).max()) > 1
+    return not pd.Index(outer * n_cells + cell_id).is_unique
 
 
 def _float32_desc_key(score: np.ndarray) -> np.ndarray:
-    """uint32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
-    f = score.astype(np.float32) + np.float32(0.0)
-    bits = f.view(np.uint32)
-    asc = np.where(bits & np.uint32(0x80000000), ~bits, bits | np.uint32(0x80000000))
-    return ~asc
+    """int32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
+    f = -(score.astype(np.float32)) + np.float32(0.0)   # negate: ascending key = descending score
+    i = f.view(np.int32)
+    return i ^ ((i >> 31) & np.int32(0x7FFFFFFF))
 
 
 def _float64_desc_key(score: np.ndarray) -> np.ndarray:
-    f = score.astype(np.float64) + 0.0
-    bits = f.view(np.uint64)
-    asc = np.where(bits & np.uint64(1 << 63), ~bits, bits | np.uint64(1 << 63))
-    return ~asc
+    """int64 key whose ascending order is float64 score descending (-0.0 == 0.0)."""
+    f = -(score.astype(np.float64)) + 0.0
+    i = f.view(np.int64)
+    return i ^ ((i >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
 
 
 def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """For each code in ``doc_codes``, a rank such that ascending rank = docno descending (bytes)."""
+    """For each code in ``doc_codes``, a rank such that ascending rank = docno descending.
+
+    numpy's unicode comparison is by code point, which is the byte order of UTF-8,
+    i.e. trec_eval's ``strcmp``.
+    """
     used, inv = np.unique(doc_codes, return_inverse=True)
-    names = np.array([d.encode("utf-8") for d in docs[used]], dtype=object)
-    # byte-wise comparison, as trec_eval's strcmp
+    names = np.array(docs[used].tolist(), dtype=str)
     order = np.argsort(names, kind="stable")[::-1]
     rank = np.empty(len(used), np.int64)
     rank[order] = np.arange(len(used))
@@ -275,34 +302,43 @@ def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
                 docs: np.ndarray) -> np.ndarray:
     """Permutation sorting rows by (group, primary ascending, docno descending).
 
-    ``primary`` is an unsigned key (or None for input order, stable).
+    ``primary`` is a signed integer key (or None for input order, kept stable).
+    Already-sorted input (the usual case for files written in rank order) skips the sort.
     """
+    n = len(group)
     if primary is None:
         if np.all(group[1:] >= group[:-1]):
-            return np.arange(len(group))
+            return np.arange(n)
         return np.argsort(group, kind="stable")
-    if primary.dtype == np.uint32 and (len(group) == 0 or group.max() < 2**31):
-        key = (group.astype(np.int64) << 32) | primary.astype(np.int64)
+    if primary.dtype == np.int32 and (n == 0 or group.max() < 2**31):
+        key = group.astype(np.int64, copy=True)
+        key <<= 32
+        key += primary
+        key += 2**31
         if np.all(key[1:] >= key[:-1]):
-            idx = np.arange(len(key))
+            idx = np.arange(n)
+            ks = key
         else:
             idx = np.argsort(key, kind="stable")
-        ks = key[idx]
+            ks = key[idx]
         same = ks[1:] == ks[:-1]
+        if not same.any():
+            return idx
+        run_key = ks
     else:
         idx = np.lexsort((primary, group))
         gs, ps = group[idx], primary[idx]
         same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
-    if not same.any():
-        return idx
+        if not same.any():
+            return idx
+        run_key = np.concatenate([[0], np.cumsum(~same)])
     # resolve ties by docno descending, only on the rows that tie
-    run_id = np.concatenate([[0], np.cumsum(~same)])
-    tied = np.zeros(len(idx), bool)
+    tied = np.zeros(n, bool)
     tied[1:] |= same
     tied[:-1] |= same
     sub = idx[tied]
     dr = _doc_desc_rank(doc[sub], docs)
-    idx[tied] = sub[np.lexsort((dr, run_id[tied]))]
+    idx[tied] = sub[np.lexsort((dr, run_key[tied]))]
     return idx
 
 
@@ -377,8 +413,10 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     n_docs = max(len(docs), 1)
 
     # ---- duplicates -------------------------------------------------------------
-    r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
-    keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+    keep = None
+    if _has_duplicates(r_sys, len(systems), r_topic_local * n_docs + r_doc, len(r_topics) * n_docs):
+        r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
+        keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
     sub = None
     if qc.subtopic:
         s_code, subtopics = _factorize(qrels[qc.subtopic], sort=True)
@@ -412,19 +450,23 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     if keep is not None:
         row_ok &= keep
     n_dropped = int((r_topic < 0).sum())
-    src = np.flatnonzero(row_ok) if not row_ok.all() else np.arange(len(runs))
+    all_rows = bool(row_ok.all())
+    src = np.arange(len(runs)) if all_rows else np.flatnonzero(row_ok)
+
+    def take(x: np.ndarray) -> np.ndarray:
+        return x if all_rows else x[src]
 
     # evaluated topics
     if complete:
         eval_topic = np.arange(len(topics_all))
     else:
-        eval_topic = np.unique(r_topic[src])
+        eval_topic = np.flatnonzero(np.bincount(take(r_topic), minlength=len(topics_all)))
     topic_recode = np.full(len(topics_all), -1, np.int64)
     topic_recode[eval_topic] = np.arange(len(eval_topic))
     topics = pd.Index(topics_all[eval_topic], name="topic")
     n_t = len(topics)
 
-    r_sys_s, r_topic_s, r_doc_s = r_sys[src], topic_recode[r_topic[src]], r_doc[src]
+    r_sys_s, r_topic_s, r_doc_s = take(r_sys), topic_recode[take(r_topic)], take(r_doc)
     group_key = r_sys_s * n_t + r_topic_s
 
     # ---- relevance lookup (max over subtopics) --------------------------------------
@@ -442,20 +484,23 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         o = np.argsort(qk, kind="stable")
         qk_u, qr_u = qk[o], qr[o]
     rk = r_topic_s * n_docs + r_doc_s
-    pos = np.searchsorted(qk_u, rk)
-    pos_c = np.minimum(pos, max(len(qk_u) - 1, 0))
-    found = (qk_u[pos_c] == rk) if len(qk_u) else np.zeros(len(rk), bool)
-    rel = np.where(found, qr_u[pos_c] if len(qk_u) else 0.0, np.nan)
+    if n_t * n_docs <= _DENSE_LOOKUP_MAX:
+        table = np.full(n_t * n_docs, -1, np.int32 if len(qk_u) < 2**31 else np.int64)
+        table[qk_u] = np.arange(len(qk_u))
+        pos = table[rk]
+    else:
+        pos = pd.Index(qk_u).get_indexer(rk)
+    rel = np.where(pos >= 0, qr_u[np.maximum(pos, 0)] if len(qr_u) else 0.0, np.nan)
 
     # ---- ordering ------------------------------------------------------------------
-    sc = score[src] if score is not None else None
+    sc = take(score) if score is not None else None
     if order == "trec_eval":
         primary = _float32_desc_key(sc)
         sc = sc.astype(np.float32).astype(np.float64)
     elif order == "trec_eval10":
         primary = _float64_desc_key(sc)
     elif order == "rank":
-        primary = _float64_desc_key(-rank[src])
+        primary = _float64_desc_key(-take(rank))  # ascending rank
     else:
         primary = None
     perm = _order_rows(group_key, primary, r_doc_s, docs)

@@ -81,7 +81,7 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
             col = np.where(np.isnan(col), np.log(GM_FLOOR) if agg == "gmean" else 0.0, col)
         with np.errstate(invalid="ignore"):
             if agg == "sum":
-                out[:, j] = np.nansum(col, axis=1)
+                out[:, j] = np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1] if col.shape[1] else 0.0
                 out[np.isnan(col).all(axis=1), j] = np.nan
             elif agg == "gmean":
                 out[:, j] = np.exp(_nanmean(col))
@@ -92,7 +92,9 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
 
 
 def _nanmean(col: np.ndarray) -> np.ndarray:
+    """Mean over topics skipping NaN, summed left to right in topic order as trec_eval does
+    (numpy's pairwise sum can differ in the last bit and flip a printed 4th decimal)."""
     n = (~np.isnan(col)).sum(axis=1)
-    s = np.nansum(col, axis=1)
+    s = np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1] if col.shape[1] else np.zeros(len(col))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, s / np.maximum(n, 1), np.nan)

@@ -8,7 +8,13 @@ from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, get_definitio
                        parse_measures, register, register_alias_pattern, registered_measures)
 from ..errors import MeasureParamError, UnknownMeasureError
 
-from . import trec  # noqa: E402,F401  (registers the trec_eval family)
+# each import registers one family's measures
+from . import trec  # noqa: E402,F401
+from . import cwl  # noqa: E402,F401
+from . import diversity  # noqa: E402,F401
+from . import lexi  # noqa: E402,F401
+from . import rarity  # noqa: E402,F401
+from . import ndpm  # noqa: E402,F401
 
 __all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "get_definition", "parse_measure",
            "parse_measures", "register", "register_alias_pattern", "registered_measures",

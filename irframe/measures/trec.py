@@ -123,8 +123,8 @@ def _rprec(ctx, m):
         k_row = nrel[a.row_group]
         hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k_row))
         return _safe_div(hits, nrel)
-    # Rprec_mult: precision at mult * R documents, rounded like the recall cutoffs of iprec
-    k = _recall_cutoffs(ctx, np.array([mult]), nrel)[:, 0]
+    # Rprec_mult: precision at (long)(mult * R + 0.9) documents (trec_eval 9 and 10 alike)
+    k = np.floor(mult * nrel + 0.9).astype(np.int64)
     hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k[a.row_group]))
     return _safe_div(hits, k)
 

@@ -1,0 +1,1 @@
+"""Registration of the cwl measure family (filled in by its issue)."""

@@ -1,0 +1,1 @@
+"""Registration of the diversity measure family (filled in by its issue)."""

@@ -1,0 +1,1 @@
+"""Registration of the lexi measure family (filled in by its issue)."""

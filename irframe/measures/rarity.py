@@ -1,0 +1,1 @@
+"""Registration of the rarity measure family (filled in by its issue)."""

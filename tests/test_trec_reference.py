@@ -1,0 +1,172 @@
+"""trec_eval parity: trec_eval's own test fixtures and the 15 TREC 2003 Robust runs.
+
+References: trec_eval 9.0.8's expected outputs (``out.test*``, copied into
+tests/data/trec_eval with their SOURCE note, and ``../shared/data``), trec_eval 9.0.8 and
+10.0 per-topic outputs on Robust03, and pytrec_eval's unrounded values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irframe as irf
+
+from trec_ref import REQUIRED_PREFIXES, compare, read_trec_eval_output, supported
+
+HERE = Path(__file__).resolve().parent
+BUNDLED = HERE / "data" / "trec_eval"
+
+
+def _fixture_dir(shared_root: Path | None) -> tuple[Path, Path]:
+    """(inputs dir, expected-v9.0.8 dir): the bundled copy, else ../shared."""
+    if (BUNDLED / "qrels.test").exists():
+        return BUNDLED, BUNDLED / "expected_v9.0.8"
+    if shared_root is None:
+        pytest.skip("trec_eval fixtures not found")
+    return shared_root / "trec_eval_test" / "test", shared_root / "trec_eval_test" / "expected_v9.0.8"
+
+
+@pytest.fixture(scope="module")
+def fixtures():
+    from conftest import find_shared_data
+    return _fixture_dir(find_shared_data())
+
+
+CONFIGS = [
+    # expected file, qrels, results, options  (quicktest_commands.txt)
+    ("out.test.aq", "qrels.test", "results.test", {}),
+    ("out.test.a", "qrels.test", "results.test", {}),
+    ("out.test.aqc", "qrels.test", "results.trunc", {"complete": True}),
+    ("out.test.aqcM", "qrels.test", "results.trunc", {"complete": True, "depth": 100}),
+    ("out.test.aql", "qrels.rel_level", "results.test", {"rel_level": 2}),
+    ("out.test.meas_params", "qrels.test", "results.test", {}),
+    ("out.test", "qrels.test", "results.test", {}),
+]
+
+
+@pytest.mark.parametrize("expected_name,qrels_name,run_name,options", CONFIGS,
+                         ids=[c[0] for c in CONFIGS])
+def test_trec_eval_fixture(fixtures, expected_name, qrels_name, run_name, options):
+    inputs, expected_dir = fixtures
+    path = expected_dir / expected_name
+    if not path.exists():
+        from conftest import find_shared_data
+        shared = find_shared_data()
+        if shared is None:
+            pytest.skip(f"{expected_name} is not bundled and ../shared/data is absent")
+        path = shared / "trec_eval_test" / "expected_v9.0.8" / expected_name
+    expected = read_trec_eval_output(path)
+    names = supported(n for n, _ in expected)
+    qrels = irf.read_qrels(inputs / qrels_name)
+    run = irf.read_run(inputs / run_name)
+    cube = irf.evaluate(run, qrels, names, **options)
+    n, bad = compare(expected, cube, missing="zero" if options.get("complete") else "skip")
+    assert not bad, "\n".join(bad[:20])
+    assert n > 0
+    if expected_name in ("out.test.aq", "out.test.aqc", "out.test.aql"):
+        # every measure the foundation requires was compared, none silently skipped
+        for p in REQUIRED_PREFIXES:
+            assert any(x == p or x.startswith(p) for x in names), p
+        # per-topic lines were compared too
+        assert n > 2 * len(names)
+
+
+def test_num_q_and_complete_topics(fixtures):
+    inputs, _ = fixtures
+    qrels = irf.read_qrels(inputs / "qrels.test")
+    run = irf.read_run(inputs / "results.trunc")  # topics 301 and 303 only
+    default = irf.evaluate(run, qrels, ["map", "num_rel"])
+    assert default.topic.values.tolist() == ["301", "303"]
+    complete = irf.evaluate(run, qrels, ["map", "num_rel"], complete=True)
+    assert complete.topic.values.tolist() == ["301", "302", "303"]
+    assert complete.sel(topic="302", measure="map").item() == 0.0
+    # the recall base of the missing topic still counts (trec_eval -c: num_rel all = 561)
+    assert irf.summarize(complete)["num_rel"].iloc[0] == 561
+
+
+# ------------------------------------------------------------------------ Robust03
+ROBUST_MEASURES = None  # filled from the expected files
+
+
+@pytest.fixture(scope="module")
+def robust(shared_data):
+    base = shared_data / "robust03"
+    qrels = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    runs = irf.read_runs(sorted((base / "runs").glob("input.*.gz")), system="tag")
+    return base, qrels, runs
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+@pytest.mark.parametrize("version,order", [("trec_eval_9.0.8", "trec_eval"), ("trec_eval_10.0", "trec_eval10")])
+def test_robust03_all_runs_match_trec_eval(robust, version, order):
+    base, qrels, runs = robust
+    files = sorted((base / "expected" / version).glob("*.all_trec.q.txt.gz"))
+    assert len(files) == 15
+    first = read_trec_eval_output(files[0])
+    names = supported(n for n, _ in first)
+    cube = irf.evaluate(runs, qrels, names, order=order)
+    assert len(cube.system) == 15
+    problems, total = [], 0
+    for f in files:
+        system = f.name.split(".all_trec")[0]
+        n, bad = compare(read_trec_eval_output(f), cube, system=system)
+        total += n
+        problems += [f"{system}: {b}" for b in bad]
+    assert not problems, f"{len(problems)} mismatches:\n" + "\n".join(problems[:30])
+    assert total > 15 * 100 * 60  # every run, every topic, ~70 measures
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_robust03_equals_pytrec_eval_unrounded(robust):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    _, qrels, runs = robust
+    pairs = {  # irframe measure -> pytrec_eval key
+        "map": "map", "gm_map": "gm_map", "Rprec": "Rprec", "bpref": "bpref", "infAP": "infAP",
+        "recip_rank": "recip_rank", "P_10": "P_10", "P_1000": "P_1000", "recall_100": "recall_100",
+        "recall_1000": "recall_1000", "ndcg": "ndcg", "ndcg_cut_10": "ndcg_cut_10",
+        "ndcg_cut_1000": "ndcg_cut_1000", "success_10": "success_10",
+        "iprec_at_recall_0.10": "iprec_at_recall_0.10", "iprec_at_recall_0.50": "iprec_at_recall_0.50",
+        "11pt_avg": "11pt_avg", "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+        "map_cut_100": "map_cut_100",
+    }
+    cube = irf.evaluate(runs, qrels, list(pairs))
+    q = {}
+    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+        q.setdefault(t, {})[d] = int(r)
+    ev = pytrec_eval.RelevanceEvaluator(q, {"map", "gm_map", "Rprec", "bpref", "infAP", "recip_rank", "P",
+                                            "recall", "ndcg", "ndcg_cut", "success", "iprec_at_recall",
+                                            "11pt_avg", "num_ret", "num_rel", "num_rel_ret", "map_cut"})
+    worst = 0.0
+    compared = 0
+    for system, g in runs.groupby("system", observed=True):
+        r = {}
+        for t, d, s in zip(g.topic.astype(str), g.doc.astype(str), g.score):
+            r.setdefault(t, {})[d] = float(s)
+        res = ev.evaluate(r)
+        mine = cube.sel(system=system)
+        for topic, vals in res.items():
+            for ours, theirs in pairs.items():
+                diff = abs(float(mine.sel(topic=topic, measure=ours)) - vals[theirs])
+                worst = max(worst, diff)
+                compared += 1
+    assert compared == 15 * 100 * len(pairs)
+    assert worst <= 1e-9, worst
+
+
+@pytest.mark.shared
+def test_robust03_ties_are_broken_like_trec_eval(robust):
+    """Runs whose float32 scores tie are ordered docno-descending: ranks differ from the file."""
+    _, qrels, runs = robust
+    from irframe.align import align
+    a = align(runs, qrels)
+    tied = np.flatnonzero(np.diff(a.row_score) == 0)
+    assert len(tied) > 0  # Robust03 has tied scores
+    docs = a.docs[a.row_doc]
+    same_group = a.row_group[tied] == a.row_group[tied + 1]
+    left, right = docs[tied][same_group], docs[tied + 1][same_group]
+    assert all(x.encode() > y.encode() for x, y in zip(left, right))

@@ -42,7 +42,7 @@ from .errors import InputError
 from .schema import (check_duplicates, check_id_column, numeric_column, qrels_columns,
                      run_columns)
 
-__all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "segment_max", "segment_suffix_max"]
+__all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
@@ -162,15 +162,52 @@ class Aligned:
 def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Cumulative sum of ``values`` restarting at every segment start of ``offsets``.
 
+    Integer and boolean input uses one global cumsum (exact).  Float input is summed
+    left to right within each segment only, by a loop over rank positions vectorised
+    across segments, so a segment's result never depends on the other segments
+    (a global float cumsum would leak rounding from one group into the next).
+
     >>> segment_cumsum(np.array([1., 1, 1, 1]), np.array([0, 2, 4])).tolist()
     [1.0, 2.0, 1.0, 2.0]
     """
-    total = np.cumsum(values, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
-    if len(total) == 0:
-        return total
+    values = np.asarray(values)
+    if values.dtype.kind in "biu":
+        total = np.cumsum(values, dtype=np.int64)
+        if len(total) == 0:
+            return total
+        lens = np.diff(offsets)
+        before = np.concatenate([[0], total])[offsets[:-1]]
+        return total - np.repeat(before, lens)
+    out = values.astype(np.float64, copy=True)
     lens = np.diff(offsets)
-    before = np.concatenate([[0], total])[offsets[:-1]]
-    return total - np.repeat(before, lens)
+    if len(out) == 0 or lens.max(initial=0) <= 1:
+        return out
+    by_len = np.argsort(-lens, kind="stable")
+    starts, lens_sorted = offsets[:-1][by_len], lens[by_len]
+    active = np.searchsorted(-lens_sorted, -np.arange(1, lens_sorted[0]), side="left")
+    for r in range(1, int(lens_sorted[0])):
+        rows = starts[:active[r - 1]] + r
+        out[rows] += out[rows - 1]
+    return out
+
+
+def range_sum(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``values[starts[i]:ends[i]].sum()`` for every i (0 for empty ranges); ranges must not overlap
+    and must be sorted.  Each range is reduced on its own (independent of the others).
+
+    >>> range_sum(np.array([1., 2, 3, 4]), np.array([0, 2, 3]), np.array([2, 2, 4])).tolist()
+    [3.0, 0.0, 4.0]
+    """
+    v = np.append(np.asarray(values, dtype=np.float64), 0.0)
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    out = np.zeros(len(starts))
+    ok = ends > starts
+    if ok.any():
+        idx = np.empty(2 * int(ok.sum()), np.int64)
+        idx[0::2], idx[1::2] = starts[ok], ends[ok]
+        out[ok] = np.add.reduceat(v, idx)[0::2]
+    return out
 
 
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..align import segment_cumsum, segment_max, segment_suffix_max, segment_sum
+from ..align import range_sum, segment_cumsum, segment_max, segment_suffix_max, segment_sum
 from .registry import (EvalContext, Measure, MeasureDef, MeasureParamError, register,
                        register_alias_pattern)
 
@@ -247,7 +247,7 @@ def _ideal_cum(ctx: EvalContext):
         offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
         rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
         disc = gains / np.log2(rank + 1.0)
-        return offs, segment_cumsum(disc, offs), segment_sum(disc, offs)
+        return offs, disc
     return ctx.memo("ndcg_ideal", build)
 
 
@@ -258,14 +258,9 @@ def _ndcg(ctx, m):
     if m.cutoff is not None:
         contrib = np.where(a.row_rank <= m.cutoff, contrib, 0.0)
     dcg = segment_sum(contrib, a.offsets)
-    offs, cum, total = _ideal_cum(ctx)
-    if m.cutoff is None:
-        ideal_t = total
-    else:
-        npos = np.diff(offs)
-        take = np.minimum(npos, m.cutoff)
-        ideal_t = np.where(take > 0, cum[np.maximum(offs[:-1] + take - 1, 0)] if len(cum) else 0.0, 0.0)
-    ideal = ideal_t[a.group_topic]
+    offs, disc = _ideal_cum(ctx)
+    ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
+    ideal = range_sum(disc, offs[:-1], ends)[a.group_topic]
     return np.where(ideal > 0, _safe_div(dcg, ideal), 0.0)
 
 

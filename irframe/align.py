@@ -46,7 +46,8 @@ __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
-_DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 200 MB)
+_DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
+_DUP_TABLE_MAX = 20_000_000     # (system, cell) entries per duplicate-check chunk (160 MB)
 
 
 @dataclass(eq=False)
@@ -290,21 +291,45 @@ def _factorize(s: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray]:
     return codes, uniques
 
 
-def _has_duplicates(outer: np.ndarray, n_outer: int, cell: np.ndarray, n_cells: int) -> bool:
-    """Whether any (outer, cell) pair occurs twice; counting arrays when small, hashing otherwise."""
-    if n_cells <= _DENSE_LOOKUP_MAX:
-        used = np.zeros(n_cells, bool)
+def _cells(cell: np.ndarray, n_space: int, q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+    """Compact ids of the (topic, doc) cells of the run rows, and the ids of the qrels cells.
+
+    Returns (cell id per run row, number of cells, cell id per qrels key or -1).  A marking
+    array is used when the (topic × doc) space is small, hashing otherwise.
+    """
+    if n_space <= _DENSE_LOOKUP_MAX:
+        used = np.zeros(n_space, bool)
         used[cell] = True
-        compact = np.cumsum(used, dtype=np.int64)
-        cell_id = compact[cell] - 1
-        n_cells = int(compact[-1]) if n_cells else 0
-    else:
-        cell_id = pd.factorize(cell)[0].astype(np.int64)
-        n_cells = int(cell_id.max()) + 1 if len(cell_id) else 0
-    if n_outer * n_cells <= _DENSE_LOOKUP_MAX:
-        key = outer * n_cells + cell_id
-        return bool(len(key)) and int(np.bincount(key, minlength=n_outer * n_cells).max()) > 1
-    return not pd.Index(outer * n_cells + cell_id).is_unique
+        compact = np.cumsum(used, dtype=np.int32 if n_space < 2**31 else np.int64) - 1
+        q = np.where(used[q_cell_keys], compact[q_cell_keys], -1) if len(q_cell_keys) else q_cell_keys
+        return compact[cell], int(compact[-1]) + 1 if n_space else 0, q
+    ids, uniques = pd.factorize(cell)
+    q = pd.Index(uniques).get_indexer(q_cell_keys)
+    return ids.astype(np.int64, copy=False), len(uniques), q
+
+
+def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray, n_cells: int) -> bool:
+    """Whether a (system, cell) pair repeats; rows must be grouped by system (sorted).
+
+    Works in chunks of systems whose (system × cell) table stays under a fixed size: each row
+    writes its index into the table and a duplicate is a row that reads back another's index.
+    """
+    if len(cell) == 0 or n_cells == 0:
+        return False
+    bounds = np.searchsorted(system, np.arange(n_systems + 1))
+    per_chunk = max(1, _DUP_TABLE_MAX // n_cells)
+    table = np.empty(min(n_systems, per_chunk) * n_cells, np.int64)
+    for s0 in range(0, n_systems, per_chunk):
+        s1 = min(n_systems, s0 + per_chunk)
+        a, b = bounds[s0], bounds[s1]
+        if a == b:
+            continue
+        key = (system[a:b] - s0) * n_cells + cell[a:b]
+        idx = np.arange(b - a)
+        table[key] = idx
+        if (table[key] != idx).any():
+            return True
+    return False
 
 
 def _float32_desc_key(score: np.ndarray) -> np.ndarray:
@@ -325,14 +350,16 @@ def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """For each code in ``doc_codes``, a rank such that ascending rank = docno descending.
 
     numpy's unicode comparison is by code point, which is the byte order of UTF-8,
-    i.e. trec_eval's ``strcmp``.
+    i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are sorted.
     """
-    used, inv = np.unique(doc_codes, return_inverse=True)
-    names = np.array(docs[used].tolist(), dtype=str)
+    used = np.zeros(len(docs), bool)
+    used[doc_codes] = True
+    codes = np.flatnonzero(used)
+    names = np.array(docs[codes].tolist(), dtype=str)
     order = np.argsort(names, kind="stable")[::-1]
-    rank = np.empty(len(used), np.int64)
-    rank[order] = np.arange(len(used))
-    return rank[inv]
+    rank = np.empty(len(docs), np.int64)
+    rank[codes[order]] = np.arange(len(codes))
+    return rank[doc_codes]
 
 
 def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
@@ -449,11 +476,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     q_doc = q_doc_map[q_doc_local]
     n_docs = max(len(docs), 1)
 
-    # ---- duplicates -------------------------------------------------------------
-    keep = None
-    if _has_duplicates(r_sys, len(systems), r_topic_local * n_docs + r_doc, len(r_topics) * n_docs):
-        r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
-        keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+    # ---- qrels duplicates ------------------------------------------------------
     sub = None
     if qc.subtopic:
         s_code, subtopics = _factorize(qrels[qc.subtopic], sort=True)
@@ -484,8 +507,6 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     # ---- restrict to topics in qrels ----------------------------------------------
     row_ok = r_topic >= 0
-    if keep is not None:
-        row_ok &= keep
     n_dropped = int((r_topic < 0).sum())
     all_rows = bool(row_ok.all())
     src = np.arange(len(runs)) if all_rows else np.flatnonzero(row_ok)
@@ -520,14 +541,11 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     else:
         o = np.argsort(qk, kind="stable")
         qk_u, qr_u = qk[o], qr[o]
-    rk = r_topic_s * n_docs + r_doc_s
-    if n_t * n_docs <= _DENSE_LOOKUP_MAX:
-        table = np.full(n_t * n_docs, -1, np.int32 if len(qk_u) < 2**31 else np.int64)
-        table[qk_u] = np.arange(len(qk_u))
-        pos = table[rk]
-    else:
-        pos = pd.Index(qk_u).get_indexer(rk)
-    rel = np.where(pos >= 0, qr_u[np.maximum(pos, 0)] if len(qr_u) else 0.0, np.nan)
+    cell, n_cells, q_cell = _cells(r_topic_s * n_docs + r_doc_s, n_t * n_docs, qk_u)
+    rel_by_cell = np.full(n_cells, np.nan)
+    found = q_cell >= 0
+    rel_by_cell[q_cell[found]] = qr_u[found]
+    rel = rel_by_cell[cell]
 
     # ---- ordering ------------------------------------------------------------------
     sc = take(score) if score is not None else None
@@ -543,6 +561,18 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     perm = _order_rows(group_key, primary, r_doc_s, docs)
     group_key, r_doc_s, rel, src = group_key[perm], r_doc_s[perm], rel[perm], src[perm]
     sc = sc[perm] if sc is not None else np.full(len(src), np.nan)
+
+    # ---- run duplicates: (system, topic, doc) twice -------------------------------------
+    if _sorted_has_duplicates(group_key // max(n_t, 1), len(systems), cell[perm], n_cells):
+        r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
+        keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+        if keep is not None:  # duplicates="first": evaluate the de-duplicated frame
+            kept = np.flatnonzero(keep)
+            out = align(runs.iloc[kept], qrels, order=order, depth=depth, complete=complete,
+                        judged_only=judged_only, columns=columns, qrels_columns_=qrels_columns_,
+                        duplicates=duplicates)
+            out.row_source = kept[out.row_source]
+            return out
 
     # ---- groups, depth (-M), judged-only (-J, applied after -M as trec_eval does) ------------
     if complete:

@@ -73,15 +73,18 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def _within(ctx: EvalContext, k: int | None) -> np.ndarray | None:
-    return None if k is None else ctx.aligned.row_rank <= k
+def _hits(ctx: EvalContext, level: float, k) -> np.ndarray:
+    """Relevant documents in the top ``k`` of each group (k scalar, per-group array, or None = all).
+
+    Read off the per-row running count at position min(k, length): O(groups), no pass over rows.
+    """
+    a = ctx.aligned
+    n = a.group_len if k is None else np.minimum(a.group_len, k)
+    cum = _cum_rel(ctx, level)
+    idx = a.offsets[:-1] + n - 1
+    return np.where(n > 0, cum[np.maximum(idx, 0)] if len(cum) else 0, 0).astype(np.float64)
 
 
-def _count(ctx: EvalContext, mask: np.ndarray) -> np.ndarray:
-    return segment_sum(mask.astype(np.float64), ctx.aligned.offsets)
-
-
-# ------------------------------------------------------------------ kernels
 def _num_ret(ctx, m):
     n = ctx.aligned.group_len.astype(np.float64)
     return n if m.cutoff is None else np.minimum(n, m.cutoff)
@@ -92,22 +95,28 @@ def _num_rel_k(ctx, m):
 
 
 def _num_rel_ret(ctx, m):
-    rel = _is_rel(ctx, _level(ctx, m))
-    w = _within(ctx, m.cutoff)
-    return _count(ctx, rel if w is None else rel & w)
+    return _hits(ctx, _level(ctx, m), m.cutoff)
 
 
-def _ap_sum(ctx, level, k):
-    rel = _is_rel(ctx, level)
-    if k is not None:
-        rel = rel & (ctx.aligned.row_rank <= k)
-    prec = np.where(rel, _cum_rel(ctx, level) / ctx.aligned.row_rank, 0.0)
-    return segment_sum(prec, ctx.aligned.offsets)
+def _prec_at_rel(ctx: EvalContext, level: float) -> np.ndarray:
+    """Per row: precision at this rank if the row is relevant, else 0 (AP's summands)."""
+    def build():
+        rel = _is_rel(ctx, level)
+        return np.where(rel, _cum_rel(ctx, level) / ctx.aligned.row_rank, 0.0)
+    return ctx.memo(("prec_at_rel", level), build)
+
+
+def _top(ctx: EvalContext, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) row ranges of the top k of every group."""
+    a = ctx.aligned
+    starts = a.offsets[:-1]
+    return starts, (a.offsets[1:] if k is None else starts + np.minimum(a.group_len, k))
 
 
 def _ap(ctx, m):
     level = _level(ctx, m)
-    return _safe_div(_ap_sum(ctx, level, m.cutoff), _num_rel(ctx, level))
+    total = range_sum(_prec_at_rel(ctx, level), *_top(ctx, m.cutoff))
+    return _safe_div(total, _num_rel(ctx, level))
 
 
 def _gm_ap(ctx, m):
@@ -118,55 +127,52 @@ def _rprec(ctx, m):
     level = _level(ctx, m)
     nrel = _num_rel(ctx, level)
     mult = m.param("mult")
-    a = ctx.aligned
-    if mult == 1.0:
-        k_row = nrel[a.row_group]
-        hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k_row))
-        return _safe_div(hits, nrel)
     # Rprec_mult: precision at (long)(mult * R + 0.9) documents (trec_eval 9 and 10 alike)
-    k = np.floor(mult * nrel + 0.9).astype(np.int64)
-    hits = _count(ctx, _is_rel(ctx, level) & (a.row_rank <= k[a.row_group]))
-    return _safe_div(hits, k)
+    k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
+    return _safe_div(_hits(ctx, level, k), k)
+
+
+def _first_rel_rank(ctx: EvalContext, level: float) -> np.ndarray:
+    """Rank of the first relevant document of each group (0 when there is none)."""
+    def build():
+        a = ctx.aligned
+        rows = np.flatnonzero(_is_rel(ctx, level))
+        pos = np.searchsorted(rows, a.offsets[:-1])
+        first = rows[np.minimum(pos, len(rows) - 1)] if len(rows) else np.zeros(a.n_groups, np.int64)
+        ok = (pos < len(rows)) & (first < a.offsets[1:])
+        return np.where(ok, first - a.offsets[:-1] + 1, 0)
+    return ctx.memo(("first_rel_rank", level), build)
 
 
 def _rr(ctx, m):
-    level = _level(ctx, m)
-    a = ctx.aligned
-    rel = _is_rel(ctx, level)
-    if m.cutoff is not None:
-        rel = rel & (a.row_rank <= m.cutoff)
-    inv = np.where(rel, 1.0 / a.row_rank, 0.0)
-    return segment_max(inv, a.offsets, empty=0.0)
+    r = _first_rel_rank(ctx, _level(ctx, m))
+    ok = (r > 0) if m.cutoff is None else (r > 0) & (r <= m.cutoff)
+    return _safe_div(ok, np.where(ok, r, 1))
 
 
 def _precision(ctx, m):
-    rel = _is_rel(ctx, _level(ctx, m))
+    hits = _hits(ctx, _level(ctx, m), m.cutoff)
     if m.cutoff is None:  # set_P
-        return _safe_div(_count(ctx, rel), ctx.aligned.group_len)
-    return _count(ctx, rel & _within(ctx, m.cutoff)) / m.cutoff
+        return _safe_div(hits, ctx.aligned.group_len)
+    return hits / m.cutoff
 
 
 def _recall(ctx, m):
     level = _level(ctx, m)
-    rel = _is_rel(ctx, level)
-    w = _within(ctx, m.cutoff)
-    return _safe_div(_count(ctx, rel if w is None else rel & w), _num_rel(ctx, level))
+    return _safe_div(_hits(ctx, level, m.cutoff), _num_rel(ctx, level))
 
 
 def _success(ctx, m):
-    rel = _is_rel(ctx, _level(ctx, m))
-    w = _within(ctx, m.cutoff)
-    return (_count(ctx, rel if w is None else rel & w) > 0).astype(np.float64)
+    return (_hits(ctx, _level(ctx, m), m.cutoff) > 0).astype(np.float64)
 
 
 def _judged(ctx, m):
     a = ctx.aligned
-    judged = ~np.isnan(a.row_rel)
-    n = a.group_len.astype(np.float64)
-    if m.cutoff is not None:
-        judged = judged & (a.row_rank <= m.cutoff)
-        n = np.minimum(n, m.cutoff)
-    return _safe_div(_count(ctx, judged), n)
+    judged = ctx.memo("cum_judged", lambda: segment_cumsum((~np.isnan(a.row_rel)).astype(np.int64), a.offsets))
+    n = a.group_len if m.cutoff is None else np.minimum(a.group_len, m.cutoff)
+    idx = a.offsets[:-1] + n - 1
+    count = np.where(n > 0, judged[np.maximum(idx, 0)] if len(judged) else 0, 0)
+    return _safe_div(count, n)
 
 
 def _bpref(ctx, m):
@@ -253,11 +259,10 @@ def _ideal_cum(ctx: EvalContext):
 
 def _ndcg(ctx, m):
     a = ctx.aligned
-    g = _row_gain(ctx)
-    contrib = np.where(g != 0, g / np.log2(a.row_rank + 1.0), 0.0)
-    if m.cutoff is not None:
-        contrib = np.where(a.row_rank <= m.cutoff, contrib, 0.0)
-    dcg = segment_sum(contrib, a.offsets)
+    def contributions():
+        g = _row_gain(ctx)
+        return np.where(g != 0, g / np.log2(a.row_rank + 1.0), 0.0)
+    dcg = range_sum(ctx.memo("dcg_contrib", contributions), *_top(ctx, m.cutoff))
     offs, disc = _ideal_cum(ctx)
     ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
     ideal = range_sum(disc, offs[:-1], ends)[a.group_topic]

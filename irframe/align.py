@@ -318,14 +318,14 @@ def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray,
         return False
     bounds = np.searchsorted(system, np.arange(n_systems + 1))
     per_chunk = max(1, _DUP_TABLE_MAX // n_cells)
-    table = np.empty(min(n_systems, per_chunk) * n_cells, np.int64)
+    table = np.empty(min(n_systems, per_chunk) * n_cells, np.int32)
     for s0 in range(0, n_systems, per_chunk):
         s1 = min(n_systems, s0 + per_chunk)
         a, b = bounds[s0], bounds[s1]
         if a == b:
             continue
         key = (system[a:b] - s0) * n_cells + cell[a:b]
-        idx = np.arange(b - a)
+        idx = np.arange(b - a, dtype=np.int32)
         table[key] = idx
         if (table[key] != idx).any():
             return True
@@ -577,8 +577,10 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     # ---- groups, depth (-M), judged-only (-J, applied after -M as trec_eval does) ------------
     if complete:
         groups = np.arange(len(systems) * n_t, dtype=np.int64)
-    else:
-        groups = np.unique(group_key)
+    else:  # group_key is sorted: its distinct values are where it changes
+        change = np.ones(len(group_key), bool)
+        change[1:] = group_key[1:] != group_key[:-1]
+        groups = group_key[change]
     keep_rows = None
     if depth is not None:
         starts = np.searchsorted(group_key, groups, side="left")

@@ -1,0 +1,944 @@
+"""Reading and writing TREC run and qrels files — the only file I/O of irframe.
+
+Formats
+-------
+run (``read_run``, ``read_runs``, ``write_run``)
+    ``topic Q0 doc rank score tag`` — one retrieved document per line, fields
+    separated by any mix of spaces and tabs.  Fields after the sixth are ignored
+    (trec_eval ignores them too).
+qrels (``read_qrels``, ``write_qrels``)
+    ``topic iter doc rel`` (``kind="trec"``; ``iter`` is ignored) or
+    ``topic subtopic doc rel`` (``kind="diversity"``, ndeval's qrels).
+    Exactly four fields, as trec_eval requires.
+
+In both, blank lines and lines whose first non-blank character is ``#`` are
+skipped (trec_eval 10.0 behaviour; 9.0.8 has no comments, see ``docs/io.md``).
+A ``#`` anywhere else is data (``CR#93E-1860`` is a docno).  Gzip files are
+detected by their magic bytes and read transparently.
+
+Returned frames
+---------------
+Ids (``system``, ``topic``, ``doc``, ``subtopic``) are pandas ``category``
+columns whose categories are the id strings, **sorted by code point** (= byte
+order of UTF-8 = trec_eval's ``strcmp`` order); ids are never parsed as numbers
+(``"051"`` stays ``"051"``).  ``rank`` is int64, ``score`` float64, ``rel`` int64
+when every grade is written as an integer, float64 otherwise.
+
+Reading is vectorised: pyarrow's CSV reader when pyarrow is installed (fast
+path for files with a single kind of separator), else ``pandas.read_csv``;
+irregular files (mixed tabs and spaces, comments, trailing fields) are first
+normalised with a few byte-level regular expressions.  Only when a file fails
+to parse is it walked line by line, to report the first bad line.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob as _glob
+import gzip
+import io as _io
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import ColumnError, InputError, ParseError
+
+try:  # optional dependency
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
+    pa = pc = pacsv = None
+
+__all__ = ["read_run", "read_runs", "read_qrels", "write_run", "write_qrels",
+           "format_run", "format_qrels"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_RUN_ROLES = ("system", "topic", "doc", "rank", "score")
+_QRELS_ROLES = ("topic", "subtopic", "doc", "rel")
+_RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+_RUN_HELP = "expected 'topic Q0 doc rank score tag'"
+_QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
+
+_ID_BAD_RE = re.compile(r"[ \t\n\r\f\v]")  # C isspace(): what TREC readers split on
+
+# Switch for tests: pretend pyarrow is absent.
+_USE_ARROW = pa is not None
+
+
+# --------------------------------------------------------------------------------------
+# low-level helpers
+# --------------------------------------------------------------------------------------
+
+def _name_of(path: Any) -> str:
+    if isinstance(path, (str, os.PathLike)):
+        return os.fspath(path)
+    return str(getattr(path, "name", "<stream>"))
+
+
+def _read_bytes(path: Any) -> bytes:
+    """Bytes of a file (path or binary/text file object), gunzipped when gzip."""
+    if isinstance(path, (str, os.PathLike)):
+        with open(path, "rb") as fh:
+            data = fh.read()
+    elif hasattr(path, "read"):
+        data = path.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        raise TypeError(f"expected a path or a file object, got {type(path).__name__}")
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise ParseError(f"{_name_of(path)}: corrupt gzip file ({e})", path=_name_of(path)) from e
+    return data
+
+
+def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
+    """(1-based line number, line, fields) of every data line (error paths only)."""
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        fields = line.split()  # bytes.split(): ASCII whitespace, like C isspace()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        yield lineno, line, fields
+
+
+def _show(line: bytes) -> str:
+    text = line.rstrip(b"\r").decode("utf-8", errors="replace")
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _fail(path: str, lineno: int, line: bytes, why: str) -> ParseError:
+    text = _show(line)
+    return ParseError(f"{path}, line {lineno}: {why}: {text!r}", path=path, lineno=lineno, line=text)
+
+
+def _is_int(b: bytes) -> bool:
+    try:
+        int(b)
+    except ValueError:
+        return False
+    return True
+
+
+def _as_float(b: bytes) -> float | None:
+    try:
+        return float(b)
+    except ValueError:
+        return None
+
+
+def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
+    """Walk the lines to find the first malformed one; returns the error to raise."""
+    help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
+    for lineno, line, f in _iter_lines(data):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return _fail(path, lineno, line, "not valid UTF-8")
+        if kind == "run":
+            if len(f) < 6:
+                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
+            if not _is_int(f[3]):
+                return _fail(path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})")
+            score = _as_float(f[4])
+            if score is None:
+                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not a number ({help_})")
+            if not np.isfinite(score):
+                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not finite")
+        else:
+            if len(f) != 4:
+                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
+            rel = _as_float(f[3])
+            if rel is None:
+                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not a number ({help_})")
+            if not np.isfinite(rel):
+                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not finite")
+    reason = f" ({cause})" if cause is not None else ""
+    return ParseError(f"{path}: could not parse the file{reason}", path=path)
+
+
+def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
+    for i, (lineno, line, _) in enumerate(_iter_lines(data)):
+        if i == row:
+            return lineno, line
+    raise IndexError(row)  # pragma: no cover
+
+
+def _has_data(data: bytes) -> bool:
+    return any(True for _ in _iter_lines(data))
+
+
+def _normalise(data: bytes, kind: str) -> bytes:
+    """Make ``data`` single-space separated, vectorised over its bytes with numpy.
+
+    Whitespace runs → one space, leading/trailing whitespace dropped, comment lines
+    (first non-blank byte ``#``) emptied, runs cut to their first 6 fields.  Line
+    breaks are kept, so data line numbers do not change.
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    if len(a) == 0:
+        return data
+    idx = np.int32 if len(a) < 2**31 - 1 else np.int64
+    nl = a == 10
+    ws = (a == 32) | (a == 9) | (a == 13) | (a == 11) | (a == 12)
+    tok = ~(ws | nl)
+    keep = tok | nl
+    keep[1:] |= ws[1:] & tok[:-1]               # one separator right after a token
+    b = a[keep]
+    b = np.where(tok[keep], b, np.where(b == 10, 10, 32)).astype(np.uint8)
+    sp = b == 32
+    drop = np.zeros(len(b), dtype=bool)
+    drop[:-1] = sp[:-1] & (b[1:] == 10)         # space before a line break
+    drop[-1] = sp[-1]
+    b = b[~drop]
+    nl = b == 10
+    line_id = np.cumsum(nl, dtype=idx) - nl     # line of every byte (a break ends its line)
+    starts = np.flatnonzero(np.concatenate(([True], nl[:-1])))
+    first = b[np.minimum(starts, len(b) - 1)] if len(b) else b[:0]
+    comment = (first == 35) & (starts < len(b))
+    drop = np.zeros(len(b), dtype=bool)
+    if comment.any():
+        drop |= comment[line_id] & ~nl
+    if kind == "run":
+        sp = b == 32
+        before = np.cumsum(sp, dtype=idx) - sp  # spaces before each byte in the file
+        field = before - before[starts][line_id]  # field index of each byte in its line
+        drop |= (field >= 6) & ~nl
+        drop |= sp & (field == 5)
+    if drop.any():
+        b = b[~drop]
+    return b.tobytes()
+
+
+def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
+    """``(delimiter, check)`` when the file may be split on one character as is, else None.
+
+    ``check`` asks to verify that no text column holds a space: a tab-separated file
+    may pad its numbers with spaces (``104\\t  2.129133``, which the number parsers
+    accept), but a space anywhere else separates fields, so such a file takes the
+    normalising path.
+    """
+    if b"#" in data and (data[:1] == b"#" or b"\n#" in data):  # memchr first: cheap
+        return None
+    has_tab, has_space = b"\t" in data, b" " in data
+    if has_space and not has_tab:
+        return b" ", False
+    if has_tab:
+        return b"\t", has_space
+    return None
+
+
+def _has_space(col: Any) -> bool:
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        for c in chunks:
+            values = c.dictionary if pa.types.is_dictionary(c.type) else c
+            if pa.types.is_string(values.type) and pc.any(pc.match_substring(values, " ")).as_py():
+                return True
+        return False
+    return bool(pd.Series(col).str.contains(" ", regex=False).any())
+
+
+# --------------------------------------------------------------------------------------
+# parsing into columns
+# --------------------------------------------------------------------------------------
+
+def _arrow_table(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
+                 threads: bool):
+    return pacsv.read_csv(
+        pa.BufferReader(data),
+        read_options=pacsv.ReadOptions(column_names=list(names), use_threads=threads),
+        parse_options=pacsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
+                                         double_quote=False, escape_char=False,
+                                         ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types=dict(types), include_columns=list(types),
+                                             null_values=[], strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False, check_utf8=True))
+
+
+def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
+    df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=str,
+                     keep_default_na=False, na_filter=True, na_values=[""], quoting=csv.QUOTE_NONE,
+                     skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="strict")
+    if df.shape[1] != len(names):  # ragged lines raise in read_csv; this is a uniform mismatch
+        raise ValueError(f"expected {len(names)} fields, found {df.shape[1]}")
+    if df.isna().to_numpy().any():  # a short line: missing trailing fields
+        raise ValueError("missing fields")
+    df.columns = list(names)
+    return df[list(cols)]
+
+
+def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
+    """Arrow column types for the reader (None values in pandas mode)."""
+    if not _USE_ARROW:
+        return dict.fromkeys(cols)
+    special = {"rank": pa.int64(), "score": pa.float64()}
+    dict_type = pa.dictionary(pa.int32(), pa.string())
+    return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
+
+
+def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
+           types: Mapping[str, Any], threads: bool = True) -> dict[str, Any]:
+    """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str)."""
+    if not _has_data_fast(data):
+        what = "run" if kind == "run" else "qrels"
+        raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
+    plan = _delimiter(data)
+    attempts: list[tuple[bytes | None, bytes, bool]] = []
+    if plan is not None:
+        attempts.append((data, *plan))
+    attempts.append((None, b" ", False))  # normalised
+    last: BaseException | None = None
+    for buf, d, check in attempts:
+        if buf is None:
+            buf = _normalise(data, kind)
+        try:
+            if _USE_ARROW:
+                t = _arrow_table(buf, d, names, types, threads)
+                cols = {c: t.column(c) for c in types}
+            else:
+                df = _pandas_table(buf, d, names, list(types))
+                cols = {c: df[c] for c in types}
+        except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
+            last = e
+            continue
+        if check and any(_has_space(col) for col in cols.values()):
+            continue
+        return cols
+    raise _diagnose(data, path, kind, last)
+
+
+def _has_data_fast(data: bytes) -> bool:
+    # Quick accept: a first line with a non-comment character; else walk the lines.
+    head = data.lstrip(b" \t\r\n\f\v")
+    if head and not head.startswith(b"#"):
+        return True
+    return _has_data(data)
+
+
+def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
+    """A numeric column as a list of numpy arrays (zero-copy views of arrow chunks)."""
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        target = pa.int64() if dtype is np.int64 else pa.float64()
+        if col.type != target:
+            col = pc.cast(col, target)  # raises ArrowInvalid (a ValueError) on bad text
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        return [c.to_numpy(zero_copy_only=False) for c in chunks]
+    return [pd.Series(col).astype(dtype).to_numpy()]
+
+
+def _concat(chunks: Sequence[np.ndarray], dtype: type) -> np.ndarray:
+    if not chunks:
+        return np.array([], dtype=dtype)
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: str) -> None:
+    offset = 0
+    for values in chunks:
+        ok = np.isfinite(values)
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            n = int((~ok).sum())
+            lineno, line = _nth_data_line(data, offset + row)
+            more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
+            raise _fail(path, lineno, line, f"{what} is {values[row]!r}, not a finite number{more}")
+        offset += len(values)
+
+
+def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True) -> dict[str, Any]:
+    """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks)."""
+    names = ["topic", "doc", "rank", "score"] + (["tag"] if want_tag else [])
+    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads)
+    try:
+        cols["rank"] = _num_chunks(cols["rank"], np.int64)
+        cols["score"] = _num_chunks(cols["score"], np.float64)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _diagnose(data, path, "run", e) from None
+    _check_finite(cols["score"], data, path, "score")
+    cols["n"] = sum(len(c) for c in cols["rank"])
+    return cols
+
+
+# --------------------------------------------------------------------------------------
+# categorical encoding (sorted categories)
+# --------------------------------------------------------------------------------------
+
+def _arrow_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
+    """(codes, dictionary) of arrow string or dictionary chunks, one shared dictionary."""
+    if pa.types.is_dictionary(chunks[0].type):
+        # Small per-chunk dictionaries (topics, tags): unify them, remap the indices.
+        all_dict = pa.concat_arrays([c.dictionary for c in chunks])
+        enc = pc.dictionary_encode(all_dict)
+        remap = enc.indices.to_numpy(zero_copy_only=False)
+        offsets = np.cumsum([0] + [len(c.dictionary) for c in chunks])
+        codes = np.concatenate([remap[off + c.indices.to_numpy(zero_copy_only=False)]
+                                for off, c in zip(offsets, chunks)])
+        return codes, enc.dictionary
+    return _encode_group(chunks)
+
+
+def _encode_group(chunks: list[Any]) -> tuple[np.ndarray, Any]:
+    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
+    dictionary = enc.chunk(0).dictionary
+    # dictionary_encode shares one memo table across chunks: every chunk then points
+    # at the same dictionary buffer (comparing the contents would cost more).
+    if len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) == 1:
+        return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]), dictionary
+    combined = enc.combine_chunks()  # pragma: no cover - other pyarrow versions
+    return combined.indices.to_numpy(zero_copy_only=False), combined.dictionary  # pragma: no cover
+
+
+def _categorical(parts: Sequence[Any]) -> pd.Categorical:
+    """One categorical from several string columns; categories sorted by code point."""
+    if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
+        chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
+        chunks = [c for c in chunks if len(c)]
+        if not chunks:
+            return pd.Categorical([], categories=pd.Index([], dtype=str))
+        indices, dictionary = _arrow_codes(chunks)
+        order = pc.array_sort_indices(dictionary).to_numpy()
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = rank[indices]
+        categories = pd.Index(dictionary.take(pa.array(order)).to_pandas(), dtype=str)
+    else:
+        values = (np.concatenate([np.asarray(p, dtype=object) for p in parts])
+                  if parts else np.array([], dtype=object))
+        codes, uniques = pd.factorize(values, sort=True)
+        categories = pd.Index(uniques, dtype=str)
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories), validate=False)
+
+
+def _unique_strings(col: Any) -> list[str]:
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        return sorted(set(_categorical([col]).categories))
+    return list(pd.unique(np.asarray(col, dtype=object)))
+
+
+def _constant_categorical(name: str, n: int) -> pd.Categorical:
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
+                                     dtype=pd.CategoricalDtype(pd.Index([name], dtype=str)),
+                                     validate=False)
+
+
+def _role_names(columns: Mapping[str, str] | None, roles: Sequence[str]) -> dict[str, str]:
+    columns = dict(columns or {})
+    unknown = set(columns) - set(roles)
+    if unknown:
+        raise ValueError(f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(roles)}")
+    return {r: columns.get(r, r) for r in roles}
+
+
+# --------------------------------------------------------------------------------------
+# public readers
+# --------------------------------------------------------------------------------------
+
+def read_run(path: PathLike | Any, system: str | None = None, *,
+             columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read a TREC run file into a run frame.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        ``topic Q0 doc rank score tag`` lines, separated by spaces and/or tabs;
+        fields after the sixth are ignored.  Gzip is detected and read transparently.
+        Blank lines and lines starting with ``#`` are skipped.
+    system : str, optional
+        System name for every row.  ``None`` (default) takes it from the tag
+        (6th) column, so a file holding several tags gives several systems.
+    columns : mapping, optional
+        Output column names by role (``{"doc": "docno"}``); roles are
+        ``system, topic, doc, rank, score``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system, topic, doc, rank, score`` in file order.  Ids are
+        ``category`` columns with categories sorted by code point; ``rank`` is
+        int64 (as written; trec_eval ignores it), ``score`` float64.
+
+    Raises
+    ------
+    irframe.errors.ParseError
+        A malformed line (fewer than 6 fields, non-integer rank, non-numeric or
+        non-finite score, invalid UTF-8) — the message names the file, the
+        1-based line number and the line — or a file without data lines.
+
+    Examples
+    --------
+    >>> import io, irframe.io as iio
+    >>> text = "051 Q0 d1 1 2.5 bm25\\n051 Q0 d2 2 1.25 bm25\\n"
+    >>> run = iio.read_run(io.StringIO(text))
+    >>> run
+      system topic doc  rank  score
+    0   bm25   051  d1     1   2.50
+    1   bm25   051  d2     2   1.25
+    >>> run.dtypes.astype(str).tolist()
+    ['category', 'category', 'category', 'int64', 'float64']
+    >>> iio.read_run(io.StringIO(text), system="mine").system.tolist()
+    ['mine', 'mine']
+    """
+    if system is not None and not isinstance(system, str):
+        raise TypeError(f"system must be a str or None, got {type(system).__name__}")
+    name = _name_of(path)
+    data = _read_bytes(path)
+    cols = _read_run_columns(data, name, want_tag=system is None)
+    n = cols["n"]
+    sys_col = _categorical([cols["tag"]]) if system is None else _constant_categorical(system, n)
+    return _run_frame(sys_col, _categorical([cols["topic"]]), _categorical([cols["doc"]]),
+                      _concat(cols["rank"], np.int64), _concat(cols["score"], np.float64), columns)
+
+
+def _run_frame(system, topic, doc, rank, score, columns) -> pd.DataFrame:
+    n = _role_names(columns, _RUN_ROLES)
+    return pd.DataFrame({n["system"]: system, n["topic"]: topic, n["doc"]: doc,
+                         n["rank"]: rank, n["score"]: score}, copy=False)
+
+
+def _strip_suffixes(name: str) -> str:
+    for suffix in (".gz", ".txt"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    if name.startswith("input.") and len(name) > len("input."):
+        name = name[len("input."):]
+    return name
+
+
+def _file_system_name(path: PathLike) -> str:
+    """System name of a run file: the file name without ``.gz``/``.txt`` and ``input.``.
+
+    >>> _file_system_name("runs/input.bm25.gz"), _file_system_name("a/rm3.txt.gz")
+    ('bm25', 'rm3')
+    """
+    return _strip_suffixes(os.path.basename(os.fspath(path)))
+
+
+def _expand(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
+    if isinstance(paths_or_glob, (str, os.PathLike)):
+        p = os.fspath(paths_or_glob)
+        if os.path.isdir(p):
+            files = sorted(os.path.join(p, f) for f in os.listdir(p)
+                           if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
+            if not files:
+                raise FileNotFoundError(f"no run files in directory {p!r}")
+            return files
+        if _glob.has_magic(p):
+            files = sorted(f for f in _glob.glob(p) if os.path.isfile(f))
+            if not files:
+                raise FileNotFoundError(f"no file matches {p!r}")
+            return files
+        return [p]
+    files = [os.fspath(p) for p in paths_or_glob]
+    if not files:
+        raise ValueError("read_runs() got an empty list of paths")
+    return files
+
+
+def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
+              system: str | Callable[[str], str] = "file", *,
+              columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read many TREC run files into one run frame.
+
+    Parameters
+    ----------
+    paths_or_glob : str, os.PathLike or iterable of them
+        A list of files, a glob pattern (``"runs/*.gz"``) or a directory (every
+        non-hidden file in it).  Files are read in sorted order for globs and
+        directories, in the given order for lists.
+    system : {"file", "tag"} or callable, default "file"
+        How each file's rows are named: ``"file"`` — the file name without
+        ``.gz``/``.txt`` and without a leading ``input.`` (TREC's
+        ``input.<runid>.gz``); ``"tag"`` — the tag column (6th field);
+        a callable ``f(path) -> str``.
+    columns : mapping, optional
+        Output column names by role, as in :func:`read_run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, topic, doc, rank, score``, files concatenated in order; the id
+        columns are categoricals (categories sorted) shared by all files.
+
+    Raises
+    ------
+    ValueError
+        Two files give the same system name (names both files).
+    irframe.errors.ParseError
+        A malformed line in any file (file, line number and line in the message).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, irframe.io as iio
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "input.bm25.gz").write_bytes(__import__("gzip").compress(b"1 Q0 a 1 3.0 x\\n"))
+    >>> _ = (d / "rm3.txt").write_text("1 Q0 b 1 2.0 y\\n1 Q0 a 2 1.0 y\\n")
+    >>> iio.read_runs(d)
+      system topic doc  rank  score
+    0   bm25     1   a     1    3.0
+    1    rm3     1   b     1    2.0
+    2    rm3     1   a     2    1.0
+    >>> iio.read_runs(sorted(d.iterdir()), system="tag").system.tolist()
+    ['x', 'y', 'y']
+    """
+    files = _expand(paths_or_glob)
+    if system == "file":
+        namer: Callable[[str], str] | None = _file_system_name
+    elif system == "tag":
+        namer = None
+    elif callable(system):
+        namer = system
+    else:
+        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
+
+    names: list[str] = []
+    seen: dict[str, str] = {}
+    if namer is not None:
+        for f in files:
+            name = namer(f)
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
+            if name in seen:
+                raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
+                                 "rename a file or pass system='tag' or a callable")
+            seen[name] = f
+            names.append(name)
+
+    def load(f: str) -> dict[str, Any]:
+        # One file per worker thread (pyarrow releases the GIL), no nested threads.
+        return _read_run_columns(_read_bytes(f), f, want_tag=namer is None, threads=len(files) == 1)
+
+    workers = min(len(files), os.cpu_count() or 1, 8)
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(load, files))
+    else:
+        parts = [load(f) for f in files]
+
+    if namer is None:
+        for f, p in zip(files, parts):
+            for t in _unique_strings(p["tag"]):
+                if t in seen:
+                    raise ValueError(f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
+                                     "pass system='file' or a callable to name systems by file")
+                seen[t] = f
+    if namer is None:
+        sys_col = _categorical([p["tag"] for p in parts])
+    else:
+        order = np.argsort(np.array(names, dtype=object), kind="stable")
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = np.repeat(rank, [p["n"] for p in parts])
+        sys_col = pd.Categorical.from_codes(
+            codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)
+    return _run_frame(sys_col, _categorical([p["topic"] for p in parts]),
+                      _categorical([p["doc"] for p in parts]),
+                      _concat([c for p in parts for c in p["rank"]], np.int64),
+                      _concat([c for p in parts for c in p["score"]], np.float64), columns)
+
+
+def _detect_qrels_kind(second: pd.Categorical) -> str:
+    # trec qrels have a constant iteration column (usually "0"); diversity ones number subtopics.
+    return "diversity" if len(second.categories) > 1 else "trec"
+
+
+def read_qrels(path: PathLike | Any, kind: str = "trec", *,
+               columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read a TREC qrels file.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        Four whitespace-separated fields per line; gzip read transparently; blank
+        lines and lines starting with ``#`` skipped.
+    kind : {"trec", "diversity", "auto"}, default "trec"
+        ``"trec"``: ``topic iter doc rel`` (``iter`` ignored) → columns
+        ``topic, doc, rel``.  ``"diversity"``: ``topic subtopic doc rel`` (ndeval)
+        → ``topic, subtopic, doc, rel``.  ``"auto"``: diversity when the second
+        field takes more than one value in the file, trec otherwise.
+    columns : mapping, optional
+        Output column names by role (``topic, subtopic, doc, rel``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows in file order.  Ids are ``category`` columns (categories sorted);
+        ``rel`` is int64 when every grade is written as an integer, float64
+        otherwise (``"1.7"`` stays 1.7; trec_eval truncates it to 1 when
+        computing its measures, which irframe's trec_eval measures do too).
+
+    Raises
+    ------
+    irframe.errors.ParseError
+        A line without exactly 4 fields, a non-numeric or non-finite grade,
+        or a file without data lines; the message names file, line number and line.
+
+    Examples
+    --------
+    >>> import io, irframe.io as iio
+    >>> q = iio.read_qrels(io.StringIO("# judged by NIST\\n051 0 d1 1\\n051 0 d2 0\\n"))
+    >>> q
+      topic doc  rel
+    0   051  d1    1
+    1   051  d2    0
+    >>> q.rel.dtype
+    dtype('int64')
+    >>> iio.read_qrels(io.StringIO("7 1 d1 1\\n7 2 d1 0\\n"), kind="auto").columns.tolist()
+    ['topic', 'subtopic', 'doc', 'rel']
+    """
+    if kind not in ("trec", "diversity", "auto"):
+        raise ValueError(f"kind must be 'trec', 'diversity' or 'auto', got {kind!r}")
+    name = _name_of(path)
+    data = _read_bytes(path)
+    fields = ("topic", "second", "doc", "rel")
+    types: dict[str, Any]
+    want_second = kind != "trec"
+    keys = ["topic"] + (["second"] if want_second else []) + ["doc", "rel"]
+    types = {k: (pa.string() if pa is not None else None) for k in keys}
+    cols = _parse(data, name, "diversity" if kind == "diversity" else "trec", fields, types)
+    rel = _parse_rel(cols["rel"], data, name, kind)
+    second = _categorical([cols["second"]]) if want_second else None
+    if kind == "auto":
+        kind = _detect_qrels_kind(second)
+    n = _role_names(columns, _QRELS_ROLES)
+    out: dict[str, Any] = {n["topic"]: _categorical([cols["topic"]])}
+    if kind == "diversity":
+        out[n["subtopic"]] = second
+    out[n["doc"]] = _categorical([cols["doc"]])
+    out[n["rel"]] = rel
+    return pd.DataFrame(out, copy=False)
+
+
+def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
+    k = "diversity" if kind == "diversity" else "trec"
+    try:
+        return _concat(_num_chunks(col, np.int64), np.int64)
+    except (ValueError, TypeError, OverflowError):
+        pass
+    try:
+        rel = _num_chunks(col, np.float64)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _diagnose(data, path, k, e) from None
+    _check_finite(rel, data, path, "relevance")
+    return _concat(rel, np.float64)
+
+
+# --------------------------------------------------------------------------------------
+# writers
+# --------------------------------------------------------------------------------------
+
+def _id_strings(s: pd.Series, what: str) -> pd.Series:
+    """Id column as strings, checking that they can be written and read back."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        uniques = pd.Series(s.cat.categories[np.unique(s.cat.codes[s.cat.codes >= 0])])
+        if (s.cat.codes < 0).any():
+            raise InputError(f"{what} has missing ids; drop or fill them before writing")
+    else:
+        if s.isna().any():
+            raise InputError(f"{what} has missing ids; drop or fill them before writing")
+        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            raise InputError(f"{what} holds numbers (dtype {s.dtype}); ids must be strings "
+                             f"(convert with .astype(str) if the numbers are the ids)")
+        uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))
+    u = uniques.astype(str)
+    bad = u.str.contains(_ID_BAD_RE) | (u == "")
+    if bad.any():
+        raise InputError(f"{what} has ids that are empty or contain whitespace, which TREC files "
+                         f"cannot hold: {u[bad].head(5).tolist()!r}")
+    return s.astype(str)
+
+
+def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
+    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+        raise InputError(f"{what} must be numeric, got dtype {s.dtype}")
+    v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not np.isfinite(v).all():
+        raise InputError(f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s); "
+                         "TREC files need finite numbers")
+    return v
+
+
+def _float_text(v: np.ndarray) -> np.ndarray:
+    """Shortest repr that reads back to the same float64 (numpy's dragon4)."""
+    return v.astype(str)
+
+
+def format_run(df: pd.DataFrame, tag: str | None = None, *,
+               columns: Mapping[str, str] | None = None) -> str:
+    """Format a run frame as TREC run text (``topic Q0 doc rank score tag`` lines).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A run frame: ``system, topic, doc`` and ``score`` and/or ``rank``.  Not modified.
+    tag : str, optional
+        Run tag written in the 6th field of every line; default: the ``system``
+        column (a frame with several systems keeps them apart).
+    columns : mapping, optional
+        Input column names by role.
+
+    Returns
+    -------
+    str
+        One line per row, in frame order, single-space separated, ending in a
+        newline.  Scores are written with the shortest text that reads back to
+        the same float64.  A missing ``rank`` is the 1-based position by score
+        (descending, stable) within (system, topic); a missing ``score`` is
+        ``-rank``.
+
+    Examples
+    --------
+    >>> import pandas as pd, irframe.io as iio
+    >>> run = pd.DataFrame({"system": "bm25", "topic": ["051", "051"], "doc": ["d1", "d2"],
+    ...                     "score": [2.5, 0.1]})
+    >>> print(iio.format_run(run), end="")
+    051 Q0 d1 1 2.5 bm25
+    051 Q0 d2 2 0.1 bm25
+    """
+    n = _role_names(columns, _RUN_ROLES)
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    need = [n["topic"], n["doc"]] + ([n["system"]] if tag is None else [])
+    missing = [c for c in need if c not in df.columns]
+    if n["score"] not in df.columns and n["rank"] not in df.columns:
+        missing.append(f"{n['score']} (or {n['rank']})")
+    if missing:
+        raise ColumnError(f"run frame is missing column(s) {missing}; found {list(map(str, df.columns))}"
+                          + ("; pass tag= to write a frame without a system column" if tag is None
+                             and n["system"] in missing else ""))
+    if tag is not None and (not isinstance(tag, str) or not tag or _ID_BAD_RE.search(tag)):
+        raise ValueError(f"tag must be a non-empty str without whitespace, got {tag!r}")
+    if len(df) == 0:
+        return ""
+    topic = _id_strings(df[n["topic"]], "topic column")
+    if topic.str.startswith("#").any():
+        raise InputError("topic ids starting with '#' would be read back as comment lines")
+    doc = _id_strings(df[n["doc"]], "doc column")
+    if tag is None:
+        tags = _id_strings(df[n["system"]], "system column")
+    else:
+        tags = pd.Series(tag, index=df.index, dtype=str)
+    if n["score"] in df.columns:
+        score = _finite_floats(df[n["score"]], "score column")
+    if n["rank"] in df.columns:
+        r = df[n["rank"]]
+        if not pd.api.types.is_integer_dtype(r.dtype):
+            rv = _finite_floats(r, "rank column")
+            if (rv != np.round(rv)).any():
+                raise InputError("rank column has non-integer values")
+            rank = rv.astype(np.int64)
+        else:
+            rank = r.to_numpy(dtype=np.int64)
+    else:
+        keys = pd.DataFrame({"s": tags.to_numpy(), "t": topic.to_numpy(), "x": -score})
+        order = np.lexsort((np.arange(len(keys)), -score, keys["t"].to_numpy(), keys["s"].to_numpy()))
+        rank = np.empty(len(df), dtype=np.int64)
+        grp = keys[["s", "t"]].iloc[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (grp["s"].to_numpy()[1:] != grp["s"].to_numpy()[:-1]) | \
+                    (grp["t"].to_numpy()[1:] != grp["t"].to_numpy()[:-1])
+        starts = np.flatnonzero(first)
+        pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.append(starts, len(order))))
+        rank[order] = pos + 1
+    if n["score"] not in df.columns:
+        score = -rank.astype(np.float64)
+    out = pd.DataFrame({"t": topic.to_numpy(), "q": "Q0", "d": doc.to_numpy(),
+                        "r": rank.astype(str), "s": _float_text(score), "g": tags.to_numpy()})
+    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+
+
+def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) -> str:
+    """Format a qrels frame as TREC qrels text.
+
+    ``topic 0 doc rel`` lines, or ``topic subtopic doc rel`` when the frame has a
+    ``subtopic`` column.  Integer grades are written as integers, float grades
+    with the shortest text that reads back to the same float64.
+
+    Examples
+    --------
+    >>> import pandas as pd, irframe.io as iio
+    >>> q = pd.DataFrame({"topic": ["051", "051"], "doc": ["d1", "d2"], "rel": [2, 0]})
+    >>> print(iio.format_qrels(q), end="")
+    051 0 d1 2
+    051 0 d2 0
+    """
+    n = _role_names(columns, _QRELS_ROLES)
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
+    if missing:
+        raise ColumnError(f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}")
+    if len(df) == 0:
+        return ""
+    topic = _id_strings(df[n["topic"]], "topic column")
+    if topic.str.startswith("#").any():
+        raise InputError("topic ids starting with '#' would be read back as comment lines")
+    doc = _id_strings(df[n["doc"]], "doc column")
+    if n["subtopic"] in df.columns:
+        second = _id_strings(df[n["subtopic"]], "subtopic column").to_numpy()
+    else:
+        second = "0"
+    r = df[n["rel"]]
+    if pd.api.types.is_integer_dtype(r.dtype) and not pd.api.types.is_bool_dtype(r.dtype):
+        if r.isna().any():
+            raise InputError("rel column has missing values")
+        rel = r.to_numpy(dtype=np.int64).astype(str)
+    else:
+        rel = _float_text(_finite_floats(r, "rel column"))
+    out = pd.DataFrame({"t": topic.to_numpy(), "i": second, "d": doc.to_numpy(), "r": rel})
+    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+
+
+def _write_text(text: str, path: PathLike) -> None:
+    data = text.encode("utf-8")
+    p = os.fspath(path)
+    if p.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    with open(p, "wb") as fh:
+        fh.write(data)
+
+
+def write_run(df: pd.DataFrame, path: PathLike, tag: str | None = None, *,
+              columns: Mapping[str, str] | None = None) -> None:
+    """Write a run frame as a TREC run file (gzip when ``path`` ends in ``.gz``).
+
+    ``read_run(path)`` gives the frame back: same rows and order, ids as
+    categoricals, ``rank`` int64, ``score`` float64 equal to the last bit.
+    See :func:`format_run` for the format and the options; ``df`` is not modified.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, irframe.io as iio
+    >>> run = pd.DataFrame({"system": "s", "topic": ["1", "1"], "doc": ["a", "b"],
+    ...                     "rank": [1, 2], "score": [0.3, 0.1 + 0.2]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.txt.gz")
+    >>> iio.write_run(run, path)
+    >>> iio.read_run(path).score.tolist() == run.score.tolist()
+    True
+    """
+    _write_text(format_run(df, tag, columns=columns), path)
+
+
+def write_qrels(df: pd.DataFrame, path: PathLike, *, columns: Mapping[str, str] | None = None) -> None:
+    """Write a qrels frame as a TREC qrels file (gzip when ``path`` ends in ``.gz``).
+
+    See :func:`format_qrels` for the format; ``df`` is not modified.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, irframe.io as iio
+    >>> q = pd.DataFrame({"topic": ["051"], "doc": ["d1"], "rel": [1.5]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> iio.write_qrels(q, path)
+    >>> iio.read_qrels(path).rel.tolist()
+    [1.5]
+    """
+    _write_text(format_qrels(df, columns=columns), path)

@@ -1,0 +1,156 @@
+"""Tests of the command line: `irframe eval` must print what trec_eval 9.0.8 prints."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from irframe import cli
+
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+EXPECTED = DATA / "expected_v9.0.8"
+REPO = Path(__file__).resolve().parents[1]
+
+_DEFAULT_LINE = re.compile(r"^(runid|num_q|%s) " % "|".join(re.escape(m) for m in cli.TREC_EVAL_DEFAULT))
+
+
+def run_main(*argv: str) -> str:
+    out = io.StringIO()
+    assert cli.main(list(argv), out=out) == 0
+    return out.getvalue()
+
+
+def default_lines(expected: Path) -> str:
+    """The lines of a `-m all_trec` output that belong to trec_eval's default measures."""
+    lines = expected.read_text().splitlines(keepends=True)
+    return "".join(line for line in lines if _DEFAULT_LINE.match(line))
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def test_format_trec_line():
+    assert cli.format_trec_line("map", "all", 0.17854506) == "map                   \tall\t0.1785"
+    assert cli.format_trec_line("num_rel_ret", "301", 71.0, integer=True) == "num_rel_ret           \t301\t71"
+    assert cli.format_trec_line("runid", "all", "STANDARD") == "runid                 \tall\tSTANDARD"
+    assert cli.format_trec_line("x", "1", -0.5) == "x                     \t1\t-0.5000"
+
+
+def test_default_measures_are_trec_evals():
+    names = [line.split()[0] for line in (EXPECTED / "out.test").read_text().splitlines()]
+    assert names[:2] == ["runid", "num_q"]
+    assert tuple(names[2:]) == cli.TREC_EVAL_DEFAULT
+
+
+def test_parser():
+    p = cli.build_parser()
+    a = p.parse_args(["eval", "q", "r1", "r2", "-m", "AP", "nDCG@10", "-m", "P_10", "-q", "-c",
+                      "-l", "2", "-M", "100", "-J", "--order", "rank", "--format", "csv"])
+    assert a.qrels == "q" and a.runs == ["r1", "r2"]
+    assert a.measures == ["AP", "nDCG@10", "P_10"]
+    assert a.per_topic and a.complete and a.judged_only
+    assert (a.rel_level, a.depth, a.order, a.format) == (2, 100, "rank", "csv")
+    with pytest.raises(SystemExit):
+        p.parse_args(["eval", "q", "r", "--order", "sideways"])
+
+
+# ----------------------------------------------------------------------------- trec_eval outputs
+
+def test_default_output_equals_trec_eval():
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"))
+    assert out == (EXPECTED / "out.test").read_text()
+
+
+@pytest.mark.parametrize("args, qrels, run, expected", [
+    (["-q"], "qrels.test", "results.test", "out.test.aq"),
+    (["-q", "-c"], "qrels.test", "results.trunc", "out.test.aqc"),
+    (["-q", "-c", "-M", "100"], "qrels.test", "results.trunc", "out.test.aqcM"),
+    (["-q", "-l", "2"], "qrels.rel_level", "results.test", "out.test.aql"),
+])
+def test_per_topic_outputs_equal_trec_eval(args, qrels, run, expected):
+    out = run_main("eval", str(DATA / qrels), str(DATA / run), *args)
+    assert out == default_lines(EXPECTED / expected)
+
+
+def test_qrels_with_comments_same_output():
+    out = run_main("eval", str(DATA / "qrels.test.with-comments"), str(DATA / "results.test"))
+    # the commented file differs in one docno (CR#93E-1860, judged 0): same numbers
+    assert out == (EXPECTED / "out.test").read_text()
+
+
+def test_names_printed_as_passed():
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "P@10", "map",
+                   "num_rel_ret")
+    lines = out.splitlines()
+    assert [line.split("\t")[0].strip() for line in lines] == ["runid", "num_q", "AP", "P@10", "map",
+                                                               "num_rel_ret"]
+    assert lines[2] == "AP                    \tall\t0.1785"
+    assert lines[3] == "P@10                  \tall\t0.3000"
+    assert lines[5] == "num_rel_ret           \tall\t131"
+
+
+def test_several_runs_one_block_each(tmp_path):
+    second = tmp_path / "input.other.gz"
+    import gzip
+    second.write_bytes(gzip.compress((DATA / "results.trunc").read_bytes()))
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), str(second), "-m", "map")
+    assert out == ("runid                 \tall\tSTANDARD\nnum_q                 \tall\t3\n"
+                   "map                   \tall\t0.1785\n"
+                   "runid                 \tall\tSTANDARD\nnum_q                 \tall\t2\n"
+                   "map                   \tall\t0.1523\n")
+    # (0.0324 + 0.2723) / 2: the per-topic values of trec_eval's out.test.aqc, 2 topics without -c
+
+
+def test_csv_and_json(tmp_path):
+    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "num_ret", "-q"]
+    df = pd.read_csv(io.StringIO(run_main(*args, "--format", "csv")), dtype={"topic": str})
+    assert df.columns.tolist() == ["run", "topic", "measure", "value"]
+    assert len(df) == 3 * 2 + 3                       # per topic + num_q + 2 summaries
+    summary = df[df.topic == "all"].set_index("measure")["value"]
+    assert summary["num_q"] == 3 and summary["num_ret"] == 1500
+    assert summary["AP"] == pytest.approx(0.178545, abs=1e-6)
+    rows = json.loads(run_main(*args, "--format", "json"))
+    assert {tuple(r) for r in rows} == {("run", "topic", "measure", "value")}
+    assert [r["value"] for r in rows if r["topic"] == "all" and r["measure"] == "num_ret"] == [1500]
+    assert len(rows) == len(df)
+
+
+def test_bad_input_exit_status(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("301 Q0 doc 1\n")
+    assert cli.main(["eval", str(DATA / "qrels.test"), str(bad)], out=io.StringIO()) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("irframe: error:") and "line 1" in err and str(bad) in err
+    assert cli.main(["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "NoSuchMeasure"],
+                    out=io.StringIO()) == 1
+    assert "NoSuchMeasure" in capsys.readouterr().err
+
+
+def test_python_dash_m():
+    """`python -m irframe eval ...` works and prints trec_eval's out.test."""
+    r = subprocess.run([sys.executable, "-m", "irframe", "eval", str(DATA / "qrels.test"),
+                        str(DATA / "results.test")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (EXPECTED / "out.test").read_text()
+
+
+@pytest.mark.shared
+def test_robust03_matches_trec_eval_908(shared_data):
+    """A real run: per-topic default measures equal trec_eval 9.0.8's output."""
+    base = shared_data / "robust03"
+    run = base / "runs" / "input.pircRBa1.gz"
+    expected = base / "expected" / "trec_eval_9.0.8" / "pircRBa1.all_trec.q.txt.gz"
+    qrels = base / "qrels" / "robust03_qrels.txt.gz"
+    if not (run.exists() and expected.exists() and qrels.exists()):
+        pytest.skip("robust03 files not in shared data")
+    import gzip
+    text = gzip.decompress(expected.read_bytes()).decode()
+    want = "".join(line for line in text.splitlines(keepends=True) if _DEFAULT_LINE.match(line))
+    out = run_main("eval", str(qrels), str(run), "-q")
+    assert out == want

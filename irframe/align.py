@@ -291,6 +291,17 @@ def _factorize(s: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray]:
     return codes, uniques
 
 
+def _lookup(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Position of each key in ``values`` (unique strings), -1 when absent."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return pd.Index(values).get_indexer(keys)
+    pos = pc.index_in(pa.array(keys, pa.string()), value_set=pa.array(values, pa.string()))
+    return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
 def _cells(cell: np.ndarray, n_space: int, q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
     """Compact ids of the (topic, doc) cells of the run rows, and the ids of the qrels cells.
 
@@ -468,7 +479,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     r_doc, docs = _factorize(runs[rc.doc], sort=False)
 
     # doc codes shared by run and qrels
-    q_doc_map = pd.Index(docs).get_indexer(q_docs)
+    q_doc_map = _lookup(docs, q_docs)
     new = q_doc_map < 0
     if new.any():
         q_doc_map[new] = len(docs) + np.arange(int(new.sum()))
@@ -563,7 +574,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     sc = sc[perm] if sc is not None else np.full(len(src), np.nan)
 
     # ---- run duplicates: (system, topic, doc) twice -------------------------------------
-    if _sorted_has_duplicates(group_key // max(n_t, 1), len(systems), cell[perm], n_cells):
+    if _sorted_has_duplicates(r_sys_s[perm], len(systems), cell[perm], n_cells):
         r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # duplicates="first": evaluate the de-duplicated frame

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import rarity as _rar
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, parse_measure, register
+from .trec import num_rel_topic
 
 
 def _level(ctx: EvalContext, m: Measure) -> float:
@@ -36,12 +37,7 @@ def _lookup(ctx: EvalContext, m: Measure) -> _rar.RarityLookup:
 
 
 def _num_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    def build():
-        a = ctx.aligned
-        t = np.trunc(a.qrels_rel)
-        ok = (t >= level) & (t >= 0)
-        return np.bincount(a.qrels_topic, weights=ok, minlength=len(a.topics)).astype(np.int64)
-    return ctx.memo(("num_rel_topic", level), build)[ctx.aligned.group_topic]
+    return num_rel_topic(ctx, level)[ctx.aligned.group_topic]
 
 
 def _base(ctx: EvalContext, name: str, m: Measure, level: float) -> np.ndarray:

@@ -51,6 +51,11 @@ def _cum_rel(ctx: EvalContext, level: float) -> np.ndarray:
                     lambda: segment_cumsum(_is_rel(ctx, level).astype(np.int64), ctx.aligned.offsets))
 
 
+def num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
+    """trec_eval's recall base per topic: judged docs with truncated grade >= level (and >= 0)."""
+    return _num_rel_topic(ctx, level)
+
+
 def _num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
     def build():
         a = ctx.aligned
@@ -73,16 +78,20 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def _hits(ctx: EvalContext, level: float, k) -> np.ndarray:
-    """Relevant documents in the top ``k`` of each group (k scalar, per-group array, or None = all).
+def _count_at(ctx: EvalContext, cum: np.ndarray, k) -> np.ndarray:
+    """Value of a per-row running count at position min(k, length) of every group.
 
-    Read off the per-row running count at position min(k, length): O(groups), no pass over rows.
+    ``k`` is a scalar, a per-group array, or None (whole ranking): O(groups), no pass over rows.
     """
     a = ctx.aligned
     n = a.group_len if k is None else np.minimum(a.group_len, k)
-    cum = _cum_rel(ctx, level)
     idx = a.offsets[:-1] + n - 1
     return np.where(n > 0, cum[np.maximum(idx, 0)] if len(cum) else 0, 0).astype(np.float64)
+
+
+def _hits(ctx: EvalContext, level: float, k) -> np.ndarray:
+    """Relevant documents in the top ``k`` of each group."""
+    return _count_at(ctx, _cum_rel(ctx, level), k)
 
 
 def _num_ret(ctx, m):
@@ -170,9 +179,7 @@ def _judged(ctx, m):
     a = ctx.aligned
     judged = ctx.memo("cum_judged", lambda: segment_cumsum((~np.isnan(a.row_rel)).astype(np.int64), a.offsets))
     n = a.group_len if m.cutoff is None else np.minimum(a.group_len, m.cutoff)
-    idx = a.offsets[:-1] + n - 1
-    count = np.where(n > 0, judged[np.maximum(idx, 0)] if len(judged) else 0, 0)
-    return _safe_div(count, n)
+    return _safe_div(_count_at(ctx, judged, m.cutoff), n)
 
 
 def _bpref(ctx, m):

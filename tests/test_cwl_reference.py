@@ -1,0 +1,183 @@
+"""C/W/L parity with the installed reference tools.
+
+* the ``cwl-eval`` 1.0.12 command (all 10 printed columns, residuals included) on the
+  cwl_eval fixtures, on the cwl authors' AQUAINT runs, and on TREC 2003 Robust runs with
+  gains = grade / 2;
+* ``ir_measures``: ``RBP(p=0.8,rel=1)`` (its cwl_eval provider) and ``ERR@k`` (its gdeval
+  provider, perl) on Robust03 runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irframe as irf
+from irframe.cwl import cwl
+
+from test_cwl import DATA, assert_matches_cwl_eval, read_expected, read_gains, read_metrics, read_result
+
+COLS = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
+EXTRA_METRICS = ["NERReq8CWLMetric(10)", "NERReq9CWLMetric(5)", "NERReq10CWLMetric(0.9)", "NERReq11CWLMetric(2.0)",
+                 "NPVCWLMetric(0.1)", "SETCWLMetric(0.5,10)", "BPMDCWLMetric(2,20,0.5,1.0,0.3)",
+                 "INSQCWLMetric(2.0)", "TBGCWLMetric(224)"]
+
+
+def cwl_eval_cli(tmp: Path, gain_file: Path, result_file: Path, *args: str) -> list[list[str]]:
+    exe = shutil.which("cwl-eval")
+    if exe is None:
+        pytest.skip("cwl-eval (pip install cwl-eval) is not installed")
+    out = subprocess.run([exe, str(gain_file), str(result_file), "-r", *args], cwd=tmp,  # writes cwl.log in cwd
+                         capture_output=True, text=True, check=True).stdout
+    return [line.split("\t") for line in out.splitlines() if line.strip()]
+
+
+def compare_rows(ds, rows, system):
+    pos = defaultdict(int)
+    n = 0
+    for row in rows:
+        topic = row[0]
+        j = pos[topic]
+        pos[topic] += 1
+        assert str(ds.cwl_name.values[j]).strip() == row[1].strip()
+        for col, text in zip(COLS, row[2:]):
+            got = float(ds[col].sel(system=system, topic=topic).values[j])
+            got_s = f"{got:.4f}"
+            assert got_s == text or (got_s == "-0.0000" and text == "0.0000") or \
+                (got_s == "0.0000" and text == "-0.0000"), (topic, row[1], col, got, text)
+            n += 1
+    return n
+
+
+@pytest.mark.parametrize("gainf,costs", [("qrel_file", False), ("gain_file", True)])
+def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs):
+    metrics = tmp_path / "metrics"
+    metrics.write_text("\n".join(read_metrics(DATA / "metrics_file") + EXTRA_METRICS) + "\n")
+    args = ["-m", str(metrics)] + (["-c", str(DATA / "cost_file")] if costs else [])
+    rows = cwl_eval_cli(tmp_path, DATA / gainf, DATA / "result_file", *args)
+    ds = cwl(read_result(DATA / "result_file"), read_gains(DATA / gainf), read_metrics(metrics),
+             costs=DATA / "cost_file" if costs else None)
+    assert compare_rows(ds, rows, "R1") == len(rows) * 10 == 3 * 36 * 10
+
+
+# ------------------------------------------------------------------------------ AQUAINT (cwl authors' runs)
+@pytest.mark.parametrize("run_name", ["bm25", "lmd", "pl2"])
+@pytest.mark.parametrize("metric_list", ["precision", "rbp"])
+def test_aquaint_runs_match_cwl_eval(shared_data, run_name, metric_list):
+    base = shared_data / "cwl_eval_fixtures"
+    ex = base / "leifos_cwl_examples"
+    qrels = pd.read_csv(ex / "trec_aq_303-689.qrels.gz", sep=r"\s+", header=None, dtype=str,
+                        names=["topic", "it", "doc", "rel"]).astype({"rel": float})[["topic", "doc", "rel"]]
+    run = pd.read_csv(ex / f"aq_{run_name}.res.gz", sep=r"\s+", header=None, dtype=str,
+                      names=["topic", "element_type", "doc", "rank", "score", "system"]).astype({"score": float})
+    ds = cwl(run, qrels, read_metrics(ex / f"{metric_list}_metrics"), max_gain=2.0, residuals=False)
+    expected = read_expected(base / "expected_generated" / f"aq_{run_name}.{metric_list}_metrics.maxgain2.tsv")
+    assert_matches_cwl_eval(ds, expected, str(ds.system.values[0]))
+
+
+# ------------------------------------------------------------------------------ Robust03, gains = grade / 2
+def robust(shared_data, names):
+    runs = irf.read_runs([shared_data / "robust03" / "runs" / f"input.{n}.gz" for n in names])
+    qrels = irf.read_qrels(shared_data / "robust03" / "qrels" / "robust03_qrels.txt.gz")
+    return runs, qrels
+
+
+def _robust_vs_cli(tmp_path, shared_data, name, n_topics, metric_lines):
+    runs, qrels = robust(shared_data, [name])
+    topics = sorted(runs.topic.astype(str).unique())[:n_topics]
+    runs = runs[runs.topic.astype(str).isin(topics)]
+    # cwl_eval reads file order: write the frame as it is (read_run keeps file order)
+    res = tmp_path / "run.txt"
+    with open(res, "w") as f:
+        for t, d, rk, sc, s in zip(runs.topic.astype(str), runs.doc.astype(str), runs["rank"], runs.score,
+                                   runs.system.astype(str)):
+            f.write(f"{t} Q0 {d} {rk} {sc!r} {s}\n")
+    gq = tmp_path / "gains.txt"
+    with open(gq, "w") as f:
+        for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+            f.write(f"{t} 0 {d} {max(g, 0) / 2}\n")
+    mf = tmp_path / "metrics"
+    mf.write_text("\n".join(metric_lines) + "\n")
+    rows = cwl_eval_cli(tmp_path, gq, res, "-m", str(mf))
+    ds = cwl(runs, qrels, metric_lines, gains=lambda g: np.maximum(g, 0) / 2)
+    return compare_rows(ds, rows, name)
+
+
+ROBUST_METRICS = ["PrecisionCWLMetric(10)", "RBPCWLMetric(0.8)", "NDCGCWLMetric(10)", "RRCWLMetric()",
+                  "APCWLMetric()", "INSTCWLMetric(2.0)", "INSQCWLMetric(2.0)", "BPMCWLMetric(1.0,20)",
+                  "UMeasureCWLMetric(50)", "TBGCWLMetric(22)", "IFTGoalRateCWLMetric(2.0,0.9,10, 0.2, 0.9, 10)",
+                  "NERReq11CWLMetric(2.0)"]
+
+
+def test_robust03_matches_cwl_eval_cli(tmp_path, shared_data):
+    # two runs, the first 8 topics each (cwl_eval's Python loops are slow); the full set is slow-marked
+    for name in ("aplrob03a", "pircRBa1"):
+        assert _robust_vs_cli(tmp_path, shared_data, name, 8, ROBUST_METRICS) == 8 * len(ROBUST_METRICS) * 10
+
+
+@pytest.mark.slow
+def test_robust03_matches_cwl_eval_cli_all_topics(tmp_path, shared_data):
+    for name in ("uwmtCR0", "THUIRr0301", "humR03dc"):
+        assert _robust_vs_cli(tmp_path, shared_data, name, 1000, ROBUST_METRICS) > 0
+
+
+# ------------------------------------------------------------------------------ ir_measures
+def _irm_frames(runs, qrels):
+    run_df = pd.DataFrame({"query_id": runs.topic.astype(str), "doc_id": runs.doc.astype(str),
+                           "score": runs.score.astype(float)})
+    q_df = pd.DataFrame({"query_id": qrels.topic.astype(str), "doc_id": qrels.doc.astype(str),
+                         "relevance": qrels.rel.astype(int)})
+    return run_df, q_df
+
+
+def test_rbp_binary_matches_ir_measures(shared_data):
+    ir_measures = pytest.importorskip("ir_measures")
+    runs, qrels = robust(shared_data, ["aplrob03a", "pircRBa1"])
+    # ir_measures sorts by score with a stable sort: ties keep the file order, which is rank order here
+    cube = irf.evaluate(runs, qrels, ["RBP(p=0.8,rel=1)", "RBP(p=0.5,rel=2)"], order="input")
+    n = 0
+    for name in ("aplrob03a", "pircRBa1"):
+        r = runs[runs.system == name]
+        run_df, q_df = _irm_frames(r, qrels)
+        for label, m in (("RBP(p=0.8,rel=1)", ir_measures.RBP(p=0.8, rel=1)),
+                         ("RBP(p=0.5,rel=2)", ir_measures.RBP(p=0.5, rel=2))):
+            for res in ir_measures.iter_calc([m], q_df, run_df):
+                ours = float(cube.sel(system=name, topic=res.query_id, measure=label))
+                # the cwl_eval provider normalises W over 1000 ranks: (1 - p^1000) ~ 1 for p <= 0.8
+                assert ours == pytest.approx(res.value, rel=1e-10, abs=1e-12)
+                n += 1
+    assert n == 2 * 2 * 100
+
+
+def test_rbp_graded_is_twice_cwl_eval_eu_on_half_gains(shared_data):
+    # graded RBP uses the grade itself (ir_measures' trectools provider); cwl_eval on grade/2 gains
+    # computes sum W(i) grade_i / 2 with W = (1-p) p^(i-1) / (1 - p^1000)
+    runs, qrels = robust(shared_data, ["aplrob03a"])
+    cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")
+    ds = cwl(runs, qrels, "RBP@0.8", gains=lambda g: np.maximum(g, 0) / 2, residuals=False)
+    np.testing.assert_allclose(cube.sel(measure="RBP(p=0.8)").values,
+                               2 * ds.EU.sel(measure="RBP@0.8").values * (1 - 0.8 ** 1000), rtol=1e-12)
+
+
+def test_err_matches_ir_measures_gdeval(shared_data):
+    ir_measures = pytest.importorskip("ir_measures")
+    if shutil.which("perl") is None:
+        pytest.skip("perl is needed for gdeval")
+    names = ("aplrob03a", "uwmtCR0")
+    runs, qrels = robust(shared_data, names)
+    cube = irf.evaluate(runs, qrels, ["ERR@20", "ERR@1000"], order="trec_eval10")
+    n = 0
+    for name in names:
+        run_df, q_df = _irm_frames(runs[runs.system == name], qrels)
+        for k in (20, 1000):
+            for res in ir_measures.iter_calc([ir_measures.ERR @ k], q_df, run_df):
+                ours = float(cube.sel(system=name, topic=res.query_id, measure=f"ERR@{k}"))
+                assert ours == pytest.approx(res.value, abs=5e-6)   # gdeval prints %.5f
+                n += 1
+    assert n == 2 * 2 * 100

@@ -148,6 +148,12 @@ class IrAccessor:
         from .cwl import cwl
         return cwl(self._obj, self._qrels(qrels), measures, gains=gains, costs=costs, **options)
 
+    def cwla_grid(self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None,
+                  **options: Any) -> xr.DataArray:
+        """Every C × A combination of seed 002's Table 3 in one cube; see :func:`irframe.cwl.cwla_grid`."""
+        from .cwl import cwla_grid
+        return cwla_grid(self._obj, self._qrels(qrels), C, A, **options)
+
     def lexirecall(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
                    **options: Any) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""

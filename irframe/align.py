@@ -374,17 +374,20 @@ def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 
 def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
-                docs: np.ndarray) -> np.ndarray:
+                docs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """Permutation sorting rows by (group, primary ascending, docno descending).
 
     ``primary`` is a signed integer key (or None for input order, kept stable).
-    Already-sorted input (the usual case for files written in rank order) skips the sort.
+    Returns ``(idx, moved)``: ``moved`` lists the only positions where ``idx`` differs from
+    the identity (input already in order, the usual case for files written in rank order,
+    so only tied rows move), or is None when ``idx`` is a general permutation.
     """
     n = len(group)
     if primary is None:
         if np.all(group[1:] >= group[:-1]):
-            return np.arange(n)
-        return np.argsort(group, kind="stable")
+            return np.arange(n), np.zeros(0, np.int64)
+        return np.argsort(group, kind="stable"), None
+    moved = None
     if primary.dtype == np.int32 and (n == 0 or group.max() < 2**31):
         key = group.astype(np.int64, copy=True)
         key <<= 32
@@ -393,28 +396,41 @@ def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
         if np.all(key[1:] >= key[:-1]):
             idx = np.arange(n)
             ks = key
+            moved = np.zeros(0, np.int64)
         else:
             idx = np.argsort(key, kind="stable")
             ks = key[idx]
         same = ks[1:] == ks[:-1]
         if not same.any():
-            return idx
+            return idx, moved
         run_key = ks
     else:
         idx = np.lexsort((primary, group))
         gs, ps = group[idx], primary[idx]
         same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
         if not same.any():
-            return idx
+            return idx, None
         run_key = np.concatenate([[0], np.cumsum(~same)])
     # resolve ties by docno descending, only on the rows that tie
     tied = np.zeros(n, bool)
     tied[1:] |= same
     tied[:-1] |= same
-    sub = idx[tied]
+    pos = np.flatnonzero(tied)
+    sub = idx[pos]
     dr = _doc_desc_rank(doc[sub], docs)
-    idx[tied] = sub[np.lexsort((dr, run_key[tied]))]
-    return idx
+    idx[pos] = sub[np.lexsort((dr, run_key[pos]))]
+    return idx, (pos if moved is not None else None)
+
+
+def _permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None) -> np.ndarray:
+    """``x[idx]``, touching only the ``moved`` positions when there are few."""
+    if moved is None:
+        return x[idx]
+    if len(moved) == 0:
+        return x
+    y = x.copy()
+    y[moved] = x[idx[moved]]
+    return y
 
 
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
@@ -569,12 +585,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         primary = _float64_desc_key(-take(rank))  # ascending rank
     else:
         primary = None
-    perm = _order_rows(group_key, primary, r_doc_s, docs)
-    group_key, r_doc_s, rel, src = group_key[perm], r_doc_s[perm], rel[perm], src[perm]
-    sc = sc[perm] if sc is not None else np.full(len(src), np.nan)
+    perm, moved = _order_rows(group_key, primary, r_doc_s, docs)
+    group_key, r_doc_s, rel, src, r_sys_s, cell = (_permute(x, perm, moved) for x in
+                                                   (group_key, r_doc_s, rel, src, r_sys_s, cell))
+    sc = _permute(sc, perm, moved) if sc is not None else np.full(len(src), np.nan)
 
     # ---- run duplicates: (system, topic, doc) twice -------------------------------------
-    if _sorted_has_duplicates(r_sys_s[perm], len(systems), cell[perm], n_cells):
+    if _sorted_has_duplicates(r_sys_s, len(systems), cell, n_cells):
         r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # duplicates="first": evaluate the de-duplicated frame

@@ -158,6 +158,8 @@ def numeric_column(df: pd.DataFrame, col: str, what: str, *, finite: bool = True
         bad = np.isinf(values)
         raise InputError(f"{what}: column {col!r} has {int(bad.sum())} infinite value(s): "
                          f"{_rows(df, bad, [col])}. Replace them with finite numbers.")
+    values = values.view()  # may share memory with the caller's frame: never writable from here
+    values.flags.writeable = False
     return values
 
 

@@ -1,0 +1,1198 @@
+"""Lexicographic evaluation (Diaz & Mitra, "Recall as a Measure of Ranking Robustness", seed 000).
+
+What this module computes
+-------------------------
+*Preferences* between the rankings of every pair of systems on every topic:
+
+* :func:`lexirecall` -- leximin over the position vector ``p`` of the relevant
+  documents (Eq. 11): compare ``p_m`` first, then ``p_{m-1}``, ...; the ranking
+  whose relevant document sits higher at the first difference wins.  Unretrieved
+  relevant documents are imputed pessimistically (§2.2) at ``n-m+k+1, ..., n``.
+  For any corpus size ``n >= depth + m`` this is the same as: *the run that
+  retrieves more relevant documents wins; otherwise compare the ranks of the
+  retrieved relevant documents from the deepest upward, lower rank wins; all equal
+  is a tie* -- so no corpus size is needed (the authors' convention).
+* :func:`lexiprecision` -- leximax from the top (§7.3.1): compare ``p_1``, then
+  ``p_2``, ...; a retrieved rank beats "not retrieved".
+* :func:`rrlp` -- the reciprocal-rank difference ``1/p_i - 1/p'_i`` at the first
+  position ``i`` where the two vectors differ (lexiprecision with a magnitude).
+
+Speed: within a topic both relations are total preorders, so each (system, topic)
+gets one sort key (a fixed-width big-endian byte string); one ``argsort`` over all
+keys gives a dense class of every ranking, and the preference cube is the sign of
+the class difference -- ``O(G log G)`` plus the ``S x S x T`` output, no loop over
+pairs.
+
+*Metrics*: :func:`tse` (total search efficiency, Eq. 3) and
+:func:`metric_lexirecall` (§7.3.2) need an explicit corpus size ``n``.
+
+*Aggregation* over topics: :func:`preference_counts`, :func:`mean_preference`,
+:func:`order_systems` (net wins / Copeland, Borda, Markov chain),
+:func:`preference_table` (with the sign test of :func:`irframe.stats.sign_test`),
+:func:`metric_agreement` (Fig. 9) and :func:`tie_fraction` (Fig. 10).
+
+*Analytical tools*: :func:`tie_probability` (Table 2 / App. A.4, exact big-integer
+arithmetic), :func:`simulate_ties` (Monte-Carlo check of the same),
+:func:`orientation` (§3.1, Fig. 3) and :func:`worst_case_simulation` (Table 1).
+
+Conventions
+-----------
+* Relevant ⇔ grade ``>= rel_level`` (default 1; with integer grades this is the
+  authors' "grade > 0").  Grades are not truncated.
+* A topic without relevant documents at ``rel_level`` is dropped from the
+  preference cubes (``attrs["dropped_topics"]`` counts them).
+* A topic missing from a system's run is that system's worst case (nothing
+  retrieved): it ties with every other system that retrieved no relevant document.
+* Document order inside a ranking follows ``order=`` of :func:`irframe.align.align`
+  (default ``"trec_eval"``).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from irframe.lexi import lexirecall
+>>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": "1",
+...                      "doc": ["d1", "d2", "d3"] * 2, "score": [3, 2, 1, 1, 2, 3]})
+>>> qrels = pd.DataFrame({"topic": "1", "doc": ["d1", "d2"], "rel": 1})
+>>> pref = lexirecall(runs, qrels)
+>>> pref.sel(topic="1").values.tolist()   # a: relevant at 1, 2; b: at 2, 3
+[[0, 1], [-1, 0]]
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .align import Aligned, align
+from .errors import InputError
+
+__all__ = [
+    "lexirecall", "lexiprecision", "rrlp", "lexirecall_aligned", "lexiprecision_aligned",
+    "rrlp_aligned", "lexi_classes", "tse", "metric_lexirecall", "exposure", "EXPOSURES",
+    "preference_counts", "mean_preference", "order_systems", "preference_table",
+    "metric_agreement", "tie_fraction", "tie_probability", "simulate_ties",
+    "position_metric", "orientation", "worst_case_simulation",
+]
+
+_ALIGN_OPTIONS = ("order", "depth", "complete", "judged_only", "duplicates", "columns", "qrels_columns")
+
+
+# =====================================================================================
+# relevant positions per (system, topic)
+# =====================================================================================
+@dataclass
+class _Positions:
+    """Ranks of the retrieved relevant documents of every (system, kept topic) cell.
+
+    Cells form the full ``S x T'`` grid (cell = s * T' + t); a system that did not
+    run a topic has an empty cell (k = 0, its worst case).
+    """
+
+    systems: pd.Index
+    topics: pd.Index          # kept topics (with at least one relevant document)
+    m: np.ndarray             # (T',) relevant documents per kept topic
+    k: np.ndarray             # (S*T',) relevant retrieved per cell
+    length: np.ndarray        # (S*T',) ranking length per cell (0 when missing)
+    cell: np.ndarray          # (R,) cell of every retrieved relevant document
+    j: np.ndarray             # (R,) 0-based index among the cell's relevant docs (top first)
+    rank: np.ndarray          # (R,) 1-based rank
+    n_dropped_topics: int
+    dropped_topics: list
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.systems), len(self.topics)
+
+    @property
+    def max_k(self) -> int:
+        return int(self.k.max()) if len(self.k) else 0
+
+
+def _check_rel_level(rel_level: Any) -> float:
+    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(rel_level):
+        raise ValueError(f"rel_level must be a finite number (relevant ⇔ grade >= rel_level), got {rel_level!r}")
+    return float(rel_level)
+
+
+def _positions(a: Aligned, rel_level: float) -> _Positions:
+    rel_level = _check_rel_level(rel_level)
+    n_t_all = len(a.topics)
+    m_all = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= rel_level),
+                        minlength=n_t_all).astype(np.int64)
+    keep = m_all > 0
+    kept = np.flatnonzero(keep)
+    recode = np.full(n_t_all, -1, np.int64)
+    recode[kept] = np.arange(len(kept))
+    S, T = len(a.systems), len(kept)
+    g_t = recode[a.group_topic]
+    g_ok = g_t >= 0
+    g_cell = np.where(g_ok, a.group_system * T + g_t, -1)
+
+    with np.errstate(invalid="ignore"):
+        idx = np.flatnonzero(a.row_rel >= rel_level)          # NaN (unjudged) -> not relevant
+    # group and rank of the relevant rows only (no N-sized int64 temporaries)
+    grp = np.searchsorted(a.offsets, idx, side="right") - 1
+    rank = idx - a.offsets[grp] + 1
+    cell = g_cell[grp]
+    ok = cell >= 0
+    cell, rank = cell[ok], rank[ok]
+    # rows are sorted by group then rank: index among the cell's relevant documents
+    starts = np.searchsorted(cell, cell, side="left") if len(cell) else cell
+    j = np.arange(len(cell), dtype=np.int64) - starts
+    k = np.bincount(cell, minlength=S * T).astype(np.int64)
+    length = np.zeros(S * T, np.int64)
+    length[g_cell[g_ok]] = a.group_len[g_ok]
+    dropped = [str(t) for t in a.topics[~keep]]
+    return _Positions(systems=a.systems, topics=a.topics[kept], m=m_all[kept], k=k, length=length,
+                      cell=cell, j=j, rank=rank, n_dropped_topics=int((~keep).sum()),
+                      dropped_topics=dropped)
+
+
+def _key_dtype(pos: _Positions) -> tuple[np.dtype, int]:
+    max_rank = int(pos.rank.max()) if len(pos.rank) else 0
+    need = max(max_rank, len(pos.topics), pos.max_k + 1)
+    if need < 0xFFFF:
+        return np.dtype(">u2"), 0xFFFF
+    return np.dtype(">u4"), 0xFFFFFFFF
+
+
+def _recall_keys(pos: _Positions) -> np.ndarray:
+    """Rows ``[topic, L-k, r_k, r_{k-1}, ..., r_1, 0...]``: ascending = better (lexirecall)."""
+    S, T = pos.shape
+    L = pos.max_k
+    dt, _ = _key_dtype(pos)
+    M = np.zeros((S * T, 2 + L), dtype=dt)
+    M[:, 0] = np.tile(np.arange(T), S)
+    M[:, 1] = L - pos.k
+    M[pos.cell, 2 + pos.k[pos.cell] - 1 - pos.j] = pos.rank
+    return M
+
+
+def _precision_keys(pos: _Positions) -> np.ndarray:
+    """Rows ``[topic, r_1, ..., r_k, MAX...]``: ascending = better (lexiprecision)."""
+    S, T = pos.shape
+    L = pos.max_k
+    dt, sentinel = _key_dtype(pos)
+    M = np.full((S * T, 1 + L), sentinel, dtype=dt)
+    M[:, 0] = np.tile(np.arange(T), S)
+    M[pos.cell, 1 + pos.j] = pos.rank
+    return M
+
+
+def _classes(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense class of every row (ascending lexicographic order) and the sort order.
+
+    Rows are fixed-width big-endian unsigned integers, so byte order = numeric
+    lexicographic order; one ``argsort`` of the byte strings sorts them.
+    """
+    if M.shape[0] == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    M = np.ascontiguousarray(M)
+    b = M.view(f"S{M.shape[1] * M.dtype.itemsize}").ravel()
+    order = np.argsort(b, kind="stable")
+    Ms = M[order]
+    new = np.empty(len(order), bool)
+    new[0] = True
+    new[1:] = (Ms[1:] != Ms[:-1]).any(axis=1)
+    cls = np.empty(len(order), np.int64)
+    cls[order] = np.cumsum(new) - 1
+    return cls, order
+
+
+def _sign_cube(cls: np.ndarray, S: int, T: int) -> np.ndarray:
+    """``pref[s, o, t] = sign(cls[o, t] - cls[s, t])`` (lower class = better) as int8."""
+    c = cls.reshape(S, T)
+    a, b = c[:, None, :], c[None, :, :]
+    out = np.greater(b, a).view(np.int8)
+    out = out - np.less(b, a).view(np.int8)
+    return out
+
+
+def _pref_array(values: np.ndarray, pos: _Positions, name: str, rel_level: float,
+                a: Aligned, extra: Mapping[str, Any] | None = None) -> xr.DataArray:
+    attrs = {"measure": name, "rel_level": rel_level, "order": a.order,
+             "depth": -1 if a.depth is None else int(a.depth), "complete": int(a.complete),
+             "judged_only": int(a.judged_only), "dropped_topics": pos.n_dropped_topics,
+             "dropped_topic_ids": ",".join(pos.dropped_topics[:50])
+             + (",..." if len(pos.dropped_topics) > 50 else ""),
+             "description": "+1: system preferred to other; topics without relevant documents dropped; "
+                            "a topic missing from a run is its worst case"}
+    if extra:
+        attrs.update(extra)
+    return xr.DataArray(values, dims=("system", "other", "topic"),
+                        coords={"system": np.asarray(pos.systems, dtype=object),
+                                "other": np.asarray(pos.systems, dtype=object),
+                                "topic": np.asarray(pos.topics, dtype=object)},
+                        name=name, attrs=attrs)
+
+
+def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: Mapping[str, Any]) -> Aligned:
+    unknown = set(options) - set(_ALIGN_OPTIONS)
+    if unknown:
+        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}")
+    if isinstance(runs, Aligned):
+        if options:
+            raise TypeError("options cannot be combined with an already aligned input")
+        return runs
+    if qrels is None:
+        raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
+    opts = dict(options)
+    if "qrels_columns" in opts:
+        opts["qrels_columns_"] = opts.pop("qrels_columns")
+    return align(runs, qrels, **opts)
+
+
+def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *,
+                 kind: str = "recall", rel_level: float = 1, **options: Any) -> xr.DataArray:
+    """Dense class of every (system, topic) ranking under lexirecall or lexiprecision.
+
+    Within a topic, a lower class is strictly better and equal classes tie, so the
+    class is an exact "metric" representation of the preference relation among the
+    compared runs (classes of different topics are not comparable).
+
+    Returns
+    -------
+    xarray.DataArray
+        int64, dims ``(system, topic)``; topics without relevant documents dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": list("aabb"), "topic": "1", "doc": ["x", "y"] * 2,
+    ...                      "score": [2, 1, 1, 2]})
+    >>> qrels = pd.DataFrame({"topic": "1", "doc": ["x"], "rel": [1]})
+    >>> c = lexi_classes(runs, qrels).sel(topic="1")
+    >>> bool(c.sel(system="a") < c.sel(system="b"))
+    True
+    """
+    a = _aligned(runs, qrels, options)
+    pos = _positions(a, rel_level)
+    if kind not in ("recall", "precision"):
+        raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
+    M = _recall_keys(pos) if kind == "recall" else _precision_keys(pos)
+    cls, _ = _classes(M)
+    S, T = pos.shape
+    if T:
+        cls = cls.reshape(S, T)
+        cls = cls - cls.min(axis=0, keepdims=True)
+    else:
+        cls = cls.reshape(S, 0)
+    return xr.DataArray(cls, dims=("system", "topic"),
+                        coords={"system": np.asarray(pos.systems, dtype=object),
+                                "topic": np.asarray(pos.topics, dtype=object)},
+                        name=f"lexi{kind}_class", attrs={"rel_level": float(rel_level), "kind": kind})
+
+
+def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
+    """:func:`lexirecall` on already aligned arrays."""
+    pos = _positions(a, rel_level)
+    cls, _ = _classes(_recall_keys(pos))
+    S, T = pos.shape
+    return _pref_array(_sign_cube(cls, S, T), pos, "lexirecall", float(rel_level), a)
+
+
+def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
+    """:func:`lexiprecision` on already aligned arrays."""
+    pos = _positions(a, rel_level)
+    cls, _ = _classes(_precision_keys(pos))
+    S, T = pos.shape
+    return _pref_array(_sign_cube(cls, S, T), pos, "lexiprecision", float(rel_level), a)
+
+
+def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
+               **options: Any) -> xr.DataArray:
+    """Lexicographic recall preferences between all systems on every topic.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]``.
+    qrels : pandas.DataFrame
+        ``topic, doc, rel``.
+    rel_level : float, default 1
+        Relevant ⇔ grade >= rel_level.
+    **options
+        Passed to :func:`irframe.align.align`: ``order`` (default ``"trec_eval"``),
+        ``depth``, ``complete``, ``judged_only``, ``duplicates``, ``columns``,
+        ``qrels_columns``.
+
+    Returns
+    -------
+    xarray.DataArray
+        int8, dims ``("system", "other", "topic")``, values in {-1, 0, +1}; +1 means
+        ``system`` is preferred to ``other``.  Antisymmetric with a zero diagonal.
+        Topics without relevant documents are dropped (``attrs["dropped_topics"]``).
+
+    Notes
+    -----
+    Pessimistic imputation (seed 000 §2.2) makes the comparison independent of the
+    corpus size: the run retrieving more relevant documents wins; with equal counts
+    the ranks of the retrieved relevant documents decide, deepest first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 2, "topic": "7",
+    ...                      "doc": ["r1", "x", "r2", "r1", "r2"], "score": [3, 2, 1, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "7", "doc": ["r1", "r2"], "rel": 1})
+    >>> int(lexirecall(runs, qrels).sel(system="b", other="a", topic="7"))  # p = (1, 2) vs (1, 3)
+    1
+    """
+    return lexirecall_aligned(_aligned(runs, qrels, options), rel_level=rel_level)
+
+
+def lexiprecision(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
+                  **options: Any) -> xr.DataArray:
+    """Lexicographic precision preferences (leximax from the top, seed 000 §7.3.1).
+
+    Same inputs and output as :func:`lexirecall`; the comparison walks the relevant
+    documents from the top: lower rank wins, a retrieved rank beats "not retrieved".
+    Whenever reciprocal rank differs, lexiprecision agrees with it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": "7",
+    ...                      "doc": ["r1", "x", "r2", "r1", "r2", "x"], "score": [3, 2, 1, 3, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "7", "doc": ["r1", "r2"], "rel": 1})
+    >>> int(lexiprecision(runs, qrels).sel(system="b", other="a", topic="7"))  # RR ties, p_2: 2 < 3
+    1
+    """
+    return lexiprecision_aligned(_aligned(runs, qrels, options), rel_level=rel_level)
+
+
+# =====================================================================================
+# rrLP
+# =====================================================================================
+def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> xr.DataArray:
+    """:func:`rrlp` on already aligned arrays."""
+    pos = _positions(a, rel_level)
+    S, T = pos.shape
+    L = pos.max_k
+    if n is not None:
+        _check_n(n, pos)
+    M = _precision_keys(pos)
+    cls, order = _classes(M)
+    if S * T == 0:
+        return _pref_array(np.zeros((S, S, T)), pos, "rrLP", float(rel_level), a)
+    # sorted order: topic first, every topic has exactly S cells
+    order_t = order.reshape(T, S)
+    Ms = M[order].astype(np.int64)[:, 1:].reshape(T, S, L)
+    if S > 1 and L > 0:
+        diff = Ms[:, 1:, :] != Ms[:, :-1, :]                       # (T, S-1, L)
+        adj = np.where(diff.any(axis=2), diff.argmax(axis=2), L)    # first differing index
+    else:
+        adj = np.full((T, max(S - 1, 0)), L, np.int64)
+    # LCP of sorted positions i < j = min(adj[i..j-1])
+    ii = np.arange(S)
+    A = np.full((T, S, S), L, np.int64)
+    if S > 1:
+        upper = ii[None, :, None] < ii[None, None, 1:]                # j > i, j = 1..S-1
+        A[:, :, 1:] = np.where(upper, adj[:, None, :], np.iinfo(np.int64).max)
+        A = np.minimum.accumulate(A, axis=2)
+        A = np.where(ii[:, None] < ii[None, :], A, 0)
+        A = np.maximum(A, np.swapaxes(A, 1, 2))
+    A[:, ii, ii] = L
+    # back to systems: cell = s*T + t, sorted index -> system
+    sys_sorted = order_t // T                                          # (T, S)
+    posn = np.empty((T, S), np.int64)
+    posn[np.arange(T)[:, None], sys_sorted] = ii[None, :]
+    tt = np.arange(T)[:, None, None]
+    d = A[tt, posn[:, :, None], posn[:, None, :]]                      # (T, S, S) first differing index
+    # value 1/p at index d for each cell; imputed positions n-m+d+1 (or 1/inf = 0)
+    inv = np.zeros((S * T, L + 1))
+    cols = np.arange(L + 1)
+    if n is not None:
+        m_cell = np.tile(pos.m, S)
+        inv[:] = 1.0 / (n - m_cell[:, None] + cols[None, :] + 1)
+        inv[:, L] = 0.0
+        inv[cols[None, :] >= np.maximum(m_cell, 0)[:, None]] = 0.0
+    inv[pos.cell, pos.j] = 1.0 / pos.rank
+    cell_s = np.arange(S)[:, None] * T + np.arange(T)[None, :]         # (S, T)
+    ca = cell_s.T[:, :, None]                                          # (T, S, 1)
+    cb = cell_s.T[:, None, :]                                          # (T, 1, S)
+    val = inv[ca, d] - inv[cb, d]                                      # (T, S, S)
+    val = np.where(d >= L, 0.0, val)
+    out = np.ascontiguousarray(np.moveaxis(val, 0, 2))
+    return _pref_array(out, pos, "rrLP", float(rel_level), a,
+                       extra={"n": -1 if n is None else int(n)})
+
+
+def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: int | None = None,
+         **options: Any) -> xr.DataArray:
+    """rrLP: reciprocal-rank difference at the first position where the vectors differ.
+
+    For rankings ``π`` (``system``) and ``π'`` (``other``) with position vectors ``p``,
+    ``p'`` walked from the top, ``rrLP = 1/p_i - 1/p'_i`` where ``i`` is the first index
+    with ``p_i != p'_i`` (0 when the vectors are equal).  Its sign is the
+    lexiprecision preference; when reciprocal rank differs it equals
+    ``RR(π) - RR(π')``.
+
+    Parameters
+    ----------
+    n : int, optional
+        Corpus size for the pessimistic imputation of unretrieved relevant documents
+        (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
+        unretrieved document contributes ``1/p = 0``.
+    rel_level, **options
+        As in :func:`lexirecall`.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``("system", "other", "topic")``, antisymmetric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": "7",
+    ...                      "doc": ["r1", "x", "r2", "r1", "r2", "x"], "score": [3, 2, 1, 3, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "7", "doc": ["r1", "r2"], "rel": 1})
+    >>> round(float(rrlp(runs, qrels).sel(system="b", other="a", topic="7")), 4)   # 1/2 - 1/3
+    0.1667
+    """
+    return rrlp_aligned(_aligned(runs, qrels, options), rel_level=rel_level, n=n)
+
+
+# =====================================================================================
+# exposure functions, TSE, metric lexirecall
+# =====================================================================================
+def _e_ap(p, m, **kw):
+    return 1.0 / p
+
+
+def _e_ndcg(p, m, **kw):
+    return 1.0 / np.log2(p + 1.0)
+
+
+def _e_rbp(p, m, *, p_rbp=0.8, **kw):
+    return (1.0 - p_rbp) * np.power(p_rbp, p - 1.0)
+
+
+def _e_recall(p, m, *, k=1000, **kw):
+    return (p <= k).astype(np.float64)
+
+
+def _e_rp(p, m, **kw):
+    return (p <= m).astype(np.float64)
+
+
+EXPOSURES: dict[str, Callable] = {"AP": _e_ap, "NDCG": _e_ndcg, "RBP": _e_rbp, "R": _e_recall, "RP": _e_rp}
+"""Exposure functions of seed 000 §2.3/§3.2: ``e(i)`` for AP, NDCG, RBP(γ), R_k, RP."""
+
+
+def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p: float = 0.8,
+             k: int = 1000) -> np.ndarray:
+    """Exposure ``e(i)`` at the given (1-based) positions.
+
+    Parameters
+    ----------
+    e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
+        ``AP``: 1/i; ``NDCG``: 1/log2(i+1); ``RBP``: (1-p) p^(i-1); ``R``: I(i <= k);
+        ``RP``: I(i <= m).  A callable is called as ``e(positions)`` (or
+        ``e(positions, m)`` when it takes two arguments) and must return an array.
+    positions : array of int
+    m : int or array
+        Number of relevant documents (used by ``RP``).
+    p, k : float, int
+        RBP persistence γ and the recall cutoff k.
+
+    Examples
+    --------
+    >>> exposure("AP", np.array([1, 4]), 2).tolist()
+    [1.0, 0.25]
+    >>> exposure("RP", np.array([1, 3]), 2).tolist()
+    [1.0, 0.0]
+    """
+    positions = np.asarray(positions, dtype=np.float64)
+    if callable(e):
+        try:
+            nargs = len(inspect.signature(e).parameters)
+        except (TypeError, ValueError):  # pragma: no cover
+            nargs = 1
+        out = e(positions, m) if nargs >= 2 else e(positions)
+        return np.asarray(out, dtype=np.float64)
+    key = str(e).upper()
+    if key in ("R_K", "RK", "RECALL"):
+        key = "R"
+    if key not in EXPOSURES:
+        raise ValueError(f"unknown exposure {e!r}; use one of {sorted(EXPOSURES)} or a callable e(i)")
+    if key == "RBP" and not (0 < p < 1):
+        raise ValueError(f"RBP persistence p must lie in (0, 1), got {p!r}")
+    return EXPOSURES[key](positions, np.asarray(m, dtype=np.float64), p_rbp=p, k=k)
+
+
+def _check_n(n: Any, pos: _Positions) -> int:
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"corpus size n must be a positive integer, got {n!r}")
+    S, T = pos.shape
+    if S * T:
+        need = pos.length + (np.tile(pos.m, S) - pos.k)
+        worst = int(need.max())
+        if n < worst:
+            raise ValueError(f"corpus size n={n} is too small: a ranking of {int(pos.length[need.argmax()])} "
+                             f"documents with {int(np.tile(pos.m, S)[need.argmax()] - pos.k[need.argmax()])} "
+                             f"unretrieved relevant documents needs n >= {worst} for pessimistic imputation")
+    return int(n)
+
+
+def _bottom_position(pos: _Positions, n: int) -> np.ndarray:
+    """p_m per cell: rank of the deepest relevant document, or n when one is unretrieved."""
+    S, T = pos.shape
+    last = np.zeros(S * T, np.int64)
+    np.maximum.at(last, pos.cell, pos.rank)
+    m_cell = np.tile(pos.m, S)
+    return np.where(pos.k == m_cell, last, n)
+
+
+def _grid_array(values: np.ndarray, pos: _Positions, name: str, attrs: Mapping[str, Any]) -> xr.DataArray:
+    S, T = pos.shape
+    return xr.DataArray(values.reshape(S, T), dims=("system", "topic"),
+                        coords={"system": np.asarray(pos.systems, dtype=object),
+                                "topic": np.asarray(pos.topics, dtype=object)},
+                        name=name, attrs=dict(attrs))
+
+
+def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
+        e: str | Callable = "AP", p: float = 0.8, k: int = 1000, rel_level: float = 1,
+        **options: Any) -> xr.DataArray:
+    """Total search efficiency ``TSE_e = e(p_m)`` (seed 000 Eq. 3).
+
+    ``p_m`` is the position of the lowest-ranked relevant document with pessimistic
+    imputation in a corpus of ``n`` documents: the rank of the deepest relevant
+    document when all ``m`` are retrieved, else ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Corpus size; must be at least ranking length + unretrieved relevant documents.
+    e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
+        Exposure function (see :func:`exposure`); ``p`` is RBP's γ, ``k`` the recall cutoff.
+    rel_level, **options
+        As in :func:`lexirecall`.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``(system, topic)``; topics without relevant documents dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": "a", "topic": "1", "doc": ["r1", "x", "r2"], "score": [3, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "1", "doc": ["r1", "r2"], "rel": 1})
+    >>> float(tse(runs, qrels, n=100).sel(system="a", topic="1"))   # e_AP(3)
+    0.3333333333333333
+    >>> float(tse(runs, qrels.assign(doc=["r1", "zz"]), n=100).item())  # zz unretrieved: e_AP(n)
+    0.01
+    """
+    a = _aligned(runs, qrels, options)
+    pos = _positions(a, rel_level)
+    n = _check_n(n, pos)
+    pm = _bottom_position(pos, n)
+    S, _ = pos.shape
+    vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
+    return _grid_array(vals, pos, "TSE", {"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable"),
+                                          "rel_level": float(rel_level)})
+
+
+def _imputed_matrix(pos: _Positions, n: int) -> np.ndarray:
+    """Full position vectors p (cells x max m), pessimistic imputation; 0-padded beyond m."""
+    S, T = pos.shape
+    M = int(pos.m.max()) if T else 0
+    m_cell = np.tile(pos.m, S)
+    P = np.zeros((S * T, M), np.int64)
+    cols = np.arange(M)[None, :]
+    P[:] = np.where(cols < m_cell[:, None], n - m_cell[:, None] + cols + 1, 0)
+    P[pos.cell, pos.j] = pos.rank
+    return P
+
+
+def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
+                      epsilon: float | Fraction = Fraction(1, 2), representation: str = "exact",
+                      rel_level: float = 1, **options: Any) -> xr.DataArray:
+    """Metric lexirecall ``LR(p) = Σ_i w_i x_i`` (seed 000 §7.3.2, Yager's leximin weights).
+
+    ``x_i = (n - p_i)/n`` and ``w_1 = Δ^(m-1)/(1+Δ)^(m-1)``, ``w_i = Δ^(m-i)/(1+Δ)^(m+1-i)``
+    with ``Δ = 1/(n + ε)``.  Higher is better; within a topic it orders rankings exactly
+    like :func:`lexirecall` -- *if* computed exactly.  In float64 the weights span
+    ``n^-(m-1)``, so at realistic ``n`` (5·10⁸) everything beyond the bottom one or two
+    recall levels is lost (the paper's warning).
+
+    Parameters
+    ----------
+    n : int
+        Corpus size (ranking length + unretrieved relevant documents at most).
+    epsilon : float or Fraction in (0, 1)
+        The free parameter ε (converted exactly with ``Fraction(str(epsilon))``).
+    representation : {"exact", "float", "rank"}
+        ``"exact"``: :class:`fractions.Fraction` values (object array) equal to the
+        formula, computed with integer arithmetic -- exact order for any ``n``.
+        ``"float"``: the formula in float64 (loses order at large ``n``).
+        ``"rank"``: float64 in [0, 1], the share of the other systems' rankings of the
+        topic this ranking strictly beats (a missing ranking counts as worst case) --
+        exact order among the compared runs, independent of ``n``.
+
+    Returns
+    -------
+    xarray.DataArray
+        dims ``(system, topic)``; topics without relevant documents dropped.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": list("aabb"), "topic": "1", "doc": ["r1", "x", "x", "r1"],
+    ...                      "score": [2, 1, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "1", "doc": ["r1"], "rel": 1})
+    >>> lr = metric_lexirecall(runs, qrels, n=10, epsilon=0.5)
+    >>> [str(v) for v in lr.sel(topic="1").values]      # m = 1: w_1 = 1, x_1 = (n - p_1)/n
+    ['9/10', '4/5']
+    """
+    a = _aligned(runs, qrels, options)
+    pos = _positions(a, rel_level)
+    n = _check_n(n, pos)
+    S, T = pos.shape
+    attrs = {"n": n, "epsilon": str(epsilon), "representation": representation, "rel_level": float(rel_level)}
+    if representation == "rank":
+        cls, _ = _classes(_recall_keys(pos))
+        c = cls.reshape(S, T)
+        beats = (c[None, :, :] > c[:, None, :]).sum(axis=1)
+        vals = beats / max(S - 1, 1)
+        return _grid_array(vals.astype(np.float64).ravel(), pos, "LR", attrs)
+    eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon
+    if not (0 < eps < 1):
+        raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
+    P = _imputed_matrix(pos, n)
+    m_cell = np.tile(pos.m, S)
+    Mmax = P.shape[1]
+    if representation == "float":
+        delta = 1.0 / (n + float(eps))
+        i = np.arange(1, Mmax + 1)[None, :].astype(np.float64)
+        mm = m_cell[:, None].astype(np.float64)
+        with np.errstate(under="ignore"):
+            logw = np.where(i == 1, (mm - 1) * (np.log(delta) - np.log1p(delta)),
+                            (mm - i) * np.log(delta) - (mm + 1 - i) * np.log1p(delta))
+            w = np.exp(np.where(i <= mm, logw, -np.inf))
+        x = np.where(i <= mm, (n - P) / n, 0.0)
+        # sum the smallest terms first
+        vals = np.sum((w * x)[:, ::-1], axis=1)
+        return _grid_array(vals, pos, "LR", attrs)
+    if representation != "exact":
+        raise ValueError(f"representation must be 'exact', 'float' or 'rank', got {representation!r}")
+    # exact: with c = n + ε = (b n + a)/b and C = b (c + 1) = b(n+1) + a,
+    # LR = [b^(m-1) d_1 + (b n + a) Σ_{i=2}^m C^(i-2) b^(m-i) d_i] / (n C^(m-1)),  d_i = n - p_i
+    a_, b_ = eps.numerator, eps.denominator
+    C = b_ * (n + 1) + a_
+    d = (n - P).astype(object)
+    bpow = np.array([b_ ** e for e in range(Mmax + 1)], dtype=object)
+    mexp = m_cell.astype(np.int64)
+    H = np.zeros(S * T, dtype=object)
+    Cp = 1
+    for i in range(2, Mmax + 1):             # loop over recall levels, vectorised over rankings
+        active = mexp >= i
+        term = d[:, i - 1] * bpow[np.where(active, mexp - i, 0)] * Cp
+        H = H + np.where(active, term, 0)
+        Cp *= C
+    num = bpow[np.maximum(mexp - 1, 0)] * d[:, 0] + (b_ * n + a_) * H
+    Cpow = {mm: C ** (mm - 1) for mm in np.unique(mexp).tolist()}
+    den = np.array([n * Cpow[mm] for mm in mexp.tolist()], dtype=object) if len(mexp) else np.zeros(0, object)
+    vals = np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object) \
+        if len(num) else np.zeros(0, dtype=object)
+    return _grid_array(vals, pos, "LR", attrs)
+
+
+# =====================================================================================
+# aggregation across topics
+# =====================================================================================
+def _pref_values(pref: xr.DataArray) -> np.ndarray:
+    if not isinstance(pref, xr.DataArray) or tuple(pref.dims[:2]) != ("system", "other") or pref.ndim != 3:
+        raise ValueError("expected a preference cube with dims ('system', 'other', 'topic'), "
+                         f"got {getattr(pref, 'dims', type(pref).__name__)}; compute it with irframe.lexi.lexirecall")
+    return np.asarray(pref.values)
+
+
+def preference_counts(pref: xr.DataArray) -> xr.Dataset:
+    """Wins, losses and ties of every (system, other) pair over topics.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``(system, other)``: ``wins`` (topics with +1), ``losses`` (-1), ``ties`` (0),
+        ``net`` (wins - losses), ``topics``.  NaN cells of a float cube are not counted.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> p = xr.DataArray(np.array([[[0, 0, 0], [1, 1, 0]], [[-1, -1, 0], [0, 0, 0]]], dtype=np.int8),
+    ...                  dims=("system", "other", "topic"), coords={"system": ["a", "b"], "other": ["a", "b"]})
+    >>> int(preference_counts(p).wins.sel(system="a", other="b"))
+    2
+    """
+    v = _pref_values(pref)
+    valid = ~np.isnan(v) if v.dtype.kind == "f" else np.ones(v.shape, bool)
+    wins = ((v > 0) & valid).sum(axis=2)
+    losses = ((v < 0) & valid).sum(axis=2)
+    ties = ((v == 0) & valid).sum(axis=2)
+    coords = {d: pref.coords[d] for d in ("system", "other") if d in pref.coords}
+    dims = ("system", "other")
+    return xr.Dataset({"wins": (dims, wins), "losses": (dims, losses), "ties": (dims, ties),
+                       "net": (dims, wins - losses), "topics": (dims, valid.sum(axis=2))},
+                      coords=coords, attrs={"measure": pref.attrs.get("measure", pref.name or "")})
+
+
+def mean_preference(pref: xr.DataArray) -> xr.DataArray:
+    """Mean preference over topics, ``(wins - losses) / topics`` in [-1, 1] (NaN skipped).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> p = xr.DataArray(np.array([[[0, 0], [1, 0]], [[-1, 0], [0, 0]]], dtype=np.int8),
+    ...                  dims=("system", "other", "topic"))
+    >>> mean_preference(p).values.tolist()
+    [[0.0, 0.5], [-0.5, 0.0]]
+    """
+    _pref_values(pref)
+    return pref.astype(np.float64).mean("topic", skipna=True).rename("mean_preference")
+
+
+def order_systems(pref: xr.DataArray, *, method: str = "net_wins", damping: float = 0.85,
+                  tol: float = 1e-12, max_iter: int = 10_000) -> pd.DataFrame:
+    """Order systems from a preference cube.
+
+    Parameters
+    ----------
+    method : {"net_wins", "copeland", "borda", "markov"}
+        ``net_wins``: Σ over topics and other systems of the preference (wins - losses);
+        ``copeland``: number of systems beaten minus systems lost to on the per-pair
+        majority over topics; ``borda``: mean over topics of the number of systems
+        beaten plus half the ties (Borda count of the per-topic weak orders);
+        ``markov``: stationary distribution of a Markov chain that moves from a
+        system to each other system with probability proportional to the share of
+        topics where that other system is preferred (MC4-style, with ``damping``
+        teleportation so the chain is ergodic).
+    damping : float
+        Markov only: probability of following a preference (1 - damping teleports).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index = systems best first; columns ``score`` and ``rank`` (1 = best; ties share
+        the minimum rank).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> p = np.zeros((3, 3, 2), np.int8)
+    >>> p[0, 1] = p[0, 2] = p[1, 2] = 1
+    >>> p = p - p.transpose(1, 0, 2)
+    >>> pref = xr.DataArray(p, dims=("system", "other", "topic"),
+    ...                     coords={"system": list("abc"), "other": list("abc")})
+    >>> order_systems(pref).index.tolist()
+    ['a', 'b', 'c']
+    >>> order_systems(pref, method="markov").index.tolist()
+    ['a', 'b', 'c']
+    """
+    v = _pref_values(pref).astype(np.float64)
+    S = v.shape[0]
+    systems = pref.coords["system"].values if "system" in pref.coords else np.arange(S)
+    valid = ~np.isnan(v)
+    vz = np.where(valid, v, 0.0)
+    if method == "net_wins":
+        score = vz.sum(axis=(1, 2))
+    elif method == "copeland":
+        tot = vz.sum(axis=2)
+        score = (tot > 0).sum(axis=1) - (tot < 0).sum(axis=1)
+    elif method == "borda":
+        pts = (vz > 0) + 0.5 * ((vz == 0) & valid)
+        eye = np.eye(S, dtype=bool)[:, :, None]
+        pts = np.where(eye, 0.0, pts)
+        ntop = np.maximum(valid.any(axis=(0, 1)).sum(), 1)
+        score = pts.sum(axis=(1, 2)) / ntop
+    elif method == "markov":
+        if not (0 < damping <= 1):
+            raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
+        ntopics = np.maximum(valid.sum(axis=2), 1)
+        beat_by = (vz < 0).sum(axis=2) / ntopics          # [i, j]: share of topics where j beats i
+        np.fill_diagonal(beat_by, 0.0)
+        P = beat_by / max(S - 1, 1)
+        P[np.arange(S), np.arange(S)] = 1.0 - P.sum(axis=1)
+        P = damping * P + (1 - damping) / S
+        pi = np.full(S, 1.0 / S)
+        for _ in range(max_iter):                          # power iteration
+            nxt = pi @ P
+            if np.abs(nxt - pi).sum() < tol:
+                pi = nxt
+                break
+            pi = nxt
+        score = pi
+    else:
+        raise ValueError(f"method must be 'net_wins', 'copeland', 'borda' or 'markov', got {method!r}")
+    s = pd.Series(np.asarray(score, dtype=np.float64), index=pd.Index(systems, name="system"), name="score")
+    out = s.to_frame()
+    out["rank"] = s.rank(ascending=False, method="min").astype(int)
+    return out.sort_values(["rank"], kind="stable")
+
+
+def preference_table(pref: xr.DataArray, *, correction: str | None = "holm", alpha: float = 0.05) -> pd.DataFrame:
+    """One row per unordered system pair: wins, losses, ties, mean preference and sign test.
+
+    The sign (binomial) test and its multiple-comparison correction are those of
+    :func:`irframe.stats.sign_test`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system, other, wins, losses, ties, mean, pvalue, pvalue_adjusted,
+        significant`` for every pair with ``system`` before ``other``.
+    """
+    from .stats import sign_test
+    v = _pref_values(pref)
+    st = sign_test(pref, correction=correction, alpha=alpha)
+    S = v.shape[0]
+    iu, ju = np.triu_indices(S, k=1)
+    sysv = np.asarray(pref.coords["system"].values if "system" in pref.coords else np.arange(S))
+    mean = mean_preference(pref).values
+    return pd.DataFrame({
+        "system": sysv[iu], "other": sysv[ju],
+        "wins": st.wins.values[iu, ju].astype(int), "losses": st.losses.values[iu, ju].astype(int),
+        "ties": st.ties.values[iu, ju].astype(int), "mean": mean[iu, ju],
+        "pvalue": st.pvalue.values[iu, ju], "pvalue_adjusted": st.pvalue_adjusted.values[iu, ju],
+        "significant": st.significant.values[iu, ju]})
+
+
+def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, list]:
+    """Score cube → array (measure, system, topic) aligned to pref's systems and topics."""
+    if "system" not in scores.dims or "topic" not in scores.dims:
+        raise ValueError(f"expected a score cube with dims (system, topic[, measure]), got {scores.dims}")
+    sc = scores if "measure" in scores.dims else scores.expand_dims(measure=[scores.name or "score"])
+    sc = sc.transpose("measure", "system", "topic")
+    psys = [str(s) for s in pref.coords["system"].values]
+    ssys = [str(s) for s in sc.coords["system"].values]
+    missing = sorted(set(psys) - set(ssys))
+    if missing:
+        raise ValueError(f"systems {missing[:5]} of the preference cube are not in the score cube")
+    topics = [str(t) for t in pref.coords["topic"].values]
+    sc = sc.assign_coords(system=ssys, topic=[str(t) for t in sc.coords["topic"].values])
+    arr = sc.reindex(system=psys, topic=topics).values.astype(np.float64)   # NaN for absent topics
+    labels = [str(x) for x in sc.coords["measure"].values]
+    return arr, labels
+
+
+def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
+    """How often the preference agrees with the sign of a metric difference (seed 000 Fig. 9).
+
+    Over every unordered system pair and topic where the metric differs
+    (``μ(π) != μ(π')``, both defined), the fraction where the preference cube
+    prefers the ranking with the higher metric value.
+
+    Parameters
+    ----------
+    pref : xarray.DataArray
+        Preference cube ``(system, other, topic)``.
+    scores : xarray.DataArray
+        Score cube ``(system, topic, measure)`` or ``(system, topic)`` from
+        :func:`irframe.evaluate`; topics are matched by id (topics only one side has
+        are ignored).
+
+    Returns
+    -------
+    xarray.DataArray
+        dim ``measure``: agreement in [0, 1] (NaN when the metric never differs);
+        coordinate ``pairs`` = number of compared (pair, topic) cells.
+    """
+    v = _pref_values(pref).astype(np.float64)
+    arr, labels = _score_2d(scores, pref)
+    S = v.shape[0]
+    iu, ju = np.triu_indices(S, k=1)
+    pv = v[iu, ju, :]                                       # (P, T)
+    out, npairs = [], []
+    for mat in arr:                                         # loop over measures
+        d = mat[iu, :] - mat[ju, :]
+        ok = ~np.isnan(d) & (d != 0) & ~np.isnan(pv)
+        agree = ok & (np.sign(d) == pv)
+        n = int(ok.sum())
+        npairs.append(n)
+        out.append(agree.sum() / n if n else np.nan)
+    return xr.DataArray(np.array(out), dims=("measure",),
+                        coords={"measure": labels, "pairs": ("measure", np.array(npairs))},
+                        name="agreement", attrs={"preference": pref.attrs.get("measure", pref.name or "")})
+
+
+def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
+    """Fraction of tied comparisons (seed 000 Fig. 10).
+
+    For a preference cube ``(system, other, topic)``: the share of (unordered pair,
+    topic) cells equal to 0.  For a score cube ``(system, topic[, measure])``: the
+    share of (unordered pair, topic) cells with equal metric values (both defined),
+    per measure.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> s = xr.DataArray(np.array([[1.0, 0.5], [1.0, 0.2]]), dims=("system", "topic"))
+    >>> float(tie_fraction(s))
+    0.5
+    """
+    if cube.ndim == 3 and tuple(cube.dims) == ("system", "other", "topic"):
+        v = np.asarray(cube.values).astype(np.float64)
+        S = v.shape[0]
+        iu, ju = np.triu_indices(S, k=1)
+        pv = v[iu, ju, :]
+        ok = ~np.isnan(pv)
+        return float((pv[ok] == 0).mean()) if ok.any() else float("nan")
+    if "system" not in cube.dims or "topic" not in cube.dims:
+        raise ValueError(f"expected a preference cube (system, other, topic) or a score cube "
+                         f"(system, topic[, measure]); got dims {cube.dims}")
+    sc = cube if "measure" in cube.dims else cube.expand_dims(measure=[cube.name or "score"])
+    arr = sc.transpose("measure", "system", "topic").values.astype(np.float64)
+    S = arr.shape[1]
+    iu, ju = np.triu_indices(S, k=1)
+    out = []
+    for mat in arr:
+        a, b = mat[iu, :], mat[ju, :]
+        ok = ~np.isnan(a) & ~np.isnan(b)
+        out.append(float((a[ok] == b[ok]).mean()) if ok.any() else np.nan)
+    res = xr.DataArray(np.array(out), dims=("measure",), coords={"measure": sc.coords["measure"].values},
+                       name="tie_fraction")
+    return float(res[0]) if "measure" not in cube.dims else res
+
+
+# =====================================================================================
+# analytical tools
+# =====================================================================================
+def _check_nm(n: int, m: int) -> tuple[int, int]:
+    n, m = int(n), int(m)
+    if m < 1 or n < m:
+        raise ValueError(f"need 1 <= m <= n, got n={n}, m={m}")
+    return n, m
+
+
+def tie_probability(metric: str, *, n: int, m: int, k: int | None = None,
+                    exact: bool = False) -> float | Fraction:
+    """Probability that two uniformly random complete rankings tie (seed 000 App. A.4).
+
+    ``TSE``: ``Σ_{i=m}^n C(i-1, m-1)² / C(n, m)²``;
+    ``R`` (R_k): ``Σ_i C(k, i)² C(n-k, m-i)² / C(n, m)²``;
+    ``RP``: R_k with k = m; ``LR`` (lexirecall): ``1 / C(n, m)``.
+    Computed with exact big-integer arithmetic (the TSE sum by the recurrence
+    ``C(i, m-1) = C(i-1, m-1) i / (i-m+1)``, ``O(n)`` integer steps).
+
+    Parameters
+    ----------
+    metric : {"TSE", "R", "RP", "LR"}
+    n, m : int
+        Corpus size and number of relevant documents.
+    k : int, optional
+        Recall cutoff for ``R`` (required there).
+    exact : bool
+        Return a :class:`fractions.Fraction` instead of the nearest float.
+
+    Examples
+    --------
+    >>> round(tie_probability("TSE", n=1000, m=10), 5)       # Table 2
+    0.00529
+    >>> round(tie_probability("R", n=10_000, m=10, k=1000), 5)
+    0.31267
+    >>> tie_probability("LR", n=5, m=2, exact=True)
+    Fraction(1, 10)
+    """
+    n, m = _check_nm(n, m)
+    key = metric.upper().replace("@", "").replace("_K", "")
+    denom = comb(n, m) ** 2
+    if key == "TSE":
+        c, s = 1, 0
+        for i in range(m, n + 1):
+            s += c * c
+            c = c * i // (i - m + 1)
+        res = Fraction(s, denom)
+    elif key in ("R", "RK", "RP"):
+        kk = m if key == "RP" else k
+        if kk is None:
+            raise ValueError("metric 'R' needs the cutoff k=")
+        kk = int(kk)
+        if kk < 0:
+            raise ValueError(f"k must be >= 0, got {kk}")
+        kk = min(kk, n)
+        s = sum(comb(kk, i) ** 2 * comb(n - kk, m - i) ** 2 for i in range(m + 1))
+        res = Fraction(s, denom)
+    elif key == "LR":
+        res = Fraction(1, comb(n, m))
+    else:
+        raise ValueError(f"metric must be 'TSE', 'R', 'RP' or 'LR', got {metric!r}")
+    return res if exact else float(res)
+
+
+def _sample_positions(rng: np.random.Generator, n: int, m: np.ndarray, width: int) -> np.ndarray:
+    """Uniform random m-subsets of {1..n} per row, sorted; padded with n+1 beyond m.
+
+    Rows are drawn with replacement and redrawn until they have no duplicate in
+    their first m entries (vectorised rejection sampling).
+    """
+    Q = len(m)
+    cols = np.arange(width)[None, :]
+    active = cols < m[:, None]
+    out = np.empty((Q, width), np.int64)
+    todo = np.arange(Q)
+    while len(todo):
+        draw = rng.integers(1, n + 1, size=(len(todo), width))
+        draw = np.where(active[todo], draw, n + 1 + cols)           # distinct pads
+        srt = np.sort(draw, axis=1)
+        dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+        good = ~dup
+        out[todo[good]] = srt[good]
+        todo = todo[dup]
+    return np.where(active, out, n + 1)
+
+
+def simulate_ties(*, n: int, m: int, k: int = 1000, samples: int = 100_000,
+                  rng: np.random.Generator | int | None = None) -> dict[str, float]:
+    """Monte-Carlo tie frequencies of TSE, R_k, RP and LR for random complete rankings.
+
+    Draws ``samples`` pairs of uniform random position vectors (m-subsets of 1..n)
+    and counts ties; compare with :func:`tie_probability` (standard error
+    ``sqrt(p (1 - p) / samples)``).
+
+    Examples
+    --------
+    >>> f = simulate_ties(n=20, m=3, samples=20_000, rng=0)
+    >>> abs(f["TSE"] - tie_probability("TSE", n=20, m=3)) < 0.01
+    True
+    """
+    n, m = _check_nm(n, m)
+    rng = np.random.default_rng(rng)
+    mm = np.full(samples, m)
+    p = _sample_positions(rng, n, mm, m)
+    q = _sample_positions(rng, n, mm, m)
+    return {"TSE": float((p[:, -1] == q[:, -1]).mean()),
+            "R": float(((p <= k).sum(1) == (q <= k).sum(1)).mean()),
+            "RP": float(((p <= m).sum(1) == (q <= m).sum(1)).mean()),
+            "LR": float((p == q).all(axis=1).mean())}
+
+
+def position_metric(metric: str, P: np.ndarray, m: np.ndarray | int, *, n: int | None = None,
+                    p: float = 0.8, k: int = 1000, e: str | Callable = "AP") -> np.ndarray:
+    """A metric computed from position vectors (rows of ``P``, ascending, first m valid).
+
+    Parameters
+    ----------
+    metric : {"AP", "NDCG", "RBP", "RR", "R", "RP", "TSE"}
+        ``AP`` = (1/m) Σ i/p_i; ``NDCG`` = Σ 1/log2(p_i+1) / Σ_{j<=m} 1/log2(j+1);
+        ``RBP`` = Σ (1-p) p^(p_i-1); ``RR`` = 1/p_1; ``R`` = #{p_i <= k}/m;
+        ``RP`` = #{p_i <= m}/m; ``TSE`` = e(p_m) with exposure ``e``.
+    P : array (rows, width)
+    m : int or array (rows,)
+
+    Examples
+    --------
+    >>> position_metric("AP", np.array([[1, 3]]), 2).round(4).tolist()
+    [0.8333]
+    """
+    P = np.atleast_2d(np.asarray(P, dtype=np.float64))
+    Q, W = P.shape
+    m = np.broadcast_to(np.asarray(m, dtype=np.int64), (Q,))
+    i = np.arange(1, W + 1)[None, :]
+    valid = i <= m[:, None]
+    Pv = np.where(valid, P, np.inf)
+    key = metric.upper()
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        if key == "AP":
+            return np.where(valid, i / Pv, 0.0).sum(1) / m
+        if key == "NDCG":
+            ideal = np.cumsum(1.0 / np.log2(np.arange(1, W + 1) + 1.0))[m - 1]
+            return np.where(valid, 1.0 / np.log2(Pv + 1.0), 0.0).sum(1) / ideal
+        if key == "RBP":
+            return np.where(valid, (1 - p) * np.power(p, np.where(valid, P, 1) - 1.0), 0.0).sum(1)
+        if key == "RR":
+            return 1.0 / P[:, 0]
+        if key in ("R", "RK", "R_K"):
+            return (valid & (P <= k)).sum(1) / m
+        if key == "RP":
+            return (valid & (P <= m[:, None])).sum(1) / m
+        if key == "TSE":
+            pm = P[np.arange(Q), m - 1]
+            return exposure(e, pm, m, p=p, k=k)
+    raise ValueError(f"unknown metric {metric!r}; use AP, NDCG, RBP, RR, R, RP or TSE")
+
+
+def orientation(metric: str, *, n: int, m: int | Sequence[int], kind: str = "recall",
+                **params: Any) -> np.ndarray:
+    """Precision or recall orientation of a metric (seed 000 §3.1, Fig. 2-3).
+
+    ``kind="precision"``: the ranking with a relevant document at position 1 and the
+    other m-1 at the bottom (n-m+2 .. n) versus the same with the top one moved to
+    n-m+1.  ``kind="recall"``: all relevant documents at 1..m versus the bottom one
+    moved to n.  Returns ``μ(π) - μ(π')`` for every m.
+
+    Examples
+    --------
+    >>> orientation("RR", n=100, m=[1, 2], kind="recall").tolist()   # RR only sees p_1
+    [0.99, 0.0]
+    """
+    ms = np.atleast_1d(np.asarray(m, dtype=np.int64))
+    if (ms < 1).any() or (ms > n).any():
+        raise ValueError(f"every m must lie in 1..n={n}")
+    W = int(ms.max())
+    cols = np.arange(W)[None, :]
+    if kind == "recall":
+        before = np.where(cols < ms[:, None], cols + 1, n + 1)
+        after = before.copy()
+        after[np.arange(len(ms)), ms - 1] = n
+    elif kind == "precision":
+        before = np.where(cols < ms[:, None], n - ms[:, None] + cols + 1, n + 1)
+        before[:, 0] = 1
+        after = before.copy()
+        after[:, 0] = n - ms + 1
+    else:
+        raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
+    return position_metric(metric, before, ms, n=n, **params) - position_metric(metric, after, ms, n=n, **params)
+
+
+def worst_case_simulation(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6), *, queries: int = 10_000,
+                          m_low: int = 5, m_high: int = 50, k: int = 1000,
+                          rng: np.random.Generator | int | None = 0) -> pd.DataFrame:
+    """Agreement of metrics with the worst-case preference (seed 000 Table 1).
+
+    For each corpus size, ``queries`` queries with ``m ~ U{m_low..m_high}`` relevant
+    documents and a pair of uniform random complete rankings each.  The worst-case
+    comparison ``WC_μ(π) < WC_μ(π')`` is the TSE comparison (Theorem A.1:
+    ``sign(p'_m - p_m)`` for any top-heavy metric).  ``tied`` is the share of
+    queries where the worst case ties; every metric column is the share, among the
+    queries where the worst case does *not* tie, where the metric difference has the
+    same sign as the worst-case difference (a metric tie counts as disagreement).
+    ``random`` scores each ranking uniformly at random.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``n``; columns ``tied, TSE, R@k, RP, AP, NDCG, random``.
+    """
+    rng = np.random.default_rng(rng)
+    rows = []
+    for n in ns:                                           # loop over corpus sizes
+        n = int(n)
+        m = rng.integers(m_low, m_high + 1, size=queries)
+        P = _sample_positions(rng, n, m, m_high)
+        Q = _sample_positions(rng, n, m, m_high)
+        idx = np.arange(queries)
+        wc = np.sign(Q[idx, m - 1] - P[idx, m - 1])        # +1: π better in the worst case
+        untied = wc != 0
+        row = {"n": n, "tied": float((~untied).mean())}
+        for label, name, kw in (("TSE", "TSE", {}), (f"R@{k}", "R", {"k": k}), ("RP", "RP", {}),
+                                ("AP", "AP", {}), ("NDCG", "NDCG", {})):
+            d = np.sign(position_metric(name, P, m, n=n, **kw) - position_metric(name, Q, m, n=n, **kw))
+            row[label] = float((d[untied] == wc[untied]).mean()) if untied.any() else np.nan
+        rnd = np.sign(rng.random(queries) - rng.random(queries))
+        row["random"] = float((rnd[untied] == wc[untied]).mean()) if untied.any() else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("n")

@@ -1,0 +1,856 @@
+"""Meta-evaluation: judging the measures themselves.
+
+Functions take score cubes (``(system, topic, measure)`` DataArrays, NaN = not
+evaluated) or preference cubes (``(system, other, topic)``, values in {-1, 0, +1}) and
+return pandas / xarray objects.  Randomness only comes from ``rng=`` (a
+:class:`numpy.random.Generator` or int seed).  Inputs are never modified.
+
+Functions
+---------
+discriminative_power  fraction of system pairs a test separates (Sakai; seeds 000, 003)
+stability             topic-subset stability of pairwise orderings (Buckley & Voorhees; seed 003 section 4.4)
+swap_rate             disjoint topic-halves swap rate (Voorhees & Buckley 2002)
+kendall_tau           Kendall tau-a, tau-b or tau-AP between two system orderings
+correlation_matrix    measure x measure correlation of system orderings
+metric_unanimity      Metric Unanimity, MU (seed 001 section 6.1)
+degrade_qrels         remove a fraction of relevant judgments (seed 000 section 6.2.4)
+label_degradation     ties and preference agreement as labels are removed (seed 000 section 6.2.4)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats as _st
+
+from .stats import _rng, _score_cube, _pref_cube, compare, sign_test, tukey_hsd
+
+__all__ = [
+    "discriminative_power",
+    "stability",
+    "swap_rate",
+    "kendall_tau",
+    "correlation_matrix",
+    "metric_unanimity",
+    "degrade_qrels",
+    "label_degradation",
+]
+
+
+def _is_pref(cube) -> bool:
+    return isinstance(cube, xr.DataArray) and set(cube.dims) == {"system", "other", "topic"}
+
+
+def _measure_label(c: xr.DataArray, has_measure: bool):
+    return list(c.indexes["measure"])
+
+
+def _complete(X: np.ndarray, missing: str) -> np.ndarray:
+    """(S, T) -> (S, T') keeping topics every system was evaluated on ('common') or zero-filled."""
+    if missing == "zero":
+        return np.nan_to_num(X, nan=0.0)
+    if missing == "common":
+        return X[:, ~np.isnan(X).any(axis=0)]
+    if missing == "error":
+        if np.isnan(X).any():
+            raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
+        return X
+    raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
+
+
+# ---------------------------------------------------------------------------
+# discriminative power
+# ---------------------------------------------------------------------------
+
+def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, correction="auto",
+                         n_samples: int = 10_000, rng=None, missing: str = "common",
+                         two_way: bool = True) -> pd.DataFrame:
+    """Fraction of system pairs a significance test separates (discriminative power).
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        A score cube ``(system, topic[, measure])`` or a preference cube
+        ``(system, other, topic)`` (lexirecall); a preference cube always uses the
+        binomial sign test (seed 000: binomial tests with Holm's correction).
+    test : {"tukey", "t", "wilcoxon", "randomization", "bootstrap"}
+        ``"tukey"`` is the randomised-blocks Tukey HSD of
+        :func:`irframe.stats.tukey_hsd` (seed 003, Table 1); the others are the paired
+        tests of :func:`irframe.stats.compare` over all pairs.
+    alpha : float
+        Significance level (seed 003 reports 0.05 and 0.01).
+    correction : "auto", {"holm", "bonferroni", "bh"} or None
+        ``"auto"``: Holm for preference cubes (as in seed 000), none for paired tests
+        (Sakai's usual protocol); Tukey HSD is family-wise by construction and ignores it.
+    n_samples, rng, missing, two_way
+        Passed to the underlying test.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``measure`` with columns ``significant`` (number of distinct unordered
+        pairs), ``pairs`` (S(S-1)/2) and ``power`` (their ratio).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import discriminative_power
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(4, 40)) + np.arange(4)[:, None] * 0.5
+    >>> cube = xr.DataArray(x[:, :, None], dims=("system", "topic", "measure"),
+    ...                     coords={"system": list("abcd"), "measure": ["AP"]})
+    >>> discriminative_power(cube, test="tukey").loc["AP", "pairs"]
+    np.int64(6)
+    """
+    if _is_pref(cube):
+        corr = "holm" if correction == "auto" else correction
+        res = sign_test(cube, correction=corr, alpha=alpha)
+        sig = res.significant.values
+        labels_s = [str(s) for s in res.coords["system"].values] if "system" in res.coords else None
+        labels_o = [str(s) for s in res.coords["other"].values] if "other" in res.coords else None
+        seen, nsig = set(), 0
+        for i in range(sig.shape[0]):
+            for j in range(sig.shape[1]):
+                a = labels_s[i] if labels_s else str(i)
+                b = labels_o[j] if labels_o else str(j)
+                if a == b:
+                    continue
+                key = (min(a, b), max(a, b))
+                if key in seen:
+                    continue
+                seen.add(key)
+                nsig += bool(sig[i, j])
+        name = cube.name if cube.name is not None else "preference"
+        df = pd.DataFrame({"significant": [nsig], "pairs": [len(seen)]}, index=pd.Index([name], name="measure"))
+        df["power"] = df["significant"] / df["pairs"]
+        return df
+    if test == "tukey":
+        res = tukey_hsd(cube, alpha=alpha, missing=missing, two_way=two_way)
+    else:
+        corr = None if correction == "auto" else correction
+        res = compare(cube, None, test=test, correction=corr, alpha=alpha, n_samples=n_samples, rng=rng,
+                      missing=missing)
+    sig = res.significant
+    if "measure" not in sig.dims:
+        label = sig.coords["measure"].item() if "measure" in sig.coords else "score"
+        sig = sig.expand_dims(measure=[label])
+    sig = sig.transpose("system", "other", "measure").values
+    S = sig.shape[0]
+    iu = np.triu_indices(S, 1)
+    nsig = sig[iu[0], iu[1], :].sum(axis=0)
+    df = pd.DataFrame({"significant": nsig.astype(np.int64), "pairs": np.int64(len(iu[0]))},
+                      index=pd.Index(list(res.coords["measure"].values.ravel()) if "measure" in res.coords else ["score"], name="measure"))
+    df["power"] = df["significant"] / df["pairs"]
+    return df
+
+
+# ---------------------------------------------------------------------------
+# stability and swap rate
+# ---------------------------------------------------------------------------
+
+def _pair_outcomes(means: np.ndarray, fuzziness: float):
+    """means (S, R) -> (U, R) int8 outcome for pairs i<j: +1 i better, -1 j better, 0 tie."""
+    S = means.shape[0]
+    iu = np.triu_indices(S, 1)
+    a, b = means[iu[0]], means[iu[1]]
+    diff = a - b
+    thr = fuzziness * np.maximum(np.abs(a), np.abs(b))
+    out = np.sign(diff).astype(np.int8)
+    out[np.abs(diff) <= thr] = 0
+    return out, iu
+
+
+def _iter_measures(cube, missing):
+    c, has_measure = _score_cube(cube)
+    for k, m in enumerate(c.indexes["measure"]):
+        X = _complete(c.values[:, :, k], missing)
+        yield m, X, c
+
+
+def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=None, fuzziness: float = 0.0,
+              missing: str = "common", per_pair: bool = False):
+    """Stability of pairwise system orderings under topic subsampling.
+
+    Follows seed 003 section 4.4 (after Buckley & Voorhees 2000): in each of
+    ``n_trials`` trials draw ``n_topics`` topics without replacement (default: half the
+    topics, rounded down), average each system over them, and record for each pair of
+    systems which one scores higher.  The stability of a pair is the fraction of trials
+    won by the system that wins most often (a pair that is 700/1000 one way has
+    stability 0.7; tied trials count for neither side); a measure's stability is the
+    mean over all unordered pairs.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores ``(system, topic[, measure])``.
+    n_trials : int
+        Number of topic subsets R (seed 003: 1000).
+    n_topics : int, optional
+        Topics per subset T (seed 003: half of the topics).
+    rng : numpy.random.Generator or int, optional
+        The same subsets are used for every measure.
+    fuzziness : float
+        Relative difference below which two means count as tied
+        (``|a - b| <= fuzziness * max(|a|, |b|)``; Buckley & Voorhees used 0.05).  0 = exact.
+    missing : {"common", "zero", "error"}
+        ``"common"``: per measure, keep only topics every system was evaluated on.
+    per_pair : bool
+        Also return per-pair ``wins``/``losses``/``ties`` as an xarray Dataset.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``measure``: ``stability``, ``swap_rate`` (Buckley & Voorhees error
+        rate: sum over pairs of the minority count / (pairs x trials)), ``tie_rate``,
+        ``pairs``, ``n_topics``, ``n_trials``.  With ``per_pair=True`` a tuple
+        ``(table, Dataset)``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import stability
+    >>> x = np.array([[0.5] * 10, [0.1] * 10, list(np.linspace(0, 1, 10))])
+    >>> cube = xr.DataArray(x, dims=("system", "topic"), coords={"system": ["a", "b", "c"]})
+    >>> stability(cube, n_trials=200, rng=0).loc["score", "stability"] < 1
+    np.True_
+    """
+    if int(n_trials) < 1:
+        raise ValueError(f"n_trials must be positive, got {n_trials}")
+    gen = _rng(rng)
+    c, has_measure = _score_cube(cube)
+    T_all = c.sizes["topic"]
+    if T_all < 2:
+        raise ValueError(f"stability needs at least 2 topics, the cube has {T_all}")
+    # one set of random keys shared by all measures -> reproducible and comparable
+    keys = gen.random((int(n_trials), T_all))
+    rows, pair_ds = [], []
+    systems = list(c.indexes["system"])
+    for k, m in enumerate(c.indexes["measure"]):
+        X0 = c.values[:, :, k]
+        if missing == "common":
+            keep = ~np.isnan(X0).any(axis=0)
+        else:
+            keep = np.ones(T_all, bool)
+        X = _complete(X0, missing) if missing != "common" else X0[:, keep]
+        T = X.shape[1]
+        nt = T // 2 if n_topics is None else int(n_topics)
+        if T < 2 or not 1 <= nt <= T:
+            raise ValueError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
+        kk = keys[:, keep]
+        sel = np.argsort(kk, axis=1)[:, :nt]
+        W = np.zeros((int(n_trials), T))
+        np.put_along_axis(W, sel, 1.0, axis=1)
+        means = X @ W.T / nt  # (S, R)
+        out, iu = _pair_outcomes(means, fuzziness)
+        wins = (out > 0).sum(axis=1)
+        losses = (out < 0).sum(axis=1)
+        ties = (out == 0).sum(axis=1)
+        R = int(n_trials)
+        rows.append({"measure": m, "stability": float(np.mean(np.maximum(wins, losses) / R)),
+                     "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
+                     "tie_rate": float(ties.sum() / (len(wins) * R)), "pairs": len(wins),
+                     "n_topics": nt, "n_trials": R})
+        if per_pair:
+            S = len(systems)
+            mat = {n: np.full((S, S), np.nan) for n in ("wins", "losses", "ties")}
+            for n, v, vt in (("wins", wins, losses), ("losses", losses, wins), ("ties", ties, ties)):
+                mat[n][iu] = v
+                mat[n].T[iu] = vt
+            pair_ds.append(xr.Dataset({n: (("system", "other"), v) for n, v in mat.items()},
+                                      coords={"system": systems, "other": systems}).expand_dims(measure=[m]))
+    table = pd.DataFrame(rows).set_index("measure")
+    if per_pair:
+        ds = xr.concat(pair_ds, dim="measure").transpose("system", "other", "measure")
+        ds["stability"] = np.maximum(ds.wins, ds.losses) / int(n_trials)
+        if not has_measure:
+            ds = ds.isel(measure=0)
+        return table, ds
+    return table
+
+
+def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, rng=None,
+              fuzziness: float = 0.0, missing: str = "common") -> pd.DataFrame:
+    """Swap rate between disjoint topic sets (Voorhees & Buckley 2002).
+
+    Each split draws two *disjoint* topic sets of ``topic_set_size`` topics (default:
+    half the topics, rounded down); a pair of systems swaps when the two sets order it
+    strictly in opposite directions (differences within ``fuzziness`` count as ties and
+    never swap).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``measure``: ``swap_rate`` (swaps / (pairs x splits)), ``tie_rate``
+        (fraction of (pair, set) outcomes that are ties), ``pairs``, ``topic_set_size``,
+        ``n_splits``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import swap_rate
+    >>> x = np.array([[0.9] * 10, [0.1] * 10])
+    >>> cube = xr.DataArray(x, dims=("system", "topic"))
+    >>> float(swap_rate(cube, n_splits=50, rng=0).loc["score", "swap_rate"])
+    0.0
+    """
+    gen = _rng(rng)
+    c, _ = _score_cube(cube)
+    T_all = c.sizes["topic"]
+    keys = gen.random((int(n_splits), T_all))
+    rows = []
+    for k, m in enumerate(c.indexes["measure"]):
+        X0 = c.values[:, :, k]
+        keep = ~np.isnan(X0).any(axis=0) if missing == "common" else np.ones(T_all, bool)
+        X = X0[:, keep] if missing == "common" else _complete(X0, missing)
+        T = X.shape[1]
+        size = T // 2 if topic_set_size is None else int(topic_set_size)
+        if size < 1 or 2 * size > T:
+            raise ValueError(f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}")
+        order = np.argsort(keys[:, keep], axis=1)
+        W1 = np.zeros((int(n_splits), T))
+        W2 = np.zeros((int(n_splits), T))
+        np.put_along_axis(W1, order[:, :size], 1.0, axis=1)
+        np.put_along_axis(W2, order[:, size:2 * size], 1.0, axis=1)
+        o1, _ = _pair_outcomes(X @ W1.T / size, fuzziness)
+        o2, _ = _pair_outcomes(X @ W2.T / size, fuzziness)
+        swaps = (o1 * o2 < 0).sum()
+        U = o1.shape[0]
+        rows.append({"measure": m, "swap_rate": float(swaps / (U * n_splits)),
+                     "tie_rate": float(((o1 == 0).sum() + (o2 == 0).sum()) / (2 * U * n_splits)),
+                     "pairs": U, "topic_set_size": size, "n_splits": int(n_splits)})
+    return pd.DataFrame(rows).set_index("measure")
+
+
+# ---------------------------------------------------------------------------
+# Kendall tau
+# ---------------------------------------------------------------------------
+
+def _as_scores(x, name):
+    if isinstance(x, xr.DataArray):
+        if x.ndim != 1:
+            raise ValueError(f"{name} must be 1-D (one score per system), got dims {x.dims}")
+        idx = x.indexes[x.dims[0]] if x.dims[0] in x.coords else None
+        return pd.Series(np.asarray(x.values, float), index=idx)
+    if isinstance(x, pd.Series):
+        return x.astype(float)
+    if isinstance(x, dict):
+        return pd.Series(x, dtype=float)
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one score per system)")
+    return pd.Series(arr)
+
+
+def _align_scores(a, b):
+    sa, sb = _as_scores(a, "a"), _as_scores(b, "b")
+    labelled = not isinstance(sa.index, pd.RangeIndex) and not isinstance(sb.index, pd.RangeIndex)
+    if labelled:
+        if set(sa.index) != set(sb.index):
+            raise KeyError(f"a and b rank different systems: only in a {sorted(set(sa.index) - set(sb.index))[:5]}, "
+                           f"only in b {sorted(set(sb.index) - set(sa.index))[:5]}")
+        sb = sb.reindex(sa.index)
+    elif len(sa) != len(sb):
+        raise ValueError(f"a and b have different lengths ({len(sa)} and {len(sb)})")
+    x, y = sa.to_numpy(float), sb.to_numpy(float)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    return x[ok], y[ok]
+
+
+def _tau_ap(x: np.ndarray, y: np.ndarray) -> float:
+    """tau_AP of ranking x (walked from the top) against reference y (Yilmaz et al. 2008)."""
+    n = x.size
+    order = np.argsort(-x, kind="stable")
+    xs, ys = x[order], y[order]
+    total = 0.0
+    for i in range(1, n):
+        above_x, above_y = xs[:i], ys[:i]
+        # pairs tied in x: position above is arbitrary -> half credit; tied in y -> half credit
+        tie_x = above_x == xs[i]
+        corr = np.where(tie_x | (above_y == ys[i]), 0.5, (above_y > ys[i]).astype(float))
+        total += corr.sum() / i
+    return 2.0 * total / (n - 1) - 1.0
+
+
+def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
+    """Kendall's rank correlation between two system orderings.
+
+    Parameters
+    ----------
+    a, b : pandas.Series, 1-D xarray.DataArray, dict or array_like
+        Scores per system (higher = better).  Labelled inputs are aligned by system;
+        systems with NaN in either are dropped.
+    variant : {"a", "b", "ap"}
+        ``"a"``: (concordant - discordant) / (n (n-1) / 2), ties count as neither;
+        ``"b"``: tau-b, adjusted for ties (:func:`scipy.stats.kendalltau`);
+        ``"ap"``: tau-AP of Yilmaz, Aslam & Robertson (SIGIR 2008), which weights errors
+        near the top more: ``2/(n-1) * sum_{i=2..n} C(i)/(i-1) - 1`` where ``C(i)`` is the
+        number of systems ranked above position ``i`` by ``a`` that ``b`` also ranks above
+        it.  ``a`` is the ranking under test and ``b`` the reference; ties count 1/2.
+    symmetric : bool
+        For ``"ap"``: average tau-AP(a, b) and tau-AP(b, a).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from irframe.meta import kendall_tau
+    >>> truth = {"A": 4, "B": 3, "C": 2, "D": 1}
+    >>> kendall_tau({"A": 3, "B": 4, "C": 2, "D": 1}, truth, variant="a")   # swap at the top
+    0.6666666666666666
+    >>> round(kendall_tau({"A": 3, "B": 4, "C": 2, "D": 1}, truth, variant="ap"), 4)
+    0.3333
+    >>> round(kendall_tau({"A": 4, "B": 3, "C": 1, "D": 2}, truth, variant="ap"), 4)  # swap at the bottom
+    0.7778
+    """
+    x, y = _align_scores(a, b)
+    n = x.size
+    if n < 2:
+        raise ValueError(f"Kendall's tau needs at least 2 systems, got {n}")
+    if variant == "b":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(_st.kendalltau(x, y).statistic)
+    if variant == "a":
+        iu = np.triu_indices(n, 1)
+        s = np.sign(x[iu[0]] - x[iu[1]]) * np.sign(y[iu[0]] - y[iu[1]])
+        return float(s.sum() / len(s))
+    if variant == "ap":
+        t = _tau_ap(x, y)
+        return float((t + _tau_ap(y, x)) / 2) if symmetric else float(t)
+    raise ValueError(f"variant must be 'a', 'b' or 'ap', got {variant!r}")
+
+
+_CORR_METHODS = ("kendall", "tau_a", "tau_ap", "spearman", "pearson")
+
+
+def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") -> xr.DataArray:
+    """Correlation between the system orderings induced by each pair of measures.
+
+    Systems are ordered by their mean score per measure.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores ``(system, topic, measure)``.
+    method : {"kendall", "tau_a", "tau_ap", "spearman", "pearson"}
+        ``"kendall"`` is tau-b.  ``"tau_ap"`` is asymmetric: entry ``[m1, m2]`` is
+        tau-AP of the ordering by ``m1`` against the reference ordering by ``m2``.
+    missing : {"skip", "zero", "common"}
+        How system means treat NaN: skip them, count them as 0, or use only topics
+        every system was evaluated on (per measure).
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("measure", "other_measure")``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import correlation_matrix
+    >>> x = np.random.default_rng(0).uniform(size=(6, 5, 2))
+    >>> cube = xr.DataArray(x, dims=("system", "topic", "measure"), coords={"measure": ["AP", "P@10"]})
+    >>> round(correlation_matrix(cube).sel(measure="AP", other_measure="AP").item(), 6)
+    1.0
+    """
+    if method not in _CORR_METHODS:
+        raise ValueError(f"method must be one of {_CORR_METHODS}, got {method!r}")
+    c, _ = _score_cube(cube)
+    X = c.values
+    if missing == "zero":
+        X = np.nan_to_num(X, nan=0.0)
+    elif missing == "common":
+        X = np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
+    elif missing != "skip":
+        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.nanmean(X, axis=1)  # (S, K)
+    K = means.shape[1]
+    out = np.full((K, K), np.nan)
+    for i in range(K):
+        for j in range(K):
+            x, y = means[:, i], means[:, j]
+            ok = ~(np.isnan(x) | np.isnan(y))
+            if ok.sum() < 2:
+                continue
+            x, y = x[ok], y[ok]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if method == "kendall":
+                    out[i, j] = _st.kendalltau(x, y).statistic
+                elif method == "tau_a":
+                    out[i, j] = kendall_tau(x, y, variant="a")
+                elif method == "tau_ap":
+                    out[i, j] = _tau_ap(x, y)
+                elif method == "spearman":
+                    out[i, j] = _st.spearmanr(x, y).statistic
+                else:
+                    out[i, j] = _st.pearsonr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else np.nan
+    labels = list(c.indexes["measure"])
+    return xr.DataArray(out, dims=("measure", "other_measure"),
+                        coords={"measure": labels, "other_measure": labels},
+                        name=f"{method}", attrs={"method": method, "missing": missing})
+
+
+# ---------------------------------------------------------------------------
+# Metric Unanimity
+# ---------------------------------------------------------------------------
+
+def _stack_measures(cube, dims):
+    """Return (DataArray (system, topic, measure), unstack function)."""
+    if not isinstance(cube, xr.DataArray):
+        raise TypeError(f"cube must be an xarray.DataArray, not {type(cube).__name__}")
+    missing = {"system", "topic"} - set(cube.dims)
+    if missing:
+        raise ValueError(f"cube must have dims 'system' and 'topic' plus the measure dim(s); got {tuple(cube.dims)}")
+    if dims is None:
+        dims = [d for d in cube.dims if d not in ("system", "topic")]
+    elif isinstance(dims, str):
+        dims = [dims]
+    else:
+        dims = list(dims)
+    extra = [d for d in cube.dims if d not in ("system", "topic") and d not in dims]
+    if extra:
+        raise ValueError(f"cube has dims {extra} that are neither system/topic nor measure dims {dims}")
+    if not dims:
+        raise ValueError("metric unanimity needs several measures: the cube has only dims (system, topic)")
+    for d in dims:
+        if d not in cube.coords:
+            cube = cube.assign_coords({d: np.arange(cube.sizes[d])})
+    if dims == ["measure"]:
+        return cube.transpose("system", "topic", "measure"), (lambda da: da)
+    stacked = cube.stack(measure=dims).transpose("system", "topic", "measure")
+
+    def unstack(da):
+        return da.unstack("measure")
+
+    return stacked, unstack
+
+
+def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level: str = "topic",
+                     dims=None) -> xr.DataArray:
+    """Metric Unanimity (MU) of each measure with respect to the others (seed 001, section 6.1).
+
+    Over ordered pairs ``(i, j)`` of distinct system outputs, let ``dm`` be the
+    improvement of ``i`` over ``j`` reported by measure ``m`` (1 if ``m(i) > m(j)``,
+    0.5 if tied -- footnote 9 of the seed, which makes ``P(dm) = 1/2`` -- 0 otherwise) and
+    ``dM`` the unanimous improvement reported by the reference set ``M``
+    (``m'(i) >= m'(j)`` for every ``m'`` in ``M``).  Then
+
+    ``MU_M(m) = log_base( P(dm, dM) / (P(dm) P(dM)) )``,
+
+    the pointwise mutual information.  The seed's worked example gives 0.415 (base 2).
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores with dims ``system``, ``topic`` and one or more measure dims, e.g.
+        ``(system, topic, measure)`` or a C x A grid ``(system, topic, C, A)``; several
+        measure dims are flattened into one measure set and unflattened in the result.
+    measures : list, optional
+        Labels (of the ``measure`` dim) to compute MU for; default all.
+    others : list, optional
+        Reference set ``M``.  Default: every measure of the cube.  A measure is never
+        part of its own reference set (excluded by position, so duplicated labels count
+        as distinct measures).  A measure whose reference set would be empty gets NaN
+        (an error if it was asked for explicitly in ``measures``).
+    base : float
+        Logarithm base (2 in the seed).
+    level : {"topic", "system"}
+        ``"topic"`` (default, as in the seed: "MU ... work[s] at topic (query) level"):
+        system outputs are (system, topic) rankings and pairs are two systems on the
+        same topic, pooled over topics.  ``"system"``: outputs are systems scored by
+        their mean over topics.
+    dims : str or list of str, optional
+        The measure dim(s); default every dim other than system and topic.
+
+    Returns
+    -------
+    xarray.DataArray
+        MU per measure (named ``"MU"``), with attrs ``base``, ``level`` and ``n_pairs``
+        (ordered pairs counted).  A (system, topic) output with NaN in any measure is
+        left out for all measures, so every measure is judged on the same pairs.  MU is
+        NaN when no pair is unanimously improved (``P(dM) = 0``).
+
+    Examples
+    --------
+    The worked example of the seed (three systems, one topic):
+
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import metric_unanimity
+    >>> x = np.array([[1, 0.8, 1], [0.5, 0.3, 0.2], [0.2, 0.4, 0.5]])[:, None, :]
+    >>> cube = xr.DataArray(x, dims=("system", "topic", "measure"),
+    ...                     coords={"system": ["S1", "S2", "S3"], "measure": ["m1", "m2", "m3"]})
+    >>> metric_unanimity(cube).round(3).values.tolist()
+    [0.415, 1.0, 1.0]
+    """
+    if level not in ("topic", "system"):
+        raise ValueError(f"level must be 'topic' or 'system', got {level!r}")
+    if not base > 0 or base == 1:
+        raise ValueError(f"base must be positive and != 1, got {base}")
+    stacked, unstack = _stack_measures(cube, dims)
+    X = np.array(stacked.values, dtype=np.float64, copy=True)  # (S, T, K)
+    labels = stacked.indexes["measure"]
+    K = X.shape[2]
+    if K < 2:
+        raise ValueError("metric unanimity needs at least 2 measures")
+    if X.shape[0] < 2:
+        raise ValueError("metric unanimity needs at least 2 systems")
+
+    def positions(sel, what):
+        if sel is None:
+            return np.arange(K)
+        sel = [sel] if isinstance(sel, (str, tuple)) else list(sel)
+        pos = []
+        for s in sel:
+            hits = np.flatnonzero(labels == s) if not isinstance(labels, pd.MultiIndex) else np.flatnonzero(labels.isin([s]))
+            if hits.size == 0:
+                raise KeyError(f"{what} {s!r} is not a measure of the cube; available: {list(labels)}")
+            pos.extend(hits.tolist())
+        return np.array(sorted(set(pos)))
+
+    target = positions(measures, "measure")
+    ref = positions(others, "reference measure")
+    in_ref = np.zeros(K, bool)
+    in_ref[ref] = True
+
+    if level == "system":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            X = np.nanmean(X, axis=1, keepdims=True)
+    valid = ~np.isnan(X).any(axis=2)  # (S, T)
+    S, T, _ = X.shape
+    joint = np.zeros(K)
+    pm = np.zeros(K)
+    pM = np.zeros(K)
+    n_pairs = 0
+    offdiag = ~np.eye(S, dtype=bool)
+    step = max(1, 2_000_000 // max(S * S * K, 1))
+    for a in range(0, T, step):
+        xb = X[:, a:a + step, :]                       # (S, t, K)
+        vb = valid[:, a:a + step]                      # (S, t)
+        pair_ok = vb[:, None, :] & vb[None, :, :] & offdiag[:, :, None]  # (S, S, t)
+        xi, xj = xb[:, None, :, :], xb[None, :, :, :]  # (S, 1, t, K), (1, S, t, K)
+        ge = xi >= xj
+        imp = (xi > xj) + 0.5 * (xi == xj)             # dm with the 0.5 tie rule
+        n_ge = (ge & in_ref).sum(axis=3)               # (S, S, t)
+        n_ref = in_ref.sum()
+        # unanimity of M \ {m}: all reference measures other than m (by position)
+        dM = (n_ge[..., None] - (ge & in_ref)) == (n_ref - in_ref)  # (S, S, t, K)
+        dM &= pair_ok[..., None]
+        ok = pair_ok[..., None]
+        n_pairs += int(pair_ok.sum())
+        pm += (imp * ok).sum(axis=(0, 1, 2))
+        pM += dM.sum(axis=(0, 1, 2))
+        joint += (imp * dM).sum(axis=(0, 1, 2))
+    n_ref_m = in_ref.sum() - in_ref
+    if measures is not None and (n_ref_m[target] == 0).any():
+        raise ValueError("the reference set is empty for some measure (it only contains the measure itself)")
+    if n_pairs == 0:
+        raise ValueError("no pair of system outputs has scores for every measure")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P_joint, P_m, P_M = joint / n_pairs, pm / n_pairs, pM / n_pairs
+        mu = np.log(P_joint / (P_m * P_M)) / math.log(base)
+    mu = np.where((P_M > 0) & (n_ref_m > 0), mu, np.nan)
+    res = xr.DataArray(mu, dims=("measure",), coords={"measure": stacked.coords["measure"]}, name="MU")
+    res = res.isel(measure=target)
+    res.attrs = {"base": float(base), "level": level, "n_pairs": n_pairs}
+    res = unstack(res) if len(target) == K else res
+    return res
+
+
+# ---------------------------------------------------------------------------
+# label degradation
+# ---------------------------------------------------------------------------
+
+def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "uniform", runs: pd.DataFrame | None = None,
+                  rng=None, rel_level: float = 1, min_relevant: int = 1, how: str = "drop",
+                  topic: str = "topic", doc: str = "doc", rel: str = "rel", system: str = "system") -> pd.DataFrame:
+    """Remove a fraction of the relevant judgments of every topic (seed 000, section 6.2.4).
+
+    Per topic with ``n`` relevant documents (``rel >= rel_level``),
+    ``min(round_half_up(fraction * n), n - min_relevant)`` of them are removed, so at
+    least ``min_relevant`` remain (the seed keeps one).  Documents are drawn
+
+    * ``method="uniform"``: uniformly without replacement;
+    * ``method="frequency"``: without replacement with probability proportional to the
+      number of rankings in ``runs`` that retrieve the document for that topic (popular
+      documents go first); documents no ranking retrieves are removed only once every
+      retrieved one is gone.  Sampling uses Efraimidis-Spirakis keys.
+
+    Parameters
+    ----------
+    qrels : pandas.DataFrame
+        Columns ``topic, doc, rel`` (names configurable), optionally ``subtopic``; every
+        row of a removed (topic, doc) goes.
+    fraction : float
+        In [0, 1].
+    runs : pandas.DataFrame, optional
+        Required for ``method="frequency"``: columns ``system, topic, doc``.
+    how : {"drop", "zero"}
+        Drop the judgment rows (the document becomes unjudged) or set their grade to 0
+        (judged non-relevant).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A new qrels frame (the input is not modified).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from irframe.meta import degrade_qrels
+    >>> q = pd.DataFrame({"topic": ["1"] * 4, "doc": list("abcd"), "rel": [1, 1, 1, 0]})
+    >>> len(degrade_qrels(q, 0.5, rng=0))   # round(0.5 * 3) = 2 of 3 relevant removed
+    2
+    """
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction}")
+    if method not in ("uniform", "frequency"):
+        raise ValueError(f"method must be 'uniform' or 'frequency', got {method!r}")
+    if how not in ("drop", "zero"):
+        raise ValueError(f"how must be 'drop' or 'zero', got {how!r}")
+    missing = [c for c in (topic, doc, rel) if c not in qrels.columns]
+    if missing:
+        raise KeyError(f"qrels lacks columns {missing}; found {list(qrels.columns)}")
+    gen = _rng(rng)
+    q = qrels.copy()
+    relevant = pd.to_numeric(q[rel]) >= rel_level
+    pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
+    if method == "frequency":
+        if runs is None:
+            raise ValueError("method='frequency' needs runs= (a frame with system, topic, doc columns)")
+        miss = [c for c in (system, topic, doc) if c not in runs.columns]
+        if miss:
+            raise KeyError(f"runs lacks columns {miss}; found {list(runs.columns)}")
+        freq = runs[[system, topic, doc]].drop_duplicates().groupby([topic, doc], observed=True).size()
+        freq.name = "_freq"
+        pairs = pairs.merge(freq.reset_index(), on=[topic, doc], how="left")
+        w = pairs["_freq"].fillna(0).to_numpy(float)
+    else:
+        w = np.ones(len(pairs))
+    u = gen.random(len(pairs))
+    with np.errstate(divide="ignore"):
+        key = np.where(w > 0, np.log(u) / np.where(w > 0, w, 1), -np.inf)  # larger key = removed earlier
+    pairs = pairs.assign(_key=key, _tie=u).reset_index(drop=True)
+    drop_idx = []
+    for _, g in pairs.groupby(topic, sort=False, observed=True):
+        n = len(g)
+        k = min(int(math.floor(fraction * n + 0.5)), n - min_relevant)
+        if k <= 0:
+            continue
+        order = np.lexsort((-g["_tie"].to_numpy(), -g["_key"].to_numpy()))
+        drop_idx.extend(g.index[order[:k]].tolist())
+    removed = pairs.loc[drop_idx, [topic, doc]]
+    mark = pd.MultiIndex.from_frame(q[[topic, doc]]).isin(pd.MultiIndex.from_frame(removed)) if len(removed) else np.zeros(len(q), bool)
+    if how == "drop":
+        return q.loc[~mark].reset_index(drop=True)
+    q.loc[mark, rel] = 0
+    return q
+
+
+def _preferences(cube) -> tuple[np.ndarray, list]:
+    """-> (prefs (U, T, K) in {-1,0,1} with NaN for incomparable, measure labels)."""
+    if _is_pref(cube):
+        p = _pref_cube(cube)
+        v = np.asarray(p.values, float)
+        S = min(v.shape[0], v.shape[1])
+        iu = np.triu_indices(S, 1)
+        return v[iu[0], iu[1], :][:, :, None], [cube.name if cube.name is not None else "preference"]
+    c, _ = _score_cube(cube)
+    X = c.values
+    S = X.shape[0]
+    iu = np.triu_indices(S, 1)
+    d = X[iu[0]] - X[iu[1]]
+    return np.sign(d), list(c.indexes["measure"])
+
+
+def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr.DataArray], *,
+                      fractions: Sequence[float] = (0.25, 0.5, 0.75), method: str = "uniform",
+                      runs: pd.DataFrame | None = None, n_repeats: int = 1, rng=None, rel_level: float = 1,
+                      min_relevant: int = 1, how: str = "drop", **columns) -> pd.DataFrame:
+    """Ties and agreement with full-data preferences as relevance labels are removed.
+
+    Seed 000, section 6.2.4: per topic, remove a fraction of the relevant judgments
+    (uniformly, or by how many rankings retrieve them -- see :func:`degrade_qrels`),
+    re-evaluate, and measure (a) the fraction of tied system pairs and (b) the
+    agreement of the per-topic preferences with those obtained from the full qrels.
+
+    Parameters
+    ----------
+    qrels : pandas.DataFrame
+        Full judgments.
+    evaluate : callable
+        ``evaluate(qrels) -> cube``; returns a score cube ``(system, topic[, measure])``
+        or a preference cube ``(system, other, topic)`` (e.g.
+        ``lambda q: runs.ir.metric(["AP", "R@1000"], qrels=q)``).  It must return the
+        same systems in the same order every time.
+    fractions : sequence of float
+        Fractions of relevant judgments to remove.
+    method : {"uniform", "frequency"}
+    runs : pandas.DataFrame, optional
+        Needed for ``method="frequency"``.
+    n_repeats : int
+        Independent degradations per fraction.
+    rng : numpy.random.Generator or int, optional
+    rel_level, min_relevant, how, **columns
+        Passed to :func:`degrade_qrels` (``columns``: ``topic=``, ``doc=``, ``rel=``, ``system=``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``fraction, repeat, measure, ties, agreement, comparisons``: ``ties``
+        is the fraction of (pair, topic) comparisons that are tied; ``agreement`` the
+        fraction whose preference (-1/0/+1) equals the full-data one; comparisons where
+        either evaluation is NaN are left out.  Fraction 0 (full data) is included.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, xarray as xr
+    >>> from irframe.meta import label_degradation
+    >>> q = pd.DataFrame({"topic": ["1"] * 4, "doc": list("abcd"), "rel": [1, 1, 1, 1]})
+    >>> def evaluate(q):  # number of relevant docs among fixed retrieved sets
+    ...     got = {"s1": {"a", "b"}, "s2": {"c"}}
+    ...     rel = set(q.doc[q.rel > 0])
+    ...     x = [[len(got[s] & rel)] for s in got]
+    ...     return xr.DataArray(np.array(x, float), dims=("system", "topic"), coords={"system": list(got)})
+    >>> t = label_degradation(q, evaluate, fractions=[0.0, 0.75], rng=0)
+    >>> t[["fraction", "agreement"]].iloc[0].tolist()
+    [0.0, 1.0]
+    """
+    gen = _rng(rng)
+    full = _preferences(evaluate(qrels.copy()))
+    base, labels = full
+    rows = []
+
+    def summarize(p, frac, rep):
+        for k, m in enumerate(labels):
+            a, b = base[:, :, k], p[:, :, k]
+            ok = ~(np.isnan(a) | np.isnan(b))
+            n = int(ok.sum())
+            rows.append({"fraction": float(frac), "repeat": rep, "measure": m,
+                         "ties": float((b[ok] == 0).sum() / n) if n else np.nan,
+                         "agreement": float((a[ok] == b[ok]).sum() / n) if n else np.nan,
+                         "comparisons": n})
+
+    for frac in fractions:
+        if frac == 0:
+            summarize(base, 0.0, 0)
+            continue
+        for rep in range(int(n_repeats)):
+            q = degrade_qrels(qrels, frac, method=method, runs=runs, rng=gen, rel_level=rel_level,
+                              min_relevant=min_relevant, how=how, **columns)
+            p, lab = _preferences(evaluate(q))
+            if p.shape != base.shape or lab != labels:
+                raise ValueError("evaluate(qrels) returned a cube with different systems/topics/measures "
+                                 f"than on the full qrels ({p.shape} vs {base.shape})")
+            summarize(p, frac, rep)
+    return pd.DataFrame(rows, columns=["fraction", "repeat", "measure", "ties", "agreement", "comparisons"])

@@ -1,0 +1,422 @@
+"""Plots of cubes and test results (optional extra ``irframe[plot]``: matplotlib).
+
+matplotlib is imported inside each function, so ``import irframe.plot`` works without
+it.  Every function draws on ``ax`` (or a new figure's Axes) and returns the Axes.
+
+Functions
+---------
+topic_differences    per-topic score difference of a system against a baseline
+system_means         mean per system with confidence intervals
+significance_matrix  pairwise significance (from compare / tukey_hsd / sign_test)
+correlation_heatmap  measure x measure correlation (from meta.correlation_matrix)
+grid_heatmap         any 2-D DataArray, e.g. a C x A grid of measures
+orientation_curves   recall / precision orientation against the number of relevant items
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+__all__ = ["topic_differences", "system_means", "significance_matrix", "correlation_heatmap",
+           "grid_heatmap", "orientation_curves"]
+
+
+def _plt():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("irframe.plot needs matplotlib: pip install 'irframe[plot]'") from exc
+    return plt
+
+
+def _axes(ax, figsize=(6, 4)):
+    if ax is not None:
+        return ax
+    plt = _plt()
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArray, str | None]:
+    if "measure" in da.dims:
+        if measure is None:
+            if da.sizes["measure"] != 1:
+                raise ValueError(f"{what} has several measures {list(da.measure.values)}; pass measure=")
+            measure = da.measure.values[0]
+        if measure not in da.indexes["measure"]:
+            raise KeyError(f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}")
+        return da.sel(measure=measure), str(measure)
+    label = da.coords["measure"].item() if "measure" in da.coords and da.coords["measure"].ndim == 0 else measure
+    return da, (str(label) if label is not None else None)
+
+
+def _heatmap(ax, values, xlabels, ylabels, *, cmap, vmin, vmax, annotate, fmt="{:.2f}", colorbar=True,
+             nan_text=None):
+    plt = _plt()
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(len(xlabels)))
+    ax.set_xticklabels([str(x) for x in xlabels], rotation=45, ha="right")
+    ax.set_yticks(range(len(ylabels)))
+    ax.set_yticklabels([str(y) for y in ylabels])
+    if colorbar:
+        plt.colorbar(im, ax=ax)
+    if annotate:
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                v = values[i, j]
+                if np.isnan(v):
+                    if nan_text:
+                        ax.text(j, i, nan_text, ha="center", va="center", fontsize=8, color="0.3")
+                    continue
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8)
+    return im
+
+
+def topic_differences(cube, system: str, baseline: str, *, measure=None, sort: bool = True, ax=None):
+    """Bar chart of ``score(system, t) - score(baseline, t)`` for every topic.
+
+    Topics where either system was not evaluated are left out.  Bars above zero are
+    topics the system wins; the title reports wins/ties/losses and the mean difference.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores ``(system, topic[, measure])``.
+    system, baseline : str
+    measure : str, optional
+        Required when the cube has several measures.
+    sort : bool
+        Sort topics by the difference (default) or keep the cube's topic order.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.plot import topic_differences
+    >>> cube = xr.DataArray(np.random.default_rng(0).uniform(size=(2, 8)), dims=("system", "topic"),
+    ...                     coords={"system": ["bm25", "dense"], "topic": [str(t) for t in range(8)]})
+    >>> ax = topic_differences(cube, "dense", "bm25")
+    >>> len(ax.patches)
+    8
+    """
+    da, label = _select_measure(cube, measure)
+    for s in (system, baseline):
+        if s not in da.indexes["system"]:
+            raise KeyError(f"system {s!r} is not in the cube; available: {list(da.system.values)}")
+    d = (da.sel(system=system) - da.sel(system=baseline)).to_series().dropna()
+    if sort:
+        d = d.sort_values(ascending=False)
+    ax = _axes(ax, (max(6, 0.12 * len(d)), 4))
+    colors = np.where(d.values > 0, "tab:blue", np.where(d.values < 0, "tab:red", "0.6"))
+    ax.bar(np.arange(len(d)), d.values, color=colors, width=0.85)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlim(-0.6, len(d) - 0.4)
+    if len(d) <= 60:
+        ax.set_xticks(np.arange(len(d)))
+        ax.set_xticklabels([str(t) for t in d.index], rotation=90, fontsize=7)
+    else:
+        ax.set_xticks([])
+    ax.set_xlabel("topic" + (" (sorted by difference)" if sort else ""))
+    ax.set_ylabel(f"{label + ': ' if label else ''}{system} \u2212 {baseline}")
+    w, t, l = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+    ax.set_title(f"{system} vs {baseline}: {w} wins / {t} ties / {l} losses, mean \u0394 = {d.mean():+.4f}")
+    return ax
+
+
+def system_means(cube, *, measure=None, method: str = "t", alpha: float = 0.05, sort: bool = True,
+                 n_samples: int = 2000, rng=None, missing: str = "skip", ax=None):
+    """Mean score of each system with its (1 - alpha) confidence interval.
+
+    Uses :func:`irframe.stats.mean_ci` (``method="t"`` or ``"bootstrap"``).  Systems
+    are drawn as horizontal error bars, best at the top when ``sort`` is true.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.plot import system_means
+    >>> cube = xr.DataArray(np.random.default_rng(0).uniform(size=(3, 10)), dims=("system", "topic"),
+    ...                     coords={"system": ["a", "b", "c"]})
+    >>> [t.get_text() for t in system_means(cube, sort=False).get_yticklabels()]  # bottom to top
+    ['c', 'b', 'a']
+    """
+    from .stats import mean_ci
+
+    da, label = _select_measure(cube, measure)
+    res = mean_ci(da, method=method, alpha=alpha, n_samples=n_samples, rng=rng, missing=missing)
+    df = res[["mean", "ci_low", "ci_high"]].to_dataframe()[["mean", "ci_low", "ci_high"]]
+    if sort:
+        df = df.sort_values("mean", ascending=True)
+    else:
+        df = df.iloc[::-1]
+    ax = _axes(ax, (6, max(2.5, 0.3 * len(df) + 1)))
+    y = np.arange(len(df))
+    err = np.vstack([df["mean"] - df["ci_low"], df["ci_high"] - df["mean"]])
+    ax.errorbar(df["mean"], y, xerr=np.nan_to_num(err), fmt="o", color="tab:blue", ecolor="0.4", capsize=3)
+    ax.set_yticks(y)
+    ax.set_yticklabels([str(s) for s in df.index])
+    ax.set_xlabel(f"mean {label}" if label else "mean score")
+    ax.set_ylabel("system")
+    ax.set_title(f"{int(round((1 - alpha) * 100))}% {'t' if method == 't' else 'bootstrap'} confidence intervals")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None, annotate: bool = False):
+    """Pairwise significance as a matrix: +1 row system significantly better, -1 worse, 0 not.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        Output of :func:`irframe.stats.compare`, :func:`~irframe.stats.tukey_hsd` or
+        :func:`~irframe.stats.sign_test` (needs ``significant`` and ``effect`` or
+        ``wins``/``losses``).
+    measure : str, optional
+        Required when the result has several measures.
+    order : list of str, optional
+        Order of the rows (default: the result's system order).
+    annotate : bool
+        Write the effect in each cell.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.stats import compare
+    >>> from irframe.plot import significance_matrix
+    >>> x = np.random.default_rng(0).uniform(size=(3, 20)) + np.array([[0.], [0.], [0.5]])
+    >>> res = compare(xr.DataArray(x, dims=("system", "topic"), coords={"system": list("abc")}))
+    >>> significance_matrix(res).get_title()
+    'Significant differences (t, holm, alpha=0.05)'
+    """
+    from matplotlib.colors import ListedColormap
+
+    if not isinstance(result, xr.Dataset) or "significant" not in result:
+        raise TypeError("result must be a Dataset from irframe.stats.compare, tukey_hsd or sign_test")
+    ds = result
+    if "measure" in ds.dims:
+        if measure is None:
+            if ds.sizes["measure"] != 1:
+                raise ValueError(f"result has several measures {list(ds.measure.values)}; pass measure=")
+            measure = ds.measure.values[0]
+        ds = ds.sel(measure=measure)
+    if order is not None:
+        ds = ds.sel(system=list(order))
+        if set(ds.other.values) == set(order):
+            ds = ds.sel(other=list(order))
+    sig = ds["significant"].transpose("system", "other").values.astype(bool)
+    if "effect" in ds:
+        direction = np.sign(ds["effect"].transpose("system", "other").values)
+    else:
+        direction = np.sign(ds["wins"].transpose("system", "other").values - ds["losses"].transpose("system", "other").values)
+    vals = np.where(sig, np.nan_to_num(direction), 0.0)
+    same = np.array([[a == b for b in ds.other.values] for a in ds.system.values])
+    vals = np.where(same, np.nan, vals)
+    ax = _axes(ax, (1.5 + 0.45 * vals.shape[1], 1.0 + 0.4 * vals.shape[0]))
+    cmap = ListedColormap(["#d6604d", "#f0f0f0", "#4393c3"])
+    _heatmap(ax, vals, list(ds.other.values), list(ds.system.values), cmap=cmap, vmin=-1.5, vmax=1.5,
+             annotate=False, colorbar=False)
+    if annotate and "effect" in ds:
+        eff = ds["effect"].transpose("system", "other").values
+        for i in range(eff.shape[0]):
+            for j in range(eff.shape[1]):
+                if not np.isnan(eff[i, j]):
+                    ax.text(j, i, f"{eff[i, j]:+.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xlabel("other")
+    ax.set_ylabel("system")
+    a = result.attrs
+    ax.set_title(f"Significant differences ({a.get('test', '?')}, {a.get('correction', 'none')}, "
+                 f"alpha={a.get('alpha', 0.05):g})")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#4393c3", label="system better"), Patch(color="#d6604d", label="system worse"),
+                       Patch(color="#f0f0f0", label="not significant")],
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    return ax
+
+
+def correlation_heatmap(corr: xr.DataArray, *, ax=None, annotate: bool = True, vmin=None, vmax: float = 1.0,
+                        cmap: str = "viridis"):
+    """Heatmap of a measure x measure correlation matrix.
+
+    Parameters
+    ----------
+    corr : xarray.DataArray
+        2-D, e.g. from :func:`irframe.meta.correlation_matrix` (dims
+        ``measure, other_measure``); the first dim gives the rows.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import correlation_matrix
+    >>> from irframe.plot import correlation_heatmap
+    >>> x = np.random.default_rng(0).uniform(size=(6, 5, 2))
+    >>> cube = xr.DataArray(x, dims=("system", "topic", "measure"), coords={"measure": ["AP", "P@10"]})
+    >>> correlation_heatmap(correlation_matrix(cube)).get_title()
+    'kendall correlation of system orderings'
+    """
+    if not isinstance(corr, xr.DataArray) or corr.ndim != 2:
+        raise ValueError("corr must be a 2-D xarray.DataArray")
+    rows, cols = corr.dims
+    vals = np.asarray(corr.values, float)
+    if vmin is None:
+        vmin = min(0.0, float(np.nanmin(vals))) if np.isfinite(vals).any() else 0.0
+    ax = _axes(ax, (2 + 0.6 * vals.shape[1], 1.5 + 0.5 * vals.shape[0]))
+    _heatmap(ax, vals, list(corr[cols].values) if cols in corr.coords else list(range(vals.shape[1])),
+             list(corr[rows].values) if rows in corr.coords else list(range(vals.shape[0])),
+             cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate)
+    ax.set_xlabel(cols)
+    ax.set_ylabel(rows)
+    method = corr.attrs.get("method", corr.name or "correlation")
+    ax.set_title(f"{method} correlation of system orderings")
+    return ax
+
+
+def grid_heatmap(grid: xr.DataArray, *, rows: str = "C", cols: str = "A", ax=None, annotate: bool = True,
+                 fmt: str = "{:.3f}", cmap: str = "magma", title: str | None = None, nan_text: str = "X"):
+    """Heatmap of a 2-D DataArray, e.g. a C x A grid (C/W/L/A, seed 002 Table 3) of MU or means.
+
+    NaN cells (e.g. the "X" cells of Table 3 that are not defined) are left blank and
+    labelled ``nan_text``.
+
+    Parameters
+    ----------
+    grid : xarray.DataArray
+        Dims ``rows`` and ``cols`` (default ``C`` and ``A``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.plot import grid_heatmap
+    >>> g = xr.DataArray([[0.1, np.nan], [0.3, 0.4]], dims=("C", "A"),
+    ...                  coords={"C": ["RBP", "AP2"], "A": ["fin", "avg"]})
+    >>> [t.get_text() for t in grid_heatmap(g).get_xticklabels()]
+    ['fin', 'avg']
+    """
+    if not isinstance(grid, xr.DataArray):
+        raise TypeError("grid must be an xarray.DataArray")
+    if set(grid.dims) != {rows, cols}:
+        raise ValueError(f"grid must have exactly dims ({rows!r}, {cols!r}); got {tuple(grid.dims)}")
+    g = grid.transpose(rows, cols)
+    vals = np.asarray(g.values, float)
+    ax = _axes(ax, (2 + 0.9 * vals.shape[1], 1.5 + 0.45 * vals.shape[0]))
+    _heatmap(ax, vals, [str(v) for v in (g[cols].values if cols in g.coords else range(vals.shape[1]))],
+             [str(v) for v in (g[rows].values if rows in g.coords else range(vals.shape[0]))],
+             cmap=cmap, vmin=None, vmax=None, annotate=annotate, fmt=fmt, nan_text=nan_text)
+    ax.set_xlabel(cols)
+    ax.set_ylabel(rows)
+    ax.set_title(title if title is not None else (grid.name or f"{rows} \u00d7 {cols}"))
+    return ax
+
+
+def _orientation_long(data) -> pd.DataFrame:
+    if isinstance(data, xr.DataArray):
+        if "m" not in data.dims or "measure" not in data.dims:
+            raise ValueError(f"orientation DataArray needs dims 'm' and 'measure' (and optionally 'orientation'); got {data.dims}")
+        df = data.rename("value").to_dataframe().reset_index()
+        if "orientation" not in df.columns:
+            df["orientation"] = data.attrs.get("orientation", "")
+        return df[["measure", "m", "orientation", "value"]]
+    if isinstance(data, pd.DataFrame):
+        cols = set(data.columns)
+        if {"measure", "m", "value"} <= cols:
+            df = data.copy()
+            if "orientation" not in cols:
+                df["orientation"] = ""
+            return df[["measure", "m", "orientation", "value"]]
+        if {"measure", "m"} <= cols and cols & {"precision", "recall"}:
+            kinds = [k for k in ("precision", "recall") if k in cols]
+            return data.melt(id_vars=["measure", "m"], value_vars=kinds, var_name="orientation")[
+                ["measure", "m", "orientation", "value"]]
+        # wide: index = m, columns = measures
+        df = data.copy()
+        df.index.name = "m"
+        df = df.reset_index().melt(id_vars="m", var_name="measure", value_name="value")
+        df["orientation"] = ""
+        return df[["measure", "m", "orientation", "value"]]
+    raise TypeError("data must be a pandas DataFrame or an xarray DataArray")
+
+
+def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = False):
+    """Recall / precision orientation against the number of relevant items (seed 000, Fig. 3).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or xarray.DataArray
+        Long frame with columns ``measure, m, orientation, value``
+        (``orientation`` in {"precision", "recall"}); or columns ``measure, m,
+        precision, recall``; or a wide frame indexed by ``m`` with one column per
+        measure; or a DataArray with dims ``m, measure[, orientation]``.
+    kind : {"precision", "recall"}, optional
+        Which orientation to draw.  When the data holds both and ``kind`` is None,
+        both are drawn side by side and an array of two Axes is returned.
+    ax : matplotlib Axes, optional
+    logy : bool
+        Logarithmic y axis.
+
+    Returns
+    -------
+    matplotlib.axes.Axes (or a numpy array of two Axes, see ``kind``)
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from irframe.plot import orientation_curves
+    >>> wide = pd.DataFrame({"RR": [0.9, 0.9], "AP": [0.8, 0.5]}, index=[1, 2])
+    >>> len(orientation_curves(wide, kind="recall").get_lines())
+    2
+    """
+    df = _orientation_long(data)
+    kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
+    if kind is None and len(kinds) > 1:
+        if ax is not None:
+            raise ValueError("data holds several orientations; pass kind= to draw one on the given ax")
+        plt = _plt()
+        fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), sharey=False)
+        for a, k in zip(axes, kinds):
+            orientation_curves(df[df["orientation"] == k], kind=k, ax=a, logy=logy)
+        fig.tight_layout()
+        return np.asarray(axes)
+    if kind is not None:
+        if kinds and kind not in kinds:
+            raise KeyError(f"orientation {kind!r} not in data; available: {kinds}")
+        if kinds:
+            df = df[df["orientation"] == kind]
+    ax = _axes(ax)
+    for measure, g in df.groupby("measure", sort=False):
+        g = g.sort_values("m")
+        ax.plot(g["m"], g["value"], marker="o", markersize=3, label=str(measure))
+    ax.set_xlabel("m (number of relevant items)")
+    label = kind if kind is not None else (kinds[0] if kinds else "")
+    ax.set_ylabel(f"{label} orientation".strip())
+    ax.set_title(f"{label.capitalize()} orientation".strip() if label else "Orientation")
+    if logy:
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax

@@ -1,1 +1,145 @@
-"""Registration of the diversity measure family (filled in by its issue)."""
+"""Registration of the diversity measure family (seed 001; ndeval 4.5 conventions).
+
+The kernels live in :mod:`irframe.diversity`.  Every measure here needs qrels with a
+``subtopic`` column.  Measures that use aspect weights accept the evaluate option
+``weights=`` (a frame ``topic, subtopic, weight``).
+
+ndeval's column names are accepted as aliases (``alpha-nDCG@20``, ``ERR-IA@20``,
+``nERR-IA@20``, ``MAP-IA``, ``P-IA@20``, ``strec@20``), so its CSV headers can be
+passed straight to :func:`irframe.evaluate`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import diversity as D
+from .registry import MeasureDef, register
+
+_SUB = frozenset({"subtopics"})
+_W = frozenset({"weights"})
+
+
+def _bool(v, name):
+    if isinstance(v, bool):
+        return v
+    if v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.lower() in ("true", "false", "yes", "no"):
+        return v.lower() in ("true", "yes")
+    raise ValueError(f"{name} must be true or false, got {v!r}")
+
+
+def _unit(v, name, *, lo_open=False, hi_open=False):
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        raise ValueError(f"{name} must be a number, got {v!r}")
+    v = float(v)
+    if v < 0 or v > 1 or (lo_open and v == 0) or (hi_open and v == 1):
+        lo = "(0" if lo_open else "[0"
+        hi = "1)" if hi_open else "1]"
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {v!r}")
+    return v
+
+
+def _validate(params: dict) -> dict:
+    out = dict(params)
+    for k in ("alpha", "beta", "lam"):
+        if k in out:
+            out[k] = _unit(out[k], k)
+    if "p" in out:
+        out["p"] = _unit(out["p"], "p", lo_open=True, hi_open=True)
+    for k in ("e", "sat"):
+        if k in out:
+            v = out[k]
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"{k} must be a finite non-negative number, got {v!r}")
+            out[k] = float(v)
+    if "graded" in out:
+        out["graded"] = _bool(out["graded"], "graded")
+    return out
+
+
+def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=()):
+    register(MeasureDef(name=name, compute=fn, params=params or {}, cutoff=cutoff, needs=_SUB,
+                        options=_W if weighted else frozenset(), description=desc,
+                        family="diversity", validate=_validate),
+             aliases=aliases)
+
+
+# ---------------------------------------------------------------- kernels (measure -> array)
+def _alpha_dcg(ctx, m):
+    return D.alpha_dcg(ctx, m.param("alpha"), m.param("graded"), m.cutoff)
+
+
+def _alpha_ndcg(ctx, m):
+    return D.alpha_ndcg(ctx, m.param("alpha"), m.param("graded"), m.cutoff)
+
+
+def _err_ia(ctx, m):
+    if m.param("graded"):
+        return D.err_ia_graded(ctx, m.cutoff)
+    return D.err_ia(ctx, m.param("alpha"), m.cutoff, normalize="ideal_ideal")
+
+
+def _nerr_ia(ctx, m):
+    return D.err_ia(ctx, m.param("alpha"), m.cutoff, normalize="ideal")
+
+
+def _nrbp(ctx, m):
+    return D.nrbp(ctx, m.param("alpha"), m.param("beta"), m.param("graded"), normalized=False)
+
+
+def _nnrbp(ctx, m):
+    return D.nrbp(ctx, m.param("alpha"), m.param("beta"), m.param("graded"), normalized=True)
+
+
+def _dsharp(ctx, m):
+    lam = m.param("lam")
+    return lam * D.st_recall(ctx, m.cutoff) + (1 - lam) * D.d_ndcg(ctx, m.cutoff)
+
+
+_A = {"alpha": 0.5, "graded": False}
+
+_reg("alpha_DCG", _alpha_dcg, "alpha-DCG@k as ndeval prints it (divided by the 'ideal ideal' "
+     "N·Σ(1−α)^(i−1)/log2(i+1)); graded=true uses r = g/gmax", params=_A, cutoff="required",
+     weighted=False, aliases=("alpha-DCG", "aDCG"))
+_reg("alpha_nDCG", _alpha_ndcg, "alpha-nDCG@k (Clarke et al. 2008), greedy ideal as ndeval; "
+     "graded=true uses r = g/gmax", params=_A, cutoff="required", weighted=False,
+     aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"))
+_reg("ERR_IA", _err_ia, "intent-aware ERR@k; default ndeval (binary, stop prob. alpha, 'ideal "
+     "ideal' normalised); graded=true: Σ_t w(t) ERR_t@k with r = (2^g−1)/2^gmax, unnormalised",
+     params=_A, cutoff="required", aliases=("ERR-IA",))
+_reg("nERR_IA", _nerr_ia, "ERR-IA@k normalised by the greedy ideal ranking (ndeval nERR-IA)",
+     params={"alpha": 0.5}, cutoff="required", aliases=("nERR-IA",))
+_reg("NRBP", _nrbp, "novelty- and rank-biased precision (Clarke et al. 2009), ndeval",
+     params={"alpha": 0.5, "beta": 0.5, "graded": False}, cutoff="none", weighted=False)
+_reg("nNRBP", _nnrbp, "NRBP normalised by the greedy ideal ranking (ndeval nNRBP)",
+     params={"alpha": 0.5, "beta": 0.5, "graded": False}, cutoff="none", weighted=False)
+_reg("AP_IA", lambda c, m: D.ap_ia(c, m.cutoff), "intent-aware average precision (ndeval MAP-IA)",
+     aliases=("MAP-IA", "MAP_IA", "AP-IA"))
+_reg("P_IA", lambda c, m: D.p_ia(c, m.cutoff), "intent-aware precision@k (ndeval P-IA)",
+     cutoff="required", aliases=("P-IA",))
+_reg("StRecall", lambda c, m: D.st_recall(c, m.cutoff), "subtopic recall@k (Zhai et al. 2003; "
+     "ndeval strec)", cutoff="required", weighted=False, aliases=("strec", "S_recall", "S-recall",
+                                                                   "I_rec", "I-rec"))
+_reg("S_RR", lambda c, m: D.s_rr(c, m.cutoff), "S-RR@100%: 1/(rank at which every relevant "
+     "subtopic is covered), 0 if never", weighted=False, aliases=("S-RR",))
+_reg("RR_IA", lambda c, m: D.rr_ia(c, m.cutoff), "intent-aware reciprocal rank",
+     aliases=("RR-IA", "MRR_IA"))
+_reg("nDCG_IA", lambda c, m: D.ndcg_ia(c, m.cutoff), "intent-aware nDCG@k: Σ_t w(t) nDCG_t@k, "
+     "gain = grade", aliases=("nDCG-IA",))
+_reg("RBP_IA", lambda c, m: D.rbp_ia(c, m.param("p"), m.cutoff), "intent-aware RBP: "
+     "Σ_t w(t) Σ_i (1−p)p^(i−1) r, r = (2^g−1)/2^gmax", params={"p": 0.8}, aliases=("RBP-IA",))
+_reg("RBU", lambda c, m: D.rbu(c, m.param("p"), m.param("e"), m.cutoff),
+     "Rank-Biased Utility (Amigó et al. 2018, Eq. 11; authors' conventions): RBP weights, "
+     "ERR-IA cascade, effort e per document; unnormalised", params={"p": 0.8, "e": 0.0})
+_reg("EU", lambda c, m: D.eu(c, m.param("alpha"), m.param("e"), m.param("graded"), m.cutoff),
+     "expected utility (seed 001 form): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
+     params={"alpha": 0.5, "e": 0.05, "graded": True})
+_reg("CT", lambda c, m: D.ct(c, m.param("alpha"), m.param("sat"), m.param("graded"), m.cutoff),
+     "Cube Test (seed 001 form): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
+     params={"alpha": 0.5, "sat": 1.0, "graded": True}, cutoff="required")
+_reg("D_nDCG", lambda c, m: D.d_ndcg(c, m.cutoff), "D-nDCG@k (Sakai et al. 2010): global gain "
+     "Σ_t w(t) g(d,t)", cutoff="required", aliases=("D-nDCG",))
+_reg("Dsharp", _dsharp, "D#-nDCG@k (Sakai & Song 2011) = lam·StRecall@k + (1−lam)·D-nDCG@k",
+     params={"lam": 0.5}, cutoff="required", aliases=("DSharp", "Dsharp_nDCG", "D#-nDCG"))

@@ -361,11 +361,15 @@ def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """For each code in ``doc_codes``, a rank such that ascending rank = docno descending.
 
     numpy's unicode comparison is by code point, which is the byte order of UTF-8,
-    i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are sorted.
+    i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are compared; when their
+    codes already follow docno order (sorted categories, as irframe's readers produce), a
+    linear check replaces the sort.
     """
     used = np.zeros(len(docs), bool)
     used[doc_codes] = True
     codes = np.flatnonzero(used)
+    if pd.Index(docs[codes]).is_monotonic_increasing:
+        return -doc_codes
     names = np.array(docs[codes].tolist(), dtype=str)
     order = np.argsort(names, kind="stable")[::-1]
     rank = np.empty(len(docs), np.int64)
@@ -418,7 +422,14 @@ def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
     pos = np.flatnonzero(tied)
     sub = idx[pos]
     dr = _doc_desc_rank(doc[sub], docs)
-    idx[pos] = sub[np.lexsort((dr, run_key[pos]))]
+    rk = run_key[pos]
+    run_id = np.concatenate([[0], np.cumsum(rk[1:] != rk[:-1])])
+    dr = dr - dr.min()
+    width = int(dr.max()) + 1
+    if (int(run_id[-1]) + 1) * width < 2**62:   # one composite key: (tie run, docno desc)
+        idx[pos] = sub[np.argsort(run_id * width + dr)]
+    else:  # pragma: no cover - astronomically many ties
+        idx[pos] = sub[np.lexsort((dr, run_id))]
     return idx, (pos if moved is not None else None)
 
 

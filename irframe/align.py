@@ -580,10 +580,6 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         o = np.argsort(qk, kind="stable")
         qk_u, qr_u = qk[o], qr[o]
     cell, n_cells, q_cell = _cells(r_topic_s * n_docs + r_doc_s, n_t * n_docs, qk_u)
-    rel_by_cell = np.full(n_cells, np.nan)
-    found = q_cell >= 0
-    rel_by_cell[q_cell[found]] = qr_u[found]
-    rel = rel_by_cell[cell]
 
     # ---- ordering ------------------------------------------------------------------
     sc = take(score) if score is not None else None
@@ -597,9 +593,17 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     else:
         primary = None
     perm, moved = _order_rows(group_key, primary, r_doc_s, docs)
-    group_key, r_doc_s, rel, src, r_sys_s, cell = (_permute(x, perm, moved) for x in
-                                                   (group_key, r_doc_s, rel, src, r_sys_s, cell))
-    sc = _permute(sc, perm, moved) if sc is not None else np.full(len(src), np.nan)
+    r_doc_s, src, cell = (_permute(x, perm, moved) for x in (r_doc_s, src, cell))
+    if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
+        group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
+    if sc is None:
+        sc = np.full(len(src), np.nan)
+    elif moved is None or order == "rank":  # in score orders the tie key is the score itself
+        sc = _permute(sc, perm, moved)
+    rel_by_cell = np.full(n_cells, np.nan)
+    found = q_cell >= 0
+    rel_by_cell[q_cell[found]] = qr_u[found]
+    rel = rel_by_cell[cell]
 
     # ---- run duplicates: (system, topic, doc) twice -------------------------------------
     if _sorted_has_duplicates(r_sys_s, len(systems), cell, n_cells):

@@ -43,12 +43,42 @@ def _trec_rel(ctx: EvalContext) -> np.ndarray:
 
 
 def _is_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    return ctx.memo(("is_rel", level), lambda: (_trec_rel(ctx) >= level) & (_trec_rel(ctx) >= 0))
+    """Per row: relevant in trec_eval's sense, trunc(grade) >= level and >= 0 (unjudged: no).
+
+    One comparison on the grades: for level > 0 that is grade >= ceil(level); otherwise it is
+    trunc(grade) >= 0, i.e. grade > -1.
+    """
+    r = ctx.aligned.row_rel
+    return ctx.memo(("is_rel", level), lambda: r >= np.ceil(level) if level > 0 else r > -1)
 
 
-def _cum_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    return ctx.memo(("cum_rel", level),
-                    lambda: segment_cumsum(_is_rel(ctx, level).astype(np.int64), ctx.aligned.offsets))
+class _Rows:
+    """Selected rows (e.g. the relevant ones) as a compact CSR over the groups."""
+
+    def __init__(self, ctx: EvalContext, mask: np.ndarray):
+        a = ctx.aligned
+        self.pos = np.flatnonzero(mask)                      # row positions, in group order
+        self.offsets = np.searchsorted(self.pos, a.offsets)  # per group, into pos
+        self.count = np.diff(self.offsets)
+        self.rank = self.pos - np.repeat(a.offsets[:-1], self.count) + 1
+        self.index = np.arange(len(self.pos)) - np.repeat(self.offsets[:-1], self.count)  # 0-based
+        self._starts = a.offsets[:-1]
+        self._len = a.group_len
+
+    def within(self, k) -> np.ndarray:
+        """Selected rows among the top k of each group (k scalar, per-group array or None)."""
+        if k is None:
+            return self.count
+        return np.searchsorted(self.pos, self._starts + np.minimum(self._len, k)) - self.offsets[:-1]
+
+    def top_sum(self, values: np.ndarray, k) -> np.ndarray:
+        """Per group, the sum of ``values`` (one per selected row) over the top k."""
+        start = self.offsets[:-1]
+        return range_sum(values, start, start + self.within(k))
+
+
+def _rel_rows(ctx: EvalContext, level: float) -> _Rows:
+    return ctx.memo(("rel_rows", level), lambda: _Rows(ctx, _is_rel(ctx, level)))
 
 
 def num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
@@ -78,20 +108,9 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def _count_at(ctx: EvalContext, cum: np.ndarray, k) -> np.ndarray:
-    """Value of a per-row running count at position min(k, length) of every group.
-
-    ``k`` is a scalar, a per-group array, or None (whole ranking): O(groups), no pass over rows.
-    """
-    a = ctx.aligned
-    n = a.group_len if k is None else np.minimum(a.group_len, k)
-    idx = a.offsets[:-1] + n - 1
-    return np.where(n > 0, cum[np.maximum(idx, 0)] if len(cum) else 0, 0).astype(np.float64)
-
-
 def _hits(ctx: EvalContext, level: float, k) -> np.ndarray:
     """Relevant documents in the top ``k`` of each group."""
-    return _count_at(ctx, _cum_rel(ctx, level), k)
+    return _rel_rows(ctx, level).within(k).astype(np.float64)
 
 
 def _num_ret(ctx, m):
@@ -108,23 +127,16 @@ def _num_rel_ret(ctx, m):
 
 
 def _prec_at_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    """Per row: precision at this rank if the row is relevant, else 0 (AP's summands)."""
+    """Precision at each relevant row (one value per relevant row): AP's summands."""
     def build():
-        rel = _is_rel(ctx, level)
-        return np.where(rel, _cum_rel(ctx, level) / ctx.aligned.row_rank, 0.0)
+        rows = _rel_rows(ctx, level)
+        return (rows.index + 1) / rows.rank
     return ctx.memo(("prec_at_rel", level), build)
-
-
-def _top(ctx: EvalContext, k: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) row ranges of the top k of every group."""
-    a = ctx.aligned
-    starts = a.offsets[:-1]
-    return starts, (a.offsets[1:] if k is None else starts + np.minimum(a.group_len, k))
 
 
 def _ap(ctx, m):
     level = _level(ctx, m)
-    total = range_sum(_prec_at_rel(ctx, level), *_top(ctx, m.cutoff))
+    total = _rel_rows(ctx, level).top_sum(_prec_at_rel(ctx, level), m.cutoff)
     return _safe_div(total, _num_rel(ctx, level))
 
 
@@ -141,22 +153,12 @@ def _rprec(ctx, m):
     return _safe_div(_hits(ctx, level, k), k)
 
 
-def _first_rel_rank(ctx: EvalContext, level: float) -> np.ndarray:
-    """Rank of the first relevant document of each group (0 when there is none)."""
-    def build():
-        a = ctx.aligned
-        rows = np.flatnonzero(_is_rel(ctx, level))
-        pos = np.searchsorted(rows, a.offsets[:-1])
-        first = rows[np.minimum(pos, len(rows) - 1)] if len(rows) else np.zeros(a.n_groups, np.int64)
-        ok = (pos < len(rows)) & (first < a.offsets[1:])
-        return np.where(ok, first - a.offsets[:-1] + 1, 0)
-    return ctx.memo(("first_rel_rank", level), build)
-
-
 def _rr(ctx, m):
-    r = _first_rel_rank(ctx, _level(ctx, m))
-    ok = (r > 0) if m.cutoff is None else (r > 0) & (r <= m.cutoff)
-    return _safe_div(ok, np.where(ok, r, 1))
+    rows = _rel_rows(ctx, _level(ctx, m))
+    first = np.where(rows.count > 0, rows.rank[np.minimum(rows.offsets[:-1], max(len(rows.rank) - 1, 0))]
+                     if len(rows.rank) else 0, 0)
+    ok = (first > 0) if m.cutoff is None else (first > 0) & (first <= m.cutoff)
+    return _safe_div(ok, np.where(ok, first, 1))
 
 
 def _precision(ctx, m):
@@ -177,9 +179,9 @@ def _success(ctx, m):
 
 def _judged(ctx, m):
     a = ctx.aligned
-    judged = ctx.memo("cum_judged", lambda: segment_cumsum((~np.isnan(a.row_rel)).astype(np.int64), a.offsets))
+    rows = ctx.memo("judged_rows", lambda: _Rows(ctx, ~np.isnan(a.row_rel)))
     n = a.group_len if m.cutoff is None else np.minimum(a.group_len, m.cutoff)
-    return _safe_div(_count_at(ctx, judged, m.cutoff), n)
+    return _safe_div(rows.within(m.cutoff), n)
 
 
 def _bpref(ctx, m):
@@ -233,14 +235,25 @@ def _gain_map(ctx: EvalContext) -> dict:
     return out
 
 
-def _row_gain(ctx: EvalContext) -> np.ndarray:
+def _gain_rows(ctx: EvalContext) -> tuple[_Rows, np.ndarray]:
+    """Rows with a non-zero nDCG gain (compact CSR) and their gains.
+
+    Gain = truncated grade for judged documents (trec_eval), or ``gains[grade]`` when given;
+    unjudged and negatively judged documents gain 0 unless ``gains`` maps their level.
+    """
     def build():
+        mapping = _gain_map(ctx)
+        if not mapping:
+            r = ctx.aligned.row_rel
+            rows = _Rows(ctx, r >= 1)
+            return rows, np.trunc(r[rows.pos])
         tr = _trec_rel(ctx)
         g = np.where(tr >= 0, tr, 0.0)
-        for level, gain in _gain_map(ctx).items():
+        for level, gain in mapping.items():
             g = np.where(tr == level, gain, g)
-        return g
-    return ctx.memo("ndcg_row_gain", build)
+        rows = _Rows(ctx, g != 0)
+        return rows, g[rows.pos]
+    return ctx.memo("ndcg_gain_rows", build)
 
 
 def _ideal_cum(ctx: EvalContext):
@@ -266,10 +279,9 @@ def _ideal_cum(ctx: EvalContext):
 
 def _ndcg(ctx, m):
     a = ctx.aligned
-    def contributions():
-        g = _row_gain(ctx)
-        return np.where(g != 0, g / np.log2(a.row_rank + 1.0), 0.0)
-    dcg = range_sum(ctx.memo("dcg_contrib", contributions), *_top(ctx, m.cutoff))
+    rows, gains = _gain_rows(ctx)
+    contrib = ctx.memo("dcg_contrib", lambda: gains / np.log2(rows.rank + 1.0))
+    dcg = rows.top_sum(contrib, m.cutoff)
     offs, disc = _ideal_cum(ctx)
     ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
     ideal = range_sum(disc, offs[:-1], ends)[a.group_topic]
@@ -289,15 +301,11 @@ def _recall_cutoffs(ctx: EvalContext, fractions: np.ndarray, nrel: np.ndarray) -
 
 def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarray:
     """Interpolated precision (G × F) at the given recall fractions, trec_eval style."""
-    a = ctx.aligned
-    rel = _is_rel(ctx, level)
-    cum = _cum_rel(ctx, level)
-    idx = np.flatnonzero(rel)                      # relevant retrieved rows, in group order
-    prec = cum[idx] / a.row_rank[idx]
-    rel_offsets = np.searchsorted(idx, a.offsets)   # CSR over relevant rows
-    best = segment_suffix_max(prec, rel_offsets)    # max precision at or below each relevant doc
+    rows = _rel_rows(ctx, level)
+    rel_offsets = rows.offsets
+    best = segment_suffix_max(_prec_at_rel(ctx, level), rel_offsets)  # max precision at or below
     nrel = _num_rel(ctx, level)
-    nrr = np.diff(rel_offsets)
+    nrr = rows.count
     cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), nrel)
     # cutoff c >= 1 -> value at the c-th relevant doc; c == 0 -> value at the first one
     c = np.maximum(cut, 1)

@@ -76,8 +76,11 @@ class Aligned:
         The diversity judgments restricted to evaluated topics, sorted by
         (topic, subtopic, doc).
     order, depth, complete, judged_only : options used to build the arrays.
-    n_dropped_topics : int
+    n_dropped_rows : int
         Run rows whose topic is not in the qrels (ignored, as trec_eval does).
+    qrels_grades_all : numpy.ndarray
+        Every grade of the qrels frame, all topics: collection-wide gain scales must not
+        depend on which topics a run happens to cover.
     """
 
     systems: pd.Index
@@ -103,6 +106,7 @@ class Aligned:
     complete: bool = False
     judged_only: bool = False
     n_dropped_rows: int = 0
+    qrels_grades_all: np.ndarray | None = None
     extras: dict = field(default_factory=dict)
 
     # ---- sizes -------------------------------------------------------------------
@@ -666,6 +670,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         qrels_rel=qrels_rel.astype(np.float64, copy=False),
         order=order, depth=depth, complete=complete, judged_only=judged_only,
         n_dropped_rows=n_dropped,
+        qrels_grades_all=q_rel,
     )
     if sub is not None:
         s_code, subtopics = sub

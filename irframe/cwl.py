@@ -1091,10 +1091,8 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
     depth = int(depth)
     aligned = align(runs, qrels, order=order, depth=depth, complete=complete, columns=columns,
                     qrels_columns_=qrels_columns, duplicates=duplicates)
-    from .schema import numeric_column, qrels_columns as _qc
-    qc = _qc(qrels, qrels_columns)
-    all_grades = numeric_column(qrels, qc.rel, "qrels frame")
-    row_gain = gain_values(aligned.row_rel, gains, qrels_grades=all_grades, min_gain=min_gain, max_gain=max_gain)
+    row_gain = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all,
+                           min_gain=min_gain, max_gain=max_gain)
     row_cost = _row_costs(runs, aligned, costs, element_column, cost_column)
     kw = dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
     worst = _rankings(aligned, row_gain, row_cost, depth, worst=True, **kw)
@@ -1173,13 +1171,11 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
 
 def _frame_rankings(runs, qrels, *, gains, order, depth, complete, duplicates, columns, qrels_columns):
     from .align import align
-    from .schema import numeric_column, qrels_columns as _qc
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     aligned = align(runs, qrels, order=order, depth=int(depth), complete=complete, columns=columns,
                     qrels_columns_=qrels_columns, duplicates=duplicates)
-    qc = _qc(qrels, qrels_columns)
-    g = gain_values(aligned.row_rel, gains, qrels_grades=numeric_column(qrels, qc.rel, "qrels frame"))
+    g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
     r = Rankings(_dense(aligned, np.nan_to_num(g, nan=0.0), int(depth), 0.0),
                  np.ones((aligned.n_groups, int(depth))), np.minimum(aligned.group_len, depth), unit_cost=True)
     return aligned, r

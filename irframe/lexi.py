@@ -602,7 +602,8 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
     n = _check_n(n, pos)
     pm = _bottom_position(pos, n)
     S, _ = pos.shape
-    vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
+    with np.errstate(divide="ignore", invalid="ignore"):  # topics without relevant docs: masked later
+        vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
     return _grid_array(vals, pos, "TSE", {"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable"),
                                           "rel_level": float(rel_level)})
 

@@ -465,3 +465,18 @@ def test_metric_namespace_measures():
     # cwl_eval's AP (divides by relevant retrieved) differs from trec_eval's AP (all relevant: q too)
     assert a.sel(measure="CWL(C=AP)") != pytest.approx(float(a.sel(measure="AP")))
     assert list(cube.measure.values)[0] == "RBP(p=0.5)"
+
+
+def test_auto_gains_do_not_depend_on_which_topics_a_run_covers():
+    """gains='auto' scales by the qrels' largest grade over all topics, so a topic's value is the
+    same whether the run covers one topic or all of them (found by the Dask partition check)."""
+    import irframe as irf
+    qrels = pd.DataFrame({"topic": ["1", "1", "2"], "doc": ["a", "b", "c"], "rel": [1, 0, 2]})
+    runs = pd.DataFrame({"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "b", "c"],
+                         "score": [2.0, 1.0, 1.0]})
+    ms = ["CWLA(C=RBP(p=0.8),A=max)", "CWL(C=RBP(p=0.8),out=EU)"]
+    full = irf.evaluate(runs, qrels, ms)
+    alone = irf.evaluate(runs[runs.topic == "1"], qrels, ms)
+    np.testing.assert_array_equal(alone.sel(topic="1").values, full.sel(topic="1").values)
+    # grade 1 of 2 on the collection's scale: gain 0.5
+    assert full.sel(system="s", topic="1", measure=ms[0]).item() == pytest.approx(0.5, abs=1e-12)

@@ -53,7 +53,7 @@ def _rankings(ctx: EvalContext, m: Measure) -> "_cwl.Rankings":
 
     def build():
         a = ctx.aligned
-        g = _cwl.gain_values(a.row_rel, rule, qrels_grades=a.qrels_rel, max_gain=1.0, min_gain=0.0)
+        g = _cwl.gain_values(a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0)
         gain = _cwl._dense(a, np.nan_to_num(g, nan=0.0), D, 0.0)
         return _cwl.Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
     return ctx.memo(("cwl_rankings", D, key), build)

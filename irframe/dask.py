@@ -1,0 +1,658 @@
+"""Scale-out with Dask: evaluate a ``dask.dataframe.DataFrame`` run frame topic by topic.
+
+Every measure irframe registers is *topic-local*: the value of a (system, topic) cell
+depends only on that topic's qrels and on the rankings of that topic (its own ranking,
+and for rarity and metric lexirecall the other systems' rankings of the same topic).
+So a run frame split by topic can be evaluated one partition at a time with
+:func:`irframe.evaluate`, each partition against the (small, in-memory) qrels, and the
+per-partition cubes stitched together along ``topic``.  Only cubes travel back to the
+client; the run rows never do.
+
+``import irframe.dask`` registers a thin ``.ir`` accessor on Dask DataFrames::
+
+    import irframe.dask
+    cube = ddf.ir.metric(["AP", "nDCG@10"], qrels=qrels)
+
+How a frame is split (see :func:`evaluate`):
+
+* by default the frame is shuffled on the topic column (``ddf.shuffle("topic")``), so
+  each topic's rows end up in exactly one partition;
+* a frame indexed by topic with known divisions (``ddf.set_index("topic")``) is already
+  split by topic and is used as it is;
+* ``partitioned_by="topic"`` tells :func:`evaluate` that the frame already holds each
+  topic in a single partition (e.g. one file per topic); nothing is shuffled, and a topic
+  found in two partitions raises :class:`NotPartitionedError`;
+* ``partitioned_by="system"`` does the same for frames holding each system in one
+  partition (:func:`read_runs`: one file per system), for every measure that does not
+  look at the other systems (all but rarity's and ``LR``).
+
+The result is identical (values, coordinates, ``aggregate`` coordinate and attrs) to
+``irframe.evaluate`` on the concatenated pandas frame, with ``complete=`` and ``depth=``
+and every other option.
+
+Examples
+--------
+>>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask
+>>> qrels, runs = irf.datasets.synthetic(3, 4, 20)
+>>> ddf = dd.from_pandas(runs, npartitions=2)
+>>> with dask.config.set(scheduler="synchronous"):
+...     cube = ddf.ir.metric(["AP", "P@10"], qrels=qrels)
+>>> cube.identical(irf.evaluate(runs, qrels, ["AP", "P@10"]))
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+try:
+    import dask
+    import dask.dataframe as dd
+    from dask.dataframe.extensions import register_dataframe_accessor
+except ImportError as _e:  # pragma: no cover - exercised only without dask
+    raise ImportError("irframe.dask needs dask with its dataframe part: "
+                      "pip install 'dask[dataframe]' (or pip install 'irframe[dask]')") from _e
+
+from .errors import InputError, IrframeError
+from .evaluate import evaluate as _evaluate_pandas
+from .measures import Measure, MeasureDef, parse_measures
+from .schema import check_id_column, run_columns
+from .schema import qrels_columns as _qrels_columns
+
+__all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
+           "check_measures", "NotPartitionedError", "UnsupportedMeasureError"]
+
+#: Measure families whose per-(system, topic) value depends only on that topic's qrels and
+#: rankings, so evaluating a frame split by topic gives the same cube:
+#: trec_eval (incl. gm_map, stored per topic as a log), C/W/L and C/W/L/A (one ranking),
+#: diversity (the topic's subtopic judgments), ndpm (the topic's judged documents),
+#: rarity (S_d counts the systems retrieving d *for that topic*; S = all systems, which
+#: every partition is told), lexi (TSE: one ranking; LR: the other systems' rankings of
+#: the same topic).
+TOPIC_LOCAL_FAMILIES = frozenset({"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi"})
+
+_POS_PART = "__irframe_partition__"
+_POS_ROW = "__irframe_row__"
+
+
+class UnsupportedMeasureError(IrframeError, ValueError):
+    """A measure that cannot be evaluated topic by topic (not declared topic-local)."""
+
+
+class NotPartitionedError(InputError):
+    """``partitioned_by="topic"`` was given but a topic's rows are in several partitions."""
+
+
+# ----------------------------------------------------------------------- measures
+def is_topic_local(definition: MeasureDef) -> bool:
+    """Whether a measure can be evaluated one topic-partition at a time.
+
+    A definition says so explicitly with ``properties={"topic_local": True}`` (or
+    ``False``); otherwise its ``family`` decides (:data:`TOPIC_LOCAL_FAMILIES`).
+
+    Examples
+    --------
+    >>> from irframe.measures import get_definition
+    >>> is_topic_local(get_definition("AP"))
+    True
+    """
+    flag = definition.properties.get("topic_local") if definition.properties else None
+    if flag is not None:
+        return bool(flag)
+    return definition.family in TOPIC_LOCAL_FAMILIES
+
+
+def is_system_local(definition: MeasureDef) -> bool:
+    """Whether a measure's value for a (system, topic) ignores the other systems' rankings
+    (``properties={"system_local": ...}``, else: every measure but rarity's and ``LR``)."""
+    flag = definition.properties.get("system_local") if definition.properties else None
+    if flag is not None:
+        return bool(flag)
+    return definition.family != "rarity" and definition.name != "LR"
+
+
+def check_measures(measures: str | Iterable[str], *, system_local: bool = False) -> list[Measure]:
+    """Parse ``measures`` and raise :class:`UnsupportedMeasureError` for any that is not
+    topic-local (see :func:`is_topic_local`).
+
+    Examples
+    --------
+    >>> [m.name for m in check_measures(["map", "nDCG@10"])]
+    ['AP', 'nDCG']
+    """
+    specs = parse_measures(measures)
+    bad = [m for m in specs if not is_topic_local(m.definition)]
+    if bad:
+        names = ", ".join(f"{m.label!r} (family {m.definition.family or 'unset'!r})" for m in bad)
+        raise UnsupportedMeasureError(
+            f"measure(s) {names} cannot be evaluated partition by partition: irframe.dask only runs "
+            f"measures whose value for a (system, topic) depends on that topic alone (families "
+            f"{sorted(TOPIC_LOCAL_FAMILIES)}). If yours is, register it with "
+            f"properties={{'topic_local': True}}; otherwise compute the frame "
+            f"(ddf.compute()) and use irframe.evaluate.")
+    if system_local:
+        bad = [m.label for m in specs if not is_system_local(m.definition)]
+        if bad:
+            raise UnsupportedMeasureError(
+                f"measure(s) {bad} compare a ranking with the other systems' rankings of the topic, so they "
+                f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (irframe.dask "
+                f"then shuffles by topic)")
+    return specs
+
+
+# ----------------------------------------------------------------------- evaluate
+def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[str], *,
+             rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
+             depth: int | None = None, gains: Mapping[float, float] | None = None,
+             judged_only: bool = False, duplicates: str = "error",
+             columns: Mapping[str, str] | None = None,
+             qrels_columns: Mapping[str, str] | None = None,
+             partitioned_by: str | None = None, npartitions: int | None = None,
+             shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+    """Evaluate a Dask run frame topic by topic; the same cube as :func:`irframe.evaluate`.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]`` (``topic`` may also be the
+        index, as after ``ddf.set_index("topic")``).
+    qrels : pandas.DataFrame
+        Judgments ``topic, doc, rel[, subtopic]``, in memory (a Dask qrels frame is
+        computed first; qrels are small).  Every partition gets the rows of its topics.
+    measures : str or list of str
+        Measure strings as for :func:`irframe.evaluate`; only topic-local measures
+        (:func:`is_topic_local`) are accepted.
+    rel_level, order, complete, depth, gains, judged_only, duplicates, columns, qrels_columns, **options
+        As for :func:`irframe.evaluate` (``reference=`` for rarity is sent to every
+        partition).
+    partitioned_by : {None, "topic", "system"}
+        ``"topic"``: the caller guarantees that all rows of a topic are in one partition,
+        so no shuffle is needed (checked: a topic in two partitions raises
+        :class:`NotPartitionedError`).  ``"system"``: all rows of a system are in one
+        partition, as :func:`read_runs` gives (one file per system); no shuffle either,
+        and only measures that need no other system are allowed (not rarity, not ``LR``).
+        ``None`` (default): shuffle on the topic column, unless the frame is indexed by
+        topic with known divisions.
+    npartitions : int, optional
+        Number of partitions of the shuffle (default: as many as ``ddf`` has).
+    shuffle_method : {"disk", "tasks", "p2p"}, optional
+        Passed to ``ddf.shuffle`` (default: dask's choice; ``"tasks"`` is often faster
+        on one machine, ``"p2p"`` is the distributed scheduler's default).
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("system", "topic", "measure")``, identical to ``irframe.evaluate`` on
+        ``ddf.compute()``: systems and topics sorted, NaN where a system did not
+        retrieve for a topic (unless ``complete=True``), ``aggregate`` coordinate, attrs.
+
+    Raises
+    ------
+    UnsupportedMeasureError
+        For a measure that is not topic-local.
+    NotPartitionedError
+        ``partitioned_by="topic"`` (``"system"``) but a topic (system) is split over partitions.
+
+    Notes
+    -----
+    The qrels and measures are validated on the client before anything is computed.
+    Each partition is evaluated with the full list of systems (computed from the
+    partitions in the same graph), so ``complete=True`` gives every missing
+    (system, topic) pair an empty ranking and rarity's S and metric lexirecall see every
+    system, exactly as in memory; qrels topics that no partition holds are evaluated
+    as empty rankings on the client.  With ``order="input"`` or ``duplicates="first"``
+    the original row order is restored after the shuffle (two int64 columns travel
+    with the rows).
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd, irframe as irf
+    >>> from irframe.dask import evaluate
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> ddf = dd.from_pandas(runs, npartitions=3)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     cube = evaluate(ddf, qrels, ["map", "P@10"], complete=True)
+    >>> float(cube.sel(measure="P@10").mean().round(4))
+    0.3
+    """
+    if isinstance(ddf, pd.DataFrame):
+        raise TypeError("irframe.dask.evaluate takes a dask DataFrame; for a pandas frame use "
+                        "irframe.evaluate(runs, qrels, measures), or wrap it with dask.dataframe.from_pandas")
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
+    if isinstance(qrels, dd.DataFrame):
+        qrels = qrels.compute()
+    if partitioned_by not in (None, "topic", "system"):
+        raise ValueError(f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}")
+    if npartitions is not None and (not isinstance(npartitions, (int, np.integer)) or npartitions < 1):
+        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
+    specs = check_measures(measures, system_local=partitioned_by == "system")
+
+    # ---- resolve columns on the (empty) meta frame ---------------------------------------
+    meta = ddf._meta
+    topic_name = _names(columns)["topic"]
+    topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
+    if topic_in_index:
+        meta = meta.reset_index()
+    rc = run_columns(meta, columns)
+    for col in (rc.system, rc.topic, rc.doc):
+        check_id_column(meta, col, "run frame")
+    qc = _qrels_columns(qrels, qrels_columns)
+
+    core = dict(rel_level=rel_level, order=order, depth=depth, gains=gains, judged_only=judged_only,
+                duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, **options)
+    sentinel = _sentinel(qrels[qc.topic])
+    # validate qrels, measures and options on the client (an empty evaluation), before any work
+    probe = _probe(meta, rc, qrels, qc, measures, sentinel, core)
+
+    # ---- split by topic (or take the caller's split) -------------------------------------------
+    frame = ddf
+    split = "system" if partitioned_by == "system" else "topic"
+    keep_order = order == "input" or duplicates == "first"
+    shuffled = False
+    if partitioned_by is None and not (topic_in_index and ddf.known_divisions):
+        if topic_in_index:
+            frame = frame.reset_index()
+        if keep_order:  # remember each row's place: a shuffle does not promise to keep it
+            frame = frame.map_partitions(_tag_positions, meta=_tag_positions(frame._meta.copy()))
+        frame = frame.shuffle(rc.topic, npartitions=npartitions, shuffle_method=shuffle_method)
+        shuffled = True
+
+    parts = frame.to_delayed()
+    # one small task gathers what every partition must agree on: all systems, and (for C/W/L)
+    # the set of judged grades of the evaluated topics
+    want_grades = any(m.definition.family == "cwl" for m in specs)
+    qrels_d = dask.delayed(qrels, pure=False)
+    keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in parts]
+    shared = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, complete=complete,
+                                                duplicates=duplicates, want_grades=want_grades)
+    task = dask.delayed(_evaluate_partition, pure=True)
+    cubes = [task(p, qrels_d, shared, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
+                  restore_order=keep_order and shuffled, complete=complete, core=core) for p in parts]
+    *results, shared_v = dask.compute(*cubes, shared)
+    results = [c for c in results if c is not None]
+    if split == "system":
+        return _combine_systems(results, shared_v, probe, qrels, qc, complete)
+    return _combine(results, shared_v, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)
+
+
+def _names(columns: Mapping[str, str] | None) -> dict[str, str]:
+    names = {r: r for r in ("system", "topic", "doc", "score", "rank")}
+    if columns:
+        names.update(columns)
+    return names
+
+
+def _sentinel(qrels_topics: pd.Series) -> str:
+    """A topic/doc id that is in no qrels: rows carrying it are dropped by ``align``."""
+    known = set(pd.unique(qrels_topics.astype(str)))
+    s = "\x00irframe.dask"
+    while s in known:
+        s += "\x00"
+    return s
+
+
+def _probe(meta: pd.DataFrame, rc, qrels: pd.DataFrame, qc, measures, sentinel: str,
+           core: dict) -> xr.DataArray:
+    """Validate qrels, measures and options on the client: evaluate one sentinel ranking on a
+    sentinel topic (judged by one non-relevant sentinel doc) against the full qrels."""
+    extra = {qc.topic: [sentinel], qc.doc: [sentinel + "#"], qc.rel: [0]}
+    if qc.subtopic:
+        extra[qc.subtopic] = [sentinel]
+    q = pd.concat([_plain_ids(qrels, qc), pd.DataFrame(extra)], ignore_index=True)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
+        warnings.simplefilter("ignore")
+        cube = _evaluate_pandas(_sentinel_rows(meta, rc, ["\x00"], sentinel), q, measures, complete=False, **core)
+    return cube.isel(topic=cube.topic.values != sentinel)
+
+
+def _plain_ids(qrels: pd.DataFrame, qc) -> pd.DataFrame:
+    """Categorical qrels id columns as strings, so sentinel rows can be appended."""
+    q = qrels.copy(deep=False)
+    for c in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
+        if isinstance(q[c].dtype, pd.CategoricalDtype):
+            q[c] = q[c].astype(str)
+    return q
+
+
+def _sentinel_rows(like: pd.DataFrame, rc, systems, sentinel: str) -> pd.DataFrame:
+    """One row per system on the sentinel topic: tells ``align`` the system exists, adds nothing."""
+    n = len(systems)
+    data: dict[str, Any] = {rc.system: pd.array(list(systems), dtype=object),
+                            rc.topic: pd.array([sentinel] * n, dtype=object),
+                            rc.doc: pd.array([sentinel] * n, dtype=object)}
+    if rc.score:
+        data[rc.score] = np.zeros(n)
+    if rc.rank:
+        data[rc.rank] = np.ones(n, dtype=np.int64)
+    out = pd.DataFrame(data)
+    for c in (rc.system, rc.topic, rc.doc):
+        dt = like[c].dtype
+        if not isinstance(dt, pd.CategoricalDtype) and not pd.api.types.is_object_dtype(dt):
+            out[c] = out[c].astype(dt)
+    return out
+
+
+def _with_sentinels(part: pd.DataFrame, rc, systems, sentinel: str) -> pd.DataFrame:
+    """``part`` plus one sentinel row per system, built column by column (no object copies of
+    the big id columns: categoricals are extended by codes, the doc of a sentinel row is an
+    existing category)."""
+    n = len(systems)
+    values: dict[str, Any] = {rc.system: list(systems), rc.topic: [sentinel] * n, rc.doc: [sentinel] * n}
+    if rc.score:
+        values[rc.score] = np.zeros(n)
+    if rc.rank:
+        values[rc.rank] = np.ones(n, dtype=np.int64)
+    out: dict[str, Any] = {}
+    for c in part.columns:
+        s = part[c]
+        v = values[c]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.dtype.categories
+            if c == rc.doc and len(cats):  # any doc will do on the sentinel topic (it is unjudged there)
+                codes = np.zeros(n, dtype=np.int64)
+                dtype = s.dtype
+            else:
+                pos = cats.get_indexer(pd.Index(v, dtype=cats.dtype))
+                new = pd.unique(np.asarray(v, dtype=object)[pos < 0])
+                dtype = s.dtype
+                if len(new):
+                    dtype = pd.CategoricalDtype(cats.append(pd.Index(new, dtype=cats.dtype)))
+                    pos = dtype.categories.get_indexer(pd.Index(v, dtype=cats.dtype))
+                codes = pos
+            all_codes = np.concatenate([s.cat.codes.to_numpy().astype(np.int64), codes])
+            out[c] = pd.Categorical.from_codes(all_codes, dtype=dtype, validate=False)
+        else:
+            tail = pd.Series(v, dtype=s.dtype if not pd.api.types.is_object_dtype(s.dtype) else object)
+            out[c] = pd.concat([s.reset_index(drop=True), tail], ignore_index=True)
+    return pd.DataFrame(out, columns=part.columns)
+
+
+def _tag_positions(df: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
+    number = partition_info["number"] if partition_info else 0
+    return df.assign(**{_POS_PART: np.full(len(df), number, dtype=np.int64),
+                        _POS_ROW: np.arange(len(df), dtype=np.int64)})
+
+
+def _as_run_frame(part: pd.DataFrame, rc, restore_order: bool) -> pd.DataFrame:
+    if rc.topic not in part.columns and part.index.name == rc.topic:
+        part = part.reset_index()
+    if restore_order:
+        part = part.sort_values([_POS_PART, _POS_ROW], kind="stable")
+    cols = [c for c in (rc.system, rc.topic, rc.doc, rc.score, rc.rank) if c is not None]
+    return part[cols]
+
+
+def _partition_keys(part: pd.DataFrame, system: str, topic: str) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct systems and topics of one partition (strings)."""
+    if topic not in part.columns and part.index.name == topic:
+        t = part.index.to_series()
+    else:
+        t = part[topic]
+    return _distinct(part[system]), _distinct(t)
+
+
+def _distinct(s: pd.Series) -> np.ndarray:
+    """Distinct values as an object array of str (unique first: cheap on categoricals)."""
+    u = pd.unique(s)
+    return np.asarray([str(x) for x in u], dtype=object)
+
+
+def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, complete: bool,
+             duplicates: str, want_grades: bool) -> dict:
+    """What every partition must agree on: the sorted systems of the whole frame and, for
+    C/W/L measures, the distinct judged grades of the evaluated topics (``gains="auto"``
+    divides by the largest; the gain-range check looks at all of them)."""
+    systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
+    out: dict[str, Any] = {"systems": np.asarray(systems, dtype=object), "grades": None}
+    if want_grades:
+        q = qrels
+        cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
+        if duplicates == "first":
+            q = q.drop_duplicates(subset=cols, keep="first")
+        topic = q[qc.topic].astype(str)
+        if not complete:
+            run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
+            keep = topic.isin(run_topics).to_numpy()
+            q, topic = q[keep], topic[keep]
+        rel = pd.to_numeric(q[qc.rel]).to_numpy(dtype=np.float64)
+        if qc.subtopic:  # align keeps one grade per (topic, doc): the max over subtopics
+            rel = pd.Series(rel).groupby([topic.to_numpy(), q[qc.doc].astype(str).to_numpy()]).max().to_numpy()
+        out["grades"] = np.unique(rel)
+    return out
+
+
+def _judged_grades_rows(qrels: pd.DataFrame, qc, grades: np.ndarray | None, sentinel: str) -> pd.DataFrame:
+    """``qrels`` plus, when ``grades`` is given, one judged doc per grade on the sentinel topic,
+    so that collection-wide grade facts (C/W/L gains) match the in-memory evaluation."""
+    if grades is None or len(grades) == 0:
+        return qrels
+    n = len(grades)
+    extra = {qc.topic: [sentinel] * n, qc.doc: [f"{sentinel}#{i}" for i in range(n)], qc.rel: grades}
+    if qc.subtopic:
+        extra[qc.subtopic] = [sentinel] * n
+    return pd.concat([_plain_ids(qrels, qc), pd.DataFrame(extra)], ignore_index=True)
+
+
+def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *,
+                        measures, rc, qc, sentinel: str, split: str, restore_order: bool, complete: bool,
+                        core: dict) -> xr.DataArray | None:
+    """Evaluate one partition with :func:`irframe.evaluate` (the unit of work).
+
+    ``split="topic"``: the partition holds whole topics; it is evaluated with every system
+    of the frame.  ``split="system"``: it holds whole systems; with ``complete=True`` it
+    is evaluated on every qrels topic."""
+    if len(part) == 0:
+        return None
+    part = _as_run_frame(part, rc, restore_order)
+    if split == "system" and complete:
+        q = qrels
+    else:
+        q = qrels[qrels[qc.topic].astype(str).isin(_distinct(part[rc.topic]))]
+    if len(q) == 0:
+        # no topic of this partition is judged: in memory these rows are checked, then dropped
+        cube = _evaluate_pandas(part, qrels.iloc[:1], measures, complete=False, **core)
+        return cube if split == "system" else None  # by system: its systems still get (NaN) rows
+    systems = shared["systems"] if split == "topic" else _distinct(part[rc.system])
+    frame = _with_sentinels(part, rc, systems, sentinel)
+    q = _judged_grades_rows(q, qc, shared["grades"], sentinel)
+    cube = _evaluate_pandas(frame, q, measures, complete=complete, **core)
+    return cube.isel(topic=cube.topic.values != sentinel)
+
+
+def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,
+             qc, measures, rc, sentinel: str, meta: pd.DataFrame, complete: bool,
+             core: dict) -> xr.DataArray:
+    """Stitch per-partition cubes along ``topic`` (and add unretrieved qrels topics if complete)."""
+    systems = np.asarray(shared["systems"], dtype=object)
+    n_m = probe.sizes["measure"]
+    blocks, topics = [], []
+    for c in cubes:
+        if not np.array_equal(c.system.values, systems):  # pragma: no cover - every partition knows all systems
+            raise RuntimeError("internal error: a partition cube lacks systems")
+        blocks.append(c.values)
+        topics.append(c.topic.values)
+    topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
+    uniq, counts = np.unique(topics_arr.astype(str), return_counts=True) if len(topics_arr) else ([], [])
+    split = [str(t) for t, n in zip(uniq, counts) if n > 1]
+    if split:
+        raise NotPartitionedError(
+            f"topic(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "
+            f"each topic's rows must be in one partition (partitioned_by='topic' was given, or the "
+            f"topic index's divisions overlap). Drop partitioned_by= to let irframe.dask shuffle by topic.")
+    data = np.concatenate(blocks, axis=1) if blocks else np.empty((len(systems), 0, n_m))
+    if complete and len(systems):
+        missing = sorted(set(pd.unique(qrels[qc.topic].astype(str))) - set(topics_arr.astype(str).tolist()))
+        if missing:  # judged topics no partition holds: every system has an empty ranking
+            q = _judged_grades_rows(qrels[qrels[qc.topic].astype(str).isin(missing)], qc, shared["grades"],
+                                    sentinel)
+            empty = _evaluate_pandas(_sentinel_rows(meta, rc, systems, sentinel), q, measures,
+                                     complete=True, **core)
+            empty = empty.isel(topic=empty.topic.values != sentinel)
+            data = np.concatenate([data, empty.values], axis=1)
+            topics_arr = np.concatenate([topics_arr, empty.topic.values])
+    order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
+    data = data[:, order, :]
+    topics_arr = np.asarray(topics_arr, dtype=object)[order]
+    attrs = dict(probe.attrs)
+    attrs["complete"] = int(bool(complete))
+    return xr.DataArray(
+        data, dims=("system", "topic", "measure"),
+        coords={"system": systems, "topic": topics_arr,
+                "measure": probe.measure.values, "aggregate": ("measure", probe.aggregate.values)},
+        attrs=attrs, name=probe.name)
+
+
+def _combine_systems(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,
+                     qc, complete: bool) -> xr.DataArray:
+    """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated."""
+    systems = np.concatenate([c.system.values for c in cubes]) if cubes else np.array([], dtype=object)
+    uniq, counts = np.unique(systems.astype(str), return_counts=True) if len(systems) else ([], [])
+    split = [str(t) for t, n in zip(uniq, counts) if n > 1]
+    if split:
+        raise NotPartitionedError(
+            f"system(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "
+            f"partitioned_by='system' needs each system's rows in one partition. Drop partitioned_by= to let "
+            f"irframe.dask shuffle by topic.")
+    topics = sorted(set().union(*(c.topic.values.tolist() for c in cubes)) if cubes else set(),
+                    key=lambda t: np.str_(t))
+    topics_arr = np.asarray(topics, dtype=object)
+    order = np.argsort(np.array(topics, dtype=str), kind="stable") if topics else []
+    topics_arr = topics_arr[order]
+    pos = pd.Index(topics_arr)
+    n_m = probe.sizes["measure"]
+    data = np.full((len(systems), len(topics_arr), n_m), np.nan)
+    row = 0
+    for c in cubes:
+        data[row:row + c.sizes["system"], pos.get_indexer(c.topic.values), :] = c.values
+        row += c.sizes["system"]
+    s_order = np.argsort(np.array(systems.tolist(), dtype=str), kind="stable") if len(systems) else []
+    attrs = dict(probe.attrs)
+    attrs["complete"] = int(bool(complete))
+    return xr.DataArray(
+        data[s_order], dims=("system", "topic", "measure"),
+        coords={"system": np.asarray(systems, dtype=object)[s_order], "topic": topics_arr,
+                "measure": probe.measure.values, "aggregate": ("measure", probe.aggregate.values)},
+        attrs=attrs, name=probe.name)
+
+
+# ----------------------------------------------------------------------- reading
+def _plain(df: pd.DataFrame) -> pd.DataFrame:
+    """Categorical id columns → plain strings, so every partition has the same dtypes."""
+    out = df.copy(deep=False)
+    for c in out.columns:
+        s = out[c]
+        if isinstance(s.dtype, pd.CategoricalDtype):  # take from the categories: no per-row str()
+            cats = s.cat.categories.astype(str)
+            out[c] = pd.Series(cats.array.take(s.cat.codes.to_numpy()), index=s.index, name=c)
+    return out
+
+
+def _read_one(path: str, system: str | None, columns: Mapping[str, str] | None) -> pd.DataFrame:
+    from .io import read_run
+    return _plain(read_run(path, system=system, columns=columns))
+
+
+def read_runs(paths_or_glob: Any, system: str | Callable[[str], str] = "file", *,
+              columns: Mapping[str, str] | None = None) -> "dd.DataFrame":
+    """Many TREC run files as a lazy Dask frame, one partition per file.
+
+    Parameters
+    ----------
+    paths_or_glob : str, os.PathLike or iterable of them
+        Files, a glob pattern or a directory, as for :func:`irframe.read_runs`.
+    system : {"file", "tag"} or callable, default "file"
+        How rows are named: the file name (``input.`` and ``.gz``/``.txt`` removed), the
+        tag column, or ``f(path) -> str``.  Names are resolved (and checked for
+        clashes) now; the files are read lazily, each by :func:`irframe.read_run`.
+    columns : mapping, optional
+        Output column names by role, as in :func:`irframe.read_run`.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``system, topic, doc, rank, score``; ids are plain strings (pandas'
+        default string dtype) in every partition, ``rank`` int64, ``score`` float64.
+        Divisions are unknown; :func:`evaluate` shuffles by topic.
+
+    Examples
+    --------
+    >>> import dask, pathlib, tempfile, irframe.dask as idk
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "bm25.txt").write_text("1 Q0 a 1 3.0 x\\n2 Q0 b 1 2.0 x\\n")
+    >>> _ = (d / "rm3.txt").write_text("1 Q0 b 1 2.0 y\\n")
+    >>> ddf = idk.read_runs(str(d / "*.txt"))
+    >>> ddf.npartitions
+    2
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     ddf.compute().system.tolist()
+    ['bm25', 'bm25', 'rm3']
+    """
+    from .io import _expand, _file_system_name
+    files = _expand(paths_or_glob)
+    if not files:
+        raise InputError(f"no run files match {paths_or_glob!r}")
+    if system == "file":
+        names: list[str | None] = [_file_system_name(f) for f in files]
+    elif system == "tag":
+        names = [None] * len(files)
+    elif callable(system):
+        names = [system(f) for f in files]
+    else:
+        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
+    seen: dict[str, str] = {}
+    for f, name in zip(files, names):
+        if name is None:
+            continue
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
+        if name in seen:
+            raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
+                             "rename a file or pass system='tag' or a callable")
+        seen[name] = f
+    n = _names(columns)
+    meta = pd.DataFrame({n["system"]: pd.Series([], dtype=str), n["topic"]: pd.Series([], dtype=str),
+                         n["doc"]: pd.Series([], dtype=str), n["rank"]: pd.Series([], dtype=np.int64),
+                         n["score"]: pd.Series([], dtype=np.float64)})
+    read = dask.delayed(_read_one, pure=True)
+    return dd.from_delayed([read(f, name, columns) for f, name in zip(files, names)], meta=meta,
+                           verify_meta=True)
+
+
+# ----------------------------------------------------------------------- accessor
+@register_dataframe_accessor("ir")
+class DaskIrAccessor:
+    """``ddf.ir`` on Dask DataFrames (registered by ``import irframe.dask``).
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask
+    >>> qrels, runs = irf.datasets.synthetic(2, 3, 10)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     cube = dd.from_pandas(runs, npartitions=2).ir.metric("nDCG@10", qrels=qrels)
+    >>> cube.dims
+    ('system', 'topic', 'measure')
+    """
+
+    def __init__(self, obj: "dd.DataFrame") -> None:
+        cols = set(obj.columns) | ({obj.index.name} if obj.index.name else set())
+        missing = [c for c in ("system", "topic", "doc") if c not in cols]
+        if missing or not ({"score", "rank"} & cols):
+            missing += [] if {"score", "rank"} & cols else ["score (or rank)"]
+            raise AttributeError(
+                f".ir needs a run frame with columns system, topic, doc and score (or rank); missing: "
+                f"{', '.join(missing)}; found: {', '.join(map(str, list(obj.columns)[:20]))}. Rename columns "
+                f"or use irframe.dask.evaluate(ddf, qrels, measures, columns={{...}}).")
+        self._obj = obj
+
+    def metric(self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
+        """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.dask.evaluate`."""
+        if qrels is None:
+            raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
+        return evaluate(self._obj, qrels, measures, **options)

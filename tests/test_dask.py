@@ -1,0 +1,317 @@
+"""irframe.dask: topic-partitioned evaluation of Dask run frames.
+
+References: trec_eval 9.0.8's expected outputs (tests/data/trec_eval) for the trec_eval
+sample evaluated through Dask; everywhere else the in-memory ``irframe.evaluate`` on the
+same pandas frame, which the trec_eval / cwl_eval / ndeval parity tests verify — the Dask
+cube must be *identical* to it (values, coords, ``aggregate``, attrs), for random
+collections, several partitionings, ``complete=``, ``depth=`` and ``order=``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+dd = pytest.importorskip("dask.dataframe")
+import dask  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import irframe as irf  # noqa: E402
+import irframe.dask as idk  # noqa: E402
+from irframe.errors import DuplicateError, InputError  # noqa: E402
+from irframe.measures import MeasureDef  # noqa: E402
+from irframe.measures import registry as _registry  # noqa: E402
+
+from trec_ref import compare, read_trec_eval_output, supported  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TREC = HERE / "data" / "trec_eval"
+
+# every topic-local family, no subtopics needed
+MEASURES = ["AP", "gm_map", "nDCG", "nDCG@5", "P@5", "P(rel=2)@3", "RR", "Rprec", "Bpref", "infAP", "R@10",
+            "Success@3", "Judged@5", "NumRet", "NumRel", "NumRelRet", "iprec_at_recall_0.10", "11pt_avg",
+            "RBP(p=0.8)", "ERR@5", "CWLA(C=RBP(p=0.8),A=max)", "CWL(C=INST(T=2))",
+            "P_rare(alpha=0.5)@5", "AP_rare(alpha=1)", "LR", "TSE(n=100000)", "ndpm", "dpm_p"]
+DIVERSITY = ["alpha_nDCG@5", "ERR_IA@5", "nERR_IA@5", "RBU(p=0.8,e=0.03)@5", "StRecall@5", "NRBP", "AP_IA",
+             "P_IA@5", "S_RR"]
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def assert_same(got: xr.DataArray, want: xr.DataArray) -> None:
+    xr.testing.assert_identical(got, want)
+    assert got.attrs == want.attrs
+    assert got.dims == want.dims
+
+
+# --------------------------------------------------------------------- strategies
+@st.composite
+def collections(draw):
+    """A random multi-system collection: ties, short/missing rankings, graded/negative/
+    unjudged docs, qrels topics nobody retrieved, run topics without qrels."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n_sys = draw(st.integers(1, 4))
+    n_top = draw(st.integers(1, 6))
+    rows = []
+    for s in range(n_sys):
+        for t in range(n_top):
+            if rng.random() < 0.25:
+                continue  # this system did not retrieve for this topic
+            n = int(rng.integers(1, 12))
+            docs = rng.choice(15, size=n, replace=False)
+            scores = np.round(rng.normal(size=n), 1)  # rounding makes ties
+            rows += [(f"s{s}", f"t{t:02d}", f"d{d}", float(sc)) for d, sc in zip(docs, scores)]
+    if not rows:
+        rows = [("s0", "t00", "d0", 1.0)]
+    runs = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
+    runs["rank"] = runs.groupby(["system", "topic"]).cumcount() + 1
+    q = []
+    for t in range(n_top + 2):  # two judged topics are in no run
+        if t < n_top and rng.random() < 0.15:
+            continue  # a retrieved topic without judgments
+        for d in rng.choice(15, size=int(rng.integers(1, 10)), replace=False):
+            q.append((f"t{t:02d}", f"d{d}", int(rng.choice([-1, 0, 0, 1, 1, 2, 3]))))
+    if not q:
+        q = [("t00", "d0", 1)]
+    qrels = pd.DataFrame(q, columns=["topic", "doc", "rel"])
+    return runs, qrels
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.sampled_from([1, 2, 3, 5]), st.booleans(), st.sampled_from([None, 4]),
+       st.sampled_from(["trec_eval", "input", "rank"]))
+def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order):
+    runs, qrels = coll
+    # (a frame without any judged topic evaluates to an empty topic axis: compared as well)
+    want = irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=depth, order=order)
+    got = idk.evaluate(dd.from_pandas(runs, npartitions=nparts), qrels, MEASURES, complete=complete,
+                       depth=depth, order=order)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("nparts", [1, 3, 7])
+@pytest.mark.parametrize("complete,depth", [(False, None), (True, None), (False, 8), (True, 8)])
+def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
+    qrels, runs = irf.datasets.synthetic(4, 9, 25, diversity=True, seed=3)
+    # holes: a system missing two topics, a topic nobody retrieved (only in qrels)
+    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")]
+    ms = MEASURES + DIVERSITY
+    want = irf.evaluate(runs, qrels, ms, complete=complete, depth=depth)
+    got = idk.evaluate(dd.from_pandas(runs, npartitions=nparts), qrels, ms, complete=complete, depth=depth)
+    assert_same(got, want)
+    assert ("407" in got.topic.values) == complete
+
+
+def test_options_pass_through():
+    qrels, runs = irf.datasets.synthetic(3, 5, 20, seed=5)
+    ref = runs[runs.system != "sys0"]
+    opts = dict(rel_level=2, judged_only=True, gains={1: 1, 2: 3, 3: 7}, reference=ref, order="trec_eval10")
+    ms = ["AP", "nDCG@10", "P_rare(alpha=0.5)@10", "RBP(p=0.5)"]
+    want = irf.evaluate(runs, qrels, ms, **opts)
+    got = idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, ms, **opts)
+    assert_same(got, want)
+
+
+def test_trec_eval_sample_matches_trec_eval_via_dask():
+    """trec_eval 9.0.8's expected per-topic and summary values, through Dask (3 topics, 3 partitions)."""
+    for expected_name, run_name, options in [("out.test.aq", "results.test", {}),
+                                             ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100})]:
+        expected = read_trec_eval_output(TREC / "expected_v9.0.8" / expected_name)
+        names = supported(n for n, _ in expected)
+        qrels = irf.read_qrels(TREC / "qrels.test")
+        run = irf.read_run(TREC / run_name)
+        cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
+        n, bad = compare(expected, cube, missing="zero" if options.get("complete") else "skip")
+        assert not bad, "\n".join(bad[:20])
+        assert n > 2 * len(names)
+        assert_same(cube, irf.evaluate(run, qrels, names, **options))
+
+
+# --------------------------------------------------------------------- partitioning
+def test_each_partition_holds_whole_topics(monkeypatch):
+    """After the shuffle, every topic's rows reach the partition function in one call, all of them."""
+    qrels, runs = irf.datasets.synthetic(3, 12, 15, seed=1)
+    seen = []
+    real = idk._evaluate_partition
+
+    def spy(part, *args, **kwargs):
+        seen.append(part["topic"].astype(str).value_counts().to_dict())
+        return real(part, *args, **kwargs)
+
+    monkeypatch.setattr(idk, "_evaluate_partition", spy)
+    got = idk.evaluate(dd.from_pandas(runs, npartitions=5), qrels, ["AP"])
+    calls = [c for c in seen if c]
+    assert len(calls) > 1
+    topics = [t for c in calls for t in c]
+    assert len(topics) == len(set(topics)) == 12  # no topic in two calls
+    counts = {t: n for c in calls for t, n in c.items()}
+    assert counts == runs.topic.astype(str).value_counts().to_dict()  # each call had all of its topics' rows
+    assert_same(got, irf.evaluate(runs, qrels, ["AP"]))
+
+
+def test_partitioned_by_topic_skips_shuffle_and_checks(monkeypatch):
+    qrels, runs = irf.datasets.synthetic(3, 6, 10, seed=2)
+    by_topic = [runs[runs.topic == t] for t in runs.topic.cat.categories]
+    ddf = dd.from_delayed([dask.delayed(f) for f in by_topic], meta=runs.iloc[:0])
+    called = []
+    monkeypatch.setattr(dd.DataFrame, "shuffle", lambda *a, **k: called.append(1))
+    got = idk.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="topic", complete=True)
+    assert not called
+    assert_same(got, irf.evaluate(runs, qrels, ["AP", "nDCG@5"], complete=True))
+    # a frame that is not split by topic, declared as such: an error naming the split topics
+    wrong = dd.from_pandas(runs, npartitions=3)
+    with pytest.raises(idk.NotPartitionedError, match="more than one partition"):
+        idk.evaluate(wrong, qrels, ["AP"], partitioned_by="topic")
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_partitioned_by_system(complete):
+    """One partition per system (as read_runs gives): no shuffle, same cube, and the C/W/L gains
+    that depend on the largest judged grade of all evaluated topics still match."""
+    qrels, runs = irf.datasets.synthetic(4, 7, 20, seed=8)
+    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["401", "404"])) & (runs.topic != "403")]
+    runs = runs[~((runs.system == "sys3") & (runs.topic == "402"))]
+    by_sys = [runs[runs.system == s] for s in ["sys2", "sys0", "sys3", "sys1"]]
+    ddf = dd.from_delayed([dask.delayed(f) for f in by_sys], meta=runs.iloc[:0])
+    ms = ["AP", "gm_map", "nDCG@10", "RBP(p=0.8)", "CWLA(C=INST(T=2),A=fin)", "TSE(n=10000)", "ndpm"]
+    got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete, depth=9)
+    assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete, depth=9))
+    with pytest.raises(idk.UnsupportedMeasureError, match="other systems"):
+        idk.evaluate(ddf, qrels, ["AP", "LR"], partitioned_by="system")
+    with pytest.raises(idk.NotPartitionedError, match="system"):
+        idk.evaluate(dd.from_pandas(runs.sort_values("topic"), npartitions=3), qrels, "AP",
+                     partitioned_by="system")
+
+
+def test_custom_column_names_and_shuffle_method():
+    qrels, runs = irf.datasets.synthetic(3, 5, 10, seed=11)
+    r = runs.rename(columns={"topic": "qid", "doc": "docno"})
+    q = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "grade"})
+    opts = dict(columns={"topic": "qid", "doc": "docno"},
+                qrels_columns={"topic": "qid", "doc": "docno", "rel": "grade"})
+    want = irf.evaluate(r, q, ["AP", "RBP(p=0.8)"], complete=True, **opts)
+    got = idk.evaluate(dd.from_pandas(r, npartitions=3), q, ["AP", "RBP(p=0.8)"], complete=True,
+                       shuffle_method="tasks", **opts)
+    assert_same(got, want)
+
+
+def test_topic_index_with_divisions_is_used_as_is():
+    qrels, runs = irf.datasets.synthetic(3, 6, 10, seed=4)
+    plain = runs.assign(topic=runs.topic.astype(str))
+    ddf = dd.from_pandas(plain, npartitions=3).set_index("topic")
+    assert ddf.known_divisions
+    got = idk.evaluate(ddf, qrels, ["AP", "P@5"])
+    assert_same(got, irf.evaluate(runs, qrels, ["AP", "P@5"]))
+
+
+def test_input_order_and_duplicates_first_survive_the_shuffle():
+    qrels, runs = irf.datasets.synthetic(3, 6, 12, seed=6)
+    runs = runs.sample(frac=1.0, random_state=0).reset_index(drop=True)  # file order ≠ score order
+    dup = pd.concat([runs, runs.iloc[::7].assign(score=-5.0)], ignore_index=True)
+    for frame, opts in [(runs, {"order": "input"}), (dup, {"duplicates": "first"}),
+                        (dup, {"duplicates": "first", "order": "input"})]:
+        want = irf.evaluate(frame, qrels, ["AP", "RR", "P@3"], **opts)
+        got = idk.evaluate(dd.from_pandas(frame, npartitions=4), qrels, ["AP", "RR", "P@3"], **opts)
+        assert_same(got, want)
+
+
+# --------------------------------------------------------------------- errors
+def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
+    def kernel(ctx, m):
+        return np.zeros(ctx.aligned.n_groups)
+
+    monkeypatch.setitem(_registry._REGISTRY, "XGlobal", MeasureDef("XGlobal", kernel, family="custom"))
+    monkeypatch.setitem(_registry._REGISTRY, "XLocal", MeasureDef("XLocal", kernel, family="custom",
+                                                                   properties={"topic_local": True}))
+    qrels, runs = irf.datasets.synthetic(2, 3, 5)
+    ddf = dd.from_pandas(runs, npartitions=2)
+    with pytest.raises(idk.UnsupportedMeasureError, match="XGlobal.*topic_local"):
+        idk.evaluate(ddf, qrels, ["AP", "XGlobal"])
+    with pytest.raises(ValueError):  # a ValueError subclass
+        idk.check_measures("XGlobal")
+    assert float(idk.evaluate(ddf, qrels, "XLocal").sum()) == 0.0
+    for name, d in _registry.registered_measures().items():  # every built-in measure is topic-local
+        if not name.startswith("X"):
+            assert idk.is_topic_local(d), name
+
+
+def test_bad_input_errors():
+    qrels, runs = irf.datasets.synthetic(2, 4, 6)
+    with pytest.raises(TypeError, match="irframe.evaluate"):
+        idk.evaluate(runs, qrels, "AP")
+    with pytest.raises(ValueError, match="partitioned_by"):
+        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", partitioned_by="doc")
+    with pytest.raises(KeyError, match="score"):
+        idk.evaluate(dd.from_pandas(runs.drop(columns=["score", "rank"]), npartitions=2), qrels, "AP")
+    with pytest.raises(InputError, match="strings"):
+        idk.evaluate(dd.from_pandas(runs.assign(topic=runs.topic.astype(int)), npartitions=2), qrels, "AP")
+    with pytest.raises(irf.errors.UnknownMeasureError, match="AP"):
+        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "APP")
+    # problems inside a partition surface with the in-memory error types
+    dup = pd.concat([runs, runs.iloc[:1]], ignore_index=True)
+    with pytest.raises(DuplicateError):
+        idk.evaluate(dd.from_pandas(dup, npartitions=2), qrels, "AP")
+    bad = runs.assign(score=runs.score.where(runs.index != 3, np.nan))
+    with pytest.raises(InputError, match="score"):
+        idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
+    # qrels are validated on the client before any partition runs
+    with pytest.raises(DuplicateError):
+        idk.evaluate(dd.from_pandas(runs, npartitions=2), pd.concat([qrels, qrels.iloc[:1]]), "AP")
+
+
+def test_callers_frames_are_not_modified():
+    qrels, runs = irf.datasets.synthetic(2, 4, 6, seed=9)
+    q0, r0 = qrels.copy(), runs.copy()
+    idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, ["AP", "RBP(p=0.8)"], complete=True)
+    pd.testing.assert_frame_equal(qrels, q0)
+    pd.testing.assert_frame_equal(runs, r0)
+
+
+# --------------------------------------------------------------------- accessor, reader
+def test_accessor_delegates():
+    qrels, runs = irf.datasets.synthetic(3, 4, 10)
+    ddf = dd.from_pandas(runs, npartitions=2)
+    assert_same(ddf.ir.metric(["AP", "P@5"], qrels=qrels, depth=5),
+                irf.evaluate(runs, qrels, ["AP", "P@5"], depth=5))
+    with pytest.raises(AttributeError, match="doc"):
+        dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1).ir
+
+
+def test_read_runs_one_partition_per_file(tmp_path):
+    qrels, runs = irf.datasets.synthetic(3, 5, 8, seed=7)
+    for s in runs.system.cat.categories:
+        irf.io.write_run(runs[runs.system == s], tmp_path / f"input.{s}.gz", tag=f"tag{s}")
+    ddf = idk.read_runs(str(tmp_path / "*.gz"))
+    assert ddf.npartitions == 3
+    parts = [p.compute() for p in ddf.to_delayed()]
+    assert {tuple(p.dtypes.astype(str)) for p in parts} == {tuple(ddf.dtypes.astype(str))}
+    assert not any(isinstance(t, pd.CategoricalDtype) for t in ddf.dtypes)
+    eager = irf.read_runs(str(tmp_path / "*.gz"))
+    lazy = ddf.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(lazy, eager.astype({c: str for c in ("system", "topic", "doc")}))
+    want = irf.evaluate(eager, qrels, ["AP", "nDCG@5"])
+    assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"]), want)
+    assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="system"), want)
+    tags = idk.read_runs(sorted(tmp_path.iterdir()), system="tag").compute()
+    assert sorted(tags.system.unique()) == ["tagsys0", "tagsys1", "tagsys2"]
+    with pytest.raises(ValueError, match="both give system name"):
+        idk.read_runs(sorted(tmp_path.iterdir()), system=lambda p: "same")
+
+
+def test_docs_page_examples_run():
+    import doctest
+    page = HERE.parent / "docs" / "dask.md"
+    result = doctest.testfile(str(page), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    assert result.attempted >= 5
+    assert result.failed == 0

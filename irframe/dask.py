@@ -266,12 +266,12 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
 
     parts = frame.to_delayed()
     # one small task gathers what every partition must agree on: all systems, and (for C/W/L)
-    # the set of judged grades of the evaluated topics
+    # the set of grades of the whole qrels frame
     want_grades = any(m.definition.family == "cwl" for m in specs)
     qrels_d = dask.delayed(qrels, pure=False)
     keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in parts]
-    shared = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, complete=complete,
-                                                duplicates=duplicates, want_grades=want_grades)
+    shared = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, duplicates=duplicates,
+                                                want_grades=want_grades)
     task = dask.delayed(_evaluate_partition, pure=True)
     cubes = [task(p, qrels_d, shared, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
                   restore_order=keep_order and shuffled, complete=complete, core=core) for p in parts]
@@ -404,26 +404,19 @@ def _distinct(s: pd.Series) -> np.ndarray:
     return np.asarray([str(x) for x in u], dtype=object)
 
 
-def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, complete: bool,
-             duplicates: str, want_grades: bool) -> dict:
+def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str,
+             want_grades: bool) -> dict:
     """What every partition must agree on: the sorted systems of the whole frame and, for
-    C/W/L measures, the distinct judged grades of the evaluated topics (``gains="auto"``
-    divides by the largest; the gain-range check looks at all of them)."""
+    C/W/L measures, the distinct grades of the whole qrels frame (``gains="auto"`` divides by
+    the largest; the gain-range check looks at all of them)."""
     systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
     out: dict[str, Any] = {"systems": np.asarray(systems, dtype=object), "grades": None}
-    if want_grades:
+    if want_grades:  # every grade of the qrels frame, all topics (Aligned.qrels_grades_all)
         q = qrels
-        cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
         if duplicates == "first":
+            cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
             q = q.drop_duplicates(subset=cols, keep="first")
-        topic = q[qc.topic].astype(str)
-        if not complete:
-            run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
-            keep = topic.isin(run_topics).to_numpy()
-            q, topic = q[keep], topic[keep]
         rel = pd.to_numeric(q[qc.rel]).to_numpy(dtype=np.float64)
-        if qc.subtopic:  # align keeps one grade per (topic, doc): the max over subtopics
-            rel = pd.Series(rel).groupby([topic.to_numpy(), q[qc.doc].astype(str).to_numpy()]).max().to_numpy()
         out["grades"] = np.unique(rel)
     return out
 

@@ -20,7 +20,7 @@ from .cube import summarize  # noqa: E402
 from .errors import (ColumnError, DuplicateError, InputError, IrframeError, ParseError,  # noqa: E402
                      UnknownMeasureError)
 from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
-from .measures import MeasureDef, parse_measure, register  # noqa: E402
+from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E402
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
 _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity", "diversity",

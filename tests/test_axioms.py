@@ -94,7 +94,10 @@ def test_user_registered_measure():
         return segment_sum(np.where(rel, 0.5 ** a.row_rank, 0.0), a.offsets) - 0.01 * a.group_len
 
     irf.register(irf.MeasureDef("HalfLife", first_rel_depth_penalty, description="test"), replace=True)
-    res = check("HalfLife", constraints=["Pri", "Conf", "DeepTh", "CloseTh"])
+    try:
+        res = check("HalfLife", constraints=["Pri", "Conf", "DeepTh", "CloseTh"])
+    finally:
+        irf.measures.unregister("HalfLife")
     assert res.loc["Conf", "verdict"] == "satisfied"
     assert res.loc["DeepTh", "verdict"] == "satisfied"
     assert res.loc["CloseTh", "verdict"] == "violated"   # 0.5^i: deep gains never catch up

@@ -5,7 +5,8 @@ Importing this package registers every built-in family.  See
 """
 
 from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, get_definition, parse_measure,
-                       parse_measures, register, register_alias_pattern, registered_measures)
+                       parse_measures, register, register_alias_pattern, registered_measures,
+                       unregister)
 from ..errors import MeasureParamError, UnknownMeasureError
 
 # each import registers one family's measures
@@ -17,5 +18,5 @@ from . import rarity  # noqa: E402,F401
 from . import ndpm  # noqa: E402,F401
 
 __all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "get_definition", "parse_measure",
-           "parse_measures", "register", "register_alias_pattern", "registered_measures",
+           "parse_measures", "register", "register_alias_pattern", "registered_measures", "unregister",
            "MeasureParamError", "UnknownMeasureError"]

@@ -34,7 +34,7 @@ from ..errors import MeasureParamError, UnknownMeasureError
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
 
-__all__ = ["MeasureDef", "Measure", "EvalContext", "register", "get_definition", "parse_measure",
+__all__ = ["MeasureDef", "Measure", "EvalContext", "register", "unregister", "get_definition", "parse_measure",
            "parse_measures", "registered_measures", "REQUIRED"]
 
 REQUIRED = object()  # marker for a parameter without default
@@ -199,6 +199,9 @@ def register(definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bo
     ...     hit = (np.nan_to_num(a.row_rel) >= 2) & (a.row_rank <= k)
     ...     return segment_sum(hit.astype(float), a.offsets) / k
     >>> _ = register(MeasureDef("Highly", highly, description="share of grade>=2 docs in top k"), replace=True)
+    >>> parse_measure("Highly@5").cutoff
+    5
+    >>> unregister("Highly")
     """
     if definition.name in _REGISTRY and not replace:
         raise ValueError(f"measure {definition.name!r} is already registered; pass replace=True")
@@ -206,6 +209,15 @@ def register(definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bo
     for a in aliases:
         _ALIASES[a] = lambda m, n=definition.name: n
     return definition
+
+
+def unregister(name: str) -> None:
+    """Remove a measure (and the aliases pointing to it) from the registry."""
+    if name not in _REGISTRY:
+        raise UnknownMeasureError(_unknown_message(name))
+    del _REGISTRY[name]
+    for alias in [a for a, f in _ALIASES.items() if f(None) == name]:
+        del _ALIASES[alias]
 
 
 def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> None:

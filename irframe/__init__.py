@@ -27,7 +27,7 @@ _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarit
          "axioms", "ndpm")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
-           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "errors",
+           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
            "UnknownMeasureError", *_IO, *_LAZY]
 

@@ -587,28 +587,11 @@ def read_runs(paths_or_glob: Any, system: str | Callable[[str], str] = "file", *
     ...     ddf.compute().system.tolist()
     ['bm25', 'bm25', 'rm3']
     """
-    from .io import _expand, _file_system_name
+    from .io import _expand, system_names
     files = _expand(paths_or_glob)
     if not files:
         raise InputError(f"no run files match {paths_or_glob!r}")
-    if system == "file":
-        names: list[str | None] = [_file_system_name(f) for f in files]
-    elif system == "tag":
-        names = [None] * len(files)
-    elif callable(system):
-        names = [system(f) for f in files]
-    else:
-        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
-    seen: dict[str, str] = {}
-    for f, name in zip(files, names):
-        if name is None:
-            continue
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
-        if name in seen:
-            raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
-                             "rename a file or pass system='tag' or a callable")
-        seen[name] = f
+    names = system_names(files, system)
     n = _names(columns)
     meta = pd.DataFrame({n["system"]: pd.Series([], dtype=str), n["topic"]: pd.Series([], dtype=str),
                          n["doc"]: pd.Series([], dtype=str), n["rank"]: pd.Series([], dtype=np.int64),

@@ -543,6 +543,28 @@ def _expand(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
     return files
 
 
+def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> list[str | None]:
+    """The system name of every file under ``system="file"|"tag"|callable`` (None for "tag":
+    the tag column names the rows).  Raises when a name is empty or two files share one."""
+    if system == "file":
+        names: list[str | None] = [_file_system_name(f) for f in files]
+    elif system == "tag":
+        return [None] * len(files)
+    elif callable(system):
+        names = [system(f) for f in files]
+    else:
+        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
+    seen: dict[str, str] = {}
+    for f, name in zip(files, names):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
+        if name in seen:
+            raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
+                             "rename a file or pass system='tag' or a callable")
+        seen[name] = f
+    return names
+
+
 def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
               system: str | Callable[[str], str] = "file", *,
               columns: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -590,31 +612,14 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
     ['x', 'y', 'y']
     """
     files = _expand(paths_or_glob)
-    if system == "file":
-        namer: Callable[[str], str] | None = _file_system_name
-    elif system == "tag":
-        namer = None
-    elif callable(system):
-        namer = system
-    else:
-        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
-
-    names: list[str] = []
-    seen: dict[str, str] = {}
-    if namer is not None:
-        for f in files:
-            name = namer(f)
-            if not isinstance(name, str) or not name:
-                raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
-            if name in seen:
-                raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
-                                 "rename a file or pass system='tag' or a callable")
-            seen[name] = f
-            names.append(name)
+    by_file = system_names(files, system)
+    by_tag = system == "tag"
+    names: list[str] = [n for n in by_file if n is not None]
+    seen: dict[str, str] = {n: f for f, n in zip(files, by_file) if n is not None}
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
-        return _read_run_columns(_read_bytes(f), f, want_tag=namer is None, threads=len(files) == 1)
+        return _read_run_columns(_read_bytes(f), f, want_tag=by_tag, threads=len(files) == 1)
 
     workers = min(len(files), os.cpu_count() or 1, 8)
     if workers > 1:
@@ -623,14 +628,14 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
     else:
         parts = [load(f) for f in files]
 
-    if namer is None:
+    if by_tag:
         for f, p in zip(files, parts):
             for t in _unique_strings(p["tag"]):
                 if t in seen:
                     raise ValueError(f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
                                      "pass system='file' or a callable to name systems by file")
                 seen[t] = f
-    if namer is None:
+    if by_tag:
         sys_col = _categorical([p["tag"] for p in parts])
     else:
         order = np.argsort(np.array(names, dtype=object), kind="stable")

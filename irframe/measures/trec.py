@@ -184,13 +184,19 @@ def _judged(ctx, m):
     return _safe_div(rows.within(m.cutoff), n)
 
 
+def _nonrel_so_far(ctx: EvalContext, level: float) -> np.ndarray:
+    """Per row: judged non-relevant documents (0 <= grade < level) at or above it."""
+    def build():
+        tr = _trec_rel(ctx)
+        return segment_cumsum(((tr >= 0) & (tr < level)).astype(np.int64), ctx.aligned.offsets)
+    return ctx.memo(("nonrel_so_far", level), build)
+
+
 def _bpref(ctx, m):
     level = _level(ctx, m)
     a = ctx.aligned
-    tr = _trec_rel(ctx)
     rel = _is_rel(ctx, level)
-    nonrel = (tr >= 0) & (tr < level)
-    nonrel_so_far = segment_cumsum(nonrel.astype(np.int64), a.offsets)
+    nonrel_so_far = _nonrel_so_far(ctx, level)
     nrel_t = _num_rel_topic(ctx, level)
     t = np.trunc(a.qrels_rel)
     n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
@@ -206,12 +212,10 @@ def _bpref(ctx, m):
 def _infap(ctx, m):
     level = _level(ctx, m)
     a = ctx.aligned
-    tr = _trec_rel(ctx)
     rel = _is_rel(ctx, level)
-    nonrel = (tr >= 0) & (tr < level)
-    unj = tr == UNJUDGED
+    unj = _trec_rel(ctx) == UNJUDGED
     rel_so_far = segment_cumsum(rel.astype(np.int64), a.offsets)
-    nonrel_so_far = segment_cumsum(nonrel.astype(np.int64), a.offsets)
+    nonrel_so_far = _nonrel_so_far(ctx, level)
     unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)
     j = (a.row_rank - 1).astype(np.float64)
     r1 = rel_so_far - 1

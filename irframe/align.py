@@ -306,19 +306,30 @@ def _lookup(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _cells(cell: np.ndarray, n_space: int, q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
+           q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
     """Compact ids of the (topic, doc) cells of the run rows, and the ids of the qrels cells.
 
-    Returns (cell id per run row, number of cells, cell id per qrels key or -1).  A marking
-    array is used when the (topic × doc) space is small, hashing otherwise.
+    Returns (cell id per run row, number of cells, cell id per qrels key ``topic * n_docs +
+    doc``, or -1).  When every doc occurs under one topic only (per-topic pools) the doc code
+    is the cell id; otherwise a marking array numbers the cells when the (topic × doc) space
+    is small, and they are hashed when it is not.
     """
+    topic_of = np.full(n_docs, -1, np.int64)
+    topic_of[doc] = topic
+    if np.array_equal(topic_of[doc], topic):
+        q_topic, q_doc = np.divmod(q_cell_keys, n_docs)
+        return doc, n_docs, np.where(topic_of[q_doc] == q_topic, q_doc, -1)
     if n_space <= _DENSE_LOOKUP_MAX:
+        cell = topic * n_docs + doc
         used = np.zeros(n_space, bool)
         used[cell] = True
-        compact = np.cumsum(used, dtype=np.int32 if n_space < 2**31 else np.int64) - 1
+        used_cells = np.flatnonzero(used)
+        compact = np.empty(n_space, np.int32 if len(used_cells) < 2**31 else np.int64)
+        compact[used_cells] = np.arange(len(used_cells))
         q = np.where(used[q_cell_keys], compact[q_cell_keys], -1) if len(q_cell_keys) else q_cell_keys
-        return compact[cell], int(compact[-1]) + 1 if n_space else 0, q
-    ids, uniques = pd.factorize(cell)
+        return compact[cell].astype(np.int64), len(used_cells), q.astype(np.int64)
+    ids, uniques = pd.factorize(topic * n_docs + doc)
     q = pd.Index(uniques).get_indexer(q_cell_keys)
     return ids.astype(np.int64, copy=False), len(uniques), q
 
@@ -583,7 +594,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     else:
         o = np.argsort(qk, kind="stable")
         qk_u, qr_u = qk[o], qr[o]
-    cell, n_cells, q_cell = _cells(r_topic_s * n_docs + r_doc_s, n_t * n_docs, qk_u)
+    cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
 
     # ---- ordering ------------------------------------------------------------------
     sc = take(score) if score is not None else None

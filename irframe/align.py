@@ -218,8 +218,9 @@ def range_sum(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over each segment (0 for empty segments).
 
-    Each segment is summed on its own, left to right (``np.add.reduceat``), so the
-    result does not depend on the other segments.
+    Each segment is reduced on its own (``np.add.reduceat``; within a segment numpy may
+    unroll the sum, so the last bit can differ from a strict left-to-right loop), so the
+    result never depends on the other segments.
 
     >>> segment_sum(np.array([1., 2, 3]), np.array([0, 2, 2, 3])).tolist()
     [3.0, 0.0, 3.0]

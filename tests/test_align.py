@@ -34,7 +34,7 @@ def test_segment_helpers_against_python():
     offsets = np.concatenate([[0], np.cumsum(lens)])
     x = rng.random(offsets[-1])
     segs = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
-    np.testing.assert_array_equal(A.segment_sum(x, offsets), [sum(s.tolist()) for s in segs])
+    np.testing.assert_allclose(A.segment_sum(x, offsets), [sum(s.tolist()) for s in segs], rtol=0, atol=1e-14)
     np.testing.assert_array_equal(A.segment_cumsum(x, offsets),
                                   np.concatenate([np.cumsum(s) for s in segs]))
     np.testing.assert_array_equal(A.segment_suffix_max(x, offsets),

@@ -70,7 +70,10 @@ def _heatmap(ax, values, xlabels, ylabels, *, cmap, vmin, vmax, annotate, fmt="{
                     if nan_text:
                         ax.text(j, i, nan_text, ha="center", va="center", fontsize=8, color="0.3")
                     continue
-                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8)
+                r, g, b, _ = im.cmap(im.norm(v))  # dark cell -> white text
+                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")
     return im
 
 
@@ -202,7 +205,7 @@ def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None
     >>> x = np.random.default_rng(0).uniform(size=(3, 20)) + np.array([[0.], [0.], [0.5]])
     >>> res = compare(xr.DataArray(x, dims=("system", "topic"), coords={"system": list("abc")}))
     >>> significance_matrix(res).get_title()
-    'Significant differences (t, holm, alpha=0.05)'
+    'Significant differences\n(t, holm, alpha=0.05)'
     """
     from matplotlib.colors import ListedColormap
 
@@ -240,8 +243,8 @@ def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None
     ax.set_xlabel("other")
     ax.set_ylabel("system")
     a = result.attrs
-    ax.set_title(f"Significant differences ({a.get('test', '?')}, {a.get('correction', 'none')}, "
-                 f"alpha={a.get('alpha', 0.05):g})")
+    ax.set_title(f"Significant differences\n({a.get('test', '?')}, {a.get('correction', 'none')}, "
+                 f"alpha={a.get('alpha', 0.05):g})", fontsize=10)
     from matplotlib.patches import Patch
     ax.legend(handles=[Patch(color="#4393c3", label="system better"), Patch(color="#d6604d", label="system worse"),
                        Patch(color="#f0f0f0", label="not significant")],

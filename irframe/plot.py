@@ -204,8 +204,8 @@ def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None
     >>> from irframe.plot import significance_matrix
     >>> x = np.random.default_rng(0).uniform(size=(3, 20)) + np.array([[0.], [0.], [0.5]])
     >>> res = compare(xr.DataArray(x, dims=("system", "topic"), coords={"system": list("abc")}))
-    >>> significance_matrix(res).get_title()
-    'Significant differences\n(t, holm, alpha=0.05)'
+    >>> significance_matrix(res).get_title().splitlines()
+    ['Significant differences', '(t, holm, alpha=0.05)']
     """
     from matplotlib.colors import ListedColormap
 

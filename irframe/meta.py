@@ -28,7 +28,8 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
-from .stats import _rng, _score_cube, _pref_cube, compare, sign_test, tukey_hsd
+from .stats import (_complete_topics, _mask_missing, _pref_cube, _rng, _score_cube, compare,
+                    sign_test, tukey_hsd)
 
 __all__ = [
     "discriminative_power",
@@ -48,19 +49,6 @@ def _is_pref(cube) -> bool:
 
 def _measure_label(c: xr.DataArray, has_measure: bool):
     return list(c.indexes["measure"])
-
-
-def _complete(X: np.ndarray, missing: str) -> np.ndarray:
-    """(S, T) -> (S, T') keeping topics every system was evaluated on ('common') or zero-filled."""
-    if missing == "zero":
-        return np.nan_to_num(X, nan=0.0)
-    if missing == "common":
-        return X[:, ~np.isnan(X).any(axis=0)]
-    if missing == "error":
-        if np.isnan(X).any():
-            raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
-        return X
-    raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -168,7 +156,7 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
 def _iter_measures(cube, missing):
     c, has_measure = _score_cube(cube)
     for k, m in enumerate(c.indexes["measure"]):
-        X = _complete(c.values[:, :, k], missing)
+        X = _complete_topics(c.values[:, :, k], missing)
         yield m, X, c
 
 
@@ -236,7 +224,7 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
             keep = ~np.isnan(X0).any(axis=0)
         else:
             keep = np.ones(T_all, bool)
-        X = _complete(X0, missing) if missing != "common" else X0[:, keep]
+        X = _complete_topics(X0, missing) if missing != "common" else X0[:, keep]
         T = X.shape[1]
         nt = T // 2 if n_topics is None else int(n_topics)
         if T < 2 or not 1 <= nt <= T:
@@ -306,7 +294,7 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     for k, m in enumerate(c.indexes["measure"]):
         X0 = c.values[:, :, k]
         keep = ~np.isnan(X0).any(axis=0) if missing == "common" else np.ones(T_all, bool)
-        X = X0[:, keep] if missing == "common" else _complete(X0, missing)
+        X = X0[:, keep] if missing == "common" else _complete_topics(X0, missing)
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
@@ -463,13 +451,7 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") 
     if method not in _CORR_METHODS:
         raise ValueError(f"method must be one of {_CORR_METHODS}, got {method!r}")
     c, _ = _score_cube(cube)
-    X = c.values
-    if missing == "zero":
-        X = np.nan_to_num(X, nan=0.0)
-    elif missing == "common":
-        X = np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
-    elif missing != "skip":
-        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
+    X = _mask_missing(c.values, missing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         means = np.nanmean(X, axis=1)  # (S, K)

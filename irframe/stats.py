@@ -519,6 +519,18 @@ def _finish(ds: xr.Dataset, has_measure: bool, c: xr.DataArray) -> xr.Dataset:
 # ANOVA and Tukey HSD
 # ---------------------------------------------------------------------------
 
+def _mask_missing(X: np.ndarray, missing: str) -> np.ndarray:
+    """Apply a NaN policy to (S, T, ...) values keeping the shape: 'skip' leaves NaN, 'zero'
+    fills 0, 'common' blanks every topic some system was not evaluated on."""
+    if missing == "zero":
+        return np.nan_to_num(X, nan=0.0)
+    if missing == "common":
+        return np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
+    if missing != "skip":
+        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
+    return X
+
+
 def _complete_topics(X: np.ndarray, missing: str) -> np.ndarray:
     """X (S, T) -> (S, T') with only topics every system was evaluated on."""
     if missing == "zero":
@@ -831,13 +843,7 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
     if method not in ("t", "bootstrap"):
         raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
     c, has_measure = _score_cube(cube)
-    X = c.values
-    if missing == "zero":
-        X = np.nan_to_num(X, nan=0.0)
-    elif missing == "common":
-        X = np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
-    elif missing != "skip":
-        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
+    X = _mask_missing(c.values, missing)
     gen = _rng(rng) if method == "bootstrap" else None
     S, T, K = X.shape
     mean = np.full((S, K), np.nan)

@@ -528,7 +528,8 @@ def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p
         raise ValueError(f"unknown exposure {e!r}; use one of {sorted(EXPOSURES)} or a callable e(i)")
     if key == "RBP" and not (0 < p < 1):
         raise ValueError(f"RBP persistence p must lie in (0, 1), got {p!r}")
-    return EXPOSURES[key](positions, np.asarray(m, dtype=np.float64), p_rbp=p, k=k)
+    with np.errstate(divide="ignore", invalid="ignore"):  # position 0 = topic without relevant docs
+        return EXPOSURES[key](positions, np.asarray(m, dtype=np.float64), p_rbp=p, k=k)
 
 
 def _check_n(n: Any, pos: _Positions) -> int:
@@ -602,8 +603,7 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
     n = _check_n(n, pos)
     pm = _bottom_position(pos, n)
     S, _ = pos.shape
-    with np.errstate(divide="ignore", invalid="ignore"):  # topics without relevant docs: masked later
-        vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
+    vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
     return _grid_array(vals, pos, "TSE", {"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable"),
                                           "rel_level": float(rel_level)})
 

@@ -28,6 +28,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from ._progress import progress as _progress
 from .stats import (_complete_topics, _mask_missing, _pref_cube, _rng, _score_cube, compare,
                     sign_test, tukey_hsd)
 
@@ -758,7 +759,8 @@ def _preferences(cube) -> tuple[np.ndarray, list]:
 def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr.DataArray], *,
                       fractions: Sequence[float] = (0.25, 0.5, 0.75), method: str = "uniform",
                       runs: pd.DataFrame | None = None, n_repeats: int = 1, rng=None, rel_level: float = 1,
-                      min_relevant: int = 1, how: str = "drop", **columns) -> pd.DataFrame:
+                      min_relevant: int = 1, how: str = "drop", progress: bool = False,
+                      **columns) -> pd.DataFrame:
     """Ties and agreement with full-data preferences as relevance labels are removed.
 
     Seed 000, section 6.2.4: per topic, remove a fraction of the relevant judgments
@@ -785,6 +787,8 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
     rng : numpy.random.Generator or int, optional
     rel_level, min_relevant, how, **columns
         Passed to :func:`degrade_qrels` (``columns``: ``topic=``, ``doc=``, ``rel=``, ``system=``).
+    progress : bool
+        Show a progress bar over the re-evaluations (needs tqdm: the ``progress`` extra).
 
     Returns
     -------
@@ -823,11 +827,11 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
                          "agreement": float((a[ok] == b[ok]).sum() / n) if n else np.nan,
                          "comparisons": n})
 
-    for frac in fractions:
+    jobs = [(frac, rep) for frac in fractions for rep in range(1 if frac == 0 else int(n_repeats))]
+    for frac, rep in _progress(jobs, enabled=progress, desc="label degradation"):
         if frac == 0:
             summarize(base, 0.0, 0)
-            continue
-        for rep in range(int(n_repeats)):
+        else:
             q = degrade_qrels(qrels, frac, method=method, runs=runs, rng=gen, rel_level=rel_level,
                               min_relevant=min_relevant, how=how, **columns)
             p, lab = _preferences(evaluate(q))

@@ -423,3 +423,17 @@ def test_end_to_end_with_core_evaluate():
     assert (full.agreement == 1).all()
     half = tab[tab.fraction == 0.5].set_index("measure")
     assert (half.agreement < 1).all()
+
+
+def test_label_degradation_progress_bar_changes_nothing(capsys):
+    pytest.importorskip("tqdm")
+    import irframe as irf
+    qrels, runs = irf.datasets.synthetic(4, 6, 30, seed=2)
+
+    def evaluate(q):
+        return irf.evaluate(runs, q, ["AP"])
+
+    quiet = meta.label_degradation(qrels, evaluate, fractions=(0.0, 0.5), n_repeats=2, rng=1)
+    shown = meta.label_degradation(qrels, evaluate, fractions=(0.0, 0.5), n_repeats=2, rng=1, progress=True)
+    pd.testing.assert_frame_equal(quiet, shown)
+    assert "label degradation" in capsys.readouterr().err   # tqdm writes the bar to stderr

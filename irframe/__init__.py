@@ -24,7 +24,7 @@ from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
 _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity", "diversity",
-         "axioms", "ndpm")
+         "axioms", "ndpm", "dask")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
            "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",

@@ -62,7 +62,7 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
 from .errors import InputError, IrframeError
 from .evaluate import evaluate as _evaluate_pandas
 from .measures import Measure, MeasureDef, parse_measures
-from .schema import check_id_column, run_columns
+from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
@@ -236,7 +236,7 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
 
     # ---- resolve columns on the (empty) meta frame ---------------------------------------
     meta = ddf._meta
-    topic_name = _names(columns)["topic"]
+    topic_name = role_names(columns)["topic"]
     topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
     if topic_in_index:
         meta = meta.reset_index()
@@ -280,13 +280,6 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     if split == "system":
         return _combine_systems(results, shared_v, probe, qrels, qc, complete)
     return _combine(results, shared_v, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)
-
-
-def _names(columns: Mapping[str, str] | None) -> dict[str, str]:
-    names = {r: r for r in ("system", "topic", "doc", "score", "rank")}
-    if columns:
-        names.update(columns)
-    return names
 
 
 def _sentinel(qrels_topics: pd.Series) -> str:
@@ -592,7 +585,7 @@ def read_runs(paths_or_glob: Any, system: str | Callable[[str], str] = "file", *
     if not files:
         raise InputError(f"no run files match {paths_or_glob!r}")
     names = system_names(files, system)
-    n = _names(columns)
+    n = role_names(columns)
     meta = pd.DataFrame({n["system"]: pd.Series([], dtype=str), n["topic"]: pd.Series([], dtype=str),
                          n["doc"]: pd.Series([], dtype=str), n["rank"]: pd.Series([], dtype=np.int64),
                          n["score"]: pd.Series([], dtype=np.float64)})

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ColumnError, InputError, ParseError
+from .schema import QRELS_ROLES, RUN_ROLES, role_names
 
 try:  # optional dependency
     import pyarrow as pa
@@ -60,8 +61,6 @@ __all__ = ["read_run", "read_runs", "read_qrels", "write_run", "write_qrels",
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_RUN_ROLES = ("system", "topic", "doc", "rank", "score")
-_QRELS_ROLES = ("topic", "subtopic", "doc", "rel")
 _RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
 _RUN_HELP = "expected 'topic Q0 doc rank score tag'"
 _QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
@@ -430,14 +429,6 @@ def _constant_categorical(name: str, n: int) -> pd.Categorical:
                                      validate=False)
 
 
-def _role_names(columns: Mapping[str, str] | None, roles: Sequence[str]) -> dict[str, str]:
-    columns = dict(columns or {})
-    unknown = set(columns) - set(roles)
-    if unknown:
-        raise ValueError(f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(roles)}")
-    return {r: columns.get(r, r) for r in roles}
-
-
 # --------------------------------------------------------------------------------------
 # public readers
 # --------------------------------------------------------------------------------------
@@ -499,7 +490,7 @@ def read_run(path: PathLike | Any, system: str | None = None, *,
 
 
 def _run_frame(system, topic, doc, rank, score, columns) -> pd.DataFrame:
-    n = _role_names(columns, _RUN_ROLES)
+    n = role_names(columns, RUN_ROLES)
     return pd.DataFrame({n["system"]: system, n["topic"]: topic, n["doc"]: doc,
                          n["rank"]: rank, n["score"]: score}, copy=False)
 
@@ -713,7 +704,7 @@ def read_qrels(path: PathLike | Any, kind: str = "trec", *,
     second = _categorical([cols["second"]]) if want_second else None
     if kind == "auto":
         kind = _detect_qrels_kind(second)
-    n = _role_names(columns, _QRELS_ROLES)
+    n = role_names(columns, QRELS_ROLES)
     out: dict[str, Any] = {n["topic"]: _categorical([cols["topic"]])}
     if kind == "diversity":
         out[n["subtopic"]] = second
@@ -808,7 +799,7 @@ def format_run(df: pd.DataFrame, tag: str | None = None, *,
     051 Q0 d1 1 2.5 bm25
     051 Q0 d2 2 0.1 bm25
     """
-    n = _role_names(columns, _RUN_ROLES)
+    n = role_names(columns, RUN_ROLES)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
     need = [n["topic"], n["doc"]] + ([n["system"]] if tag is None else [])
@@ -875,7 +866,7 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     051 0 d1 2
     051 0 d2 0
     """
-    n = _role_names(columns, _QRELS_ROLES)
+    n = role_names(columns, QRELS_ROLES)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
     missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .errors import ColumnError, DuplicateError, InputError
 
-__all__ = ["RunColumns", "QrelsColumns", "run_columns", "qrels_columns", "missing_run_columns",
+__all__ = ["RUN_ROLES", "QRELS_ROLES", "role_names", "RunColumns", "QrelsColumns", "run_columns", "qrels_columns", "missing_run_columns",
            "check_id_column", "numeric_column", "check_duplicates"]
 
 RUN_ROLES = ("system", "topic", "doc", "score", "rank")
@@ -48,7 +48,12 @@ class QrelsColumns:
     subtopic: str | None
 
 
-def _names(columns: Mapping[str, str] | None, roles: tuple[str, ...]) -> dict[str, str]:
+def role_names(columns: Mapping[str, str] | None, roles: tuple[str, ...] = RUN_ROLES) -> dict[str, str]:
+    """Column name of every role: the defaults (the role names) overridden by ``columns``.
+
+    >>> role_names({"doc": "docno"})["doc"]
+    'docno'
+    """
     columns = dict(columns or {})
     unknown = set(columns) - set(roles)
     if unknown:
@@ -63,7 +68,7 @@ def _found(df: pd.DataFrame) -> str:
 
 def missing_run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None) -> list[str]:
     """Names of the required run columns that ``df`` lacks (empty when it is usable)."""
-    n = _names(columns, RUN_ROLES)
+    n = role_names(columns, RUN_ROLES)
     missing = [n[r] for r in ("system", "topic", "doc") if n[r] not in df.columns]
     if n["score"] not in df.columns and n["rank"] not in df.columns:
         missing.append(f"{n['score']} (or {n['rank']})")
@@ -84,7 +89,7 @@ def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(repr(m) for m in missing)}; found: {_found(df)}. "
             "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'docno', ...}.")
-    n = _names(columns, RUN_ROLES)
+    n = role_names(columns, RUN_ROLES)
     return RunColumns(n["system"], n["topic"], n["doc"],
                       n["score"] if n["score"] in df.columns else None,
                       n["rank"] if n["rank"] in df.columns else None)
@@ -96,7 +101,7 @@ def qrels_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
                         "read a file with irframe.read_qrels(path)")
-    n = _names(columns, QRELS_ROLES)
+    n = role_names(columns, QRELS_ROLES)
     missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
     if missing:
         raise ColumnError(

@@ -731,6 +731,14 @@ def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
 # writers
 # --------------------------------------------------------------------------------------
 
+def _topic_doc_strings(df: pd.DataFrame, n: Mapping[str, str]) -> tuple[pd.Series, pd.Series]:
+    """Topic and doc columns as writable strings (a topic may not start a comment line)."""
+    topic = _id_strings(df[n["topic"]], "topic column")
+    if topic.str.startswith("#").any():
+        raise InputError("topic ids starting with '#' would be read back as comment lines")
+    return topic, _id_strings(df[n["doc"]], "doc column")
+
+
 def _id_strings(s: pd.Series, what: str) -> pd.Series:
     """Id column as strings, checking that they can be written and read back."""
     if isinstance(s.dtype, pd.CategoricalDtype):
@@ -814,10 +822,7 @@ def format_run(df: pd.DataFrame, tag: str | None = None, *,
         raise ValueError(f"tag must be a non-empty str without whitespace, got {tag!r}")
     if len(df) == 0:
         return ""
-    topic = _id_strings(df[n["topic"]], "topic column")
-    if topic.str.startswith("#").any():
-        raise InputError("topic ids starting with '#' would be read back as comment lines")
-    doc = _id_strings(df[n["doc"]], "doc column")
+    topic, doc = _topic_doc_strings(df, n)
     if tag is None:
         tags = _id_strings(df[n["system"]], "system column")
     else:
@@ -874,10 +879,7 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
         raise ColumnError(f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}")
     if len(df) == 0:
         return ""
-    topic = _id_strings(df[n["topic"]], "topic column")
-    if topic.str.startswith("#").any():
-        raise InputError("topic ids starting with '#' would be read back as comment lines")
-    doc = _id_strings(df[n["doc"]], "doc column")
+    topic, doc = _topic_doc_strings(df, n)
     if n["subtopic"] in df.columns:
         second = _id_strings(df[n["subtopic"]], "subtopic column").to_numpy()
     else:

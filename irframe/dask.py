@@ -465,8 +465,7 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
         blocks.append(c.values)
         topics.append(c.topic.values)
     topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    uniq, counts = np.unique(topics_arr.astype(str), return_counts=True) if len(topics_arr) else ([], [])
-    split = [str(t) for t, n in zip(uniq, counts) if n > 1]
+    split = _repeated(topics_arr)
     if split:
         raise NotPartitionedError(
             f"topic(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "
@@ -495,12 +494,19 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
         attrs=attrs, name=probe.name)
 
 
+def _repeated(labels: np.ndarray) -> list[str]:
+    """Labels that occur more than once (a topic or system split across partitions)."""
+    if not len(labels):
+        return []
+    uniq, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
+    return [str(t) for t, n in zip(uniq, counts) if n > 1]
+
+
 def _combine_systems(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,
                      qc, complete: bool) -> xr.DataArray:
     """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated."""
     systems = np.concatenate([c.system.values for c in cubes]) if cubes else np.array([], dtype=object)
-    uniq, counts = np.unique(systems.astype(str), return_counts=True) if len(systems) else ([], [])
-    split = [str(t) for t, n in zip(uniq, counts) if n > 1]
+    split = _repeated(systems)
     if split:
         raise NotPartitionedError(
             f"system(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "

@@ -35,7 +35,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 import pandas as pd
 
 import irframe as irf

@@ -60,7 +60,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     from irframe.align import align
-    from irframe.lexi import lexiprecision, lexiprecision_aligned, lexirecall, lexirecall_aligned
+    from irframe.lexi import lexiprecision_aligned, lexirecall, lexirecall_aligned
 
     t0 = time.perf_counter()
     runs, qrels = synthetic(args.systems, args.topics, args.depth)

@@ -162,7 +162,6 @@ def _before_greater_counts(code: np.ndarray, class_start: np.ndarray, offsets: n
     if len(code) == 0:
         return np.zeros(n_seg, dtype=np.int64)
     if n_levels <= _LEVEL_LOOP_MAX:
-        out = np.zeros(n_seg, dtype=np.int64)
         lens = np.diff(offsets)
         seg_start = np.repeat(offsets[:-1], lens)
         # index of the first row of each row's class

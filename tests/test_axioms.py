@@ -7,7 +7,6 @@ the counterexample, in docs/axioms.md; the test fails on any other difference.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import irframe as irf

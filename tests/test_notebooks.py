@@ -6,7 +6,6 @@ Notebooks that read the reference collections (they mention ``shared/data`` or
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..align import range_sum, segment_cumsum, segment_max, segment_suffix_max, segment_sum
+from ..align import range_sum, segment_cumsum, segment_suffix_max, segment_sum
 from .registry import (EvalContext, Measure, MeasureDef, MeasureParamError, register,
                        register_alias_pattern)
 

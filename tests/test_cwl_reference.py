@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 import irframe as irf
 from irframe.cwl import cwl
 
+from conftest import reference_module, reference_tool
 from test_cwl import DATA, assert_matches_cwl_eval, read_expected, read_gains, read_metrics, read_result
 
 COLS = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
@@ -30,9 +30,7 @@ EXTRA_METRICS = ["NERReq8CWLMetric(10)", "NERReq9CWLMetric(5)", "NERReq10CWLMetr
 
 
 def cwl_eval_cli(tmp: Path, gain_file: Path, result_file: Path, *args: str) -> list[list[str]]:
-    exe = shutil.which("cwl-eval")
-    if exe is None:
-        pytest.skip("cwl-eval (pip install cwl-eval) is not installed")
+    exe = reference_tool("cwl-eval")  # the venv's bin/ next to sys.executable, then PATH
     out = subprocess.run([exe, str(gain_file), str(result_file), "-r", *args], cwd=tmp,  # writes cwl.log in cwd
                          capture_output=True, text=True, check=True).stdout
     return [line.split("\t") for line in out.splitlines() if line.strip()]
@@ -137,7 +135,7 @@ def _irm_frames(runs, qrels):
 
 
 def test_rbp_binary_matches_ir_measures(shared_data):
-    ir_measures = pytest.importorskip("ir_measures")
+    ir_measures = reference_module("ir_measures")
     runs, qrels = robust(shared_data, ["aplrob03a", "pircRBa1"])
     # ir_measures sorts by score with a stable sort: ties keep the file order, which is rank order here
     cube = irf.evaluate(runs, qrels, ["RBP(p=0.8,rel=1)", "RBP(p=0.5,rel=2)"], order="input")
@@ -166,9 +164,8 @@ def test_rbp_graded_is_twice_cwl_eval_eu_on_half_gains(shared_data):
 
 
 def test_err_matches_ir_measures_gdeval(shared_data):
-    ir_measures = pytest.importorskip("ir_measures")
-    if shutil.which("perl") is None:
-        pytest.skip("perl is needed for gdeval")
+    ir_measures = reference_module("ir_measures")
+    reference_tool("perl")  # ir_measures' gdeval provider runs perl
     names = ("aplrob03a", "uwmtCR0")
     runs, qrels = robust(shared_data, names)
     cube = irf.evaluate(runs, qrels, ["ERR@20", "ERR@1000"], order="trec_eval10")

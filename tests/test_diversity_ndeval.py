@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 
 import irframe as irf
+
+from conftest import reference_module
 from irframe.align import align
 
 NDEVAL_COLS = ["ERR-IA@5", "ERR-IA@10", "ERR-IA@20", "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
@@ -76,7 +78,7 @@ def _tie_free(runs, qrels):
 @pytest.mark.parametrize("alpha,beta,ks", [(0.25, 0.8, [2, 3, 7, 15]), (0.75, 0.3, [4, 11, 20]),
                                            (0.1, 0.99, [6]), (1.0, 1.0, [9])])
 def test_pyndeval_other_parameters(web2012, alpha, beta, ks):
-    pyndeval = pytest.importorskip("pyndeval")
+    pyndeval = reference_module("pyndeval")
     d, qrels, runs = web2012
     two = runs[runs.system.isin(["indri-ql-catb", "indri-rm-cata-filtered"])]
     run = _tie_free(two, qrels)
@@ -99,7 +101,7 @@ def test_pyndeval_other_parameters(web2012, alpha, beta, ks):
 def test_pyndeval_cutoff_one_quirk(web2012):
     """ndeval leaves ERR-IA@1 and alpha-DCG@1 un-normalised (its loop starts at rank 2):
     there it prints N × our value.  irframe normalises every cutoff the same way."""
-    pyndeval = pytest.importorskip("pyndeval")
+    pyndeval = reference_module("pyndeval")
     d, qrels, runs = web2012
     run = _tie_free(runs[runs.system == "indri-ql-catb"], qrels)
     cube = irf.evaluate(run, qrels, ["ERR-IA@1", "alpha-DCG@1"], order="trec_eval10")

@@ -10,24 +10,29 @@ from pathlib import Path
 
 import pytest
 
-from conftest import find_shared_data
+from conftest import find_shared_data, reference_module
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+def _reads_shared(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    return "shared/data" in text or "IRFRAME_SHARED_DATA" in text
+
+
+PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.shared] if _reads_shared(p) else [])
+          for p in NOTEBOOKS]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", PARAMS)
 def test_notebook_runs(path, tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
+    nbformat = reference_module("nbformat")
+    nbclient = reference_module("nbclient")
     nb = nbformat.read(path, as_version=4)
-    source = "\n".join(c.source for c in nb.cells)
-    shared = find_shared_data()
-    if ("shared/data" in source or "IRFRAME_SHARED_DATA" in source):
-        if shared is None:
-            pytest.skip(f"{path.name} reads ../shared/data, which is absent")
-        monkeypatch.setenv("IRFRAME_SHARED_DATA", str(shared))
+    if _reads_shared(path):  # marked shared: skipped by conftest when the data is absent
+        monkeypatch.setenv("IRFRAME_SHARED_DATA", str(find_shared_data()))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})

@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
+
+from conftest import reference_module
 from irframe.align import align
 from irframe.rarity import rare_finds, rarity
 
@@ -312,7 +314,7 @@ def test_caller_frames_unchanged():
 
 # ----------------------------------------------------------------------------- outside references
 def test_alpha_zero_matches_pytrec_eval():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = reference_module("pytrec_eval")
     runs, qrels = random_collection(np.random.default_rng(8), ties=False, depth=30)
     qd = {t: {d: int(r) for d, r in zip(g.doc, g.rel)} for t, g in qrels.groupby("topic")}
     ev = pytrec_eval.RelevanceEvaluator(qd, {"P_10", "map_cut_10", "map"})

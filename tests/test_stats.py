@@ -13,7 +13,9 @@ from scipy import stats as st
 
 from irframe import stats as irs
 
-statsmodels = pytest.importorskip("statsmodels")
+from conftest import reference_module
+
+statsmodels = reference_module("statsmodels")
 from statsmodels.stats.multitest import multipletests  # noqa: E402
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import irframe as irf
 
+from conftest import reference_module
 from trec_ref import REQUIRED_PREFIXES, compare, read_trec_eval_output, supported
 
 HERE = Path(__file__).resolve().parent
@@ -123,7 +124,7 @@ def test_robust03_all_runs_match_trec_eval(robust, version, order):
 @pytest.mark.shared
 @pytest.mark.slow
 def test_robust03_equals_pytrec_eval_unrounded(robust):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = reference_module("pytrec_eval")
     _, qrels, runs = robust
     pairs = {  # irframe measure -> pytrec_eval key
         "map": "map", "gm_map": "gm_map", "Rprec": "Rprec", "bpref": "bpref", "infAP": "infAP",

@@ -22,7 +22,8 @@ import pandas as pd
 import xarray as xr
 
 from .errors import InputError
-from .schema import missing_run_columns, qrels_columns
+from .errors import ColumnError
+from .schema import canonical, missing_run_columns, qrels_frame, resolve_roles, run_frame
 
 __all__ = ["IrAccessor", "join", "qrels_of"]
 
@@ -31,12 +32,15 @@ _QRELS_REGISTRY: "OrderedDict[str, pd.DataFrame]" = OrderedDict()
 _REGISTRY_SIZE = 64
 
 
-def join(runs: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = None,
+         qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Attach qrels to a run frame: a new frame with a ``rel`` column (NaN = unjudged).
 
     The result remembers the full qrels, so later ``metric()`` calls need no
     ``qrels=`` and filtering rows never changes the recall base.  The caller's
-    frames are not modified.
+    frames are not modified.  Column names are resolved as everywhere
+    (:func:`irframe.schema.resolve_roles`); ``qrels`` may be any shape
+    :func:`irframe.schema.qrels_frame` accepts.
 
     Examples
     --------
@@ -48,20 +52,25 @@ def join(runs: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
     >>> float(j.ir.metric("P@10").mean().round(4))
     0.3
     """
-    qc = qrels_columns(qrels)
+    q, qc = qrels_frame(qrels, qrels_columns)
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"join needs a run DataFrame, got {type(runs).__name__}")
+    missing = missing_run_columns(runs, columns, need_system=False)
+    if missing:
+        raise ColumnError(f"run frame is missing column(s) {', '.join(missing)}; pass columns={{...}}")
+    n = resolve_roles(runs, columns, "run")
     if "rel" in runs.columns:
         raise InputError("the run frame already has a 'rel' column (joined before?); "
                          "drop it first or call metric(..., qrels=...) directly")
-    q = qrels
     key_cols = [qc.topic, qc.doc]
     grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[qc.rel].max()
-    idx = pd.MultiIndex.from_arrays([runs["topic"].astype(str), runs["doc"].astype(str)])
+    idx = pd.MultiIndex.from_arrays([runs[n["topic"]].astype(str), runs[n["doc"]].astype(str)])
     pos = grades.index.get_indexer(idx)
     rel = np.where(pos >= 0, grades.to_numpy(dtype=np.float64)[np.maximum(pos, 0)], np.nan)
     out = runs.copy(deep=False)
     out["rel"] = rel
     token = uuid.uuid4().hex
-    _QRELS_REGISTRY[token] = qrels.copy()
+    _QRELS_REGISTRY[token] = canonical(q, qc).copy()
     while len(_QRELS_REGISTRY) > _REGISTRY_SIZE:
         _QRELS_REGISTRY.popitem(last=False)
     out.attrs = {**runs.attrs, _QRELS_KEY: token}
@@ -80,6 +89,10 @@ def qrels_of(df: pd.DataFrame) -> pd.DataFrame | None:
 class IrAccessor:
     """IR evaluation on a long run frame (``system, topic, doc, score[, rank]``).
 
+    Other tools' column names are recognised (PyTerrier, ir_measures, ranx; see
+    :mod:`irframe.schema`); ``df.ir(columns=..., qrels_columns=..., system=...)`` sets
+    them explicitly.  A frame without a system column is one system.
+
     Examples
     --------
     >>> import irframe as irf
@@ -90,31 +103,57 @@ class IrAccessor:
     """
 
     def __init__(self, obj: pd.DataFrame) -> None:
-        missing = missing_run_columns(obj)
-        if missing:
-            found = ", ".join(map(str, obj.columns[:20])) or "(no columns)"
-            raise AttributeError(
-                f".ir needs a run frame with columns system, topic, doc and score (or rank); "
-                f"missing: {', '.join(missing)}; found: {found}. Rename columns or use "
-                f"irframe.evaluate(runs, qrels, measures, columns={{...}}).")
-        self._obj = obj
+        self._obj = obj  # columns are resolved when a method runs, after any df.ir(columns=...)
+        self._columns: Mapping[str, str] | None = None
+        self._qrels_columns: Mapping[str, str] | None = None
+        self._system: str | None = None
+
+    def __call__(self, *, columns: Mapping[str, str] | None = None,
+                 qrels_columns: Mapping[str, str] | None = None,
+                 system: str | None = None) -> "IrAccessor":
+        """The accessor with column names set: ``df.ir(columns={"doc": "my_doc"}).metric(...)``.
+
+        Parameters
+        ----------
+        columns, qrels_columns : mapping, optional
+            Role → column name of the run frame and of the qrels, for names that are not
+            recognised (see :mod:`irframe.schema`) or to choose between two candidates.
+        system : str, optional
+            Name of the one system of a frame without a system column (default ``"run"``).
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.trec_eval_sample()
+        >>> res = runs.drop(columns="system").rename(columns={"doc": "docid_str"})
+        >>> cube = res.ir(columns={"doc": "docid_str"}, system="BM25").metric("P@10", qrels)
+        >>> cube.system.values.tolist(), cube.mean().round(4).item()
+        (['BM25'], 0.3)
+        """
+        acc = IrAccessor(self._obj)
+        acc._columns, acc._qrels_columns, acc._system = columns, qrels_columns, system
+        return acc
 
     # ------------------------------------------------------------------ helpers
-    def _qrels(self, qrels: pd.DataFrame | None) -> pd.DataFrame:
-        if qrels is not None:
-            return qrels
-        q = qrels_of(self._obj)
-        if q is None:
-            if _QRELS_KEY in self._obj.attrs:
-                raise InputError("this frame was joined with qrels that are no longer available in this "
-                                 "process; pass qrels=... explicitly")
-            raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
-        return q
+    def _runs(self) -> pd.DataFrame:
+        """The run frame with role names as column names (a shallow copy)."""
+        df, rc = run_frame(self._obj, self._columns, system=self._system)
+        return canonical(df, rc)
+
+    def _qrels(self, qrels: Any = None) -> pd.DataFrame:
+        if qrels is None:
+            qrels = qrels_of(self._obj)
+            if qrels is None:
+                if _QRELS_KEY in self._obj.attrs:
+                    raise InputError("this frame was joined with qrels that are no longer available in this "
+                                     "process; pass qrels=... explicitly")
+                raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
+        return canonical(*qrels_frame(qrels, self._qrels_columns))
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
         """Attach ``qrels`` (see :func:`irframe.accessor.join`)."""
-        return join(self._obj, qrels)
+        return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
 
     def metric(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
                rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
@@ -122,7 +161,7 @@ class IrAccessor:
                **options: Any) -> xr.DataArray:
         """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.evaluate`."""
         from .evaluate import evaluate
-        return evaluate(self._obj, self._qrels(qrels), measures, rel_level=rel_level, order=order,
+        return evaluate(self._runs(), self._qrels(qrels), measures, rel_level=rel_level, order=order,
                         complete=complete, depth=depth, gains=gains, judged_only=judged_only, **options)
 
     def summary(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
@@ -138,36 +177,36 @@ class IrAccessor:
         """Write the run frame in TREC format to ``path``, or return it as a string."""
         from . import io
         if path is None:
-            return io.format_run(self._obj, tag=tag)
-        io.write_run(self._obj, path, tag=tag)
+            return io.format_run(self._runs(), tag=tag)
+        io.write_run(self._runs(), path, tag=tag)
         return None
 
     def cwl(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
             gains: Any = None, costs: Any = None, **options: Any) -> xr.Dataset:
         """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see :mod:`irframe.cwl`."""
         from .cwl import cwl
-        return cwl(self._obj, self._qrels(qrels), measures, gains=gains, costs=costs, **options)
+        return cwl(self._runs(), self._qrels(qrels), measures, gains=gains, costs=costs, **options)
 
     def cwla_grid(self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None,
                   **options: Any) -> xr.DataArray:
         """Every C × A combination of seed 002's Table 3 in one cube; see :func:`irframe.cwl.cwla_grid`."""
         from .cwl import cwla_grid
-        return cwla_grid(self._obj, self._qrels(qrels), C, A, **options)
+        return cwla_grid(self._runs(), self._qrels(qrels), C, A, **options)
 
     def lexirecall(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
                    **options: Any) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexirecall
-        return lexirecall(self._obj, self._qrels(qrels), rel_level=rel_level, **options)
+        return lexirecall(self._runs(), self._qrels(qrels), rel_level=rel_level, **options)
 
     def lexiprecision(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
                       **options: Any) -> xr.DataArray:
         """Lexicographic precision preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexiprecision
-        return lexiprecision(self._obj, self._qrels(qrels), rel_level=rel_level, **options)
+        return lexiprecision(self._runs(), self._qrels(qrels), rel_level=rel_level, **options)
 
     def rarity(self, qrels: pd.DataFrame | None = None, *, k: int = 100, rel_level: float = 1,
                **options: Any) -> pd.DataFrame:
         """Per relevant document: how many systems found it in their top k; see :mod:`irframe.rarity`."""
         from .rarity import rarity
-        return rarity(self._obj, self._qrels(qrels), k=k, rel_level=rel_level, **options)
+        return rarity(self._runs(), self._qrels(qrels), k=k, rel_level=rel_level, **options)

@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .schema import (check_duplicates, check_id_column, numeric_column, qrels_columns,
-                     run_columns)
+from .schema import check_duplicates, check_id_column, numeric_column, qrels_frame, run_frame
 
 __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
 
@@ -460,18 +459,25 @@ def _permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None) -> np.nda
     return y
 
 
+def _named(resolved) -> dict[str, str]:
+    """The resolved columns as a ``columns=`` mapping."""
+    return {role: name for role, name in vars(resolved).items() if name is not None}
+
+
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
           depth: int | None = None, complete: bool = False, judged_only: bool = False,
           columns: Mapping[str, str] | None = None, qrels_columns_: Mapping[str, str] | None = None,
-          duplicates: str = "error") -> Aligned:
+          duplicates: str = "error", system: str | None = None) -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
 
     Parameters
     ----------
     runs : pandas.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]`` (see :mod:`irframe.schema`).
+        Long run frame ``system, topic, doc, score[, rank]``; other tools' column names,
+        iterables of namedtuples and ``{topic: {doc: score}}`` dicts are recognised
+        (see :mod:`irframe.schema`).
     qrels : pandas.DataFrame
-        ``topic, doc, rel[, subtopic]``.
+        ``topic, doc, rel[, subtopic]`` (or as ``runs``, see :func:`irframe.schema.qrels_frame`).
     order : {"trec_eval", "trec_eval10", "rank", "input"}
         Document order inside a topic (DESIGN §2.1): trec_eval sorts by float32 score
         descending then docno descending; trec_eval10 the same in float64; "rank" by the
@@ -487,6 +493,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         Role → column name for the run and the qrels frame.
     duplicates : {"error", "first"}
         What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
+    system : str, optional
+        Name of the one system of a run frame without a system column (default ``"run"``).
 
     Returns
     -------
@@ -496,10 +504,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         raise ValueError(f"order={order!r} is not one of {ORDERS}")
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
-    if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}")
-    rc = run_columns(runs, columns)
-    qc = qrels_columns(qrels, qrels_columns_)
+    runs, rc = run_frame(runs, columns, system=system)
+    qrels, qc = qrels_frame(qrels, qrels_columns_)
     if len(runs) == 0:
         raise InputError("run frame is empty (0 rows); nothing to evaluate")
     if len(qrels) == 0:
@@ -628,7 +634,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         if keep is not None:  # duplicates="first": evaluate the de-duplicated frame
             kept = np.flatnonzero(keep)
             out = align(runs.iloc[kept], qrels, order=order, depth=depth, complete=complete,
-                        judged_only=judged_only, columns=columns, qrels_columns_=qrels_columns_,
+                        judged_only=judged_only, columns=_named(rc), qrels_columns_=_named(qc),
                         duplicates=duplicates)
             out.row_source = kept[out.row_source]
             return out

@@ -28,15 +28,22 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
              depth: int | None = None, gains: Mapping[float, float] | None = None,
              judged_only: bool = False, duplicates: str = "error",
              columns: Mapping[str, str] | None = None,
-             qrels_columns: Mapping[str, str] | None = None, **options: Any) -> xr.DataArray:
+             qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
+             **options: Any) -> xr.DataArray:
     """Evaluate every system of ``runs`` on every topic with the given measures.
 
     Parameters
     ----------
-    runs : pandas.DataFrame
-        Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).
-    qrels : pandas.DataFrame
-        Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures).
+    runs : pandas.DataFrame, dict or iterable of namedtuples
+        Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).  Other
+        tools' names are recognised (PyTerrier ``qid, docno, name``, ir_measures
+        ``query_id, doc_id``, ranx ``q_id``); without a system column the frame is one
+        system named ``system``.  Also ``{topic: {doc: score}}`` (pytrec_eval, ranx) and
+        iterables of namedtuples such as ir_measures' ``ScoredDoc(query_id, doc_id, score)``.
+    qrels : pandas.DataFrame, dict or iterable of namedtuples
+        Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures); PyTerrier's
+        ``label``, ir_measures' ``relevance``, ir_datasets' ``qrels_iter()`` and
+        ``{topic: {doc: grade}}`` are recognised as well.
     measures : str or list of str
         Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
         names such as ``"map"``, ``"P_10"`` (see :func:`list_measures`).
@@ -58,7 +65,10 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     duplicates : {"error", "first"}
         Duplicate (system, topic, doc) or qrels rows: raise (default) or keep the first.
     columns, qrels_columns : mapping, optional
-        Role → column-name maps when the frames use other column names.
+        Role → column-name maps for names that are not recognised (or to choose between
+        two candidates).
+    system : str, optional
+        Name of the one system of a run without a system column (default ``"run"``).
     **options
         Extra options consumed by specific measures (e.g. ``reference=`` for rarity).
 
@@ -77,10 +87,17 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     ('system', 'topic', 'measure')
     >>> cube.sel(measure="P@10").mean("topic").round(4).item()
     0.3
+
+    A PyTerrier result frame and ir_measures-style qrels, as they are:
+
+    >>> pt_res = runs.drop(columns="system").rename(columns={"topic": "qid", "doc": "docno"})
+    >>> ir_qrels = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
+    >>> irf.evaluate(pt_res, ir_qrels, "P@10", system="BM25").sel(measure="P@10").mean().round(4).item()
+    0.3
     """
     specs = parse_measures(measures)
     aligned = align(runs, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only,
-                    columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates)
+                    columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates, system=system)
     return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains, **options)
 
 

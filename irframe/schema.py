@@ -2,8 +2,18 @@
 
 A *run frame* has one row per retrieved document: ``system, topic, doc`` and
 ``score`` and/or ``rank``.  A *qrels frame* has ``topic, doc, rel`` and, for
-diversity judgments, ``subtopic``.  Column names are configurable through a
-``columns`` mapping from role to column name; the defaults are the role names.
+diversity judgments, ``subtopic``.
+
+This module is the one place that maps columns to roles.  Without a ``columns``
+mapping, each role is found under its own name or under the name a neighbouring
+tool uses (:data:`RUN_ALIASES`, :data:`QRELS_ALIASES`): PyTerrier's
+``qid, docno, score, rank, name`` and ``label``; ir_measures' and ir_datasets'
+``query_id, doc_id, score`` and ``relevance``; ranx's ``q_id, doc_id, score``.
+Two candidate columns for one role is an error naming both.  A run frame without
+a system column holds one system (named by ``system=``, default ``"run"``).
+:func:`run_frame`/:func:`qrels_frame` also accept ir_measures/ir_datasets-style
+iterables of namedtuples and the ``{topic: {doc: value}}`` dicts of pytrec_eval
+and ranx.
 
 Validation collects every problem of one kind before raising, names the rows
 (first few) and says how to fix them.  Nothing here modifies the caller's frame.
@@ -11,19 +21,34 @@ Validation collects every problem of one kind before raising, names the rows
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import ColumnError, DuplicateError, InputError
 
-__all__ = ["RUN_ROLES", "QRELS_ROLES", "role_names", "RunColumns", "QrelsColumns", "run_columns", "qrels_columns", "missing_run_columns",
+__all__ = ["RUN_ROLES", "QRELS_ROLES", "RUN_ALIASES", "QRELS_ALIASES", "DEFAULT_SYSTEM", "role_names",
+           "resolve_roles", "RunColumns", "QrelsColumns", "run_columns", "qrels_columns",
+           "missing_run_columns", "run_frame", "qrels_frame", "canonical", "as_frame",
            "check_id_column", "numeric_column", "check_duplicates"]
 
 RUN_ROLES = ("system", "topic", "doc", "score", "rank")
 QRELS_ROLES = ("topic", "doc", "rel", "subtopic")
+_TOPIC = ("topic", "qid", "query_id", "q_id")
+_DOC = ("doc", "docno", "doc_id")
+#: Column names recognised for each run role, in the order they are listed in messages.
+RUN_ALIASES: dict[str, tuple[str, ...]] = {
+    "system": ("system", "name"), "topic": _TOPIC, "doc": _DOC, "score": ("score",), "rank": ("rank",)}
+#: Column names recognised for each qrels role (ranx keeps grades in a ``score`` column).
+QRELS_ALIASES: dict[str, tuple[str, ...]] = {
+    "topic": _TOPIC, "doc": _DOC, "rel": ("rel", "label", "relevance", "score"),
+    "subtopic": ("subtopic", "subtopic_id")}
+#: Name of the one system of a run frame without a system column, unless ``system=`` names it.
+DEFAULT_SYSTEM = "run"
 _SHOW = 5  # rows shown in an error message
 
 
@@ -66,18 +91,67 @@ def _found(df: pd.DataFrame) -> str:
     return ", ".join(cols[:20]) + (", ..." if len(cols) > 20 else "") if cols else "(no columns)"
 
 
-def missing_run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None) -> list[str]:
-    """Names of the required run columns that ``df`` lacks (empty when it is usable)."""
-    n = role_names(columns, RUN_ROLES)
-    missing = [n[r] for r in ("system", "topic", "doc") if n[r] not in df.columns]
-    if n["score"] not in df.columns and n["rank"] not in df.columns:
-        missing.append(f"{n['score']} (or {n['rank']})")
+def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, kind: str = "run",
+                  what: str | None = None) -> dict[str, Any]:
+    """The column of every role of ``df`` (``None`` when absent).
+
+    ``columns`` maps roles to column names and wins; every other role is looked up
+    under the names of :data:`RUN_ALIASES` (``kind="run"``) or :data:`QRELS_ALIASES`
+    (``kind="qrels"``).  A role matched by two columns raises :class:`ColumnError`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pt = pd.DataFrame(columns=["qid", "docid", "docno", "rank", "score", "query"])
+    >>> resolve_roles(pt)
+    {'system': None, 'topic': 'qid', 'doc': 'docno', 'score': 'score', 'rank': 'rank'}
+    >>> resolve_roles(pd.DataFrame(columns=["qid", "query_id", "doc", "score"]))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.ColumnError: run frame has 2 candidate columns for the topic role: 'qid', 'query_id'; choose one with columns={'topic': 'qid'}
+    """
+    aliases = RUN_ALIASES if kind == "run" else QRELS_ALIASES
+    what = what or f"{kind} frame"
+    columns = dict(columns or {})
+    unknown = set(columns) - set(aliases)
+    if unknown:
+        raise ValueError(f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(aliases)}")
+    chosen = set(columns.values())
+    out: dict[str, Any] = {}
+    for role, names in aliases.items():
+        if role in columns:
+            out[role] = columns[role] if columns[role] in df.columns else None
+            continue
+        cands = [c for c in names if c in df.columns and c not in chosen]
+        if len(cands) > 1:
+            raise ColumnError(f"{what} has {len(cands)} candidate columns for the {role} role: "
+                              f"{', '.join(map(repr, cands))}; choose one with columns={{{role!r}: {cands[0]!r}}}")
+        out[role] = cands[0] if cands else None
+    return out
+
+
+def _wanted(role: str, columns: Mapping[str, str] | None, kind: str) -> str:
+    """How a missing role is named in a message: the requested column or its accepted names."""
+    if columns and role in columns:
+        return repr(columns[role])
+    names = (RUN_ALIASES if kind == "run" else QRELS_ALIASES)[role]
+    return repr(role) + (f" (or {', '.join(map(repr, names[1:]))})" if len(names) > 1 else "")
+
+
+def missing_run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None, *,
+                        need_system: bool = True) -> list[str]:
+    """The required run columns that ``df`` lacks, as named in messages (empty when usable)."""
+    n = resolve_roles(df, columns, "run")
+    missing = [_wanted(r, columns, "run") for r in ("system", "topic", "doc")[0 if need_system else 1:]
+               if n[r] is None]
+    if n["score"] is None and n["rank"] is None:
+        missing.append(f"{_wanted('score', columns, 'run')} (or {_wanted('rank', columns, 'run')})")
     return missing
 
 
 def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
                 what: str = "run frame") -> RunColumns:
-    """Resolve and check the columns of a run frame.
+    """Resolve and check the columns of a run frame (see :func:`resolve_roles`).
 
     Raises
     ------
@@ -87,28 +161,148 @@ def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
     missing = missing_run_columns(df, columns)
     if missing:
         raise ColumnError(
-            f"{what} is missing column(s) {', '.join(repr(m) for m in missing)}; found: {_found(df)}. "
-            "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'docno', ...}.")
-    n = role_names(columns, RUN_ROLES)
-    return RunColumns(n["system"], n["topic"], n["doc"],
-                      n["score"] if n["score"] in df.columns else None,
-                      n["rank"] if n["rank"] in df.columns else None)
+            f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
+            "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'my_doc', ...} "
+            "(df.ir(columns=...) on the accessor).")
+    n = resolve_roles(df, columns, "run", what)
+    return RunColumns(n["system"], n["topic"], n["doc"], n["score"], n["rank"])
 
 
 def qrels_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
                   what: str = "qrels frame") -> QrelsColumns:
-    """Resolve and check the columns of a qrels frame."""
+    """Resolve and check the columns of a qrels frame (see :func:`resolve_roles`)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
                         "read a file with irframe.read_qrels(path)")
-    n = role_names(columns, QRELS_ROLES)
-    missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
+    n = resolve_roles(df, columns, "qrels", what)
+    missing = [_wanted(r, columns, "qrels") for r in ("topic", "doc", "rel") if n[r] is None]
     if missing:
         raise ColumnError(
-            f"{what} is missing column(s) {', '.join(repr(m) for m in missing)}; found: {_found(df)}. "
-            "Qrels need topic, doc, rel (and subtopic for diversity judgments).")
-    return QrelsColumns(n["topic"], n["doc"], n["rel"],
-                        n["subtopic"] if n["subtopic"] in df.columns else None)
+            f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
+            "Qrels need topic, doc, rel (and subtopic for diversity judgments); "
+            "pass qrels_columns={'rel': 'my_grade', ...} for other names.")
+    return QrelsColumns(n["topic"], n["doc"], n["rel"], n["subtopic"])
+
+
+# ------------------------------------------------------------------ other tools' shapes
+def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFrame:
+    """``obj`` as a DataFrame: a DataFrame as it is, or a conversion of
+
+    * an iterable of namedtuples (ir_measures' ``Qrel``/``ScoredDoc``, ir_datasets'
+      ``qrels_iter()``/``scoreddocs_iter()``): one column per field;
+    * a dict of dicts ``{topic: {doc: value}}`` (pytrec_eval, ranx ``to_dict()``):
+      columns ``topic, doc`` and ``score`` (run) or ``rel`` (qrels).
+
+    Examples
+    --------
+    >>> as_frame({"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d1": 0.5}}).values.tolist()
+    [['q1', 'd1', 2.0], ['q1', 'd2', 1.0], ['q2', 'd1', 0.5]]
+    >>> from collections import namedtuple
+    >>> Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
+    >>> as_frame(iter([Qrel("q1", "d1", 1)]), "qrels").columns.tolist()
+    ['query_id', 'doc_id', 'relevance']
+    """
+    what = what or f"{kind} frame"
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    if isinstance(obj, Mapping):
+        return _from_nested_dict(obj, kind, what)
+    if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, pd.Series, np.ndarray)):
+        it = iter(obj)
+        first = next(it, None)
+        fields = getattr(first, "_fields", None)
+        if first is None:
+            raise InputError(f"{what} is an empty iterable; nothing to evaluate")
+        if fields is None:
+            raise TypeError(f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
+                            f"namedtuples such as Qrel(query_id, doc_id, relevance); got an iterable of "
+                            f"{type(first).__name__}")
+        return pd.DataFrame.from_records(itertools.chain([first], it), columns=list(fields))
+    raise TypeError(f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
+                    f"of namedtuples, got {type(obj).__name__}")
+
+
+def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
+    inner = list(obj.values())
+    bad = [t for t, d in zip(obj, inner) if not isinstance(d, Mapping)]
+    if bad:
+        raise TypeError(f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
+                        f"to {type(obj[bad[0]]).__name__}")
+    lens = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    n = int(lens.sum())
+    values = list(itertools.chain.from_iterable(d.values() for d in inner))
+    nested = next((v for v in values if isinstance(v, Mapping)), None)
+    if nested is not None:
+        raise TypeError(f"{what}: expected {{topic: {{doc: value}}}} with numbers as values, found a dict "
+                        "nested deeper (one run per call: pass {topic: {doc: score}} of one system)")
+    topic = np.repeat(np.asarray(list(obj.keys()) + [None], dtype=object)[:-1], lens)
+    doc = np.empty(n, dtype=object)
+    doc[:] = list(itertools.chain.from_iterable(inner))
+    return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
+
+
+def run_frame(obj: Any, columns: Mapping[str, str] | None = None, *, system: str | None = None,
+              what: str = "run frame") -> tuple[pd.DataFrame, RunColumns]:
+    """A run in any accepted shape → (frame, its resolved columns); the caller's data untouched.
+
+    A frame without a system column (none under ``columns``/:data:`RUN_ALIASES`) holds
+    one system named ``system`` (default :data:`DEFAULT_SYSTEM`): the frame returned
+    is a shallow copy with a one-category ``system`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pt = pd.DataFrame({"qid": "1", "docno": ["a", "b"], "score": [2.0, 1.0], "rank": [0, 1]})
+    >>> df, rc = run_frame(pt, system="BM25")
+    >>> rc
+    RunColumns(system='system', topic='qid', doc='docno', score='score', rank='rank')
+    >>> df["system"].tolist(), "system" in pt.columns
+    (['BM25', 'BM25'], False)
+    """
+    df = as_frame(obj, "run", what)
+    n = resolve_roles(df, columns, "run", what)
+    if n["system"] is None and not (columns and "system" in columns):
+        name = DEFAULT_SYSTEM if system is None else system
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"system= must be a non-empty str naming the one system, got {name!r}")
+        col = "system"
+        while col in df.columns:
+            col = "_" + col
+        df = df.copy(deep=False)
+        df[col] = pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), categories=[name])
+        columns = {**(columns or {}), "system": col}
+    elif system is not None:
+        raise ValueError(f"system={system!r} names the one system of a frame without a system column, "
+                         f"but {what} has one ({n['system']!r}); drop system= or the column")
+    return df, run_columns(df, columns, what)
+
+
+def qrels_frame(obj: Any, columns: Mapping[str, str] | None = None,
+                what: str = "qrels frame") -> tuple[pd.DataFrame, QrelsColumns]:
+    """Qrels in any accepted shape → (frame, its resolved columns); see :func:`as_frame`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _, qc = qrels_frame(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1],
+    ...                                   "iteration": ["0"]}))
+    >>> qc
+    QrelsColumns(topic='query_id', doc='doc_id', rel='relevance', subtopic=None)
+    """
+    df = as_frame(obj, "qrels", what)
+    return df, qrels_columns(df, columns, what)
+
+
+def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataFrame:
+    """A shallow copy of ``df`` whose role columns carry the role names (``doc`` for ``docno``...).
+
+    Other columns are kept, except one whose name a role column takes over.
+    """
+    roles = {name: role for role, name in vars(resolved).items() if name is not None}
+    taken = [c for c in df.columns if c not in roles and c in roles.values()]
+    out = df.drop(columns=taken) if taken else df.copy(deep=False)
+    out.columns = [roles.get(c, c) for c in out.columns]
+    return out
 
 
 def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:

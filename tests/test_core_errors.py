@@ -55,12 +55,13 @@ def test_nan_or_inf_score(frames, value, word):
 
 def test_missing_column_lists_missing_and_found(frames):
     runs, qrels = frames
-    with pytest.raises(ColumnError, match=r"missing column\(s\) 'doc'; found: system, topic, score"):
+    with pytest.raises(ColumnError, match=r"missing column\(s\) 'doc' \(or 'docno', 'doc_id'\); "
+                                          r"found: system, topic, score"):
         irf.evaluate(runs.drop(columns="doc"), qrels, "AP")
     with pytest.raises(KeyError):  # ColumnError is a KeyError too
         irf.evaluate(runs, qrels.drop(columns="rel"), "AP")
-    with pytest.raises(AttributeError, match=r"missing: doc; found: system, topic, score"):
-        runs.drop(columns="doc").ir
+    with pytest.raises(ColumnError, match=r"missing column\(s\) 'doc'.*; found: system, topic, score"):
+        runs.drop(columns="doc").ir.metric("AP", qrels)
 
 
 def test_non_numeric_rel(frames):

@@ -297,7 +297,7 @@ def test_bad_options():
     with pytest.raises(TypeError, match="reference"):
         irf.evaluate(runs, qrels, "P_rare(alpha=1)@5", reference=[1, 2])
     with pytest.raises(KeyError, match="reference"):
-        irf.evaluate(runs, qrels, "P_rare(alpha=1)@5", reference=runs.rename(columns={"doc": "docno"}))
+        irf.evaluate(runs, qrels, "P_rare(alpha=1)@5", reference=runs.rename(columns={"doc": "document"}))
     with pytest.raises(TypeError, match="reference"):
         irf.evaluate(runs, qrels, "P@5", reference=runs)  # option not consumed by P
 

@@ -21,6 +21,7 @@ from .errors import (ColumnError, DuplicateError, InputError, IrframeError, Pars
                      UnknownMeasureError)
 from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
 from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E402
+from .reporting import Report, report  # noqa: E402
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
 _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity", "diversity",
@@ -29,7 +30,7 @@ _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarit
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
            "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
-           "UnknownMeasureError", *_IO, *_LAZY]
+           "UnknownMeasureError", "report", "Report", *_IO, *_LAZY]
 
 
 def __getattr__(name: str):

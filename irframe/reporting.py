@@ -1,0 +1,350 @@
+"""A results table for papers: means, significance markers, the best value in bold.
+
+:func:`report` turns a score cube into a :class:`Report`: one row per system, one
+column per measure, each cell the mean over topics with
+
+* against a ``baseline``: ``↑``/``↓`` when the system is significantly better/worse
+  than the baseline; without a baseline, as ranx's ``Report`` does, each system gets
+  a letter (a, b, ...) and a cell lists the letters of the systems it is
+  significantly better than;
+* the best value of each measure (after rounding to ``digits``) in bold;
+* optionally the (1 - alpha) confidence interval of the mean and, against a
+  baseline, the per-topic wins/ties/losses.
+
+The significance comes from :func:`irframe.stats.compare` (kept as
+:attr:`Report.comparison`) and the intervals from :func:`irframe.stats.mean_ci`;
+nothing here tests anything itself.  LaTeX (booktabs), Markdown and HTML are
+written from the same cells, so they show the same content.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+__all__ = ["report", "Report"]
+
+_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+               "randomization": "paired randomization test", "bootstrap": "paired bootstrap test"}
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+@dataclass(frozen=True)
+class _Cell:
+    value: str          # the mean, rounded
+    bold: bool          # best of its measure
+    arrow: str = ""     # "up" / "down" against the baseline
+    letters: str = ""   # systems this one is significantly better than (all-pairs mode)
+    ci: str = ""        # "[lo, hi]"
+    wtl: str = ""       # "wins/ties/losses"
+
+
+def _escape(text: str, table: dict[str, str]) -> str:
+    return "".join(table.get(ch, ch) for ch in text)
+
+
+def _letters(n: int) -> list[str]:
+    """a, b, ..., z, aa, ab, ... for n systems."""
+    out, width = [], 1
+    while len(out) < n:
+        digits = [list(string.ascii_lowercase)] * width
+        for combo in np.array(np.meshgrid(*digits, indexing="ij")).reshape(width, -1).T:
+            out.append("".join(combo))
+            if len(out) == n:
+                break
+        width += 1
+    return out
+
+
+class Report:
+    """A results table built by :func:`report`; render it with :meth:`to_latex`,
+    :meth:`to_markdown`, :meth:`to_html` or :attr:`style`.
+
+    Attributes
+    ----------
+    means : pandas.DataFrame
+        Mean per system (rows) and measure (columns), unrounded.
+    comparison : xarray.Dataset
+        The result of :func:`irframe.stats.compare` the markers come from.
+    ci : xarray.Dataset or None
+        :func:`irframe.stats.mean_ci` when ``ci=True``.
+    baseline : str or None
+    letters : dict or None
+        System → letter in the all-pairs mode.
+    legend : str
+        What the markers mean (test, correction, alpha).
+    """
+
+    def __init__(self, means: pd.DataFrame, comparison: xr.Dataset, cells: dict[tuple[str, str], _Cell],
+                 baseline: str | None, letters: dict[str, str] | None, ci: xr.Dataset | None,
+                 wins: bool, legend: str) -> None:
+        self.means = means
+        self.comparison = comparison
+        self.ci = ci
+        self.baseline = baseline
+        self.letters = letters
+        self.legend = legend
+        self._cells = cells
+        self._wins = wins
+
+    # ------------------------------------------------------------------ layout
+    def _header(self) -> list[str]:
+        head = ["system"] if self.letters is None else ["#", "system"]
+        for m in self.means.columns:
+            head.append(str(m))
+            if self._wins:
+                head.append(f"{m} W/T/L")
+        return head
+
+    def _rows(self, cell_text, name_text) -> list[list[str]]:
+        rows = []
+        for s in self.means.index:
+            row = [] if self.letters is None else [self.letters[s]]
+            row.append(name_text(str(s)))
+            for m in self.means.columns:
+                c = self._cells[(s, m)]
+                row.append(cell_text(c))
+                if self._wins:
+                    row.append(c.wtl)
+            rows.append(row)
+        return rows
+
+    # ------------------------------------------------------------------ renderers
+    def to_frame(self) -> pd.DataFrame:
+        """The table as plain strings (``↑``/``↓``, ``^ab`` for letters; no bold)."""
+        def text(c: _Cell) -> str:
+            return (c.value + {"up": "↑", "down": "↓", "": ""}[c.arrow] + (f"^{c.letters}" if c.letters else "")
+                    + (f" {c.ci}" if c.ci else ""))
+        rows = self._rows(text, str)
+        head = self._header()
+        return pd.DataFrame([r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
+                            index=pd.Index([r[0 if self.letters is None else 1] for r in rows], name="system"),
+                            columns=[h for h in head if h != "system"])
+
+    @property
+    def style(self):
+        """A pandas Styler of :meth:`to_frame` with the best values in bold (needs jinja2)."""
+        frame = self.to_frame()
+        bold = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+        for (s, m), c in self._cells.items():
+            bold.loc[str(s), str(m)] = c.bold
+        return frame.style.apply(lambda _: np.where(bold, "font-weight: bold", ""), axis=None)
+
+    def to_latex(self, *, caption: str | None = None, label: str | None = None, legend: bool = True) -> str:
+        r"""The table as LaTeX: a ``tabular`` with booktabs rules (``\usepackage{booktabs}``).
+
+        With ``caption`` or ``label`` it is wrapped in a ``table`` environment.  The
+        legend is a last row spanning the table.
+        """
+        def cell(c: _Cell) -> str:
+            v = rf"\textbf{{{c.value}}}" if c.bold else c.value
+            if c.arrow:
+                v += r"$^{\uparrow}$" if c.arrow == "up" else r"$^{\downarrow}$"
+            if c.letters:
+                v += rf"$^{{\mathrm{{{c.letters}}}}}$"
+            if c.ci:
+                v += " " + c.ci
+            return v
+        head = self._header()
+        align = "l" * (1 if self.letters is None else 2) + "r" * (len(head) - (1 if self.letters is None else 2))
+        lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+                 " & ".join(_escape(h, _LATEX_SPECIAL) for h in head) + r" \\", r"\midrule"]
+        lines += [" & ".join(r).replace("–", "--") + r" \\"
+                  for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))]
+        lines.append(r"\bottomrule")
+        if legend:
+            text = _escape(self.legend, _LATEX_SPECIAL).replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$")
+            text = text.replace("α", r"$\alpha$")
+            lines.append(rf"\multicolumn{{{len(head)}}}{{l}}{{\footnotesize {text}}} \\")
+        lines.append(r"\end{tabular}")
+        if caption is not None or label is not None:
+            inner = [r"\begin{table}", r"\centering"]
+            if caption is not None:
+                inner.append(rf"\caption{{{_escape(caption, _LATEX_SPECIAL)}}}")
+            if label is not None:
+                inner.append(rf"\label{{{label}}}")
+            lines = inner + lines + [r"\end{table}"]
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self, *, legend: bool = True) -> str:
+        """The table as GitHub/Markdown pipe table (bold as ``**``, letters as ``<sup>``)."""
+        def cell(c: _Cell) -> str:
+            v = f"**{c.value}**" if c.bold else c.value
+            v += {"up": "↑", "down": "↓", "": ""}[c.arrow]
+            if c.letters:
+                v += f"<sup>{c.letters}</sup>"
+            return v + (f" {c.ci}" if c.ci else "")
+        head = self._header()
+        n_left = 1 if self.letters is None else 2
+        esc = {"|": r"\|"}
+        lines = ["| " + " | ".join(_escape(h, esc) for h in head) + " |",
+                 "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
+        if legend:
+            lines += ["", self.legend]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self, *, legend: bool = True) -> str:
+        """The table as an HTML ``<table>`` (no styling library needed)."""
+        def cell(c: _Cell) -> str:
+            v = f"<b>{c.value}</b>" if c.bold else c.value
+            v += {"up": "↑", "down": "↓", "": ""}[c.arrow]
+            if c.letters:
+                v += f"<sup>{c.letters}</sup>"
+            return v + (f" {c.ci}" if c.ci else "")
+        head = self._header()
+        out = ['<table class="irframe-report">', "<thead><tr>"
+               + "".join(f"<th>{_escape(h, _HTML_SPECIAL)}</th>" for h in head) + "</tr></thead>", "<tbody>"]
+        out += ["<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>"
+                for r in self._rows(cell, lambda s: _escape(s, _HTML_SPECIAL))]
+        out.append("</tbody>")
+        if legend:
+            out.append(f'<caption style="caption-side: bottom">{_escape(self.legend, _HTML_SPECIAL)}</caption>')
+        out.append("</table>")
+        return "\n".join(out) + "\n"
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        return self.to_frame().to_string() + "\n" + self.legend
+
+
+def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
+           correction: str | None = "holm", alpha: float = 0.05, digits: int = 4,
+           missing: str = "common", ci: bool = False, wins: bool = False,
+           measures: Sequence[str] | None = None, lower_is_better: Iterable[str] = (),
+           n_samples: int = 10_000, rng=None) -> Report:
+    """A results table of a score cube: means, significance markers, best in bold.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores with dims ``(system, topic, measure)`` (from :func:`irframe.evaluate`).
+    baseline : str, optional
+        Compare every system with this one (``↑``/``↓``).  None: every pair, with
+        letters as ranx's ``Report``.
+    test, correction, alpha, n_samples, rng
+        Passed to :func:`irframe.stats.compare` (and ``alpha`` to
+        :func:`irframe.stats.mean_ci`).  The correction family is, per measure, every
+        pair compared.
+    digits : int, default 4
+        Decimals shown; the best value is decided on the rounded values (ties all bold).
+    missing : {"common", "zero"}
+        Topics a system was not evaluated on (NaN): ``"common"`` uses only topics every
+        system was evaluated on for the means and the pairs' common topics for the
+        tests; ``"zero"`` counts them as 0 everywhere.
+    ci : bool
+        Show the (1 - alpha) t interval of each mean (:func:`irframe.stats.mean_ci`).
+    wins : bool
+        With a baseline: add a ``W/T/L`` column per measure, the topics where the
+        system is above / equal to / below the baseline.
+    measures : list of str, optional
+        Measures (columns) to show, in this order; default all of the cube.
+    lower_is_better : iterable of str
+        Measures whose best value is the smallest (costs, e.g. C/W/L's ``EC``).
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.synthetic(3, 20, 50, seed=1)
+    >>> cube = irf.evaluate(runs, qrels, ["AP", "nDCG@10"])
+    >>> r = irf.report(cube, baseline="sys0", digits=3)
+    >>> print(r.to_markdown(), end="")
+    | system | AP | nDCG@10 |
+    |:---|---:|---:|
+    | sys0 | 0.091 | 0.149 |
+    | sys1 | 0.537↑ | 0.718↑ |
+    | sys2 | **0.825**↑ | **0.943**↑ |
+    <BLANKLINE>
+    ↑/↓: significantly better/worse than sys0 (paired t-test, Holm correction, α = 0.05). Best value per measure in bold.
+    >>> bool(r.comparison.significant.sel(system="sys2", measure="AP").item())
+    True
+    """
+    from . import stats
+    from .cube import summarize
+
+    if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
+        got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
+        raise ValueError(f"report needs a cube with dims (system, topic, measure), got {got}; "
+                         "select the other dimensions first (e.g. cube.sel(qrels=...))")
+    if missing not in ("common", "zero"):
+        raise ValueError(f"missing= must be 'common' or 'zero', got {missing!r}")
+    if not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+    if measures is not None:
+        measures = [measures] if isinstance(measures, str) else list(measures)
+        cube = cube.sel(measure=measures)
+    systems = [str(s) for s in cube.system.values]
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not a system of the cube; systems: {systems}")
+    if wins and baseline is None:
+        raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
+    lower = set(lower_is_better)
+    unknown = lower - {str(m) for m in cube.measure.values}
+    if unknown:
+        raise ValueError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
+
+    cmp = stats.compare(cube, baseline, test=test, correction=correction, alpha=alpha, missing=missing,
+                        n_samples=n_samples, rng=rng)
+    means = summarize(cube, missing=missing)
+    means.index = means.index.astype(str)
+    means.columns = means.columns.astype(str)
+    intervals = stats.mean_ci(cube, alpha=alpha, missing=missing) if ci else None
+
+    rounded = means.round(int(digits))
+    best = {m: (rounded[m].min() if m in lower else rounded[m].max()) for m in rounded.columns}
+    letters = None if baseline is not None else dict(zip(systems, _letters(len(systems))))
+    sig = cmp["significant"].transpose("system", "other", "measure")
+    effect = cmp["effect"].transpose("system", "other", "measure")
+    cells: dict[tuple[str, str], _Cell] = {}
+    for j, m in enumerate(means.columns):
+        better = (effect.values[:, :, j] < 0) if m in lower else (effect.values[:, :, j] > 0)
+        up = sig.values[:, :, j] & better
+        down = sig.values[:, :, j] & ~better & (effect.values[:, :, j] != 0)
+        for i, s in enumerate(systems):
+            v = means.iloc[i, j]
+            text = "–" if np.isnan(v) else f"{v:.{int(digits)}f}"
+            arrow = lett = ci_text = wtl = ""
+            if baseline is not None:
+                if s != baseline:
+                    arrow = "up" if up[i, 0] else ("down" if down[i, 0] else "")
+                    w = [int(cmp[k].values[i, 0, j]) for k in ("wins", "ties", "losses")
+                         if not np.isnan(cmp[k].values[i, 0, j])]
+                    wtl = "/".join(map(str, w)) if len(w) == 3 else "–"
+                else:
+                    wtl = "–"
+            else:
+                lett = "".join(letters[systems[o]] for o in np.flatnonzero(up[i]))
+            if intervals is not None:
+                lo = float(intervals["ci_low"].sel(system=s, measure=m))
+                hi = float(intervals["ci_high"].sel(system=s, measure=m))
+                if not (np.isnan(lo) or np.isnan(hi)):
+                    ci_text = f"[{lo:.{int(digits)}f}, {hi:.{int(digits)}f}]"
+            cells[(s, m)] = _Cell(text, bool(not np.isnan(v) and rounded.iloc[i, j] == best[m]),
+                                  arrow, lett, ci_text, wtl)
+
+    how = f"{_TEST_NAMES[test]}, " + (f"{_CORRECTION_NAMES[correction]} correction"
+                                      if correction else "no correction") + f", α = {alpha:g}"
+    if baseline is not None:
+        legend = f"↑/↓: significantly better/worse than {baseline} ({how})."
+    else:
+        legend = f"Letters: significantly better than the system with that letter ({how})."
+    if ci:
+        legend += f" [lo, hi]: {1 - alpha:.0%} t confidence interval of the mean."
+    if wins:
+        legend += f" W/T/L: topics above/equal to/below {baseline}."
+    bolded = " Best value per measure in bold." if cells else ""
+    return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend + bolded)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
 from . import errors  # noqa: E402
 from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
@@ -24,7 +24,7 @@ from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E
 from .reporting import Report, report  # noqa: E402
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
-_LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity", "diversity",
+_LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity",
          "axioms", "ndpm", "dask")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",

@@ -57,6 +57,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .evaluate import evaluate
+from .measures import parse_measure
+
 __all__ = ["CONSTRAINTS", "RELEVANCE", "DIVERSITY", "check", "check_many", "SEED_TABLE1",
            "compare_with_seed"]
 
@@ -372,12 +375,11 @@ def _frames(instances: Sequence[_Instance]):
 
 
 def _scores(measure: str, instances: Sequence[_Instance], takes_weights: bool, options: dict):
-    import irframe
     qrels, runs, weights = _frames(instances)
     opts = dict(options)
     if weights is not None and takes_weights:
         opts["weights"] = weights
-    cube = irframe.evaluate(runs, qrels, [measure], order="rank", complete=True, **opts)
+    cube = evaluate(runs, qrels, [measure], order="rank", complete=True, **opts)
     v = cube.isel(measure=0).transpose("system", "topic")
     topics = [f"q{n:05d}" for n in range(len(instances))]
     return (v.sel(system="better", topic=topics).values.astype(float),
@@ -515,7 +517,6 @@ def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int 
         ``instances`` (situations evaluated) and ``detail`` (the counterexample of a
         violation, the reason for "not applicable", or where an existential holds).
     """
-    from .measures import parse_measure
     m = parse_measure(measure)
     names = list(CONSTRAINTS if constraints is None else constraints)
     unknown = [c for c in names if c not in CONSTRAINTS]

@@ -15,6 +15,7 @@ import pandas as pd
 import xarray as xr
 
 from .align import Aligned, align
+from ._version import __version__
 from .cube import make_cube
 from .measures import EvalContext, Measure, parse_measures
 
@@ -124,7 +125,6 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
         if v.shape != (aligned.n_groups,):
             raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
         values[:, j] = v
-    from . import __version__
     attrs = {"order": aligned.order, "rel_level": rel_level, "complete": int(aligned.complete),
              "depth": -1 if aligned.depth is None else int(aligned.depth),
              "judged_only": int(aligned.judged_only),

@@ -57,7 +57,7 @@ except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via m
     pa = pc = pacsv = None
 
 __all__ = ["read_run", "read_runs", "read_qrels", "write_run", "write_qrels",
-           "format_run", "format_qrels"]
+           "format_run", "format_qrels", "read_cost_file"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -725,6 +725,34 @@ def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
         raise _diagnose(data, path, k, e) from None
     _check_finite(rel, data, path, "relevance")
     return _concat(rel, np.float64)
+
+
+def read_cost_file(path: Any) -> dict[str, float]:
+    """Read a cwl_eval cost file (``element_type cost`` per line) into a dict.
+
+    >>> import io
+    >>> from irframe.io import read_cost_file
+    >>> read_cost_file(io.StringIO("E1 1.0\\nE2 2.5\\n"))
+    {'E1': 1.0, 'E2': 2.5}
+    """
+    fh = open(path) if not hasattr(path, "read") else path
+    out: dict[str, float] = {}
+    try:
+        for lineno, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 2:
+                raise InputError(f"cost file {getattr(fh, 'name', '<stream>')} line {lineno}: expected "
+                                 f"'element_type cost', got {line.rstrip()!r}")
+            try:
+                out[parts[0]] = float(parts[1])
+            except ValueError:
+                raise InputError(f"cost file line {lineno}: cost {parts[1]!r} is not a number") from None
+    finally:
+        if fh is not path:
+            fh.close()
+    return out
 
 
 # --------------------------------------------------------------------------------------

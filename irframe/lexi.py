@@ -60,9 +60,7 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -73,6 +71,8 @@ import xarray as xr
 
 from .align import Aligned, align
 from .errors import InputError
+from .measures.lexi import (EXPOSURES, Positions, bottom_position, check_corpus_size, dense_classes, exposure,
+                            metric_lexirecall_values, precision_keys, recall_keys, relevant_positions, sign_matrix)
 
 __all__ = [
     "lexirecall", "lexiprecision", "rrlp", "lexirecall_aligned", "lexiprecision_aligned",
@@ -88,136 +88,9 @@ _ALIGN_OPTIONS = ("order", "depth", "complete", "judged_only", "duplicates", "co
 # =====================================================================================
 # relevant positions per (system, topic)
 # =====================================================================================
-@dataclass
-class _Positions:
-    """Ranks of the retrieved relevant documents of every (system, kept topic) cell.
-
-    Cells form the full ``S x T'`` grid (cell = s * T' + t); a system that did not
-    run a topic has an empty cell (k = 0, its worst case).
-    """
-
-    systems: pd.Index
-    topics: pd.Index          # kept topics (with at least one relevant document)
-    m: np.ndarray             # (T',) relevant documents per kept topic
-    k: np.ndarray             # (S*T',) relevant retrieved per cell
-    length: np.ndarray        # (S*T',) ranking length per cell (0 when missing)
-    cell: np.ndarray          # (R,) cell of every retrieved relevant document
-    j: np.ndarray             # (R,) 0-based index among the cell's relevant docs (top first)
-    rank: np.ndarray          # (R,) 1-based rank
-    n_dropped_topics: int
-    dropped_topics: list
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.systems), len(self.topics)
-
-    @property
-    def max_k(self) -> int:
-        return int(self.k.max()) if len(self.k) else 0
 
 
-def _check_rel_level(rel_level: Any) -> float:
-    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(rel_level):
-        raise ValueError(f"rel_level must be a finite number (relevant ⇔ grade >= rel_level), got {rel_level!r}")
-    return float(rel_level)
-
-
-def _positions(a: Aligned, rel_level: float) -> _Positions:
-    rel_level = _check_rel_level(rel_level)
-    n_t_all = len(a.topics)
-    m_all = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= rel_level),
-                        minlength=n_t_all).astype(np.int64)
-    keep = m_all > 0
-    kept = np.flatnonzero(keep)
-    recode = np.full(n_t_all, -1, np.int64)
-    recode[kept] = np.arange(len(kept))
-    S, T = len(a.systems), len(kept)
-    g_t = recode[a.group_topic]
-    g_ok = g_t >= 0
-    g_cell = np.where(g_ok, a.group_system * T + g_t, -1)
-
-    with np.errstate(invalid="ignore"):
-        idx = np.flatnonzero(a.row_rel >= rel_level)          # NaN (unjudged) -> not relevant
-    # group and rank of the relevant rows only (no N-sized int64 temporaries)
-    grp = np.searchsorted(a.offsets, idx, side="right") - 1
-    rank = idx - a.offsets[grp] + 1
-    cell = g_cell[grp]
-    ok = cell >= 0
-    cell, rank = cell[ok], rank[ok]
-    # rows are sorted by group then rank: index among the cell's relevant documents
-    starts = np.searchsorted(cell, cell, side="left") if len(cell) else cell
-    j = np.arange(len(cell), dtype=np.int64) - starts
-    k = np.bincount(cell, minlength=S * T).astype(np.int64)
-    length = np.zeros(S * T, np.int64)
-    length[g_cell[g_ok]] = a.group_len[g_ok]
-    dropped = [str(t) for t in a.topics[~keep]]
-    return _Positions(systems=a.systems, topics=a.topics[kept], m=m_all[kept], k=k, length=length,
-                      cell=cell, j=j, rank=rank, n_dropped_topics=int((~keep).sum()),
-                      dropped_topics=dropped)
-
-
-def _key_dtype(pos: _Positions) -> tuple[np.dtype, int]:
-    max_rank = int(pos.rank.max()) if len(pos.rank) else 0
-    need = max(max_rank, len(pos.topics), pos.max_k + 1)
-    if need < 0xFFFF:
-        return np.dtype(">u2"), 0xFFFF
-    return np.dtype(">u4"), 0xFFFFFFFF
-
-
-def _recall_keys(pos: _Positions) -> np.ndarray:
-    """Rows ``[topic, L-k, r_k, r_{k-1}, ..., r_1, 0...]``: ascending = better (lexirecall)."""
-    S, T = pos.shape
-    L = pos.max_k
-    dt, _ = _key_dtype(pos)
-    M = np.zeros((S * T, 2 + L), dtype=dt)
-    M[:, 0] = np.tile(np.arange(T), S)
-    M[:, 1] = L - pos.k
-    M[pos.cell, 2 + pos.k[pos.cell] - 1 - pos.j] = pos.rank
-    return M
-
-
-def _precision_keys(pos: _Positions) -> np.ndarray:
-    """Rows ``[topic, r_1, ..., r_k, MAX...]``: ascending = better (lexiprecision)."""
-    S, T = pos.shape
-    L = pos.max_k
-    dt, sentinel = _key_dtype(pos)
-    M = np.full((S * T, 1 + L), sentinel, dtype=dt)
-    M[:, 0] = np.tile(np.arange(T), S)
-    M[pos.cell, 1 + pos.j] = pos.rank
-    return M
-
-
-def _classes(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense class of every row (ascending lexicographic order) and the sort order.
-
-    Rows are fixed-width big-endian unsigned integers, so byte order = numeric
-    lexicographic order; one ``argsort`` of the byte strings sorts them.
-    """
-    if M.shape[0] == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    M = np.ascontiguousarray(M)
-    b = M.view(f"S{M.shape[1] * M.dtype.itemsize}").ravel()
-    order = np.argsort(b, kind="stable")
-    Ms = M[order]
-    new = np.empty(len(order), bool)
-    new[0] = True
-    new[1:] = (Ms[1:] != Ms[:-1]).any(axis=1)
-    cls = np.empty(len(order), np.int64)
-    cls[order] = np.cumsum(new) - 1
-    return cls, order
-
-
-def _sign_cube(cls: np.ndarray, S: int, T: int) -> np.ndarray:
-    """``pref[s, o, t] = sign(cls[o, t] - cls[s, t])`` (lower class = better) as int8."""
-    c = cls.reshape(S, T)
-    a, b = c[:, None, :], c[None, :, :]
-    out = np.greater(b, a).view(np.int8)
-    out = out - np.less(b, a).view(np.int8)
-    return out
-
-
-def _pref_array(values: np.ndarray, pos: _Positions, name: str, rel_level: float,
+def _pref_array(values: np.ndarray, pos: Positions, name: str, rel_level: float,
                 a: Aligned, extra: Mapping[str, Any] | None = None) -> xr.DataArray:
     attrs = {"measure": name, "rel_level": rel_level, "order": a.order,
              "depth": -1 if a.depth is None else int(a.depth), "complete": int(a.complete),
@@ -275,11 +148,11 @@ def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None
     True
     """
     a = _aligned(runs, qrels, options)
-    pos = _positions(a, rel_level)
+    pos = relevant_positions(a, rel_level)
     if kind not in ("recall", "precision"):
         raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
-    M = _recall_keys(pos) if kind == "recall" else _precision_keys(pos)
-    cls, _ = _classes(M)
+    M = recall_keys(pos) if kind == "recall" else precision_keys(pos)
+    cls, _ = dense_classes(M)
     S, T = pos.shape
     if T:
         cls = cls.reshape(S, T)
@@ -294,18 +167,18 @@ def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None
 
 def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
     """:func:`lexirecall` on already aligned arrays."""
-    pos = _positions(a, rel_level)
-    cls, _ = _classes(_recall_keys(pos))
+    pos = relevant_positions(a, rel_level)
+    cls, _ = dense_classes(recall_keys(pos))
     S, T = pos.shape
-    return _pref_array(_sign_cube(cls, S, T), pos, "lexirecall", float(rel_level), a)
+    return _pref_array(sign_matrix(cls, S, T), pos, "lexirecall", float(rel_level), a)
 
 
 def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
     """:func:`lexiprecision` on already aligned arrays."""
-    pos = _positions(a, rel_level)
-    cls, _ = _classes(_precision_keys(pos))
+    pos = relevant_positions(a, rel_level)
+    cls, _ = dense_classes(precision_keys(pos))
     S, T = pos.shape
-    return _pref_array(_sign_cube(cls, S, T), pos, "lexiprecision", float(rel_level), a)
+    return _pref_array(sign_matrix(cls, S, T), pos, "lexiprecision", float(rel_level), a)
 
 
 def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
@@ -375,13 +248,13 @@ def lexiprecision(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float =
 # =====================================================================================
 def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> xr.DataArray:
     """:func:`rrlp` on already aligned arrays."""
-    pos = _positions(a, rel_level)
+    pos = relevant_positions(a, rel_level)
     S, T = pos.shape
     L = pos.max_k
     if n is not None:
-        _check_n(n, pos)
-    M = _precision_keys(pos)
-    cls, order = _classes(M)
+        check_corpus_size(n, pos)
+    M = precision_keys(pos)
+    cls, order = dense_classes(M)
     if S * T == 0:
         return _pref_array(np.zeros((S, S, T)), pos, "rrLP", float(rel_level), a)
     # sorted order: topic first, every topic has exactly S cells
@@ -466,98 +339,9 @@ def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: in
 # =====================================================================================
 # exposure functions, TSE, metric lexirecall
 # =====================================================================================
-def _e_ap(p, m, **kw):
-    return 1.0 / p
 
 
-def _e_ndcg(p, m, **kw):
-    return 1.0 / np.log2(p + 1.0)
-
-
-def _e_rbp(p, m, *, p_rbp=0.8, **kw):
-    return (1.0 - p_rbp) * np.power(p_rbp, p - 1.0)
-
-
-def _e_recall(p, m, *, k=1000, **kw):
-    return (p <= k).astype(np.float64)
-
-
-def _e_rp(p, m, **kw):
-    return (p <= m).astype(np.float64)
-
-
-EXPOSURES: dict[str, Callable] = {"AP": _e_ap, "NDCG": _e_ndcg, "RBP": _e_rbp, "R": _e_recall, "RP": _e_rp}
-"""Exposure functions of seed 000 §2.3/§3.2: ``e(i)`` for AP, NDCG, RBP(γ), R_k, RP."""
-
-
-def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p: float = 0.8,
-             k: int = 1000) -> np.ndarray:
-    """Exposure ``e(i)`` at the given (1-based) positions.
-
-    Parameters
-    ----------
-    e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
-        ``AP``: 1/i; ``NDCG``: 1/log2(i+1); ``RBP``: (1-p) p^(i-1); ``R``: I(i <= k);
-        ``RP``: I(i <= m).  A callable is called as ``e(positions)`` (or
-        ``e(positions, m)`` when it takes two arguments) and must return an array.
-    positions : array of int
-    m : int or array
-        Number of relevant documents (used by ``RP``).
-    p, k : float, int
-        RBP persistence γ and the recall cutoff k.
-
-    Examples
-    --------
-    >>> exposure("AP", np.array([1, 4]), 2).tolist()
-    [1.0, 0.25]
-    >>> exposure("RP", np.array([1, 3]), 2).tolist()
-    [1.0, 0.0]
-    """
-    positions = np.asarray(positions, dtype=np.float64)
-    if callable(e):
-        try:
-            nargs = len(inspect.signature(e).parameters)
-        except (TypeError, ValueError):  # pragma: no cover
-            nargs = 1
-        out = e(positions, m) if nargs >= 2 else e(positions)
-        return np.asarray(out, dtype=np.float64)
-    key = str(e).upper()
-    if key in ("R_K", "RK", "RECALL"):
-        key = "R"
-    if key not in EXPOSURES:
-        raise ValueError(f"unknown exposure {e!r}; use one of {sorted(EXPOSURES)} or a callable e(i)")
-    if key == "RBP" and not (0 < p < 1):
-        raise ValueError(f"RBP persistence p must lie in (0, 1), got {p!r}")
-    with np.errstate(divide="ignore", invalid="ignore"):  # position 0 = topic without relevant docs
-        return EXPOSURES[key](positions, np.asarray(m, dtype=np.float64), p_rbp=p, k=k)
-
-
-def _check_n(n: Any, pos: _Positions) -> int:
-    if isinstance(n, float) and n.is_integer():
-        n = int(n)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"corpus size n must be a positive integer, got {n!r}")
-    S, T = pos.shape
-    if S * T:
-        need = pos.length + (np.tile(pos.m, S) - pos.k)
-        worst = int(need.max())
-        if n < worst:
-            raise ValueError(f"corpus size n={n} is too small: a ranking of {int(pos.length[need.argmax()])} "
-                             f"documents with {int(np.tile(pos.m, S)[need.argmax()] - pos.k[need.argmax()])} "
-                             f"unretrieved relevant documents needs n >= {worst} for pessimistic imputation")
-    return int(n)
-
-
-def _bottom_position(pos: _Positions, n: int) -> np.ndarray:
-    """p_m per cell: rank of the deepest relevant document, or n when one is unretrieved."""
-    S, T = pos.shape
-    last = np.zeros(S * T, np.int64)
-    np.maximum.at(last, pos.cell, pos.rank)
-    m_cell = np.tile(pos.m, S)
-    return np.where(pos.k == m_cell, last, n)
-
-
-def _grid_array(values: np.ndarray, pos: _Positions, name: str, attrs: Mapping[str, Any]) -> xr.DataArray:
+def _grid_array(values: np.ndarray, pos: Positions, name: str, attrs: Mapping[str, Any]) -> xr.DataArray:
     S, T = pos.shape
     return xr.DataArray(values.reshape(S, T), dims=("system", "topic"),
                         coords={"system": np.asarray(pos.systems, dtype=object),
@@ -599,25 +383,13 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
     0.01
     """
     a = _aligned(runs, qrels, options)
-    pos = _positions(a, rel_level)
-    n = _check_n(n, pos)
-    pm = _bottom_position(pos, n)
+    pos = relevant_positions(a, rel_level)
+    n = check_corpus_size(n, pos)
+    pm = bottom_position(pos, n)
     S, _ = pos.shape
     vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
     return _grid_array(vals, pos, "TSE", {"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable"),
                                           "rel_level": float(rel_level)})
-
-
-def _imputed_matrix(pos: _Positions, n: int) -> np.ndarray:
-    """Full position vectors p (cells x max m), pessimistic imputation; 0-padded beyond m."""
-    S, T = pos.shape
-    M = int(pos.m.max()) if T else 0
-    m_cell = np.tile(pos.m, S)
-    P = np.zeros((S * T, M), np.int64)
-    cols = np.arange(M)[None, :]
-    P[:] = np.where(cols < m_cell[:, None], n - m_cell[:, None] + cols + 1, 0)
-    P[pos.cell, pos.j] = pos.rank
-    return P
 
 
 def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
@@ -661,56 +433,10 @@ def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None =
     ['9/10', '4/5']
     """
     a = _aligned(runs, qrels, options)
-    pos = _positions(a, rel_level)
-    n = _check_n(n, pos)
-    S, T = pos.shape
+    pos = relevant_positions(a, rel_level)
+    n = check_corpus_size(n, pos)
     attrs = {"n": n, "epsilon": str(epsilon), "representation": representation, "rel_level": float(rel_level)}
-    if representation == "rank":
-        cls, _ = _classes(_recall_keys(pos))
-        c = cls.reshape(S, T)
-        beats = (c[None, :, :] > c[:, None, :]).sum(axis=1)
-        vals = beats / max(S - 1, 1)
-        return _grid_array(vals.astype(np.float64).ravel(), pos, "LR", attrs)
-    eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon
-    if not (0 < eps < 1):
-        raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
-    P = _imputed_matrix(pos, n)
-    m_cell = np.tile(pos.m, S)
-    Mmax = P.shape[1]
-    if representation == "float":
-        delta = 1.0 / (n + float(eps))
-        i = np.arange(1, Mmax + 1)[None, :].astype(np.float64)
-        mm = m_cell[:, None].astype(np.float64)
-        with np.errstate(under="ignore"):
-            logw = np.where(i == 1, (mm - 1) * (np.log(delta) - np.log1p(delta)),
-                            (mm - i) * np.log(delta) - (mm + 1 - i) * np.log1p(delta))
-            w = np.exp(np.where(i <= mm, logw, -np.inf))
-        x = np.where(i <= mm, (n - P) / n, 0.0)
-        # sum the smallest terms first
-        vals = np.sum((w * x)[:, ::-1], axis=1)
-        return _grid_array(vals, pos, "LR", attrs)
-    if representation != "exact":
-        raise ValueError(f"representation must be 'exact', 'float' or 'rank', got {representation!r}")
-    # exact: with c = n + ε = (b n + a)/b and C = b (c + 1) = b(n+1) + a,
-    # LR = [b^(m-1) d_1 + (b n + a) Σ_{i=2}^m C^(i-2) b^(m-i) d_i] / (n C^(m-1)),  d_i = n - p_i
-    a_, b_ = eps.numerator, eps.denominator
-    C = b_ * (n + 1) + a_
-    d = (n - P).astype(object)
-    bpow = np.array([b_ ** e for e in range(Mmax + 1)], dtype=object)
-    mexp = m_cell.astype(np.int64)
-    H = np.zeros(S * T, dtype=object)
-    Cp = 1
-    for i in range(2, Mmax + 1):             # loop over recall levels, vectorised over rankings
-        active = mexp >= i
-        term = d[:, i - 1] * bpow[np.where(active, mexp - i, 0)] * Cp
-        H = H + np.where(active, term, 0)
-        Cp *= C
-    num = bpow[np.maximum(mexp - 1, 0)] * d[:, 0] + (b_ * n + a_) * H
-    Cpow = {mm: C ** (mm - 1) for mm in np.unique(mexp).tolist()}
-    den = np.array([n * Cpow[mm] for mm in mexp.tolist()], dtype=object) if len(mexp) else np.zeros(0, object)
-    vals = np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object) \
-        if len(num) else np.zeros(0, dtype=object)
-    return _grid_array(vals, pos, "LR", attrs)
+    return _grid_array(metric_lexirecall_values(pos, n, epsilon, representation), pos, "LR", attrs)
 
 
 # =====================================================================================

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
-import irframe.ndpm as nd
+import irframe.measures.ndpm as nd
 from irframe.ndpm import pair_counts, ranking_distance, weak_order_counts
 
 ALL = ["dpm", "ndpm", "dpm_drf", "dpm_p", "dpm_r", "dpm_pa", "dpm_ra", "dpm_m", "dpm_e"]

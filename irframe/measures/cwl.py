@@ -25,13 +25,233 @@ documents have gain 0; rankings are padded with gain 0 to the depth (default 100
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
 import numpy as np
 
-from .. import cwl as _cwl
 from ..align import segment_sum
+from ..errors import DegenerateMeasureWarning
+from .cwl_functions import (AFunction, CFunction, GainRangeError, Rankings, UserModel, a_function, c_function,
+                            user_model)
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, register
 
+__all__ = ["cwl_from_gains", "cwla_from_gains", "degeneracy", "gain_values", "scores", "dense",
+           "check_gain_range", "warn_degenerate", "DEFAULT_DEPTH", "DEGENERACY_REASONS"]
+
 DEFAULT_DEPTH = 1000
+
+
+# =====================================================================================
+# evaluation on gain matrices
+# =====================================================================================
+def check_gain_range(cf: CFunction, gain: np.ndarray, case: str) -> None:
+    if cf.gain_range is None or gain.size == 0:
+        return
+    lo, hi = cf.gain_range
+    gmin, gmax = float(gain.min()), float(gain.max())
+    if gmin < lo or gmax > hi:
+        bad = gmax if gmax > hi else gmin
+        raise GainRangeError(
+            f"C function {cf.name} (cwl_eval {cf.cwl_name or cf.name}) needs gains in [{lo}, {hi}] but the "
+            f"{case}-case gains reach {bad} (unjudged documents and padding take "
+            f"{'max_gain' if case == 'best' else '0'} there); map grades into [0, 1] with gains=..., "
+            f"or drop this metric")
+
+
+def scores(r: Rankings, cf: CFunction, case: str = "worst") -> tuple[dict, UserModel]:
+    check_gain_range(cf, r.gain, case)
+    m = user_model(cf(r))
+    ein = np.einsum
+    out = {
+        "EU": ein("ij,ij->i", m.W, r.gain),
+        "ETU": ein("ij,ij->i", m.L, r.cum_gain),
+        "EC": ein("ij,ij->i", m.W, r.cost),
+        "ETC": ein("ij,ij->i", m.L, r.cum_cost),
+        "ED": 1.0 / (1.0 / m.vplus),
+    }
+    return out, m
+
+
+def cwl_from_gains(gains: Any, C: str | CFunction | Callable, *, costs: Any = None) -> dict[str, np.ndarray]:
+    """EU, ETU, EC, ETC, ED (and ``Tail`` = V(D+1)) of a gain matrix under one C function.
+
+    ``gains`` is (G, D) (or one ranking as a 1-D array): row = ranking, column = rank, every
+    value already a gain (no NaN).  Costs default to 1 per document.
+
+    >>> from irframe.cwl import cwl_from_gains
+    >>> {k: round(float(v[0]), 4) for k, v in cwl_from_gains([1, 0, 1, 0], "P@2").items()}
+    {'EU': 0.5, 'ETU': 1.0, 'EC': 1.0, 'ETC': 2.0, 'ED': 2.0, 'Tail': 0.0}
+    """
+    r = Rankings.from_gains(gains, costs)
+    out, m = scores(r, c_function(C))
+    out["Tail"] = m.tail
+    return out
+
+
+def cwla_from_gains(gains: Any, C: str | CFunction | Callable, A: str | AFunction | Callable,
+                    *, costs: Any = None) -> np.ndarray:
+    """CWLA(C, A) = sum_i L(i) A(i) (Eq. 15) for each row of a gain matrix.
+
+    >>> from irframe.cwl import cwla_from_gains
+    >>> float(cwla_from_gains([[0, 1, 0, 1]], "RR", "ERR")[0])   # RR = 1/2
+    0.5
+    """
+    r = Rankings.from_gains(gains, costs)
+    cf, af = c_function(C), a_function(A)
+    check_gain_range(cf, r.gain, "worst")
+    m = user_model(cf(r))
+    return np.einsum("ij,ij->i", m.L, af(r, m))
+
+
+# =====================================================================================
+# degenerate combinations (Table 3 "X" / "XX"), detected by probing the functions
+# =====================================================================================
+_DEGEN_CACHE: dict[tuple, str] = {}
+
+
+def degeneracy(C: str | CFunction | Callable, A: str | AFunction | Callable, *, depth: int = 1000) -> str:
+    """``"X"`` if CWLA(C, A) is the same for every ranking, ``"XX"`` if it depends only on the
+    set of gains (every permutation scores the same), ``""`` otherwise.
+
+    Detected from the functions' behaviour, not from their names: both functions are
+    evaluated on random rankings (fixed seed) — graded and binary gains, many zeros — and on
+    permutations of them.  Works for user-supplied callables too.
+
+    >>> from irframe.cwl import degeneracy
+    >>> degeneracy("P@5", "ERR"), degeneracy("AP2", "ETG"), degeneracy("RBP(p=0.8)", "max")
+    ('X', 'XX', '')
+    """
+    cf, af = c_function(C), a_function(A)
+    key = (cf.name, af.name, depth) if cf.builtin and af.builtin else None
+    if key is not None and key in _DEGEN_CACHE:
+        return _DEGEN_CACHE[key]
+    rng = np.random.default_rng(20220711)
+    n = 24
+    graded = rng.random((n, depth)) * (rng.random((n, depth)) < 0.4)
+    binary = (rng.random((n, depth)) < 0.3).astype(np.float64)
+    sparse = np.zeros((n, depth))
+    top = min(depth, 12)
+    sparse[:, :top] = rng.random((n, top)) * (rng.random((n, top)) < 0.5)
+    gains = np.vstack([graded, binary, sparse])
+    perm = np.argsort(rng.random(gains.shape), axis=1)
+    shuffled = np.take_along_axis(gains, perm, axis=1)
+    with np.errstate(all="ignore"):
+        try:
+            v = cwla_from_gains(gains, cf, af)
+            vp = cwla_from_gains(shuffled, cf, af)
+        except GainRangeError:  # pragma: no cover - probing gains lie in [0, 1]
+            return ""
+    scale = max(1.0, float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 1.0)
+    tol = 1e-9 * scale
+    if np.all(np.isfinite(v)) and np.ptp(np.concatenate([v, vp])) <= tol:
+        flag = "X"
+    elif np.all(np.isfinite(v)) and np.allclose(v, vp, rtol=0, atol=tol):
+        flag = "XX"
+    else:
+        flag = ""
+    if key is not None:
+        _DEGEN_CACHE[key] = flag
+    return flag
+
+
+DEGENERACY_REASONS = {"X": "neither its C function nor its A function uses the gains, so it is a constant "
+             "(an 'X' cell of Table 3 in Moffat et al. 2022)",
+        "XX": "it depends only on the set of gains, not on their order, so it cannot distinguish two "
+              "rankings of the same documents (an 'XX' cell of Table 3 in Moffat et al. 2022)"}
+
+
+def warn_degenerate(cf: CFunction, af: AFunction, depth: int, label: str | None = None) -> str:
+    flag = degeneracy(cf, af, depth=depth)
+    if flag:
+        warnings.warn(f"{label or f'CWLA(C={cf.name},A={af.name})'}: {DEGENERACY_REASONS[flag]}",
+                      DegenerateMeasureWarning, stacklevel=3)
+    return flag
+
+
+# =====================================================================================
+# gains and costs from frames
+# =====================================================================================
+def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | None = None,
+                min_gain: float = 0.0, max_gain: float = 1.0) -> np.ndarray:
+    """Map grades (NaN = unjudged, kept NaN) to gains.
+
+    ``gains``:
+      * ``None`` — the grade *is* the gain (cwl_eval); every qrels grade must lie in
+        [min_gain, max_gain] (else :class:`GainRangeError`, as cwl_eval);
+      * ``"auto"`` — grades in [0, 1] are used as they are; when the largest grade exceeds 1
+        every grade is divided by it (0/1/2 → 0, 0.5, 1); negative grades become 0;
+      * ``"scale"`` — grade / largest grade, negatives 0;
+      * a mapping grade → gain (grades not listed: their own value), or a vectorised
+        callable ``f(grades) -> gains``; the results must lie in [min_gain, max_gain].
+
+    ``qrels_grades`` are all judged grades (the range check runs on them, as cwl_eval
+    checks the whole gain file).
+    """
+    grades = np.asarray(grades, dtype=np.float64)
+    allg = grades[~np.isnan(grades)] if qrels_grades is None else np.asarray(qrels_grades, dtype=np.float64)
+    gmax = float(allg.max()) if allg.size else 1.0
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        if gains is None:
+            return x.copy()
+        if isinstance(gains, str):
+            if gains == "auto":
+                return np.maximum(x, 0.0) / gmax if gmax > 1.0 else np.maximum(x, 0.0)
+            if gains == "scale":
+                return np.maximum(x, 0.0) / gmax if gmax > 0 else np.zeros_like(x)
+            raise ValueError(f"gains={gains!r}: use None, 'auto', 'scale', a mapping grade -> gain, or a callable")
+        if isinstance(gains, Mapping):
+            out = x.copy()
+            for k, v in gains.items():
+                out[x == float(k)] = float(v)
+            return out
+        if callable(gains):
+            out = np.asarray(gains(x.copy()), dtype=np.float64)
+            if out.shape != x.shape:
+                raise ValueError(f"gains callable returned shape {out.shape} for {x.shape} grades; it must "
+                                 f"be vectorised (numpy array in, same-shape array out)")
+            return out
+        raise TypeError(f"gains must be None, 'auto', 'scale', a mapping or a callable, got {type(gains).__name__}")
+
+    checked = apply(np.unique(allg))
+    if checked.size:
+        lo, hi = float(np.nanmin(checked)), float(np.nanmax(checked))
+        if hi > max_gain:
+            raise GainRangeError(
+                f"Detected a gain value ({hi}) greater than the maximum ({max_gain}) — cwl_eval refuses this "
+                f"too. Map grades into [0, 1] with gains='auto' (grade / largest grade), gains={{0: 0, 1: 0.5, "
+                f"2: 1}} or a callable, or allow it with max_gain={hi} (cwl_eval --max_gain)")
+        if lo < min_gain:
+            raise GainRangeError(
+                f"Detected a gain value ({lo}) less than the minimum ({min_gain}) — cwl_eval refuses this too. "
+                f"Map negative grades to 0 with gains='auto', or allow them with min_gain={lo} (cwl_eval --min_gain)")
+        if np.isnan(checked).any():
+            raise GainRangeError("gains= mapped some grades to NaN; every judged grade needs a finite gain")
+    out = np.full(grades.shape, np.nan)
+    ok = ~np.isnan(grades)
+    out[ok] = apply(grades[ok])
+    return out
+
+
+def dense(aligned, row_values: np.ndarray, depth: int, fill: float) -> np.ndarray:
+    """Scatter per-row values into a (G, depth) matrix (rank r → column r-1); ``fill`` elsewhere."""
+    G = aligned.n_groups
+    M = np.full((G, depth), fill, dtype=np.float64)
+    rank = aligned.row_rank
+    keep = rank <= depth
+    flat = aligned.row_group * depth + (rank - 1)
+    if keep.all():
+        M.reshape(-1)[flat] = row_values
+    else:
+        M.reshape(-1)[flat[keep]] = row_values[keep]
+    return M
+
+
+# =====================================================================================
+# registered measures
+# =====================================================================================
 
 
 def _depth(m: Measure) -> int:
@@ -47,24 +267,24 @@ def _gain_rule(ctx: EvalContext, m: Measure):
     return ("auto",), "auto"
 
 
-def _rankings(ctx: EvalContext, m: Measure) -> "_cwl.Rankings":
+def _rankings(ctx: EvalContext, m: Measure) -> Rankings:
     key, rule = _gain_rule(ctx, m)
     D = _depth(m)
 
     def build():
         a = ctx.aligned
-        g = _cwl.gain_values(a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0)
-        gain = _cwl._dense(a, np.nan_to_num(g, nan=0.0), D, 0.0)
-        return _cwl.Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
+        g = gain_values(a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0)
+        gain = dense(a, np.nan_to_num(g, nan=0.0), D, 0.0)
+        return Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
     return ctx.memo(("cwl_rankings", D, key), build)
 
 
-def _model(ctx: EvalContext, m: Measure, cf: "_cwl.CFunction"):
+def _model(ctx: EvalContext, m: Measure, cf: CFunction):
     r = _rankings(ctx, m)
 
     def build():
-        _cwl._check_gain_range(cf, r.gain, "worst")
-        return _cwl.user_model(cf(r))
+        check_gain_range(cf, r.gain, "worst")
+        return user_model(cf(r))
     key = ("cwl_model", _depth(m), _gain_rule(ctx, m)[0], cf.name) if cf.builtin else ("cwl_model", id(cf))
     return r, ctx.memo(key, build)
 
@@ -73,8 +293,8 @@ def _check_cwla(params: dict) -> dict:
     C, A = params["C"], params["A"]
     if not isinstance(C, str):
         raise MeasureParamError(f"C must be a C function such as RBP(p=0.8), got {C!r}")
-    _cwl.c_function(C)
-    _cwl.a_function(str(A))
+    c_function(C)
+    a_function(str(A))
     params["A"] = str(A)
     return _check_gmax(params)
 
@@ -87,9 +307,9 @@ def _check_gmax(params: dict) -> dict:
 
 
 def _cwla(ctx: EvalContext, m: Measure) -> np.ndarray:
-    cf = _cwl.c_function(m.param("C"))
-    af = _cwl.a_function(m.param("A"))
-    _cwl._warn_degenerate(cf, af, _depth(m), label=m.label)
+    cf = c_function(m.param("C"))
+    af = a_function(m.param("A"))
+    warn_degenerate(cf, af, _depth(m), label=m.label)
     r, model = _model(ctx, m, cf)
     return np.einsum("ij,ij->i", model.L, af(r, model))
 
@@ -101,14 +321,14 @@ def _check_cwl(params: dict) -> dict:
     C = params["C"]
     if not isinstance(C, str):
         raise MeasureParamError(f"C must be a C function such as AP or RBP@0.8, got {C!r}")
-    _cwl.c_function(C, cwl_eval_names=True)
+    c_function(C, cwl_eval_names=True)
     if params["out"] not in _OUTS:
         raise MeasureParamError(f"out must be one of {', '.join(_OUTS)}, got {params['out']!r}")
     return _check_gmax(params)
 
 
 def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
-    cf = _cwl.c_function(m.param("C"), cwl_eval_names=True)
+    cf = c_function(m.param("C"), cwl_eval_names=True)
     r, model = _model(ctx, m, cf)
     out = m.param("out")
     if out == "EU":
@@ -170,7 +390,7 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     D = int(a.group_len.max()) if a.n_groups and a.n_rows else 1
     if m.cutoff is not None:
         D = max(1, min(D, m.cutoff))
-    R = _cwl._dense(a, r, D, 0.0)
+    R = dense(a, r, D, 0.0)
     decay = np.ones_like(R)
     if D > 1:
         np.cumprod(1.0 - R[:, :-1], axis=1, out=decay[:, 1:])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .. import diversity as D
+from . import diversity_kernels as D
 from .registry import MeasureDef, register
 
 _SUB = frozenset({"subtopics"})

@@ -295,7 +295,7 @@ def _split_top(text: str, sep: str) -> list[str]:
     return parts
 
 
-def _syntax(text: str) -> tuple[str, dict, str | None]:
+def split_measure(text: str) -> tuple[str, dict, str | None]:
     """Split ``Name(params)@k`` / ``Name@k(params)`` into (name, raw params, cutoff text)."""
     s = text.strip()
     m = re.match(r"^([A-Za-z_][A-Za-z0-9_\-\.]*?)(?=$|\(|@)", s)
@@ -358,11 +358,11 @@ def parse_measure(text: str | Measure) -> Measure:
             if m:
                 s = rewrite(m)
                 break
-    name, raw, cut = _syntax(s)
+    name, raw, cut = split_measure(s)
     if name not in _REGISTRY and name in _ALIASES:
         name = _ALIASES[name](None)
         # an alias may itself carry params/cutoff (e.g. "recip_rank" -> "RR")
-        name2, raw2, cut2 = _syntax(name)
+        name2, raw2, cut2 = split_measure(name)
         name, raw, cut = name2, {**raw2, **raw}, cut if cut is not None else cut2
     d = get_definition(name)
     cutoff = None

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .align import Aligned, segment_cumsum
-from .errors import InputError
+from ..align import Aligned, segment_cumsum
+from ..errors import InputError
 
 __all__ = ["AspectTable", "PairTable", "aspects", "pairs", "aspect_weights", "ideal_alpha_gains",
            "rbu", "err_ia_graded", "rbp_ia"]

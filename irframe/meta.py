@@ -29,8 +29,8 @@ import xarray as xr
 from scipy import stats as _st
 
 from ._progress import progress as _progress
-from .stats import (_complete_topics, _mask_missing, _pref_cube, _rng, _score_cube, compare,
-                    sign_test, tukey_hsd)
+from ._scores import as_rng, batch_coords, complete_topics, is_pref, mask_missing, pref_cube, score_cube
+from .stats import compare, sign_test, tukey_hsd
 
 __all__ = [
     "discriminative_power",
@@ -44,21 +44,13 @@ __all__ = [
 ]
 
 
-def _is_pref(cube) -> bool:
-    return isinstance(cube, xr.DataArray) and set(cube.dims) == {"system", "other", "topic"}
-
-
-def _measure_label(c: xr.DataArray, has_measure: bool):
-    return list(c.indexes["measure"])
-
-
 # ---------------------------------------------------------------------------
 # discriminative power
 # ---------------------------------------------------------------------------
 
 def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, correction="auto",
                          n_samples: int = 10_000, rng=None, missing: str = "common",
-                         two_way: bool = True) -> pd.DataFrame:
+                         two_way: bool = True, dim: str = "topic") -> pd.DataFrame:
     """Fraction of system pairs a significance test separates (discriminative power).
 
     Parameters
@@ -78,11 +70,15 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
         (Sakai's usual protocol); Tukey HSD is family-wise by construction and ignores it.
     n_samples, rng, missing, two_way
         Passed to the underlying test.
+    dim : str
+        The topic dim of a score cube; every dim other than system and topic (measure,
+        qrels, ...) is broadcast over.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``measure`` with columns ``significant`` (number of distinct unordered
+        Indexed by ``measure`` (a MultiIndex over the broadcast dims when there are
+        several) with columns ``significant`` (number of distinct unordered
         pairs), ``pairs`` (S(S-1)/2) and ``power`` (their ratio).
 
     Examples
@@ -96,7 +92,7 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
     >>> discriminative_power(cube, test="tukey").loc["AP", "pairs"]
     np.int64(6)
     """
-    if _is_pref(cube):
+    if is_pref(cube):
         corr = "holm" if correction == "auto" else correction
         res = sign_test(cube, correction=corr, alpha=alpha)
         sig = res.significant.values
@@ -119,21 +115,22 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
         df["power"] = df["significant"] / df["pairs"]
         return df
     if test == "tukey":
-        res = tukey_hsd(cube, alpha=alpha, missing=missing, two_way=two_way)
+        res = tukey_hsd(cube, alpha=alpha, missing=missing, two_way=two_way, dim=dim)
     else:
         corr = None if correction == "auto" else correction
         res = compare(cube, None, test=test, correction=corr, alpha=alpha, n_samples=n_samples, rng=rng,
-                      missing=missing)
+                      missing=missing, dim=dim)
     sig = res.significant
-    if "measure" not in sig.dims:
+    batch = [d for d in sig.dims if d not in ("system", "other")]
+    if not batch:
         label = sig.coords["measure"].item() if "measure" in sig.coords else "score"
-        sig = sig.expand_dims(measure=[label])
-    sig = sig.transpose("system", "other", "measure").values
-    S = sig.shape[0]
-    iu = np.triu_indices(S, 1)
-    nsig = sig[iu[0], iu[1], :].sum(axis=0)
-    df = pd.DataFrame({"significant": nsig.astype(np.int64), "pairs": np.int64(len(iu[0]))},
-                      index=pd.Index(list(res.coords["measure"].values.ravel()) if "measure" in res.coords else ["score"], name="measure"))
+        sig, batch = sig.expand_dims(measure=[label]), ["measure"]
+    sig = sig.transpose("system", "other", *batch).stack(_batch=batch)
+    iu = np.triu_indices(sig.sizes["system"], 1)
+    nsig = sig.values[iu[0], iu[1], :].sum(axis=0)
+    index = sig.indexes["_batch"]
+    index = index.get_level_values(0).rename(batch[0]) if len(batch) == 1 else index
+    df = pd.DataFrame({"significant": nsig.astype(np.int64), "pairs": np.int64(len(iu[0]))}, index=index)
     df["power"] = df["significant"] / df["pairs"]
     return df
 
@@ -154,15 +151,8 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
     return out, iu
 
 
-def _iter_measures(cube, missing):
-    c, has_measure = _score_cube(cube)
-    for k, m in enumerate(c.indexes["measure"]):
-        X = _complete_topics(c.values[:, :, k], missing)
-        yield m, X, c
-
-
 def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=None, fuzziness: float = 0.0,
-              missing: str = "common", per_pair: bool = False):
+              missing: str = "common", per_pair: bool = False, dim: str = "topic"):
     """Stability of pairwise system orderings under topic subsampling.
 
     Follows seed 003 section 4.4 (after Buckley & Voorhees 2000): in each of
@@ -190,6 +180,9 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
         ``"common"``: per measure, keep only topics every system was evaluated on.
     per_pair : bool
         Also return per-pair ``wins``/``losses``/``ties`` as an xarray Dataset.
+    dim : str
+        The topic dim; other dims than system and topic are broadcast over (the
+        table is then indexed by all of them).
 
     Returns
     -------
@@ -210,8 +203,8 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     """
     if int(n_trials) < 1:
         raise ValueError(f"n_trials must be positive, got {n_trials}")
-    gen = _rng(rng)
-    c, has_measure = _score_cube(cube)
+    gen = as_rng(rng)
+    c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
     if T_all < 2:
         raise ValueError(f"stability needs at least 2 topics, the cube has {T_all}")
@@ -225,7 +218,7 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
             keep = ~np.isnan(X0).any(axis=0)
         else:
             keep = np.ones(T_all, bool)
-        X = _complete_topics(X0, missing) if missing != "common" else X0[:, keep]
+        X = complete_topics(X0, missing) if missing != "common" else X0[:, keep]
         T = X.shape[1]
         nt = T // 2 if n_topics is None else int(n_topics)
         if T < 2 or not 1 <= nt <= T:
@@ -250,20 +243,21 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
             for n, v, vt in (("wins", wins, losses), ("losses", losses, wins), ("ties", ties, ties)):
                 mat[n][iu] = v
                 mat[n].T[iu] = vt
-            pair_ds.append(xr.Dataset({n: (("system", "other"), v) for n, v in mat.items()},
-                                      coords={"system": systems, "other": systems}).expand_dims(measure=[m]))
+            pair_ds.append(mat)
     table = pd.DataFrame(rows).set_index("measure")
+    table.index = layout.frame_index(table.index)
     if per_pair:
-        ds = xr.concat(pair_ds, dim="measure").transpose("system", "other", "measure")
-        ds["stability"] = np.maximum(ds.wins, ds.losses) / int(n_trials)
-        if not has_measure:
-            ds = ds.isel(measure=0)
-        return table, ds
+        dims = ("system", "other", "measure")
+        ds = xr.Dataset({n: (dims, np.stack([m[n] for m in pair_ds], axis=-1)) for n in ("wins", "losses", "ties")},
+                        coords={"system": systems, "other": systems})
+        ds = ds.assign_coords(batch_coords(c))
+        ds["stability"] = (dims, np.maximum(ds.wins.values, ds.losses.values) / int(n_trials))
+        return table, layout.restore(ds)
     return table
 
 
 def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, rng=None,
-              fuzziness: float = 0.0, missing: str = "common") -> pd.DataFrame:
+              fuzziness: float = 0.0, missing: str = "common", dim: str = "topic") -> pd.DataFrame:
     """Swap rate between disjoint topic sets (Voorhees & Buckley 2002).
 
     Each split draws two *disjoint* topic sets of ``topic_set_size`` topics (default:
@@ -287,15 +281,15 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     >>> float(swap_rate(cube, n_splits=50, rng=0).loc["score", "swap_rate"])
     0.0
     """
-    gen = _rng(rng)
-    c, _ = _score_cube(cube)
+    gen = as_rng(rng)
+    c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
     keys = gen.random((int(n_splits), T_all))
     rows = []
     for k, m in enumerate(c.indexes["measure"]):
         X0 = c.values[:, :, k]
         keep = ~np.isnan(X0).any(axis=0) if missing == "common" else np.ones(T_all, bool)
-        X = X0[:, keep] if missing == "common" else _complete_topics(X0, missing)
+        X = X0[:, keep] if missing == "common" else complete_topics(X0, missing)
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
@@ -312,7 +306,9 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
         rows.append({"measure": m, "swap_rate": float(swaps / (U * n_splits)),
                      "tie_rate": float(((o1 == 0).sum() + (o2 == 0).sum()) / (2 * U * n_splits)),
                      "pairs": U, "topic_set_size": size, "n_splits": int(n_splits)})
-    return pd.DataFrame(rows).set_index("measure")
+    table = pd.DataFrame(rows).set_index("measure")
+    table.index = layout.frame_index(table.index)
+    return table
 
 
 # ---------------------------------------------------------------------------
@@ -419,7 +415,7 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
 _CORR_METHODS = ("kendall", "tau_a", "tau_ap", "spearman", "pearson")
 
 
-def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") -> xr.DataArray:
+def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip", dim: str = "topic") -> xr.DataArray:
     """Correlation between the system orderings induced by each pair of measures.
 
     Systems are ordered by their mean score per measure.
@@ -434,6 +430,10 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") 
     missing : {"skip", "zero", "common"}
         How system means treat NaN: skip them, count them as 0, or use only topics
         every system was evaluated on (per measure).
+    dim : str
+        The topic dim.  Dims other than system and topic are flattened into one list
+        of orderings (e.g. every measure under every qrels set), labelled by joining
+        the labels with ``"/"`` (``"AP/nist"``).
 
     Returns
     -------
@@ -451,8 +451,8 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") 
     """
     if method not in _CORR_METHODS:
         raise ValueError(f"method must be one of {_CORR_METHODS}, got {method!r}")
-    c, _ = _score_cube(cube)
-    X = _mask_missing(c.values, missing)
+    c, layout = score_cube(cube, dim=dim)
+    X = mask_missing(c.values, missing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         means = np.nanmean(X, axis=1)  # (S, K)
@@ -478,6 +478,8 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip") 
                 else:
                     out[i, j] = _st.pearsonr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else np.nan
     labels = list(c.indexes["measure"])
+    if layout.stacked:
+        labels = ["/".join(map(str, t)) for t in labels]
     return xr.DataArray(out, dims=("measure", "other_measure"),
                         coords={"measure": labels, "other_measure": labels},
                         name=f"{method}", attrs={"method": method, "missing": missing})
@@ -704,7 +706,7 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
     missing = [c for c in (topic, doc, rel) if c not in qrels.columns]
     if missing:
         raise KeyError(f"qrels lacks columns {missing}; found {list(qrels.columns)}")
-    gen = _rng(rng)
+    gen = as_rng(rng)
     q = qrels.copy()
     relevant = pd.to_numeric(q[rel]) >= rel_level
     pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
@@ -742,13 +744,13 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
 
 def _preferences(cube) -> tuple[np.ndarray, list]:
     """-> (prefs (U, T, K) in {-1,0,1} with NaN for incomparable, measure labels)."""
-    if _is_pref(cube):
-        p = _pref_cube(cube)
+    if is_pref(cube):
+        p = pref_cube(cube)
         v = np.asarray(p.values, float)
         S = min(v.shape[0], v.shape[1])
         iu = np.triu_indices(S, 1)
         return v[iu[0], iu[1], :][:, :, None], [cube.name if cube.name is not None else "preference"]
-    c, _ = _score_cube(cube)
+    c, _ = score_cube(cube)
     X = c.values
     S = X.shape[0]
     iu = np.triu_indices(S, 1)
@@ -812,7 +814,7 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
     >>> t[["fraction", "agreement"]].iloc[0].tolist()
     [0.0, 1.0]
     """
-    gen = _rng(rng)
+    gen = as_rng(rng)
     full = _preferences(evaluate(qrels.copy()))
     base, labels = full
     rows = []

@@ -25,11 +25,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 from scipy import stats as _st
+
+from ._replicates import replicate_pair_tests
+from ._scores import apply_missing, as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
     "compare",
@@ -52,67 +56,6 @@ _CHUNK_ELEMENTS = 4_000_000  # pairs x samples per block (bounds memory to ~32 M
 # ---------------------------------------------------------------------------
 # input handling
 # ---------------------------------------------------------------------------
-
-def _rng(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, (int, np.integer)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, not {type(rng).__name__}")
-
-
-def _score_cube(cube, *, name: str = "cube") -> tuple[xr.DataArray, bool]:
-    """Return a float64 copy with dims (system, topic, measure) and whether `measure` was a dim."""
-    if isinstance(cube, xr.Dataset):
-        raise TypeError(f"{name} must be an xarray.DataArray of scores, not a Dataset; "
-                        f"select one variable (e.g. ds['EU']) first")
-    if not isinstance(cube, xr.DataArray):
-        raise TypeError(f"{name} must be an xarray.DataArray with dims ('system', 'topic'[, 'measure']), "
-                        f"not {type(cube).__name__}")
-    dims = set(cube.dims)
-    if dims not in ({"system", "topic"}, {"system", "topic", "measure"}):
-        hint = ""
-        if "other" in dims:
-            hint = " (this looks like a preference cube; use irframe.stats.sign_test)"
-        raise ValueError(f"{name} must have dims ('system', 'topic') or ('system', 'topic', 'measure'); "
-                         f"got {tuple(cube.dims)}{hint}")
-    has_measure = "measure" in dims
-    if not has_measure:
-        label = cube.coords["measure"].item() if "measure" in cube.coords and cube.coords["measure"].ndim == 0 else None
-        cube = cube.drop_vars([c for c in cube.coords if c not in cube.dims], errors="ignore")
-        cube = cube.expand_dims(measure=[label if label is not None else "score"])
-    cube = cube.transpose("system", "topic", "measure")
-    if not np.issubdtype(cube.dtype, np.number) and cube.dtype != bool:
-        raise TypeError(f"{name} must hold numbers, got dtype {cube.dtype}")
-    for d in ("system", "topic"):
-        idx = cube.indexes.get(d) if d in cube.coords else None
-        if idx is not None and idx.has_duplicates:
-            raise ValueError(f"{name} has duplicate {d} labels: {list(idx[idx.duplicated()].unique())[:5]}")
-    if "system" not in cube.coords:
-        cube = cube.assign_coords(system=[f"s{i}" for i in range(cube.sizes["system"])])
-    if "topic" not in cube.coords:
-        cube = cube.assign_coords(topic=[str(i) for i in range(cube.sizes["topic"])])
-    out = xr.DataArray(np.array(cube.values, dtype=np.float64, copy=True), dims=cube.dims,
-                       coords={d: cube.coords[d].values for d in cube.dims}, attrs=dict(cube.attrs))
-    if np.isinf(out.values).any():
-        raise ValueError(f"{name} contains infinite values")
-    if out.sizes["system"] < 2:
-        raise ValueError(f"{name} needs at least 2 systems, got {out.sizes['system']}")
-    return out, has_measure
-
-
-def _apply_missing(x: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:
-    """x: (S, T[, K]).  'common' keeps NaN (handled pairwise), 'zero' fills, 'error' raises."""
-    if missing == "common":
-        return x
-    if missing == "zero":
-        return np.nan_to_num(x, nan=0.0)
-    if missing == "error":
-        if np.isnan(x).any():
-            raise ValueError(f"{name} has NaN (not evaluated) cells and missing='error'")
-        return x
-    raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
-
 
 def _baseline_list(baseline, systems: pd.Index) -> list:
     if baseline is None:
@@ -314,19 +257,152 @@ def _percentile_ci(boot, alpha):
 # compare
 # ---------------------------------------------------------------------------
 
+_COMPARE_VARS = ("statistic", "pvalue", "pvalue_adjusted", "ci_low", "ci_high", "effect", "effect_size",
+                 "wins", "ties", "losses", "n_topics")
+
+
+@dataclass
+class _CompareOptions:
+    test: str
+    correction: str | None
+    alpha: float
+    n_samples: int
+    ci: str
+    exact: bool | None
+    zero_method: str
+    missing: str
+    gen: np.random.Generator | None
+    used_exact: bool = False
+
+
+def _compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method) -> _CompareOptions:
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if int(n_samples) < 1:
+        raise ValueError(f"n_samples must be positive, got {n_samples}")
+    if ci is None:
+        ci = "bootstrap" if test == "bootstrap" else "t"
+    if ci not in ("t", "bootstrap"):
+        raise ValueError(f"ci must be 't' or 'bootstrap', got {ci!r}")
+    if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
+        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
+    gen = as_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
+    return _CompareOptions(test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen)
+
+
+def _paired_tests(D: np.ndarray, o: _CompareOptions) -> dict[str, np.ndarray]:
+    """Test every row of D (U, T; NaN = topic not shared) -> statistic, pvalue, ci_low, ci_high (U,).
+
+    Rows with the same pattern of shared topics are tested together in one block.
+    """
+    U = D.shape[0]
+    res = {k: np.full(U, np.nan) for k in ("statistic", "pvalue", "ci_low", "ci_high")}
+    patterns, inv = np.unique(~np.isnan(D), axis=0, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    for g in range(patterns.shape[0]):
+        rows = np.flatnonzero(inv == g)
+        n = int(patterns[g].sum())
+        if n < 2:
+            continue
+        Dg = D[np.ix_(rows, np.flatnonzero(patterns[g]))]
+        boot = lo = hi = None
+        if o.test == "t":
+            stat, p, lo, hi = _t_kernel(Dg, o.alpha)
+        elif o.test == "wilcoxon":
+            stat, p = _wilcoxon_kernel(Dg, o.zero_method)
+        elif o.test == "randomization":
+            ex = (n <= _EXACT_MAX_TOPICS) if o.exact is None else bool(o.exact)
+            if ex and n > 30:
+                raise ValueError(f"exact randomization with {n} topics would enumerate 2**{n} sign vectors")
+            o.used_exact = o.used_exact or ex
+            stat, p = _randomization_kernel(Dg, o.n_samples, o.gen, ex)
+        else:  # bootstrap
+            boot = _bootstrap_means(Dg, o.n_samples, o.gen)
+            stat, p = Dg.mean(axis=1), _bootstrap_p(Dg, boot)
+        if o.ci == "bootstrap":
+            lo, hi = _percentile_ci(boot if boot is not None else _bootstrap_means(Dg, o.n_samples, o.gen), o.alpha)
+        elif lo is None:
+            _, _, lo, hi = _t_kernel(Dg, o.alpha)
+        for k, v in (("statistic", stat), ("pvalue", p), ("ci_low", lo), ("ci_high", hi)):
+            res[k][rows] = v
+    return res
+
+
+def _difference_summary(D: np.ndarray) -> dict[str, np.ndarray]:
+    """Per row of D (U, T; NaN = not shared): mean, Cohen's d_z, wins/ties/losses, n_topics."""
+    mask = ~np.isnan(D)
+    ntop = mask.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Dn = np.where(mask, D, 0.0)
+        mean = np.where(ntop > 0, Dn.sum(axis=1) / np.maximum(ntop, 1), np.nan)
+        var = np.where(ntop > 1, ((Dn - mean[:, None]) ** 2 * mask).sum(axis=1) / np.maximum(ntop - 1, 1), np.nan)
+        esize = mean / np.sqrt(var)
+    return {"effect": mean, "effect_size": esize, "wins": (D > 0).sum(axis=1).astype(float),
+            "ties": (D == 0).sum(axis=1).astype(float), "losses": (D < 0).sum(axis=1).astype(float),
+            "n_topics": ntop.astype(float)}
+
+
+def _to_cells(res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Sequence[str]) -> np.ndarray:
+    """Scatter per-pair results (U,) into (system, other) cells, oriented ``system - other``."""
+    _, _, cell_pair, cell_sign = layout
+    flip = cell_sign < 0
+    out = {}
+    out["statistic"] = _scatter(res["statistic"], cell_pair, cell_sign if antisym_stat else None)
+    for k in ("pvalue", "pvalue_adjusted", "ties", "n_topics", "df"):
+        if k in res:
+            out[k] = _scatter(res[k], cell_pair)
+    lo_c, hi_c = _scatter(res["ci_low"], cell_pair), _scatter(res["ci_high"], cell_pair)
+    out["ci_low"], out["ci_high"] = np.where(flip, -hi_c, lo_c), np.where(flip, -lo_c, hi_c)
+    out["effect"] = _scatter(res["effect"], cell_pair, cell_sign)
+    out["effect_size"] = _scatter(res["effect_size"], cell_pair, cell_sign)
+    w_c, l_c = _scatter(res["wins"], cell_pair), _scatter(res["losses"], cell_pair)
+    out["wins"], out["losses"] = np.where(flip, l_c, w_c), np.where(flip, w_c, l_c)
+    return np.stack([out[k] for k in names], axis=-1)
+
+
+def _paired_block(X: np.ndarray, layout, o: _CompareOptions) -> np.ndarray:
+    """One family: X (S, T) -> (S, O, len(_COMPARE_VARS))."""
+    pa, pb = layout[0], layout[1]
+    X = apply_missing(X, o.missing)
+    D = X[pa] - X[pb]  # (U, T)
+    res = {**_paired_tests(D, o), **_difference_summary(D)}
+    res["pvalue_adjusted"] = adjust_pvalues(res["pvalue"], o.correction)
+    return _to_cells(res, layout, o.test != "wilcoxon", _COMPARE_VARS)
+
+
+def _replicate_block(Y: np.ndarray, layout, o: _CompareOptions) -> np.ndarray:
+    """One family with replicates: Y (S, R, T) -> (S, O, len(_COMPARE_VARS) + 1)."""
+    res = replicate_pair_tests(Y, layout[0], layout[1], alpha=o.alpha, missing=o.missing)
+    res["pvalue_adjusted"] = adjust_pvalues(res["pvalue"], o.correction)
+    return _to_cells(res, layout, True, (*_COMPARE_VARS, "df"))
+
+
+def _over_batch(X: np.ndarray, *, block, layout, opts) -> np.ndarray:
+    """apply_ufunc body: X (K, S, [R,] T) -> (K, S, O, V), one correction family per k."""
+    return np.stack([block(X[k], layout, opts) for k in range(X.shape[0])], axis=0)
+
+
 def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
             n_samples: int = 10_000, rng=None, missing: str = "common", ci: str | None = None,
-            exact: bool | None = None, zero_method: str = "wilcox") -> xr.Dataset:
+            exact: bool | None = None, zero_method: str = "wilcox", dim: str = "topic",
+            replicates: str | None = None) -> xr.Dataset:
     """Paired significance tests between systems over topics.
 
     Each pair of systems is compared on the per-topic differences
     ``d_t = score(system, t) - score(other, t)``.  Topics are matched by their label,
-    never by position.
+    never by position.  Every dim of the cube other than ``system``, the topic dim
+    ``dim`` (and ``replicates``) is broadcast over: a cube ``(system, topic, measure,
+    qrels)`` gives results per measure and per qrels set.
 
     Parameters
     ----------
     cube : xarray.DataArray
-        Scores with dims ``(system, topic, measure)`` or ``(system, topic)``.
+        Scores with dims ``system`` and ``dim`` (default ``topic``), and any others
+        (``measure``, ``qrels``, a C x A grid, ...).
     baseline : None, str or list of str
         None compares all pairs; otherwise every system is compared with each
         baseline, which becomes the ``other`` coordinate.
@@ -334,10 +410,12 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
         Paired t-test (:func:`scipy.stats.ttest_1samp` on the differences), Wilcoxon
         signed-rank (:func:`scipy.stats.wilcoxon`), paired randomization (sign-flip)
         test on the mean difference, or bootstrap (shift) test on the mean difference.
+        Ignored with ``replicates=`` (see below).
     correction : {"holm", "bonferroni", "bh", None}
-        Multiple-comparison correction.  The family is, per measure, every distinct
-        unordered pair present in the result (each pair counted once even though both
-        ``(a, b)`` and ``(b, a)`` cells are filled).
+        Multiple-comparison correction.  The family is every distinct unordered pair
+        present in the result (each pair counted once even though both ``(a, b)`` and
+        ``(b, a)`` cells are filled), separately for each measure and each cell of the
+        other broadcast dims.
     alpha : float
         Level for ``significant`` and for the (1 - alpha) confidence interval.
     n_samples : int
@@ -353,15 +431,24 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
         Confidence interval of the mean difference: t-based, or bootstrap percentile.
         Default: "bootstrap" for ``test="bootstrap"``, "t" otherwise.
     exact : bool, optional
-        Randomization only: enumerate all ``2**n`` sign flips.  Default: exact when a
+        Randomization only: enumerate all ``2**n`` sign vectors.  Default: exact when a
         pair has at most 16 topics, sampled otherwise.
     zero_method : str
         Passed to :func:`scipy.stats.wilcoxon`.
+    dim : str
+        The topic dim, over which pairs are matched.
+    replicates : str, optional
+        A dim holding replicate runs of each system (seeds, folds).  The pair is then
+        tested with the linear mixed model ``score = system + topic + system:topic +
+        run(system) + error`` (topic, system-by-topic and replicate-run effects random),
+        which for complete data has the closed-form REML solution described in
+        :func:`irframe.stats.replicate_pair_tests`; the result gains a ``df``
+        (Satterthwaite degrees of freedom) variable.
 
     Returns
     -------
     xarray.Dataset
-        Dims ``(system, other[, measure])``.  Variables: ``statistic`` (t, Wilcoxon W,
+        Dims ``(system, other[, measure, ...])``.  Variables: ``statistic`` (t, Wilcoxon W,
         or mean difference for randomization/bootstrap), ``pvalue``, ``pvalue_adjusted``,
         ``significant`` (``pvalue_adjusted < alpha``), ``ci_low``, ``ci_high`` (CI of the
         mean difference), ``effect`` (mean difference ``system - other``),
@@ -392,157 +479,49 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
     {'a': False, 'b': False, 'c': True}
     >>> res.attrs["test"], res.attrs["correction"]
     ('randomization', 'holm')
-    """
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if int(n_samples) < 1:
-        raise ValueError(f"n_samples must be positive, got {n_samples}")
-    n_samples = int(n_samples)
-    if ci is None:
-        ci = "bootstrap" if test == "bootstrap" else "t"
-    if ci not in ("t", "bootstrap"):
-        raise ValueError(f"ci must be 't' or 'bootstrap', got {ci!r}")
-    if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
-    gen = _rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
 
-    c, has_measure = _score_cube(cube)
+    Extra dims are broadcast over, e.g. two judgment sets:
+
+    >>> two = xr.concat([cube, cube + 0.0], dim="qrels").assign_coords(qrels=["nist", "copy"])
+    >>> compare(two, baseline="a").pvalue.dims
+    ('system', 'other', 'qrels')
+    """
+    o = _compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
+    keep = () if replicates is None else (replicates,)
+    if replicates is not None and replicates == dim:
+        raise ValueError(f"replicates={replicates!r} must differ from the topic dim")
+    c, layout = score_cube(cube, dim=dim, keep=keep)
     systems = pd.Index(c.indexes["system"])
     if c.sizes["topic"] < 2:
         raise ValueError(f"paired tests need at least 2 topics, the cube has {c.sizes['topic']}")
     others = _baseline_list(baseline, systems)
-    pa, pb, cell_pair, cell_sign = _pair_layout(systems, others)
-    X = _apply_missing(c.values, missing)
-    S, O, K = len(systems), len(others), c.sizes["measure"]
-    U = len(pa)
-
-    names = ["statistic", "pvalue", "pvalue_adjusted", "ci_low", "ci_high", "effect", "effect_size",
-             "wins", "ties", "losses", "n_topics"]
-    out = {k: np.full((S, O, K), np.nan) for k in names}
-    used_exact = False
-    antisym_stat = test != "wilcoxon"
-    for k in range(K):
-        D = X[pa, :, k] - X[pb, :, k]  # (U, T)
-        mask = ~np.isnan(D)
-        ntop = mask.sum(axis=1)
-        res = {kk: np.full(U, np.nan) for kk in ("statistic", "pvalue", "ci_low", "ci_high")}
-        patterns, inv = np.unique(mask, axis=0, return_inverse=True)
-        inv = np.asarray(inv).ravel()
-        for g in range(patterns.shape[0]):
-            cols = patterns[g]
-            rows = np.flatnonzero(inv == g)
-            n = int(cols.sum())
-            if n < 2:
-                continue
-            Dg = D[np.ix_(rows, np.flatnonzero(cols))]
-            boot = None
-            if test == "t":
-                stat, p, lo, hi = _t_kernel(Dg, alpha)
-            elif test == "wilcoxon":
-                stat, p = _wilcoxon_kernel(Dg, zero_method)
-                lo = hi = None
-            elif test == "randomization":
-                ex = (n <= _EXACT_MAX_TOPICS) if exact is None else bool(exact)
-                if ex and n > 30:
-                    raise ValueError(f"exact randomization with {n} topics would enumerate 2**{n} sign vectors")
-                used_exact = used_exact or ex
-                stat, p = _randomization_kernel(Dg, n_samples, gen, ex)
-                lo = hi = None
-            else:  # bootstrap
-                boot = _bootstrap_means(Dg, n_samples, gen)
-                stat, p = Dg.mean(axis=1), _bootstrap_p(Dg, boot)
-                lo = hi = None
-            if ci == "bootstrap":
-                if boot is None:
-                    boot = _bootstrap_means(Dg, n_samples, gen)
-                lo, hi = _percentile_ci(boot, alpha)
-            elif lo is None:
-                _, _, lo, hi = _t_kernel(Dg, alpha)
-            res["statistic"][rows] = stat
-            res["pvalue"][rows] = p
-            res["ci_low"][rows] = lo
-            res["ci_high"][rows] = hi
-        padj = adjust_pvalues(res["pvalue"], correction)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            Dn = np.where(mask, D, 0.0)
-            mean = np.where(ntop > 0, Dn.sum(axis=1) / np.maximum(ntop, 1), np.nan)
-            var = np.where(ntop > 1, ((Dn - mean[:, None]) ** 2 * mask).sum(axis=1) / np.maximum(ntop - 1, 1), np.nan)
-            esize = mean / np.sqrt(var)
-        wins = (D > 0).sum(axis=1).astype(float)
-        losses = (D < 0).sum(axis=1).astype(float)
-        ties = (D == 0).sum(axis=1).astype(float)
-        out["statistic"][:, :, k] = _scatter(res["statistic"], cell_pair, cell_sign if antisym_stat else None)
-        out["pvalue"][:, :, k] = _scatter(res["pvalue"], cell_pair)
-        out["pvalue_adjusted"][:, :, k] = _scatter(padj, cell_pair)
-        lo_c = _scatter(res["ci_low"], cell_pair)
-        hi_c = _scatter(res["ci_high"], cell_pair)
-        flip = cell_sign < 0
-        out["ci_low"][:, :, k] = np.where(flip, -hi_c, lo_c)
-        out["ci_high"][:, :, k] = np.where(flip, -lo_c, hi_c)
-        out["effect"][:, :, k] = _scatter(mean, cell_pair, cell_sign)
-        out["effect_size"][:, :, k] = _scatter(esize, cell_pair, cell_sign)
-        w_c, l_c = _scatter(wins, cell_pair), _scatter(losses, cell_pair)
-        out["wins"][:, :, k] = np.where(flip, l_c, w_c)
-        out["losses"][:, :, k] = np.where(flip, w_c, l_c)
-        out["ties"][:, :, k] = _scatter(ties, cell_pair)
-        out["n_topics"][:, :, k] = _scatter(ntop.astype(float), cell_pair)
-
-    sig = np.where(np.isnan(out["pvalue_adjusted"]), False, out["pvalue_adjusted"] < alpha)
-    coords = {"system": list(systems), "other": list(others), "measure": list(c.indexes["measure"])}
-    dims = ("system", "other", "measure")
-    data_vars = {k: (dims, v) for k, v in out.items()}
-    data_vars["significant"] = (dims, sig)
-    ds = xr.Dataset(data_vars, coords=coords)
-    ds = ds[["statistic", "pvalue", "pvalue_adjusted", "significant", "ci_low", "ci_high", "effect",
-             "effect_size", "wins", "ties", "losses", "n_topics"]]
-    ds.attrs = {"test": test, "correction": correction if correction else "none", "alpha": float(alpha),
-                "n_samples": n_samples if test in ("randomization", "bootstrap") or ci == "bootstrap" else 0,
-                "ci": ci, "confidence": float(1 - alpha), "missing": missing,
-                "exact": int(used_exact), "family": "distinct unordered pairs per measure"}
-    return _finish(ds, has_measure, c)
-
-
-def _finish(ds: xr.Dataset, has_measure: bool, c: xr.DataArray) -> xr.Dataset:
-    if not has_measure:
-        label = c.indexes["measure"][0]
-        ds = ds.isel(measure=0, drop=True)
-        if label != "score":
-            ds = ds.assign_coords(measure=label)
-    return ds
+    pairs = _pair_layout(systems, others)
+    names = _COMPARE_VARS if replicates is None else (*_COMPARE_VARS, "df")
+    core = ["system", *keep, "topic"]
+    out = xr.apply_ufunc(
+        _over_batch, c, input_core_dims=[core], output_core_dims=[["system", "other", "_var"]],
+        kwargs={"block": _paired_block if replicates is None else _replicate_block, "layout": pairs, "opts": o},
+        dask="forbidden")
+    out = out.assign_coords(other=list(others), _var=list(names)).transpose("system", "other", "measure", "_var")
+    ds = out.to_dataset("_var")
+    padj = ds.pvalue_adjusted
+    ds["significant"] = (padj.dims, ~np.isnan(padj.values) & (np.nan_to_num(padj.values, nan=1.0) < o.alpha))
+    ds = ds[[*_COMPARE_VARS[:3], "significant", *_COMPARE_VARS[3:], *(("df",) if replicates else ())]]
+    ds.attrs = {"test": "mixed_model" if replicates else o.test,
+                "correction": o.correction if o.correction else "none", "alpha": o.alpha,
+                "n_samples": o.n_samples if (o.test in ("randomization", "bootstrap") or o.ci == "bootstrap")
+                and not replicates else 0,
+                "ci": "t" if replicates else o.ci, "confidence": float(1 - o.alpha), "missing": o.missing,
+                "exact": int(o.used_exact),
+                "family": "distinct unordered pairs per measure (and per cell of other broadcast dims)"}
+    if replicates:
+        ds.attrs["replicates"] = replicates
+    return layout.restore(ds)
 
 
 # ---------------------------------------------------------------------------
 # ANOVA and Tukey HSD
 # ---------------------------------------------------------------------------
-
-def _mask_missing(X: np.ndarray, missing: str) -> np.ndarray:
-    """Apply a NaN policy to (S, T, ...) values keeping the shape: 'skip' leaves NaN, 'zero'
-    fills 0, 'common' blanks every topic some system was not evaluated on."""
-    if missing == "zero":
-        return np.nan_to_num(X, nan=0.0)
-    if missing == "common":
-        return np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
-    if missing != "skip":
-        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
-    return X
-
-
-def _complete_topics(X: np.ndarray, missing: str) -> np.ndarray:
-    """X (S, T) -> (S, T') with only topics every system was evaluated on."""
-    if missing == "zero":
-        return np.nan_to_num(X, nan=0.0)
-    if missing == "error":
-        if np.isnan(X).any():
-            raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
-        return X
-    if missing != "common":
-        raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
-    return X[:, ~np.isnan(X).any(axis=0)]
-
 
 def _anova_parts(X: np.ndarray, two_way: bool):
     S, T = X.shape
@@ -562,7 +541,7 @@ def _anova_parts(X: np.ndarray, two_way: bool):
     return ss_sys, ss_top, sse, df_res
 
 
-def anova(cube, *, two_way: bool = True, missing: str = "common") -> pd.DataFrame:
+def anova(cube, *, two_way: bool = True, missing: str = "common", dim: str = "topic") -> pd.DataFrame:
     """ANOVA of scores: one-way (system) or two-way randomised blocks (system + topic).
 
     Parameters
@@ -590,10 +569,10 @@ def anova(cube, *, two_way: bool = True, missing: str = "common") -> pd.DataFram
     >>> anova(cube)["df"].tolist()
     [1.0, 2.0, 2.0]
     """
-    c, has_measure = _score_cube(cube)
+    c, layout = score_cube(cube, dim=dim)
     frames = {}
     for k, m in enumerate(c.indexes["measure"]):
-        X = _complete_topics(c.values[:, :, k], missing)
+        X = complete_topics(c.values[:, :, k], missing)
         S, T = X.shape
         if T < 2:
             raise ValueError(f"ANOVA needs at least 2 topics evaluated for every system (measure {m!r} has {T})")
@@ -609,12 +588,13 @@ def anova(cube, *, two_way: bool = True, missing: str = "common") -> pd.DataFram
             rows_out.append((src, float(df), ss, ss / df, F, _st.f.sf(F, df, df_res)))
         rows_out.append(("residual", float(df_res), sse, mse, np.nan, np.nan))
         frames[m] = pd.DataFrame(rows_out, columns=["source", "df", "sum_sq", "mean_sq", "F", "pvalue"]).set_index("source")
-    if not has_measure:
+    if not layout.has_measure:
         return next(iter(frames.values()))
-    return pd.concat(frames, names=["measure", "source"])
+    return pd.concat(frames, names=[*(layout.batch_dims if layout.stacked else ["measure"]), "source"])
 
 
-def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "common") -> xr.Dataset:
+def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "common",
+              dim: str = "topic") -> xr.Dataset:
     """Tukey's honestly significant difference test for all pairs of systems.
 
     With ``two_way=True`` (default) the error term is the residual mean square of the
@@ -663,7 +643,7 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    c, has_measure = _score_cube(cube)
+    c, layout = score_cube(cube, dim=dim)
     systems = list(c.indexes["system"])
     S, K = len(systems), c.sizes["measure"]
     shape = (S, S, K)
@@ -675,7 +655,7 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
     mse_k, df_k, nt_k = np.full(K, np.nan), np.full(K, np.nan), np.zeros(K, dtype=np.int64)
     iu = np.triu_indices(S, 1)
     for k, m in enumerate(c.indexes["measure"]):
-        X = _complete_topics(c.values[:, :, k], missing)
+        X = complete_topics(c.values[:, :, k], missing)
         T = X.shape[1]
         if T < 2:
             raise ValueError(f"Tukey HSD needs at least 2 topics evaluated for every system (measure {m!r} has {T})")
@@ -707,29 +687,15 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
          "significant": (dims, np.where(np.isnan(p), False, p < alpha)),
          "ci_low": (dims, lo), "ci_high": (dims, hi), "effect": (dims, eff),
          "mse": ("measure", mse_k), "df": ("measure", df_k), "n_topics": ("measure", nt_k)},
-        coords={"system": systems, "other": systems, "measure": list(c.indexes["measure"])},
+        coords={"system": systems, "other": systems},
         attrs={"test": "tukey_hsd", "two_way": int(two_way), "alpha": float(alpha), "missing": missing,
                "correction": "none (family-wise by construction)"})
-    return _finish(ds, has_measure, c)
+    return layout.restore(ds.assign_coords(batch_coords(c)))
 
 
 # ---------------------------------------------------------------------------
 # sign test on preference cubes
 # ---------------------------------------------------------------------------
-
-def _pref_cube(pref) -> xr.DataArray:
-    if not isinstance(pref, xr.DataArray):
-        raise TypeError(f"preference cube must be an xarray.DataArray, not {type(pref).__name__}")
-    if set(pref.dims) != {"system", "other", "topic"}:
-        raise ValueError(f"preference cube must have dims ('system', 'other', 'topic'); got {tuple(pref.dims)}")
-    pref = pref.transpose("system", "other", "topic")
-    v = np.asarray(pref.values)
-    if v.dtype.kind == "f" and np.isnan(v).any():
-        raise ValueError("preference cube holds NaN; values must be -1, 0 or +1")
-    if not np.isin(v, (-1, 0, 1)).all():
-        raise ValueError("preference cube values must be -1, 0 or +1")
-    return pref
-
 
 def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> xr.Dataset:
     """Two-sided binomial sign test for each pair of a preference cube.
@@ -768,7 +734,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    pref = _pref_cube(pref)
+    pref = pref_cube(pref)
     v = np.asarray(pref.values)
     wins = (v == 1).sum(axis=2).astype(float)
     losses = (v == -1).sum(axis=2).astype(float)
@@ -813,7 +779,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
 # ---------------------------------------------------------------------------
 
 def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10_000, rng=None,
-            missing: str = "skip") -> xr.Dataset:
+            missing: str = "skip", dim: str = "topic") -> xr.Dataset:
     """Mean score per system with a (1 - alpha) confidence interval over topics.
 
     Parameters
@@ -842,9 +808,9 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
     """
     if method not in ("t", "bootstrap"):
         raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
-    c, has_measure = _score_cube(cube)
-    X = _mask_missing(c.values, missing)
-    gen = _rng(rng) if method == "bootstrap" else None
+    c, layout = score_cube(cube, dim=dim)
+    X = mask_missing(c.values, missing)
+    gen = as_rng(rng) if method == "bootstrap" else None
     S, T, K = X.shape
     mean = np.full((S, K), np.nan)
     lo, hi, nt = mean.copy(), mean.copy(), np.zeros((S, K))
@@ -866,6 +832,6 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
                 lo[s, k], hi[s, k] = (v[0] for v in _percentile_ci(b, alpha))
     dims = ("system", "measure")
     ds = xr.Dataset({"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},
-                    coords={"system": list(c.indexes["system"]), "measure": list(c.indexes["measure"])},
+                    coords={"system": list(c.indexes["system"])},
                     attrs={"method": method, "alpha": float(alpha), "missing": missing})
-    return _finish(ds, has_measure, c)
+    return layout.restore(ds.assign_coords(batch_coords(c)))

@@ -17,8 +17,8 @@ from . import errors  # noqa: E402
 from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
 from .align import Aligned  # noqa: E402
 from .cube import summarize  # noqa: E402
-from .errors import (ColumnError, DuplicateError, InputError, IrframeError, ParseError,  # noqa: E402
-                     UnknownMeasureError)
+from .errors import (ColumnError, DuplicateError, EmptyOverlapError, InputError,  # noqa: E402
+                     IrframeError, MeasureParamError, OptionError, ParseError, UnknownMeasureError)
 from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
 from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E402
 from .reporting import Report, report  # noqa: E402
@@ -30,7 +30,8 @@ _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarit
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
            "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
-           "UnknownMeasureError", "report", "Report", *_IO, *_LAZY]
+           "UnknownMeasureError", "MeasureParamError", "OptionError", "EmptyOverlapError", "report", "Report",
+           *_IO, *_LAZY]
 
 
 def __getattr__(name: str):

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .params import DEPTH
 from .schema import check_duplicates, check_id_column, numeric_column, qrels_frame, run_frame
 
 __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
@@ -502,8 +503,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     """
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")
-    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+    depth = DEPTH.check("depth", depth)
     runs, rc = run_frame(runs, columns, system=system)
     qrels, qc = qrels_frame(qrels, qrels_columns_)
     if len(runs) == 0:

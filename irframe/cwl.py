@@ -48,8 +48,10 @@ Seed Table 1 / Table 2: arbitrary C(i) and gains, V+ = 4.184, ERG = 0.518, CWLA(
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -58,8 +60,9 @@ import xarray as xr
 
 from ._version import __version__
 from .align import align
-from .errors import DegenerateMeasureWarning, InputError
+from .errors import DegenerateMeasureWarning, InputError, OptionError
 from .io import read_cost_file
+from .params import COST, DEPTH, GAIN_BOUND, REQUIRED, check_costs
 from .measures.cwl import (DEGENERACY_REASONS, check_gain_range, cwl_from_gains, cwla_from_gains, degeneracy,
                            dense, gain_values, scores)
 from .measures.cwl_functions import (A_FUNCTIONS, C_FUNCTIONS, DEFAULT_CWL_METRICS, TABLE3_A, TABLE3_C,
@@ -94,11 +97,20 @@ def _row_costs(runs: pd.DataFrame, aligned, costs: Any, element_column: str, cos
             raise InputError(f"cost_column={cost_column!r} is not a column of the run frame; found "
                              f"{', '.join(map(str, runs.columns))}")
         vals = pd.to_numeric(runs[cost_column], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isnan(vals) & ~((vals >= 0) & np.isfinite(vals))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"cost_column={cost_column!r} has {int(bad.sum())} negative or infinite cost(s), "
+                             f"e.g. row {runs.index[i]!r}: {vals[i]!r}; costs must be finite and >= 0")
         return vals[aligned.row_source]
     if costs is None:
         return np.full(n, np.nan)
     if not isinstance(costs, Mapping):
+        if not isinstance(costs, (str, os.PathLike)) and not hasattr(costs, "read"):
+            raise OptionError(f"costs must be a mapping element type -> cost, a cost file path or None, "
+                              f"got {type(costs).__name__} {costs!r:.40}")
         costs = read_cost_file(costs)
+    costs = check_costs(costs)
     if element_column not in runs.columns:
         raise InputError(
             f"costs are given per element type, but the run frame has no {element_column!r} column "
@@ -195,9 +207,12 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"measure(s) {dup} requested twice")
-    if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
-        raise ValueError(f"depth must be a positive integer, got {depth!r}")
-    depth = int(depth)
+    depth = replace(DEPTH, default=REQUIRED).check("depth", depth)
+    min_gain, max_gain = GAIN_BOUND.check("min_gain", min_gain), GAIN_BOUND.check("max_gain", max_gain)
+    min_cost, max_cost = COST.check("min_cost", min_cost), COST.check("max_cost", max_cost)
+    if min_gain > max_gain or min_cost > max_cost:
+        raise OptionError(f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
+                          f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}")
     aligned = align(runs, qrels, order=order, depth=depth, complete=complete, columns=columns,
                     qrels_columns_=qrels_columns, duplicates=duplicates)
     row_gain = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all,
@@ -278,9 +293,8 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
 
 
 def _frame_rankings(runs, qrels, *, gains, order, depth, complete, duplicates, columns, qrels_columns):
-    if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
-        raise ValueError(f"depth must be a positive integer, got {depth!r}")
-    aligned = align(runs, qrels, order=order, depth=int(depth), complete=complete, columns=columns,
+    depth = replace(DEPTH, default=REQUIRED).check("depth", depth)
+    aligned = align(runs, qrels, order=order, depth=depth, complete=complete, columns=columns,
                     qrels_columns_=qrels_columns, duplicates=duplicates)
     g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
     r = Rankings(dense(aligned, np.nan_to_num(g, nan=0.0), int(depth), 0.0),

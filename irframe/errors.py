@@ -15,6 +15,8 @@ __all__ = [
     "DuplicateError",
     "UnknownMeasureError",
     "MeasureParamError",
+    "OptionError",
+    "EmptyOverlapError",
     "IrframeWarning",
     "DegenerateMeasureWarning",
 ]
@@ -64,8 +66,24 @@ class UnknownMeasureError(IrframeError, ValueError):
     """A measure name that is not registered; the message suggests the closest known names."""
 
 
-class MeasureParamError(IrframeError, ValueError):
+class OptionError(IrframeError, ValueError, TypeError):
+    """An option or parameter outside its declared type or range (``depth=True``, ``p=1.5``, NaN).
+
+    Subclasses both ``ValueError`` and ``TypeError``: a wrong value and a wrong type are
+    reported by the same check (:class:`irframe.params.Param`), and either ``except`` works.
+    """
+
+
+class MeasureParamError(OptionError):
     """A measure string with an unknown, missing or invalid parameter or cutoff."""
+
+
+class EmptyOverlapError(InputError):
+    """The run and the qrels have no topic in common, so nothing can be evaluated.
+
+    trec_eval stops with "No queries with both results and relevance info"; irframe raises
+    this error instead of returning an empty cube or NaN summaries.
+    """
 
 
 class IrframeWarning(UserWarning):

@@ -18,6 +18,7 @@ from .align import Aligned, align
 from ._version import __version__
 from .cube import make_cube
 from .measures import EvalContext, Measure, parse_measures
+from .params import REL_LEVEL, check_gains
 
 __all__ = ["evaluate", "evaluate_aligned", "list_measures"]
 
@@ -116,8 +117,8 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
             raise ValueError(f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                              "(read them with irframe.read_qrels(path, kind='diversity'))")
-    if not (isinstance(rel_level, (int, float, np.integer, np.floating)) and np.isfinite(rel_level)):
-        raise ValueError(f"rel_level must be a finite number, got {rel_level!r}")
+    rel_level = REL_LEVEL.check("rel_level", rel_level)
+    gains = check_gains(gains)
     ctx = EvalContext(aligned, {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options})
     values = np.empty((aligned.n_groups, len(specs)))
     for j, m in enumerate(specs):
@@ -146,7 +147,7 @@ def list_measures() -> pd.DataFrame:
     from .measures.registry import REQUIRED, registered_measures
     rows = []
     for name, d in sorted(registered_measures().items()):
-        params = ", ".join(f"{k}" if v is REQUIRED else f"{k}={v}" for k, v in d.params.items())
+        params = ", ".join(f"{k}" if v is REQUIRED else f"{k}={v}" for k, v in d.defaults.items())
         rows.append({"name": name, "params": params, "cutoff": d.cutoff, "family": d.family,
                      "aggregate": d.aggregate, "description": d.description})
     return pd.DataFrame(rows).set_index("name")

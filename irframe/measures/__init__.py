@@ -4,7 +4,7 @@ Importing this package registers every built-in family.  See
 :mod:`irframe.measures.registry` for the kernel contract and how to add a measure.
 """
 
-from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, get_definition, parse_measure,
+from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, Param, get_definition, parse_measure,
                        parse_measures, register, register_alias_pattern, registered_measures,
                        unregister)
 from ..errors import MeasureParamError, UnknownMeasureError
@@ -17,6 +17,6 @@ from . import lexi  # noqa: E402,F401
 from . import rarity  # noqa: E402,F401
 from . import ndpm  # noqa: E402,F401
 
-__all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "get_definition", "parse_measure",
+__all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "Param", "get_definition", "parse_measure",
            "parse_measures", "register", "register_alias_pattern", "registered_measures", "unregister",
            "MeasureParamError", "UnknownMeasureError"]

@@ -33,9 +33,10 @@ import numpy as np
 
 from ..align import segment_sum
 from ..errors import DegenerateMeasureWarning
+from ..params import check_gains
 from .cwl_functions import (AFunction, CFunction, GainRangeError, Rankings, UserModel, a_function, c_function,
                             user_model)
-from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, register
+from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register
 
 __all__ = ["cwl_from_gains", "cwla_from_gains", "degeneracy", "gain_values", "scores", "dense",
            "check_gain_range", "warn_degenerate", "DEFAULT_DEPTH", "DEGENERACY_REASONS"]
@@ -204,8 +205,8 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
             raise ValueError(f"gains={gains!r}: use None, 'auto', 'scale', a mapping grade -> gain, or a callable")
         if isinstance(gains, Mapping):
             out = x.copy()
-            for k, v in gains.items():
-                out[x == float(k)] = float(v)
+            for k, v in check_gains(gains).items():
+                out[x == float(k)] = v
             return out
         if callable(gains):
             out = np.asarray(gains(x.copy()), dtype=np.float64)
@@ -289,21 +290,20 @@ def _model(ctx: EvalContext, m: Measure, cf: CFunction):
     return r, ctx.memo(key, build)
 
 
-def _check_cwla(params: dict) -> dict:
-    C, A = params["C"], params["A"]
-    if not isinstance(C, str):
-        raise MeasureParamError(f"C must be a C function such as RBP(p=0.8), got {C!r}")
-    c_function(C)
-    a_function(str(A))
-    params["A"] = str(A)
-    return _check_gmax(params)
+def _c_check(cwl_eval_names: bool):
+    def check(text: str) -> None:
+        c_function(text, cwl_eval_names=cwl_eval_names)
+    return check
 
 
-def _check_gmax(params: dict) -> dict:
-    g = params.get("gmax")
-    if g is not None and (isinstance(g, bool) or not isinstance(g, (int, float)) or g <= 0):
-        raise MeasureParamError(f"gmax must be a positive number, got {g!r}")
-    return params
+GMAX_OPT = Param("float", None, low=0, low_open=True,
+                 description="gain = grade / gmax (default: grades scaled into [0, 1] automatically)")
+C_IRF = Param("str", REQUIRED, check_fn=_c_check(False), allowed_text="a C function such as RBP(p=0.8)",
+              description="the C function (continuation probabilities) of the user model")
+A_FN = Param("str", "ERG", check_fn=lambda text: a_function(text) and None,
+             allowed_text="an A function such as ERG, max, fig(delta=0.8)", description="the A function")
+C_CWL = Param("str", REQUIRED, check_fn=_c_check(True), allowed_text="a C function such as AP or RBP@0.8",
+              description="the cwl_eval C function")
 
 
 def _cwla(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -317,14 +317,7 @@ def _cwla(ctx: EvalContext, m: Measure) -> np.ndarray:
 _OUTS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
-def _check_cwl(params: dict) -> dict:
-    C = params["C"]
-    if not isinstance(C, str):
-        raise MeasureParamError(f"C must be a C function such as AP or RBP@0.8, got {C!r}")
-    c_function(C, cwl_eval_names=True)
-    if params["out"] not in _OUTS:
-        raise MeasureParamError(f"out must be one of {', '.join(_OUTS)}, got {params['out']!r}")
-    return _check_gmax(params)
+OUT = Param("str", "EU", choices=_OUTS, description="which cwl_eval output")
 
 
 def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -342,15 +335,8 @@ def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
     return 1.0 / (1.0 / model.vplus)
 
 
-def _check_rbp(params: dict) -> dict:
-    p = params["p"]
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p < 1.0:
-        raise MeasureParamError(f"RBP persistence p must lie in [0, 1), got {p!r}")
-    params["p"] = float(p)
-    rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float))):
-        raise MeasureParamError(f"rel must be a number (binary threshold) or omitted (graded), got {rel!r}")
-    return params
+P_RBP = Param("float", 0.8, low=0, high=1, high_open=True, description="persistence p of RBP")
+REL_RBP = Param("float", None, description="binary threshold: r = 1 iff grade >= rel (default: graded r = grade)")
 
 
 def _rbp(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -371,11 +357,7 @@ def _rbp(ctx: EvalContext, m: Measure) -> np.ndarray:
     return segment_sum(contrib, a.offsets)
 
 
-def _check_err(params: dict) -> dict:
-    g = params["gmax"]
-    if isinstance(g, bool) or not isinstance(g, (int, float)) or g <= 0:
-        raise MeasureParamError(f"ERR gmax must be a positive number (gdeval uses 4), got {g!r}")
-    return params
+GMAX_ERR = Param("float", 4, low=0, low_open=True, description="largest grade (gdeval uses 4)")
 
 
 def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -398,19 +380,19 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
 
 
 register(MeasureDef(
-    name="CWLA", compute=_cwla, params={"C": REQUIRED, "A": "ERG", "gmax": None}, cutoff="optional",
+    name="CWLA", compute=_cwla, params={"C": C_IRF, "A": A_FN, "gmax": GMAX_OPT}, cutoff="optional",
     description="C/W/L/A metric sum_i L(i) A(i) (Moffat et al. 2022), e.g. CWLA(C=RBP(p=0.8),A=max); "
                 "@k = depth of the sums (default 1000)",
-    family="cwl", validate=_check_cwla, properties={"cwla": True}))
+    family="cwl", properties={"cwla": True}))
 register(MeasureDef(
-    name="CWL", compute=_cwl_measure, params={"C": REQUIRED, "out": "EU", "gmax": None}, cutoff="optional",
+    name="CWL", compute=_cwl_measure, params={"C": C_CWL, "out": OUT, "gmax": GMAX_OPT}, cutoff="optional",
     description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
-    family="cwl", validate=_check_cwl))
+    family="cwl"))
 register(MeasureDef(
-    name="RBP", compute=_rbp, params={"p": 0.8, "rel": None}, cutoff="optional",
+    name="RBP", compute=_rbp, params={"p": P_RBP, "rel": REL_RBP}, cutoff="optional",
     description="rank-biased precision (Moffat & Zobel); rel=k binary, else graded r = grade (ir_measures)",
-    family="cwl", validate=_check_rbp))
+    family="cwl"))
 register(MeasureDef(
-    name="ERR", compute=_err, params={"gmax": 4}, cutoff="optional",
+    name="ERR", compute=_err, params={"gmax": GMAX_ERR}, cutoff="optional",
     description="expected reciprocal rank as gdeval: r = (2^g - 1) / 2^gmax, gmax = 4",
-    family="cwl", validate=_check_err))
+    family="cwl"))

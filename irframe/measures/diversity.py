@@ -11,58 +11,36 @@ passed straight to :func:`irframe.evaluate`.
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 
 from . import diversity_kernels as D
-from .registry import MeasureDef, register
+from .registry import MeasureDef, Param, register
 
 _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
 
 
-def _bool(v, name):
-    if isinstance(v, bool):
-        return v
-    if v in (0, 1):
-        return bool(v)
-    if isinstance(v, str) and v.lower() in ("true", "false", "yes", "no"):
-        return v.lower() in ("true", "yes")
-    raise ValueError(f"{name} must be true or false, got {v!r}")
+_UNIT = dict(low=0, high=1)
+_SPECS = {
+    "alpha": Param("float", 0.5, **_UNIT, description="novelty penalty: a subtopic seen c times gains (1-alpha)^c"),
+    "beta": Param("float", 0.5, **_UNIT, description="NRBP persistence"),
+    "lam": Param("float", 0.5, **_UNIT, description="weight of StRecall in D#-nDCG"),
+    "p": Param("float", 0.8, low=0, high=1, low_open=True, high_open=True, description="RBP persistence"),
+    "e": Param("float", 0.0, low=0, description="effort (cost) per document"),
+    "sat": Param("float", 1.0, low=0, description="Cube Test saturation level"),
+    "graded": Param("bool", False, description="use graded subtopic gains r = g/gmax"),
+}
 
 
-def _unit(v, name, *, lo_open=False, hi_open=False):
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-        raise ValueError(f"{name} must be a number, got {v!r}")
-    v = float(v)
-    if v < 0 or v > 1 or (lo_open and v == 0) or (hi_open and v == 1):
-        lo = "(0" if lo_open else "[0"
-        hi = "1)" if hi_open else "1]"
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {v!r}")
-    return v
-
-
-def _validate(params: dict) -> dict:
-    out = dict(params)
-    for k in ("alpha", "beta", "lam"):
-        if k in out:
-            out[k] = _unit(out[k], k)
-    if "p" in out:
-        out["p"] = _unit(out["p"], "p", lo_open=True, hi_open=True)
-    for k in ("e", "sat"):
-        if k in out:
-            v = out[k]
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
-                raise ValueError(f"{k} must be a finite non-negative number, got {v!r}")
-            out[k] = float(v)
-    if "graded" in out:
-        out["graded"] = _bool(out["graded"], "graded")
-    return out
+def _params(defaults: dict) -> dict:
+    """Specs of the given parameters with the given defaults (each name's spec from ``_SPECS``)."""
+    return {k: replace(_SPECS[k], default=v) for k, v in defaults.items()}
 
 
 def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=()):
-    register(MeasureDef(name=name, compute=fn, params=params or {}, cutoff=cutoff, needs=_SUB,
+    register(MeasureDef(name=name, compute=fn, params=_params(params or {}), cutoff=cutoff, needs=_SUB,
                         options=_W if weighted else frozenset(), description=desc,
-                        family="diversity", validate=_validate),
+                        family="diversity"),
              aliases=aliases)
 
 

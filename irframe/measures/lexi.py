@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, segment_max, segment_sum
-from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, register
+from ..params import REL_LEVEL
+from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register
 
 __all__ = ["Positions", "relevant_positions", "recall_keys", "precision_keys", "dense_classes", "sign_matrix",
            "exposure", "EXPOSURES", "check_rel_level", "check_corpus_size", "bottom_position", "imputed_positions",
@@ -80,10 +81,7 @@ class Positions:
 
 
 def check_rel_level(rel_level: Any) -> float:
-    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(rel_level):
-        raise ValueError(f"rel_level must be a finite number (relevant ⇔ grade >= rel_level), got {rel_level!r}")
-    return float(rel_level)
+    return float(REL_LEVEL.check("rel_level", rel_level))
 
 
 def relevant_positions(a: Aligned, rel_level: float) -> Positions:
@@ -341,39 +339,18 @@ def metric_lexirecall_values(pos: Positions, n: int, epsilon: float | Fraction =
 # =====================================================================================
 # registered measures
 # =====================================================================================
-def _check_n_param(n, *, required: bool):
-    if n is None:
-        if required:
-            raise MeasureParamError("needs the corpus size n=..., e.g. TSE(n=500000000)")
-        return None
-    if isinstance(n, float) and n.is_integer():
-        n = int(n)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise MeasureParamError(f"corpus size n must be a positive integer, got {n!r}")
-    return n
-
-
-def _validate_tse(params: dict) -> dict:
-    params["n"] = _check_n_param(params["n"], required=True)
-    e = str(params["e"]).upper()
-    if e not in ("AP", "NDCG", "RBP", "R", "RP"):
-        raise MeasureParamError(f"TSE exposure e={params['e']!r} is not one of AP, NDCG, RBP, R, RP")
-    params["e"] = e
-    if not (0 < float(params["p"]) < 1):
-        raise MeasureParamError(f"RBP persistence p must lie in (0, 1), got {params['p']!r}")
-    if not isinstance(params["k"], int) or params["k"] < 1:
-        raise MeasureParamError(f"recall cutoff k must be a positive integer, got {params['k']!r}")
-    return params
+N = Param("int", REQUIRED, low=1, description="corpus size (number of documents)")
+E = Param("str", "AP", choices=("AP", "NDCG", "RBP", "R", "RP"), description="exposure function of TSE")
+P = Param("float", 0.8, low=0, high=1, low_open=True, high_open=True, description="RBP persistence of e=RBP")
+K = Param("int", 1000, low=1, description="recall cutoff of e=R")
+EPS = Param("float", 0.5, low=0, high=1, low_open=True, high_open=True, description="epsilon of LR(repr=float)")
+REPR = Param("str", "rank", choices=("rank", "float"), description="rank: share of rankings beaten; "
+                                                                 "float: the paper's formula")
 
 
 def _validate_lr(params: dict) -> dict:
-    rep = str(params["repr"])
-    if rep not in ("rank", "float"):
-        raise MeasureParamError(f"LR repr must be 'rank' or 'float', got {rep!r}")
-    params["repr"] = rep
-    params["n"] = _check_n_param(params["n"], required=(rep == "float"))
-    if not (0 < float(params["eps"]) < 1):
-        raise MeasureParamError(f"eps must lie in (0, 1), got {params['eps']!r}")
+    if params["repr"] == "float" and params["n"] is None:
+        raise MeasureParamError("LR(repr=float) needs the corpus size n=..., e.g. LR(repr=float,n=500000000)")
     return params
 
 
@@ -419,12 +396,12 @@ def _large_enough(a, level: float) -> int:
 
 
 register(MeasureDef(
-    name="TSE", compute=_tse, params={"n": REQUIRED, "e": "AP", "p": 0.8, "k": 1000}, cutoff="none",
+    name="TSE", compute=_tse, params={"n": N, "e": E, "p": P, "k": K}, cutoff="none",
     description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (seed 000 Eq. 3)",
-    family="lexi", validate=_validate_tse))
+    family="lexi"))
 
 register(MeasureDef(
-    name="LR", compute=_lr, params={"n": None, "eps": 0.5, "repr": "rank"}, cutoff="none",
+    name="LR", compute=_lr, params={"n": replace(N, default=None), "eps": EPS, "repr": REPR}, cutoff="none",
     description="metric lexirecall: share of other systems' rankings beaten under lexirecall "
                 "(repr=rank), or the seed-000 formula in float64 (repr=float, needs n)",
     family="lexi", validate=_validate_lr))

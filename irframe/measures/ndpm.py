@@ -88,7 +88,7 @@ from typing import Any
 import numpy as np
 
 from ..align import Aligned, segment_sum
-from .registry import EvalContext, Measure, MeasureDef, register
+from .registry import EvalContext, Measure, MeasureDef, Param, register
 
 __all__ = ["pair_counts_aligned", "weak_order_counts", "ranking_distance",
            "measures_from_counts", "COUNT_FIELDS"]
@@ -436,11 +436,7 @@ def _kernel(field: str):
     return compute
 
 
-def _check(params: dict) -> dict:
-    rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float)) or not np.isfinite(rel)):
-        raise ValueError(f"rel must be a number (binarise grades at rel) or omitted, got {rel!r}")
-    return params
+REL = Param("float", None, description="binarise the user ranking: grade >= rel vs the rest")
 
 
 _DEFS = {
@@ -457,7 +453,7 @@ _DEFS = {
 _ALIASES = {"ndpm": ("NDPM",), "dpm_drf": ("DRF",)}
 
 for _name, _desc in _DEFS.items():
-    register(MeasureDef(name=_name, compute=_kernel(_name), params={"rel": None}, cutoff="optional",
-                        description=_desc, family="ndpm", validate=_check,
+    register(MeasureDef(name=_name, compute=_kernel(_name), params={"rel": REL}, cutoff="optional",
+                        description=_desc, family="ndpm",
                         properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")}),
              aliases=_ALIASES.get(_name, ()))

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, align, segment_sum
-from .registry import REQUIRED, EvalContext, Measure, MeasureDef, parse_measure, register
+from ..params import REL_LEVEL
+from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
 from .trec import num_rel_topic
 
 __all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "check_rel_level", "relevant_mask",
@@ -45,10 +46,7 @@ def check_k(k) -> int | None:
 
 
 def check_rel_level(rel_level) -> float:
-    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(rel_level):
-        raise ValueError(f"rel_level must be a finite number (relevant <=> grade >= rel_level), got {rel_level!r}")
-    return rel_level
+    return REL_LEVEL.check("rel_level", rel_level)
 
 
 def relevant_mask(grade: np.ndarray, level: float) -> np.ndarray:
@@ -272,7 +270,7 @@ def _base(ctx: EvalContext, name: str, m: Measure, level: float) -> np.ndarray:
 def _p(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = _level(ctx, m)
-        return p_rare(ctx.aligned, alpha=m.param("alpha"), k=m.cutoff, rel_level=level,
+        return p_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
                            normalized=normalized, lookup=_lookup(ctx, m), base=_base(ctx, "P", m, level))
     return compute
 
@@ -280,37 +278,23 @@ def _p(normalized: bool):
 def _ap(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = _level(ctx, m)
-        return ap_rare(ctx.aligned, alpha=m.param("alpha"), k=m.cutoff, rel_level=level,
+        return ap_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
                             num_rel=_num_rel(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
                             base=_base(ctx, "AP", m, level))
     return compute
 
 
-def _validate(normalized: bool):
-    def check(params: dict) -> dict:
-        a = params["alpha"]
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not np.isfinite(a):
-            raise ValueError(f"alpha must be a finite number, got {a!r}")
-        if normalized and not 0 <= a <= 1:
-            raise ValueError(f"alpha of the normalized rarity measures is a mixture weight in [0, 1], got {a!r}")
-        params["alpha"] = float(a)
-        rel = params.get("rel")
-        if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, float)) or not np.isfinite(rel)):
-            raise ValueError(f"rel must be a number, got {rel!r}")
-        return params
-    return check
+REL = Param("float", None, description="relevance threshold (default: the evaluation's rel_level)")
+ALPHA = Param("float", REQUIRED, description="rarity weight (0 gives P@k / AP)")
+ALPHA_NORM = Param("float", REQUIRED, low=0, high=1, description="mixture weight of rarity (0 gives P@k / AP)")
 
 
 _COMMON = dict(family="rarity", options=frozenset({"reference"}))
-register(MeasureDef("P_rare", _p(False), params={"alpha": REQUIRED, "rel": None}, cutoff="required",
-                    validate=_validate(False), **_COMMON,
+register(MeasureDef("P_rare", _p(False), params={"alpha": ALPHA, "rel": REL}, cutoff="required", **_COMMON,
                     description="rarity-weighted precision (1/k) sum Rel(d)(1 + alpha R(d)) (Turkmen et al. Eq. 1)"))
-register(MeasureDef("AP_rare", _ap(False), params={"alpha": REQUIRED, "rel": None}, cutoff="optional",
-                    validate=_validate(False), **_COMMON,
+register(MeasureDef("AP_rare", _ap(False), params={"alpha": ALPHA, "rel": REL}, cutoff="optional", **_COMMON,
                     description="rarity-weighted AP: (1/NR) sum Rel(d_i) P_rare@i (Turkmen et al. Eq. 3)"))
-register(MeasureDef("P_rare_norm", _p(True), params={"alpha": REQUIRED, "rel": None}, cutoff="required",
-                    validate=_validate(True), **_COMMON,
+register(MeasureDef("P_rare_norm", _p(True), params={"alpha": ALPHA_NORM, "rel": REL}, cutoff="required", **_COMMON,
                     description="bounded mixture P'@k: (1/k) sum Rel(d)((1-alpha) + alpha R'(d)) (Eq. 4), in [0, 1]"))
-register(MeasureDef("AP_rare_norm", _ap(True), params={"alpha": REQUIRED, "rel": None}, cutoff="optional",
-                    validate=_validate(True), **_COMMON,
+register(MeasureDef("AP_rare_norm", _ap(True), params={"alpha": ALPHA_NORM, "rel": REL}, cutoff="optional", **_COMMON,
                     description="AP analogue of P_rare_norm: (1/NR) sum Rel(d_i) P_rare_norm@i, in [0, 1]"))

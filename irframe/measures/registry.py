@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..errors import MeasureParamError, UnknownMeasureError
+from ..params import REQUIRED, Param, check_cutoff_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
 
-__all__ = ["MeasureDef", "Measure", "EvalContext", "register", "unregister", "get_definition", "parse_measure",
-           "parse_measures", "registered_measures", "REQUIRED"]
+__all__ = ["MeasureDef", "Measure", "EvalContext", "Param", "register", "unregister", "get_definition",
+           "parse_measure", "parse_measures", "registered_measures", "REQUIRED"]
 
-REQUIRED = object()  # marker for a parameter without default
 Aggregate = Literal["mean", "gmean", "sum"]
 
 
@@ -54,7 +54,11 @@ class MeasureDef:
         one float per group of ``ctx.aligned`` (NaN = undefined).  Must be vectorised
         across groups.  Share intermediate arrays between measures with ``ctx.memo``.
     params : mapping
-        Allowed parameters and their defaults (``REQUIRED`` for none).
+        Allowed parameters: name → :class:`~irframe.params.Param` (type, range or choices,
+        default, description).  A plain value is taken as the default of an unchecked
+        parameter (``Param("any", value)``); ``REQUIRED`` marks a parameter without default.
+        Every value in a measure string is converted and checked against its spec by
+        :func:`parse_measure`, which names the parameter and its allowed range on error.
     cutoff : {"optional", "required", "none"}
         Whether ``@k`` is allowed/required.
     aggregate : {"mean", "gmean", "sum"}
@@ -70,6 +74,9 @@ class MeasureDef:
         Value of an empty ranking where the generic kernel would give NaN (documentation).
     properties : mapping
         Free-form facts other modules may use (axiom checker, C/W/L/A flags).
+    validate : callable, optional
+        ``validate(params) -> params``: checks that involve several parameters, run after each
+        parameter was checked against its spec.
     """
 
     name: str
@@ -83,6 +90,15 @@ class MeasureDef:
     family: str = ""
     properties: Mapping[str, Any] = field(default_factory=dict)
     validate: Callable[[dict], dict] | None = None
+
+    def __post_init__(self) -> None:
+        specs = {str(k): v if isinstance(v, Param) else Param("any", v) for k, v in dict(self.params).items()}
+        object.__setattr__(self, "params", specs)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Parameter name → default (``REQUIRED`` for a parameter that must be given)."""
+        return {k: p.default for k, p in self.params.items()}
 
 
 @dataclass(frozen=True)
@@ -117,7 +133,7 @@ class Measure:
     @property
     def canonical(self) -> str:
         """Canonical string, e.g. ``P(rel=2)@10``; parameters equal to defaults are omitted."""
-        defaults = self.definition.params
+        defaults = self.definition.defaults
         shown = [(k, v) for k, v in self.params if not (k in defaults and defaults[k] is not REQUIRED
                                                          and _same(defaults[k], v))]
         s = self.name
@@ -252,14 +268,20 @@ def _unknown_message(name: str) -> str:
 _NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
+def _short(text: str) -> str:
+    """``repr`` of a measure string for messages, shortened when very long."""
+    return repr(text) if len(text) <= 80 else repr(text[:60]) + f"... ({len(text)} characters)"
+
+
 def _value(text: str) -> Any:
     t = text.strip()
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
         return t[1:-1]
     if _NUM.match(t):
         if re.match(r"^[+-]?\d+$", t):
-            return int(t)
-        return float(t)
+            # more digits than any accepted integer: keep the text, the spec rejects it by name
+            return int(t) if len(t.lstrip("+-")) <= 20 else t
+        return float(t)  # 1e400 -> inf, rejected by the spec (NaN/inf are never accepted)
     if t in ("True", "true"):
         return True
     if t in ("False", "false"):
@@ -283,14 +305,14 @@ def _split_top(text: str, sep: str) -> list[str]:
         elif ch in ")]":
             depth -= 1
             if depth < 0:
-                raise MeasureParamError(f"unbalanced parentheses in {text!r}")
+                raise MeasureParamError(f"unbalanced parentheses in {_short(text)}")
         if ch == sep and depth == 0:
             parts.append("".join(cur))
             cur = []
         else:
             cur.append(ch)
     if depth != 0 or quote:
-        raise MeasureParamError(f"unbalanced parentheses or quotes in {text!r}")
+        raise MeasureParamError(f"unbalanced parentheses or quotes in {_short(text)}")
     parts.append("".join(cur))
     return parts
 
@@ -300,7 +322,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
     s = text.strip()
     m = re.match(r"^([A-Za-z_][A-Za-z0-9_\-\.]*?)(?=$|\(|@)", s)
     if not m:
-        raise MeasureParamError(f"cannot parse measure {text!r}: expected Name(param=value, ...)@cutoff")
+        raise MeasureParamError(f"cannot parse measure {_short(text)}: expected Name(param=value, ...)@cutoff")
     name, rest = m.group(1), s[m.end():]
     params: dict[str, Any] = {}
     cutoff = None
@@ -308,7 +330,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
         if rest.startswith("@"):
             m2 = re.match(r"^@([^()@]+)", rest)
             if not m2 or cutoff is not None:
-                raise MeasureParamError(f"cannot parse cutoff in measure {text!r}")
+                raise MeasureParamError(f"cannot parse cutoff in measure {_short(text)}")
             cutoff, rest = m2.group(1).strip(), rest[m2.end():]
         elif rest.startswith("("):
             depth = 0
@@ -318,19 +340,22 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
                 if depth == 0:
                     break
             else:
-                raise MeasureParamError(f"unbalanced parentheses in measure {text!r}")
+                raise MeasureParamError(f"unbalanced parentheses in measure {_short(text)}")
             inner, rest = rest[1:i], rest[i + 1:]
             if params:
-                raise MeasureParamError(f"two parameter lists in measure {text!r}")
+                raise MeasureParamError(f"two parameter lists in measure {_short(text)}")
             for item in _split_top(inner, ","):
                 if not item.strip():
                     continue
                 kv = _split_top(item, "=")
                 if len(kv) != 2 or not kv[0].strip():
-                    raise MeasureParamError(f"parameter {item.strip()!r} of {text!r} is not name=value")
-                params[kv[0].strip()] = _value("=".join(kv[1:]) if len(kv) > 2 else kv[1])
+                    raise MeasureParamError(f"parameter {_short(item.strip())} of {_short(text)} is not name=value")
+                key = kv[0].strip()
+                if key in params:
+                    raise MeasureParamError(f"parameter {key!r} given twice in measure {_short(text)}")
+                params[key] = _value(kv[1])
         else:
-            raise MeasureParamError(f"unexpected {rest!r} in measure {text!r}")
+            raise MeasureParamError(f"unexpected {_short(rest)} in measure {_short(text)}")
     return name, params, cutoff
 
 
@@ -349,6 +374,7 @@ def parse_measure(text: str | Measure) -> Measure:
     if not isinstance(text, str):
         raise TypeError(f"a measure must be a string such as 'nDCG@10', got {type(text).__name__}")
     label = text
+    lab = _short(label)
     s = text.strip()
     if s in _ALIASES:
         s = _ALIASES[s](None)
@@ -368,35 +394,32 @@ def parse_measure(text: str | Measure) -> Measure:
     cutoff = None
     if cut is not None:
         if d.cutoff == "none":
-            raise MeasureParamError(f"{label!r}: measure {name} takes no @cutoff")
-        try:
-            cutoff = int(cut)
-        except ValueError:
-            raise MeasureParamError(f"{label!r}: cutoff must be a positive integer, got {cut!r}") from None
-        if cutoff < 1:
-            raise MeasureParamError(f"{label!r}: cutoff must be a positive integer, got {cut!r}")
+            raise MeasureParamError(f"{lab}: measure {name} takes no @cutoff")
+        cutoff = check_cutoff_text(cut, what=repr(label), error=MeasureParamError)
     elif d.cutoff == "required":
-        raise MeasureParamError(f"{label!r}: measure {name} needs a cutoff, e.g. {name}@10")
+        raise MeasureParamError(f"{lab}: measure {name} needs a cutoff, e.g. {name}@10")
     unknown = set(raw) - set(d.params)
     if unknown:
         allowed = ", ".join(sorted(d.params)) or "none"
-        raise MeasureParamError(f"{label!r}: unknown parameter(s) {sorted(unknown)} for {name}; "
+        raise MeasureParamError(f"{lab}: unknown parameter(s) {sorted(unknown)} for {name}; "
                                 f"allowed: {allowed}")
     params = {}
-    for k, default in d.params.items():
+    for k, spec in d.params.items():
         if k in raw:
-            params[k] = raw[k]
-        elif default is REQUIRED:
-            raise MeasureParamError(f"{label!r}: measure {name} needs parameter {k}=...")
+            params[k] = spec.check(f"{lab}: {name} parameter {k}", raw[k], error=MeasureParamError,
+                                   hint=f" ({k}: {spec.description})" if spec.description else "")
+        elif spec.default is REQUIRED:
+            raise MeasureParamError(f"{lab}: measure {name} needs parameter {k}=... "
+                                    f"({spec.allowed()}{'; ' + spec.description if spec.description else ''})")
         else:
-            params[k] = default
+            params[k] = spec.default
     if d.validate is not None:
         try:
             params = d.validate(dict(params))
         except MeasureParamError:
             raise
         except (TypeError, ValueError) as e:
-            raise MeasureParamError(f"{label!r}: {e}") from None
+            raise MeasureParamError(f"{lab}: {e}") from None
     return Measure(label=label, name=name, params=tuple(sorted(params.items())), cutoff=cutoff,
                    definition=d)
 
@@ -405,6 +428,9 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     """Parse one or many measure strings; duplicate labels are an error."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
+        raise TypeError(f"measures must be a string such as 'nDCG@10' or a list of strings, "
+                        f"got {type(measures).__name__} {measures!r:.60}")
     out = [parse_measure(m) for m in measures]
     if not out:
         raise ValueError("no measures given; pass e.g. ['AP', 'nDCG@10']")

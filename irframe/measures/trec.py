@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..align import range_sum, segment_cumsum, segment_suffix_max, segment_sum
-from .registry import (EvalContext, Measure, MeasureDef, MeasureParamError, register,
+from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register,
                        register_alias_pattern)
 
 NONPOOL = -1.0     # retrieved, not in the qrels
@@ -147,9 +147,9 @@ def _gm_ap(ctx, m):
 def _rprec(ctx, m):
     level = _level(ctx, m)
     nrel = _num_rel(ctx, level)
-    mult = m.param("mult")
+    mult = float(m.param("mult"))
     # Rprec_mult: precision at (long)(mult * R + 0.9) documents (trec_eval 9 and 10 alike)
-    k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
+    k = nrel if mult == 1.0 else np.floor(np.minimum(mult * nrel + 0.9, 2.0 ** 53)).astype(np.int64)
     return _safe_div(_hits(ctx, level, k), k)
 
 
@@ -321,7 +321,7 @@ def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarra
 
 
 def _iprec(ctx, m):
-    return _iprec_matrix(ctx, _level(ctx, m), (m.param("recall"),))[:, 0]
+    return _iprec_matrix(ctx, _level(ctx, m), (float(m.param("recall")),))[:, 0]
 
 
 _ELEVEN = tuple(round(0.1 * i, 1) for i in range(11))
@@ -332,33 +332,16 @@ def _iprec_avg(ctx, m):
 
 
 # ------------------------------------------------------------------ registration
-def _check_rel(params: dict) -> dict:
-    rel = params.get("rel")
-    if rel is not None and not isinstance(rel, (int, float)):
-        raise ValueError(f"rel must be a number, got {rel!r}")
-    return params
+REL = Param("float", None, description="relevance threshold: relevant iff grade >= rel "
+                                       "(default: the evaluation's rel_level)")
+RECALL = Param("float", REQUIRED, low=0, high=1, description="recall level of the interpolated precision")
+MULT = Param("float", 1.0, low=0, low_open=True, high=1000,
+             description="precision at mult*R documents (trec_eval Rprec_mult)")
 
 
-def _check_recall(params: dict) -> dict:
-    r = params["recall"]
-    if not isinstance(r, (int, float)) or not 0 <= r <= 1:
-        raise ValueError(f"recall must be a number in [0, 1], got {r!r}")
-    params["recall"] = float(r)
-    return _check_rel(params)
-
-
-def _check_mult(params: dict) -> dict:
-    mlt = params["mult"]
-    if not isinstance(mlt, (int, float)) or mlt <= 0:
-        raise ValueError(f"mult must be a positive number, got {mlt!r}")
-    params["mult"] = float(mlt)
-    return _check_rel(params)
-
-
-def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, validate=_check_rel,
-         aliases=()):
-    register(MeasureDef(name=name, compute=fn, params={"rel": None, **(params or {})}, cutoff=cutoff,
-                        aggregate=aggregate, description=desc, family="trec_eval", validate=validate),
+def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=()):
+    register(MeasureDef(name=name, compute=fn, params={"rel": REL, **(params or {})}, cutoff=cutoff,
+                        aggregate=aggregate, description=desc, family="trec_eval"),
              aliases=aliases)
 
 
@@ -366,7 +349,7 @@ _def("AP", _ap, "average precision (trec_eval map; AP@k = map_cut_k)", aliases=(
 _def("gm_map", _gm_ap, "AP stored per topic as log(max(AP, 1e-5)); summarised by the geometric mean",
      aggregate="gmean", cutoff="none", aliases=("GMAP", "gm_ap"))
 _def("Rprec", _rprec, "precision at R = number of relevant documents (Rprec_mult: at mult*R)",
-     cutoff="none", params={"mult": 1.0}, validate=_check_mult, aliases=("R-prec", "RPrec"))
+     cutoff="none", params={"mult": MULT}, aliases=("R-prec", "RPrec"))
 _def("Bpref", _bpref, "binary preference (Buckley & Voorhees 2004), trec_eval bpref", cutoff="none",
      aliases=("bpref", "BPref"))
 _def("infAP", _infap, "inferred AP (Yilmaz & Aslam), trec_eval infAP", cutoff="none")
@@ -376,17 +359,17 @@ _def("P", _precision, "precision at k (without @k: set_P = num_rel_ret / num_ret
 _def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
 _def("Success", _success, "1 if a relevant document is in the top k")
 _def("nDCG", _ndcg, "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
-     params={}, validate=None, aliases=("ndcg", "NDCG"))
+     params={}, aliases=("ndcg", "NDCG"))
 _def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
-     params={}, validate=None)
+     params={})
 _def("NumRet", _num_ret, "number of retrieved documents (summed over topics)", aggregate="sum",
-     params={}, validate=None, aliases=("num_ret",))
+     params={}, aliases=("num_ret",))
 _def("NumRel", _num_rel_k, "number of relevant documents in the qrels (summed over topics)",
      aggregate="sum", cutoff="none", aliases=("num_rel",))
 _def("NumRelRet", _num_rel_ret, "number of relevant documents retrieved (summed over topics)",
      aggregate="sum", aliases=("num_rel_ret",))
 _def("IPrec", _iprec, "interpolated precision at a recall level (trec_eval iprec_at_recall)",
-     cutoff="none", params={"recall": None}, validate=_check_recall)
+     cutoff="none", params={"recall": RECALL})
 _def("IPrecAvg", _iprec_avg, "interpolated precision averaged over 11 recall points (11pt_avg)",
      cutoff="none", aliases=("11pt_avg", "11-pt_avg"))
 

@@ -22,12 +22,14 @@ from .errors import (ColumnError, DuplicateError, EmptyOverlapError, InputError,
 from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
 from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E402
 from .reporting import Report, report  # noqa: E402
+from .uncertainty import flips, tie_sensitivity  # noqa: E402
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
 _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity",
          "axioms", "ndpm", "dask")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
+           "flips", "tie_sensitivity",
            "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
            "UnknownMeasureError", "MeasureParamError", "OptionError", "EmptyOverlapError", "report", "Report",

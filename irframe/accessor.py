@@ -158,11 +158,18 @@ class IrAccessor:
     def metric(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
                rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
                depth: int | None = None, gains: Mapping | None = None, judged_only: bool = False,
+               bounds: bool = False, unjudged_grade: float | None = None,
                **options: Any) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.evaluate`."""
+        """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.evaluate`.
+
+        ``order="expected"|"best"|"worst"`` gives tie-aware values (:mod:`irframe.measures.ties`);
+        ``bounds=True`` adds a ``bound`` dimension low/high/residual for unjudged documents
+        (:mod:`irframe.measures.unjudged`).
+        """
         from .evaluate import evaluate
         return evaluate(self._runs(), self._qrels(qrels), measures, rel_level=rel_level, order=order,
-                        complete=complete, depth=depth, gains=gains, judged_only=judged_only, **options)
+                        complete=complete, depth=depth, gains=gains, judged_only=judged_only,
+                        bounds=bounds, unjudged_grade=unjudged_grade, **options)
 
     def summary(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
                 missing: str = "skip", **options: Any) -> pd.DataFrame:

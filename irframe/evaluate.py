@@ -18,6 +18,9 @@ from .align import Aligned, align
 from ._version import __version__
 from .cube import make_cube
 from .measures import EvalContext, Measure, parse_measures
+from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
+from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_supported, label_free,
+                                labelled)
 from .params import REL_LEVEL, check_gains
 
 __all__ = ["evaluate", "evaluate_aligned", "list_measures"]
@@ -31,6 +34,7 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
              judged_only: bool = False, duplicates: str = "error",
              columns: Mapping[str, str] | None = None,
              qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
+             bounds: bool = False, unjudged_grade: float | None = None,
              **options: Any) -> xr.DataArray:
     """Evaluate every system of ``runs`` on every topic with the given measures.
 
@@ -52,8 +56,13 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     rel_level : float, default 1
         Binary relevance threshold: relevant ⇔ grade >= rel_level (trec_eval ``-l``).
         A measure's own ``rel=`` parameter overrides it.
-    order : {"trec_eval", "trec_eval10", "rank", "input"}
-        Document order inside a ranking (see docs/conventions.md).
+    order : {"trec_eval", "trec_eval10", "rank", "input", "expected", "best", "worst"}
+        Document order inside a ranking (see docs/conventions.md).  The tie-aware orders
+        treat documents with equal float32 scores as tied (trec_eval's ties):
+        ``"expected"`` gives the mean over all orders of the tied documents (closed forms,
+        McSherry & Najork, ECIR 2008), ``"worst"``/``"best"`` the extremes (tied documents
+        sorted by grade ascending/descending); see :mod:`irframe.measures.ties` for the measures
+        that support them.
     complete : bool
         Evaluate every qrels topic for every system (trec_eval ``-c``); missing rankings
         are empty and score 0.
@@ -71,14 +80,23 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
         two candidates).
     system : str, optional
         Name of the one system of a run without a system column (default ``"run"``).
+    bounds : bool
+        Add a ``bound`` dimension: ``low`` (every unjudged retrieved document
+        non-relevant, today's value), ``high`` (every one relevant at ``unjudged_grade``)
+        and ``residual`` = high − low; coordinate ``bound_exact`` tells per measure whether
+        low/high are the exact minimum/maximum over labellings (see :mod:`irframe.measures.unjudged`).
+    unjudged_grade : float, optional
+        Grade given to unjudged documents for ``high`` (default: the largest qrels grade, at
+        least ``rel_level``).
     **options
         Extra options consumed by specific measures (e.g. ``reference=`` for rarity).
 
     Returns
     -------
     xarray.DataArray
-        Dims ``("system", "topic", "measure")``; the ``measure`` coordinate holds the
-        strings as passed; NaN = not evaluated.  attrs record the options.
+        Dims ``("system", "topic", "measure")`` (plus ``"bound"`` with ``bounds=True``);
+        the ``measure`` coordinate holds the strings as passed; NaN = not evaluated.
+        attrs record the options.
 
     Examples
     --------
@@ -98,16 +116,33 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     0.3
     """
     specs = parse_measures(measures)
-    aligned = align(runs, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only,
+    if order in TIE_ORDERS:
+        check_tie_order(specs, order, None, check_gains(gains))   # before the (costly) alignment
+    aligned = align(runs, qrels, order="trec_eval" if order in TIE_ORDERS else order, depth=depth,
+                    complete=complete, judged_only=judged_only,
                     columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates, system=system)
-    return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains, **options)
+    return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains,
+                            order=order if order in TIE_ORDERS else None, bounds=bounds,
+                            unjudged_grade=unjudged_grade, **options)
 
 
 def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,
                      rel_level: float = 1, gains: Mapping[float, float] | None = None,
+                     order: str | None = None, bounds: bool = False, unjudged_grade: float | None = None,
                      **options: Any) -> xr.DataArray:
-    """Evaluate already aligned arrays (see :func:`irframe.align.align`)."""
+    """Evaluate already aligned arrays (see :func:`irframe.align.align`).
+
+    ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
+    applied to the aligned ranking, or None / the aligned order; ``bounds`` and
+    ``unjudged_grade`` as in :func:`evaluate`.
+    """
     specs = parse_measures(measures)
+    if order is not None and order != aligned.order:
+        if order not in TIE_ORDERS:
+            raise ValueError(f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
+                             f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards")
+    else:
+        order = None
     consumed = set().union(*(m.definition.options for m in specs))
     unknown = set(options) - consumed
     if unknown:
@@ -119,20 +154,52 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
                              "(read them with irframe.read_qrels(path, kind='diversity'))")
     rel_level = REL_LEVEL.check("rel_level", rel_level)
     gains = check_gains(gains)
-    ctx = EvalContext(aligned, {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options})
-    values = np.empty((aligned.n_groups, len(specs)))
-    for j, m in enumerate(specs):
-        v = np.asarray(m.definition.compute(ctx, m), dtype=np.float64)
-        if v.shape != (aligned.n_groups,):
-            raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
-        values[:, j] = v
-    attrs = {"order": aligned.order, "rel_level": rel_level, "complete": int(aligned.complete),
+    if order is not None:
+        check_tie_order(specs, order, aligned, gains)
+    opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
+    if bounds:
+        check_bounds_supported(specs)
+    values = _values(aligned, specs, opts, order)
+    attrs = {"order": order or aligned.order, "rel_level": rel_level, "complete": int(aligned.complete),
              "depth": -1 if aligned.depth is None else int(aligned.depth),
              "judged_only": int(aligned.judged_only),
              "gains": "" if not gains else ",".join(f"{k}={v}" for k, v in sorted(gains.items())),
              "irframe_version": __version__}
-    return make_cube(aligned, values, [m.label for m in specs],
-                     [m.definition.aggregate for m in specs], attrs)
+    labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
+    low = make_cube(aligned, values, labels, aggs, attrs)
+    if not bounds:
+        return low
+    grade = bound_grade(aligned, unjudged_grade, rel_level)
+    high = _values(labelled(aligned, grade), specs, opts, order)
+    for j, m in enumerate(specs):
+        if label_free(m):
+            high[:, j] = values[:, j]
+    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, attrs), [bound_exact(m) for m in specs], grade)
+
+
+def _bounds_cube(low: xr.DataArray, high: xr.DataArray, exact: list[bool], grade: float) -> xr.DataArray:
+    """Stack low/high cubes into one with a ``bound`` dimension (low, high, residual)."""
+    out = xr.concat([low, high, high - low], dim=pd.Index(list(BOUNDS), name="bound"))
+    out = out.transpose("system", "topic", "measure", "bound")
+    out = out.assign_coords(bound_exact=("measure", np.asarray(exact, dtype=bool)))
+    out.attrs = {**low.attrs, "unjudged_grade": grade}
+    out.name = "score"
+    return out
+
+
+def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | None) -> np.ndarray:
+    """Run every measure's kernel over the groups of ``aligned`` → (G × M) values."""
+    if order in ("best", "worst"):
+        aligned = order_ties(aligned, order)
+    ctx = EvalContext(aligned, opts)
+    values = np.empty((aligned.n_groups, len(specs)))
+    for j, m in enumerate(specs):
+        v = expected_values(ctx, m) if order == "expected" else m.definition.compute(ctx, m)
+        v = np.asarray(v, dtype=np.float64)
+        if v.shape != (aligned.n_groups,):
+            raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
+        values[:, j] = v
+    return values
 
 
 def list_measures() -> pd.DataFrame:

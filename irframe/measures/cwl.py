@@ -275,7 +275,12 @@ def _rankings(ctx: EvalContext, m: Measure) -> Rankings:
     def build():
         a = ctx.aligned
         g = gain_values(a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0)
-        gain = dense(a, np.nan_to_num(g, nan=0.0), D, 0.0)
+        # padding after the end of a ranking: gain 0, or in the all-relevant labelling of
+        # irframe.measures.unjudged the gain of the stated grade (cwl_eval's best case)
+        fill = a.extras.get("unjudged_grade")
+        pad = 0.0 if fill is None else float(gain_values(np.array([fill]), rule, qrels_grades=a.qrels_grades_all,
+                                                              max_gain=np.inf, min_gain=-np.inf)[0])
+        gain = dense(a, np.nan_to_num(g, nan=0.0), D, pad)
         return Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
     return ctx.memo(("cwl_rankings", D, key), build)
 
@@ -339,22 +344,41 @@ P_RBP = Param("float", 0.8, low=0, high=1, high_open=True, description="persiste
 REL_RBP = Param("float", None, description="binary threshold: r = 1 iff grade >= rel (default: graded r = grade)")
 
 
-def _rbp(ctx: EvalContext, m: Measure) -> np.ndarray:
-    a = ctx.aligned
-    p = m.param("p")
-    rel = m.param("rel")
-    grade = a.row_rel
+def rbp_gains(grade: np.ndarray, rel: float | None) -> np.ndarray:
+    """RBP's per-document gain: binary (grade >= rel) or graded (the grade when positive)."""
     with np.errstate(invalid="ignore"):
         if rel is None:
             r = np.where(grade > 0, grade, 0.0)
         else:
             r = (grade >= rel).astype(np.float64)
-    r = np.nan_to_num(r, nan=0.0)
+    return np.nan_to_num(r, nan=0.0)
+
+
+def rbp_tail(ctx: EvalContext, m: Measure) -> np.ndarray | float:
+    """RBP mass of the positions after the end of each ranking (up to the cutoff) when they
+    are unjudged documents of the stated grade (the ``high`` bound, Moffat & Zobel 2008); 0 otherwise."""
+    a = ctx.aligned
+    fill = a.extras.get("unjudged_grade")
+    if fill is None:
+        return 0.0
+    p = m.param("p")
+    r = float(rbp_gains(np.array([fill]), m.param("rel"))[0])
+    n = a.group_len.astype(np.float64)
+    tail = np.power(p, n)
+    if m.cutoff is not None:
+        tail = np.where(n < m.cutoff, tail - p ** m.cutoff, 0.0)
+    return r * tail
+
+
+def _rbp(ctx: EvalContext, m: Measure) -> np.ndarray:
+    a = ctx.aligned
+    p = m.param("p")
+    r = rbp_gains(a.row_rel, m.param("rel"))
     w = (1.0 - p) * np.power(p, (a.row_rank - 1).astype(np.float64))
     contrib = r * w
     if m.cutoff is not None:
         contrib = np.where(a.row_rank <= m.cutoff, contrib, 0.0)
-    return segment_sum(contrib, a.offsets)
+    return segment_sum(contrib, a.offsets) + rbp_tail(ctx, m)
 
 
 GMAX_ERR = Param("float", 4, low=0, low_open=True, description="largest grade (gdeval uses 4)")

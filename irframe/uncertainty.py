@@ -1,0 +1,136 @@
+"""How uncertain a score is: unjudged documents and tied scores, as reports.
+
+* :func:`flips` — pairs of systems whose order could change if the unjudged documents were
+  judged (from a cube of ``evaluate(..., bounds=True)``, see :mod:`irframe.measures.unjudged`);
+* :func:`tie_sensitivity` — how much each score moves with the order of tied documents
+  (``order="trec_eval" | "worst" | "expected" | "best"``, see :mod:`irframe.measures.ties`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .align import align, segment_sum
+from .cube import summarize
+from .evaluate import evaluate_aligned
+from .measures import parse_measure, parse_measures
+from .measures.ties import tie_groups
+
+__all__ = ["flips", "tie_sensitivity"]
+
+
+def flips(cube: xr.DataArray, missing: str = "common") -> pd.DataFrame:
+    """Pairs of systems whose order by mean score could flip within the bounds.
+
+    For every measure and ordered pair (system, other) where ``system`` is ahead of
+    ``other`` by the mean of ``low`` (today's values), the order is *safe* when the
+    smallest possible lead, mean low of ``system`` − mean high of ``other``, is positive;
+    otherwise the pair is marked ``could_flip``.  With ``bound_exact`` measures this is
+    conservative (each system's extremes are taken independently, although one labelling
+    is shared); for the other measures low/high are not extremes and the mark is indicative.
+    For measures where lower is better the roles of low and high swap.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        A cube from ``evaluate(..., bounds=True)``.
+    missing : {"common", "skip", "zero"}
+        Topic policy for the means (see :func:`irframe.summarize`); default the topics
+        every system was evaluated on.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (measure, system, other) with ``system`` ahead: ``low``, ``low_other``,
+        ``high_other``, ``lead`` (observed), ``min_lead`` and ``could_flip``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import irframe as irf
+    >>> run = pd.DataFrame({"system": ["a", "a", "b", "b"], "topic": "1", "doc": ["x", "y", "x", "u"],
+    ...                     "score": [2., 1, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 1]})
+    >>> f = irf.flips(irf.evaluate(run, qrels, "P@2", bounds=True))
+    >>> f[["system", "other", "lead", "min_lead", "could_flip"]].to_dict("records")
+    [{'system': 'a', 'other': 'b', 'lead': 0.5, 'min_lead': 0.0, 'could_flip': True}]
+    """
+    if "bound" not in cube.dims:
+        raise ValueError("flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)")
+    lo = summarize(cube.sel(bound="low", drop=True), missing=missing)
+    hi = summarize(cube.sel(bound="high", drop=True), missing=missing)
+    lower_better = {str(m): bool(_lower_is_better(str(m))) for m in cube.measure.values}
+    rows = []
+    systems = list(lo.index)
+    for meas in lo.columns:
+        a_lo, a_hi = lo[meas].to_numpy(), hi[meas].to_numpy()
+        worst, best = np.minimum(a_lo, a_hi), np.maximum(a_lo, a_hi)
+        sign = -1.0 if lower_better[meas] else 1.0
+        for i, s in enumerate(systems):
+            for j, o in enumerate(systems):
+                lead = sign * (a_lo[i] - a_lo[j])
+                if i == j or not lead > 0:
+                    continue
+                min_lead = (worst[i] - best[j]) if sign > 0 else (worst[j] - best[i])
+                rows.append({"measure": meas, "system": s, "other": o, "low": a_lo[i], "low_other": a_lo[j],
+                             "high_other": a_hi[j], "lead": float(lead), "min_lead": float(min_lead),
+                             "could_flip": bool(min_lead <= 0)})
+    cols = ["measure", "system", "other", "low", "low_other", "high_other", "lead", "min_lead", "could_flip"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _lower_is_better(label: str) -> bool:
+    try:
+        return bool(parse_measure(label).definition.properties.get("lower_is_better", False))
+    except Exception:  # pragma: no cover - labels come from evaluate
+        return False
+
+
+def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options) -> pd.DataFrame:
+    """How much each score moves with the order of tied documents.
+
+    Evaluates ``measures`` once per order — trec_eval's tie-break, the expected value over
+    tie orders, the worst and the best order — on one alignment.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, topic, measure): ``trec_eval``, ``worst``, ``expected``,
+        ``best``, ``spread`` = best − worst and ``tied_docs`` (documents of the ranking
+        that share their score with another), sorted by ``spread`` descending.  Group it
+        by system (``.groupby(["system", "measure"]).spread.mean()``) for a per-system view.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import irframe as irf
+    >>> run = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b"], "score": [1.0, 1.0]})
+    >>> qrels = pd.DataFrame({"topic": "1", "doc": ["a"], "rel": [1]})
+    >>> irf.tie_sensitivity(run, qrels, ["RR"])[["trec_eval", "worst", "expected", "best", "spread"]]
+       trec_eval  worst  expected  best  spread
+    0        0.5    0.5      0.75   1.0     0.5
+    """
+    specs = parse_measures(measures)
+    align_keys = ("depth", "complete", "judged_only", "columns", "duplicates")
+    akw = {k: options.pop(k) for k in align_keys if k in options}
+    if "qrels_columns" in options:
+        akw["qrels_columns_"] = options.pop("qrels_columns")
+    aligned = align(runs, qrels, order="trec_eval", **akw)
+    cubes = {o: evaluate_aligned(aligned, specs, order=o, **options)
+             for o in ("trec_eval", "worst", "expected", "best")}
+    ties = tie_groups(aligned)
+    tied = segment_sum((ties.size[ties.tie] > 1).astype(np.float64), aligned.offsets)
+    n_tied = np.full((len(aligned.systems), len(aligned.topics)), np.nan)
+    n_tied[aligned.group_system, aligned.group_topic] = tied
+    frames = []
+    for o, c in cubes.items():
+        frames.append(c.to_series().rename(o))
+    df = pd.concat(frames, axis=1).dropna(how="all").reset_index()
+    df = df.drop(columns=[c for c in ("aggregate",) if c in df.columns])
+    df["spread"] = df["best"] - df["worst"]
+    tmap = pd.DataFrame(n_tied, index=pd.Index(aligned.systems, name="system"),
+                        columns=pd.Index(aligned.topics, name="topic")).stack().rename("tied_docs")
+    df = df.merge(tmap.reset_index(), on=["system", "topic"], how="left")
+    return df.sort_values(["spread", "system", "topic"], ascending=[False, True, True], kind="stable") \
+             .reset_index(drop=True)

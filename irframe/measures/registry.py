@@ -70,8 +70,8 @@ class MeasureDef:
         Extra keyword options of ``evaluate`` this measure consumes (e.g. ``"reference"``).
     description : str
         One line shown by :func:`irframe.list_measures`.
-    missing_value : float
-        Value of an empty ranking where the generic kernel would give NaN (documentation).
+    family : str
+        Group shown by :func:`irframe.list_measures` (e.g. ``"trec"``, ``"cwl"``).
     properties : mapping
         Free-form facts other modules may use (axiom checker, C/W/L/A flags).
     validate : callable, optional

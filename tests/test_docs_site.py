@@ -1,0 +1,54 @@
+"""The documentation site builds with ``mkdocs build --strict`` (broken links, missing
+references and docstring problems fail) and contains the API reference and the notebooks.
+
+Needs the ``docs`` extra (also part of the ``test`` extra); skips without mkdocs, fails
+with ``CI=true`` (see ``conftest.reference_module``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import reference_module
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+@pytest.mark.docs
+def test_mkdocs_build_strict(tmp_path):
+    for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "mkdocs_jupyter"):
+        reference_module(module)
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
+                           "-d", str(site)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    # the API reference is generated from the docstrings
+    api_pages = sorted(p.stem for p in (ROOT / "docs" / "api").glob("*.md"))
+    assert {"irframe", "stats", "reporting", "schema", "io"} <= set(api_pages)
+    for name in api_pages:
+        html = (site / "api" / name / "index.html").read_text(encoding="utf-8")
+        assert "doc-heading" in html, f"api/{name}: no rendered object"
+    core = (site / "api" / "irframe" / "index.html").read_text(encoding="utf-8")
+    for text in ("rel_level", "Evaluate every system of", "A results table of a score cube"):
+        assert text in core
+    # every notebook and every page is rendered
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        assert (site / "notebooks" / nb.stem / "index.html").is_file(), nb.name
+    for page in (ROOT / "docs").glob("*.md"):
+        want = site / "index.html" if page.stem == "index" else site / page.stem / "index.html"
+        assert want.is_file(), page.name
+
+
+def test_test_extra_includes_the_docs_extra():
+    """CI installs only ``.[test]``: the site build must not be skipped there."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(extras["docs"]) <= set(extras["test"])

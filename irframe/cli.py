@@ -1,93 +1,180 @@
-"""Command line: ``irframe eval QRELS RUN... [options]`` — trec_eval's output, irframe's measures.
+"""Command line: ``irframe eval [trec_eval options] QRELS RUN [RUN...]`` — trec_eval's output.
 
-Each RUN file is evaluated on its own, as trec_eval does for one file (its run id is
-the tag of the file's last line, as trec_eval reports it).  Measures are given as
-irframe strings (``AP``, ``nDCG@10``) or trec_eval names (``map``, ``P_10``) and are
-printed as given.  The default measures are trec_eval's default set.
+``irframe eval`` takes trec_eval's command line and prints what trec_eval prints, byte
+for byte: the same options (``-q -c -n -J -v -h``, ``-m measure[.params]`` once per
+measure and repeatable, ``-l N``, ``-M N``, ``-N N``, ``-D level[.qid]``, ``-R format``,
+``-T format``, ``-Z file``, ``-o`` and the long forms ``--query_eval_wanted``,
+``--measure``, ``--complete_rel_info_wanted``, ``--level_for_rel``, ``--nosummary``,
+``--Debug_level``, ``--Judged_docs_only``, ``--Number_docs_in_coll``,
+``--Max_retrieved_per_topic``, ``--Rel_info_format``, ``--Results_format``, ``--Zscore``),
+options anywhere on the line (GNU getopt), ``-`` for a run read from standard input,
+trec_eval's measure syntax and nicknames (see :mod:`irframe.measures.trec_eval_syntax`),
+its print order and ``%-22s\\t%s\\t%6.4f`` lines, its error messages and exit statuses.
+``--trec-eval-version 10.0`` reproduces 10.0 instead of 9.0.8 (the default).
 
-Output (``--format trec``, the default) reproduces trec_eval's layout byte for byte:
-``"%-22s\\t%s\\t%6.4f"`` lines (counts as integers), a ``runid`` and a ``num_q`` line
-before the summary, per-topic lines first with ``-q``.  ``--format csv`` / ``json``
-give tidy rows ``run, topic, measure, value``.
+irframe's extras, which never change the trec_eval-compatible output:
+
+- several RUN files: each is evaluated and printed in turn, as separate trec_eval calls;
+- ``-m`` with an irframe measure string (``-m nDCG@10``, ``-m "RBP(p=0.8)"``): printed as
+  given, after trec_eval's measures;
+- ``--format csv`` / ``--format json``: tidy rows ``run, topic, measure, value`` (JSON is
+  strict: numbers, never NaN);
+- ``--order {trec_eval,trec_eval10,rank,input}``: another document order.
 
 Examples
 --------
 ::
 
-    irframe eval qrels.txt run1.gz run2.gz
-    irframe eval qrels.txt run.txt -q -m AP nDCG@10 P_10
-    python -m irframe eval qrels.txt runs/*.gz -m map --format csv > results.csv
+    irframe eval qrels.txt run.gz
+    irframe eval -q -m map -m P.5,10 qrels.txt run.gz
+    irframe eval qrels.txt runs/*.gz -m ndcg_cut.10 --format csv > results.csv
+    zcat run.gz | irframe eval -m all_trec qrels.txt -
 """
 
 from __future__ import annotations
 
-import argparse
+import getopt
 import json
 import math
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-import numpy as np
-import pandas as pd
+__all__ = ["main", "format_trec_line", "parse_eval_args", "USAGE", "TREC_EVAL_DEFAULT"]
 
-__all__ = ["main", "build_parser", "TREC_EVAL_DEFAULT", "format_trec_line"]
-
-#: trec_eval 9.0.8's default measure set (after ``runid`` and ``num_q``), in its order.
+#: trec_eval's default (``official``) values after ``runid`` and ``num_q``, in its print order.
 TREC_EVAL_DEFAULT: tuple[str, ...] = (
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     *(f"iprec_at_recall_{k / 10:.2f}" for k in range(11)),
     *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )
 
+USAGE = ("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
+         "   -h: Give full help information, including other options\n"
+         "   -q: In addition to summary evaluation, give evaluation for each query\n"
+         "   -m: calculate and print measures indicated by 'measure'\n"
+         "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n")
+
+_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
+_LONG = {  # trec_eval's long options → short letter (None: irframe's own)
+    "help": "h", "version": "v", "query_eval_wanted": "q", "measure=": "m",
+    "complete_rel_info_wanted": "c", "level_for_rel=": "l", "nosummary": "n", "Debug_level=": "D",
+    "Judged_docs_only": "J", "Number_docs_in_coll=": "N", "Max_retrieved_per_topic=": "M",
+    "Rel_info_format=": "R", "Results_format=": "T", "Output_old_results_format=": "o", "Zscore=": "Z",
+    "format=": None, "order=": None, "trec-eval-version=": None,
+}
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+FORMATS = ("trec", "csv", "json")
+VERSION_TEXT = {"9.0.8": "9.0.7", "10.0": "10.0-rc3"}  # what each release's binary prints for -v
+
+HELP = f"""irframe eval: trec_eval's command line on irframe's measures.
+
+{USAGE}
+Options (trec_eval's): -q per-topic values; -m measure[.params] (repeat it; nicknames
+official, all_trec, set); -c average over every qrels topic; -l N relevance level; -n no
+summary; -M N keep the top N documents; -J judged documents only; -N N documents in the
+collection (utility); -D level[.qid] evaluate one topic; -R qrels; -T trec_results;
+-Z file z-scores; -v version; -h this help. A RUN of '-' is read from standard input.
+
+irframe's options: several RUN files; -m with irframe measures (nDCG@10, RBP(p=0.8));
+--format trec|csv|json; --order trec_eval|trec_eval10|rank|input;
+--trec-eval-version 9.0.8|10.0 (default 9.0.8).
+"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``irframe`` command."""
-    p = argparse.ArgumentParser(prog="irframe", description="Offline IR evaluation (trec_eval-compatible).")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    e = sub.add_parser(
-        "eval", help="evaluate run files against qrels (trec_eval's output)",
-        description="Evaluate TREC run files against qrels; output like trec_eval 9.0.8.",
-        epilog="Put -m after the files or repeat it: 'irframe eval q run -m AP nDCG@10' or "
-               "'irframe eval -m AP -m P_10 q run'.")
-    e.add_argument("qrels", help="qrels file (topic iter doc rel; .gz read transparently)")
-    e.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); each is evaluated separately")
-    e.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help="measure(s): irframe strings (AP, nDCG@10, P(rel=2)@10) or trec_eval names "
-                        "(map, P_10, ndcg_cut_10); default: trec_eval's default set")
-    e.add_argument("-q", dest="per_topic", action="store_true", help="also print per-topic values")
-    e.add_argument("-c", dest="complete", action="store_true",
-                   help="average over all qrels topics; topics missing from a run score 0")
-    e.add_argument("-l", dest="rel_level", type=float, default=1, metavar="N",
-                   help="relevance level: relevant <=> grade >= N (default 1)")
-    e.add_argument("-M", dest="depth", type=int, default=None, metavar="N",
-                   help="evaluate only the top N documents of each ranking")
-    e.add_argument("-J", dest="judged_only", action="store_true",
-                   help="drop unjudged documents before evaluating")
-    e.add_argument("--order", choices=ORDERS, default="trec_eval",
-                   help="document order in a ranking (default: trec_eval's: score as float32 "
-                        "descending, ties by docno descending)")
-    e.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
-                   help="output format (default trec)")
-    return p
+class UsageError(Exception):
+    """A command line trec_eval would reject with its usage message (exit 1)."""
+
+
+def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
+    """Parse ``irframe eval``'s arguments with trec_eval's GNU getopt semantics.
+
+    Returns a dict of options; raises :class:`UsageError` (message for stderr) on bad usage.
+
+    Examples
+    --------
+    >>> o = parse_eval_args(["-q", "qrels", "-m", "map", "run", "-l2", "--nosummary"])
+    >>> o["files"], o["measures"], o["per_topic"], o["rel_level"], o["summary"]
+    (['qrels', 'run'], ['map'], True, 2, False)
+    """
+    from .measures.trec_eval_syntax import c_atol
+    longs = list(_LONG)
+    try:
+        opts, files = getopt.gnu_getopt(list(argv), _SHORT, longs)
+    except getopt.GetoptError as e:
+        opt = e.opt
+        if opt and len(opt) == 1:
+            msg = f"irframe: invalid option -- '{opt}'\n" if "not recognized" in e.msg else \
+                f"irframe: option requires an argument -- '{opt}'\n"
+        else:
+            msg = f"irframe: {e.msg}\n"
+        raise UsageError(msg + USAGE) from None
+    o: dict[str, Any] = {"help": False, "version": False, "per_topic": False, "measures": [], "complete": False,
+                         "rel_level": 1, "summary": True, "debug_level": 0, "debug_query": None,
+                         "judged_only": False, "num_docs": 0, "depth": None, "rel_format": "qrels",
+                         "results_format": "trec_results", "zscores": None, "format": "trec", "order": None,
+                         "trec_eval_version": "9.0.8", "files": files}
+    for flag, val in opts:
+        key = flag.lstrip("-")
+        if flag.startswith("--"):
+            letter = _LONG.get(key, _LONG.get(key + "="))
+            if letter is None:
+                if key == "format":
+                    if val not in FORMATS:
+                        raise UsageError(f"irframe: --format must be one of {', '.join(FORMATS)}\n")
+                    o["format"] = val
+                elif key == "order":
+                    if val not in ORDERS:
+                        raise UsageError(f"irframe: --order must be one of {', '.join(ORDERS)}\n")
+                    o["order"] = val
+                else:
+                    if val not in VERSION_TEXT:
+                        raise UsageError("irframe: --trec-eval-version must be 9.0.8 or 10.0\n")
+                    o["trec_eval_version"] = val
+                continue
+            key = letter
+        if key == "h":
+            o["help"] = True
+        elif key == "v":
+            o["version"] = True
+        elif key == "q":
+            o["per_topic"] = True
+        elif key == "m":
+            o["measures"].append(val)
+        elif key == "c":
+            o["complete"] = True
+        elif key == "l":
+            o["rel_level"] = c_atol(val)
+        elif key == "n":
+            o["summary"] = False
+        elif key == "D":
+            level, dot, qid = val.partition(".")
+            o["debug_level"], o["debug_query"] = c_atol(level), (qid if dot else None)
+        elif key == "J":
+            o["judged_only"] = True
+        elif key == "N":
+            o["num_docs"] = c_atol(val)
+        elif key == "M":
+            o["depth"] = c_atol(val)
+        elif key == "R":
+            o["rel_format"] = val
+        elif key == "T":
+            o["results_format"] = val
+        elif key == "Z":
+            o["zscores"] = val
+    return o
 
 
 # --------------------------------------------------------------------------------------
 # formatting
 # --------------------------------------------------------------------------------------
 
-def _value_text(value: Any, integer: bool) -> str:
-    if isinstance(value, str):
-        return value
-    v = float(value)
-    if integer and math.isfinite(v):
-        return str(int(round(v)))
-    return f"{v:6.4f}"
+def _c_long(v: float) -> int:
+    """C's ``(long) x``: truncation toward zero."""
+    return int(math.trunc(v)) if math.isfinite(v) else 0
 
 
-def format_trec_line(name: str, topic: str, value: Any, integer: bool = False) -> str:
+def format_trec_line(name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False) -> str:
     """One line of trec_eval output: ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts).
 
     Examples
@@ -97,119 +184,155 @@ def format_trec_line(name: str, topic: str, value: Any, integer: bool = False) -
     >>> format_trec_line("num_ret", "301", 500.0, integer=True)
     'num_ret               \\t301\\t500'
     """
-    return f"{name:<22}\t{topic}\t{_value_text(value, integer)}"
-
-
-def _tidy(run_id: str, cube, summary: pd.Series, per_topic_topics: Sequence[str] | None,
-          num_q: int) -> list[dict[str, Any]]:
-    """Rows (run, topic, measure, value, integer) in trec_eval's print order."""
-    measures = [str(m) for m in cube.coords["measure"].values]
-    aggs = [str(a) for a in cube.coords["aggregate"].values] if "aggregate" in cube.coords \
-        else ["mean"] * len(measures)
-    rows: list[dict[str, Any]] = []
-    if per_topic_topics is not None:
-        values = cube.isel(system=0).transpose("topic", "measure")
-        topics = [str(t) for t in values.coords["topic"].values]
-        data = values.values
-        index = {t: i for i, t in enumerate(topics)}
-        for t in per_topic_topics:
-            i = index[t]
-            for j, (m, a) in enumerate(zip(measures, aggs)):
-                if a == "gmean":  # trec_eval prints geometric means in the summary only
-                    continue
-                v = data[i, j]
-                if np.isnan(v):
-                    continue
-                rows.append({"run": run_id, "topic": t, "measure": m, "value": float(v),
-                             "integer": a == "sum"})
-    rows.append({"run": run_id, "topic": "all", "measure": "num_q", "value": num_q, "integer": True})
-    for m, a in zip(measures, aggs):
-        rows.append({"run": run_id, "topic": "all", "measure": m, "value": float(summary[m]),
-                     "integer": a == "sum"})
-    return rows
-
-
-def _evaluate_file(path: str, qrels: pd.DataFrame, measures: list[str], args) -> list[dict[str, Any]]:
-    import irframe
-    from .io import read_run
-
-    run = read_run(path)
-    run_id = str(run["system"].iloc[-1])          # trec_eval: the tag of the last line
-    run["system"] = pd.Categorical([run_id] * len(run))
-    cube = irframe.evaluate(run, qrels, measures, rel_level=args.rel_level, order=args.order,
-                            complete=args.complete, depth=args.depth, judged_only=args.judged_only)
-    summary = irframe.summarize(cube, missing="skip").iloc[0]
-    evaluated = ~np.isnan(cube.isel(system=0).values).all(axis=1)       # per topic
-    topics = [str(t) for t in cube.coords["topic"].values]
-    num_q = int(evaluated.sum())
-    per_topic = None
-    if args.per_topic:
-        # trec_eval 9.0.8 prints per-topic lines only for topics the run retrieved for,
-        # also with -c (the missing topics only count in the averages).
-        in_run = set(run["topic"].astype(str).unique())
-        per_topic = sorted((t for t, ok in zip(topics, evaluated) if ok and t in in_run),
-                           key=lambda s: s.encode("utf-8"))
-    return _tidy(run_id, cube, summary, per_topic, num_q)
-
-
-def _write(rows: list[dict[str, Any]], fmt: str, out: TextIO, first: bool) -> None:
-    if fmt == "trec":
-        lines = []
-        for r in rows:
-            if r["topic"] == "all" and r["measure"] == "num_q":
-                lines.append(format_trec_line("runid", "all", r["run"]))
-            lines.append(format_trec_line(r["measure"], r["topic"], r["value"], r["integer"]))
-        out.write("\n".join(lines) + "\n")
-    elif fmt == "csv":
-        df = pd.DataFrame([{k: r[k] for k in ("run", "topic", "measure", "value")} for r in rows])
-        df.to_csv(out, index=False, header=first, lineterminator="\n", float_format="%.17g")
+    prefix = "Z" if zscore else ""
+    if isinstance(value, str):
+        text = value
+    elif integer and not zscore:
+        text = str(_c_long(float(value)))
     else:
-        raise ValueError(fmt)  # json is written once, at the end
-
-
-def _eval(args, out: TextIO) -> int:
-    from .io import read_qrels
-
-    measures = list(args.measures) if args.measures else list(TREC_EVAL_DEFAULT)
-    qrels = read_qrels(args.qrels)
-    everything: list[dict[str, Any]] = []
-    for k, path in enumerate(args.runs):
-        rows = _evaluate_file(path, qrels, measures, args)
-        if args.format == "json":
-            everything.extend(rows)
+        v = float(value)
+        if math.isnan(v):  # C's printf: "nan" or "-nan" by the sign bit
+            text = f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
         else:
-            _write(rows, args.format, out, first=k == 0)
-    if args.format == "json":
-        json.dump([{k: (int(r["value"]) if r["integer"] else r["value"]) if k == "value" else r[k]
-                    for k in ("run", "topic", "measure", "value")} for r in everything],
-                  out, indent=1, allow_nan=True)
+            text = f"{v:6.4f}"
+    return f"{prefix}{name:<22}\t{topic}\t{text}"
+
+
+def _line_text(line) -> str:
+    if line.kind == "relstring":
+        return f"{line.name:<22}\t{line.topic}\t'{line.value}'"
+    return format_trec_line(line.name, line.topic, line.value,
+                            integer=line.kind in ("long", "extra_long", "runid"), zscore=line.zscore)
+
+
+def _json_value(line) -> Any:
+    if isinstance(line.value, str):
+        return line.value
+    v = float(line.value)
+    if not math.isfinite(v):
+        return None
+    if line.kind in ("long", "extra_long") and not line.zscore:
+        return _c_long(v)
+    return v
+
+
+# --------------------------------------------------------------------------------------
+# the eval command
+# --------------------------------------------------------------------------------------
+
+def _read_run(path: str):
+    from .io import read_run
+    if path == "-":
+        import io
+        data = sys.stdin.buffer.read()
+        return read_run(io.BytesIO(data))
+    return read_run(path)
+
+
+def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
+    from .errors import IrframeError
+    from .io import read_qrels
+    from .treceval import TrecEvalError, read_zscores, trec_eval_values
+
+    try:
+        o = parse_eval_args(argv)
+    except UsageError as e:
+        err.write(str(e))
+        return 1
+    if o["version"]:
+        err.write(f"trec_eval version {VERSION_TEXT[o['trec_eval_version']]}\n")
+        return 0
+    if o["help"]:
+        out.write(HELP)
+        return 0
+    files = o["files"]
+    if len(files) < 2:
+        err.write(USAGE)
+        return 1
+    qrels_path, run_paths = files[0], files[1:]
+    if o["rel_format"] != "qrels":
+        err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n" if o["rel_format"] not in
+                  ("prefs", "qrels_prefs", "qrels_jg") else
+                  f"irframe eval: -R {o['rel_format']} is not supported yet (qrels only)\n")
+        return 2
+    if o["results_format"] != "trec_results":
+        err.write(f"trec_eval: Illegal retrieval results format '{o['results_format']}'\n")
+        return 2
+    try:
+        qrels = read_qrels(qrels_path)
+    except (IrframeError, ValueError, OSError) as e:
+        err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{qrels_path}'\n")
+        return 2
+    zscores = None
+    if o["zscores"] is not None:
+        try:
+            zscores = read_zscores(o["zscores"])
+        except (TrecEvalError, OSError) as e:
+            err.write(f"{e}\n")
+            return 2
+    rows: list[dict[str, Any]] = []
+    for k, path in enumerate(run_paths):
+        try:
+            run = _read_run(path)
+        except (IrframeError, ValueError, OSError) as e:
+            err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n")
+            return 2
+        try:
+            lines = trec_eval_values(
+                qrels, run, o["measures"], version=o["trec_eval_version"], per_topic=o["per_topic"],
+                complete=o["complete"], rel_level=o["rel_level"], depth=o["depth"],
+                judged_only=o["judged_only"], num_docs_in_coll=o["num_docs"], summary=o["summary"],
+                debug_query=o["debug_query"], zscores=zscores, order=o["order"])
+        except TrecEvalError as e:
+            err.write(f"{e}\n")
+            return e.status
+        except (IrframeError, ValueError, KeyError, TypeError) as e:
+            msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+            err.write(f"irframe: error: {msg}\n")
+            return 1
+        if o["format"] == "trec":
+            if lines:
+                out.write("\n".join(_line_text(x) for x in lines) + "\n")
+        else:
+            run_id = next((x.value for x in lines if x.kind == "runid"), None) or str(run["system"].iloc[-1])
+            rows.extend({"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
+                        for x in lines if x.kind != "runid")
+    if o["format"] == "csv":
+        import csv
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["run", "topic", "measure", "value"])
+        for r in rows:
+            v = r["value"]
+            w.writerow([r["run"], r["topic"], r["measure"], "" if v is None else
+                        (repr(v) if isinstance(v, float) else v)])
+    elif o["format"] == "json":
+        json.dump(rows, out, indent=1, allow_nan=False)
         out.write("\n")
     return 0
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of the ``irframe`` console script (and ``python -m irframe``).
 
-    Returns the exit status: 0 on success, 1 on bad input (the error is printed to
-    stderr as ``irframe: error: ...``), 2 on a usage error.
+    Returns the exit status: 0 on success; otherwise trec_eval's status for the same
+    failure (1: usage or unknown measure, 2: unreadable input or bad measure parameters,
+    4: 10.0 and a qrels topic missing from the run, 7: no topic with both results and
+    relevance information).
     """
     out = sys.stdout if out is None else out
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(out)
+    err = sys.stderr if err is None else err
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        out.write("usage: irframe eval [trec_eval options] QRELS RUN [RUN...]\n\n" + HELP)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command != "eval":
+        err.write(f"irframe: unknown command {command!r}; try 'irframe eval -h'\n")
         return 2
     try:
-        if args.command == "eval":
-            return _eval(args, out)
+        return _eval(rest, out, err)
     except BrokenPipeError:  # pragma: no cover - e.g. `irframe eval ... | head`
         return 0
-    except (ValueError, KeyError, OSError, TypeError) as e:
-        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-        print(f"irframe: error: {msg}", file=sys.stderr)
-        return 1
-    parser.error(f"unknown command {args.command!r}")  # pragma: no cover
-    return 2  # pragma: no cover
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,16 +48,18 @@ def test_default_measures_are_trec_evals():
     assert tuple(names[2:]) == cli.TREC_EVAL_DEFAULT
 
 
-def test_parser():
-    p = cli.build_parser()
-    a = p.parse_args(["eval", "q", "r1", "r2", "-m", "AP", "nDCG@10", "-m", "P_10", "-q", "-c",
-                      "-l", "2", "-M", "100", "-J", "--order", "rank", "--format", "csv"])
-    assert a.qrels == "q" and a.runs == ["r1", "r2"]
-    assert a.measures == ["AP", "nDCG@10", "P_10"]
-    assert a.per_topic and a.complete and a.judged_only
-    assert (a.rel_level, a.depth, a.order, a.format) == (2, 100, "rank", "csv")
-    with pytest.raises(SystemExit):
-        p.parse_args(["eval", "q", "r", "--order", "sideways"])
+def test_parser_getopt_semantics():
+    """trec_eval's GNU getopt: options anywhere, -m takes exactly one value, attached values."""
+    o = cli.parse_eval_args(["q", "-m", "AP", "r1", "-mP.5,10", "r2", "-q", "-c", "-l2", "-M", "100", "-J",
+                             "--order", "rank", "--format", "csv", "--nosummary", "--level_for_rel", "3"])
+    assert o["files"] == ["q", "r1", "r2"]
+    assert o["measures"] == ["AP", "P.5,10"]
+    assert o["per_topic"] and o["complete"] and o["judged_only"] and not o["summary"]
+    assert (o["rel_level"], o["depth"], o["order"], o["format"]) == (3, 100, "rank", "csv")
+    with pytest.raises(cli.UsageError):
+        cli.parse_eval_args(["q", "r", "--order", "sideways"])
+    with pytest.raises(cli.UsageError, match="invalid option -- 'x'"):
+        cli.parse_eval_args(["-x", "q", "r"])
 
 
 # ----------------------------------------------------------------------------- trec_eval outputs
@@ -85,21 +87,22 @@ def test_qrels_with_comments_same_output():
 
 
 def test_names_printed_as_passed():
-    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "P@10", "map",
-                   "num_rel_ret")
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "-m", "P@10",
+                   "-m", "map", "-m", "num_rel_ret")
     lines = out.splitlines()
-    assert [line.split("\t")[0].strip() for line in lines] == ["runid", "num_q", "AP", "P@10", "map",
-                                                               "num_rel_ret"]
+    # trec_eval's measures first (in its order), irframe strings after, as given
+    assert [line.split("\t")[0].strip() for line in lines] == ["num_rel_ret", "map", "AP", "P@10"]
     assert lines[2] == "AP                    \tall\t0.1785"
     assert lines[3] == "P@10                  \tall\t0.3000"
-    assert lines[5] == "num_rel_ret           \tall\t131"
+    assert lines[0] == "num_rel_ret           \tall\t131"
 
 
 def test_several_runs_one_block_each(tmp_path):
     second = tmp_path / "input.other.gz"
     import gzip
     second.write_bytes(gzip.compress((DATA / "results.trunc").read_bytes()))
-    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), str(second), "-m", "map")
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), str(second), "-m", "map",
+                   "-m", "runid", "-m", "num_q")
     assert out == ("runid                 \tall\tSTANDARD\nnum_q                 \tall\t3\n"
                    "map                   \tall\t0.1785\n"
                    "runid                 \tall\tSTANDARD\nnum_q                 \tall\t2\n"
@@ -108,7 +111,8 @@ def test_several_runs_one_block_each(tmp_path):
 
 
 def test_csv_and_json(tmp_path):
-    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "num_ret", "-q"]
+    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "-m", "num_ret",
+            "-m", "num_q", "-q"]
     df = pd.read_csv(io.StringIO(run_main(*args, "--format", "csv")), dtype={"topic": str})
     assert df.columns.tolist() == ["run", "topic", "measure", "value"]
     assert len(df) == 3 * 2 + 3                       # per topic + num_q + 2 summaries
@@ -124,12 +128,14 @@ def test_csv_and_json(tmp_path):
 def test_bad_input_exit_status(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("301 Q0 doc 1\n")
-    assert cli.main(["eval", str(DATA / "qrels.test"), str(bad)], out=io.StringIO()) == 1
+    # trec_eval: "Quit in file" and exit status 2 for an unreadable file; irframe names the line
+    assert cli.main(["eval", str(DATA / "qrels.test"), str(bad)], out=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert err.startswith("irframe: error:") and "line 1" in err and str(bad) in err
+    assert f"trec_eval: Quit in file '{bad}'" in err
     assert cli.main(["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "NoSuchMeasure"],
                     out=io.StringIO()) == 1
-    assert "NoSuchMeasure" in capsys.readouterr().err
+    assert "trec_eval: illegal measure 'NoSuchMeasure'" in capsys.readouterr().err
 
 
 def test_python_dash_m():

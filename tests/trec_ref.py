@@ -12,7 +12,7 @@ from irframe.errors import IrframeError
 REQUIRED_PREFIXES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "infAP",
                      "recip_rank", "P_", "recall_", "success_", "ndcg", "ndcg_cut_", "iprec_at_recall_",
                      "11pt_avg", "map_cut_")
-INTEGER_MEASURES = {"num_ret", "num_rel", "num_rel_ret", "num_q"}
+INTEGER_MEASURES = {"num_ret", "num_rel", "num_rel_ret", "num_q", "num_nonrel_judged_ret"}
 
 
 def read_trec_eval_output(path: Path) -> dict[tuple[str, str], str]:

@@ -431,7 +431,16 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
         raise TypeError(f"measures must be a string such as 'nDCG@10' or a list of strings, "
                         f"got {type(measures).__name__} {measures!r:.60}")
-    out = [parse_measure(m) for m in measures]
+    from dataclasses import replace
+
+    from .trec_eval_syntax import expand_for_api
+    out = []
+    for m in measures:
+        expanded = expand_for_api(m) if isinstance(m, str) else None
+        if expanded is None:
+            out.append(parse_measure(m))
+        else:  # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut")
+            out.extend(replace(parse_measure(meas), label=label) for label, meas in expanded)
     if not out:
         raise ValueError("no measures given; pass e.g. ['AP', 'nDCG@10']")
     labels = [m.label for m in out]

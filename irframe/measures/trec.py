@@ -14,6 +14,8 @@ log(1e-5).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..align import range_sum, segment_cumsum, segment_suffix_max, segment_sum
@@ -228,8 +230,25 @@ def _infap(ctx, m):
     return _safe_div(total, _num_rel(ctx, level))
 
 
-def _gain_map(ctx: EvalContext) -> dict:
-    gains = ctx.options.get("gains") or {}
+def _parse_gain_pairs(text: str) -> dict:
+    """trec_eval's ``level=gain,...`` text → {level: gain}; non-integer names (``p=``) are skipped."""
+    from .trec_eval_syntax import c_atof, c_atol
+    out = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if not eq:
+            continue
+        if re.fullmatch(r"[+-]?\d+", name):
+            out.setdefault(c_atol(name), c_atof(value))
+    return out
+
+
+def _gain_map(ctx: EvalContext, m: Measure | None = None) -> dict:
+    """Grade → gain: the measure's ``gains=`` (trec_eval ``ndcg.1=3,2=9``), else the option."""
+    gains = m.param("gains") if m is not None else None
+    if isinstance(gains, str):
+        return _parse_gain_pairs(gains)
+    gains = gains or ctx.options.get("gains") or {}
     out = {}
     for k, v in gains.items():
         kf = float(k)
@@ -239,14 +258,19 @@ def _gain_map(ctx: EvalContext) -> dict:
     return out
 
 
-def _gain_rows(ctx: EvalContext) -> tuple[_Rows, np.ndarray]:
+def _gain_key(ctx: EvalContext, m: Measure | None) -> tuple:
+    return tuple(sorted(_gain_map(ctx, m).items()))
+
+
+def _gain_rows(ctx: EvalContext, m: Measure | None = None) -> tuple[_Rows, np.ndarray]:
     """Rows with a non-zero nDCG gain (compact CSR) and their gains.
 
     Gain = truncated grade for judged documents (trec_eval), or ``gains[grade]`` when given;
     unjudged and negatively judged documents gain 0 unless ``gains`` maps their level.
     """
+    mapping = _gain_map(ctx, m)
+
     def build():
-        mapping = _gain_map(ctx)
         if not mapping:
             r = ctx.aligned.row_rel
             rows = _Rows(ctx, r >= 1)
@@ -257,17 +281,19 @@ def _gain_rows(ctx: EvalContext) -> tuple[_Rows, np.ndarray]:
             g = np.where(tr == level, gain, g)
         rows = _Rows(ctx, g != 0)
         return rows, g[rows.pos]
-    return ctx.memo("ndcg_gain_rows", build)
+    return ctx.memo(("ndcg_gain_rows", tuple(sorted(mapping.items()))), build)
 
 
-def _ideal_cum(ctx: EvalContext):
-    """Per topic: cumulative ideal DCG over the positive gains, in CSR layout."""
+def _ideal_gains(ctx: EvalContext, m: Measure | None = None):
+    """Per topic: the positive gains of the judged documents, descending, in CSR layout."""
+    mapping = _gain_map(ctx, m)
+
     def build():
         a = ctx.aligned
         t = np.trunc(a.qrels_rel)
         judged = t >= 0
         g = np.where(judged, t, 0.0)
-        for level, gain in _gain_map(ctx).items():
+        for level, gain in mapping.items():
             g = np.where(judged & (t == level), gain, g)
         pos = g > 0
         topic = a.qrels_topic[pos]
@@ -275,21 +301,47 @@ def _ideal_cum(ctx: EvalContext):
         order = np.lexsort((-gains, topic))
         topic, gains = topic[order], gains[order]
         offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
+        return offs, gains
+    return ctx.memo(("ideal_gains", tuple(sorted(mapping.items()))), build)
+
+
+def _ideal_cum(ctx: EvalContext, m: Measure | None = None):
+    """Per topic: discounted ideal gains (CSR) and their left-to-right cumulative sums."""
+    def build():
+        offs, gains = _ideal_gains(ctx, m)
         rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
         disc = gains / np.log2(rank + 1.0)
-        return offs, disc
-    return ctx.memo("ndcg_ideal", build)
+        return offs, disc, segment_cumsum(disc, offs)
+    return ctx.memo(("ndcg_ideal", _gain_key(ctx, m)), build)
+
+
+def _dcg_parts(ctx: EvalContext, m: Measure):
+    """(dcg, ideal dcg) per group, both summed left to right over ranks as trec_eval does."""
+    a = ctx.aligned
+    rows, gains = _gain_rows(ctx, m)
+    key = _gain_key(ctx, m)
+    contrib = ctx.memo(("dcg_contrib", key), lambda: gains / np.log2(rows.rank + 1.0))
+    cum = ctx.memo(("dcg_cum", key), lambda: segment_cumsum(contrib, rows.offsets))
+    n = rows.within(m.cutoff)
+    start = rows.offsets[:-1]
+    dcg = np.where(n > 0, cum[np.maximum(start + n - 1, 0)] if len(cum) else 0.0, 0.0)
+    offs, _, icum = _ideal_cum(ctx, m)
+    cnt = np.diff(offs) if m.cutoff is None else np.minimum(np.diff(offs), m.cutoff)
+    ideal_t = np.where(cnt > 0, icum[np.maximum(offs[:-1] + cnt - 1, 0)] if len(icum) else 0.0, 0.0)
+    return dcg, ideal_t[a.group_topic]
 
 
 def _ndcg(ctx, m):
-    a = ctx.aligned
-    rows, gains = _gain_rows(ctx)
-    contrib = ctx.memo("dcg_contrib", lambda: gains / np.log2(rows.rank + 1.0))
-    dcg = rows.top_sum(contrib, m.cutoff)
-    offs, disc = _ideal_cum(ctx)
-    ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
-    ideal = range_sum(disc, offs[:-1], ends)[a.group_topic]
+    dcg, ideal = _dcg_parts(ctx, m)
     return np.where(ideal > 0, _safe_div(dcg, ideal), 0.0)
+
+
+def _dcg(ctx, m):
+    return _dcg_parts(ctx, m)[0]
+
+
+def _ideal_dcg(ctx, m):
+    return _dcg_parts(ctx, m)[1]
 
 
 def _recall_cutoffs(ctx: EvalContext, fractions: np.ndarray, nrel: np.ndarray) -> np.ndarray:
@@ -328,7 +380,12 @@ _ELEVEN = tuple(round(0.1 * i, 1) for i in range(11))
 
 
 def _iprec_avg(ctx, m):
-    return _iprec_matrix(ctx, _level(ctx, m), _ELEVEN).mean(axis=1)
+    recalls = _ELEVEN if m.param("recalls") is None else m.param("recalls")
+    mat = _iprec_matrix(ctx, _level(ctx, m), recalls)
+    total = np.zeros(len(mat))
+    for j in range(mat.shape[1] - 1, -1, -1):  # trec_eval adds from the highest recall down
+        total = total + mat[:, j]
+    return total / mat.shape[1]
 
 
 # ------------------------------------------------------------------ registration
@@ -339,6 +396,34 @@ MULT = Param("float", 1.0, low=0, low_open=True, high=1000,
              description="precision at mult*R documents (trec_eval Rprec_mult)")
 
 
+def _floats(value, what: str) -> tuple:
+    """A tuple of floats from a number, a sequence or a text such as ``"0.25 0.5"``."""
+    if isinstance(value, (int, float)):
+        return (float(value),)
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    try:
+        out = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numbers, got {value!r}") from None
+    if not out:
+        raise ValueError(f"{what} must not be empty")
+    return out
+
+
+def _check_gain_text(text: str) -> str:
+    """``level=gain,...`` (trec_eval's custom gains / rbp parameters); returned unchanged."""
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise ValueError(f"expected level=gain pairs such as '1=3,2=9', got {text!r}")
+    return text
+
+
+RECALLS = Param("str", None, check_fn=lambda v: _floats(v, "recalls"),
+                description="recall levels to average (trec_eval 11pt_avg.0.25,0.5); default the 11 points")
+GAINS = Param("str", None, check_fn=_check_gain_text,
+              description="trec_eval custom gains 'level=gain,...' (e.g. '1=3,2=9'); default gain = grade")
 def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=()):
     register(MeasureDef(name=name, compute=fn, params={"rel": REL, **(params or {})}, cutoff=cutoff,
                         aggregate=aggregate, description=desc, family="trec_eval"),
@@ -359,7 +444,11 @@ _def("P", _precision, "precision at k (without @k: set_P = num_rel_ret / num_ret
 _def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
 _def("Success", _success, "1 if a relevant document is in the top k")
 _def("nDCG", _ndcg, "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
-     params={}, aliases=("ndcg", "NDCG"))
+     params={"gains": GAINS}, aliases=("ndcg", "NDCG"))
+_def("dcg", _dcg, "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and log2(rank+1) discount "
+     "(trec_eval 10 dcg)", params={"gains": GAINS})
+_def("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
+     params={"gains": GAINS})
 _def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
      params={})
 _def("NumRet", _num_ret, "number of retrieved documents (summed over topics)", aggregate="sum",
@@ -370,8 +459,9 @@ _def("NumRelRet", _num_rel_ret, "number of relevant documents retrieved (summed 
      aggregate="sum", aliases=("num_rel_ret",))
 _def("IPrec", _iprec, "interpolated precision at a recall level (trec_eval iprec_at_recall)",
      cutoff="none", params={"recall": RECALL})
-_def("IPrecAvg", _iprec_avg, "interpolated precision averaged over 11 recall points (11pt_avg)",
-     cutoff="none", aliases=("11pt_avg", "11-pt_avg"))
+_def("IPrecAvg", _iprec_avg, "interpolated precision averaged over 11 recall points (11pt_avg) or the "
+     "given recalls (trec_eval 11pt_avg.0.25,0.5)", cutoff="none", params={"recalls": RECALLS},
+     aliases=("11pt_avg", "11-pt_avg"))
 
 register_alias_pattern(r"P_(\d+)", lambda m: f"P@{m.group(1)}")
 register_alias_pattern(r"recall_(\d+)", lambda m: f"R@{m.group(1)}")
@@ -380,3 +470,303 @@ register_alias_pattern(r"success_(\d+)", lambda m: f"Success@{m.group(1)}")
 register_alias_pattern(r"map_cut_(\d+)", lambda m: f"AP@{m.group(1)}")
 register_alias_pattern(r"iprec_at_recall_([0-9.]+)", lambda m: f"IPrec(recall={m.group(1)})")
 register_alias_pattern(r"Rprec_mult_([0-9.]+)", lambda m: f"Rprec(mult={m.group(1)})")
+
+
+# ------------------------------------------------------------------ more trec_eval measures
+def _seq_group_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per group, the left-to-right sum of ``values`` (trec_eval's ``sum += ...`` loop)."""
+    cs = segment_cumsum(np.asarray(values, dtype=np.float64), offsets)
+    ends = offsets[1:]
+    out = np.zeros(len(ends))
+    ok = ends > offsets[:-1]
+    out[ok] = cs[ends[ok] - 1]
+    return out
+
+
+def _set_counts(ctx, m):
+    level = _level(ctx, m)
+    a = ctx.aligned
+    return (a.group_len.astype(np.float64), _num_rel(ctx, level).astype(np.float64),
+            _hits(ctx, level, None))
+
+
+def _set_relative_p(ctx, m):
+    ret, rel, rr = _set_counts(ctx, m)
+    return _safe_div(rr, np.where((ret > 0) & (rel > 0), np.minimum(ret, rel), 0))
+
+
+def _set_map(ctx, m):
+    ret, rel, rr = _set_counts(ctx, m)
+    return _safe_div(rr * rr, ret * rel)
+
+
+def _set_f(ctx, m):
+    ret, rel, rr = _set_counts(ctx, m)
+    x = m.param("beta")
+    p, r = _safe_div(rr, ret), _safe_div(rr, rel)
+    return np.where(rr > 0, _safe_div((x + 1.0) * p * r, x * p + r), 0.0)
+
+
+def _num_nonrel_judged_ret(ctx, m):
+    level = _level(ctx, m)
+    tr = _trec_rel(ctx)
+    nonrel = (tr >= 0) & ~_is_rel(ctx, level)
+    if m.cutoff is not None:
+        nonrel = nonrel & (ctx.aligned.row_rank <= m.cutoff)
+    return segment_sum(nonrel.astype(np.float64), ctx.aligned.offsets)
+
+
+def _gm_bpref(ctx, m):
+    return np.log(np.maximum(_bpref(ctx, m), GM_FLOOR))
+
+
+def _ap_sum(ctx, level):
+    """Per group: the sum of precision at each relevant document, left to right."""
+    rows = _rel_rows(ctx, level)
+    return _seq_group_sum(_prec_at_rel(ctx, level), rows.offsets)
+
+
+def _yaap(ctx, m):
+    level = _level(ctx, m)
+    s = _ap_sum(ctx, level)
+    return np.log((1.0 + s) / (1.0 + _num_rel(ctx, level) - s))
+
+
+def _bin_g(ctx, m):
+    level = _level(ctx, m)
+    rows = _rel_rows(ctx, level)
+    nonrel_before = rows.rank - rows.index - 1
+    s = _seq_group_sum(1.0 / np.log2(2.0 + nonrel_before), rows.offsets)
+    return _safe_div(s, _num_rel(ctx, level))
+
+
+def _relative_p(ctx, m):
+    level = _level(ctx, m)
+    nrel = _num_rel(ctx, level)
+    return _safe_div(_hits(ctx, level, m.cutoff), np.where(nrel > 0, np.minimum(nrel, m.cutoff), 0))
+
+
+def _unj(ctx, m):
+    a = ctx.aligned
+    rows = ctx.memo("unjudged_rows", lambda: _Rows(ctx, _trec_rel(ctx) < 0))
+    return rows.within(m.cutoff) / float(m.cutoff)
+
+
+def _utility(ctx, m):
+    coef = _floats(m.param("coef"), "coef")
+    if len(coef) != 4:
+        raise MeasureParamError("trec_eval.calc_utility: improper number of coefficients "
+                                f"(utility needs 4, got {len(coef)})")
+    ret, rel, rr = _set_counts(ctx, m)
+    n = float(ctx.options.get("num_docs_in_coll", 0) or 0)
+    return coef[0] * rr + coef[1] * (ret - rr) + coef[2] * (rel - rr) + coef[3] * (n + rr - ret - rel)
+
+
+def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
+    """trec_eval's ``relstring``: per group, the first k relevance values as characters.
+
+    ``0``–``9`` for a grade, ``>`` above 9, ``-`` not in the pool, ``.`` in the pool but
+    unjudged (a negative grade), ``<`` for any other value.  ``measure`` is
+    ``"relstring@k"`` (``"relstring"``: an empty string, trec_eval's ``relstring.0``).
+
+    >>> import irframe as irf
+    >>> from irframe.align import align
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> relstrings(align(runs, qrels), "relstring@10")
+    ['0000011000', '1101110110', '0000000000']
+    """
+    k = int(measure.partition("@")[2] or 0)
+    r = aligned.row_rel
+    t = np.trunc(r)
+    chars = np.where(np.isnan(r), "-", np.where(t > 9, ">", np.where(t >= 0, np.char.mod(
+        "%d", np.clip(np.nan_to_num(t), 0, 9).astype(np.int64)), ".")))
+    offs = aligned.offsets
+    return ["".join(chars[s:min(e, s + k)].tolist()) for s, e in zip(offs[:-1], offs[1:])]
+
+
+_def("set_relative_P", _set_relative_p, "num_rel_ret / min(num_ret, num_rel) (trec_eval set_relative_P)",
+     cutoff="none")
+_def("set_map", _set_map, "num_rel_ret^2 / (num_ret * num_rel) (trec_eval set_map)", cutoff="none")
+_def("set_F", _set_f, "set F: (beta+1) P R / (beta P + R) over the retrieved set (trec_eval set_F)",
+     cutoff="none", params={"beta": Param("float", 1.0, description="weight of recall relative to precision")})
+_def("num_nonrel_judged_ret", _num_nonrel_judged_ret, "judged non-relevant documents retrieved (summed)",
+     aggregate="sum")
+_def("gm_bpref", _gm_bpref, "bpref stored per topic as log(max(bpref, 1e-5)); geometric mean",
+     aggregate="gmean", cutoff="none")
+_def("yaap", _yaap, "yet another AP, log((1 + S) / (1 + R - S)), S = AP's sum (Robertson 2012, ECIR)",
+     cutoff="none")
+_def("binG", _bin_g, "binary G: mean over relevant docs of 1 / log2(2 + non-relevant before it)",
+     cutoff="none")
+_def("relative_P", _relative_p, "precision at k relative to the best possible, hits / min(k, R)",
+     cutoff="required")
+_def("unj", _unj, "fraction of the top k not judged (not in the qrels or negative grade; trec_eval 10 unj)",
+     cutoff="required", params={})
+register(MeasureDef(name="utility", compute=_utility, params={"rel": REL, "coef": Param(
+                        "str", "1 -1 0 0", check_fn=lambda v: _floats(v, "coef"),
+                        description="the 4 coefficients a b c d (trec_eval utility.a,b,c,d)")},
+                    cutoff="none", description="set utility a*rel_ret + b*nonrel_ret + c*rel_not_ret + "
+                    "d*nonrel_not_ret (trec_eval utility; d needs num_docs_in_coll=)",
+                    family="trec_eval", options=frozenset({"num_docs_in_coll"})))
+register_alias_pattern(r"relative_P_(\d+)", lambda m: f"relative_P@{m.group(1)}")
+register_alias_pattern(r"unj_(\d+)", lambda m: f"unj@{m.group(1)}")
+
+
+# ------------------------------------------------------------------ gain-based experimental measures
+def _cum_at(cum: np.ndarray, start: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``cum[start + n - 1]`` where n > 0, else 0 (a CSR cumulative sum read at n items)."""
+    n = np.asarray(n)
+    if len(cum) == 0:
+        return np.zeros(np.broadcast(start, n).shape)
+    return np.where(n > 0, cum[np.clip(start + n - 1, 0, len(cum) - 1)], 0.0)
+
+
+def _ideal_at(ctx: EvalContext, m: Measure, topic: np.ndarray, r) -> np.ndarray:
+    """Ideal DCG of the first r positions of each topic (r capped at its positive gains)."""
+    offs, _, icum = _ideal_cum(ctx, m)
+    n = np.minimum(np.diff(offs)[topic], r)
+    return _cum_at(icum, offs[:-1][topic], n)
+
+
+def _ndcg_rel(ctx, m):
+    a = ctx.aligned
+    rows, gains = _gain_rows(ctx, m)
+    _dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))   # fills the memo
+    cum = ctx.memo(("dcg_cum", _gain_key(ctx, m)), lambda: None)
+    row_group = np.repeat(np.arange(a.n_groups), rows.count)
+    positive = gains > 0
+    ideal_here = _ideal_at(ctx, m, a.group_topic[row_group], rows.rank)
+    term = np.where(positive, _safe_div(cum, ideal_here), 0.0)
+    total = _seq_group_sum(term, rows.offsets)
+    offs, _, icum = _ideal_cum(ctx, m)
+    n_pos = np.diff(offs)[a.group_topic]
+    nrr = segment_sum(positive.astype(np.float64), rows.offsets)
+    dcg_all = _cum_at(cum, rows.offsets[:-1], rows.count)
+    total = total + (n_pos - nrr) * _safe_div(dcg_all, _ideal_at(ctx, m, a.group_topic, n_pos))
+    return np.where(total > 0, _safe_div(total, n_pos), 0.0)
+
+
+def _rndcg(ctx, m):
+    a = ctx.aligned
+    rows, gains = _gain_rows(ctx, m)
+    _dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))
+    cum = ctx.memo(("dcg_cum", _gain_key(ctx, m)), lambda: None)
+    offs, ideal = _ideal_gains(ctx, m)
+    # boundaries: where the ideal gain changes value (end of each run of equal positive gains)
+    last_of_run = np.ones(len(ideal), bool)
+    last_of_run[:-1] = (ideal[1:] != ideal[:-1]) | (np.diff(np.searchsorted(offs, np.arange(len(ideal)),
+                                                                              side="right")) != 0)
+    b_pos = np.flatnonzero(last_of_run)
+    b_topic = np.searchsorted(offs, b_pos, side="right") - 1
+    b_count = b_pos - offs[:-1][b_topic] + 1          # boundary B = number of ideal positions
+    per_topic = np.bincount(b_topic, minlength=len(a.topics))
+    b_offs = np.concatenate([[0], np.cumsum(per_topic)])
+    n_ret = a.group_len
+    g_topic = a.group_topic
+    total = np.zeros(a.n_groups)
+    count = np.zeros(a.n_groups)
+
+    def dcg_first(x):
+        return _cum_at(cum, rows.offsets[:-1], rows.within(x))
+
+    for j in range(int(per_topic.max(initial=0))):
+        has = per_topic[g_topic] > j
+        idx = np.where(has, b_offs[:-1][g_topic] + j, 0)
+        bj = np.where(has, b_count[idx] if len(b_count) else 0, 0)
+        term = _safe_div(dcg_first(np.minimum(bj, n_ret)), _ideal_at(ctx, m, g_topic, bj))
+        total = np.where(has, total + term, total)
+        count = count + has
+    n_pos = np.diff(offs)[g_topic]
+    final = (n_pos > 0) & (n_pos + 1 < n_ret)
+    term = _safe_div(dcg_first(n_ret), _ideal_at(ctx, m, g_topic, n_pos))
+    total = np.where(final, total + term, total)
+    count = count + final
+    out = _safe_div(total, count)
+    return np.where(_num_rel(ctx, _level(ctx, m)) > 0, out, 0.0)
+
+
+def _g(ctx, m):
+    a = ctx.aligned
+    rows, gains = _gain_rows(ctx, m)
+    key = _gain_key(ctx, m)
+    sum_results = ctx.memo(("gain_cum", key), lambda: segment_cumsum(gains, rows.offsets))
+    offs, ideal = _ideal_gains(ctx, m)
+    cost1 = ctx.memo(("ideal_cost_cum", key), lambda: segment_cumsum(np.maximum(ideal, 1.0), offs))
+    row_group = np.repeat(np.arange(a.n_groups), rows.count)
+    t = a.group_topic[row_group]
+    n_pos = np.diff(offs)[t]
+    r = rows.rank
+    cost = _cum_at(cost1, offs[:-1][t], np.minimum(r, n_pos)) + np.maximum(r - n_pos, 0)
+    term = gains / np.log2(2.0 + cost - sum_results)
+    total = _seq_group_sum(term, rows.offsets)
+    sum_ideal = _seq_group_sum(ideal, offs)[a.group_topic]
+    return np.where(sum_ideal > 0, _safe_div(total, sum_ideal), 0.0)
+
+
+def _rbp_params(m: Measure) -> tuple[float, dict]:
+    from .trec_eval_syntax import c_atof
+    text = m.param("params") or ""
+    p = 0.9
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if eq and name == "p":
+            p = c_atof(value)
+    return p, _parse_gain_pairs(text)
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    """p^0 .. p^n by repeated multiplication (trec_eval's ``cur_p = cur_p * p``)."""
+    f = np.full(n + 1, p)
+    f[0] = 1.0
+    return np.cumprod(f)
+
+
+def _rbp10(ctx, m):
+    a = ctx.aligned
+    p, pairs = _rbp_params(m)
+    tr = _trec_rel(ctx)
+    t_all = np.trunc(a.qrels_rel)
+    maxlev = np.full(len(a.topics), -1.0)
+    judged = t_all >= 0
+    np.maximum.at(maxlev, a.qrels_topic[judged], t_all[judged])
+    # per topic gain list: levels 0..maxlev (gain = level), overridden and extended by the pairs;
+    # trec_eval rescales it to [0, 1] when a gain lies outside (its min/max start at 0)
+    top = maxlev.copy()
+    for _ in pairs:  # highest default level not overridden by a pair
+        top = np.where(np.isin(top, list(pairs)), top - 1, top)
+    hi = np.maximum(np.maximum(top, 0.0), max(pairs.values(), default=0.0))
+    lo = np.full(len(a.topics), min(0.0, min(pairs.values(), default=0.0)))
+    row_t = a.row_topic
+    g = np.where((tr >= 0) & (tr <= maxlev[row_t]), tr, 0.0)
+    for lev, gain in pairs.items():
+        g = np.where(tr == lev, gain, g)
+    known = ((tr >= 0) & (tr <= maxlev[row_t])) | np.isin(tr, list(pairs))
+    rescale = ((lo < 0) | (hi > 1))[row_t]
+    span = (hi - lo)[row_t]
+    g = np.where(known & rescale, _safe_div(g - lo[row_t], span), np.where(known, g, 0.0))
+    pw = _powers(p, int(a.group_len.max(initial=0)))
+    term = np.where(g != 0, g * pw[a.row_rank - 1], 0.0)
+    return (1.0 - p) * _seq_group_sum(term, a.offsets)
+
+
+def _rbp_resid(ctx, m):
+    a = ctx.aligned
+    p, _ = _rbp_params(m)
+    unj = _trec_rel(ctx) < 0
+    pw = _powers(p, int(a.group_len.max(initial=0)))
+    s = _seq_group_sum(np.where(unj, pw[a.row_rank - 1], 0.0), a.offsets)
+    any_unj = segment_sum(unj.astype(np.float64), a.offsets) > 0
+    return np.where(any_unj, pw[a.group_len] + (1 - p) * s, 0.0)
+
+
+RBP_PARAMS = Param("str", None, check_fn=_check_gain_text,
+                   description="trec_eval rbp parameters 'p=0.95' and custom gains '1=0.5,...'")
+
+_def("ndcg_rel", _ndcg_rel, "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
+     cutoff="none", params={"gains": GAINS})
+_def("Rndcg", _rndcg, "nDCG averaged at the R-level boundaries of the ideal ranking (trec_eval Rndcg)",
+     cutoff="none", params={"gains": GAINS})
+_def("G", _g, "normalised gain G (trec_eval G, experimental)", cutoff="none", params={"gains": GAINS})
+_def("rbp", _rbp10, "trec_eval 10's rbp: RBP with gains = grade, rescaled to [0, 1] per topic when a "
+     "gain lies outside, params='p=0.9,1=0.5'", cutoff="none", params={"params": RBP_PARAMS})
+_def("rbp_resid", _rbp_resid, "trec_eval 10's rbp_resid: p^n + (1-p) sum of p^(i-1) over unjudged ranks",
+     cutoff="none", params={"params": RBP_PARAMS})

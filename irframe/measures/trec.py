@@ -284,9 +284,52 @@ def _gain_rows(ctx: EvalContext, m: Measure | None = None) -> tuple[_Rows, np.nd
     return ctx.memo(("ndcg_gain_rows", tuple(sorted(mapping.items()))), build)
 
 
+def _glibc_msort(items: list, cmp) -> list:
+    """glibc's qsort for small arrays (a top-down merge sort taking the left item when cmp <= 0)."""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    left, right = _glibc_msort(items[:n // 2], cmp), _glibc_msort(items[n // 2:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if cmp(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _trec_level_order(pairs: dict, max_level: int) -> list[int]:
+    """The grades trec_eval's ideal ranking walks through, best first, for custom gains.
+
+    trec_eval (``setup_gains``) lists the ``level=gain`` parameters in the order given, then
+    the topic's other grades 0..max with gain = grade, sorts the list with ``qsort`` and a
+    comparator returning ``(int)(gain1 - gain2)`` — differences below 1 compare equal, so
+    fractional gains keep their list order — and walks it from the end while the gain is
+    positive.  This reproduces that order (glibc's merge sort), e.g. with ``1=0.5,2=1`` on a
+    topic without grade-2 documents the walk starts at grade 2 (count 0), then meets grade 0
+    and stops: trec_eval's ideal DCG is 0 and its nDCG 0.
+    """
+    items = list(pairs.items()) + [(lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs]
+    ordered = _glibc_msort(items, lambda a, b: int(a[1] - b[1]))
+    walk = []
+    for lev, gain in reversed(ordered):
+        if gain <= 0:
+            break
+        walk.append(lev)
+    return walk
+
+
 def _ideal_gains(ctx: EvalContext, m: Measure | None = None):
-    """Per topic: the positive gains of the judged documents, descending, in CSR layout."""
+    """Per topic: the gains of trec_eval's ideal ranking, best first, in CSR layout.
+
+    Judged documents with a positive gain, by decreasing gain; with trec_eval-syntax gains
+    (``gains='1=0.5,2=1'``) in the order trec_eval's own sort gives (see ``_trec_level_order``).
+    """
     mapping = _gain_map(ctx, m)
+    text = isinstance(m.param("gains") if m is not None else None, str)
 
     def build():
         a = ctx.aligned
@@ -295,14 +338,28 @@ def _ideal_gains(ctx: EvalContext, m: Measure | None = None):
         g = np.where(judged, t, 0.0)
         for level, gain in mapping.items():
             g = np.where(judged & (t == level), gain, g)
-        pos = g > 0
-        topic = a.qrels_topic[pos]
-        gains = g[pos]
-        order = np.lexsort((-gains, topic))
+        if text and mapping:
+            maxlev = np.full(len(a.topics), -1, dtype=np.int64)
+            np.maximum.at(maxlev, a.qrels_topic[judged], t[judged].astype(np.int64))
+            n_lev = int(max(maxlev.max(initial=0), max(mapping, default=0))) + 1
+            rank_of = np.full((n_lev + 1, n_lev), -1, dtype=np.int64)   # [max level + 1, level]
+            for L in np.unique(maxlev):
+                for r, lev in enumerate(_trec_level_order(mapping, int(L))):
+                    if 0 <= lev < n_lev:
+                        rank_of[L + 1, lev] = r
+            lev = np.where(judged, t, 0).astype(np.int64)
+            key = np.where(judged, rank_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)], -1)
+            keep = judged & (key >= 0) & (g > 0)
+            topic, gains, key = a.qrels_topic[keep], g[keep], key[keep]
+            order = np.lexsort((key, topic))
+        else:
+            keep = g > 0
+            topic, gains = a.qrels_topic[keep], g[keep]
+            order = np.lexsort((-gains, topic))
         topic, gains = topic[order], gains[order]
         offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
         return offs, gains
-    return ctx.memo(("ideal_gains", tuple(sorted(mapping.items()))), build)
+    return ctx.memo(("ideal_gains", tuple(sorted(mapping.items())), text), build)
 
 
 def _ideal_cum(ctx: EvalContext, m: Measure | None = None):
@@ -312,7 +369,8 @@ def _ideal_cum(ctx: EvalContext, m: Measure | None = None):
         rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
         disc = gains / np.log2(rank + 1.0)
         return offs, disc, segment_cumsum(disc, offs)
-    return ctx.memo(("ndcg_ideal", _gain_key(ctx, m)), build)
+    text = isinstance(m.param("gains") if m is not None else None, str)
+    return ctx.memo(("ndcg_ideal", _gain_key(ctx, m), text), build)
 
 
 def _dcg_parts(ctx: EvalContext, m: Measure):

@@ -436,7 +436,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     from .trec_eval_syntax import expand_for_api
     out = []
     for m in measures:
-        expanded = expand_for_api(m) if isinstance(m, str) else None
+        expanded = expand_for_api(m, lambda n: n in _REGISTRY or n in _ALIASES) if isinstance(m, str) else None
         if expanded is None:
             out.append(parse_measure(m))
         else:  # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut")

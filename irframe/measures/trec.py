@@ -471,6 +471,8 @@ def _floats(value, what: str) -> tuple:
 
 def _check_gain_text(text: str) -> str:
     """``level=gain,...`` (trec_eval's custom gains / rbp parameters); returned unchanged."""
+    if not text:
+        return text
     for item in text.split(","):
         name, eq, value = item.partition("=")
         if not eq or not name:

@@ -255,8 +255,9 @@ def _values(fam: _Family, params: str | None) -> list[TrecValue]:
         p = " ".join(repr(float(x)) for x in xs)
         return [v(name, fam.measure.format(p=p, x=float(xs[0])))]
     # p_pair
-    p = "" if params is None else _pairs(fam.name, params)
-    return [v(name, fam.measure.format(p=p))]
+    if params is None:
+        return [v(name, fam.measure.partition("(")[0])]
+    return [v(name, fam.measure.format(p=_pairs(fam.name, params)))]
 
 
 def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecValue]:
@@ -317,7 +318,7 @@ def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecVa
     return out
 
 
-def expand_for_api(text: str) -> list[tuple[str, str]] | None:
+def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, str]] | None:
     """``(label, irframe measure)`` pairs when ``text`` is trec_eval syntax that names several
     values or needs a parameter list (``P.5,10``, ``all_trec``, ``ndcg_cut``); else ``None``.
 
@@ -326,16 +327,17 @@ def expand_for_api(text: str) -> list[tuple[str, str]] | None:
     compute in a cube (runid, num_q, relstring, preference and judgment-group measures) are
     left out of nicknames.
 
+    ``registered(name)`` tells whether irframe itself knows ``name``.
+
     >>> expand_for_api("P.5,10")
     [('P_5', 'P@5'), ('P_10', 'P@10')]
     >>> expand_for_api("nDCG@10") is None
     True
     """
-    from .registry import _ALIASES, _REGISTRY
     name, p = split_request(text)
     if name not in NICKNAMES and name not in _BY_NAME:
         return None
-    if p is None and name not in NICKNAMES and (name in _REGISTRY or name in _ALIASES):
+    if p is None and name not in NICKNAMES and registered(name):
         return None
     if p is not None and not p:
         return None

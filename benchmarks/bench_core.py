@@ -1,206 +1,382 @@
-"""irframe vs its peers on the standard trec_eval measures, in one process.
+"""irframe vs its peers on the data users actually have, in one process.
 
 Usage::
 
-    python benchmarks/bench_core.py [--systems 50 --topics 50 --depth 1000] [--repeat 3]
-                                    [--big] [--peers pytrec_eval,ir_measures,ranx]
+    python benchmarks/bench_core.py [--systems 50 --topics 50 --depth 1000] [--rounds 5]
+                                    [--peers pytrec_eval,ranx,ir_measures]
+                                    [--sections df,files,robust03,first] [--profile]
 
-It builds the synthetic collection of ``../shared/bench/gen.py`` with
-``irframe.datasets.synthetic`` (same shape: graded qrels, S systems × T topics ×
-depth, scores with ties), writes it as TREC files to a temporary folder, and times,
-for the 7 measures AP, nDCG, nDCG@10, P@10, RR, R@1000, Rprec:
+What it times (7 measures: AP, nDCG, nDCG@10, P@10, RR, R@1000, Rprec):
 
-* ``df→cube``: irframe from the in-memory run DataFrame (string id columns) to the cube;
-* ``pytrec_eval dicts+evaluate``: building pytrec_eval's dict-of-dicts from the same
-  DataFrame plus evaluating; ``pytrec_eval evaluate``: evaluate alone, dicts prepared
-  outside the timer;
-* ``files→cube``: irframe.read_qrels + read_runs + evaluate from the TREC files, vs
-  pytrec_eval's own file parsers + evaluate;
-* ir_measures and ranx when installed (ranx warmed up first: its numba JIT compile is not
-  counted).
+* **df** — the collection of ``../shared/bench/gen.py`` (graded qrels, S × T × depth, scores
+  rounded to 4 decimals so ties occur), written to parquet and read back with
+  ``pandas.read_parquet`` (pandas 3: ``str`` ids), then with the ids cast to ``object``,
+  ``category`` and ``string[pyarrow]``.  irframe from the frames to the cube against
+  pytrec_eval's whole path (its dict-of-dicts built the fast way a user would, ``zip`` over
+  ``.to_numpy()`` arrays, then ``evaluate``) and against its ``evaluate`` alone (dicts built
+  outside the timer); ranx (numba warmed up first, not timed) and ir_measures when installed.
+* **files** — the same collection as TREC files written by another tool (a plain Python
+  writer, ties in the generator's arbitrary order): ``read_runs`` + ``read_qrels`` +
+  ``evaluate`` against pytrec_eval fed by a plain Python line loop (and ranx's readers).
+* **robust03** — the 15 TREC 2003 Robust runs of ``../shared/data/robust03`` (gzip; up to 97 %
+  tied rows in one run), same contestants as *files*.
+* **first** — a fresh process: ``import irframe``, then the first ``evaluate`` call on the
+  ``str`` frames against the median of three warm calls (median over 3 processes).
 
-Every timing is the best of ``--repeat`` runs; ratios are peer time / irframe time
-(> 1 means irframe is faster).  ``--big`` times 110 × 250 × 1000 (27.5 M rows) in
-memory and reports peak RSS.  Absolute times vary with machine load; the ratios are
-what the performance page reports.
+Every section runs ``--rounds`` alternating rounds (contestant A, B, C, A, B, C, ...) in this
+one process and reports the median per contestant; every ratio is peer median / irframe
+median (> 1: irframe is faster).  Before timing, irframe's per-topic values are checked
+against pytrec_eval's (trec_eval's C code): the benchmark refuses to time wrong numbers.
+Peers that take many seconds (ir_measures) run ``--slow-rounds`` rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import gzip
+import importlib.util
+import json
 import os
-import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import irframe as irf
 
+ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec"]
-TREC_NAMES = {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
+TREC = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RR": "recip_rank",
+        "R@1000": "recall_1000", "Rprec": "Rprec"}
+TREC_SET = {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
+RANX = ["map", "ndcg", "ndcg@10", "precision@10", "mrr", "recall@1000", "r-precision"]
+DTYPES = ("str", "object", "category", "string[pyarrow]")
 
 
-def best(fn, repeat):
-    times = []
-    out = None
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
+def shared_dir() -> Path:
+    env = os.environ.get("IRFRAME_SHARED_DATA")
+    data = Path(env) if env else ROOT.parent / "shared" / "data"
+    if not data.is_dir():
+        sys.exit(f"shared data not found at {data} (set IRFRAME_SHARED_DATA)")
+    return data
 
 
-def pytrec_dicts(runs: pd.DataFrame, qrels: pd.DataFrame):
-    q = {}
-    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
-        q.setdefault(t, {})[d] = int(r)
-    r = {}
-    for s, t, d, sc in zip(runs.system.astype(str), runs.topic.astype(str), runs.doc.astype(str), runs.score):
-        r.setdefault(s, {}).setdefault(t, {})[d] = float(sc)
+def load_gen():
+    path = shared_dir().parent / "bench" / "gen.py"
+    spec = importlib.util.spec_from_file_location("gen", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---- timing ----------------------------------------------------------------------------
+def rounds(contestants: dict, n: int, slow: dict | None = None) -> dict[str, list[float]]:
+    """Alternating rounds; ``slow`` maps contestant → its own (smaller) number of rounds."""
+    times: dict[str, list[float]] = {k: [] for k in contestants}
+    for r in range(n):
+        for name, fn in contestants.items():
+            if slow and r >= slow.get(name, n):
+                continue
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    return times
+
+
+def report(title: str, times: dict[str, list[float]], base: str, notes: dict | None = None) -> dict:
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"\n{title}")
+    print(f"  {'contestant':<46} {'median s':>9} {'peer/irframe':>13}   rounds")
+    for k, v in times.items():
+        ratio = "" if k == base else f"{med[k] / med[base]:13.2f}"
+        print(f"  {k:<46} {med[k]:9.3f} {ratio:>13}   {' '.join(f'{x:.3f}' for x in v)}"
+              + (f"  ({notes[k]})" if notes and k in notes else ""))
+    return {k: {"median": med[k], "ratio": med[k] / med[base], "rounds": v} for k, v in times.items()}
+
+
+# ---- peers ------------------------------------------------------------------------------
+def pytrec_qrels(topic, doc, rel) -> dict:
+    q: dict = {}
+    for t, d, r in zip(topic, doc, rel):
+        q.setdefault(t, {})[d] = r
+    return q
+
+
+def pytrec_dicts(runs: pd.DataFrame, qrels: pd.DataFrame) -> tuple[dict, dict]:
+    """The fast way a user builds pytrec_eval's dicts from frames: zip over .to_numpy()."""
+    q = pytrec_qrels(qrels.topic.to_numpy(), qrels.doc.to_numpy(), qrels.rel.to_numpy().tolist())
+    r: dict = {}
+    for s, t, d, sc in zip(runs.system.to_numpy(), runs.topic.to_numpy(), runs.doc.to_numpy(),
+                           runs.score.to_numpy().tolist()):
+        r.setdefault(s, {}).setdefault(t, {})[d] = sc
     return q, r
 
 
-def main(argv=None):
+def pytrec_evaluate(q: dict, r: dict) -> dict:
+    import pytrec_eval
+    ev = pytrec_eval.RelevanceEvaluator(q, TREC_SET)
+    return {s: ev.evaluate(x) for s, x in r.items()}
+
+
+def open_text(path):
+    return gzip.open(path, "rt") if str(path).endswith(".gz") else open(path)
+
+
+def pytrec_files(qpath, paths) -> dict:
+    """pytrec_eval fed by a plain Python line loop over the TREC files."""
+    q: dict = {}
+    with open_text(qpath) as f:
+        for line in f:
+            t, _, d, rel = line.split()
+            q.setdefault(t, {})[d] = int(rel)
+    r: dict = {}
+    for p in paths:
+        run: dict = {}
+        with open_text(p) as f:
+            for line in f:
+                t, _, d, _, sc, _ = line.split()
+                run.setdefault(t, {})[d] = float(sc)
+        r[irf.io._file_system_name(p)] = run
+    return pytrec_evaluate(q, r)
+
+
+def check_against_pytrec(cube, res: dict, what: str) -> None:
+    """irframe's per-topic values must equal pytrec_eval's (trec_eval's C code)."""
+    sys_i = {str(s): i for i, s in enumerate(cube.coords["system"].values)}
+    top_i = {str(t): i for i, t in enumerate(cube.coords["topic"].values)}
+    values = cube.sel(measure=list(TREC)).values
+    theirs = np.full(values.shape, np.nan)
+    for s, per_topic in res.items():
+        for t, vals in per_topic.items():
+            theirs[sys_i[str(s)], top_i[t]] = [vals[m] for m in TREC.values()]
+    worst = float(np.nanmax(np.abs(values - theirs)))
+    if np.isnan(values).sum() != np.isnan(theirs).sum():
+        sys.exit(f"irframe and pytrec_eval evaluate different (system, topic) pairs on {what}")
+    print(f"  check {what}: max |irframe - pytrec_eval| over every system, topic, measure = {worst:.1e}")
+    if worst > 1e-9:
+        sys.exit(f"irframe disagrees with pytrec_eval on {what}; not timing wrong numbers")
+
+
+def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
+    try:
+        from ranx import Qrels, Run, evaluate as rx_eval
+    except ImportError:
+        print("  ranx not installed; skipped")
+        return {}
+    qx = qrels.rename(columns={"topic": "q_id", "doc": "doc_id", "rel": "score"})
+    rx = runs.rename(columns={"topic": "q_id", "doc": "doc_id"})
+
+    def build():  # ranx wants object ids and int grades
+        rq = Qrels.from_df(qx[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
+                           q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+        rr = {s: Run.from_df(g[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
+                             q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+              for s, g in rx.groupby("system", observed=True)}
+        return rq, rr
+
+    rq, rr = build()
+    rx_eval(rq, next(iter(rr.values())), RANX)  # numba JIT compile: not timed
+
+    def full():
+        q2, r2 = build()
+        return {s: rx_eval(q2, r, RANX, return_mean=False) for s, r in r2.items()}
+
+    return {"ranx: frame -> Qrels/Run + evaluate (warm JIT)": full,
+            "ranx: evaluate only (warm JIT)": lambda: {s: rx_eval(rq, r, RANX, return_mean=False)
+                                                       for s, r in rr.items()}}
+
+
+def irm_contestant(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
+    try:
+        import ir_measures
+    except ImportError:
+        print("  ir_measures not installed; skipped")
+        return {}
+    ms = [ir_measures.parse_measure(m) for m in MEASURES]
+    qdf = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
+    rdf = runs.rename(columns={"topic": "query_id", "doc": "doc_id"})
+    return {"ir_measures: iter_calc per system": lambda: {
+        s: list(ir_measures.iter_calc(ms, qdf, g)) for s, g in rdf.groupby("system", observed=True)}}
+
+
+# ---- collection ----------------------------------------------------------------------------
+def build_collection(args, work: Path) -> tuple[pd.DataFrame, pd.DataFrame, Path, list[Path]]:
+    gen = load_gen()
+    q, r = gen.make(args.systems, args.topics, args.depth, seed=0)
+    r.to_parquet(work / "runs.parquet")
+    q.to_parquet(work / "qrels.parquet")
+    runs = pd.read_parquet(work / "runs.parquet")   # what a user has: pandas' default dtypes
+    qrels = pd.read_parquet(work / "qrels.parquet")[["topic", "doc", "rel"]]
+    # TREC files written by another tool: a plain Python writer, rank order as generated
+    qpath = work / "qrels.txt"
+    with open(qpath, "w") as f:
+        for t, d, g in zip(q.topic, q.doc, q.rel):
+            f.write(f"{t} 0 {d} {g}\n")
+    paths = []
+    for s, g in r.groupby("system", sort=True):
+        p = work / f"{s}.txt"
+        with open(p, "w") as f:
+            for t, d, rk, sc in zip(g.topic, g.doc, g["rank"], g.score):
+                f.write(f"{t} Q0 {d} {rk} {sc} {s}\n")
+        paths.append(p)
+    tied = 1 - r.groupby(["system", "topic"]).score.nunique().sum() / len(r)
+    print(f"collection (../shared/bench/gen.py): {args.systems} systems x {args.topics} topics x "
+          f"depth {args.depth} = {len(r):,} rows, {len(q):,} qrels; {tied:.1%} of rows share their "
+          f"score with an earlier row; read_parquet gives {runs.doc.dtype!r} ids")
+    return runs, qrels, qpath, paths
+
+
+def as_dtype(df: pd.DataFrame, dtype: str, cols) -> pd.DataFrame:
+    if dtype == "str":
+        return df
+    return df.astype({c: dtype for c in cols})
+
+
+# ---- sections ----------------------------------------------------------------------------------
+def section_df(args, runs, qrels, peers) -> dict:
+    out = {}
+    q_dicts, r_dicts = pytrec_dicts(runs, qrels)
+    res = pytrec_evaluate(q_dicts, r_dicts) if "pytrec_eval" in peers else None
+    for dt in DTYPES:
+        rr = as_dtype(runs, dt, ("system", "topic", "doc"))
+        qq = as_dtype(qrels, dt, ("topic", "doc"))
+        if res is not None:
+            check_against_pytrec(irf.evaluate(rr, qq, MEASURES), res, f"{dt} frame")
+        cs = {"irframe: frame -> cube": lambda rr=rr, qq=qq: irf.evaluate(rr, qq, MEASURES)}
+        if "pytrec_eval" in peers:
+            cs["pytrec_eval: zip(.to_numpy()) dicts + evaluate"] = \
+                lambda rr=rr, qq=qq: pytrec_evaluate(*pytrec_dicts(rr, qq))
+            cs["pytrec_eval: evaluate only"] = lambda: pytrec_evaluate(q_dicts, r_dicts)
+        if "ranx" in peers:
+            cs.update(ranx_contestants(rr, qq))
+        slow = {}
+        if "ir_measures" in peers:
+            cs.update(irm_contestant(rr, qq))
+            slow = {k: args.slow_rounds for k in cs if k.startswith("ir_measures")}
+        out[dt] = report(f"run frame -> cube, ids {dt} (dtype {rr.doc.dtype.name!r})",
+                         rounds(cs, args.rounds, slow), "irframe: frame -> cube")
+    return out
+
+
+def files_contestants(qpath, paths, peers) -> dict:
+    cs = {"irframe: read_runs + read_qrels + evaluate":
+          lambda: irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)}
+    if "pytrec_eval" in peers:
+        cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(qpath, paths)
+    if "ranx" in peers:
+        try:
+            from ranx import Qrels, Run, evaluate as rx_eval
+        except ImportError:
+            pass
+        else:
+            rq = Qrels.from_file(str(qpath), kind="trec")
+            rx_eval(rq, Run.from_file(str(paths[0]), kind="trec"), RANX)  # warm the JIT
+
+            def rx():
+                q2 = Qrels.from_file(str(qpath), kind="trec")
+                return [rx_eval(q2, Run.from_file(str(p), kind="trec"), RANX, return_mean=False)
+                        for p in paths]
+            cs["ranx: from_file + evaluate (warm JIT)"] = rx
+    return cs
+
+
+def section_files(args, qpath, paths, peers, title) -> dict:
+    if "pytrec_eval" in peers:
+        cube = irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)
+        check_against_pytrec(cube, pytrec_files(qpath, paths), title)
+    return report(title, rounds(files_contestants(qpath, paths, peers), args.rounds),
+                  "irframe: read_runs + read_qrels + evaluate")
+
+
+FIRST_CALL = """
+import json, statistics, sys, time
+t0 = time.perf_counter()
+import irframe as irf
+t1 = time.perf_counter()
+import pandas as pd
+runs, qrels = pd.read_parquet(sys.argv[1]), pd.read_parquet(sys.argv[2])[["topic", "doc", "rel"]]
+ms = json.loads(sys.argv[3])
+t2 = time.perf_counter(); irf.evaluate(runs, qrels, ms); t3 = time.perf_counter()
+warm = []
+for _ in range(3):
+    t = time.perf_counter(); irf.evaluate(runs, qrels, ms); warm.append(time.perf_counter() - t)
+print(json.dumps({"import": t1 - t0, "first": t3 - t2, "warm": statistics.median(warm)}))
+"""
+
+
+def section_first(work: Path, n: int = 3) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = []
+    for _ in range(n):
+        p = subprocess.run([sys.executable, "-c", FIRST_CALL, str(work / "runs.parquet"),
+                            str(work / "qrels.parquet"), json.dumps(MEASURES)],
+                           capture_output=True, text=True, env=env, check=True)
+        res.append(json.loads(p.stdout))
+    med = {k: statistics.median(r[k] for r in res) for k in res[0]}
+    ratios = [r["first"] / r["warm"] for r in res]
+    print(f"\nfirst call in a fresh process (str frames; {n} processes)")
+    print(f"  import irframe {med['import']:.3f} s; first evaluate {med['first']:.3f} s; warm "
+          f"{med['warm']:.3f} s; first/warm {statistics.median(ratios):.2f} "
+          f"(per process: {' '.join(f'{x:.2f}' for x in ratios)})")
+    return {**med, "first_over_warm": statistics.median(ratios), "ratios": ratios}
+
+
+def profile(runs, qrels) -> None:
+    import cProfile
+    import pstats
+    irf.evaluate(runs, qrels, MEASURES)
+    pr = cProfile.Profile()
+    pr.enable()
+    irf.evaluate(runs, qrels, MEASURES)
+    pr.disable()
+    print("\nprofile of one warm irframe call (str frames), by own time:")
+    pstats.Stats(pr).sort_stats("tottime").print_stats(15)
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--systems", type=int, default=50)
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--depth", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--big", action="store_true", help="also time 110 x 250 x 1000 in memory")
-    ap.add_argument("--peers", default="pytrec_eval,ir_measures,ranx")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--slow-rounds", type=int, default=1, help="rounds for ir_measures")
+    ap.add_argument("--peers", default="pytrec_eval,ranx")
+    ap.add_argument("--sections", default="df,files,robust03,first")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
-    peers = set(args.peers.split(",")) if args.peers else set()
-    rows = []
-
-    qrels, runs = irf.datasets.synthetic(args.systems, args.topics, args.depth, seed=0)
-    runs_str = runs.astype({c: str for c in ("system", "topic", "doc")})  # plain string columns
-    qrels_str = qrels.astype({c: str for c in ("topic", "doc")})
-    print(f"collection: {args.systems} systems x {args.topics} topics x depth {args.depth} = "
-          f"{len(runs):,} rows, {len(qrels):,} qrels; pandas {pd.__version__}, dtype {runs_str.doc.dtype}")
-
-    t_ir, cube = best(lambda: irf.evaluate(runs_str, qrels_str, MEASURES), args.repeat)
-    rows.append(("df→cube", "irframe", t_ir))
-
+    peers = set(filter(None, args.peers.split(",")))
+    sections = set(args.sections.split(","))
+    print(f"python {sys.version.split()[0]}, pandas {pd.__version__}, numpy {np.__version__}, "
+          f"irframe {irf.__version__}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
-        qpath = os.path.join(tmp, "qrels.txt")
-        irf.write_qrels(qrels_str, qpath)
-        paths = []
-        for s, g in runs_str.groupby("system", sort=True):
-            p = os.path.join(tmp, f"{s}.txt")
-            irf.write_run(g, p)
-            paths.append(p)
-
-        def files_irframe():
-            return irf.evaluate(irf.read_runs(paths, system="file"), irf.read_qrels(qpath), MEASURES)
-
-        t_files, _ = best(files_irframe, args.repeat)
-        rows.append(("files→cube", "irframe", t_files))
-
-        if "pytrec_eval" in peers:
-            try:
-                import pytrec_eval
-            except ImportError:
-                print("pytrec_eval not installed; skipped")
-            else:
-                def pt_full():
-                    q, r = pytrec_dicts(runs_str, qrels_str)
-                    ev = pytrec_eval.RelevanceEvaluator(q, TREC_NAMES)
-                    return {s: ev.evaluate(x) for s, x in r.items()}
-
-                t, _ = best(pt_full, args.repeat)
-                rows.append(("df→cube", "pytrec_eval dicts+evaluate", t))
-                q, r = pytrec_dicts(runs_str, qrels_str)
-
-                def pt_eval():
-                    ev = pytrec_eval.RelevanceEvaluator(q, TREC_NAMES)
-                    return {s: ev.evaluate(x) for s, x in r.items()}
-
-                t, _ = best(pt_eval, args.repeat)
-                rows.append(("df→cube", "pytrec_eval evaluate only", t))
-
-                def pt_files():
-                    with open(qpath) as f:
-                        qq = pytrec_eval.parse_qrel(f)
-                    ev = pytrec_eval.RelevanceEvaluator(qq, TREC_NAMES)
-                    out = {}
-                    for p in paths:
-                        with open(p) as f:
-                            out[p] = ev.evaluate(pytrec_eval.parse_run(f))
-                    return out
-
-                t, _ = best(pt_files, args.repeat)
-                rows.append(("files→cube", "pytrec_eval files", t))
-
-        if "ir_measures" in peers:
-            try:
-                import ir_measures
-            except ImportError:
-                print("ir_measures not installed; skipped")
-            else:
-                ms = [ir_measures.parse_measure(m) for m in ("AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec")]
-                qdf = qrels_str.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
-                rdf = runs_str.rename(columns={"topic": "query_id", "doc": "doc_id"})
-
-                def im():
-                    return {s: list(ir_measures.iter_calc(ms, qdf, g)) for s, g in rdf.groupby("system")}
-
-                t, _ = best(im, 1)
-                rows.append(("df→cube", "ir_measures", t))
-
-        if "ranx" in peers:
-            try:
-                from ranx import Qrels, Run, evaluate as rx_eval
-            except ImportError:
-                print("ranx not installed; skipped")
-            else:
-                rx_ms = ["map", "ndcg", "ndcg@10", "precision@10", "mrr", "recall@1000", "r-precision"]
-                qx = qrels_str.rename(columns={"topic": "q_id", "doc": "doc_id", "rel": "score"})
-                rx_runs = runs_str.rename(columns={"topic": "q_id", "doc": "doc_id"})
-
-                def rx_build():
-                    # ranx wants object-dtype ids
-                    rq = Qrels.from_df(qx[["q_id", "doc_id", "score"]].astype(
-                                           {"score": int, "q_id": object, "doc_id": object}),
-                                       q_id_col="q_id", doc_id_col="doc_id", score_col="score")
-                    rr = {s: Run.from_df(g[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
-                                         q_id_col="q_id",
-                                         doc_id_col="doc_id", score_col="score")
-                          for s, g in rx_runs.groupby("system", observed=True)}
-                    return rq, rr
-
-                rq, rr = rx_build()
-                rx_eval(rq, next(iter(rr.values())), rx_ms)  # numba JIT warm-up, not timed
-
-                def rx_full():
-                    q2, r2 = rx_build()
-                    return {s: rx_eval(q2, r, rx_ms, return_mean=False) for s, r in r2.items()}
-
-                t, _ = best(rx_full, 1)
-                rows.append(("df→cube", "ranx: from the frame + evaluate (warm)", t))
-                t, _ = best(lambda: {s: rx_eval(rq, r, rx_ms, return_mean=False) for s, r in rr.items()}, 1)
-                rows.append(("df→cube", "ranx: evaluate only (warm)", t))
-
-    base = {"df→cube": t_ir, "files→cube": t_files}
-    print(f"\n{'path':<12} {'tool':<30} {'seconds':>8} {'peer/irframe':>13}")
-    for path, tool, t in rows:
-        print(f"{path:<12} {tool:<30} {t:8.3f} {t / base[path]:13.2f}")
-
-    if args.big:
-        del runs, runs_str
-        gc.collect()
-        q2, r2 = irf.datasets.synthetic(110, 250, 1000, seed=1)
-        r2 = r2.astype({c: str for c in ("system", "topic", "doc")})
-        q2 = q2.astype({c: str for c in ("topic", "doc")})
-        t = time.perf_counter()
-        irf.evaluate(r2, q2, MEASURES)
-        dt = time.perf_counter() - t
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2
-        print(f"\nbig: 110 x 250 x 1000 = {len(r2):,} rows in memory → cube: {dt:.2f} s; "
-              f"peak RSS of this process {peak:.2f} GB (includes the frames themselves)")
+        work = Path(tmp)
+        runs, qrels, qpath, paths = build_collection(args, work)
+        if "df" in sections:
+            results["df"] = section_df(args, runs, qrels, peers)
+        if "files" in sections:
+            results["files"] = section_files(args, qpath, paths, peers,
+                                             "TREC files (Python writer) -> cube")
+        if "robust03" in sections:
+            rob = shared_dir() / "robust03"
+            results["robust03"] = section_files(args, rob / "qrels" / "robust03_qrels.txt.gz",
+                                                sorted((rob / "runs").glob("input.*.gz")), peers,
+                                                "Robust03: 15 gzip run files -> cube")
+        if "first" in sections:
+            results["first"] = section_first(work)
+        if args.profile:
+            profile(runs, qrels)
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
     return 0
 
 

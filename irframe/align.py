@@ -47,7 +47,7 @@ __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
 _DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
-_DUP_TABLE_MAX = 20_000_000     # (system, cell) entries per duplicate-check chunk (160 MB)
+_DUP_TABLE_MAX = 1_000_000      # (system, cell) entries per duplicate-check chunk (4 MB: cache-sized)
 
 
 @dataclass(eq=False)
@@ -266,45 +266,135 @@ def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------
-def _factorize(s: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Codes (int64) and uniques (object array of str) of an id column."""
+# id encoding: codes + uniques, never a fixed-width string array (memory ∝ the ids)
+# ---------------------------------------------------------------------------------
+def _arrow_strings(s: pd.Series):
+    """The pyarrow string data behind an arrow-backed string column (zero copy), else None."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.StringDtype):
+        if dtype.storage not in ("pyarrow", "pyarrow_numpy"):
+            return None
+    elif not (isinstance(dtype, pd.ArrowDtype)
+              and str(dtype.pyarrow_dtype) in ("string", "large_string", "string_view")):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - arrow-backed dtypes imply pyarrow
+        return None
+    arr = pa.array(s.array)  # __arrow_array__: the column's own (chunked) array
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
+
+
+def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and uniques of a pyarrow (chunked) string array; ``runs`` encodes only the first
+    value of every run of equal adjacent values (a sorted system/topic column has few)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(arr)
+    heads = None
+    if runs and n > 1:
+        change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+        heads = np.flatnonzero(np.concatenate([[True], change]))
+        if len(heads) > n // 8:
+            heads = None
+        else:
+            arr = arr.take(pa.array(heads))
+    enc = pc.dictionary_encode(arr)
+    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
+    if enc.num_chunks > 1 and len({(c.dictionary.buffers()[1].address, len(c.dictionary))
+                                   for c in enc.chunks}) > 1:  # pragma: no cover - other pyarrow
+        enc = pa.chunked_array([enc.combine_chunks()])
+        dictionary = enc.chunk(0).dictionary
+    # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
+    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
+             if enc.num_chunks else np.zeros(0, np.int32)).astype(np.int64)
+    if heads is not None:
+        codes = np.repeat(codes, np.diff(np.append(heads, n)))
+    return codes, dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
+
+
+def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and uniques of an object array (pandas' hash table), by runs as in _arrow_encode."""
+    n = len(values)
+    if runs and n > 1:
+        heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        if len(heads) <= n // 8:
+            codes, uniques = pd.factorize(values[heads])
+            return np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n))), uniques
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), uniques
+
+
+def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (int64) and uniques (object array) of one id column; uniques are exactly the ids
+    present (unused categories dropped)."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         codes = s.cat.codes.to_numpy().astype(np.int64)
         cats = s.cat.categories
         used = np.zeros(len(cats), bool)
         used[codes] = True
-        if not used.all():  # drop unused categories so uniques are exactly the ids present
+        if not used.all():
             remap = np.cumsum(used) - 1
-            codes = remap[codes]
-            cats = cats[used]
-        uniques = np.asarray(cats.astype(str), dtype=object)
-        if sort:
-            order = np.argsort(uniques.astype(str), kind="stable")
-            if not np.array_equal(order, np.arange(len(order))):
-                inv = np.empty_like(order)
-                inv[order] = np.arange(len(order))
-                codes, uniques = inv[codes], uniques[order]
-        return codes, uniques
-    codes, uniques = pd.factorize(s, sort=False)
-    codes = codes.astype(np.int64, copy=False)
+            codes, cats = remap[codes], cats[used]
+        arr = _arrow_strings(pd.Series(cats))
+        if arr is not None:
+            return codes, arr.to_numpy().astype(object, copy=False)
+        return codes, np.asarray(cats, dtype=object)
+    arr = _arrow_strings(s)
+    if arr is not None:
+        return _arrow_encode(arr, runs)
+    return _object_encode(s.to_numpy(dtype=object), runs)
+
+
+def _as_str(uniques: np.ndarray) -> np.ndarray:
+    """Uniques as an object array of Python str (ids of other types are converted)."""
     uniques = np.asarray(uniques, dtype=object)
-    if sort and len(uniques) > 1:  # sort the few uniques, not the rows
-        order = np.argsort(np.array(uniques.tolist(), dtype=str), kind="stable")
-        inv = np.empty_like(order)
-        inv[order] = np.arange(len(order))
-        codes, uniques = inv[codes], uniques[order]
-    return codes, uniques
+    if len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string":
+        uniques = np.array([str(u) for u in uniques], dtype=object)
+    return uniques
 
 
-def _lookup(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Position of each key in ``values`` (unique strings), -1 when absent."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
-        return pd.Index(values).get_indexer(keys)
-    pos = pc.index_in(pa.array(keys, pa.string()), value_set=pa.array(values, pa.string()))
-    return pos.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+def _encode(columns: list[pd.Series], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
+    """Joint codes of several id columns (one code per distinct id across all of them).
+
+    Returns (codes of each column, uniques as an object array of str in first-appearance
+    order).  Each column is encoded on its own and only the uniques are merged, so the
+    rows are hashed once.
+    """
+    parts = [_encode_one(s, runs) for s in columns]
+    if len(parts) == 1:
+        return [parts[0][0]], _as_str(parts[0][1])
+    all_uniques = np.concatenate([_as_str(u) for _, u in parts])
+    merged, uniques = pd.factorize(all_uniques)
+    out, start = [], 0
+    for codes, u in parts:
+        out.append(merged[start:start + len(u)].astype(np.int64)[codes])
+        start += len(u)
+    return out, np.asarray(uniques, dtype=object)
+
+
+def _str_sort_order(names: np.ndarray) -> np.ndarray:
+    """Stable argsort of str ids by code point (= UTF-8 byte order, trec_eval's strcmp)."""
+    if len(names) > 1000:
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+            pass
+        else:
+            return pc.array_sort_indices(pa.array(names, pa.string())).to_numpy().astype(np.int64)
+    return np.argsort(names, kind="stable")  # Python str comparison: by code point
+
+
+def _sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
+                  keep: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """Recode so that uniques are sorted; ``keep`` (bool per unique) drops the others (-1)."""
+    sel = np.arange(len(uniques)) if keep is None else np.flatnonzero(keep)
+    order = sel[_str_sort_order(uniques[sel])]
+    recode = np.full(len(uniques), -1, np.int64)
+    recode[order] = np.arange(len(order))
+    return [recode[c] for c in codes], uniques[order]
 
 
 def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
@@ -376,21 +466,66 @@ def _float64_desc_key(score: np.ndarray) -> np.ndarray:
 def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """For each code in ``doc_codes``, a rank such that ascending rank = docno descending.
 
-    numpy's unicode comparison is by code point, which is the byte order of UTF-8,
-    i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are compared; when their
-    codes already follow docno order (sorted categories, as irframe's readers produce), a
-    linear check replaces the sort.
+    Python's (and pyarrow's) string order is by code point, which is the byte order of
+    UTF-8, i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are compared; when
+    their codes already follow docno order (sorted categories, as irframe's readers
+    produce), a linear check replaces the sort.
     """
     used = np.zeros(len(docs), bool)
     used[doc_codes] = True
     codes = np.flatnonzero(used)
     if pd.Index(docs[codes]).is_monotonic_increasing:
         return -doc_codes
-    names = np.array(docs[codes].tolist(), dtype=str)
-    order = np.argsort(names, kind="stable")[::-1]
+    order = _str_sort_order(docs[codes])[::-1]
     rank = np.empty(len(docs), np.int64)
     rank[codes[order]] = np.arange(len(codes))
     return rank[doc_codes]
+
+
+def _break_ties(idx: np.ndarray, same: np.ndarray, doc: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Reorder, in place, every run of tied rows of ``idx`` by docno descending.
+
+    ``same[i]`` says that sorted rows i and i + 1 tie (same group and primary key); only
+    the tied rows are looked at.  Returns the positions that may have moved.
+    """
+    n = len(idx)
+    tied = np.zeros(n, bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    pos = np.flatnonzero(tied)
+    sub = idx[pos]
+    dr = _doc_desc_rank(doc[sub], docs)
+    run_id = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))  # a tie run: consecutive `same`
+    dr = dr - dr.min()
+    width = int(dr.max()) + 1
+    if (int(run_id[-1]) + 1) * width < 2**62:   # one composite key: (tie run, docno desc)
+        idx[pos] = sub[np.argsort(run_id * width + dr, kind="stable")]
+    else:  # pragma: no cover - astronomically many ties
+        idx[pos] = sub[np.lexsort((dr, run_id))]
+    return pos
+
+
+def _block_order(group: np.ndarray, primary: np.ndarray) -> np.ndarray | None:
+    """Permutation putting rows in (group, primary) order when the input is ordered by
+    ``primary`` inside contiguous groups (files written ranking by ranking), else None.
+
+    Only whole groups move (O(rows), no sort of the rows).
+    """
+    n = len(group)
+    change = group[1:] != group[:-1]
+    if ((primary[1:] < primary[:-1]) & ~change).any():
+        return None
+    starts = np.flatnonzero(np.concatenate([[True], change]))
+    first = group[starts]
+    by_group = np.argsort(first, kind="stable")
+    sorted_first = first[by_group]
+    if (sorted_first[1:] == sorted_first[:-1]).any():  # a group in several pieces
+        return None
+    lens = np.diff(np.append(starts, n))
+    if np.array_equal(by_group, np.arange(len(by_group))):
+        return np.arange(n)
+    new_starts = np.cumsum(lens[by_group]) - lens[by_group]
+    return np.arange(n) + np.repeat(starts[by_group] - new_starts, lens[by_group])
 
 
 def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
@@ -400,53 +535,31 @@ def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
     ``primary`` is a signed integer key (or None for input order, kept stable).
     Returns ``(idx, moved)``: ``moved`` lists the only positions where ``idx`` differs from
     the identity (input already in order, the usual case for files written in rank order,
-    so only tied rows move), or is None when ``idx`` is a general permutation.
+    so only tied rows move), or is None when ``idx`` is a general permutation.  Input
+    ordered inside each contiguous group only has its groups moved as blocks; anything
+    else is sorted.
     """
     n = len(group)
     if primary is None:
         if np.all(group[1:] >= group[:-1]):
             return np.arange(n), np.zeros(0, np.int64)
         return np.argsort(group, kind="stable"), None
-    moved = None
-    if primary.dtype == np.int32 and (n == 0 or group.max() < 2**31):
-        key = group.astype(np.int64, copy=True)
+    idx = _block_order(group, primary) if n else np.arange(0)
+    if idx is None and primary.dtype == np.int32 and group.max() < 2**31:
+        key = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
         key <<= 32
         key += primary
         key += 2**31
-        if np.all(key[1:] >= key[:-1]):
-            idx = np.arange(n)
-            ks = key
-            moved = np.zeros(0, np.int64)
-        else:
-            idx = np.argsort(key, kind="stable")
-            ks = key[idx]
-        same = ks[1:] == ks[:-1]
-        if not same.any():
-            return idx, moved
-        run_key = ks
-    else:
+        idx = np.argsort(key, kind="stable")
+    elif idx is None:
         idx = np.lexsort((primary, group))
-        gs, ps = group[idx], primary[idx]
-        same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
-        if not same.any():
-            return idx, None
-        run_key = np.concatenate([[0], np.cumsum(~same)])
-    # resolve ties by docno descending, only on the rows that tie
-    tied = np.zeros(n, bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    pos = np.flatnonzero(tied)
-    sub = idx[pos]
-    dr = _doc_desc_rank(doc[sub], docs)
-    rk = run_key[pos]
-    run_id = np.concatenate([[0], np.cumsum(rk[1:] != rk[:-1])])
-    dr = dr - dr.min()
-    width = int(dr.max()) + 1
-    if (int(run_id[-1]) + 1) * width < 2**62:   # one composite key: (tie run, docno desc)
-        idx[pos] = sub[np.argsort(run_id * width + dr)]
-    else:  # pragma: no cover - astronomically many ties
-        idx[pos] = sub[np.lexsort((dr, run_id))]
-    return idx, (pos if moved is not None else None)
+    identity = bool(n == 0 or (idx[0] == 0 and idx[-1] == n - 1 and np.all(idx[1:] > idx[:-1])))
+    gs, ps = (group, primary) if identity else (group[idx], primary[idx])
+    same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
+    if not same.any():
+        return idx, (np.zeros(0, np.int64) if identity else None)
+    moved = _break_ties(idx, same, doc, docs)
+    return idx, (moved if identity else None)
 
 
 def _permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None) -> np.ndarray:
@@ -465,6 +578,92 @@ def _named(resolved) -> dict[str, str]:
     return {role: name for role, name in vars(resolved).items() if name is not None}
 
 
+@dataclass
+class _Ids:
+    """Integer codes of the id columns of a run frame and its qrels (see :func:`_encode_ids`)."""
+
+    r_sys: np.ndarray       # run rows → system code (systems sorted)
+    systems: np.ndarray
+    r_topic: np.ndarray     # run rows → code in topics_all, -1 when the topic has no qrels
+    r_topic_any: np.ndarray  # run rows → code among every topic of run and qrels
+    n_topic_any: int
+    q_topic: np.ndarray     # qrels rows → code in topics_all
+    topics_all: np.ndarray  # qrels topics, sorted
+    r_doc: np.ndarray
+    q_doc: np.ndarray
+    docs: np.ndarray        # run docs first (first appearance), then qrels-only docs
+
+
+def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
+    """Factorize systems, topics and docs once, run and qrels jointly (one code per id)."""
+    (r_sys,), systems = _encode([runs[rc.system]], runs=True)
+    (r_sys,), systems = _sorted_codes([r_sys], systems)
+    (r_topic_any, q_topic), topics = _encode([runs[rc.topic], qrels[qc.topic]], runs=True)
+    in_qrels = np.zeros(len(topics), bool)
+    in_qrels[q_topic] = True
+    (r_topic, q_topic), topics_all = _sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
+    (r_doc, q_doc), docs = _encode([runs[rc.doc], qrels[qc.doc]])
+    return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic, topics_all,
+                r_doc, q_doc, docs)
+
+
+def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The run's score (float64, read-only; None without a score column) and rank columns."""
+    if order in ("trec_eval", "trec_eval10"):
+        if rc.score is None:
+            raise InputError(f"order={order!r} sorts by score but the run frame has no "
+                             f"'score' column; pass order='rank' or order='input'")
+        score = numeric_column(runs, rc.score, "run frame")
+    else:
+        score = numeric_column(runs, rc.score, "run frame") if rc.score else None
+    rank = None
+    if order == "rank":
+        if rc.rank is None:
+            raise InputError("order='rank' needs a 'rank' column in the run frame")
+        rank = numeric_column(runs, rc.rank, "run frame")
+    return score, rank
+
+
+def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
+    """(integer sort key, score as stored in the aligned arrays) for an ``order``."""
+    if order == "trec_eval":
+        return _float32_desc_key(score), score.astype(np.float32).astype(np.float64)
+    if order == "trec_eval10":
+        return _float64_desc_key(score), score
+    if order == "rank":
+        return _float64_desc_key(-rank), score
+    return None, score
+
+
+def _qrels_table(q_topic, q_doc, q_rel, has_sub: bool, n_docs: int):
+    """Judged (topic, doc) keys ``topic * n_docs + doc``, sorted and unique, with the grade
+    (max over subtopics); the qrels rows must be restricted to evaluated topics."""
+    qk = q_topic * n_docs + q_doc
+    if has_sub:  # collapse subtopics: max grade per (topic, doc)
+        o = np.lexsort((q_rel, qk))
+        qk_s, qr_s = qk[o], q_rel[o]
+        last = np.ones(len(qk_s), bool)
+        last[:-1] = qk_s[1:] != qk_s[:-1]
+        return qk_s[last], qr_s[last]
+    o = np.argsort(qk, kind="stable")
+    return qk[o], q_rel[o]
+
+
+def _cut(group_key: np.ndarray, groups: np.ndarray, rel: np.ndarray, depth: int | None,
+         judged_only: bool) -> np.ndarray | None:
+    """Rows kept by ``depth`` (-M) and ``judged_only`` (-J, after -M as trec_eval does)."""
+    keep_rows = None
+    if depth is not None:
+        starts = np.searchsorted(group_key, groups, side="left")
+        ends = np.searchsorted(group_key, groups, side="right")
+        rank0 = np.arange(len(group_key)) - np.repeat(starts, ends - starts)
+        keep_rows = rank0 < depth
+    if judged_only:
+        judged = ~np.isnan(rel) & ~(rel < 0)
+        keep_rows = judged if keep_rows is None else keep_rows & judged
+    return keep_rows
+
+
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
           depth: int | None = None, complete: bool = False, judged_only: bool = False,
           columns: Mapping[str, str] | None = None, qrels_columns_: Mapping[str, str] | None = None,
@@ -480,9 +679,9 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     qrels : pandas.DataFrame
         ``topic, doc, rel[, subtopic]`` (or as ``runs``, see :func:`irframe.schema.qrels_frame`).
     order : {"trec_eval", "trec_eval10", "rank", "input"}
-        Document order inside a topic (DESIGN §2.1): trec_eval sorts by float32 score
-        descending then docno descending; trec_eval10 the same in float64; "rank" by the
-        rank column (ties docno descending); "input" keeps the frame's row order.
+        Document order inside a topic (see docs/conventions.md): trec_eval sorts by float32
+        score descending then docno descending; trec_eval10 the same in float64; "rank" by
+        the rank column (ties docno descending); "input" keeps the frame's row order.
     depth : int, optional
         Keep the first ``depth`` documents of each ranking after ordering (trec_eval -M).
     complete : bool
@@ -501,120 +700,50 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     -------
     Aligned
     """
-    if order not in ORDERS:
-        raise ValueError(f"order={order!r} is not one of {ORDERS}")
-    depth = DEPTH.check("depth", depth)
-    runs, rc = run_frame(runs, columns, system=system)
-    qrels, qc = qrels_frame(qrels, qrels_columns_)
-    if len(runs) == 0:
-        raise InputError("run frame is empty (0 rows); nothing to evaluate")
-    if len(qrels) == 0:
-        raise InputError("qrels frame is empty (0 rows); relevance judgments are needed")
-    for col in (rc.system, rc.topic, rc.doc):
-        check_id_column(runs, col, "run frame")
-    for col in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
-        check_id_column(qrels, col, "qrels frame")
-
-    # ---- qrels ----------------------------------------------------------------
+    runs, qrels, rc, qc = _check_inputs(runs, qrels, order, depth, columns, qrels_columns_, system)
     q_rel = numeric_column(qrels, qc.rel, "qrels frame")
-    q_topic, topics_all = _factorize(qrels[qc.topic], sort=True)
-    q_doc_local, q_docs = _factorize(qrels[qc.doc], sort=False)
-
-    # ---- run ids ----------------------------------------------------------------
-    r_sys, systems = _factorize(runs[rc.system], sort=True)
-    r_topic_local, r_topics = _factorize(runs[rc.topic], sort=False)
-    topic_map = pd.Index(topics_all).get_indexer(r_topics)
-    r_topic = topic_map[r_topic_local]
-    r_doc, docs = _factorize(runs[rc.doc], sort=False)
-
-    # doc codes shared by run and qrels
-    q_doc_map = _lookup(docs, q_docs)
-    new = q_doc_map < 0
-    if new.any():
-        q_doc_map[new] = len(docs) + np.arange(int(new.sum()))
-        docs = np.concatenate([docs, q_docs[new]])
-    q_doc = q_doc_map[q_doc_local]
-    n_docs = max(len(docs), 1)
-
-    # ---- qrels duplicates ------------------------------------------------------
-    sub = None
+    ids = _encode_ids(runs, qrels, rc, qc)
+    n_docs = max(len(ids.docs), 1)
+    q_topic, q_doc, sub = ids.q_topic, ids.q_doc, None
     if qc.subtopic:
-        s_code, subtopics = _factorize(qrels[qc.subtopic], sort=True)
+        (s_code,), subtopics = _encode([qrels[qc.subtopic]])
+        (s_code,), subtopics = _sorted_codes([s_code], subtopics)
         q_key = (q_topic * len(subtopics) + s_code) * n_docs + q_doc
         qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
         sub = (s_code, subtopics)
     else:
-        q_key = q_topic * n_docs + q_doc
-        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.doc], "qrels frame", duplicates)
+        qkeep = check_duplicates(qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame",
+                                 duplicates)
     if qkeep is not None:
         q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]
         if sub is not None:
             sub = (sub[0][qkeep], sub[1])
+    score, rank = _ordering_keys(runs, rc, order)
 
-    # ---- scores / ranks -----------------------------------------------------------
-    if order in ("trec_eval", "trec_eval10"):
-        if rc.score is None:
-            raise InputError(f"order={order!r} sorts by score but the run frame has no "
-                             f"'score' column; pass order='rank' or order='input'")
-        score = numeric_column(runs, rc.score, "run frame")
-    else:
-        score = numeric_column(runs, rc.score, "run frame") if rc.score else None
-    rank = None
-    if order == "rank":
-        if rc.rank is None:
-            raise InputError("order='rank' needs a 'rank' column in the run frame")
-        rank = numeric_column(runs, rc.rank, "run frame")
+    # ---- restrict to topics in qrels; evaluated topics ----------------------------------
+    row_ok = ids.r_topic >= 0
+    n_dropped = int(len(row_ok) - np.count_nonzero(row_ok))
+    src = np.arange(len(runs)) if n_dropped == 0 else np.flatnonzero(row_ok)
 
-    # ---- restrict to topics in qrels ----------------------------------------------
-    row_ok = r_topic >= 0
-    n_dropped = int((r_topic < 0).sum())
-    all_rows = bool(row_ok.all())
-    src = np.arange(len(runs)) if all_rows else np.flatnonzero(row_ok)
+    def take(x: np.ndarray | None) -> np.ndarray | None:
+        return x if n_dropped == 0 or x is None else x[src]
 
-    def take(x: np.ndarray) -> np.ndarray:
-        return x if all_rows else x[src]
-
-    # evaluated topics
-    if complete:
-        eval_topic = np.arange(len(topics_all))
-    else:
-        eval_topic = np.flatnonzero(np.bincount(take(r_topic), minlength=len(topics_all)))
-    topic_recode = np.full(len(topics_all), -1, np.int64)
+    n_topics_all = len(ids.topics_all)
+    eval_topic = (np.arange(n_topics_all) if complete
+                  else np.flatnonzero(np.bincount(take(ids.r_topic), minlength=n_topics_all)))
+    topic_recode = np.full(n_topics_all, -1, np.int64)
     topic_recode[eval_topic] = np.arange(len(eval_topic))
-    topics = pd.Index(topics_all[eval_topic], name="topic")
-    n_t = len(topics)
-
-    r_sys_s, r_topic_s, r_doc_s = take(r_sys), topic_recode[take(r_topic)], take(r_doc)
+    n_t = len(eval_topic)
+    r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
     group_key = r_sys_s * n_t + r_topic_s
 
-    # ---- relevance lookup (max over subtopics) --------------------------------------
+    # ---- relevance lookup through (topic, doc) cells; ordering -----------------------------
     q_t = topic_recode[q_topic]
     q_in = q_t >= 0
-    qk = q_t[q_in] * n_docs + q_doc[q_in]
-    qr = q_rel[q_in]
-    if sub is not None:  # collapse subtopics: max grade per (topic, doc)
-        o = np.lexsort((qr, qk))
-        qk_s, qr_s = qk[o], qr[o]
-        last = np.ones(len(qk_s), bool)
-        last[:-1] = qk_s[1:] != qk_s[:-1]
-        qk_u, qr_u = qk_s[last], qr_s[last]
-    else:
-        o = np.argsort(qk, kind="stable")
-        qk_u, qr_u = qk[o], qr[o]
+    qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
-
-    # ---- ordering ------------------------------------------------------------------
-    sc = take(score) if score is not None else None
-    if order == "trec_eval":
-        primary = _float32_desc_key(sc)
-        sc = sc.astype(np.float32).astype(np.float64)
-    elif order == "trec_eval10":
-        primary = _float64_desc_key(sc)
-    elif order == "rank":
-        primary = _float64_desc_key(-take(rank))  # ascending rank
-    else:
-        primary = None
-    perm, moved = _order_rows(group_key, primary, r_doc_s, docs)
+    primary, sc = _primary_key(order, take(score), take(rank))
+    perm, moved = _order_rows(group_key, primary, r_doc_s, ids.docs)
     r_doc_s, src, cell = (_permute(x, perm, moved) for x in (r_doc_s, src, cell))
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
         group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
@@ -628,8 +757,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     rel = rel_by_cell[cell]
 
     # ---- run duplicates: (system, topic, doc) twice -------------------------------------
-    if _sorted_has_duplicates(r_sys_s, len(systems), cell, n_cells):
-        r_key = (r_sys * len(r_topics) + r_topic_local) * n_docs + r_doc
+    if _sorted_has_duplicates(r_sys_s, len(ids.systems), cell, n_cells):
+        r_key = (ids.r_sys * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # duplicates="first": evaluate the de-duplicated frame
             kept = np.flatnonzero(keep)
@@ -639,43 +768,21 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
             out.row_source = kept[out.row_source]
             return out
 
-    # ---- groups, depth (-M), judged-only (-J, applied after -M as trec_eval does) ------------
+    # ---- groups, depth (-M), judged-only (-J) ----------------------------------------------
     if complete:
-        groups = np.arange(len(systems) * n_t, dtype=np.int64)
+        groups = np.arange(len(ids.systems) * n_t, dtype=np.int64)
     else:  # group_key is sorted: its distinct values are where it changes
         change = np.ones(len(group_key), bool)
         change[1:] = group_key[1:] != group_key[:-1]
         groups = group_key[change]
-    keep_rows = None
-    if depth is not None:
-        starts = np.searchsorted(group_key, groups, side="left")
-        ends = np.searchsorted(group_key, groups, side="right")
-        rank0 = np.arange(len(group_key)) - np.repeat(starts, ends - starts)
-        keep_rows = rank0 < depth
-    if judged_only:
-        judged = ~np.isnan(rel) & ~(rel < 0)
-        keep_rows = judged if keep_rows is None else keep_rows & judged
+    keep_rows = _cut(group_key, groups, rel, depth, judged_only)
     if keep_rows is not None:
-        group_key, r_doc_s, rel, src, sc = (group_key[keep_rows], r_doc_s[keep_rows], rel[keep_rows],
-                                            src[keep_rows], sc[keep_rows])
+        group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
     offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
-
-    # ---- qrels arrays per evaluated topic, grade descending ----------------------------------
-    qt_in, qd_in = q_t[q_in], q_doc[q_in]
-    if sub is not None:
-        # one row per (topic, doc): max grade, taken from the collapsed table
-        qt_u, qd_u = qk_u // n_docs, qk_u % n_docs
-        qorder = np.lexsort((qd_u, -qr_u, qt_u))
-        qrels_topic, qrels_doc, qrels_rel = qt_u[qorder], qd_u[qorder], qr_u[qorder]
-    else:
-        qorder = np.lexsort((qd_in, -qr, qt_in))
-        qrels_topic, qrels_doc, qrels_rel = qt_in[qorder], qd_in[qorder], qr[qorder]
-    qrels_offsets = np.searchsorted(qrels_topic, np.arange(n_t + 1)).astype(np.int64)
-
     aligned = Aligned(
-        systems=pd.Index(systems.astype(str) if len(systems) else systems, name="system", dtype=object),
-        topics=pd.Index(np.asarray(topics, dtype=object), name="topic", dtype=object),
-        docs=docs,
+        systems=pd.Index(ids.systems, name="system", dtype=object),
+        topics=pd.Index(ids.topics_all[eval_topic], name="topic", dtype=object),
+        docs=ids.docs,
         group_system=(groups // n_t).astype(np.int64) if n_t else groups,
         group_topic=(groups % n_t).astype(np.int64) if n_t else groups,
         offsets=offsets,
@@ -683,21 +790,53 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         row_rel=rel.astype(np.float64, copy=False),
         row_score=sc.astype(np.float64, copy=False),
         row_source=src.astype(np.int64, copy=False),
-        qrels_offsets=qrels_offsets,
-        qrels_doc=qrels_doc.astype(np.int64, copy=False),
-        qrels_rel=qrels_rel.astype(np.float64, copy=False),
+        qrels_offsets=np.zeros(1, np.int64), qrels_doc=np.zeros(0, np.int64), qrels_rel=np.zeros(0),
         order=order, depth=depth, complete=complete, judged_only=judged_only,
         n_dropped_rows=n_dropped,
         qrels_grades_all=q_rel,
     )
+    _attach_qrels(aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs)
+    return aligned
+
+
+def _check_inputs(runs, qrels, order, depth, columns, qrels_columns_, system):
+    """Argument checks; returns the run and qrels frames and their resolved columns."""
+    if order not in ORDERS:
+        raise ValueError(f"order={order!r} is not one of {ORDERS}")
+    depth = DEPTH.check("depth", depth)
+    runs, rc = run_frame(runs, columns, system=system)
+    qrels, qc = qrels_frame(qrels, qrels_columns_)
+    if len(runs) == 0:
+        raise InputError("run frame is empty (0 rows); nothing to evaluate")
+    if len(qrels) == 0:
+        raise InputError("qrels frame is empty (0 rows); relevance judgments are needed")
+    for col in (rc.system, rc.topic, rc.doc):
+        check_id_column(runs, col, "run frame")
+    for col in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
+        check_id_column(qrels, col, "qrels frame")
+    return runs, qrels, rc, qc
+
+
+def _attach_qrels(aligned: Aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs: int) -> None:
+    """The qrels CSR per evaluated topic (grade descending, then doc code) and the subtopic
+    table; ``q_t`` is each qrels row's evaluated-topic code (-1: topic not evaluated)."""
+    q_in = q_t >= 0
+    if sub is not None:  # one row per (topic, doc): max grade, from the collapsed table
+        qt_u, qd_u = qk_u // n_docs, qk_u % n_docs
+        qorder = np.lexsort((qd_u, -qr_u, qt_u))
+        qrels_topic, qrels_doc, qrels_rel = qt_u[qorder], qd_u[qorder], qr_u[qorder]
+    else:
+        qt_in, qd_in, qr = q_t[q_in], q_doc[q_in], q_rel[q_in]
+        qorder = np.lexsort((qd_in, -qr, qt_in))
+        qrels_topic, qrels_doc, qrels_rel = qt_in[qorder], qd_in[qorder], qr[qorder]
+    aligned.qrels_offsets = np.searchsorted(qrels_topic, np.arange(len(aligned.topics) + 1)).astype(np.int64)
+    aligned.qrels_doc = qrels_doc.astype(np.int64, copy=False)
+    aligned.qrels_rel = qrels_rel.astype(np.float64, copy=False)
     if sub is not None:
         s_code, subtopics = sub
-        s_t = topic_recode[q_topic]
-        ok = s_t >= 0
-        so = np.lexsort((q_doc[ok], s_code[ok], s_t[ok]))
+        so = np.lexsort((q_doc[q_in], s_code[q_in], q_t[q_in]))
         aligned.subtopics = pd.Index(np.asarray(subtopics, dtype=object), name="subtopic")
-        aligned.sub_topic = s_t[ok][so]
-        aligned.sub_subtopic = s_code[ok][so]
-        aligned.sub_doc = q_doc[ok][so]
-        aligned.sub_rel = q_rel[ok][so]
-    return aligned
+        aligned.sub_topic = q_t[q_in][so]
+        aligned.sub_subtopic = s_code[q_in][so]
+        aligned.sub_doc = q_doc[q_in][so]
+        aligned.sub_rel = q_rel[q_in][so]

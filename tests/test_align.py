@@ -41,3 +41,93 @@ def test_segment_helpers_against_python():
                                   np.concatenate([np.maximum.accumulate(s[::-1])[::-1] for s in segs]))
     np.testing.assert_array_equal(A.segment_max(x, offsets, empty=-1.0),
                                   [s.max() if len(s) else -1.0 for s in segs])
+
+
+# ---- ordering and id encoding against brute force -----------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+import pandas as pd  # noqa: E402
+
+DOCS = ["a", "b", "B", "é", "ab", "z9", "Ω", "a\u00e9", "10", "9", "d\U0001F600"]
+
+
+def _brute_force(frame: pd.DataFrame, qrels: pd.DataFrame) -> list[tuple[str, str, list[str], list[float]]]:
+    """trec_eval's order written out: per (system, topic), float32 score desc, docno bytes desc."""
+    grades = {(t, d): float(r) for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel)}
+    out = []
+    for (s, t), g in sorted(frame.groupby(["system", "topic"]), key=lambda kv: kv[0]):
+        if t not in set(qrels.topic):
+            continue
+        rows = sorted(zip(g.score.astype(np.float32).tolist(), g.doc.tolist()),
+                      key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]))
+        docs = [d for _, d in rows]
+        out.append((s, t, docs, [grades.get((t, d), np.nan) for d in docs]))
+    return out
+
+
+@st.composite
+def _runs(draw):
+    n_sys, n_top = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    rows = []
+    for s in range(n_sys):
+        for t in range(n_top):
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=8, unique=True))
+            for d in docs:  # few distinct scores: many ties; float32-equal but float64-distinct too
+                rows.append((f"s{s}", str(t), d, draw(st.sampled_from([1.0, 0.5, 0.5 + 1e-12, 2.0, -0.0, 0.0]))))
+    frame = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
+    layout = draw(st.sampled_from(["as drawn", "shuffled", "sorted", "groups reversed"]))
+    if layout == "shuffled":
+        frame = frame.sample(frac=1, random_state=draw(st.integers(0, 9)))
+    elif layout == "sorted":  # rank order inside each group, ties in arbitrary order
+        frame = frame.sort_values(["system", "topic", "score"], ascending=[True, True, False])
+    elif layout == "groups reversed":  # contiguous groups, each in rank order, groups out of order
+        frame = frame.sort_values(["system", "topic", "score"], ascending=[False, False, False])
+    return frame.reset_index(drop=True)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_runs(), st.sampled_from(["object", "str", "category", "string[pyarrow]"]), st.data())
+def test_order_and_relevance_match_brute_force(frame, dtype, data):
+    pytest.importorskip("pyarrow")
+    qdocs = data.draw(st.lists(st.sampled_from(DOCS + ["unretrieved"]), min_size=1, max_size=6, unique=True))
+    qrels = pd.DataFrame({"topic": "0", "doc": qdocs, "rel": range(len(qdocs))})
+    expected = _brute_force(frame, qrels)
+    runs = frame.astype({c: dtype for c in ("system", "topic", "doc")})
+    q = qrels.astype({c: dtype for c in ("topic", "doc")})
+    a = A.align(runs, q)
+    got = []
+    for g in range(a.n_groups):
+        rows = slice(a.offsets[g], a.offsets[g + 1])
+        got.append((a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
+                    [a.docs[d] for d in a.row_doc[rows]], a.row_rel[rows].tolist()))
+    assert [x[:3] for x in got] == [x[:3] for x in expected]
+    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
+    # row_source points back at the caller's rows
+    assert [runs.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
+
+
+def test_ids_of_every_dtype_align_identically():
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    n = 2700
+    frame = pd.DataFrame({"system": np.repeat([f"s{i}" for i in range(3)], n // 3),
+                          "topic": np.tile(np.repeat(["7", "10", "8"], n // 9), 3),
+                          "doc": [f"d{x}" for x in rng.integers(0, 900, n)],
+                          "score": rng.integers(0, 50, n) / 10})
+    frame = frame.drop_duplicates(["system", "topic", "doc"])
+    qrels = pd.DataFrame({"topic": ["7", "10", "99"] * 50, "doc": [f"d{x}" for x in range(150)], "rel": 1})
+    ref = A.align(frame.astype({c: object for c in ("system", "topic", "doc")}),
+                  qrels.astype({"topic": object, "doc": object}))
+    for dtype in ("str", "category", "string[pyarrow]"):
+        a = A.align(frame.astype({c: dtype for c in ("system", "topic", "doc")}),
+                    qrels.astype({"topic": dtype, "doc": dtype}))
+        assert list(a.systems) == list(ref.systems) and list(a.topics) == list(ref.topics)
+        np.testing.assert_array_equal(a.row_source, ref.row_source)
+        np.testing.assert_array_equal(a.offsets, ref.offsets)
+        np.testing.assert_array_equal(a.row_rel, ref.row_rel)
+        assert [a.docs[d] for d in a.row_doc] == [ref.docs[d] for d in ref.row_doc]
+        # judged docs per topic, grade descending (the order among equal grades is by doc code)
+        def judged(x):
+            return sorted(zip(x.qrels_topic.tolist(), (-x.qrels_rel).tolist(), [x.docs[d] for d in x.qrels_doc]))
+        assert judged(a) == judged(ref)
+        np.testing.assert_array_equal(a.qrels_offsets, ref.qrels_offsets)

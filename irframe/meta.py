@@ -15,6 +15,10 @@ correlation_matrix    measure x measure correlation of system orderings
 metric_unanimity      Metric Unanimity, MU (seed 001 section 6.1)
 degrade_qrels         remove a fraction of relevant judgments (seed 000 section 6.2.4)
 label_degradation     ties and preference agreement as labels are removed (seed 000 section 6.2.4)
+qrels_agreement       system-ranking agreement between judgment sets (tau-b, tau-AP, RBO)
+label_agreement       label agreement on commonly judged documents (Cohen's kappa, Krippendorff's alpha)
+label_confusion       confusion matrix of two judgment sets' grades
+decision_flips        pairs whose significance decision differs between judgment sets
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import xarray as xr
 from scipy import stats as _st
 
 from ._progress import progress as _progress
+from .agreement import (cohen_kappa, decision_flips, krippendorff_alpha, label_agreement, label_confusion,
+                        qrels_agreement, rbo, tau_ap, tau_b)
 from ._scores import as_rng, batch_coords, complete_topics, is_pref, mask_missing, pref_cube, score_cube
 from .stats import compare, sign_test, tukey_hsd
 
@@ -41,6 +47,15 @@ __all__ = [
     "metric_unanimity",
     "degrade_qrels",
     "label_degradation",
+    "qrels_agreement",
+    "label_agreement",
+    "label_confusion",
+    "decision_flips",
+    "tau_b",
+    "tau_ap",
+    "rbo",
+    "cohen_kappa",
+    "krippendorff_alpha",
 ]
 
 
@@ -346,21 +361,6 @@ def _align_scores(a, b):
     return x[ok], y[ok]
 
 
-def _tau_ap(x: np.ndarray, y: np.ndarray) -> float:
-    """tau_AP of ranking x (walked from the top) against reference y (Yilmaz et al. 2008)."""
-    n = x.size
-    order = np.argsort(-x, kind="stable")
-    xs, ys = x[order], y[order]
-    total = 0.0
-    for i in range(1, n):
-        above_x, above_y = xs[:i], ys[:i]
-        # pairs tied in x: position above is arbitrary -> half credit; tied in y -> half credit
-        tie_x = above_x == xs[i]
-        corr = np.where(tie_x | (above_y == ys[i]), 0.5, (above_y > ys[i]).astype(float))
-        total += corr.sum() / i
-    return 2.0 * total / (n - 1) - 1.0
-
-
 def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     """Kendall's rank correlation between two system orderings.
 
@@ -407,8 +407,8 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
         s = np.sign(x[iu[0]] - x[iu[1]]) * np.sign(y[iu[0]] - y[iu[1]])
         return float(s.sum() / len(s))
     if variant == "ap":
-        t = _tau_ap(x, y)
-        return float((t + _tau_ap(y, x)) / 2) if symmetric else float(t)
+        t = tau_ap(x, y)
+        return float((t + tau_ap(y, x)) / 2) if symmetric else float(t)
     raise ValueError(f"variant must be 'a', 'b' or 'ap', got {variant!r}")
 
 
@@ -472,7 +472,7 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip", 
                 elif method == "tau_a":
                     out[i, j] = kendall_tau(x, y, variant="a")
                 elif method == "tau_ap":
-                    out[i, j] = _tau_ap(x, y)
+                    out[i, j] = tau_ap(x, y)
                 elif method == "spearman":
                     out[i, j] = _st.spearmanr(x, y).statistic
                 else:

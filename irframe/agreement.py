@@ -1,0 +1,403 @@
+"""Agreement between judgment sets (qrels): system rankings, labels, significance decisions.
+
+Evaluate the same runs under several qrels with ``qrels={name: frame, ...}`` (the cube
+gains a ``qrels`` dim, see :func:`irframe.evaluate`), then ask
+
+* do the judgment sets rank the systems alike?  :func:`qrels_agreement` (Kendall's
+  tau-b, tau-AP of Yilmaz, Aslam & Robertson, SIGIR 2008, and rank-biased overlap of
+  Webber, Moffat & Zobel, TOIS 2010, of the system orderings by mean score);
+* do they label the documents alike?  :func:`label_agreement` (Cohen's kappa,
+  Krippendorff's alpha) and :func:`label_confusion` on the documents both sets judged;
+* would a significance test decide alike?  :func:`decision_flips` on a
+  :func:`irframe.stats.compare` result with a ``qrels`` dim.
+
+The rank-correlation kernels (:func:`tau_b`, :func:`tau_ap`, :func:`rbo`) and the
+label-agreement kernels (:func:`cohen_kappa`, :func:`krippendorff_alpha`) take plain
+arrays.  These functions are also available from :mod:`irframe.meta`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ._scores import mask_missing, score_cube
+from .schema import qrels_columns
+
+__all__ = ["tau_b", "tau_ap", "rbo", "cohen_kappa", "krippendorff_alpha", "qrels_agreement",
+           "label_agreement", "label_confusion", "decision_flips", "ALPHA_LEVELS"]
+
+ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+# ---------------------------------------------------------------------------
+# rank correlation of two score vectors (higher = better)
+# ---------------------------------------------------------------------------
+
+def tau_b(x, y) -> float:
+    """Kendall's tau-b between two score vectors (ties adjusted, as Kendall 1945).
+
+    ``(n_c - n_d) / sqrt((n_0 - t_x) (n_0 - t_y))`` over all pairs, with ``t_x``, ``t_y``
+    the pairs tied in ``x``, ``y``; NaN when one vector is constant.
+
+    >>> tau_b([1, 2, 3, 4], [1, 3, 2, 4])
+    0.6666666666666666
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    iu = np.triu_indices(x.size, 1)
+    sx, sy = np.sign(x[iu[0]] - x[iu[1]]), np.sign(y[iu[0]] - y[iu[1]])
+    den = np.sqrt(float((sx != 0).sum()) * float((sy != 0).sum()))
+    return float((sx * sy).sum() / den) if den > 0 else float("nan")
+
+
+def tau_ap(x, y) -> float:
+    """tau-AP of the ordering by ``x`` against the reference ordering by ``y``.
+
+    Yilmaz, Aslam & Robertson (SIGIR 2008): walking ``x``'s ordering from the top,
+    ``tau_AP = 2/(n-1) * sum_{i=2..n} C(i)/(i-1) - 1`` where ``C(i)`` counts the items
+    above position ``i`` that ``y`` also ranks above it; a pair tied in either vector
+    counts 1/2.
+
+    >>> round(tau_ap([3, 4, 2, 1], [4, 3, 2, 1]), 4)   # a swap at the top costs most
+    0.3333
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = x.size
+    order = np.argsort(-x, kind="stable")
+    xs, ys = x[order], y[order]
+    total = 0.0
+    for i in range(1, n):
+        above_x, above_y = xs[:i], ys[:i]
+        tie = (above_x == xs[i]) | (above_y == ys[i])
+        total += np.where(tie, 0.5, (above_y > ys[i]).astype(float)).sum() / i
+    return 2.0 * total / (n - 1) - 1.0
+
+
+def rbo(x, y, *, p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of the orderings by ``x`` and by ``y``.
+
+    Webber, Moffat & Zobel (TOIS 2010), Eq. 32 for two complete orderings of the same
+    ``n`` items: ``RBO_ext = (1-p)/p * sum_{d=1..n} A_d p^d + A_n p^n`` with ``A_d`` the
+    fraction of the top ``d`` items the orderings share (``A_n = 1``).  Items are
+    ordered by score, highest first; tied scores keep their input order.
+
+    >>> rbo([3, 2, 1], [3, 2, 1])
+    1.0
+    >>> round(rbo([3, 2, 1], [2, 3, 1], p=0.5), 4)
+    0.625
+    """
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = x.size
+    pos_x = np.empty(n, np.int64)
+    pos_y = np.empty(n, np.int64)
+    pos_x[np.argsort(-x, kind="stable")] = np.arange(n)
+    pos_y[np.argsort(-y, kind="stable")] = np.arange(n)
+    X = np.cumsum(np.bincount(np.maximum(pos_x, pos_y), minlength=n))  # overlap at depth d = 1..n
+    d = np.arange(1, n + 1)
+    A = X / d
+    return float((1 - p) / p * (A * p ** d).sum() + A[-1] * p ** n)
+
+
+# ---------------------------------------------------------------------------
+# label agreement of two label vectors on the same units
+# ---------------------------------------------------------------------------
+
+def cohen_kappa(a, b, *, weights: str | None = None) -> float:
+    """Cohen's kappa between two raters' labels of the same documents.
+
+    ``1 - sum(w * O) / sum(w * E)`` over the confusion matrix ``O`` of the labels and
+    its chance expectation ``E`` (outer product of the marginals); ``w`` is 0/1
+    (unweighted, Cohen 1960), ``|i - j|`` (``"linear"``) or ``(i - j)**2``
+    (``"quadratic"``, Cohen 1968) over the indices of the sorted label values.
+
+    >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
+    0.6363636363636364
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be 1-D label vectors of the same length")
+    cats, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    k = len(cats)
+    ia, ib = inv[:a.size], inv[a.size:]
+    O = np.zeros((k, k))
+    np.add.at(O, (ia, ib), 1.0)
+    E = np.outer(O.sum(axis=1), O.sum(axis=0)) / O.sum()
+    i, j = np.indices((k, k))
+    if weights is None:
+        w = (i != j).astype(float)
+    elif weights == "linear":
+        w = np.abs(i - j).astype(float)
+    elif weights == "quadratic":
+        w = ((i - j) ** 2).astype(float)
+    else:
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+    den = (w * E).sum()
+    return float(1 - (w * O).sum() / den) if den > 0 else float("nan")
+
+
+def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
+    """Krippendorff's alpha for two coders who both labelled every unit.
+
+    ``alpha = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck`` over the
+    coincidence matrix ``o`` of the values (each unit adds its pair both ways), the
+    value totals ``n_c`` and ``n = 2 * units`` (Krippendorff, *Content Analysis*, 2004,
+    ch. 11), with the difference ``d2`` of the ``level`` of measurement:
+    nominal ``[c != k]``, ordinal ``(sum_{g=c..k} n_g - (n_c + n_k)/2)**2``, interval
+    ``(c - k)**2``, ratio ``((c - k)/(c + k))**2``.
+
+    >>> round(krippendorff_alpha([0, 1, 1, 2], [0, 1, 2, 2], level="interval"), 4)
+    0.75
+    """
+    if level not in ALPHA_LEVELS:
+        raise ValueError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be 1-D label vectors of the same length")
+    vals, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    k = len(vals)
+    ia, ib = inv[:a.size], inv[a.size:]
+    o = np.zeros((k, k))
+    np.add.at(o, (ia, ib), 1.0)
+    np.add.at(o, (ib, ia), 1.0)
+    nc = o.sum(axis=1)
+    n = nc.sum()
+    c, kk = np.meshgrid(vals, vals, indexing="ij")
+    if level == "nominal":
+        d2 = (c != kk).astype(float)
+    elif level == "interval":
+        d2 = (c - kk) ** 2
+    elif level == "ratio":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d2 = np.where(c + kk == 0, 0.0, ((c - kk) / (c + kk)) ** 2)
+    else:
+        cum = np.concatenate([[0.0], np.cumsum(nc)])
+        i, j = np.indices((k, k))
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        d2 = (cum[hi + 1] - cum[lo] - (nc[i] + nc[j]) / 2) ** 2
+    den = (np.outer(nc, nc) * d2).sum()
+    return float(1 - (n - 1) * (o * d2).sum() / den) if den > 0 else float("nan")
+
+
+# ---------------------------------------------------------------------------
+# tables over a qrels dim / mapping
+# ---------------------------------------------------------------------------
+
+def _set_pairs(names: list, reference) -> list[tuple]:
+    if reference is None:
+        return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    if reference not in names:
+        raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+    return [(n, reference) for n in names if n != reference]
+
+
+def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str = "topic", p: float = 0.9,
+                    missing: str = "common") -> pd.DataFrame:
+    """How alike the judgment sets of a cube order the systems (by mean score).
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Scores with dims ``system``, ``topic_dim``, ``dim`` and optionally others
+        (``measure``, ...), e.g. ``runs.ir.metric(["AP", "nDCG@10"], qrels={...})``.
+    reference : str, optional
+        Compare every set with this one (the tau-AP reference); default every pair.
+    dim : str
+        The judgment-set dim.
+    p : float
+        Persistence of rank-biased overlap.
+    missing : {"common", "skip", "zero"}
+        ``"common"`` (default): system means use, per measure, only the topics every
+        system was evaluated on under *both* sets of the pair (a topic that one set
+        does not judge is left out); ``"skip"``: each mean over its own topics;
+        ``"zero"``: NaN counts as 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (other broadcast labels..., ``qrels``, ``other_qrels``) with
+        ``tau`` (tau-b), ``tau_ap`` (of the ``qrels`` ordering against the
+        ``other_qrels`` one), ``rbo``, ``n_systems``, ``n_topics``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.meta import qrels_agreement
+    >>> x = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
+    >>> cube = xr.concat([xr.DataArray(x, dims=("system", "topic")), xr.DataArray(x[::-1], dims=("system", "topic"))],
+    ...                  dim="qrels").assign_coords(qrels=["a", "b"])
+    >>> qrels_agreement(cube)[["tau", "tau_ap"]].values.tolist()
+    [[-1.0, -1.0]]
+    """
+    if missing not in ("common", "skip", "zero"):
+        raise ValueError(f"missing must be 'common', 'skip' or 'zero', got {missing!r}")
+    if not isinstance(cube, xr.DataArray) or dim not in cube.dims:
+        raise ValueError(f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})")
+    c, layout = score_cube(cube, dim=topic_dim, keep=(dim,))
+    names = list(c.indexes[dim])
+    pairs = _set_pairs(names, reference)
+    rows = []
+    for k, label in enumerate(c.indexes["measure"]):
+        for a, b in pairs:
+            X = c.sel({dim: [a, b]}).values[:, :, :, k]  # (S, T, 2)
+            if missing == "common":
+                X = np.where(np.isnan(X).any(axis=(0, 2), keepdims=True), np.nan, X)
+            X = mask_missing(X, "zero" if missing == "zero" else "skip")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                m = np.nanmean(X, axis=1)  # (S, 2)
+            ok = ~np.isnan(m).any(axis=1)
+            x, y = m[ok, 0], m[ok, 1]
+            n_top = int((~np.isnan(X).any(axis=(0, 2))).sum())
+            keys = (label if isinstance(label, tuple) else (label,)) if layout.has_measure else ()
+            rows.append((*keys, a, b, tau_b(x, y) if x.size > 1 else np.nan,
+                         tau_ap(x, y) if x.size > 1 else np.nan, rbo(x, y, p=p) if x.size else np.nan,
+                         int(x.size), n_top))
+    lead = list(layout.batch_dims) if layout.has_measure else []
+    cols = [*lead, "qrels", "other_qrels", "tau", "tau_ap", "rbo", "n_systems", "n_topics"]
+    return pd.DataFrame(rows, columns=cols).set_index([*lead, "qrels", "other_qrels"])
+
+
+def _labels(qrels: pd.DataFrame, name) -> pd.Series:
+    qc = qrels_columns(qrels, what=f"qrels {name!r}")
+    grades = pd.to_numeric(qrels[qc.rel], errors="raise")
+    key = [qrels[qc.topic].astype(str).to_numpy(), qrels[qc.doc].astype(str).to_numpy()]
+    return grades.groupby(key, sort=True).max().rename_axis(["topic", "doc"])
+
+
+def _common_labels(qa: pd.DataFrame, qb: pd.DataFrame, rel_level, names) -> tuple[np.ndarray, np.ndarray, int, int]:
+    la, lb = _labels(qa, names[0]), _labels(qb, names[1])
+    both = la.index.intersection(lb.index)
+    a, b = la.loc[both].to_numpy(float), lb.loc[both].to_numpy(float)
+    if rel_level is not None:
+        a, b = (a >= rel_level).astype(float), (b >= rel_level).astype(float)
+    return a, b, len(la) - len(both), len(lb) - len(both)
+
+
+def label_agreement(qrels: Mapping[str, pd.DataFrame], reference=None, *, level: str = "ordinal",
+                    rel_level: float | None = None) -> pd.DataFrame:
+    """Agreement of the labels of the documents two judgment sets both judged.
+
+    A document's label is its grade (the maximum over subtopic rows); documents only
+    one set judged are counted (``only_qrels``, ``only_other``) but not compared.
+
+    Parameters
+    ----------
+    qrels : mapping of str to pandas.DataFrame
+        Judgment sets ``{name: qrels frame}`` (columns ``topic, doc, rel``).
+    reference : str, optional
+        Compare every set with this one; default every pair.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+        Level of measurement for Krippendorff's alpha.
+    rel_level : float, optional
+        Binarise the labels first (relevant = grade >= rel_level).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``(qrels, other_qrels)``: ``n_common``, ``only_qrels``,
+        ``only_other``, ``agreement`` (fraction of equal labels), ``kappa`` (Cohen),
+        ``kappa_quadratic`` (quadratic-weighted), ``alpha`` (Krippendorff).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from irframe.meta import label_agreement
+    >>> a = pd.DataFrame({"topic": "1", "doc": list("wxyz"), "rel": [0, 1, 1, 2]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": list("wxyv"), "rel": [0, 1, 2, 1]})
+    >>> label_agreement({"nist": a, "llm": b}).loc[("nist", "llm"), ["n_common", "only_qrels"]].tolist()
+    [3.0, 1.0]
+    """
+    if not isinstance(qrels, Mapping) or len(qrels) < 2:
+        raise ValueError("qrels must be a mapping {name: qrels frame} with at least two judgment sets")
+    rows = []
+    for x, y in _set_pairs(list(qrels), reference):
+        a, b, only_a, only_b = _common_labels(qrels[x], qrels[y], rel_level, (x, y))
+        n = a.size
+        rows.append((x, y, n, only_a, only_b, float((a == b).mean()) if n else np.nan,
+                     cohen_kappa(a, b) if n else np.nan, cohen_kappa(a, b, weights="quadratic") if n else np.nan,
+                     krippendorff_alpha(a, b, level=level) if n else np.nan))
+    return pd.DataFrame(rows, columns=["qrels", "other_qrels", "n_common", "only_qrels", "only_other", "agreement",
+                                       "kappa", "kappa_quadratic", "alpha"]).astype(
+        {"n_common": float, "only_qrels": float, "only_other": float}).set_index(["qrels", "other_qrels"])
+
+
+def label_confusion(qrels: pd.DataFrame, other: pd.DataFrame, *, rel_level: float | None = None) -> pd.DataFrame:
+    """Confusion matrix of the grades two judgment sets gave the documents both judged.
+
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 1]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 0]})
+    >>> label_confusion(a, b).values.tolist()
+    [[1, 0], [1, 1]]
+    """
+    a, b, _, _ = _common_labels(qrels, other, rel_level, ("qrels", "other"))
+    return pd.crosstab(pd.Series(a, name="qrels"), pd.Series(b, name="other"))
+
+
+def decision_flips(result: xr.Dataset, *, dim: str = "qrels", reference=None, all_pairs: bool = False) -> pd.DataFrame:
+    """Where significance decisions differ between judgment sets.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        A :func:`irframe.stats.compare` (or :func:`~irframe.stats.tukey_hsd`) result with
+        a ``dim`` dim, e.g. ``compare(runs.ir.metric("AP", qrels={...}))``.
+    reference : str, optional
+        A row is a flip when a set's decision differs from this set's; default: when
+        the sets do not all agree.
+    all_pairs : bool
+        Return every pair, not only the flipped ones.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct unordered pair (and label of the other broadcast dims),
+        one column per judgment set holding the decision: ``+1`` (``system``
+        significantly better than ``other``), ``-1`` (significantly worse) or ``0``
+        (not significant); and ``flipped``.  ``attrs["flip_rate"]`` is the fraction of
+        pairs flipped.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.stats import compare
+    >>> from irframe.meta import decision_flips
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(2, 30)) + np.array([[0.0], [1.0]])
+    >>> cube = xr.concat([xr.DataArray(x, dims=("system", "topic")),
+    ...                   xr.DataArray(x * [[1.0], [0.0]], dims=("system", "topic"))], dim="qrels")
+    >>> flips = decision_flips(compare(cube.assign_coords(qrels=["full", "shallow"])))
+    >>> flips[["full", "shallow"]].values.tolist()
+    [[-1, 0]]
+    """
+    if not isinstance(result, xr.Dataset) or "significant" not in result or dim not in result.dims:
+        raise ValueError(f"result must be a compare() Dataset with a {dim!r} dim")
+    sig, eff = result["significant"], result["effect"]
+    dec = xr.where(sig, np.sign(eff), 0).fillna(0).astype(int)
+    systems, others = list(result.indexes["system"]), list(result.indexes["other"])
+    keep = [(s, o) for s in systems for o in others
+            if s != o and not (o in systems and s in others and systems.index(o) < systems.index(s))]
+    lead = [d for d in dec.dims if d not in ("system", "other", dim)]
+    frame = dec.to_series().unstack(dim)
+    frame = frame.reorder_levels(["system", "other", *lead]) if lead else frame
+    keep = set(keep)
+    frame = frame.loc[[(t[0], t[1]) in keep for t in frame.index]]
+    names = list(result.indexes[dim])
+    if reference is not None:
+        if reference not in names:
+            raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+        flipped = frame.ne(frame[reference], axis=0).any(axis=1)
+    else:
+        flipped = frame.nunique(axis=1) > 1
+    frame = frame.assign(flipped=flipped.to_numpy())
+    frame.columns.name = None
+    rate = float(flipped.mean()) if len(flipped) else float("nan")
+    out = frame if all_pairs else frame[frame["flipped"]]
+    out.attrs["flip_rate"] = rate
+    return out

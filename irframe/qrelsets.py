@@ -1,0 +1,90 @@
+"""Several judgment sets at once: ``qrels={name: frame, ...}`` gives results with a ``qrels`` dim.
+
+Policy for documents judged in only some of the sets (``judgments=``):
+
+* ``"each"`` (default): every set is used as it is.  A document a set did not judge is
+  *unjudged* under that set and counts as non-relevant there, as trec_eval does
+  (``judged_only=True`` removes it from the rankings instead, per set);
+* ``"common"``: each set keeps only the (topic, doc) judgments present in *every*
+  set, so all sets judge the same documents and differ only in their labels.  With
+  ``judged_only=True`` as well, the rankings are condensed to those commonly judged
+  documents (Sakai's condensed lists).
+
+Each set is evaluated separately (the run frame is aligned once per set) and the
+results are concatenated along ``qrels``; a topic some set does not judge is NaN
+(not evaluated) under that set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .errors import InputError
+from .schema import qrels_columns
+
+__all__ = ["JUDGMENTS", "is_qrels_sets", "prepare_qrels_sets", "over_qrels"]
+
+JUDGMENTS = ("each", "common")
+
+
+def is_qrels_sets(qrels) -> bool:
+    """Whether ``qrels`` is a mapping of judgment sets (not a single frame)."""
+    return isinstance(qrels, Mapping) and not isinstance(qrels, pd.DataFrame)
+
+
+def prepare_qrels_sets(qrels: Mapping, *, judgments: str = "each",
+                       columns: Mapping[str, str] | None = None) -> dict:
+    """Validate ``{name: qrels frame}`` and apply the ``judgments`` policy (new frames).
+
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
+    >>> {k: v.doc.tolist() for k, v in prepare_qrels_sets({"a": a, "b": b}, judgments="common").items()}
+    {'a': ['y'], 'b': ['y']}
+    """
+    if judgments not in JUDGMENTS:
+        raise ValueError(f"judgments must be one of {JUDGMENTS}, got {judgments!r}")
+    if len(qrels) == 0:
+        raise InputError("qrels={} holds no judgment set; pass {name: qrels frame, ...}")
+    sets = {}
+    for name, frame in qrels.items():
+        if not isinstance(name, str):
+            raise InputError(f"judgment-set names must be strings, got {name!r} ({type(name).__name__})")
+        qrels_columns(frame, columns, what=f"qrels {name!r}")
+        sets[name] = frame
+    if judgments == "each" or len(sets) == 1:
+        return sets
+    keys = {}
+    for name, frame in sets.items():
+        qc = qrels_columns(frame, columns)
+        keys[name] = pd.MultiIndex.from_arrays([frame[qc.topic].astype(str), frame[qc.doc].astype(str)])
+    common = None
+    for k in keys.values():
+        common = k.unique() if common is None else common.intersection(k.unique())
+    return {name: frame.loc[np.asarray(keys[name].isin(common))].reset_index(drop=True)
+            for name, frame in sets.items()}
+
+
+def over_qrels(fn: Callable, qrels: Mapping, *, judgments: str = "each",
+               columns: Mapping[str, str] | None = None):
+    """``fn(qrels_frame)`` for every judgment set, concatenated along a new ``qrels`` dim.
+
+    ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
+    topic it does not judge) are NaN there.
+
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> cube = over_qrels(lambda q: irf.evaluate(runs, q, "P@10"), {"nist": qrels, "same": qrels})
+    >>> cube.dims
+    ('system', 'topic', 'measure', 'qrels')
+    """
+    sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
+    results = [fn(frame) for frame in sets.values()]
+    out = xr.concat(results, dim=pd.Index(list(sets), name="qrels"), join="outer", fill_value=np.nan,
+                    combine_attrs="drop_conflicts", coords="minimal", compat="override")
+    out.attrs["judgments"] = judgments
+    return out

@@ -23,6 +23,7 @@ import xarray as xr
 
 from .errors import InputError
 from .errors import ColumnError
+from .qrelsets import is_qrels_sets, over_qrels
 from .schema import canonical, missing_run_columns, qrels_frame, resolve_roles, run_frame
 
 __all__ = ["IrAccessor", "join", "qrels_of"]
@@ -148,7 +149,15 @@ class IrAccessor:
                     raise InputError("this frame was joined with qrels that are no longer available in this "
                                      "process; pass qrels=... explicitly")
                 raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
+        if is_qrels_sets(qrels):
+            return {name: canonical(*qrels_frame(q, self._qrels_columns, what=f"qrels {name!r}"))
+                    for name, q in qrels.items()}
         return canonical(*qrels_frame(qrels, self._qrels_columns))
+
+    def _per_qrels(self, fn, qrels: Any, judgments: str = "each"):
+        """``fn(qrels frame)``; with several judgment sets, once per set along a ``qrels`` dim."""
+        q = self._qrels(qrels)
+        return over_qrels(fn, q, judgments=judgments) if isinstance(q, dict) else fn(q)
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -192,25 +201,29 @@ class IrAccessor:
             gains: Any = None, costs: Any = None, **options: Any) -> xr.Dataset:
         """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see :mod:`irframe.cwl`."""
         from .cwl import cwl
-        return cwl(self._runs(), self._qrels(qrels), measures, gains=gains, costs=costs, **options)
+        return self._per_qrels(lambda q: cwl(self._runs(), q, measures, gains=gains, costs=costs, **options),
+                               qrels, options.pop("judgments", "each"))
 
     def cwla_grid(self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None,
                   **options: Any) -> xr.DataArray:
         """Every C × A combination of seed 002's Table 3 in one cube; see :func:`irframe.cwl.cwla_grid`."""
         from .cwl import cwla_grid
-        return cwla_grid(self._runs(), self._qrels(qrels), C, A, **options)
+        return self._per_qrels(lambda q: cwla_grid(self._runs(), q, C, A, **options), qrels,
+                               options.pop("judgments", "each"))
 
     def lexirecall(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
                    **options: Any) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexirecall
-        return lexirecall(self._runs(), self._qrels(qrels), rel_level=rel_level, **options)
+        return self._per_qrels(lambda q: lexirecall(self._runs(), q, rel_level=rel_level, **options), qrels,
+                               options.pop("judgments", "each"))
 
     def lexiprecision(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
                       **options: Any) -> xr.DataArray:
         """Lexicographic precision preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexiprecision
-        return lexiprecision(self._runs(), self._qrels(qrels), rel_level=rel_level, **options)
+        return self._per_qrels(lambda q: lexiprecision(self._runs(), q, rel_level=rel_level, **options), qrels,
+                               options.pop("judgments", "each"))
 
     def rarity(self, qrels: pd.DataFrame | None = None, *, k: int = 100, rel_level: float = 1,
                **options: Any) -> pd.DataFrame:

@@ -74,7 +74,7 @@ def tau_ap(x, y) -> float:
         above_x, above_y = xs[:i], ys[:i]
         tie = (above_x == xs[i]) | (above_y == ys[i])
         total += np.where(tie, 0.5, (above_y > ys[i]).astype(float)).sum() / i
-    return 2.0 * total / (n - 1) - 1.0
+    return float(2.0 * total / (n - 1) - 1.0)
 
 
 def rbo(x, y, *, p: float = 0.9) -> float:
@@ -88,7 +88,7 @@ def rbo(x, y, *, p: float = 0.9) -> float:
     >>> rbo([3, 2, 1], [3, 2, 1])
     1.0
     >>> round(rbo([3, 2, 1], [2, 3, 1], p=0.5), 4)
-    0.625
+    0.5
     """
     if not 0 < p < 1:
         raise ValueError(f"p must be in (0, 1), got {p}")
@@ -152,7 +152,7 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
     ``(c - k)**2``, ratio ``((c - k)/(c + k))**2``.
 
     >>> round(krippendorff_alpha([0, 1, 1, 2], [0, 1, 2, 2], level="interval"), 4)
-    0.75
+    0.8205
     """
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")

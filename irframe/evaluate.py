@@ -15,6 +15,9 @@ import pandas as pd
 import xarray as xr
 
 from .align import Aligned, align
+from .errors import ColumnError, InputError
+from .qrelsets import is_qrels_sets, over_qrels
+from .schema import run_frame
 from ._version import __version__
 from .cube import make_cube
 from .measures import EvalContext, Measure, parse_measures
@@ -28,14 +31,14 @@ __all__ = ["evaluate", "evaluate_aligned", "list_measures"]
 _CORE_OPTIONS = ("rel_level", "gains")
 
 
-def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[str], *,
+def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], measures: str | Iterable[str], *,
              rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
              depth: int | None = None, gains: Mapping[float, float] | None = None,
              judged_only: bool = False, duplicates: str = "error",
              columns: Mapping[str, str] | None = None,
              qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
              bounds: bool = False, unjudged_grade: float | None = None,
-             **options: Any) -> xr.DataArray:
+             judgments: str = "each", **options: Any) -> xr.DataArray:
     """Evaluate every system of ``runs`` on every topic with the given measures.
 
     Parameters
@@ -49,7 +52,9 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     qrels : pandas.DataFrame, dict or iterable of namedtuples
         Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures); PyTerrier's
         ``label``, ir_measures' ``relevance``, ir_datasets' ``qrels_iter()`` and
-        ``{topic: {doc: grade}}`` are recognised as well.
+        ``{topic: {doc: grade}}`` are recognised as well.  A mapping ``{name: qrels
+        frame}`` of several judgment sets evaluates the runs under each and adds a
+        ``qrels`` dim (see ``judgments``).
     measures : str or list of str
         Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
         names such as ``"map"``, ``"P_10"`` (see :func:`list_measures`).
@@ -88,6 +93,12 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     unjudged_grade : float, optional
         Grade given to unjudged documents for ``high`` (default: the largest qrels grade, at
         least ``rel_level``).
+    judgments : {"each", "common"}
+        With several judgment sets: ``"each"`` (default) uses every set as it is, so a
+        document one set did not judge is unjudged, i.e. non-relevant, under it;
+        ``"common"`` keeps in every set only the (topic, doc) judgments all sets share
+        (with ``judged_only=True`` the rankings are condensed to those documents).
+        See :mod:`irframe.qrelsets`.
     **options
         Extra options consumed by specific measures (e.g. ``reference=`` for rarity).
 
@@ -96,11 +107,14 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     xarray.DataArray
         Dims ``("system", "topic", "measure")`` (plus ``"bound"`` with ``bounds=True``);
         the ``measure`` coordinate holds the strings as passed; NaN = not evaluated.
-        attrs record the options.
+        attrs record the options.  A run frame with a
+        replicate column (``columns={"replicate": "seed"}``, or a column named
+        ``replicate``) adds a ``replicate`` dim after ``system`` (NaN where a system lacks
+        that replicate); several judgment sets add a last ``qrels`` dim.
 
     Examples
     --------
-    >>> import irframe as irf
+    >>> import irframe as irf, pandas as pd
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
     >>> cube.dims
@@ -114,7 +128,31 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     >>> ir_qrels = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
     >>> irf.evaluate(pt_res, ir_qrels, "P@10", system="BM25").sel(measure="P@10").mean().round(4).item()
     0.3
+
+    Several judgment sets, and several seeds per system:
+
+    >>> shallow = qrels[qrels.doc.str.len() % 2 == 0]
+    >>> irf.evaluate(runs, {"full": qrels, "shallow": shallow}, "AP").dims
+    ('system', 'topic', 'measure', 'qrels')
+    >>> seeds = pd.concat([runs.assign(seed=s) for s in (1, 2)])
+    >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
+    ('system', 'replicate', 'topic', 'measure')
     """
+    kwargs = dict(rel_level=rel_level, order=order, complete=complete, depth=depth, gains=gains,
+                  judged_only=judged_only, duplicates=duplicates, qrels_columns=qrels_columns, system=system,
+                  bounds=bounds, unjudged_grade=unjudged_grade, **options)
+    if is_qrels_sets(qrels):
+        return over_qrels(lambda q: evaluate(runs, q, measures, columns=columns, **kwargs), qrels,
+                          judgments=judgments, columns=qrels_columns)
+    rep_col, columns = _replicate_role(runs, columns)
+    if rep_col is not None:
+        return _evaluate_replicates(runs, qrels, measures, rep_col, columns, kwargs)
+    return _evaluate_frame(runs, qrels, measures, columns=columns, **kwargs)
+
+
+def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth, gains, judged_only, duplicates,
+                    columns, qrels_columns, system, bounds, unjudged_grade, **options) -> xr.DataArray:
+    """One run frame (no replicate role) under one qrels frame."""
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, None, check_gains(gains))   # before the (costly) alignment
@@ -124,6 +162,44 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[s
     return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains,
                             order=order if order in TIE_ORDERS else None, bounds=bounds,
                             unjudged_grade=unjudged_grade, **options)
+
+
+def _replicate_role(runs, columns: Mapping[str, str] | None) -> tuple[str | None, Mapping[str, str] | None]:
+    """The replicate column (``columns["replicate"]``, else a ``replicate`` column) and the other roles."""
+    columns = dict(columns or {})
+    col = columns.pop("replicate", None)
+    if col is not None and (not isinstance(runs, pd.DataFrame) or col not in runs.columns):
+        found = ", ".join(map(str, getattr(runs, "columns", [])[:20]))
+        raise ColumnError(f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}")
+    if col is None and isinstance(runs, pd.DataFrame) and "replicate" in runs.columns:
+        col = "replicate"
+    return col, (columns or None)
+
+
+def _evaluate_replicates(runs: pd.DataFrame, qrels, measures, rep_col: str, columns, kwargs) -> xr.DataArray:
+    """Evaluate every (system, replicate) run in one pass and unstack into a ``replicate`` dim."""
+    system = kwargs.pop("system")
+    df, rc = run_frame(runs, columns, system=system)
+    rep_codes, reps = pd.factorize(df[rep_col], sort=True)
+    if (rep_codes < 0).any():
+        rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
+        raise InputError(f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
+                         "give every row its replicate (seed, fold) label")
+    sys_codes, systems = pd.factorize(df[rc.system], sort=True)
+    run_code = sys_codes.astype(np.int64) * len(reps) + rep_codes
+    used, inv = np.unique(run_code, return_inverse=True)
+    width = len(str(int(used.max()))) if len(used) else 1
+    df = df.copy(deep=False)
+    df[rc.system] = pd.Categorical.from_codes(inv.ravel(), categories=[f"{u:0{width}d}" for u in used])
+    cube = _evaluate_frame(df, qrels, measures, columns={**(columns or {}), "system": rc.system}, system=None,
+                           **kwargs)
+    code = np.array([int(v) for v in cube.coords["system"].values], dtype=np.int64)
+    run = pd.MultiIndex.from_arrays([np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
+                                    names=["system", "replicate"])
+    cube = cube.rename(system="_run").assign_coords(xr.Coordinates.from_pandas_multiindex(run, "_run"))
+    cube = cube.unstack("_run").transpose("system", "replicate", "topic", ...)
+    cube.attrs["replicate_column"] = rep_col
+    return cube
 
 
 def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,

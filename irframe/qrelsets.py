@@ -32,8 +32,13 @@ JUDGMENTS = ("each", "common")
 
 
 def is_qrels_sets(qrels) -> bool:
-    """Whether ``qrels`` is a mapping of judgment sets (not a single frame)."""
-    return isinstance(qrels, Mapping) and not isinstance(qrels, pd.DataFrame)
+    """Whether ``qrels`` is a mapping of judgment sets ``{name: DataFrame}``.
+
+    A mapping whose values are not all DataFrames is one set in another shape (such
+    as pytrec_eval's ``{topic: {doc: grade}}``).
+    """
+    return (isinstance(qrels, Mapping) and len(qrels) > 0
+            and all(isinstance(v, pd.DataFrame) for v in qrels.values()))
 
 
 def prepare_qrels_sets(qrels: Mapping, *, judgments: str = "each",
@@ -86,5 +91,6 @@ def over_qrels(fn: Callable, qrels: Mapping, *, judgments: str = "each",
     results = [fn(frame) for frame in sets.values()]
     out = xr.concat(results, dim=pd.Index(list(sets), name="qrels"), join="outer", fill_value=np.nan,
                     combine_attrs="drop_conflicts", coords="minimal", compat="override")
+    out = out.transpose(*[d for d in out.dims if d != "qrels"], "qrels")
     out.attrs["judgments"] = judgments
     return out

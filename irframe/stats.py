@@ -19,6 +19,12 @@ anova          one-way or two-way (system + topic) ANOVA table
 sign_test      binomial sign test on a preference cube (lexirecall, lexiprecision)
 mean_ci        per-system mean with a t or bootstrap confidence interval
 adjust_pvalues Holm, Bonferroni and Benjamini-Hochberg corrections
+power, topic_set_size, min_detectable_effect, variance_components, power_table
+               power and topic-set size design (see :mod:`irframe.power`)
+
+Every score-cube function takes ``dim=`` (the topic dim, default ``"topic"``) and
+broadcasts over every other dim: a cube ``(system, topic, measure, qrels)`` gives
+results per measure and per judgment set.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import xarray as xr
 from scipy import stats as _st
 
 from ._replicates import replicate_pair_tests
+from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 from ._scores import apply_missing, as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
@@ -42,6 +49,11 @@ __all__ = [
     "sign_test",
     "mean_ci",
     "adjust_pvalues",
+    "power",
+    "topic_set_size",
+    "min_detectable_effect",
+    "variance_components",
+    "power_table",
     "TESTS",
     "CORRECTIONS",
 ]

@@ -114,3 +114,30 @@ def test_absent_replicate_slots_and_errors():
         irs.compare(as_cube(Y).isel(replicate=0, drop=True), replicates="replicate")
     one = irs.compare(as_cube(Y[:, :1]), replicates="replicate")
     assert np.isnan(one.pvalue).all()   # one run per system: the seed variance is not estimable
+
+
+def test_run_frame_with_replicate_column_gives_replicate_dim():
+    import irframe as irf
+    qrels, runs = irf.datasets.trec_eval_sample()
+    runs = pd.concat([runs, runs.assign(system="other")], ignore_index=True)
+    rng = np.random.default_rng(0)
+    seeds = []
+    for seed in (7, 8, 9):
+        r = runs.copy()
+        r["score"] = r["score"] + rng.normal(scale=0.5, size=len(r))
+        seeds.append(r.assign(seed=seed))
+    frame = pd.concat(seeds, ignore_index=True)
+    frame = frame[~((frame.seed == 9) & (frame.system == "other"))]   # one run missing
+    cube = irf.evaluate(frame, qrels, ["AP", "P@10"], columns={"replicate": "seed"})
+    assert cube.dims == ("system", "replicate", "topic", "measure")
+    assert list(cube.replicate.values) == [7, 8, 9]
+    for seed in (7, 8):
+        one = irf.evaluate(frame[frame.seed == seed].drop(columns="seed"), qrels, ["AP", "P@10"])
+        np.testing.assert_allclose(cube.sel(replicate=seed).sel(system=one.system, topic=one.topic).values, one.values)
+    assert cube.sel(replicate=9, system="other").isnull().all()     # "other" lacks seed 9
+    assert cube.sel(replicate=9).drop_sel(system="other").notnull().any()
+    # a column named "replicate" is recognised without columns=
+    auto = irf.evaluate(frame.rename(columns={"seed": "replicate"}), qrels, "AP")
+    assert auto.dims == ("system", "replicate", "topic", "measure")
+    with pytest.raises(Exception, match="replicate"):
+        irf.evaluate(frame, qrels, "AP", columns={"replicate": "fold"})

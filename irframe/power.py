@@ -1,0 +1,217 @@
+"""Statistical power and topic-set size (available as ``irframe.stats.power`` etc.).
+
+How many topics does a claim need?  Following Sakai's topic-set-size design (Sakai,
+"Topic set size design", Information Retrieval Journal 19(3), 2016, after Nagata 2003)
+and Webber, Moffat & Zobel ("Statistical power in retrieval experimentation", CIKM
+2008), power is computed exactly from the noncentral t or F distribution:
+
+* ``design="paired_t"``: two systems, two-sided paired t-test on ``n`` topics.  The
+  effect is the mean difference ``minD``; ``variance`` is that of the per-topic
+  differences ``sigma_d^2``; noncentrality ``sqrt(n) minD / sigma_d`` with ``n - 1`` df.
+* ``design="anova"``: one-way ANOVA over ``n_systems`` systems (Sakai's ANOVA-based
+  design).  The effect is the minimum detectable *range* ``minD`` between the best and
+  worst system (the least favourable configuration: the others at the grand mean);
+  ``variance`` is the within-system variance ``sigma^2``; noncentrality
+  ``lambda = n minD^2 / (2 sigma^2)`` with ``(m - 1, m (n - 1))`` df.
+* ``design="anova2"``: the same for the randomised-blocks (system + topic) ANOVA, whose
+  error has ``(m - 1)(n - 1)`` df and ``variance`` is its residual variance.
+
+From a cube, :func:`variance_components` estimates the variances per measure (and per
+cell of any other broadcast dim): the residual mean square ``V_E`` of the two-way
+ANOVA, the one-way within-system mean square, and ``sigma_d^2 = 2 V_E`` for the paired
+design (the variance of a difference of two systems once topic effects are removed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from ._scores import complete_topics, score_cube
+
+__all__ = ["DESIGNS", "power", "topic_set_size", "min_detectable_effect", "variance_components", "power_table"]
+
+DESIGNS = ("paired_t", "anova", "anova2")
+
+
+def _check(design, alpha, n_systems):
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    m = 2 if design == "paired_t" else int(n_systems)
+    if m < 2:
+        raise ValueError(f"n_systems must be at least 2, got {n_systems}")
+    return m
+
+
+def power(effect, *, n_topics, variance, alpha: float = 0.05, design: str = "paired_t",
+          n_systems: int = 2):
+    """Probability that the test detects a true effect of size ``effect`` with ``n_topics`` topics.
+
+    Parameters
+    ----------
+    effect : float or array_like
+        Mean difference (``paired_t``) or best-worst range (``anova``, ``anova2``), in
+        score units.
+    n_topics : int or array_like
+        Topics ``n`` (at least 2).
+    variance : float or array_like
+        ``sigma_d^2`` for ``paired_t``; the within-system (``anova``) or residual
+        (``anova2``) variance otherwise.
+    alpha : float
+        Significance level (two-sided for the t-test).
+    design : {"paired_t", "anova", "anova2"}
+    n_systems : int
+        Systems compared (ANOVA designs).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> from irframe.stats import power
+    >>> round(float(power(0.05, n_topics=50, variance=0.02)), 3)
+    0.688
+    """
+    m = _check(design, alpha, n_systems)
+    d, n, v = np.broadcast_arrays(np.asarray(effect, float), np.asarray(n_topics, float), np.asarray(variance, float))
+    if (n < 2).any():
+        raise ValueError("n_topics must be at least 2")
+    if (v <= 0).any():
+        raise ValueError("variance must be positive")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if design == "paired_t":
+            df = n - 1
+            nc = np.sqrt(n) * d / np.sqrt(v)
+            crit = _st.t.ppf(1 - alpha / 2, df)
+            out = _st.nct.sf(crit, df, nc) + _st.nct.cdf(-crit, df, nc)
+        else:
+            df1 = np.full_like(n, m - 1.0)
+            df2 = m * (n - 1) if design == "anova" else (m - 1) * (n - 1)
+            lam = n * d ** 2 / (2 * v)
+            crit = _st.f.ppf(1 - alpha, df1, df2)
+            out = _st.ncf.sf(crit, df1, df2, lam)
+    return float(out) if out.ndim == 0 else out
+
+
+def topic_set_size(effect, *, variance, alpha: float = 0.05, target_power: float = 0.8,
+                   design: str = "paired_t", n_systems: int = 2, max_topics: int = 1_000_000) -> int:
+    """The smallest number of topics whose :func:`power` reaches ``target_power``.
+
+    Examples
+    --------
+    >>> from irframe.stats import topic_set_size
+    >>> topic_set_size(0.05, variance=0.02)
+    65
+    """
+    if not 0 < target_power < 1:
+        raise ValueError(f"target_power must be in (0, 1), got {target_power}")
+    if float(effect) == 0:
+        raise ValueError("effect must be non-zero")
+    kw = dict(variance=variance, alpha=alpha, design=design, n_systems=n_systems)
+    lo, hi = 2, 2
+    while power(effect, n_topics=hi, **kw) < target_power:  # doubling, then bisection
+        lo, hi = hi, hi * 2
+        if hi > max_topics:
+            raise ValueError(f"more than max_topics={max_topics} topics would be needed")
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if power(effect, n_topics=mid, **kw) >= target_power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return int(hi)
+
+
+def min_detectable_effect(*, n_topics: int, variance, alpha: float = 0.05, target_power: float = 0.8,
+                          design: str = "paired_t", n_systems: int = 2) -> float:
+    """The smallest effect detected with probability ``target_power`` on ``n_topics`` topics.
+
+    Examples
+    --------
+    >>> from irframe.stats import min_detectable_effect, power
+    >>> mde = min_detectable_effect(n_topics=50, variance=0.02)
+    >>> round(mde, 4), round(float(power(mde, n_topics=50, variance=0.02)), 6)
+    (0.0572, 0.8)
+    """
+    from scipy.optimize import brentq
+    kw = dict(n_topics=n_topics, variance=variance, alpha=alpha, design=design, n_systems=n_systems)
+    hi = np.sqrt(float(variance))
+    while power(hi, **kw) < target_power:
+        hi *= 2
+    return float(brentq(lambda d: power(d, **kw) - target_power, 0.0, hi, xtol=1e-12))
+
+
+def variance_components(cube, *, dim: str = "topic", missing: str = "common") -> pd.DataFrame:
+    """Variance estimates of a cube for topic-set-size design, per measure.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by measure (and any other broadcast dim): ``n_systems``, ``n_topics``
+        (complete topics used), ``var_within`` (one-way within-system mean square),
+        ``var_residual`` (two-way residual mean square ``V_E``), ``var_diff``
+        (``2 V_E``, for ``design="paired_t"``), ``var_topic`` (the topic variance
+        component ``(MS_topic - V_E) / S``, truncated at 0).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.stats import variance_components
+    >>> x = np.array([[0.1, 0.5, 0.3], [0.2, 0.7, 0.3]])
+    >>> variance_components(xr.DataArray(x, dims=("system", "topic")))["var_residual"].round(4).tolist()
+    [0.005]
+    """
+    c, layout = score_cube(cube, dim=dim)
+    rows = []
+    for k, label in enumerate(c.indexes["measure"]):
+        X = complete_topics(c.values[:, :, k], missing)
+        S, T = X.shape
+        if T < 2:
+            raise ValueError(f"measure {label!r}: need at least 2 topics evaluated for every system, have {T}")
+        sm, tm, g = X.mean(axis=1, keepdims=True), X.mean(axis=0, keepdims=True), X.mean()
+        ve = ((X - sm - tm + g) ** 2).sum() / ((S - 1) * (T - 1))
+        within = ((X - sm) ** 2).sum() / (S * (T - 1))
+        ms_topic = S * ((tm - g) ** 2).sum() / (T - 1)
+        rows.append((label, S, T, within, ve, 2 * ve, max((ms_topic - ve) / S, 0.0)))
+    t = pd.DataFrame(rows, columns=["measure", "n_systems", "n_topics", "var_within", "var_residual", "var_diff",
+                                    "var_topic"]).set_index("measure")
+    t.index = layout.frame_index(t.index)
+    return t
+
+
+def power_table(cube, effects, *, alpha: float = 0.05, target_power: float = 0.8, design: str = "paired_t",
+                dim: str = "topic", missing: str = "common") -> pd.DataFrame:
+    """Power, topics needed and minimal detectable effect of a cube's measures.
+
+    For each measure (variances from :func:`variance_components`; ``var_diff`` for
+    ``paired_t``, ``var_within`` for ``anova``, ``var_residual`` for ``anova2``, with
+    the cube's number of systems) and each effect: ``power`` with the cube's topics,
+    ``topics_needed`` for ``target_power``, and the ``min_detectable_effect`` with the
+    cube's topics.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from irframe.stats import power_table
+    >>> x = np.random.default_rng(0).uniform(size=(4, 50))
+    >>> power_table(xr.DataArray(x, dims=("system", "topic")), [0.05, 0.1]).columns.tolist()
+    ['variance', 'n_topics', 'power', 'topics_needed', 'min_detectable_effect']
+    """
+    vc = variance_components(cube, dim=dim, missing=missing)
+    col = {"paired_t": "var_diff", "anova": "var_within", "anova2": "var_residual"}[design]
+    rows, keys = [], []
+    for label, r in vc.iterrows():
+        kw = dict(variance=r[col], alpha=alpha, design=design, n_systems=int(r["n_systems"]))
+        n = int(r["n_topics"])
+        mde = min_detectable_effect(n_topics=n, target_power=target_power, **kw)
+        for e in effects:
+            keys.append((*(label if isinstance(label, tuple) else (label,)), float(e)))
+            rows.append((r[col], n, power(e, n_topics=n, **kw), topic_set_size(e, target_power=target_power, **kw),
+                         mde))
+    index = pd.MultiIndex.from_tuples(keys, names=[*vc.index.names, "effect"])
+    return pd.DataFrame(rows, index=index,
+                        columns=["variance", "n_topics", "power", "topics_needed", "min_detectable_effect"])

@@ -47,6 +47,15 @@ class _Cell:
     wtl: str = ""       # "wins/ties/losses"
 
 
+def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
+    """One cell in one output format; ``bold`` and ``letters`` are ``str.format`` patterns."""
+    v = bold.format(c.value) if c.bold else c.value
+    v += {"up": up, "down": down, "": ""}[c.arrow]
+    if c.letters:
+        v += letters.format(c.letters)
+    return v + (f" {c.ci}" if c.ci else "")
+
+
 def _escape(text: str, table: dict[str, str]) -> str:
     return "".join(table.get(ch, ch) for ch in text)
 
@@ -121,8 +130,7 @@ class Report:
     def to_frame(self) -> pd.DataFrame:
         """The table as plain strings (``↑``/``↓``, ``^ab`` for letters; no bold)."""
         def text(c: _Cell) -> str:
-            return (c.value + {"up": "↑", "down": "↓", "": ""}[c.arrow] + (f"^{c.letters}" if c.letters else "")
-                    + (f" {c.ci}" if c.ci else ""))
+            return _render(c, "{}", "↑", "↓", "^{}")
         rows = self._rows(text, str)
         head = self._header()
         return pd.DataFrame([r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
@@ -145,14 +153,7 @@ class Report:
         legend is a last row spanning the table.
         """
         def cell(c: _Cell) -> str:
-            v = rf"\textbf{{{c.value}}}" if c.bold else c.value
-            if c.arrow:
-                v += r"$^{\uparrow}$" if c.arrow == "up" else r"$^{\downarrow}$"
-            if c.letters:
-                v += rf"$^{{\mathrm{{{c.letters}}}}}$"
-            if c.ci:
-                v += " " + c.ci
-            return v
+            return _render(c, r"\textbf{{{}}}", r"$^{\uparrow}$", r"$^{\downarrow}$", r"$^{{\mathrm{{{}}}}}$")
         head = self._header()
         align = "l" * (1 if self.letters is None else 2) + "r" * (len(head) - (1 if self.letters is None else 2))
         lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
@@ -177,11 +178,7 @@ class Report:
     def to_markdown(self, *, legend: bool = True) -> str:
         """The table as GitHub/Markdown pipe table (bold as ``**``, letters as ``<sup>``)."""
         def cell(c: _Cell) -> str:
-            v = f"**{c.value}**" if c.bold else c.value
-            v += {"up": "↑", "down": "↓", "": ""}[c.arrow]
-            if c.letters:
-                v += f"<sup>{c.letters}</sup>"
-            return v + (f" {c.ci}" if c.ci else "")
+            return _render(c, "**{}**", "↑", "↓", "<sup>{}</sup>")
         head = self._header()
         n_left = 1 if self.letters is None else 2
         esc = {"|": r"\|"}
@@ -195,11 +192,7 @@ class Report:
     def to_html(self, *, legend: bool = True) -> str:
         """The table as an HTML ``<table>`` (no styling library needed)."""
         def cell(c: _Cell) -> str:
-            v = f"<b>{c.value}</b>" if c.bold else c.value
-            v += {"up": "↑", "down": "↓", "": ""}[c.arrow]
-            if c.letters:
-                v += f"<sup>{c.letters}</sup>"
-            return v + (f" {c.ci}" if c.ci else "")
+            return _render(c, "<b>{}</b>", "↑", "↓", "<sup>{}</sup>")
         head = self._header()
         out = ['<table class="irframe-report">', "<thead><tr>"
                + "".join(f"<th>{_escape(h, _HTML_SPECIAL)}</th>" for h in head) + "</tr></thead>", "<tbody>"]

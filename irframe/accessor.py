@@ -21,8 +21,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .errors import InputError
-from .errors import ColumnError
+from .errors import ColumnError, InputError
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import canonical, missing_run_columns, qrels_frame, resolve_roles, run_frame
 
@@ -142,13 +141,15 @@ class IrAccessor:
         return canonical(df, rc)
 
     def _qrels(self, qrels: Any = None) -> pd.DataFrame:
+        """``qrels`` with role names as column names, or the qrels a joined frame remembers."""
         if qrels is None:
-            qrels = qrels_of(self._obj)
-            if qrels is None:
+            q = qrels_of(self._obj)  # join() stores them with role names already
+            if q is None:
                 if _QRELS_KEY in self._obj.attrs:
                     raise InputError("this frame was joined with qrels that are no longer available in this "
                                      "process; pass qrels=... explicitly")
                 raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
+            return q
         if is_qrels_sets(qrels):
             return {name: canonical(*qrels_frame(q, self._qrels_columns, what=f"qrels {name!r}"))
                     for name, q in qrels.items()}

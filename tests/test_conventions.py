@@ -150,6 +150,8 @@ def test_columns_override_on_the_accessor(collection):
                                                                               "rel": "grade"}
     _same(odd.ir(columns=cols, qrels_columns=qcols).metric(MEASURES, oddq), ref)
     _same(irf.evaluate(odd, oddq, MEASURES, columns=cols, qrels_columns=qcols), ref)
+    joined = odd.ir(columns=cols, qrels_columns=qcols).join(oddq)   # the joined frame's qrels are resolved once
+    _same(joined.ir(columns=cols, qrels_columns=qcols).metric(MEASURES), ref)
     with pytest.raises(ColumnError, match=r"missing column\(s\) 'topic' \(or 'qid', 'query_id', 'q_id'\)"):
         odd.ir.metric(MEASURES, qrels)
 

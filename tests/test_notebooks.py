@@ -41,3 +41,13 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
 
 def test_notebooks_exist():
     assert any(p.name == "quickstart.ipynb" for p in NOTEBOOKS)
+
+
+def test_every_notebook_checks_what_its_text_says():
+    """Each notebook asserts the numbers and claims of its text (so running it checks them)."""
+    nbformat = reference_module("nbformat")
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        asserts = sum(line.lstrip().startswith(("assert ", "np.testing.assert"))
+                      for c in nb.cells if c.cell_type == "code" for line in c.source.splitlines())
+        assert asserts >= 2, f"{path.name} asserts nothing its text quotes"

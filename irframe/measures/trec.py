@@ -136,9 +136,17 @@ def _prec_at_rel(ctx: EvalContext, level: float) -> np.ndarray:
     return ctx.memo(("prec_at_rel", level), build)
 
 
+def _ap_cum(ctx: EvalContext, level: float) -> np.ndarray:
+    """Per relevant row, the running sum of precisions at relevant rows, left to right within
+    each ranking: trec_eval's ``sum += rel_so_far / (i + 1)``, so map and map_cut_k round as its do."""
+    return ctx.memo(("ap_cum", level),
+                    lambda: segment_cumsum(_prec_at_rel(ctx, level), _rel_rows(ctx, level).offsets))
+
+
 def _ap(ctx, m):
     level = _level(ctx, m)
-    total = _rel_rows(ctx, level).top_sum(_prec_at_rel(ctx, level), m.cutoff)
+    rows = _rel_rows(ctx, level)
+    total = _cum_at(_ap_cum(ctx, level), rows.offsets[:-1], rows.within(m.cutoff))
     return _safe_div(total, _num_rel(ctx, level))
 
 
@@ -583,7 +591,7 @@ def _gm_bpref(ctx, m):
 def _ap_sum(ctx, level):
     """Per group: the sum of precision at each relevant document, left to right."""
     rows = _rel_rows(ctx, level)
-    return _seq_group_sum(_prec_at_rel(ctx, level), rows.offsets)
+    return _cum_at(_ap_cum(ctx, level), rows.offsets[:-1], rows.count)
 
 
 def _yaap(ctx, m):

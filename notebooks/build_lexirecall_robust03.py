@@ -31,7 +31,9 @@ DATA = Path(os.environ.get("IRFRAME_SHARED_DATA", "../../shared/data")) / "robus
 runs = irf.read_runs(str(DATA / "runs" / "input.*.gz"))
 qrels = irf.read_qrels(DATA / "qrels" / "robust03_qrels.txt.gz")
 print(f"{len(runs):,} run rows, {runs.system.nunique()} systems, {runs.topic.nunique()} topics run, "
-      f"{qrels.topic.nunique()} judged topics, grades {sorted(qrels.rel.unique())}")"""),
+      f"{qrels.topic.nunique()} judged topics, grades {sorted(qrels.rel.unique())}")
+assert runs.system.nunique() == 15 and qrels.topic.nunique() == 100   # as the introduction says
+assert sorted(qrels.rel.unique()) == [0, 1, 2]"""),
     new_markdown_cell("""## The preference cube
 
 `+1` at `(system, other, topic)` means *system* is preferred to *other* on that topic. The relation is
@@ -57,6 +59,7 @@ orders.sort_values("net_wins")"""),
 
 Ties are dropped; under H0 wins ~ Binomial(wins + losses, ½). The family is the 105 unordered pairs."""),
     new_code_cell("""tab = lexi.preference_table(pref, correction="holm")       # wraps irframe.stats.sign_test
+assert len(tab) == 105                                     # the family: every unordered pair
 print(f"{tab.significant.sum()} of {len(tab)} pairs differ at alpha = 0.05 after Holm "
       f"(lexiprecision: {lexi.preference_table(lp).significant.sum()})")
 tab.sort_values("pvalue").head(12).round(4)"""),
@@ -101,6 +104,7 @@ iu = np.triu_indices(len(pref.system), 1)
 exact_ok = (sign_cube(ex.values) == pref.values)[iu].mean()
 float_ok = (np.sign(fl.values[:, None, :] - fl.values[None, :, :]) == pref.values)[iu].mean()
 print(f"agreement with lexirecall over all (pair, topic) cells: exact {exact_ok:.4f}, float64 {float_ok:.4f}")
+assert exact_ok == 1.0 and float_ok < 1.0   # only the exact sum orders rankings as lexirecall does
 print(f"float64 ties where lexirecall does not: "
       f"{((np.sign(fl.values[:, None, :] - fl.values[None, :, :]) == 0) & (pref.values != 0))[iu].sum()}")"""),
     new_markdown_cell("""## Total search efficiency and the tie problem (§5.1)
@@ -109,6 +113,7 @@ TSE only looks at the deepest relevant document; with pessimistic imputation eve
 relevant document ties at e(n)."""),
     new_code_cell("""t_ap = lexi.tse(runs, qrels, n=n, e="AP")
 print(f"TSE tied fraction: {lexi.tie_fraction(t_ap.rename('TSE')):.3f}  vs lexirecall {lexi.tie_fraction(pref):.3f}")
+assert lexi.tie_fraction(t_ap.rename("TSE")) > lexi.tie_fraction(pref)   # the tie problem
 d = t_ap.values[:, None, :] - t_ap.values[None, :, :]
 print("lexirecall agrees with TSE wherever TSE differs (Thm A.1):", bool((np.sign(d[d != 0]) == pref.values[d != 0]).all()))"""),
 ]

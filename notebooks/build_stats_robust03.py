@@ -6,7 +6,8 @@ nb = nbf.v4.new_notebook()
 nb.cells = [
 md("""# Which differences are real? Statistics and meta-evaluation on TREC 2003 Robust
 
-15 participant runs × 100 topics, NIST qrels (graded 0/1/2). The runs are read from
+15 participant runs × 100 topics, NIST qrels (graded 0/1/2); the depth-10 run NLPR03vb10 is
+left out, so 14 runs (91 pairs) are compared. The runs are read from
 `../shared/data` (or `$IRFRAME_SHARED_DATA`); they are not shipped with irframe.
 
 Every function below takes the cubes `irframe.evaluate` returns and gives back xarray /
@@ -23,12 +24,14 @@ qrels = irf.read_qrels(data / "robust03/qrels/robust03_qrels.txt.gz")
 runs = irf.read_runs(sorted((data / "robust03/runs").glob("input.*.gz")), system="tag")
 runs = runs[runs.system != "NLPR03vb10"]   # a depth-10 run; keep the 14 full-depth ones
 cube = runs.ir.metric(["AP", "nDCG", "P@10", "R@1000"], qrels=qrels)
+assert runs.system.nunique() == 14 and cube.sizes["topic"] == 100   # as the introduction says
 irf.summarize(cube).sort_values("AP", ascending=False).round(4)"""),
 md("""## All pairs on AP: paired t-test and randomization test, Holm-corrected"""),
 code("""ap = cube.sel(measure=["AP"])
 t = stats.compare(ap, test="t", correction="holm")
 r = stats.compare(ap, test="randomization", correction="holm", n_samples=10000, rng=42)
 pairs = int(np.isfinite(t.pvalue).sum()) // 2
+assert pairs == 91
 print(f"{pairs} system pairs; significant at 0.05 after Holm: "
       f"t-test {int(t.significant.sum()) // 2}, randomization {int(r.significant.sum()) // 2}")
 r[["effect", "pvalue", "pvalue_adjusted"]].sel(measure="AP").to_dataframe().dropna().sort_values("pvalue").head(8)"""),

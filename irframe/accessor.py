@@ -23,7 +23,8 @@ import xarray as xr
 
 from .errors import ColumnError, InputError
 from .qrelsets import is_qrels_sets, over_qrels
-from .schema import canonical, missing_run_columns, qrels_frame, resolve_roles, run_frame
+from .schema import (canonical, check_id_column, missing_run_columns, numeric_column, qrels_frame, resolve_roles,
+                     run_frame)
 
 __all__ = ["IrAccessor", "join", "qrels_of"]
 
@@ -62,6 +63,11 @@ def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = 
     if "rel" in runs.columns:
         raise InputError("the run frame already has a 'rel' column (joined before?); "
                          "drop it first or call metric(..., qrels=...) directly")
+    for col in (n["topic"], n["doc"]):
+        check_id_column(runs, col, "run frame")
+    for col in (qc.topic, qc.doc):
+        check_id_column(q, col, "qrels frame")
+    numeric_column(q, qc.rel, "qrels frame")  # the same checks metric() makes: numbers, no NaN
     key_cols = [qc.topic, qc.doc]
     grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[qc.rel].max()
     idx = pd.MultiIndex.from_arrays([runs[n["topic"]].astype(str), runs[n["doc"]].astype(str)])

@@ -40,7 +40,7 @@ import pandas as pd
 
 from .errors import InputError
 from .params import DEPTH
-from .schema import check_duplicates, check_id_column, numeric_column, qrels_frame, run_frame
+from .schema import check_duplicates, check_id_column, no_overlap_error, numeric_column, qrels_frame, run_frame
 
 __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
 
@@ -722,6 +722,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     # ---- restrict to topics in qrels; evaluated topics ----------------------------------
     row_ok = ids.r_topic >= 0
+    if not row_ok.any():
+        raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
     n_dropped = int(len(row_ok) - np.count_nonzero(row_ok))
     src = np.arange(len(runs)) if n_dropped == 0 else np.flatnonzero(row_ok)
 

@@ -15,6 +15,7 @@ import pandas as pd
 import xarray as xr
 
 from .align import Aligned
+from .errors import InputError
 
 __all__ = ["make_cube", "summarize", "GM_FLOOR"]
 
@@ -66,10 +67,17 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
     """
     if missing not in ("skip", "zero", "common"):
         raise ValueError(f"missing= must be 'skip', 'zero' or 'common', got {missing!r}")
+    if isinstance(cube, xr.Dataset):  # e.g. irframe.cwl.cwl(): one table per output, side by side
+        return pd.concat({str(v): summarize(cube[v], missing) for v in cube.data_vars}, axis=1,
+                         names=["output", "measure"])
+    if not isinstance(cube, xr.DataArray):
+        raise TypeError(f"summarize needs an xarray cube from irframe.evaluate (or a C/W/L Dataset), "
+                        f"got {type(cube).__name__}")
     if set(cube.dims) != {"system", "topic", "measure"}:
         raise ValueError(f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}")
     cube = cube.transpose("system", "topic", "measure")
     data = cube.values.copy()
+    _check_nan_cells(cube, data)
     aggs = cube.coords["aggregate"].values if "aggregate" in cube.coords else np.array(["mean"] * data.shape[2])
     if missing == "common":
         keep = ~np.isnan(data).any(axis=(0, 2))
@@ -89,6 +97,26 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
                 out[:, j] = _nanmean(col)
     return pd.DataFrame(out, index=pd.Index(cube.system.values, name="system"),
                         columns=pd.Index(cube.measure.values, name="measure"))
+
+
+def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
+    """NaN means "not evaluated", a property of a (system, topic) cell: refuse a NaN beside values.
+
+    A NaN for one measure where other measures of the same cell have values is an undefined
+    value, not a missing ranking; averaging over the remaining topics would hide it.
+    """
+    if data.shape[2] < 2:
+        return
+    nan = np.isnan(data)
+    partial = nan.any(axis=2) & ~nan.all(axis=2)
+    if partial.any():
+        s, t = np.argwhere(partial)[0]
+        ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t]) if bad]
+        raise InputError(
+            f"the cube has NaN for measure(s) {ms[:5]} at system {cube.system.values[s]!r}, topic "
+            f"{cube.topic.values[t]!r} ({int(partial.sum())} such cell(s)) while other measures of the same "
+            f"cell have values. NaN means 'not evaluated', so summarize would silently average over the "
+            f"other topics; fill or drop those values explicitly (e.g. cube.fillna(0)) first.")
 
 
 def _nanmean(col: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
 from .errors import InputError, IrframeError
 from .evaluate import evaluate as _evaluate_pandas
 from .measures import Measure, MeasureDef, parse_measures
-from .schema import check_id_column, role_names, run_columns
+from .schema import check_id_column, no_overlap_error, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
@@ -403,6 +403,10 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
     C/W/L measures, the distinct grades of the whole qrels frame (``gains="auto"`` divides by
     the largest; the gain-range check looks at all of them)."""
     systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
+    run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
+    qrels_topics = set(_distinct(qrels[qc.topic]).tolist())
+    if not run_topics & qrels_topics:
+        raise no_overlap_error(sorted(run_topics), sorted(qrels_topics))
     out: dict[str, Any] = {"systems": np.asarray(systems, dtype=object), "grades": None}
     if want_grades:  # every grade of the qrels frame, all topics (Aligned.qrels_grades_all)
         q = qrels
@@ -416,9 +420,11 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
 
 def _judged_grades_rows(qrels: pd.DataFrame, qc, grades: np.ndarray | None, sentinel: str) -> pd.DataFrame:
     """``qrels`` plus, when ``grades`` is given, one judged doc per grade on the sentinel topic,
-    so that collection-wide grade facts (C/W/L gains) match the in-memory evaluation."""
+    so that collection-wide grade facts (C/W/L gains) match the in-memory evaluation; without
+    ``grades`` one non-relevant judgment, so that the sentinel topic is always judged (its
+    cube slice is dropped) and a partition without judged topics still overlaps its qrels."""
     if grades is None or len(grades) == 0:
-        return qrels
+        grades = np.zeros(1)
     n = len(grades)
     extra = {qc.topic: [sentinel] * n, qc.doc: [f"{sentinel}#{i}" for i in range(n)], qc.rel: grades}
     if qc.subtopic:
@@ -441,15 +447,17 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *
         q = qrels
     else:
         q = qrels[qrels[qc.topic].astype(str).isin(_distinct(part[rc.topic]))]
-    if len(q) == 0:
-        # no topic of this partition is judged: in memory these rows are checked, then dropped
-        cube = _evaluate_pandas(part, qrels.iloc[:1], measures, complete=False, **core)
-        return cube if split == "system" else None  # by system: its systems still get (NaN) rows
+    # no topic of this partition may be judged: in memory these rows are checked, then dropped;
+    # the sentinel topic (judged here, dropped below) keeps every partition's overlap non-empty
+    unjudged = len(q) == 0
     systems = shared["systems"] if split == "topic" else _distinct(part[rc.system])
     frame = _with_sentinels(part, rc, systems, sentinel)
     q = _judged_grades_rows(q, qc, shared["grades"], sentinel)
-    cube = _evaluate_pandas(frame, q, measures, complete=complete, **core)
-    return cube.isel(topic=cube.topic.values != sentinel)
+    cube = _evaluate_pandas(frame, q, measures, complete=complete and not unjudged, **core)
+    cube = cube.isel(topic=cube.topic.values != sentinel)
+    if unjudged:
+        return cube if split == "system" else None  # by system: its systems still get (NaN) rows
+    return cube
 
 
 def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,

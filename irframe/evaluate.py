@@ -274,6 +274,13 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
         v = np.asarray(v, dtype=np.float64)
         if v.shape != (aligned.n_groups,):
             raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
+        if not np.isfinite(v).all():  # a cube's NaN means "not evaluated": never a value
+            g = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise InputError(
+                f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
+                f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
+                f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
+                f"(NaN in a cube means 'not evaluated')")
         values[:, j] = v
     return values
 

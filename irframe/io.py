@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ColumnError, InputError, ParseError
-from .schema import QRELS_ROLES, RUN_ROLES, role_names
+from .schema import QRELS_ROLES, RUN_ROLES, non_string_ids, role_names
 
 try:  # optional dependency
     import pyarrow as pa
@@ -776,8 +776,10 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
     else:
         if s.isna().any():
             raise InputError(f"{what} has missing ids; drop or fill them before writing")
-        if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
-            raise InputError(f"{what} holds numbers (dtype {s.dtype}); ids must be strings "
+        bad = non_string_ids(s)
+        if bad is not None and bad.any():
+            raise InputError(f"{what} (dtype {s.dtype}) holds {int(bad.sum())} non-string id(s), e.g. "
+                             f"{s[bad].iloc[0]!r}; ids must be strings "
                              f"(convert with .astype(str) if the numbers are the ids)")
         uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))
     u = uniques.astype(str)

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, DuplicateError, InputError
+from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError
 
 __all__ = ["RUN_ROLES", "QRELS_ROLES", "RUN_ALIASES", "QRELS_ALIASES", "DEFAULT_SYSTEM", "role_names",
            "resolve_roles", "RunColumns", "QrelsColumns", "run_columns", "qrels_columns",
            "missing_run_columns", "run_frame", "qrels_frame", "canonical", "as_frame",
-           "check_id_column", "numeric_column", "check_duplicates"]
+           "check_id_column", "non_string_ids", "no_overlap_error", "id_error", "numeric_column", "check_duplicates"]
 
 RUN_ROLES = ("system", "topic", "doc", "score", "rank")
 QRELS_ROLES = ("topic", "doc", "rel", "subtopic")
@@ -315,20 +315,81 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     return lines + more
 
 
-def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
-    """Ids must be strings (object, str, string or categorical of strings), never numbers.
+def non_string_ids(s: pd.Series) -> np.ndarray | None:
+    """Mask of the non-missing values of ``s`` that are not strings, or ``None`` when all are.
 
-    Numbers would silently turn "051" into 51 and stop matching the other frame.
+    Strings are ``str`` objects (``object`` dtype, checked by one C-level pass of
+    :func:`pandas.api.types.infer_dtype`), pandas' ``str``/``string`` dtypes, pyarrow string
+    types, or a categorical whose categories are strings.  Every other dtype (numbers, bools,
+    dates, bytes ...) and any Python int/float/bytes among strings is not.
     """
-    s = df[col]
     dtype = s.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        dtype = dtype.categories.dtype
-    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-        raise InputError(
-            f"{what}: column {col!r} holds numbers (dtype {s.dtype}); ids must be strings so that "
-            f"'051' and '51' stay different. Read files with irframe.read_run/read_qrels, or convert "
-            f"with df[{col!r}] = df[{col!r}].astype(str) if the numbers are really the ids.")
+        bad_cats = non_string_ids(pd.Series(dtype.categories, dtype=dtype.categories.dtype))
+        if bad_cats is None:
+            return None
+        codes = s.cat.codes.to_numpy()
+        return np.isin(codes, np.flatnonzero(bad_cats))
+    if isinstance(dtype, pd.StringDtype):
+        return None
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+        t = dtype.pyarrow_dtype
+        if pa.types.is_dictionary(t):
+            t = t.value_type
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view":
+            return None
+        return s.notna().to_numpy()
+    if dtype == object:
+        if pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+            return None
+        values = s.to_numpy()
+        return np.fromiter((not isinstance(v, str) for v in values), bool, len(values)) & s.notna().to_numpy()
+    return s.notna().to_numpy()
+
+
+def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputError:
+    """The error for non-string ids: column, dtype, the kinds of values and example rows."""
+    s = df[col]
+    kinds = sorted({type(v).__name__ for v in s[mask].head(1000)})
+    mixed = " mixed with strings" if (~mask & s.notna().to_numpy()).any() else ""
+    found = (f"{int(mask.sum())} value(s) are {'/'.join(kinds)}{mixed}: {_rows(df, mask, [col])}" if mask.any()
+             else "its dtype holds no strings")
+    return InputError(
+        f"{what}: column {col!r} (dtype {s.dtype}) must hold strings, but {found}. Ids must be strings so that '051' and '51' "
+        f"stay different and 7 never silently fails to match '7' (pd.concat of differently read frames "
+        f"gives such columns). Read files with irframe.read_run/read_qrels, or convert with "
+        f"df[{col!r}] = df[{col!r}].astype(str) if the numbers really are the ids.")
+
+
+def no_overlap_error(run_topics, qrels_topics) -> EmptyOverlapError:
+    """The error for a run and qrels without a common topic (trec_eval's fatal message)."""
+    def some(x) -> str:
+        shown = ", ".join(repr(str(t)[:40]) for t in list(x[:3]))
+        return shown + (f" ... ({len(x)} topics)" if len(x) > 3 else "")
+    return EmptyOverlapError(
+        f"No queries with both results and relevance info (trec_eval's message): the run's topics "
+        f"({some(run_topics)}) and the qrels' topics ({some(qrels_topics)}) have none in common. "
+        f"Check that run and qrels belong to the same collection and spell topic ids alike.")
+
+
+def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
+    """Ids must be strings (object of str, str, string, pyarrow string or categorical of strings).
+
+    Numbers would silently turn "051" into 51 and stop matching the other frame; an object
+    column mixing Python ints with strings (``pd.concat`` of two differently read frames) is
+    rejected the same way, naming the column, its dtype and example rows.
+
+    >>> import pandas as pd
+    >>> check_id_column(pd.DataFrame({"topic": ["1", 2]}), "topic", "run frame")
+    Traceback (most recent call last):
+    ...
+    irframe.errors.InputError: run frame: column 'topic' (dtype object) must hold strings, but 1 value(s) are int mixed with strings: row 1: topic=2. ...
+    """
+    s = df[col]
+    bad = non_string_ids(s)
+    if bad is not None and (bad.any() or s.dtype != object):  # an empty numeric column too (dask meta)
+        raise id_error(df, col, what, bad)
     if s.isna().any():
         mask = s.isna().to_numpy()
         raise InputError(f"{what}: column {col!r} has {int(mask.sum())} missing id(s): "

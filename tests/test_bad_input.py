@@ -122,3 +122,126 @@ def test_param_spec_rules():
     for bad in (0, 1.0001, False, math.nan, -math.inf, "0.5", None):
         with pytest.raises(OptionError, match=r"^x must be a number in \(0, 1\]"):
             f.check("x", bad)
+
+
+# ----------------------------------------------------------------- ids
+def _id_variants(runs: pd.DataFrame, col: str) -> dict[str, pd.DataFrame]:
+    """The same run with ``col`` holding numbers in every dtype a user may end up with."""
+    as_int = runs[col].astype(str).astype(int)
+    mixed = runs[col].astype(str).astype(object)
+    mixed.iloc[:3] = [int(x) for x in mixed.iloc[:3]]     # what pd.concat of two reads gives
+    out = {"int64": runs.assign(**{col: as_int}), "float": runs.assign(**{col: as_int.astype(float)}),
+           "object ints+str": runs.assign(**{col: mixed}),
+           "category of int": runs.assign(**{col: as_int.astype("category")}),
+           "bool": runs.assign(**{col: as_int > 301})}
+    try:
+        import pyarrow  # noqa: F401
+        out["int64[pyarrow]"] = runs.assign(**{col: as_int.astype("int64[pyarrow]")})
+    except ImportError:  # pragma: no cover
+        pass
+    return out
+
+
+@pytest.mark.parametrize("col", ["topic", "doc", "system"])
+def test_non_string_ids_rejected_everywhere(sample, col):
+    runs, qrels = sample
+    if col == "doc":
+        runs = runs.assign(doc=[str(i) for i in range(len(runs))])
+    if col == "system":
+        runs = runs.assign(system="7")
+    for kind, bad in _id_variants(runs, col).items():
+        before = bad.copy()
+        pattern = rf"run frame: column '{col}' \(dtype [^)]+\) must hold strings"
+        with pytest.raises(irf.InputError, match=pattern):
+            irf.evaluate(bad, qrels, "AP")
+        with pytest.raises(irf.InputError, match=pattern):
+            bad.ir.metric("AP", qrels=qrels)
+        if col != "system":
+            with pytest.raises(irf.InputError, match=pattern):  # join refuses what metric refuses
+                bad.ir.join(qrels)
+        pd.testing.assert_frame_equal(bad, before)
+
+
+def test_mixed_id_message_names_examples(sample):
+    runs, qrels = sample
+    bad = _id_variants(runs, "topic")["object ints+str"]
+    with pytest.raises(irf.InputError) as e:
+        irf.evaluate(bad, qrels, "AP")
+    msg = str(e.value)
+    assert "3 value(s) are int mixed with strings" in msg and "row 0: topic=301" in msg and "astype(str)" in msg
+
+
+def test_non_string_qrels_ids_rejected(sample):
+    runs, qrels = sample
+    bad = qrels.assign(topic=qrels.topic.astype(str).astype(int))
+    for call in (lambda: irf.evaluate(runs, bad, "AP"), lambda: runs.ir.join(bad)):
+        with pytest.raises(irf.InputError, match=r"qrels frame: column 'topic' \(dtype int64\) must hold strings"):
+            call()
+
+
+def test_string_id_dtypes_accepted(sample):
+    runs, qrels = sample
+    want = irf.evaluate(runs, qrels, "AP").values
+    kinds = [object, "category", "string"]
+    try:
+        import pyarrow  # noqa: F401
+        kinds.append("string[pyarrow]")
+    except ImportError:  # pragma: no cover
+        pass
+    for kind in kinds:
+        r = runs.assign(**{c: runs[c].astype(str).astype(kind) for c in ("system", "topic", "doc")})
+        np.testing.assert_array_equal(irf.evaluate(r, qrels, "AP").values, want)
+
+
+def test_join_checks_grades_like_metric(sample):
+    runs, qrels = sample
+    with pytest.raises(irf.InputError, match="column 'rel' has 1 NaN"):
+        runs.ir.join(qrels.assign(rel=qrels.rel.where(qrels.index != 0, np.nan)))
+
+
+# ----------------------------------------------------------------- empty overlap
+@pytest.mark.parametrize("complete", [False, True])
+def test_no_common_topic_is_an_error(sample, complete):
+    runs, qrels = sample
+    other = qrels.assign(topic="9" + qrels.topic.astype(str))
+    with pytest.raises(irf.EmptyOverlapError, match="No queries with both results and relevance info"):
+        irf.evaluate(runs, other, "AP", complete=complete)
+    with pytest.raises(irf.EmptyOverlapError, match="'9301'"):
+        runs.ir.metric("AP", qrels=other)
+    assert issubclass(irf.EmptyOverlapError, irf.InputError)
+
+
+# ----------------------------------------------------------------- NaN values in cubes
+def test_summarize_refuses_nan_beside_values(sample):
+    runs, qrels = sample
+    cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
+    cube[0, 1, 0] = np.nan                              # an undefined value, not a missing ranking
+    with pytest.raises(irf.InputError, match=r"NaN for measure\(s\) \['AP'\] at system 'STANDARD', topic '302'"):
+        irf.summarize(cube)
+    cube[0, 1, :] = np.nan                              # the whole cell: "not evaluated"
+    skip = irf.summarize(cube)
+    # brute force: the mean of the other two topics
+    expect = np.mean([cube.values[0, t, 0] for t in (0, 2)])
+    assert skip["AP"].iloc[0] == pytest.approx(expect)
+
+
+def test_kernel_returning_nan_is_an_error(sample):
+    runs, qrels = sample
+    from irframe.measures import MeasureDef, register, unregister
+
+    register(MeasureDef("NaNy", lambda ctx, m: np.full(ctx.aligned.n_groups, np.nan)), replace=True)
+    try:
+        with pytest.raises(irf.InputError, match="'NaNy' gave 3 non-finite value"):
+            irf.evaluate(runs, qrels, "NaNy")
+    finally:
+        unregister("NaNy")
+
+
+def test_summarize_cwl_dataset_and_wrong_types(sample):
+    runs, qrels = sample
+    ds = irf.cwl.cwl(runs, qrels, ["RBP@0.8"])
+    table = irf.summarize(ds)
+    assert table[("EU", "RBP@0.8")].iloc[0] == pytest.approx(float(ds["EU"].mean("topic").item()))
+    for bad in (ds["EU"].values, runs, None):
+        with pytest.raises(TypeError, match="summarize needs an xarray cube"):
+            irf.summarize(bad)

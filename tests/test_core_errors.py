@@ -114,7 +114,7 @@ def test_topic_without_relevant_documents_scores_zero(frames):
 
 def test_numeric_ids_are_refused(frames):
     runs, qrels = frames
-    with pytest.raises(InputError, match=r"column 'topic' holds numbers.*'051' and '51'"):
+    with pytest.raises(InputError, match=r"column 'topic' \(dtype int64\) must hold strings.*'051' and '51'"):
         irf.evaluate(runs.assign(topic=1), qrels, "AP")
 
 

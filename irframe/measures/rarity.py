@@ -27,7 +27,9 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, align, segment_sum
+from ..errors import EmptyOverlapError
 from ..params import REL_LEVEL
+from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
 from .trec import num_rel_topic
 
@@ -138,6 +140,10 @@ def rarity_lookup(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1
                           "rel": a.qrels_rel})
     try:
         ref = align(reference, qrels, order=a.order, depth=a.depth, judged_only=a.judged_only)
+    except EmptyOverlapError:  # the reference retrieved none of these topics: no document is rare
+        ref_frame, rc = run_frame(reference)
+        n_ref = len(pd.unique(ref_frame[rc.system]))
+        return RarityLookup(np.zeros(0, np.int64), np.zeros(0, np.int64), n_ref, nd)
     except (KeyError, ValueError) as e:
         raise type(e)(f"reference=: {e}") from None
     _, rkeys = retrieved_relevant_rows(ref, k, level)

@@ -51,7 +51,8 @@ class MeasureDef:
         Canonical name (``"AP"``, ``"nDCG"``, ``"RBU"``).
     compute : callable
         ``compute(ctx: EvalContext, measure: Measure) -> numpy.ndarray`` of shape (G,),
-        one float per group of ``ctx.aligned`` (NaN = undefined).  Must be vectorised
+        one finite float per group of ``ctx.aligned`` (NaN or inf raise an error: a cube's
+        NaN means "not evaluated", never "undefined").  Must be vectorised
         across groups.  Share intermediate arrays between measures with ``ctx.memo``.
     params : mapping
         Allowed parameters: name → :class:`~irframe.params.Param` (type, range or choices,

@@ -392,6 +392,8 @@ def _sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
     """Recode so that uniques are sorted; ``keep`` (bool per unique) drops the others (-1)."""
     sel = np.arange(len(uniques)) if keep is None else np.flatnonzero(keep)
     order = sel[_str_sort_order(uniques[sel])]
+    if len(order) == len(uniques) and np.array_equal(order, np.arange(len(order))):
+        return codes, uniques  # already in order (sorted categories, sorted frames)
     recode = np.full(len(uniques), -1, np.int64)
     recode[order] = np.arange(len(order))
     return [recode[c] for c in codes], uniques[order]
@@ -411,7 +413,7 @@ def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
     if np.array_equal(topic_of[doc], topic):
         q_topic, q_doc = np.divmod(q_cell_keys, n_docs)
         return doc, n_docs, np.where(topic_of[q_doc] == q_topic, q_doc, -1)
-    if n_space <= _DENSE_LOOKUP_MAX:
+    if n_space <= min(_DENSE_LOOKUP_MAX, 16 * (len(doc) + len(q_cell_keys))):  # memory ∝ input
         cell = topic * n_docs + doc
         used = np.zeros(n_space, bool)
         used[cell] = True

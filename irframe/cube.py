@@ -28,13 +28,24 @@ def make_cube(aligned: Aligned, values: np.ndarray, labels: Sequence[str], aggre
     s, t, m = len(aligned.systems), len(aligned.topics), len(labels)
     data = np.full((s, t, m), np.nan)
     data[aligned.group_system, aligned.group_topic, :] = values
-    return xr.DataArray(
-        data, dims=("system", "topic", "measure"),
-        coords={"system": np.asarray(aligned.systems, dtype=object),
-                "topic": np.asarray(aligned.topics, dtype=object),
-                "measure": np.asarray(list(labels), dtype=object),
-                "aggregate": ("measure", np.asarray(list(aggregates), dtype=object))},
-        attrs=attrs, name="score")
+    return _data_array(data, ("system", "topic", "measure"),
+                       {"system": aligned.systems, "topic": aligned.topics, "measure": list(labels)},
+                       {"aggregate": ("measure", list(aggregates))}, attrs, "score")
+
+
+def _data_array(data: np.ndarray, dims: tuple[str, ...], index_coords: dict, other_coords: dict,
+                attrs: dict, name: str) -> xr.DataArray:
+    """``xr.DataArray`` built from ready Variables (object coordinates as pandas Indexes).
+
+    Passing raw arrays makes xarray test them for dask arrays, which imports ``dask.array``
+    (about a second) on the first cube of a process whenever dask is installed; irframe's
+    data are numpy arrays, so that check is skipped.
+    """
+    coords = {k: xr.IndexVariable((k,), pd.Index(np.asarray(v, dtype=object), dtype=object), fastpath=True)
+              for k, v in index_coords.items()}
+    coords.update({k: xr.Variable((d,), np.asarray(v, dtype=object), fastpath=True)
+                   for k, (d, v) in other_coords.items()})
+    return xr.DataArray(xr.Variable(dims, data, fastpath=True), coords=coords, attrs=attrs, name=name)
 
 
 def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip") -> pd.DataFrame:

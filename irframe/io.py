@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ColumnError, InputError, ParseError
-from .schema import QRELS_ROLES, RUN_ROLES, non_string_ids, role_names
+from .schema import QRELS_ROLES, RUN_ROLES, non_string_ids, resolve_roles, role_names
 
 try:  # optional dependency
     import pyarrow as pa
@@ -837,9 +837,9 @@ def format_run(df: pd.DataFrame, tag: str | None = None, *,
     051 Q0 d1 1 2.5 bm25
     051 Q0 d2 2 0.1 bm25
     """
-    n = role_names(columns, RUN_ROLES)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    n = resolve_roles(df, columns, "run", fallback=True)  # PyTerrier's qid/docno... as they are
     need = [n["topic"], n["doc"]] + ([n["system"]] if tag is None else [])
     missing = [c for c in need if c not in df.columns]
     if n["score"] not in df.columns and n["rank"] not in df.columns:
@@ -901,9 +901,9 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     051 0 d1 2
     051 0 d2 0
     """
-    n = role_names(columns, QRELS_ROLES)
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    n = resolve_roles(df, columns, "qrels", fallback=True)
     missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
     if missing:
         raise ColumnError(f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}")

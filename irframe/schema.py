@@ -92,8 +92,9 @@ def _found(df: pd.DataFrame) -> str:
 
 
 def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, kind: str = "run",
-                  what: str | None = None) -> dict[str, Any]:
-    """The column of every role of ``df`` (``None`` when absent).
+                  what: str | None = None, *, fallback: bool = False) -> dict[str, Any]:
+    """The column of every role of ``df`` (``None`` when absent; with ``fallback=True``
+    the name asked for, ``columns[role]`` or the role itself, so messages can name it).
 
     ``columns`` maps roles to column names and wins; every other role is looked up
     under the names of :data:`RUN_ALIASES` (``kind="run"``) or :data:`QRELS_ALIASES`
@@ -127,6 +128,8 @@ def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, ki
             raise ColumnError(f"{what} has {len(cands)} candidate columns for the {role} role: "
                               f"{', '.join(map(repr, cands))}; choose one with columns={{{role!r}: {cands[0]!r}}}")
         out[role] = cands[0] if cands else None
+    if fallback:
+        out = {role: name if name is not None else columns.get(role, role) for role, name in out.items()}
     return out
 
 

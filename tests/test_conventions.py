@@ -141,6 +141,15 @@ def test_every_entry_point_takes_the_shapes(collection):
     assert [int(x[3]) + 1 for x in ours] == [int(x[3]) for x in canon]  # PyTerrier's rank is 0-based
 
 
+def test_writers_take_the_shapes(collection):
+    qrels, runs = collection
+    pt_res = pyterrier_run(runs).assign(rank=runs["rank"])
+    pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
+    assert irf.io.format_run(pt_res) == irf.io.format_run(runs)
+    assert irf.io.format_qrels(pt_qrels) == irf.io.format_qrels(qrels)
+    assert irf.io.format_run(pt_res.drop(columns="name"), tag="bm25").split("\n")[0].endswith(" bm25")
+
+
 def test_columns_override_on_the_accessor(collection):
     qrels, runs = collection
     ref = irf.evaluate(runs, qrels, MEASURES)

@@ -47,6 +47,20 @@ def test_mkdocs_build_strict(tmp_path):
         assert want.is_file(), page.name
 
 
+# modules documented on api/irframe.md (the top-level functions) or internal to the CLI
+_ON_THE_CORE_PAGE = {"accessor", "cube", "evaluate", "cli"}
+
+
+def test_every_public_module_has_an_api_page():
+    """A new module needs docs/api/<module>.md (``::: irframe.<module>``) and a nav entry."""
+    modules = {p.stem for p in (ROOT / "irframe").glob("*.py") if not p.stem.startswith("_")}
+    pages = {p.stem for p in (ROOT / "docs" / "api").glob("*.md")}
+    missing = sorted(modules - pages - _ON_THE_CORE_PAGE)
+    assert not missing, f"no API page for {missing}: add docs/api/<name>.md and a line under 'API reference' in mkdocs.yml"
+    nav = (ROOT / "mkdocs.yml").read_text()
+    assert all(f"api/{p}.md" in nav for p in pages), "every docs/api page is in the mkdocs.yml nav"
+
+
 def test_test_extra_includes_the_docs_extra():
     """CI installs only ``.[test]``: the site build must not be skipped there."""
     tomllib = pytest.importorskip("tomllib")

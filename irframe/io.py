@@ -14,7 +14,14 @@ qrels (``read_qrels``, ``write_qrels``)
 In both, blank lines and lines whose first non-blank character is ``#`` are
 skipped (trec_eval 10.0 behaviour; 9.0.8 has no comments, see ``docs/io.md``).
 A ``#`` anywhere else is data (``CR#93E-1860`` is a docno).  Gzip files are
-detected by their magic bytes and read transparently.
+detected by their magic bytes and read transparently.  A UTF-8 byte order mark at
+the start of a file is dropped; CRLF line ends are accepted; fields may be of any
+length (a 10 MB docno is read).
+
+Errors: a file that cannot be opened raises ``OSError`` (from ``open``); a corrupt or
+truncated gzip stream, bytes that are not UTF-8 and every malformed line raise
+:class:`~irframe.errors.ParseError` naming the file and (for a line) the line number
+and the line itself.
 
 Returned frames
 ---------------
@@ -36,6 +43,7 @@ from __future__ import annotations
 import csv
 import glob as _glob
 import gzip
+import zlib
 import io as _io
 import os
 import re
@@ -81,22 +89,52 @@ def _name_of(path: Any) -> str:
     return str(getattr(path, "name", "<stream>"))
 
 
+# --------------------------------------------------------------------------------------
+# error layer: every failure to read, decompress or decode a file becomes an OSError or a
+# ParseError naming the file (and the line when there is one).  The parsers below (and any
+# faster path) only report "this buffer did not parse"; _diagnose then walks the lines and
+# names the first bad one, checking everything the parsers check.
+# --------------------------------------------------------------------------------------
+_BOM = b"\xef\xbb\xbf"
+
+
 def _read_bytes(path: Any) -> bytes:
-    """Bytes of a file (path or binary/text file object), gunzipped when gzip."""
+    """Bytes of a file (path or binary/text file object): gunzipped when gzip, UTF-8 BOM removed.
+
+    Raises
+    ------
+    OSError
+        The file cannot be opened or read (as raised by ``open``, naming the file).
+    ParseError
+        A corrupt or truncated gzip stream, or a text-mode file object that cannot decode
+        its bytes; the message names the file.
+    """
+    name = _name_of(path)
     if isinstance(path, (str, os.PathLike)):
         with open(path, "rb") as fh:
             data = fh.read()
     elif hasattr(path, "read"):
-        data = path.read()
+        try:
+            data = path.read()
+        except UnicodeDecodeError as e:
+            raise ParseError(f"{name}: cannot decode the file as text ({e}); open it in binary mode "
+                             f"(open(path, 'rb')) or pass the path, so that irframe can report the bad line",
+                             path=name) from e
         if isinstance(data, str):
-            data = data.encode("utf-8")
+            data = data.encode("utf-8", errors="surrogateescape")
+        elif not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{name}: read() returned {type(data).__name__}, expected bytes or str")
+        data = bytes(data)
     else:
         raise TypeError(f"expected a path or a file object, got {type(path).__name__}")
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise ParseError(f"{_name_of(path)}: corrupt gzip file ({e})", path=_name_of(path)) from e
+        except (OSError, EOFError, zlib.error) as e:  # BadGzipFile, truncation, bad deflate data
+            raise ParseError(f"{name}: corrupt gzip file ({type(e).__name__}: {e}); the file may be "
+                             f"truncated or not gzip at all", path=name) from e
+    if data[:3] == _BOM:  # a UTF-8 byte order mark (Windows editors) is not part of the first id
+        data = data[3:]
     return data
 
 
@@ -147,6 +185,8 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
                 return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
             if not _is_int(f[3]):
                 return _fail(path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})")
+            if not -2**63 <= int(f[3]) < 2**63:
+                return _fail(path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer")
             score = _as_float(f[4])
             if score is None:
                 return _fail(path, lineno, line, f"score {_show(f[4])!r} is not a number ({help_})")
@@ -161,7 +201,8 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
             if not np.isfinite(rel):
                 return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not finite")
     reason = f" ({cause})" if cause is not None else ""
-    return ParseError(f"{path}: could not parse the file{reason}", path=path)
+    return ParseError(f"{path}: could not parse the file{reason}; every line looks well formed, so "
+                      f"this is a reader limitation — please report it", path=path)
 
 
 def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
@@ -252,9 +293,21 @@ def _has_space(col: Any) -> bool:
 
 def _arrow_table(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
                  threads: bool):
+    try:
+        return _arrow_read(data, delim, names, types, threads, None)
+    except pa.ArrowInvalid as e:
+        if "straddl" not in str(e):
+            raise
+    # a field longer than arrow's block (1 MB, e.g. a 10 MB docno): read the file as one block
+    return _arrow_read(data, delim, names, types, threads, min(len(data) + 1, 2**31 - 1))
+
+
+def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
+                threads: bool, block_size: int | None):
+    opts = {} if block_size is None else {"block_size": block_size}
     return pacsv.read_csv(
         pa.BufferReader(data),
-        read_options=pacsv.ReadOptions(column_names=list(names), use_threads=threads),
+        read_options=pacsv.ReadOptions(column_names=list(names), use_threads=threads, **opts),
         parse_options=pacsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
                                          double_quote=False, escape_char=False,
                                          ignore_empty_lines=True),
@@ -349,7 +402,7 @@ def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: st
             n = int((~ok).sum())
             lineno, line = _nth_data_line(data, offset + row)
             more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
-            raise _fail(path, lineno, line, f"{what} is {values[row]!r}, not a finite number{more}")
+            raise _fail(path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}")
         offset += len(values)
 
 
@@ -735,23 +788,20 @@ def read_cost_file(path: Any) -> dict[str, float]:
     >>> read_cost_file(io.StringIO("E1 1.0\\nE2 2.5\\n"))
     {'E1': 1.0, 'E2': 2.5}
     """
-    fh = open(path) if not hasattr(path, "read") else path
+    name = _name_of(path)
+    data = _read_bytes(path)
     out: dict[str, float] = {}
-    try:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 2:
-                raise InputError(f"cost file {getattr(fh, 'name', '<stream>')} line {lineno}: expected "
-                                 f"'element_type cost', got {line.rstrip()!r}")
-            try:
-                out[parts[0]] = float(parts[1])
-            except ValueError:
-                raise InputError(f"cost file line {lineno}: cost {parts[1]!r} is not a number") from None
-    finally:
-        if fh is not path:
-            fh.close()
+    for lineno, line, parts in _iter_lines(data):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _fail(name, lineno, line, "not valid UTF-8") from None
+        if len(parts) != 2:
+            raise _fail(name, lineno, line, "expected 'element_type cost'")
+        cost = _as_float(parts[1])
+        if cost is None or not np.isfinite(cost) or cost < 0:
+            raise _fail(name, lineno, line, f"cost {_show(parts[1])!r} is not a finite number >= 0")
+        out[parts[0].decode("utf-8")] = cost
     return out
 
 

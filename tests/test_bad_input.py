@@ -5,6 +5,7 @@ The table in docs/bad_input.md lists the same kinds; each row is backed by a tes
 
 from __future__ import annotations
 
+import gzip
 import math
 
 import numpy as np
@@ -245,3 +246,87 @@ def test_summarize_cwl_dataset_and_wrong_types(sample):
     for bad in (ds["EU"].values, runs, None):
         with pytest.raises(TypeError, match="summarize needs an xarray cube"):
             irf.summarize(bad)
+
+
+# ----------------------------------------------------------------- files
+_RUN = b"301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 1.5 sys\n"
+_QRELS = b"301 0 d1 1\n301 0 d2 0\n"
+
+
+def _gz_bad_crc() -> bytes:
+    g = gzip.compress(_RUN)
+    return g[:-8] + b"\0\0\0\0" + g[-4:]
+
+
+@pytest.mark.parametrize("name, data, why", [
+    ("deflate.gz", gzip.compress(_RUN)[:10] + b"garbage" * 5, "corrupt gzip file"),     # zlib.error
+    ("trunc.gz", gzip.compress(_RUN * 100)[:-20], "corrupt gzip file"),                   # EOFError
+    ("crc.gz", _gz_bad_crc(), "corrupt gzip file"),                                       # BadGzipFile
+    ("trailing.gz", gzip.compress(_RUN) + b"junk", "corrupt gzip file"),
+])
+def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why):
+    p = tmp_path / name
+    p.write_bytes(data)
+    with pytest.raises(irf.ParseError, match=why) as e:
+        irf.read_run(p)
+    assert str(p) in str(e.value) and e.value.path == str(p)
+
+
+@pytest.mark.parametrize("data, lineno, why", [
+    (b"301 Q0 d\xff1 1 2.5 sys\n", 1, "not valid UTF-8"),
+    (gzip.compress(b"301 Q0 d1 1 2.5 sys\n301 Q0 d\xff1 2 2.5 sys\n"), 2, "not valid UTF-8"),
+    ("301 Q0 d1 1 2.5 s\n".encode("utf-16"), 1, "not valid UTF-8"),
+    (b"301 Q0 d1 99999999999999999999 2.5 sys\n", 1, "does not fit a 64-bit integer"),
+    (b"301 Q0 d1 1 1e400 sys\n", 1, "score is inf"),
+    (b"301 Q0 d1 1 nan sys\n", 1, "score is nan"),
+    (b"#c\n301 Q0 d1 1.0 2.5 sys\n", 2, "rank '1.0' is not an integer"),
+    (b"301 Q0 " + b"x" * 3_000_000 + b" 1 2.5 sys\r\n301 Q0 d3 x 1 s\r\n", 2, "rank 'x'"),
+    (b"301 Q0 d1 1 2.5\n", 1, "5 field"),
+])
+def test_bad_run_lines_name_file_and_line(tmp_path, data, lineno, why):
+    p = tmp_path / "run.txt"
+    p.write_bytes(data)
+    with pytest.raises(irf.ParseError, match=why) as e:
+        irf.read_run(p)
+    assert str(e.value).startswith(f"{p}, line {lineno}:") and e.value.lineno == lineno
+
+
+def test_text_mode_file_that_cannot_decode(tmp_path):
+    p = tmp_path / "latin1.txt"
+    p.write_bytes(b"301 Q0 d\xe91 1 2.5 sys\n")
+    with open(p, encoding="utf-8") as fh, pytest.raises(irf.ParseError, match="cannot decode the file as text"):
+        irf.read_run(fh)
+
+
+@pytest.mark.parametrize("prefix", [b"\xef\xbb\xbf", b"\xef\xbb\xbf# exported by a tool\n", b"# c\r\n\r\n"])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_bom_comments_crlf_are_read(tmp_path, prefix, crlf):
+    run, qrels = _RUN, _QRELS
+    if crlf:
+        run, qrels = run.replace(b"\n", b"\r\n"), qrels.replace(b"\n", b"\r\n")
+    (tmp_path / "r").write_bytes(prefix + run)
+    (tmp_path / "q").write_bytes(prefix + qrels)
+    r, q = irf.read_run(tmp_path / "r"), irf.read_qrels(tmp_path / "q")
+    assert r.topic.astype(str).tolist() == ["301", "301"] and r.doc.astype(str).tolist() == ["d1", "d2"]
+    assert r.system.astype(str).tolist() == ["sys", "sys"]
+    assert q.rel.tolist() == [1, 0] and q.doc.astype(str).tolist() == ["d1", "d2"]
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_ten_megabyte_docno(tmp_path, monkeypatch, arrow):
+    import irframe.io as iio
+    monkeypatch.setattr(iio, "_USE_ARROW", arrow and iio.pa is not None)
+    long_doc = "x" * 10_000_000
+    (tmp_path / "r").write_bytes(f"301 Q0 {long_doc} 1 2.5 sys\n".encode() + _RUN)
+    (tmp_path / "q").write_bytes(f"301 0 {long_doc} 1\n".encode() + _QRELS)
+    r, q = irf.read_run(tmp_path / "r"), irf.read_qrels(tmp_path / "q")
+    assert r.doc.astype(str).tolist()[0] == long_doc and q.doc.astype(str).tolist()[0] == long_doc
+    cube = irf.evaluate(r, q, "P@1")
+    assert cube.item() == 1.0  # the long docno is the relevant one, retrieved first
+
+
+def test_cost_file_errors(tmp_path):
+    p = tmp_path / "costs"
+    p.write_bytes(b"E1 1\nE2 -1\n")
+    with pytest.raises(irf.ParseError, match=rf"{p}, line 2: cost '-1' is not a finite number >= 0"):
+        irf.io.read_cost_file(p)

@@ -39,13 +39,12 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .params import DEPTH
+from .options import ORDERS, check_depth
 from .schema import check_duplicates, check_id_column, no_overlap_error, numeric_column, qrels_frame, run_frame
 
 __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
-ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
 _DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
 _DUP_TABLE_MAX = 1_000_000      # (system, cell) entries per duplicate-check chunk (4 MB: cache-sized)
 
@@ -668,7 +667,7 @@ def _cut(group_key: np.ndarray, groups: np.ndarray, rel: np.ndarray, depth: int 
 
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
           depth: int | None = None, complete: bool = False, judged_only: bool = False,
-          columns: Mapping[str, str] | None = None, qrels_columns_: Mapping[str, str] | None = None,
+          columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
           duplicates: str = "error", system: str | None = None) -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
 
@@ -691,7 +690,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         system did not retrieve for it (trec_eval -c).
     judged_only : bool
         Drop unjudged documents from the rankings before truncating (trec_eval -J).
-    columns, qrels_columns_ : mapping, optional
+    columns, qrels_columns : mapping, optional
         Role → column name for the run and the qrels frame.
     duplicates : {"error", "first"}
         What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
@@ -702,7 +701,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     -------
     Aligned
     """
-    runs, qrels, rc, qc = _check_inputs(runs, qrels, order, depth, columns, qrels_columns_, system)
+    runs, qrels, rc, qc = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
     q_rel = numeric_column(qrels, qc.rel, "qrels frame")
     ids = _encode_ids(runs, qrels, rc, qc)
     n_docs = max(len(ids.docs), 1)
@@ -767,7 +766,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         if keep is not None:  # duplicates="first": evaluate the de-duplicated frame
             kept = np.flatnonzero(keep)
             out = align(runs.iloc[kept], qrels, order=order, depth=depth, complete=complete,
-                        judged_only=judged_only, columns=_named(rc), qrels_columns_=_named(qc),
+                        judged_only=judged_only, columns=_named(rc), qrels_columns=_named(qc),
                         duplicates=duplicates)
             out.row_source = kept[out.row_source]
             return out
@@ -803,13 +802,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     return aligned
 
 
-def _check_inputs(runs, qrels, order, depth, columns, qrels_columns_, system):
+def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
     """Argument checks; returns the run and qrels frames and their resolved columns."""
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")
-    depth = DEPTH.check("depth", depth)
+    depth = check_depth(depth)
     runs, rc = run_frame(runs, columns, system=system)
-    qrels, qc = qrels_frame(qrels, qrels_columns_)
+    qrels, qc = qrels_frame(qrels, qrels_columns)
     if len(runs) == 0:
         raise InputError("run frame is empty (0 rows); nothing to evaluate")
     if len(qrels) == 0:

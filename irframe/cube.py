@@ -7,45 +7,96 @@ per-measure aggregation trec_eval uses (mean, geometric mean, sum).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._version import __version__
 from .align import Aligned
 from .errors import InputError
+from .options import Options, check_missing
 
-__all__ = ["make_cube", "summarize", "GM_FLOOR"]
+__all__ = ["result", "scatter", "group_coords", "make_cube", "summarize", "GM_FLOOR"]
 
 GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
 
-def make_cube(aligned: Aligned, values: np.ndarray, labels: Sequence[str], aggregates: Sequence[str],
-              attrs: dict) -> xr.DataArray:
-    """Scatter ``values`` (G × M) into a dense (S × T × M) cube, NaN where no group exists."""
-    s, t, m = len(aligned.systems), len(aligned.topics), len(labels)
-    data = np.full((s, t, m), np.nan)
-    data[aligned.group_system, aligned.group_topic, :] = values
-    return _data_array(data, ("system", "topic", "measure"),
-                       {"system": aligned.systems, "topic": aligned.topics, "measure": list(labels)},
-                       {"aggregate": ("measure", list(aggregates))}, attrs, "score")
+def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.ndarray:
+    """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists."""
+    values = np.asarray(values)
+    out = np.full((len(aligned.systems), len(aligned.topics)) + values.shape[1:], fill,
+                  dtype=np.result_type(values.dtype, np.float64) if np.isnan(fill) else values.dtype)
+    out[aligned.group_system, aligned.group_topic] = values
+    return out
 
 
-def _data_array(data: np.ndarray, dims: tuple[str, ...], index_coords: dict, other_coords: dict,
-                attrs: dict, name: str) -> xr.DataArray:
-    """``xr.DataArray`` built from ready Variables (object coordinates as pandas Indexes).
+def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
+    """The ``system`` and ``topic`` coordinates of a cube over ``aligned``."""
+    return {"system": np.asarray(aligned.systems, dtype=object), "topic": np.asarray(aligned.topics, dtype=object)}
+
+
+def result(data: np.ndarray | Mapping[str, Any], dims: Sequence[str], coords: Mapping[str, Any], *,
+           name: str | None = None, options: Options | None = None, measures: Sequence[str] = (),
+           attrs: Mapping[str, Any] | None = None) -> xr.DataArray | xr.Dataset:
+    """The one constructor of every cube / Dataset irframe returns.
+
+    ``data`` is one array (→ DataArray) or a mapping name → array (→ Dataset, all on ``dims``).
+    Every result records the same attrs: the evaluation options (:meth:`Options.attrs`),
+    ``irframe_version`` and ``measures`` (the definitions evaluated, ``"; "``-joined), then
+    the function's own ``attrs``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from irframe.options import make_options
+    >>> r = result(np.zeros((1, 2)), ("system", "topic"), {"system": ["s"], "topic": ["1", "2"]},
+    ...            options=make_options(), measures=["AP"])
+    >>> r.attrs["order"], r.attrs["measures"], "irframe_version" in r.attrs
+    ('trec_eval', 'AP', True)
+    """
+    all_attrs: dict[str, Any] = dict(options.attrs()) if options is not None else {}
+    all_attrs["irframe_version"] = __version__
+    if measures:
+        all_attrs["measures"] = "; ".join(map(str, measures))
+    all_attrs.update(attrs or {})
+    dims = tuple(dims)
+    variables = _coord_variables(coords)
+    if isinstance(data, Mapping):
+        return xr.Dataset({k: xr.Variable(dims, np.asarray(v), fastpath=True) for k, v in data.items()},
+                          coords=variables, attrs=all_attrs)
+    return xr.DataArray(xr.Variable(dims, np.asarray(data), fastpath=True), coords=variables, attrs=all_attrs,
+                        name=name)
+
+
+def _coord_variables(coords: Mapping[str, Any]) -> dict[str, xr.Variable]:
+    """Coordinates as ready Variables: ``name: values`` is the index of dimension ``name``,
+    ``name: (dims, values)`` a non-index coordinate.
 
     Passing raw arrays makes xarray test them for dask arrays, which imports ``dask.array``
     (about a second) on the first cube of a process whenever dask is installed; irframe's
     data are numpy arrays, so that check is skipped.
     """
-    coords = {k: xr.IndexVariable((k,), pd.Index(np.asarray(v, dtype=object), dtype=object), fastpath=True)
-              for k, v in index_coords.items()}
-    coords.update({k: xr.Variable((d,), np.asarray(v, dtype=object), fastpath=True)
-                   for k, (d, v) in other_coords.items()})
-    return xr.DataArray(xr.Variable(dims, data, fastpath=True), coords=coords, attrs=attrs, name=name)
+    out: dict[str, xr.Variable] = {}
+    for k, v in coords.items():
+        if isinstance(v, tuple):
+            d, values = v
+            out[k] = xr.Variable((d,) if isinstance(d, str) else tuple(d), np.asarray(values), fastpath=True)
+        else:
+            out[k] = xr.IndexVariable((k,), pd.Index(np.asarray(v, dtype=object), dtype=object), fastpath=True)
+    return out
+
+
+def make_cube(aligned: Aligned, values: np.ndarray, labels: Sequence[str], aggregates: Sequence[str], *,
+              options: Options | None = None, measures: Sequence[str] = (),
+              attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
+    """The ``system × topic × measure`` cube of per-group values ``values`` (G × M)."""
+    coords = {**group_coords(aligned), "measure": np.asarray(list(labels), dtype=object),
+              "aggregate": ("measure", np.asarray(list(aggregates), dtype=object))}
+    return result(scatter(aligned, values), ("system", "topic", "measure"), coords, name="score",
+                  options=options, measures=measures, attrs=attrs)
 
 
 def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip") -> pd.DataFrame:
@@ -76,8 +127,7 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
     >>> irf.summarize(cube).round(4).to_dict("records")
     [{'map': 0.1785, 'num_ret': 1500.0}]
     """
-    if missing not in ("skip", "zero", "common"):
-        raise ValueError(f"missing= must be 'skip', 'zero' or 'common', got {missing!r}")
+    check_missing(missing, ("skip", "zero", "common"))
     if isinstance(cube, xr.Dataset):  # e.g. irframe.cwl.cwl(): one table per output, side by side
         return pd.concat({str(v): summarize(cube[v], missing) for v in cube.data_vars}, axis=1,
                          names=["output", "measure"])

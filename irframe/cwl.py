@@ -51,18 +51,18 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._version import __version__
 from .align import align
+from .cube import group_coords, result, scatter
 from .errors import DegenerateMeasureWarning, InputError, OptionError
 from .io import read_cost_file
-from .params import COST, DEPTH, GAIN_BOUND, REQUIRED, check_costs
+from .options import make_options
+from .params import COST, GAIN_BOUND, check_costs
 from .measures.cwl import (DEGENERACY_REASONS, check_gain_range, cwl_from_gains, cwla_from_gains, degeneracy,
                            dense, gain_values, scores)
 from .measures.cwl_functions import (A_FUNCTIONS, C_FUNCTIONS, DEFAULT_CWL_METRICS, TABLE3_A, TABLE3_C,
@@ -128,11 +128,12 @@ _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
 def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] | None = None, *,
-        gains: Any = None, costs: Any = None, order: str = "input", depth: int = 1000,
+        gains: Any = None, costs: Any = None, order: str = "trec_eval", depth: int = 1000,
         residuals: bool = True, min_gain: float = 0.0, max_gain: float = 1.0, min_cost: float = 1.0,
         max_cost: float = 1.0, element_column: str = "element_type", cost_column: str | None = None,
-        complete: bool = False, duplicates: str = "error", columns: Mapping[str, str] | None = None,
-        qrels_columns: Mapping[str, str] | None = None) -> xr.Dataset:
+        complete: bool = False, judged_only: bool = False, duplicates: str = "error",
+        columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
+        system: str | None = None) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
     Parameters
@@ -154,9 +155,10 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
         Cost per element type (cwl_eval's cost file, or its path); the element type of each
         row comes from the run column ``element_column``.  Unknown types and no costs at all
         cost ``max_cost`` (worst case) / ``min_cost`` (best case), both 1 by default.
-    order : {"input", "trec_eval", "trec_eval10", "rank"}
-        Document order; ``"input"`` (default) keeps the frame's row order, as cwl_eval
-        reads the result file line by line (``irframe.read_run`` keeps file order).
+    order : {"trec_eval", "trec_eval10", "rank", "input"}
+        Document order, as everywhere in irframe (default ``"trec_eval"``); cwl_eval reads
+        the result file line by line, so pass ``order="input"`` to reproduce it on a frame in
+        file order (``irframe.read_run`` keeps file order).
     depth : int, default 1000
         Every ranking is padded (gain 0 / cost ``max_cost``) or cut to ``depth``
         documents before the sums (cwl_eval ``--max_depth``).  ``Tail`` reports V(depth+1),
@@ -168,7 +170,7 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
         cwl_eval's ``--min_gain`` etc.
     element_column, cost_column : str
         Column with the element type of each row / with a per-row cost.
-    complete, duplicates, columns, qrels_columns
+    complete, judged_only, duplicates, columns, qrels_columns, system
         As in :func:`irframe.evaluate`.
 
     Returns
@@ -198,6 +200,51 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
     >>> float(ds.ResEU.sel(system="s", topic="1", measure="P@2"))  # "b" is unjudged: up to +1/2
     0.5
     """
+    cfs, labels = _c_functions(measures)
+    kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
+    min_gain, max_gain = kw["min_gain"], kw["max_gain"]
+    opts = make_options(order=order, depth=depth, complete=complete, judged_only=judged_only, gains=gains,
+                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system,
+                        depth_required=True)
+    aligned = align(runs, qrels, **opts.align_kwargs())
+    row_gain = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all,
+                           min_gain=min_gain, max_gain=max_gain)
+    row_cost = _row_costs(runs, aligned, costs, element_column, cost_column)
+    worst = _rankings(aligned, row_gain, row_cost, opts.depth, worst=True, **kw)
+    best = _rankings(aligned, row_gain, row_cost, opts.depth, worst=False, **kw) if residuals else None
+    values = _cwl_values(worst, best, cfs)
+    coords = {**group_coords(aligned), "measure": np.asarray(labels, dtype=object),
+              "cwl_name": ("measure", np.asarray([c.cwl_name or c.name for c in cfs], dtype=object))}
+    ds = result({v: scatter(aligned, x) for v, x in values.items()}, ("system", "topic", "measure"), coords,
+                options=opts, measures=[c.name for c in cfs],
+                attrs={"residuals": int(residuals), **kw, "gains": _gains_attr(gains)})
+    for v, d in _DESCRIPTIONS.items():
+        ds[v].attrs["description"] = d
+    return ds
+
+
+_DESCRIPTIONS = {"EU": "expected utility per document (ERG form)", "ETU": "expected total utility (ETG form)",
+                 "EC": "expected cost per document", "ETC": "expected total cost",
+                 "ED": "expected depth = V+ (documents examined)",
+                 "Tail": "V(depth+1): share of users still reading at the depth cut"}
+
+
+def _gain_cost_bounds(min_gain: Any, max_gain: Any, min_cost: Any, max_cost: Any) -> dict[str, float]:
+    """cwl_eval's --min_gain/--max_gain/--min_cost/--max_cost, checked by the shared specs."""
+    min_gain, max_gain = GAIN_BOUND.check("min_gain", min_gain), GAIN_BOUND.check("max_gain", max_gain)
+    min_cost, max_cost = COST.check("min_cost", min_cost), COST.check("max_cost", max_cost)
+    if min_gain > max_gain or min_cost > max_cost:
+        raise OptionError(f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
+                          f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}")
+    return dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
+
+
+def _gains_attr(gains: Any) -> str:
+    return "grade" if gains is None else (gains if isinstance(gains, str) else "user")
+
+
+def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
+    """C functions of :func:`cwl`'s ``measures`` (cwl_eval names) and their labels, as passed."""
     specs = list(DEFAULT_CWL_METRICS) if measures is None else (
         [measures] if isinstance(measures, (str, CFunction)) or callable(measures) else list(measures))
     if not specs:
@@ -207,64 +254,26 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"measure(s) {dup} requested twice")
-    depth = replace(DEPTH, default=REQUIRED).check("depth", depth)
-    min_gain, max_gain = GAIN_BOUND.check("min_gain", min_gain), GAIN_BOUND.check("max_gain", max_gain)
-    min_cost, max_cost = COST.check("min_cost", min_cost), COST.check("max_cost", max_cost)
-    if min_gain > max_gain or min_cost > max_cost:
-        raise OptionError(f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
-                          f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}")
-    aligned = align(runs, qrels, order=order, depth=depth, complete=complete, columns=columns,
-                    qrels_columns_=qrels_columns, duplicates=duplicates)
-    row_gain = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all,
-                           min_gain=min_gain, max_gain=max_gain)
-    row_cost = _row_costs(runs, aligned, costs, element_column, cost_column)
-    kw = dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
-    worst = _rankings(aligned, row_gain, row_cost, depth, worst=True, **kw)
-    best = _rankings(aligned, row_gain, row_cost, depth, worst=False, **kw) if residuals else None
+    return cfs, labels
 
-    G, M = aligned.n_groups, len(cfs)
+
+def _cwl_values(worst: Rankings, best: Rankings | None, cfs: Sequence[CFunction]) -> dict[str, np.ndarray]:
+    """(G, M) arrays of EU … ED (worst case), Res* = best − worst (when ``best``) and Tail."""
+    G, M = worst.shape[0], len(cfs)
     vals = {v: np.empty((G, M)) for v in _VARS}
-    res = {v: np.empty((G, M)) for v in _VARS} if residuals else {}
-    tail = np.empty((G, M))
+    if best is not None:
+        vals.update({"Res" + v: np.empty((G, M)) for v in _VARS})
+    vals["Tail"] = np.empty((G, M))
     for j, cf in enumerate(cfs):
         out, m = scores(worst, cf, "worst")
         for v in _VARS:
             vals[v][:, j] = out[v]
-        tail[:, j] = m.tail
-        if residuals:
+        vals["Tail"][:, j] = m.tail
+        if best is not None:
             out_b, _ = scores(best, cf, "best")
             for v in _VARS:
-                res[v][:, j] = out_b[v] - out[v]
-
-    S, T = len(aligned.systems), len(aligned.topics)
-
-    def cube(x: np.ndarray) -> np.ndarray:
-        d = np.full((S, T, M), np.nan)
-        d[aligned.group_system, aligned.group_topic, :] = x
-        return d
-
-    dims = ("system", "topic", "measure")
-    data = {v: (dims, cube(vals[v])) for v in _VARS}
-    for v in _VARS if residuals else ():
-        data["Res" + v] = (dims, cube(res[v]))
-    data["Tail"] = (dims, cube(tail))
-    ds = xr.Dataset(
-        data,
-        coords={"system": np.asarray(aligned.systems, dtype=object),
-                "topic": np.asarray(aligned.topics, dtype=object),
-                "measure": np.asarray(labels, dtype=object),
-                "cwl_name": ("measure", np.asarray([c.cwl_name or c.name for c in cfs], dtype=object))},
-        attrs={"order": order, "depth": depth, "residuals": int(residuals), "min_gain": min_gain,
-               "max_gain": max_gain, "min_cost": min_cost, "max_cost": max_cost,
-               "gains": "grade" if gains is None else (gains if isinstance(gains, str) else "user")})
-    ds.attrs["irframe_version"] = __version__
-    descr = {"EU": "expected utility per document (ERG form)", "ETU": "expected total utility (ETG form)",
-             "EC": "expected cost per document", "ETC": "expected total cost",
-             "ED": "expected depth = V+ (documents examined)",
-             "Tail": "V(depth+1): share of users still reading at the depth cut"}
-    for v, d in descr.items():
-        ds[v].attrs["description"] = d
-    return ds
+                vals["Res" + v][:, j] = out_b[v] - out[v]
+    return vals
 
 
 def _parse_grid(Cs: Any, As: Any) -> tuple[list, list[CFunction], list, list[AFunction]]:
@@ -292,21 +301,12 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
-def _frame_rankings(runs, qrels, *, gains, order, depth, complete, duplicates, columns, qrels_columns):
-    depth = replace(DEPTH, default=REQUIRED).check("depth", depth)
-    aligned = align(runs, qrels, order=order, depth=depth, complete=complete, columns=columns,
-                    qrels_columns_=qrels_columns, duplicates=duplicates)
-    g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
-    r = Rankings(dense(aligned, np.nan_to_num(g, nan=0.0), int(depth), 0.0),
-                 np.ones((aligned.n_groups, int(depth))), np.minimum(aligned.group_len, depth), unit_cost=True)
-    return aligned, r
-
-
 def cwla_grid(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any = None, A: Any = None, *,
-              gains: Any = "auto", order: str = "trec_eval", depth: int = 1000, complete: bool = False,
-              duplicates: str = "error", columns: Mapping[str, str] | None = None,
-              qrels_columns: Mapping[str, str] | None = None, warn: bool = True) -> xr.DataArray:
-    """Every C × A combination (seed Table 3) for every system and topic, in one cube.
+              gains: Any = None, order: str = "trec_eval", depth: int = 1000, complete: bool = False,
+              judged_only: bool = False, duplicates: str = "error", columns: Mapping[str, str] | None = None,
+              qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
+              warn: bool = True) -> xr.DataArray:
+    """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
     Parameters
     ----------
@@ -315,10 +315,11 @@ def cwla_grid(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any = None, A: Any = N
         the seven rows and eight columns of Tables 3–4 with Table 4's parameters,
         :data:`TABLE3_C` = P@5, RBP(p=0.8), DCG@5, AP1, RR, INST(T=2.25), AP2 and
         :data:`TABLE3_A` = ETG, ERG, ERR, avg, max, fin, fig(delta=0.8), PE(beta=0.5).
-    gains : default "auto"
-        Grade → gain (see :func:`gain_values`): "auto" divides by the largest grade when it
-        exceeds 1 (Robust03's 0/1/2 → 0, 0.5, 1).  Unjudged documents have gain 0.
-    order, depth, complete, duplicates, columns, qrels_columns
+    gains : None, "auto", "scale", mapping or callable
+        Grade → gain (see :func:`gain_values`); None (default): the grade is the gain and must
+        lie in [0, 1]; "auto" divides by the largest grade when it exceeds 1 (Robust03's
+        0/1/2 → 0, 0.5, 1).  Unjudged documents have gain 0.
+    order, depth, complete, judged_only, duplicates, columns, qrels_columns, system
         As in :func:`irframe.evaluate`; ``depth`` (default 1000) is the truncation of the
         infinite sums (rankings are padded with zero gain up to it).
     warn : bool
@@ -339,34 +340,30 @@ def cwla_grid(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any = None, A: Any = N
     >>> qrels = pd.DataFrame({"topic": "1", "doc": ["b", "d"], "rel": [2, 1]})
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     grid = irf.cwl.cwla_grid(run, qrels, depth=10)
+    ...     grid = irf.cwl.cwla_grid(run, qrels, depth=10, gains="auto")
     >>> grid.dims, grid.shape
     (('system', 'topic', 'C', 'A'), (1, 1, 7, 8))
     >>> str(grid.flag.sel(C="P@5", A="ERR").item()), str(grid.flag.sel(C="AP2", A="ETG").item())
     ('X', 'XX')
     """
     clab, cfs, alab, afs = _parse_grid(C, A)
-    aligned, r = _frame_rankings(runs, qrels, gains=gains, order=order, depth=depth, complete=complete,
-                                 duplicates=duplicates, columns=columns, qrels_columns=qrels_columns)
-    flags = np.array([[degeneracy(cf, af, depth=int(depth)) for af in afs] for cf in cfs], dtype=object)
+    opts = make_options(order=order, depth=depth, complete=complete, judged_only=judged_only, gains=gains,
+                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system,
+                        depth_required=True)
+    aligned = align(runs, qrels, **opts.align_kwargs())
+    g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
+    r = Rankings(dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0), np.ones((aligned.n_groups, opts.depth)),
+                 np.minimum(aligned.group_len, opts.depth), unit_cost=True)
+    flags = np.array([[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object)
     if warn:
-        for i, cf in enumerate(cfs):
-            for j, af in enumerate(afs):
-                if flags[i, j]:
-                    warnings.warn(f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
-                                  DegenerateMeasureWarning, stacklevel=2)
-    vals = _grid_values(r, cfs, afs)
-    S, T = len(aligned.systems), len(aligned.topics)
-    data = np.full((S, T, len(cfs), len(afs)), np.nan)
-    data[aligned.group_system, aligned.group_topic] = vals
-    return xr.DataArray(
-        data, dims=("system", "topic", "C", "A"),
-        coords={"system": np.asarray(aligned.systems, dtype=object),
-                "topic": np.asarray(aligned.topics, dtype=object),
-                "C": np.asarray(clab, dtype=object), "A": np.asarray(alab, dtype=object),
-                "flag": (("C", "A"), flags)},
-        attrs={"order": order, "depth": int(depth), "gains": gains if isinstance(gains, str) else "user"},
-        name="CWLA")
+        for (i, j) in zip(*np.nonzero(flags != "")):
+            warnings.warn(f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
+                          DegenerateMeasureWarning, stacklevel=2)
+    coords = {**group_coords(aligned), "C": np.asarray(clab, dtype=object), "A": np.asarray(alab, dtype=object),
+              "flag": (("C", "A"), flags)}
+    return result(scatter(aligned, _grid_values(r, cfs, afs)), ("system", "topic", "C", "A"), coords, name="CWLA",
+                  options=opts, measures=[f"CWLA(C={c.name},A={a.name})" for c in cfs for a in afs],
+                  attrs={"gains": _gains_attr(gains)})
 
 
 def cwla(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any, A: Any = "ERG", **options: Any) -> xr.DataArray:

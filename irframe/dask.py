@@ -59,6 +59,7 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
     raise ImportError("irframe.dask needs dask with its dataframe part: "
                       "pip install 'dask[dataframe]' (or pip install 'irframe[dask]')") from _e
 
+from .cube import result
 from .errors import InputError, IrframeError
 from .evaluate import evaluate as _evaluate_pandas
 from .measures import Measure, MeasureDef, parse_measures
@@ -493,13 +494,7 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
     order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
     data = data[:, order, :]
     topics_arr = np.asarray(topics_arr, dtype=object)[order]
-    attrs = dict(probe.attrs)
-    attrs["complete"] = int(bool(complete))
-    return xr.DataArray(
-        data, dims=("system", "topic", "measure"),
-        coords={"system": systems, "topic": topics_arr,
-                "measure": probe.measure.values, "aggregate": ("measure", probe.aggregate.values)},
-        attrs=attrs, name=probe.name)
+    return _stitched(data, systems, topics_arr, probe, complete)
 
 
 def _repeated(labels: np.ndarray) -> list[str]:
@@ -533,13 +528,16 @@ def _combine_systems(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArra
         data[row:row + c.sizes["system"], pos.get_indexer(c.topic.values), :] = c.values
         row += c.sizes["system"]
     s_order = np.argsort(np.array(systems.tolist(), dtype=str), kind="stable") if len(systems) else []
-    attrs = dict(probe.attrs)
-    attrs["complete"] = int(bool(complete))
-    return xr.DataArray(
-        data[s_order], dims=("system", "topic", "measure"),
-        coords={"system": np.asarray(systems, dtype=object)[s_order], "topic": topics_arr,
-                "measure": probe.measure.values, "aggregate": ("measure", probe.aggregate.values)},
-        attrs=attrs, name=probe.name)
+    return _stitched(data[s_order], np.asarray(systems, dtype=object)[s_order], topics_arr, probe, complete)
+
+
+def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray,
+              complete: bool) -> xr.DataArray:
+    """The cube of stitched partition values, with the probe's measures and attrs."""
+    coords = {"system": systems, "topic": topics, "measure": probe.measure.values,
+              "aggregate": ("measure", probe.aggregate.values)}
+    return result(data, ("system", "topic", "measure"), coords, name=probe.name,
+                  attrs={**probe.attrs, "complete": int(bool(complete))})
 
 
 # ----------------------------------------------------------------------- reading

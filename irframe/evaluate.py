@@ -7,7 +7,9 @@ cube.
 
 from __future__ import annotations
 
+
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,13 +20,13 @@ from .align import Aligned, align
 from .errors import ColumnError, InputError
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
-from ._version import __version__
 from .cube import make_cube
 from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
 from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_supported, label_free,
                                 labelled)
-from .params import REL_LEVEL, check_gains
+from .options import aligned_options, make_options
+from .params import check_gains
 
 __all__ = ["evaluate", "evaluate_aligned", "list_measures"]
 
@@ -156,9 +158,10 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, None, check_gains(gains))   # before the (costly) alignment
-    aligned = align(runs, qrels, order="trec_eval" if order in TIE_ORDERS else order, depth=depth,
-                    complete=complete, judged_only=judged_only,
-                    columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates, system=system)
+    opts = make_options(order="trec_eval" if order in TIE_ORDERS else order, rel_level=rel_level, depth=depth,
+                        complete=complete, judged_only=judged_only, gains=gains, duplicates=duplicates,
+                        columns=columns, qrels_columns=qrels_columns, system=system)
+    aligned = align(runs, qrels, **opts.align_kwargs())
     return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains,
                             order=order if order in TIE_ORDERS else None, bounds=bounds,
                             unjudged_grade=unjudged_grade, **options)
@@ -228,21 +231,18 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
             raise ValueError(f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                              "(read them with irframe.read_qrels(path, kind='diversity'))")
-    rel_level = REL_LEVEL.check("rel_level", rel_level)
-    gains = check_gains(gains)
+    cube_options = replace(aligned_options(aligned, rel_level=rel_level, gains=check_gains(gains)),
+                           order=order or aligned.order)
+    rel_level, gains = cube_options.rel_level, cube_options.gains
     if order is not None:
         check_tie_order(specs, order, aligned, gains)
     opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
     if bounds:
         check_bounds_supported(specs)
     values = _values(aligned, specs, opts, order)
-    attrs = {"order": order or aligned.order, "rel_level": rel_level, "complete": int(aligned.complete),
-             "depth": -1 if aligned.depth is None else int(aligned.depth),
-             "judged_only": int(aligned.judged_only),
-             "gains": "" if not gains else ",".join(f"{k}={v}" for k, v in sorted(gains.items())),
-             "irframe_version": __version__}
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    low = make_cube(aligned, values, labels, aggs, attrs)
+    cube_kw = dict(options=cube_options, measures=[m.canonical for m in specs])
+    low = make_cube(aligned, values, labels, aggs, **cube_kw)
     if not bounds:
         return low
     grade = bound_grade(aligned, unjudged_grade, rel_level)
@@ -250,7 +250,7 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
     for j, m in enumerate(specs):
         if label_free(m):
             high[:, j] = values[:, j]
-    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, attrs), [bound_exact(m) for m in specs], grade)
+    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, **cube_kw), [bound_exact(m) for m in specs], grade)
 
 
 def _bounds_cube(low: xr.DataArray, high: xr.DataArray, exact: list[bool], grade: float) -> xr.DataArray:

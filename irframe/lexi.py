@@ -70,7 +70,9 @@ import pandas as pd
 import xarray as xr
 
 from .align import Aligned, align
+from .cube import result
 from .errors import InputError
+from .options import OPTION_NAMES, aligned_options, make_options
 from .measures.lexi import (EXPOSURES, Positions, bottom_position, check_corpus_size, dense_classes, exposure,
                             metric_lexirecall_values, precision_keys, recall_keys, relevant_positions, sign_matrix)
 
@@ -82,7 +84,7 @@ __all__ = [
     "position_metric", "orientation", "worst_case_simulation",
 ]
 
-_ALIGN_OPTIONS = ("order", "depth", "complete", "judged_only", "duplicates", "columns", "qrels_columns")
+_ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"))
 
 
 # =====================================================================================
@@ -90,22 +92,21 @@ _ALIGN_OPTIONS = ("order", "depth", "complete", "judged_only", "duplicates", "co
 # =====================================================================================
 
 
-def _pref_array(values: np.ndarray, pos: Positions, name: str, rel_level: float,
-                a: Aligned, extra: Mapping[str, Any] | None = None) -> xr.DataArray:
-    attrs = {"measure": name, "rel_level": rel_level, "order": a.order,
-             "depth": -1 if a.depth is None else int(a.depth), "complete": int(a.complete),
-             "judged_only": int(a.judged_only), "dropped_topics": pos.n_dropped_topics,
-             "dropped_topic_ids": ",".join(pos.dropped_topics[:50])
-             + (",..." if len(pos.dropped_topics) > 50 else ""),
-             "description": "+1: system preferred to other; topics without relevant documents dropped; "
-                            "a topic missing from a run is its worst case"}
-    if extra:
-        attrs.update(extra)
-    return xr.DataArray(values, dims=("system", "other", "topic"),
-                        coords={"system": np.asarray(pos.systems, dtype=object),
-                                "other": np.asarray(pos.systems, dtype=object),
-                                "topic": np.asarray(pos.topics, dtype=object)},
-                        name=name, attrs=attrs)
+def _lexi_result(values: np.ndarray, pos: Positions, name: str, a: Aligned, rel_level: float, *,
+                 pairwise: bool = True, attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
+    """A lexicographic result over ``(system, other, topic)`` (``pairwise``) or ``(system, topic)``."""
+    S, T = pos.shape
+    systems, topics = np.asarray(pos.systems, dtype=object), np.asarray(pos.topics, dtype=object)
+    own = {"measure": name, "dropped_topics": pos.n_dropped_topics,
+           "dropped_topic_ids": ",".join(pos.dropped_topics[:50]) + (",..." if len(pos.dropped_topics) > 50 else "")}
+    if pairwise:
+        own["description"] = ("+1: system preferred to other; topics without relevant documents dropped; "
+                              "a topic missing from a run is its worst case")
+        dims, coords = ("system", "other", "topic"), {"system": systems, "other": systems, "topic": topics}
+    else:
+        dims, coords, values = ("system", "topic"), {"system": systems, "topic": topics}, values.reshape(S, T)
+    return result(values, dims, coords, name=name, options=aligned_options(a, rel_level=float(rel_level)),
+                  measures=[name], attrs={**own, **(attrs or {})})
 
 
 def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: Mapping[str, Any]) -> Aligned:
@@ -118,10 +119,7 @@ def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: 
         return runs
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
-    opts = dict(options)
-    if "qrels_columns" in opts:
-        opts["qrels_columns_"] = opts.pop("qrels_columns")
-    return align(runs, qrels, **opts)
+    return align(runs, qrels, **make_options(**options).align_kwargs())
 
 
 def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *,
@@ -159,10 +157,7 @@ def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None
         cls = cls - cls.min(axis=0, keepdims=True)
     else:
         cls = cls.reshape(S, 0)
-    return xr.DataArray(cls, dims=("system", "topic"),
-                        coords={"system": np.asarray(pos.systems, dtype=object),
-                                "topic": np.asarray(pos.topics, dtype=object)},
-                        name=f"lexi{kind}_class", attrs={"rel_level": float(rel_level), "kind": kind})
+    return _lexi_result(cls, pos, f"lexi{kind}_class", a, rel_level, pairwise=False, attrs={"kind": kind})
 
 
 def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
@@ -170,7 +165,7 @@ def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(recall_keys(pos))
     S, T = pos.shape
-    return _pref_array(sign_matrix(cls, S, T), pos, "lexirecall", float(rel_level), a)
+    return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
 def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
@@ -178,7 +173,7 @@ def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(precision_keys(pos))
     S, T = pos.shape
-    return _pref_array(sign_matrix(cls, S, T), pos, "lexiprecision", float(rel_level), a)
+    return _lexi_result(sign_matrix(cls, S, T), pos, "lexiprecision", a, rel_level)
 
 
 def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
@@ -256,7 +251,7 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
     M = precision_keys(pos)
     cls, order = dense_classes(M)
     if S * T == 0:
-        return _pref_array(np.zeros((S, S, T)), pos, "rrLP", float(rel_level), a)
+        return _lexi_result(np.zeros((S, S, T)), pos, "rrLP", a, rel_level)
     # sorted order: topic first, every topic has exactly S cells
     order_t = order.reshape(T, S)
     Ms = M[order].astype(np.int64)[:, 1:].reshape(T, S, L)
@@ -296,8 +291,7 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
     val = inv[ca, d] - inv[cb, d]                                      # (T, S, S)
     val = np.where(d >= L, 0.0, val)
     out = np.ascontiguousarray(np.moveaxis(val, 0, 2))
-    return _pref_array(out, pos, "rrLP", float(rel_level), a,
-                       extra={"n": -1 if n is None else int(n)})
+    return _lexi_result(out, pos, "rrLP", a, rel_level, attrs={"n": -1 if n is None else int(n)})
 
 
 def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: int | None = None,
@@ -341,14 +335,6 @@ def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: in
 # =====================================================================================
 
 
-def _grid_array(values: np.ndarray, pos: Positions, name: str, attrs: Mapping[str, Any]) -> xr.DataArray:
-    S, T = pos.shape
-    return xr.DataArray(values.reshape(S, T), dims=("system", "topic"),
-                        coords={"system": np.asarray(pos.systems, dtype=object),
-                                "topic": np.asarray(pos.topics, dtype=object)},
-                        name=name, attrs=dict(attrs))
-
-
 def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
         e: str | Callable = "AP", p: float = 0.8, k: int = 1000, rel_level: float = 1,
         **options: Any) -> xr.DataArray:
@@ -388,8 +374,8 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
     pm = bottom_position(pos, n)
     S, _ = pos.shape
     vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
-    return _grid_array(vals, pos, "TSE", {"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable"),
-                                          "rel_level": float(rel_level)})
+    return _lexi_result(vals, pos, "TSE", a, rel_level, pairwise=False,
+                        attrs={"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable")})
 
 
 def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
@@ -435,8 +421,8 @@ def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None =
     a = _aligned(runs, qrels, options)
     pos = relevant_positions(a, rel_level)
     n = check_corpus_size(n, pos)
-    attrs = {"n": n, "epsilon": str(epsilon), "representation": representation, "rel_level": float(rel_level)}
-    return _grid_array(metric_lexirecall_values(pos, n, epsilon, representation), pos, "LR", attrs)
+    return _lexi_result(metric_lexirecall_values(pos, n, epsilon, representation), pos, "LR", a, rel_level,
+                        pairwise=False, attrs={"n": n, "epsilon": str(epsilon), "representation": representation})
 
 
 # =====================================================================================

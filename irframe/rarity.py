@@ -57,8 +57,9 @@ import numpy as np
 import pandas as pd
 
 from .align import Aligned, align
-from .measures.rarity import (RarityLookup, ap_rare, check_k, check_rel_level, p_rare, rarity_lookup, relevant_mask,
+from .measures.rarity import (RarityLookup, ap_rare, check_k, p_rare, rarity_lookup, relevant_mask,
                               retrieved_relevant_rows)
+from .options import check_rel_level, make_options
 
 __all__ = ["rarity", "rarity_aligned", "rare_finds", "rare_finds_aligned", "RarityLookup",
            "rarity_lookup", "p_rare", "ap_rare"]
@@ -84,7 +85,8 @@ def rarity_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 
 def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
            reference: pd.DataFrame | None = None, order: str = "trec_eval", depth: int | None = None,
            complete: bool = False, judged_only: bool = False, columns: Mapping[str, str] | None = None,
-           qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error") -> pd.DataFrame:
+           qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error",
+           system: str | None = None) -> pd.DataFrame:
     """Rarity of every relevant document: how many systems found it in their top k.
 
     Parameters
@@ -99,7 +101,7 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_
         Relevant ⇔ truncated grade >= rel_level (as trec_eval and the rarity measures).
     reference : pandas.DataFrame, optional
         Take S_d and S from these runs instead (default column names).
-    order, depth, complete, judged_only, columns, qrels_columns, duplicates
+    order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
         As in :func:`irframe.evaluate`.  Topics: those evaluated (in runs and qrels;
         every qrels topic with ``complete=True``).
 
@@ -119,9 +121,9 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_
     >>> rarity(runs, qrels, k=10)[["doc", "S_d", "rarity"]].values.tolist()
     [['a', 2, 0.0], ['b', 1, 0.5], ['z', 0, 1.0]]
     """
-    a = align(runs, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only,
-              columns=columns, qrels_columns_=qrels_columns, duplicates=duplicates)
-    return rarity_aligned(a, k=k, rel_level=rel_level, reference=reference)
+    opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
+                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
+    return rarity_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference)
 
 
 def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1,
@@ -147,8 +149,9 @@ def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: floa
 
 def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
                max_systems: int | None = 1, reference: pd.DataFrame | None = None, order: str = "trec_eval",
-               depth: int | None = None, judged_only: bool = False, columns: Mapping[str, str] | None = None,
-               qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error") -> pd.DataFrame:
+               depth: int | None = None, complete: bool = False, judged_only: bool = False,
+               columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
+               duplicates: str = "error", system: str | None = None) -> pd.DataFrame:
     """The relevant documents each system found in its top k that (almost) nobody else did.
 
     Parameters
@@ -157,8 +160,8 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, 
         Keep documents with ``S_d <= max_systems``: 1 = found by this system only
         (with ``reference=``: by at most one reference system; 0 = by none of them);
         None keeps every relevant document retrieved within k.
-    k, rel_level, reference, order, depth, judged_only, columns, qrels_columns, duplicates
-        As in :func:`rarity`.
+    k, rel_level, reference, order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
+        As in :func:`rarity` (``complete`` adds only empty rankings, which find nothing).
 
     Returns
     -------
@@ -176,6 +179,7 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, 
     >>> rare_finds(runs, qrels, k=10)[["system", "doc", "rank", "S_d"]].values.tolist()
     [['s1', 'b', 2, 1], ['s2', 'c', 2, 1]]
     """
-    a = align(runs, qrels, order=order, depth=depth, judged_only=judged_only, columns=columns,
-              qrels_columns_=qrels_columns, duplicates=duplicates)
-    return rare_finds_aligned(a, k=k, rel_level=rel_level, max_systems=max_systems, reference=reference)
+    opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
+                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
+    return rare_finds_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level,
+                              max_systems=max_systems, reference=reference)

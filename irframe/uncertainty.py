@@ -16,6 +16,7 @@ from .cube import summarize
 from .evaluate import evaluate_aligned
 from .measures import parse_measure, parse_measures
 from .measures.ties import tie_groups
+from .options import make_options
 
 __all__ = ["flips", "tie_sensitivity"]
 
@@ -112,11 +113,9 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     0        0.5    0.5      0.75   1.0     0.5
     """
     specs = parse_measures(measures)
-    align_keys = ("depth", "complete", "judged_only", "columns", "duplicates")
-    akw = {k: options.pop(k) for k in align_keys if k in options}
-    if "qrels_columns" in options:
-        akw["qrels_columns_"] = options.pop("qrels_columns")
-    aligned = align(runs, qrels, order="trec_eval", **akw)
+    align_keys = ("depth", "complete", "judged_only", "columns", "qrels_columns", "duplicates", "system")
+    opts = make_options(order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options})
+    aligned = align(runs, qrels, **opts.align_kwargs())
     cubes = {o: evaluate_aligned(aligned, specs, order=o, **options)
              for o in ("trec_eval", "worst", "expected", "best")}
     ties = tie_groups(aligned)

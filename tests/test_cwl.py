@@ -260,7 +260,7 @@ def test_dcg_and_sdcg(g, k):
 # ----------------------------------------------------------------------------- Table 3 X / XX
 def test_table3_flags_detected_by_probing():
     with pytest.warns(DegenerateMeasureWarning):
-        grid = cwla_grid(*_tiny(), depth=50)
+        grid = cwla_grid(*_tiny(), depth=50, gains="auto")
     flags = grid.flag.to_pandas()
     X = {(c, a) for c in flags.index for a in flags.columns if flags.loc[c, a] == "X"}
     XX = {(c, a) for c in flags.index for a in flags.columns if flags.loc[c, a] == "XX"}

@@ -59,7 +59,7 @@ def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs):
     metrics.write_text("\n".join(read_metrics(DATA / "metrics_file") + EXTRA_METRICS) + "\n")
     args = ["-m", str(metrics)] + (["-c", str(DATA / "cost_file")] if costs else [])
     rows = cwl_eval_cli(tmp_path, DATA / gainf, DATA / "result_file", *args)
-    ds = cwl(read_result(DATA / "result_file"), read_gains(DATA / gainf), read_metrics(metrics),
+    ds = cwl(read_result(DATA / "result_file"), read_gains(DATA / gainf), read_metrics(metrics), order="input",
              costs=DATA / "cost_file" if costs else None)
     assert compare_rows(ds, rows, "R1") == len(rows) * 10 == 3 * 36 * 10
 
@@ -74,7 +74,7 @@ def test_aquaint_runs_match_cwl_eval(shared_data, run_name, metric_list):
                         names=["topic", "it", "doc", "rel"]).astype({"rel": float})[["topic", "doc", "rel"]]
     run = pd.read_csv(ex / f"aq_{run_name}.res.gz", sep=r"\s+", header=None, dtype=str,
                       names=["topic", "element_type", "doc", "rank", "score", "system"]).astype({"score": float})
-    ds = cwl(run, qrels, read_metrics(ex / f"{metric_list}_metrics"), max_gain=2.0, residuals=False)
+    ds = cwl(run, qrels, read_metrics(ex / f"{metric_list}_metrics"), max_gain=2.0, residuals=False, order="input")
     expected = read_expected(base / "expected_generated" / f"aq_{run_name}.{metric_list}_metrics.maxgain2.tsv")
     assert_matches_cwl_eval(ds, expected, str(ds.system.values[0]))
 
@@ -103,7 +103,7 @@ def _robust_vs_cli(tmp_path, shared_data, name, n_topics, metric_lines):
     mf = tmp_path / "metrics"
     mf.write_text("\n".join(metric_lines) + "\n")
     rows = cwl_eval_cli(tmp_path, gq, res, "-m", str(mf))
-    ds = cwl(runs, qrels, metric_lines, gains=lambda g: np.maximum(g, 0) / 2)
+    ds = cwl(runs, qrels, metric_lines, gains=lambda g: np.maximum(g, 0) / 2, order="input")
     return compare_rows(ds, rows, name)
 
 
@@ -158,7 +158,7 @@ def test_rbp_graded_is_twice_cwl_eval_eu_on_half_gains(shared_data):
     # computes sum W(i) grade_i / 2 with W = (1-p) p^(i-1) / (1 - p^1000)
     runs, qrels = robust(shared_data, ["aplrob03a"])
     cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")
-    ds = cwl(runs, qrels, "RBP@0.8", gains=lambda g: np.maximum(g, 0) / 2, residuals=False)
+    ds = cwl(runs, qrels, "RBP@0.8", gains=lambda g: np.maximum(g, 0) / 2, residuals=False, order="input")
     np.testing.assert_allclose(cube.sel(measure="RBP(p=0.8)").values,
                                2 * ds.EU.sel(measure="RBP@0.8").values * (1 - 0.8 ** 1000), rtol=1e-12)
 

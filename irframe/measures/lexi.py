@@ -41,11 +41,11 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, segment_max, segment_sum
-from ..params import REL_LEVEL
+from ..options import check_rel_level
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register
 
 __all__ = ["Positions", "relevant_positions", "recall_keys", "precision_keys", "dense_classes", "sign_matrix",
-           "exposure", "EXPOSURES", "check_rel_level", "check_corpus_size", "bottom_position", "imputed_positions",
+           "exposure", "EXPOSURES", "check_corpus_size", "bottom_position", "imputed_positions",
            "metric_lexirecall_values"]
 
 
@@ -80,12 +80,8 @@ class Positions:
         return int(self.k.max()) if len(self.k) else 0
 
 
-def check_rel_level(rel_level: Any) -> float:
-    return float(REL_LEVEL.check("rel_level", rel_level))
-
-
 def relevant_positions(a: Aligned, rel_level: float) -> Positions:
-    rel_level = check_rel_level(rel_level)
+    rel_level = float(check_rel_level(rel_level))
     n_t_all = len(a.topics)
     m_all = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= rel_level),
                         minlength=n_t_all).astype(np.int64)

@@ -319,18 +319,18 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- aligned runs
-def pair_counts_aligned(aligned: Aligned, *, cutoff: int | None = None,
-                        rel: float | None = None) -> dict[str, np.ndarray]:
+def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
+                        rel_level: float | None = None) -> dict[str, np.ndarray]:
     """Pair counts C, C⁺, C⁻, Cᵘ, Cˢ for every group of ``aligned`` (arrays of length G).
 
     Parameters
     ----------
     aligned : Aligned
-    cutoff : int, optional
-        Only the first ``cutoff`` documents of each ranking count as retrieved; the
+    k : int, optional
+        Cutoff: only the first ``k`` documents of each ranking count as retrieved; the
         judged documents below join the bottom tie class.
-    rel : float, optional
-        Binarise the user ranking: grade >= rel is "relevant" (two-level user ranking).
+    rel_level : float, optional
+        Binarise the user ranking: grade >= rel_level is "relevant" (two-level user ranking).
         Default: the weak order of the raw grades.
 
     Notes
@@ -344,14 +344,14 @@ def pair_counts_aligned(aligned: Aligned, *, cutoff: int | None = None,
     """
     a = aligned
     G = a.n_groups
-    q_grade = a.qrels_rel if rel is None else (a.qrels_rel >= rel).astype(np.float64)
+    q_grade = a.qrels_rel if rel_level is None else (a.qrels_rel >= rel_level).astype(np.float64)
     levels = np.unique(q_grade)
     L = len(levels)
     q_code = np.searchsorted(levels, q_grade)  # qrels are grade-descending within a topic
     n_t = a.n_judged().astype(np.int64)
 
     # per (topic, level): counts, via the grade-descending qrels order
-    if rel is None:
+    if rel_level is None:
         qkey = a.qrels_topic * L + (L - 1 - q_code)
     else:
         qkey = np.sort(a.qrels_topic * L + (L - 1 - q_code))
@@ -362,12 +362,12 @@ def pair_counts_aligned(aligned: Aligned, *, cutoff: int | None = None,
 
     # retrieved judged rows within the cutoff
     mask = ~np.isnan(a.row_rel)
-    if cutoff is not None:
-        mask &= a.row_rank <= cutoff
+    if k is not None:
+        mask &= a.row_rank <= k
     rows = np.flatnonzero(mask)
     r_g = segment_sum(mask, a.offsets).astype(np.int64)
     roff = np.concatenate([[0], np.cumsum(r_g)]).astype(np.int64)
-    grade = a.row_rel[rows] if rel is None else (a.row_rel[rows] >= rel).astype(np.float64)
+    grade = a.row_rel[rows] if rel_level is None else (a.row_rel[rows] >= rel_level).astype(np.float64)
     code = np.searchsorted(levels, grade).astype(np.int64)
     grp = a.row_group[rows]
     topic = a.group_topic[grp]
@@ -426,7 +426,7 @@ def pair_counts_aligned(aligned: Aligned, *, cutoff: int | None = None,
 def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:
     rel = m.param("rel")
     key = ("dpm_measures", m.cutoff, rel)
-    return ctx.memo(key, lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, cutoff=m.cutoff, rel=rel)))
+    return ctx.memo(key, lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)))
 
 
 def _kernel(field: str):

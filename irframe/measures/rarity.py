@@ -28,27 +28,20 @@ import pandas as pd
 
 from ..align import Aligned, align, segment_sum
 from ..errors import EmptyOverlapError
-from ..params import REL_LEVEL
+from ..options import check_k as _check_k
+from ..options import check_rel_level
 from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
 from .trec import num_rel_topic
 
-__all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "check_rel_level", "relevant_mask",
+__all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "relevant_mask",
            "retrieved_relevant_rows"]
 
 
 # --------------------------------------------------------------------------- checks
 def check_k(k) -> int | None:
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer (the cutoff within which a system "
-                         f"'retrieves' a document) or None for the whole ranking, got {k!r}")
-    return int(k)
-
-
-def check_rel_level(rel_level) -> float:
-    return REL_LEVEL.check("rel_level", rel_level)
+    """The rarity cutoff: a positive integer, or None for the whole ranking."""
+    return _check_k(k, what="the cutoff within which a system 'retrieves' a document")
 
 
 def relevant_mask(grade: np.ndarray, level: float) -> np.ndarray:

@@ -20,7 +20,7 @@ from .cube import summarize  # noqa: E402
 from .errors import (ColumnError, DuplicateError, EmptyOverlapError, InputError,  # noqa: E402
                      IrframeError, MeasureParamError, OptionError, ParseError, UnknownMeasureError)
 from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
-from .measures import MeasureDef, parse_measure, register, unregister  # noqa: E402
+from .measures import MeasureDef, parse_measure, register, registry_scope, unregister  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .uncertainty import flips, tie_sensitivity  # noqa: E402
 
@@ -30,7 +30,7 @@ _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarit
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
            "flips", "tie_sensitivity",
-           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "unregister", "errors",
+           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "registry_scope", "unregister", "errors",
            "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
            "UnknownMeasureError", "MeasureParamError", "OptionError", "EmptyOverlapError", "report", "Report",
            *_IO, *_LAZY]

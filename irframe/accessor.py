@@ -3,17 +3,18 @@
 pandas >= 3 builds a new accessor object on every ``df.ir`` access, so nothing is
 cached here; ``__init__`` only checks the columns.
 
-A frame returned by :meth:`IrAccessor.join` remembers its qrels through a short
-string token in ``DataFrame.attrs`` (``"irframe.qrels"``), resolved in a bounded
-in-process registry.  The token survives row filtering (``j[j.system == "a"]``),
-so the recall base always comes from the full qrels.  A frame loaded in another
-process (or after the registry evicted the entry) must be given ``qrels=`` again.
+A frame returned by :meth:`IrAccessor.join` carries its qrels in ``DataFrame.attrs``
+(``"irframe.qrels"``) inside a :class:`JoinedQrels`, a string token that pandas shares
+instead of copying when it propagates attrs.  It survives row filtering
+(``j[j.system == "a"]``), copies and pickling, so the recall base always comes from the
+full qrels, for as long as any frame holding it lives — there is no process-wide registry
+to evict it, and it is freed with the last frame.  Formats that store attrs as JSON
+(parquet) keep only the token text: such a frame must be given ``qrels=`` again.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,11 +27,34 @@ from .qrelsets import is_qrels_sets, over_qrels
 from .schema import (canonical, check_id_column, missing_run_columns, numeric_column, qrels_frame, resolve_roles,
                      run_frame)
 
-__all__ = ["IrAccessor", "join", "qrels_of"]
+__all__ = ["IrAccessor", "join", "qrels_of", "JoinedQrels"]
 
 _QRELS_KEY = "irframe.qrels"
-_QRELS_REGISTRY: "OrderedDict[str, pd.DataFrame]" = OrderedDict()
-_REGISTRY_SIZE = 64
+
+
+class JoinedQrels(str):
+    """The qrels a joined frame remembers: a token string that carries the qrels frame.
+
+    pandas copies ``attrs`` (deeply) whenever it derives a frame; copying returns this same
+    object, so every frame derived from a joined frame shares one qrels frame, and the
+    qrels are freed with the last of them.  JSON writers see only the token text.
+    """
+
+    __slots__ = ("qrels", "__weakref__")
+
+    def __new__(cls, qrels: pd.DataFrame, token: str | None = None) -> "JoinedQrels":
+        self = super().__new__(cls, token or f"irframe-qrels-{uuid.uuid4().hex}")
+        self.qrels = qrels
+        return self
+
+    def __copy__(self) -> "JoinedQrels":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "JoinedQrels":
+        return self
+
+    def __reduce__(self):
+        return (JoinedQrels, (self.qrels, str(self)))
 
 
 def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = None,
@@ -75,20 +99,14 @@ def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = 
     rel = np.where(pos >= 0, grades.to_numpy(dtype=np.float64)[np.maximum(pos, 0)], np.nan)
     out = runs.copy(deep=False)
     out["rel"] = rel
-    token = uuid.uuid4().hex
-    _QRELS_REGISTRY[token] = canonical(q, qc).copy()
-    while len(_QRELS_REGISTRY) > _REGISTRY_SIZE:
-        _QRELS_REGISTRY.popitem(last=False)
-    out.attrs = {**runs.attrs, _QRELS_KEY: token}
+    out.attrs = {**runs.attrs, _QRELS_KEY: JoinedQrels(canonical(q, qc).copy())}
     return out
 
 
 def qrels_of(df: pd.DataFrame) -> pd.DataFrame | None:
     """The qrels a joined frame remembers, or None."""
-    token = df.attrs.get(_QRELS_KEY)
-    if token is None:
-        return None
-    return _QRELS_REGISTRY.get(token)
+    held = df.attrs.get(_QRELS_KEY)
+    return held.qrels if isinstance(held, JoinedQrels) else None
 
 
 @pd.api.extensions.register_dataframe_accessor("ir")
@@ -152,8 +170,8 @@ class IrAccessor:
             q = qrels_of(self._obj)  # join() stores them with role names already
             if q is None:
                 if _QRELS_KEY in self._obj.attrs:
-                    raise InputError("this frame was joined with qrels that are no longer available in this "
-                                     "process; pass qrels=... explicitly")
+                    raise InputError("this frame was joined with qrels, but its attrs went through a format that "
+                                     "keeps only text (e.g. parquet); pass qrels=... explicitly")
                 raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
             return q
         if is_qrels_sets(qrels):

@@ -6,7 +6,7 @@ Importing this package registers every built-in family.  See
 
 from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, Param, get_definition, parse_measure,
                        parse_measures, register, register_alias_pattern, registered_measures,
-                       unregister)
+                       registry_scope, unregister)
 from ..errors import MeasureParamError, UnknownMeasureError
 
 # each import registers one family's measures
@@ -18,5 +18,6 @@ from . import rarity  # noqa: E402,F401
 from . import ndpm  # noqa: E402,F401
 
 __all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "Param", "get_definition", "parse_measure",
-           "parse_measures", "register", "register_alias_pattern", "registered_measures", "unregister",
+           "parse_measures", "register", "register_alias_pattern", "registered_measures", "registry_scope",
+           "unregister",
            "MeasureParamError", "UnknownMeasureError"]

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,7 +36,7 @@ from ..params import REQUIRED, Param, check_cutoff_text
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
 
-__all__ = ["MeasureDef", "Measure", "EvalContext", "Param", "register", "unregister", "get_definition",
+__all__ = ["MeasureDef", "Measure", "EvalContext", "Param", "register", "unregister", "registry_scope", "get_definition",
            "parse_measure", "parse_measures", "registered_measures", "REQUIRED"]
 
 Aggregate = Literal["mean", "gmean", "sum"]
@@ -188,7 +189,7 @@ class EvalContext:
 
 
 _REGISTRY: dict[str, MeasureDef] = {}
-_ALIASES: dict[str, Callable[[re.Match], str]] = {}
+_ALIASES: dict[str, str] = {}   # exact alias -> measure string
 _ALIAS_PATTERNS: list[tuple[re.Pattern, Callable[[re.Match], str]]] = []
 
 
@@ -224,7 +225,7 @@ def register(definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bo
         raise ValueError(f"measure {definition.name!r} is already registered; pass replace=True")
     _REGISTRY[definition.name] = definition
     for a in aliases:
-        _ALIASES[a] = lambda m, n=definition.name: n
+        _ALIASES[a] = definition.name
     return definition
 
 
@@ -233,8 +234,38 @@ def unregister(name: str) -> None:
     if name not in _REGISTRY:
         raise UnknownMeasureError(_unknown_message(name))
     del _REGISTRY[name]
-    for alias in [a for a, f in _ALIASES.items() if f(None) == name]:
+    for alias in [a for a, target in _ALIASES.items() if target == name]:
         del _ALIASES[alias]
+
+
+@contextmanager
+def registry_scope() -> Iterator[None]:
+    """Measures registered, replaced or unregistered inside the ``with`` block are undone at its end.
+
+    The registry is process-wide (measure strings name measures everywhere); a scope keeps a
+    user's or a test's changes from leaking: on exit every definition, alias and alias
+    pattern is exactly as it was on entry, even after an exception.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from irframe.measures import MeasureDef, register, registry_scope, parse_measure
+    >>> with registry_scope():
+    ...     _ = register(MeasureDef("AP", lambda ctx, m: np.zeros(ctx.aligned.n_groups)), replace=True)
+    ...     parse_measure("AP").definition.description
+    ''
+    >>> parse_measure("AP").definition.description != ""
+    True
+    """
+    saved = (dict(_REGISTRY), dict(_ALIASES), list(_ALIAS_PATTERNS))
+    try:
+        yield
+    finally:
+        _REGISTRY.clear()
+        _REGISTRY.update(saved[0])
+        _ALIASES.clear()
+        _ALIASES.update(saved[1])
+        _ALIAS_PATTERNS[:] = saved[2]
 
 
 def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> None:
@@ -378,7 +409,7 @@ def parse_measure(text: str | Measure) -> Measure:
     lab = _short(label)
     s = text.strip()
     if s in _ALIASES:
-        s = _ALIASES[s](None)
+        s = _ALIASES[s]
     else:
         for pat, rewrite in _ALIAS_PATTERNS:
             m = pat.fullmatch(s)
@@ -387,7 +418,7 @@ def parse_measure(text: str | Measure) -> Measure:
                 break
     name, raw, cut = split_measure(s)
     if name not in _REGISTRY and name in _ALIASES:
-        name = _ALIASES[name](None)
+        name = _ALIASES[name]
         # an alias may itself carry params/cutoff (e.g. "recip_rank" -> "RR")
         name2, raw2, cut2 = split_measure(name)
         name, raw, cut = name2, {**raw2, **raw}, cut if cut is not None else cut2

@@ -317,7 +317,10 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
     """Codes and uniques of an object array (pandas' hash table), by runs as in _arrow_encode."""
     n = len(values)
     if runs and n > 1:
-        heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        try:
+            heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
+            heads = np.arange(n)
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
             return np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n))), uniques
@@ -354,14 +357,33 @@ def _as_str(uniques: np.ndarray) -> np.ndarray:
     return uniques
 
 
-def _encode(columns: list[pd.Series], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
+def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
+
+    Typed columns are checked first (from their dtype and missing-value mask, cheap); an
+    ``object`` column is checked on its distinct values after encoding (missing ids get
+    code -1), and only a failing column is scanned row by row for the error message.
+    """
+    s = df[col]
+    if s.dtype != object:
+        check_id_column(df, col, what)
+        return _encode_one(s, runs)
+    codes, uniques = _encode_one(s, runs)
+    if (len(codes) and codes.min() < 0) or (
+            len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"):
+        check_id_column(df, col, what)  # raises, naming the rows
+        raise InputError(f"{what}: column {col!r} holds missing or non-string ids")  # pragma: no cover
+    return codes, uniques
+
+
+def _encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
     """Joint codes of several id columns (one code per distinct id across all of them).
 
-    Returns (codes of each column, uniques as an object array of str in first-appearance
-    order).  Each column is encoded on its own and only the uniques are merged, so the
-    rows are hashed once.
+    ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
+    as an object array of str in first-appearance order).  Each column is encoded on its
+    own and only the uniques are merged, so the rows are hashed once.
     """
-    parts = [_encode_one(s, runs) for s in columns]
+    parts = [_checked_encode(df, col, what, runs) for df, col, what in columns]
     if len(parts) == 1:
         return [parts[0][0]], _as_str(parts[0][1])
     all_uniques = np.concatenate([_as_str(u) for _, u in parts])
@@ -597,13 +619,14 @@ class _Ids:
 
 def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     """Factorize systems, topics and docs once, run and qrels jointly (one code per id)."""
-    (r_sys,), systems = _encode([runs[rc.system]], runs=True)
+    (r_sys,), systems = _encode([(runs, rc.system, "run frame")], runs=True)
     (r_sys,), systems = _sorted_codes([r_sys], systems)
-    (r_topic_any, q_topic), topics = _encode([runs[rc.topic], qrels[qc.topic]], runs=True)
+    (r_topic_any, q_topic), topics = _encode([(runs, rc.topic, "run frame"), (qrels, qc.topic, "qrels frame")],
+                                             runs=True)
     in_qrels = np.zeros(len(topics), bool)
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = _sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
-    (r_doc, q_doc), docs = _encode([runs[rc.doc], qrels[qc.doc]])
+    (r_doc, q_doc), docs = _encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
     return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic, topics_all,
                 r_doc, q_doc, docs)
 
@@ -701,14 +724,16 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     -------
     Aligned
     """
-    runs, qrels, rc, qc = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
-    q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    runs, qrels, rc, qc, depth = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
     ids = _encode_ids(runs, qrels, rc, qc)
-    n_docs = max(len(ids.docs), 1)
-    q_topic, q_doc, sub = ids.q_topic, ids.q_doc, None
-    if qc.subtopic:
-        (s_code,), subtopics = _encode([qrels[qc.subtopic]])
+    sub = None
+    if qc.subtopic:  # ids first: their errors come before the grades'
+        (s_code,), subtopics = _encode([(qrels, qc.subtopic, "qrels frame")])
         (s_code,), subtopics = _sorted_codes([s_code], subtopics)
+    q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    n_docs = max(len(ids.docs), 1)
+    q_topic, q_doc = ids.q_topic, ids.q_doc
+    if qc.subtopic:
         q_key = (q_topic * len(subtopics) + s_code) * n_docs + q_doc
         qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
         sub = (s_code, subtopics)
@@ -803,7 +828,10 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
 
 def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
-    """Argument checks; returns the run and qrels frames and their resolved columns."""
+    """Argument checks; returns the run and qrels frames, their resolved columns and ``depth``.
+
+    The id columns are checked while they are encoded (:func:`_checked_encode`).
+    """
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")
     depth = check_depth(depth)
@@ -813,11 +841,7 @@ def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
         raise InputError("run frame is empty (0 rows); nothing to evaluate")
     if len(qrels) == 0:
         raise InputError("qrels frame is empty (0 rows); relevance judgments are needed")
-    for col in (rc.system, rc.topic, rc.doc):
-        check_id_column(runs, col, "run frame")
-    for col in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
-        check_id_column(qrels, col, "qrels frame")
-    return runs, qrels, rc, qc
+    return runs, qrels, rc, qc, depth
 
 
 def _attach_qrels(aligned: Aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs: int) -> None:

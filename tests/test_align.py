@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import irframe.align as A
+import irframe.errors as irf_errors
 
 
 @pytest.mark.parametrize("one_topic_per_doc", [True, False])
@@ -131,3 +132,15 @@ def test_ids_of_every_dtype_align_identically():
             return sorted(zip(x.qrels_topic.tolist(), (-x.qrels_rel).tolist(), [x.docs[d] for d in x.qrels_doc]))
         assert judged(a) == judged(ref)
         np.testing.assert_array_equal(a.qrels_offsets, ref.qrels_offsets)
+
+
+@pytest.mark.parametrize("col", ["system", "topic", "doc"])
+@pytest.mark.parametrize("bad", [None, pd.NA, float("nan"), 7, b"x"])
+def test_object_ids_checked_after_encoding(col, bad):
+    """object id columns are checked on their distinct values; a bad one is still named by row."""
+    run = pd.DataFrame({"system": ["s"] * 40, "topic": ["1"] * 40, "doc": [f"d{i}" for i in range(40)],
+                        "score": np.arange(40.0)}).astype(object)
+    run.loc[17, col] = bad
+    qrels = pd.DataFrame({"topic": ["1"], "doc": ["d1"], "rel": [1]})
+    with pytest.raises(irf_errors.InputError, match=rf"column '{col}'.*row 17"):
+        A.align(run.astype({"score": float}), qrels)

@@ -16,6 +16,7 @@ from . import diversity  # noqa: E402,F401
 from . import lexi  # noqa: E402,F401
 from . import rarity  # noqa: E402,F401
 from . import ndpm  # noqa: E402,F401
+from . import aliases  # noqa: E402,F401
 
 __all__ = ["REQUIRED", "EvalContext", "Measure", "MeasureDef", "Param", "get_definition", "parse_measure",
            "parse_measures", "register", "register_alias_pattern", "registered_measures", "registry_scope",

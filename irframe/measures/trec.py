@@ -256,6 +256,10 @@ def _gain_map(ctx: EvalContext, m: Measure | None = None) -> dict:
     gains = m.param("gains") if m is not None else None
     if isinstance(gains, str):
         return _parse_gain_pairs(gains)
+    if m is not None and m.param("dcg") == "exp-log2":   # gain 2^grade - 1 (gdeval, ranx burges)
+        grades = ctx.aligned.qrels_grades_all
+        top = int(np.nanmax(np.trunc(grades))) if grades is not None and len(grades) else 0
+        return {lev: 2.0 ** lev - 1.0 for lev in range(1, top + 1)}
     gains = gains or ctx.options.get("gains") or {}
     out = {}
     for k, v in gains.items():
@@ -488,6 +492,8 @@ def _check_gain_text(text: str) -> str:
     return text
 
 
+DCG_FORM = Param("str", "log2", choices=("log2", "exp-log2"),
+                 description="gain = grade (log2) or 2^grade - 1 (exp-log2, ir_measures/gdeval/ranx burges)")
 RECALLS = Param("str", None, check_fn=lambda v: _floats(v, "recalls"),
                 description="recall levels to average (trec_eval 11pt_avg.0.25,0.5); default the 11 points")
 GAINS = Param("str", None, check_fn=_check_gain_text,
@@ -512,9 +518,9 @@ _def("P", _precision, "precision at k (without @k: set_P = num_rel_ret / num_ret
 _def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
 _def("Success", _success, "1 if a relevant document is in the top k")
 _def("nDCG", _ndcg, "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
-     params={"gains": GAINS}, aliases=("ndcg", "NDCG"))
+     params={"gains": GAINS, "dcg": DCG_FORM}, aliases=("ndcg", "NDCG"))
 _def("dcg", _dcg, "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and log2(rank+1) discount "
-     "(trec_eval 10 dcg)", params={"gains": GAINS})
+     "(trec_eval 10 dcg, ranx dcg; dcg='exp-log2': ranx dcg_burges)", params={"gains": GAINS, "dcg": DCG_FORM})
 _def("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
      params={"gains": GAINS})
 _def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",

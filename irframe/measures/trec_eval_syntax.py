@@ -341,7 +341,10 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
         return None
     if p is not None and not p:
         return None
-    vals = expand([text], version="10.0")
+    try:
+        vals = expand([text], version="10.0")
+    except MeasureParamError:
+        return None   # not valid trec_eval parameters: maybe another tool's name (ranx "rbp.95")
     return [(v.name, v.measure) for v in vals
             if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"]
 

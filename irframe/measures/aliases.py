@@ -1,0 +1,190 @@
+"""Measure names of ir_measures and ranx, with those tools' semantics, and the few new
+measures they need (NumQ, Accuracy, Compat, F1).
+
+ir_measures (MacAvaney et al. 2022, ECIR) names:
+
+========================  ==========================================================
+``SetP``, ``SetR``        precision / recall of the whole retrieved set (trec_eval set_P, set_recall)
+``SetF(beta=1)``          set F (trec_eval set_F)
+``SetAP``                 set_map: num_rel_ret² / (num_ret · num_rel)
+``SetRelP``               set_relative_P
+``NumQ``                  1 per evaluated topic, summed: the number of topics
+``IPrec@0.1``             interpolated precision at recall 0.1 (= ``IPrec(recall=0.1)``)
+``nDCG(dcg='exp-log2')``  nDCG with gain 2^grade − 1 (gdeval, ranx ``ndcg_burges``)
+``Accuracy@k``            share of (relevant, non-relevant) pairs of the top k where the
+                          relevant one is ranked first, over topics retrieving a relevant doc
+``Compat(p=0.95)``        compatibility (Clarke, Vtyurina & Smucker 2021, TOIS): rank-biased
+                          overlap with the ideal ranking, normalised by the ideal's own
+``Precision``             ``P``
+========================  ==========================================================
+
+ranx (Bassani 2022, ECIR) names, ``name@k`` and ``-lN`` (relevance level N):
+``hits@k`` (relevant retrieved in the top k, NumRelRet@k), ``hit_rate@k`` (Success@k),
+``precision@k``, ``recall@k``, ``f1@k`` (2·P@k·R@k / (P@k + R@k)), ``mrr@k`` (RR@k),
+``r-precision`` (Rprec), ``map@k`` (AP@k), ``dcg@k`` (linear gain, trec_eval 10's dcg),
+``dcg_burges@k`` (gain 2^grade − 1), ``ndcg@k``, ``ndcg_burges@k``, ``rbp.95``
+(RBP(p=0.95): graded, ``(1 − p) Σ grade_i p^(i−1)``).
+
+Where a name means something else elsewhere:
+
+- ``rbp`` alone is trec_eval 10's (gains rescaled to [0, 1] per topic when a grade
+  exceeds 1, ``p=0.9``); ranx's ``rbp.95`` and irframe's ``RBP(p=...)`` use the grade itself.
+- ``ndcg_burges`` / ``dcg='exp-log2'`` use 2^grade − 1; trec_eval's ``ndcg`` and ranx's
+  ``ndcg`` the grade.
+- ``recall`` / ``ndcg_cut`` / ``success`` without ``@k`` are trec_eval families (several
+  values); ``recall@k`` is ranx's (one value).
+- ``MRR`` is irframe's and ir_measures' RR (a per-topic value averaged as every measure).
+- ranx and ir_measures order tied scores by docno ascending; irframe by trec_eval's rule
+  (descending, float32 scores).  Values agree on untied rankings (``order="trec_eval10"``
+  matches their float64 scores).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..align import segment_cumsum, segment_sum
+from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
+from .trec import REL, _hits, _level, _num_rel, _Rows, _safe_div
+
+_RANX = {  # ranx name -> irframe measure (k filled in)
+    "hits": "Hits", "hit_rate": "Success", "precision": "P", "recall": "R", "f1": "F1", "mrr": "RR",
+    "map": "AP", "dcg": "dcg", "dcg_burges": "dcg(dcg='exp-log2')", "ndcg": "nDCG",
+    "ndcg_burges": "nDCG(dcg='exp-log2')",
+}
+_RANX_REL = {"hits", "hit_rate", "precision", "recall", "f1", "mrr", "map"}  # take -lN as rel=N
+
+
+def _ranx(m) -> str:
+    name, k, level = m.group(1), m.group(3), m.group(5)
+    target = _RANX[name]
+    if level is not None:
+        if name not in _RANX_REL:
+            raise ValueError(f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
+                             "such parameter (use the gains of the measure instead)")
+        target = f"{target}(rel={level})"
+    return target + (f"@{k}" if k else "")
+
+
+# ------------------------------------------------------------------ new measures
+def _num_q(ctx: EvalContext, m: Measure) -> np.ndarray:
+    return np.ones(ctx.aligned.n_groups)
+
+
+def _f1(ctx: EvalContext, m: Measure) -> np.ndarray:
+    level = _level(ctx, m)
+    hits = _hits(ctx, level, m.cutoff)
+    n = ctx.aligned.group_len if m.cutoff is None else np.full(ctx.aligned.n_groups, m.cutoff)
+    p, r = _safe_div(hits, n), _safe_div(hits, _num_rel(ctx, level))
+    return _safe_div(2 * p * r, p + r)
+
+
+def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
+    """Per topic: 1 − (non-relevant above each relevant, summed) / (relevant × non-relevant)."""
+    a = ctx.aligned
+    level = _level(ctx, m)
+    rel = np.nan_to_num(a.row_rel, nan=-np.inf) >= level
+    if m.cutoff is not None:
+        keep = a.row_rank <= m.cutoff
+    else:
+        keep = np.ones(len(rel), bool)
+    nonrel = keep & ~rel
+    rel = keep & rel
+    nonrel_above = segment_cumsum(nonrel.astype(np.int64), a.offsets)
+    above = segment_sum(np.where(rel, nonrel_above, 0).astype(np.float64), a.offsets)
+    n_rel = segment_sum(rel.astype(np.float64), a.offsets)
+    n_non = segment_sum(nonrel.astype(np.float64), a.offsets)
+    value = 1.0 - _safe_div(above, n_rel * n_non)
+    value = np.where(n_non == 0, np.nan, value)   # ir_measures divides by zero there
+    # undefined (NaN, not reported by ir_measures) when no relevant document was retrieved
+    return np.where(n_rel > 0, value, np.nan)
+
+
+def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
+    """Compatibility: RBO(p) of the ranking against the ideal one, over depth max(n, R).
+
+    The ideal ranking lists the topic's documents with a positive grade, best grade first
+    and, within a grade, in the run's order (unretrieved ones last).  With
+    ``T(n) = sum_{d=1..n} p^(d-1) / d``, a document at rank r in the run and rank s in the
+    ideal contributes ``T(D) - T(max(r, s) - 1)`` to the overlap sum, which is divided by
+    ``sum_{d=1..D} p^(d-1)``; ``normalize`` divides by the ideal ranking's own score.
+    """
+    a = ctx.aligned
+    p = float(m.param("p"))
+    t_all = a.qrels_rel
+    pos = t_all > 0
+    n_ideal_t = np.bincount(a.qrels_topic[pos], minlength=len(a.topics))
+    g_topic = a.group_topic
+    n_ideal = n_ideal_t[g_topic]
+    depth = np.maximum(a.group_len, n_ideal)
+    dmax = int(depth.max(initial=0))
+    d = np.arange(1, dmax + 1, dtype=np.float64)
+    pw = np.cumprod(np.concatenate([[1.0], np.full(dmax, p)]))[:dmax + 1]      # p^0 .. p^dmax
+    T = np.concatenate([[0.0], np.cumsum(pw[:dmax] / d)])                       # T(0..dmax)
+    norm = np.concatenate([[0.0], np.cumsum(pw[:dmax])])
+    # ideal rank of each retrieved relevant row: docs with a higher grade, then same-grade
+    # retrieved docs ranked above it (the run's order), then unretrieved same-grade docs
+    grade = np.nan_to_num(a.row_rel, nan=0.0)
+    relrow = grade > 0
+    rows = _Rows(ctx, relrow)
+    row_group = np.repeat(np.arange(a.n_groups), rows.count)
+    g = grade[rows.pos]
+    t = g_topic[row_group]
+    # per topic and grade: how many positive documents have a higher grade (sorted keys)
+    qt, qg = a.qrels_topic[pos], t_all[pos]
+    levels = np.unique(np.concatenate([qg, g]))
+    n_codes = len(levels)
+    desc = n_codes - 1 - np.searchsorted(levels, qg)             # higher grade -> smaller code
+    keys = np.sort(qt.astype(np.int64) * n_codes + desc)
+    row_key = t.astype(np.int64) * n_codes + (n_codes - 1 - np.searchsorted(levels, g))
+    topic_start = np.searchsorted(keys, np.arange(len(a.topics), dtype=np.int64) * n_codes)
+    higher = np.searchsorted(keys, row_key, side="left") - topic_start[t]
+    # same-grade retrieved docs above this one in the run (its order), per group
+    o = np.lexsort((rows.rank, -g, row_group))
+    inv = np.empty_like(o)
+    inv[o] = np.arange(len(o))
+    grp_g = np.stack([row_group, -g])
+    change = np.ones(len(o), bool)
+    if len(o):
+        s = grp_g[:, o]
+        change[1:] = (s[0, 1:] != s[0, :-1]) | (s[1, 1:] != s[1, :-1])
+    run_start = np.maximum.accumulate(np.where(change, np.arange(len(o)), 0))
+    same_above = (np.arange(len(o)) - run_start)[inv]
+    s_rank = higher + same_above + 1
+    r_rank = rows.rank
+    mx = np.maximum(r_rank, s_rank)
+    D = depth[row_group]
+    contrib = T[D] - T[mx - 1]
+    score = _safe_div(segment_sum(contrib, rows.offsets), norm[depth])
+    if m.param("normalize"):
+        # the ideal ranking against itself: the j-th document contributes T(D) - T(j - 1)
+        j_cum = np.concatenate([[0.0], np.cumsum(T[:dmax])])                    # sum_{j<n} T(j)
+        best = _safe_div(n_ideal * T[depth] - j_cum[n_ideal], norm[depth])
+        score = np.where(best > 0, _safe_div(score, best), score)
+    return score
+
+
+register(MeasureDef("NumQ", _num_q, cutoff="none", aggregate="sum", family="ir_measures",
+                    description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)"))
+register(MeasureDef("Hits", lambda ctx, m: _hits(ctx, _level(ctx, m), m.cutoff), params={"rel": REL},
+                    family="ranx", description="relevant documents in the top k, averaged over topics (ranx hits; "
+                    "NumRelRet is the same per topic, summed)"))
+register(MeasureDef("F1", _f1, params={"rel": REL}, family="ranx",
+                    description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)"))
+register(MeasureDef("Accuracy", _accuracy, params={"rel": REL}, family="ir_measures",
+                    description="share of (relevant, non-relevant) pairs in the top k ordered right "
+                                "(ir_measures Accuracy); NaN when nothing relevant is retrieved"))
+register(MeasureDef("Compat", _compat, cutoff="none", family="ir_measures", params={
+    "p": Param("float", 0.95, low=0, high=1, low_open=True, high_open=True, description="RBO persistence"),
+    "normalize": Param("bool", True, description="divide by the ideal ranking's own score")},
+    description="compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021, TOIS), ir_measures"))
+
+for _name, _target in {"SetP": "P", "SetR": "R", "SetF": "set_F", "SetAP": "set_map", "SetRelP": "set_relative_P",
+                       "Precision": "P", "r-precision": "Rprec", "r_precision": "Rprec"}.items():
+    register_alias_pattern(rf"{_name}(\(.*\))?(@\d+)?",
+                           lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""))
+register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
+                       lambda m: f"IPrec(recall={m.group(2)}" + ("," + m.group(1)[1:] if m.group(1) else ")"))
+register_alias_pattern(r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
+                       r"(@(\d+))?(-l(\d+))?", _ranx)
+register_alias_pattern(r"rbp\.(\d+)", lambda m: f"RBP(p=0.{m.group(1)})")

@@ -1,0 +1,102 @@
+"""ir_measures' and ranx's measure names: irframe's values equal ir_measures' on Robust03 runs.
+
+Reference: ir_measures (test dependency) computing the same names on the same runs and
+qrels; per-topic values and ir_measures' own aggregates are compared.  Tied scores are
+ordered differently by the tools (trec_eval: docno descending on float32 scores; ir_measures'
+Python providers: its own sort), so each run is first given untied scores (10000 minus its
+trec_eval rank): every tool then ranks the documents identically and only the measure
+definitions are compared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irframe as irf
+
+ir_measures = pytest.importorskip("ir_measures")
+
+RUNS = ("pircRBa1", "NLPR03vb10", "humR03dc")
+NAMES = ["SetP", "SetR", "SetF", "SetAP", "SetRelP", "NumQ", "IPrec@0.1", "IPrec@0.5", "Accuracy@100", "Accuracy",
+         "Compat", "Compat(p=0.8)", "Precision@5", "P@10", "R@100", "RR", "nDCG@10", "AP", "Rprec", "Bpref",
+         "Success@10", "NumRet", "NumRelRet", "Judged@10", "RBP(rel=1)", "SetF(beta=0.5)",
+         "nDCG(dcg='exp-log2')@10"]
+
+
+@pytest.fixture(scope="module")
+def data(shared_data):
+    base = shared_data / "robust03"
+    qrels = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    runs = irf.read_runs([base / "runs" / f"input.{r}.gz" for r in RUNS], system="tag")
+    from irframe.align import align
+    a = align(runs, qrels)                     # trec_eval's order; untie the scores with it
+    untied = runs.iloc[a.row_source].copy()
+    untied["score"] = 10000.0 - a.row_rank   # positive: ir_measures' Compat puts unretrieved docs at 0
+    return qrels, untied.reset_index(drop=True)
+
+
+def _ir_measures(qrels, runs, names):
+    q = pd.DataFrame({"query_id": qrels.topic.astype(str), "doc_id": qrels.doc.astype(str),
+                      "relevance": qrels.rel.astype(int)})
+    out = {}
+    for system, g in runs.groupby("system", observed=True):
+        r = pd.DataFrame({"query_id": g.topic.astype(str), "doc_id": g.doc.astype(str), "score": g.score})
+        measures = [ir_measures.parse_measure(n) for n in names if not n.startswith("Accuracy")]
+        for m in ir_measures.iter_calc(measures, q, r):
+            out[(str(system), str(m.measure), m.query_id)] = m.value
+        for m, v in ir_measures.calc_aggregate(measures, q, r).items():
+            out[(str(system), str(m), "all")] = v
+        # ir_measures' Accuracy divides by zero when a topic's ranking has no non-relevant
+        # document: evaluate it topic by topic (irframe: NaN there)
+        for n in names:
+            if not n.startswith("Accuracy"):
+                continue
+            m = ir_measures.parse_measure(n)
+            for topic, rt in r.groupby("query_id"):
+                try:
+                    vals = list(ir_measures.iter_calc([m], q[q.query_id == topic], rt))
+                except ZeroDivisionError:
+                    out[(str(system), str(m), topic)] = float("nan")
+                    continue
+                for v in vals:
+                    out[(str(system), str(m), topic)] = v.value
+            vals = [v for (s_, m_, t_), v in out.items() if s_ == str(system) and m_ == str(m) and t_ != "all"]
+            out[(str(system), str(m), "all")] = float(np.nanmean(vals))
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_ir_measures_names_agree(data):
+    qrels, runs = data
+    theirs = _ir_measures(qrels, runs, NAMES)
+    cube = irf.evaluate(runs, qrels, NAMES)   # trec_eval 9 conventions, as pytrec_eval
+    summary = irf.summarize(cube)
+    compared = 0
+    bad = []
+    for name in NAMES:
+        key = str(ir_measures.parse_measure(name))
+        # ir_measures computes nDCG(dcg='exp-log2') with gdeval, which prints 5 decimals
+        atol = 5.1e-6 if "exp-log2" in name else 1e-12
+        for system in cube.system.values:
+            for topic in cube.topic.values:
+                want = theirs.get((system, key, topic))
+                got = float(cube.sel(system=system, topic=topic, measure=name))
+                if want is None:   # ir_measures reports nothing: irframe has NaN (undefined) or 0
+                    if name.startswith("Accuracy"):
+                        assert np.isnan(got), (name, system, topic, got)
+                    continue
+                compared += 1
+                if not np.isclose(got, want, rtol=1e-9, atol=atol, equal_nan=True):
+                    bad.append((name, system, topic, got, want))
+            want = theirs[(system, key, "all")]
+            if name.startswith("Accuracy"):
+                got = float(np.nanmean(cube.sel(system=system, measure=name)))
+            else:
+                got = float(summary.loc[system, name])
+            if not np.isclose(got, want, rtol=1e-9, atol=atol):
+                bad.append((name, system, "all", got, want))
+    assert not bad, bad[:10]
+    assert compared > 0.9 * len(NAMES) * 100 * len(RUNS)

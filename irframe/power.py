@@ -85,9 +85,10 @@ def power(effect, *, n_topics, variance, alpha: float = 0.05, design: str = "pai
     with np.errstate(invalid="ignore", divide="ignore"):
         if design == "paired_t":
             df = n - 1
-            nc = np.sqrt(n) * d / np.sqrt(v)
+            nc = np.sqrt(n) * np.abs(d) / np.sqrt(v)  # power is symmetric in the sign of the effect
             crit = _st.t.ppf(1 - alpha / 2, df)
-            out = _st.nct.sf(crit, df, nc) + _st.nct.cdf(-crit, df, nc)
+            # the far tail is below 1e-12 where scipy's nct.cdf can return NaN: count it as 0
+            out = _st.nct.sf(crit, df, nc) + np.nan_to_num(_st.nct.cdf(-crit, df, nc), nan=0.0)
         else:
             df1 = np.full_like(n, m - 1.0)
             df2 = m * (n - 1) if design == "anova" else (m - 1) * (n - 1)

@@ -36,7 +36,8 @@ gain_qrels = qrels.assign(rel=qrels.rel / qrels.rel.max())
 first = str(runs.system.cat.categories[0])
 my_run, pool_runs = runs[runs.system == first], runs[runs.system != first]
 """
-PAGES = ["cwl.md", "io.md", "lexi.md", "ndpm.md", "rarity.md", "stats.md", "index.md", "coming-from.md", "report.md"]
+PAGES = ["cwl.md", "io.md", "lexi.md", "ndpm.md", "rarity.md", "stats.md", "index.md", "coming-from.md", "report.md",
+         "judgments.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)

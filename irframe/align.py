@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -310,7 +310,7 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, np.ndarray]:
              if enc.num_chunks else np.zeros(0, np.int32)).astype(np.int64)
     if heads is not None:
         codes = np.repeat(codes, np.diff(np.append(heads, n)))
-    return codes, dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    return codes, dictionary
 
 
 def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -328,9 +328,10 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
     return codes.astype(np.int64, copy=False), uniques
 
 
-def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Codes (int64) and uniques (object array) of one id column; uniques are exactly the ids
-    present (unused categories dropped)."""
+def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
+    """Codes (int64) and uniques of one id column; uniques are exactly the ids present
+    (unused categories dropped): a pyarrow string array for arrow-backed data, else an
+    object array."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         codes = s.cat.codes.to_numpy().astype(np.int64)
         cats = s.cat.categories
@@ -340,17 +341,17 @@ def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, np.ndarray]:
             remap = np.cumsum(used) - 1
             codes, cats = remap[codes], cats[used]
         arr = _arrow_strings(pd.Series(cats))
-        if arr is not None:
-            return codes, arr.to_numpy().astype(object, copy=False)
-        return codes, np.asarray(cats, dtype=object)
+        return codes, (arr.combine_chunks() if arr is not None else np.asarray(cats, dtype=object))
     arr = _arrow_strings(s)
     if arr is not None:
         return _arrow_encode(arr, runs)
     return _object_encode(s.to_numpy(dtype=object), runs)
 
 
-def _as_str(uniques: np.ndarray) -> np.ndarray:
+def _as_str(uniques: Any) -> np.ndarray:
     """Uniques as an object array of Python str (ids of other types are converted)."""
+    if not isinstance(uniques, np.ndarray):  # a pyarrow string array
+        return uniques.to_numpy(zero_copy_only=False).astype(object, copy=False)
     uniques = np.asarray(uniques, dtype=object)
     if len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string":
         uniques = np.array([str(u) for u in uniques], dtype=object)
@@ -386,6 +387,8 @@ def _encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) ->
     parts = [_checked_encode(df, col, what, runs) for df, col, what in columns]
     if len(parts) == 1:
         return [parts[0][0]], _as_str(parts[0][1])
+    if any(not isinstance(u, np.ndarray) for _, u in parts):
+        return _arrow_merge(parts)
     all_uniques = np.concatenate([_as_str(u) for _, u in parts])
     merged, uniques = pd.factorize(all_uniques)
     out, start = [], 0
@@ -393,6 +396,28 @@ def _encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) ->
         out.append(merged[start:start + len(u)].astype(np.int64)[codes])
         start += len(u)
     return out, np.asarray(uniques, dtype=object)
+
+
+def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`_encode`'s merge of the uniques with pyarrow's hash tables (no Python objects
+    until the final uniques): each part's new ids are appended to the first part's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(u):
+        return (pa.array(_as_str(u), pa.large_string()) if isinstance(u, np.ndarray)
+                else u.cast(pa.large_string()))
+    base = arrow(parts[0][1])
+    out = [parts[0][0]]
+    for codes, u in parts[1:]:
+        u = arrow(u)
+        pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        new = pos < 0
+        if new.any():
+            pos[new] = len(base) + np.arange(int(new.sum()))
+            base = pa.concat_arrays([base, u.filter(pa.array(new))])
+        out.append(pos[codes])
+    return out, _as_str(base)
 
 
 def _str_sort_order(names: np.ndarray) -> np.ndarray:

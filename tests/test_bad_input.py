@@ -330,3 +330,44 @@ def test_cost_file_errors(tmp_path):
     p.write_bytes(b"E1 1\nE2 -1\n")
     with pytest.raises(irf.ParseError, match=rf"{p}, line 2: cost '-1' is not a finite number >= 0"):
         irf.io.read_cost_file(p)
+
+
+# ----------------------------------------------------------------- memory follows the input
+def test_cwl_huge_depth_is_refused_quickly(sample):
+    runs, qrels = sample
+    tiny = runs[runs["rank"] <= 3]
+    with pytest.raises(OptionError, match=r"depth 1000000000 pads every ranking .* longest ranking has 3"):
+        irf.cwl.cwl(tiny, qrels, "RBP@0.8", depth=10 ** 9)
+    with pytest.raises(OptionError, match="depth 1000000000 pads"):
+        irf.evaluate(tiny, qrels, "CWLA(C=RBP(p=0.8))@1000000000")
+    # kernels that need no padding clamp to the longest ranking: same value as at depth 3
+    big = irf.evaluate(tiny, qrels, ["ERR@1000000000", "RBP(p=0.8)@1000000000", "P@1000000000"])
+    small = irf.evaluate(tiny, qrels, ["ERR@3", "RBP(p=0.8)@3", "P@3"])
+    np.testing.assert_array_equal(big.sel(measure=big.measure.values[:2]).values,
+                                  small.sel(measure=small.measure.values[:2]).values)
+    # P@k divides by k (trec_eval): 3 hits at most out of 1e9
+    assert float(big.sel(measure="P@1000000000").max()) <= 3e-9
+
+
+@pytest.mark.parametrize("where", ["doc", "topic", "system"])
+def test_one_ten_megabyte_id_costs_memory_of_the_order_of_the_input(where):
+    import tracemalloc
+    long_id = "x" * 10_000_000
+    docs = [f"d{i}" for i in range(119)] + ["r"]
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": docs, "score": np.arange(120.0)[::-1]})
+    qrels = pd.DataFrame({"topic": "1", "doc": ["r", "d3"], "rel": [1, 1]})
+    if where == "doc":
+        runs.loc[119, "doc"] = qrels.loc[0, "doc"] = long_id
+    elif where == "topic":
+        runs["topic"] = qrels["topic"] = long_id
+    else:
+        runs["system"] = long_id
+    tracemalloc.start()
+    try:
+        cube = irf.evaluate(runs, qrels, ["AP", "P@10", "nDCG@10"])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # brute force AP: relevant at ranks 4 (d3) and 120
+    assert cube.sel(measure="AP").item() == pytest.approx((1 / 4 + 2 / 120) / 2)
+    assert peak < 8 * 10_000_000, f"peak {peak / 1e6:.0f} MB for a 10 MB id"  # fixed-width ids needed 4.5 GB

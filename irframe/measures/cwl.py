@@ -125,6 +125,7 @@ def degeneracy(C: str | CFunction | Callable, A: str | AFunction | Callable, *, 
     ('X', 'XX', '')
     """
     cf, af = c_function(C), a_function(A)
+    depth = min(int(depth), 1000)  # probe rankings of at most cwl_eval's default depth: memory stays small
     key = (cf.name, af.name, depth) if cf.builtin and af.builtin else None
     if key is not None and key in _DEGEN_CACHE:
         return _DEGEN_CACHE[key]
@@ -236,8 +237,36 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
     return out
 
 
+#: C/W/L pads every ranking to its depth (cwl_eval's --max_depth): the dense G × depth matrices
+#: may exceed the input only up to this many cells per group (the default depth) ...
+PAD_CELLS_PER_GROUP = 1000
+#: ... or this many cells in all (128 MB per float64 matrix), whichever is larger.
+PAD_CELLS = 2 ** 24
+
+
+def check_dense_size(aligned, depth: int) -> None:
+    """Refuse a padded G × depth matrix far larger than the input (memory never follows a user depth).
+
+    Allowed: depth <= the longest ranking (the matrix is then at most G × longest), or at most
+    ``PAD_CELLS_PER_GROUP`` cells per group, or ``PAD_CELLS`` cells in all.  Padding changes
+    C/W/L values (expected costs and depths count padded positions, as in cwl_eval), so a
+    larger depth is an error naming the size, not a silent clamp.
+    """
+    G = aligned.n_groups
+    longest = int(aligned.group_len.max()) if G and aligned.n_rows else 0
+    if depth <= max(longest, PAD_CELLS_PER_GROUP) or G * depth <= PAD_CELLS:
+        return
+    from ..errors import OptionError
+    gb = G * depth * 8 / 1e9
+    raise OptionError(
+        f"C/W/L depth {depth} pads every ranking to {depth} positions (cwl_eval --max_depth): {G} × {depth} "
+        f"matrices of {gb:.3g} GB each, while the longest ranking has {longest} document(s). Use a depth "
+        f"up to {max(longest, PAD_CELLS_PER_GROUP)} (depth=/@k; cwl_eval's default is 1000).")
+
+
 def dense(aligned, row_values: np.ndarray, depth: int, fill: float) -> np.ndarray:
     """Scatter per-row values into a (G, depth) matrix (rank r → column r-1); ``fill`` elsewhere."""
+    check_dense_size(aligned, depth)
     G = aligned.n_groups
     M = np.full((G, depth), fill, dtype=np.float64)
     rank = aligned.row_rank

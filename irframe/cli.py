@@ -250,16 +250,16 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         err.write(USAGE)
         return 1
     qrels_path, run_paths = files[0], files[1:]
-    if o["rel_format"] != "qrels":
+    if o["rel_format"] not in ("qrels", "qrels_jg"):
         err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n" if o["rel_format"] not in
-                  ("prefs", "qrels_prefs", "qrels_jg") else
-                  f"irframe eval: -R {o['rel_format']} is not supported yet (qrels only)\n")
+                  ("prefs", "qrels_prefs") else
+                  f"irframe eval: -R {o['rel_format']} is not supported yet (qrels and qrels_jg only)\n")
         return 2
     if o["results_format"] != "trec_results":
         err.write(f"trec_eval: Illegal retrieval results format '{o['results_format']}'\n")
         return 2
     try:
-        qrels = read_qrels(qrels_path)
+        qrels = read_qrels(qrels_path, kind="jg" if o["rel_format"] == "qrels_jg" else "trec")
     except (IrframeError, ValueError, OSError) as e:
         err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{qrels_path}'\n")
         return 2
@@ -282,7 +282,7 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
                 qrels, run, o["measures"], version=o["trec_eval_version"], per_topic=o["per_topic"],
                 complete=o["complete"], rel_level=o["rel_level"], depth=o["depth"],
                 judged_only=o["judged_only"], num_docs_in_coll=o["num_docs"], summary=o["summary"],
-                debug_query=o["debug_query"], zscores=zscores, order=o["order"])
+                debug_query=o["debug_query"], zscores=zscores, order=o["order"], rel_format=o["rel_format"])
         except TrecEvalError as e:
             err.write(f"{e}\n")
             return e.status

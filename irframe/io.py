@@ -708,11 +708,13 @@ def read_qrels(path: PathLike | Any, kind: str = "trec", *,
     path : str, os.PathLike or file object
         Four whitespace-separated fields per line; gzip read transparently; blank
         lines and lines starting with ``#`` skipped.
-    kind : {"trec", "diversity", "auto"}, default "trec"
+    kind : {"trec", "diversity", "jg", "auto"}, default "trec"
         ``"trec"``: ``topic iter doc rel`` (``iter`` ignored) → columns
         ``topic, doc, rel``.  ``"diversity"``: ``topic subtopic doc rel`` (ndeval)
         → ``topic, subtopic, doc, rel``.  ``"auto"``: diversity when the second
-        field takes more than one value in the file, trec otherwise.
+        field takes more than one value in the file, trec otherwise.  ``"jg"``:
+        trec_eval's ``qrels_jg`` format, ``topic jg doc rel`` with a judgment group
+        (one assessor's judgments) in the second field → ``topic, jg, doc, rel``.
     columns : mapping, optional
         Output column names by role (``topic, subtopic, doc, rel``).
 
@@ -743,8 +745,11 @@ def read_qrels(path: PathLike | Any, kind: str = "trec", *,
     >>> iio.read_qrels(io.StringIO("7 1 d1 1\\n7 2 d1 0\\n"), kind="auto").columns.tolist()
     ['topic', 'subtopic', 'doc', 'rel']
     """
+    if kind == "jg":   # trec_eval's qrels_jg: the second field is the judgment group
+        q = read_qrels(path, kind="diversity", columns=columns)
+        return q.rename(columns={role_names(columns, QRELS_ROLES)["subtopic"]: "jg"})
     if kind not in ("trec", "diversity", "auto"):
-        raise ValueError(f"kind must be 'trec', 'diversity' or 'auto', got {kind!r}")
+        raise ValueError(f"kind must be 'trec', 'diversity', 'jg' or 'auto', got {kind!r}")
     name = _name_of(path)
     data = _read_bytes(path)
     fields = ("topic", "second", "doc", "rel")

@@ -98,7 +98,8 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
                      rel_level: int = 1, depth: int | None = None, judged_only: bool = False,
                      num_docs_in_coll: int = 0, summary: bool = True, debug_query: str | None = None,
                      zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
-                     order: str | None = None, run_id: str | None = None) -> list[TrecLine]:
+                     order: str | None = None, run_id: str | None = None,
+                     rel_format: str = "qrels") -> list[TrecLine]:
     """The lines trec_eval prints for one run (as data, in trec_eval's order).
 
     Parameters
@@ -122,6 +123,10 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
         Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
     run_id : str, optional
         The run id to print (default: the system name of the run frame's last row).
+    rel_format : {"qrels", "qrels_jg"}
+        ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
+        groups, :func:`irframe.read_qrels` ``kind="jg"``); the ``*_avgjg`` measures evaluate the
+        run against each group's judgments and average over the groups of the topic.
 
     Returns
     -------
@@ -159,10 +164,19 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
         status = 1 if "illegal" in str(e) or "improper" in str(e) else 2
         msg = str(e) + ("\ntrec_eval: Cannot initialize measure" if status == 2 else "")
         raise TrecEvalError(msg, status) from None
-    unsupported = [v.name for v in values if v.needs != "qrels"]
+    unsupported = [v.name for v in values if v.needs == "prefs"]
     if unsupported:
-        raise TrecEvalError(f"irframe eval: measure(s) {unsupported} need relevance information in "
-                            "the prefs or qrels_jg format (-R), which irframe does not read yet", 2)
+        raise TrecEvalError(f"irframe eval: measure(s) {unsupported} need preference judgments (-R prefs), "
+                            "which irframe eval does not evaluate yet", 2)
+    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring")
+             and (v.needs == "qrels_jg") != (rel_format == "qrels_jg")]
+    if wrong:
+        raise TrecEvalError(f"trec_eval: Can't calculate measure '{wrong[0]}' with rel_info format "
+                            f"'{rel_format}'", 4)
+    jg_qrels = None
+    if rel_format == "qrels_jg":
+        jg_qrels = qrels
+        qrels = qrels.drop(columns="jg").drop_duplicates(["topic", "doc"])
 
     order = order or ("trec_eval10" if version == "10.0" else "trec_eval")
     run_topics = set(map(str, run["topic"].unique()))  # distinct values first: cheap on categoricals
@@ -185,7 +199,12 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     aligned = align(run, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only)
     cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
     opts = {"rel_level": rel_level}
-    if cube_labels:
+    if cube_labels and jg_qrels is not None:
+        data = _avg_over_judgment_groups(run, jg_qrels, cube_labels, aligned.topics, rel_level=rel_level,
+                                         order=order, depth=depth, judged_only=judged_only, complete=complete)
+        col = {lab: j for j, lab in enumerate(cube_labels)}
+        aggs = {lab: "mean" for lab in cube_labels}
+    elif cube_labels:
         needs_n = any(parse_measure(lab).definition.options for lab in cube_labels)
         extra_opts = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
         cube = evaluate_aligned(aligned, cube_labels, **opts, **extra_opts)
@@ -273,6 +292,26 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
         else:
             lines.append(TrecLine(name, "all", _seq_sum(x) / n_q if n_q else 0.0, kind, z))
     return lines
+
+
+def _avg_over_judgment_groups(run: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], topics,
+                              **options) -> np.ndarray:
+    """Per topic (rows, in ``topics`` order) and measure: the mean over the topic's judgment
+    groups of the measure computed with that group's judgments (trec_eval's ``*_avgjg``:
+    summed over the groups in order, divided by their number when there are several)."""
+    from .evaluate import evaluate
+    index = pd.Index([str(t) for t in topics])
+    total = np.zeros((len(index), len(labels)))
+    count = np.zeros(len(index))
+    groups = sorted(jg_qrels["jg"].astype(str).unique(), key=lambda s: s.encode("utf-8"))
+    for jg in groups:   # a loop over judgment groups (a handful), not over topics
+        sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
+        cube = evaluate(run, sub, labels, **options)
+        rows = index.get_indexer([str(t) for t in cube.coords["topic"].values])
+        ok = rows >= 0
+        total[rows[ok]] += np.nan_to_num(cube.values[0][ok])
+        count += index.isin(sub["topic"].astype(str).unique())
+    return total / np.where(count > 1, count, 1)[:, None]
 
 
 def _num_rel_all(qrels: pd.DataFrame) -> int:

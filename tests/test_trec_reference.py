@@ -15,25 +15,16 @@ import pytest
 import irframe as irf
 
 from conftest import reference_module
-from trec_ref import REQUIRED_PREFIXES, compare, read_trec_eval_output, supported
+from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
 
 HERE = Path(__file__).resolve().parent
 BUNDLED = HERE / "data" / "trec_eval"
 
 
-def _fixture_dir(shared_root: Path | None) -> tuple[Path, Path]:
-    """(inputs dir, expected-v9.0.8 dir): the bundled copy, else ../shared."""
-    if (BUNDLED / "qrels.test").exists():
-        return BUNDLED, BUNDLED / "expected_v9.0.8"
-    if shared_root is None:
-        pytest.skip("trec_eval fixtures not found")
-    return shared_root / "trec_eval_test" / "test", shared_root / "trec_eval_test" / "expected_v9.0.8"
-
-
 @pytest.fixture(scope="module")
 def fixtures():
-    from conftest import find_shared_data
-    return _fixture_dir(find_shared_data())
+    """(inputs dir, expected-v9.0.8 dir), bundled with the tests (see its SOURCE.txt)."""
+    return BUNDLED, BUNDLED / "expected_v9.0.8"
 
 
 CONFIGS = [
@@ -52,27 +43,32 @@ CONFIGS = [
                          ids=[c[0] for c in CONFIGS])
 def test_trec_eval_fixture(fixtures, expected_name, qrels_name, run_name, options):
     inputs, expected_dir = fixtures
-    path = expected_dir / expected_name
-    if not path.exists():
-        from conftest import find_shared_data
-        shared = find_shared_data()
-        if shared is None:
-            pytest.skip(f"{expected_name} is not bundled and ../shared/data is absent")
-        path = shared / "trec_eval_test" / "expected_v9.0.8" / expected_name
-    expected = read_trec_eval_output(path)
-    names = supported(n for n, _ in expected)
+    expected = read_trec_eval_output(expected_dir / expected_name)
+    fixture = FIXTURES[expected_name]
     qrels = irf.read_qrels(inputs / qrels_name)
     run = irf.read_run(inputs / run_name)
-    cube = irf.evaluate(run, qrels, names, **options)
-    n, bad = compare(expected, cube, missing="zero" if options.get("complete") else "skip")
+    cube = irf.evaluate(run, qrels, list(fixture.measures), **options)
+    counts, bad = compare(expected, cube, fixture.measures,
+                          missing="zero" if options.get("complete") else "skip")
     assert not bad, "\n".join(bad[:20])
-    assert n > 0
-    if expected_name in ("out.test.aq", "out.test.aqc", "out.test.aql"):
-        # every measure the foundation requires was compared, none silently skipped
-        for p in REQUIRED_PREFIXES:
-            assert any(x == p or x.startswith(p) for x in names), p
-        # per-topic lines were compared too
-        assert n > 2 * len(names)
+    # every listed measure was compared, each with the exact number of (measure, topic) values
+    assert dict(counts) == expected_counts(fixture)
+    print(f"{expected_name}: {sum(counts.values())} (measure, topic) values of {len(counts)} measures compared")
+
+
+def test_a_dropped_or_unlisted_measure_fails_the_comparison(fixtures):
+    inputs, expected_dir = fixtures
+    expected = read_trec_eval_output(expected_dir / "out.test.aq")
+    fixture = FIXTURES["out.test.aq"]
+    qrels, run = irf.read_qrels(inputs / "qrels.test"), irf.read_run(inputs / "results.test")
+    fewer = [m for m in fixture.measures if m not in ("ndcg_cut_10", "bpref")]
+    counts, bad = compare(expected, irf.evaluate(run, qrels, fewer), fixture.measures)
+    assert {"ndcg_cut_10: listed but missing from irframe's cube",
+            "bpref: listed but missing from irframe's cube"} <= set(bad)
+    assert dict(counts) != expected_counts(fixture)
+    # a name in the file that is neither listed nor excluded is reported too
+    counts, bad = compare(expected, irf.evaluate(run, qrels, fewer), fewer)
+    assert "bpref: in the trec_eval output but neither compared nor in NOT_COMPARED" in bad
 
 
 def test_num_q_and_complete_topics(fixtures):
@@ -89,9 +85,6 @@ def test_num_q_and_complete_topics(fixtures):
 
 
 # ------------------------------------------------------------------------ Robust03
-ROBUST_MEASURES = None  # filled from the expected files
-
-
 @pytest.fixture(scope="module")
 def robust(shared_data):
     base = shared_data / "robust03"
@@ -107,18 +100,21 @@ def test_robust03_all_runs_match_trec_eval(robust, version, order):
     base, qrels, runs = robust
     files = sorted((base / "expected" / version).glob("*.all_trec.q.txt.gz"))
     assert len(files) == 15
-    first = read_trec_eval_output(files[0])
-    names = supported(n for n, _ in first)
-    cube = irf.evaluate(runs, qrels, names, order=order)
+    fixture = FIXTURES["robust03"]
+    cube = irf.evaluate(runs, qrels, list(fixture.measures), order=order)
     assert len(cube.system) == 15
     problems, total = [], 0
     for f in files:
         system = f.name.split(".all_trec")[0]
-        n, bad = compare(read_trec_eval_output(f), cube, system=system)
-        total += n
+        counts, bad = compare(read_trec_eval_output(f), cube, fixture.measures, system=system)
         problems += [f"{system}: {b}" for b in bad]
-    assert not problems, f"{len(problems)} mismatches:\n" + "\n".join(problems[:30])
-    assert total > 15 * 100 * 60  # every run, every topic, ~70 measures
+        if dict(counts) != expected_counts(fixture):
+            problems.append(f"{system}: compared {dict(counts)}, expected {expected_counts(fixture)}")
+        total += sum(counts.values())
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
+    # 15 runs x (72 measures x (100 topics + all) + gm_map's summary line)
+    assert total == 15 * (72 * 101 + 1) == 109_095
+    print(f"{version}: {total} (measure, topic) values of {len(fixture.measures)} measures compared")
 
 
 @pytest.mark.shared

@@ -1,4 +1,4 @@
-"""Axiom checker: the ten formal constraints of seed 001 §3, tested on any measure.
+"""Axiom checker: the ten constraints of Amigó, Spina & Carrillo-de-Albornoz (SIGIR 2018, §3).
 
 :func:`check` builds, for each constraint, a battery of small rankings and qrels that
 meet the constraint's preconditions, evaluates the measure on them with
@@ -60,8 +60,7 @@ import pandas as pd
 from .evaluate import evaluate
 from .measures import parse_measure
 
-__all__ = ["CONSTRAINTS", "RELEVANCE", "DIVERSITY", "check", "check_many", "SEED_TABLE1",
-           "compare_with_seed"]
+__all__ = ["CONSTRAINTS", "RELEVANCE", "DIVERSITY", "check", "check_many"]
 
 RELEVANCE = ("Pri", "Deep", "DeepTh", "CloseTh", "Conf")
 DIVERSITY = ("AspDiv", "Red", "MRed", "Sat", "AspRel")
@@ -69,33 +68,6 @@ CONSTRAINTS = RELEVANCE + DIVERSITY
 
 GRID = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000)
 SAT_GRADES = (1, 2, 4, 8, 16, 32, 64)
-
-# Seed 001, Table 1, as stated in the prose of §4 (the table's glyphs do not survive in
-# the text edition): True = satisfied, False = not satisfied (including "not applicable"
-# and "undefined for graded relevance").
-_T, _F = True, False
-SEED_TABLE1 = {
-    "P@k":      (_F, _F, _T, _F, _F, _F, _F, _F, _F, _F),
-    "RR":       (_F, _F, _T, _F, _F, _F, _F, _F, _F, _F),
-    "AP":       (_F, _F, _F, _T, _F, _F, _F, _F, _F, _F),
-    "nDCG@k":   (_T, _T, _F, _T, _F, _F, _F, _F, _F, _F),
-    "ERR@k":    (_T, _T, _T, _F, _F, _F, _F, _F, _F, _F),
-    "RBP":      (_T, _T, _T, _T, _F, _F, _F, _F, _F, _F),
-    "P-IA@k":   (_F, _F, _T, _F, _F, _F, _F, _F, _F, _T),
-    "RR-IA":    (_F, _F, _T, _F, _F, _F, _F, _F, _T, _T),
-    "AP-IA":    (_F, _F, _F, _T, _F, _F, _F, _F, _F, _T),
-    "nDCG-IA@k": (_T, _T, _F, _T, _F, _T, _F, _F, _F, _T),
-    "ERR-IA@k": (_T, _T, _T, _F, _F, _T, _T, _T, _T, _T),
-    "RBP-IA":   (_T, _T, _T, _T, _F, _T, _F, _F, _F, _T),
-    "S-Recall@k": (_F, _F, _T, _F, _F, _F, _F, _F, _T, _F),
-    "S-RR@100%": (_F, _F, _T, _F, _F, _F, _F, _F, _T, _F),
-    "NRBP":     (_T, _T, _T, _T, _F, _T, _T, _F, _F, _F),
-    "alpha-nDCG@k": (_T, _T, _T, _T, _F, _T, _T, _F, _F, _F),
-    "EU":       (_T, _T, _T, _T, _T, _T, _T, _F, _F, _T),
-    "CT@k":     (_T, _T, _T, _F, _F, _T, _T, _F, _T, _T),
-    "RBU@k":    (_T,) * 10,
-}
-
 
 # ----------------------------------------------------------------------------- instances
 @dataclass
@@ -485,7 +457,7 @@ def _probe_anchor(measure: str, options: dict) -> int:
 def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int = 1000,
           anchor_grade: int | str | None = "auto", single_aspect: str = "not applicable",
           tol: float = 1e-12, **options) -> pd.DataFrame:
-    """Check a measure against the ten constraints of seed 001 §3.
+    """Check a measure against the ten constraints of Amigó et al. (SIGIR 2018, §3).
 
     Parameters
     ----------
@@ -566,19 +538,3 @@ def check_many(measures: Iterable[str], **kwargs) -> pd.DataFrame:
         rows[m] = [sym[v] for v in r["verdict"]]
         cols = list(r.index)
     return pd.DataFrame.from_dict(rows, orient="index", columns=cols)
-
-
-def compare_with_seed(table: pd.DataFrame, mapping: dict) -> pd.DataFrame:
-    """Cells where a :func:`check_many` table differs from :data:`SEED_TABLE1`.
-
-    ``mapping`` maps the table's row labels to the seed's metric names.  "Not
-    applicable" counts as not satisfied, as in the seed.
-    """
-    out = []
-    for label, seed_name in mapping.items():
-        seed = SEED_TABLE1[seed_name]
-        for c, s in zip(CONSTRAINTS, seed):
-            ours = table.loc[label, c] == "●"
-            if ours != s:
-                out.append((label, seed_name, c, "●" if s else "○", table.loc[label, c]))
-    return pd.DataFrame(out, columns=["measure", "seed_metric", "constraint", "seed", "irframe"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 import pandas as pd
@@ -439,7 +438,7 @@ def test_mean_ci_matches_t_interval():
 
 
 # ---------------------------------------------------------------------------
-# Type-I error and speed (slow)
+# Type-I error (speed: benchmarks/bench_stats.py)
 # ---------------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -458,13 +457,3 @@ def test_type_one_error_rate(test):
     rate = rejections / R
     se = np.sqrt(0.05 * 0.95 / R)
     assert abs(rate - 0.05) <= 3.5 * se + (0.01 if test == "bootstrap" else 0), rate
-
-
-@pytest.mark.slow
-def test_all_pairs_randomization_speed():
-    cube = make_cube(S=50, T=50, seed=1)
-    t0 = time.perf_counter()
-    res = irs.compare(cube, test="randomization", n_samples=10_000, rng=0)
-    elapsed = time.perf_counter() - t0
-    assert res.attrs["exact"] == 0
-    assert elapsed < 10, elapsed

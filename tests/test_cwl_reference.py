@@ -153,14 +153,38 @@ def test_rbp_binary_matches_ir_measures(shared_data):
     assert n == 2 * 2 * 100
 
 
-def test_rbp_graded_is_twice_cwl_eval_eu_on_half_gains(shared_data):
-    # graded RBP uses the grade itself (ir_measures' trectools provider); cwl_eval on grade/2 gains
-    # computes sum W(i) grade_i / 2 with W = (1-p) p^(i-1) / (1 - p^1000)
-    runs, qrels = robust(shared_data, ["aplrob03a"])
-    cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")
-    ds = cwl(runs, qrels, "RBP@0.8", gains=lambda g: np.maximum(g, 0) / 2, residuals=False, order="input")
-    np.testing.assert_allclose(cube.sel(measure="RBP(p=0.8)").values,
-                               2 * ds.EU.sel(measure="RBP@0.8").values * (1 - 0.8 ** 1000), rtol=1e-12)
+def test_rbp_graded_matches_cwl_eval_cli(tmp_path, shared_data):
+    """Graded RBP (gain = grade) against the cwl-eval command's EU of RBPCWLMetric(0.8).
+
+    cwl_eval takes the grades 0/1/2 themselves as gains with ``--max_gain 2``; its EU is
+    sum_i (1 - p) p^(i-1) g_i (W normalised over 1000 ranks: 1 - 0.8^1000 = 1 to 1e-97).
+    It prints 4 decimals. All 100 topics of two runs.
+    """
+    runs, qrels = robust(shared_data, ["aplrob03a", "pircRBa1"])
+    cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")   # cwl_eval keeps file order
+    res = tmp_path / "run.txt"
+    with open(res, "w") as f:
+        for t, d, rk, sc, sy in zip(runs.topic.astype(str), runs.doc.astype(str), runs["rank"], runs.score,
+                                    runs.system.astype(str)):
+            f.write(f"{t} Q0 {d} {rk} {sc!r} {sy}\n")
+    gq = tmp_path / "grades.txt"
+    with open(gq, "w") as f:
+        for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+            f.write(f"{t} 0 {d} {max(int(g), 0)}\n")
+    mf = tmp_path / "metrics"
+    mf.write_text("RBPCWLMetric(0.8)\n")
+    n = 0
+    for name in ("aplrob03a", "pircRBa1"):
+        one = tmp_path / f"{name}.txt"
+        one.write_text("".join(line for line in res.read_text().splitlines(keepends=True)
+                               if line.rstrip().endswith(f" {name}")))
+        rows = cwl_eval_cli(tmp_path, gq, one, "-m", str(mf), "--max_gain", "2")
+        for row in rows:
+            topic, eu = row[0], row[2]
+            got = float(cube.sel(system=name, topic=topic, measure="RBP(p=0.8)"))
+            assert f"{got:.4f}" == eu.strip(), (name, topic, got, eu)
+            n += 1
+    assert n == 2 * 100
 
 
 def test_err_matches_ir_measures_gdeval(shared_data):

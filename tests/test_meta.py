@@ -296,33 +296,64 @@ def test_stability_fuzziness_turns_small_differences_into_ties():
 # discriminative power
 # ---------------------------------------------------------------------------
 
-def test_discriminative_power_counts_pairs():
+def _dp_cube():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(5, 40, 2))
-    x[..., 0] += np.arange(5)[:, None] * 2.0  # well separated
-    cube = cube3(x, measures=["good", "flat"])
-    dp = meta.discriminative_power(cube, test="tukey")
-    assert dp.loc["good", "pairs"] == 10
+    topic = rng.normal(size=(1, 40, 1))
+    x = topic + rng.normal(size=(6, 40, 2))
+    x[..., 0] += np.arange(6)[:, None] * 1.5     # well separated
+    x[..., 1] += np.arange(6)[:, None] * 0.25    # some pairs separable, some not
+    return cube3(x, measures=["good", "mixed"])
+
+
+def test_discriminative_power_tukey_matches_statsmodels_anova_and_studentized_range():
+    """Independent computation: statsmodels' two-way OLS residual MSE, scipy's studentized range."""
+    import statsmodels.formula.api as smf
+
+    cube = _dp_cube()
+    dp = meta.discriminative_power(cube, test="tukey", alpha=0.05)
+    S, T = cube.sizes["system"], cube.sizes["topic"]
+    for m in ("good", "mixed"):
+        df = cube.sel(measure=m).to_dataframe("y").reset_index()
+        fit = smf.ols("y ~ C(system) + C(topic)", data=df).fit()
+        means = df.groupby("system").y.mean().to_numpy()
+        q = np.abs(means[:, None] - means[None, :]) / np.sqrt(fit.mse_resid / T)
+        p = st.studentized_range.sf(q[np.triu_indices(S, 1)], S, fit.df_resid)
+        assert dp.loc[m, "significant"] == int((p < 0.05).sum())
+        assert dp.loc[m, "pairs"] == S * (S - 1) // 2 == 15
     assert dp.loc["good", "power"] == 1.0
-    tk = irs.tukey_hsd(cube)
-    iu = np.triu_indices(5, 1)
-    assert dp.loc["flat", "significant"] == tk.significant.sel(measure="flat").values[iu].sum()
-    dp_t = meta.discriminative_power(cube, test="t", alpha=0.01)
-    res = irs.compare(cube, test="t", correction=None, alpha=0.01)
-    assert dp_t.loc["flat", "significant"] == res.significant.sel(measure="flat").values[iu].sum()
+    assert 0 < dp.loc["mixed", "power"] < 1
+
+
+def test_discriminative_power_paired_t_matches_scipy_ttest_rel():
+    cube = _dp_cube()
+    dp = meta.discriminative_power(cube, test="t", alpha=0.01)
+    S = cube.sizes["system"]
+    for m in ("good", "mixed"):
+        x = cube.sel(measure=m).values
+        p = [st.ttest_rel(x[i], x[j]).pvalue for i in range(S) for j in range(i + 1, S)]
+        assert dp.loc[m, "significant"] == sum(pv < 0.01 for pv in p)
     dp2 = meta.discriminative_power(cube.sel(measure="good"), test="randomization", n_samples=500, rng=0)
     assert dp2.index.tolist() == ["good"]
 
 
-def test_discriminative_power_preference_cube_uses_holm_sign_test():
+def test_discriminative_power_preference_cube_matches_binomtest_with_holm():
+    """Sign test per distinct pair (scipy.stats.binomtest, ties dropped), Holm by statsmodels."""
+    from statsmodels.stats.multitest import multipletests
+
     from test_stats import make_pref
 
     pref = make_pref(S=6, T=40)
     dp = meta.discriminative_power(pref)
-    res = irs.sign_test(pref, correction="holm")
-    iu = np.triu_indices(6, 1)
-    assert dp["significant"].iloc[0] == res.significant.values[iu].sum()
+    v = pref.values
+    p = []
+    for i in range(6):
+        for j in range(i + 1, 6):
+            wins, losses = int((v[i, j] > 0).sum()), int((v[i, j] < 0).sum())
+            p.append(st.binomtest(wins, wins + losses, 0.5).pvalue)
+    reject = multipletests(p, alpha=0.05, method="holm")[0]
     assert dp["pairs"].iloc[0] == 15
+    assert dp["significant"].iloc[0] == int(reject.sum())
+    assert 0 < int(reject.sum()) < 15
 
 
 # ---------------------------------------------------------------------------

@@ -10,15 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import irframe as irf
+import irframe.io as iio
 
 from conftest import reference_module
 from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
 
 HERE = Path(__file__).resolve().parent
 BUNDLED = HERE / "data" / "trec_eval"
+
+
+@pytest.fixture(params=["arrow", "pandas"])
+def reader(request, monkeypatch):
+    """Read the files with pyarrow and with the pandas fallback (docs/io.md)."""
+    if request.param == "arrow":
+        reference_module("pyarrow")
+    else:
+        monkeypatch.setattr(iio, "_USE_ARROW", False)
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +53,7 @@ CONFIGS = [
 
 @pytest.mark.parametrize("expected_name,qrels_name,run_name,options", CONFIGS,
                          ids=[c[0] for c in CONFIGS])
-def test_trec_eval_fixture(fixtures, expected_name, qrels_name, run_name, options):
+def test_trec_eval_fixture(fixtures, reader, expected_name, qrels_name, run_name, options):
     inputs, expected_dir = fixtures
     expected = read_trec_eval_output(expected_dir / expected_name)
     fixture = FIXTURES[expected_name]
@@ -153,6 +165,16 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
                 compared += 1
     assert compared == 15 * 100 * len(pairs)
     assert worst <= 1e-9, worst
+
+
+def test_robust03_files_read_the_same_without_pyarrow(robust, monkeypatch):
+    """The Robust03 runs and qrels compared above read identically with the pandas fallback."""
+    base, qrels, runs = robust
+    monkeypatch.setattr(iio, "_USE_ARROW", False)
+    q2 = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    r2 = irf.read_runs(sorted((base / "runs").glob("input.*.gz")), system="tag")
+    pd.testing.assert_frame_equal(q2, qrels)
+    pd.testing.assert_frame_equal(r2, runs)
 
 
 @pytest.mark.shared

@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
-    qrels, runs = synthetic(systems=args.systems, topics=args.topics, depth=args.depth, seed=0,
+    qrels, runs = synthetic(systems=args.systems, topics=args.topics, depth=args.depth, rng=0,
                             diversity=True)
     print(f"{len(runs):,} run rows, {len(qrels):,} qrels rows, {len(MEASURES)} measures")
     t_align, a = best(lambda: align(runs, qrels), args.repeat)

@@ -51,7 +51,7 @@ def load(path: Path):
             subprocess.run([sys.executable, str(gen), str(path), "--systems", "50", "--topics", "50",
                             "--depth", "1000"], check=True)
         else:
-            qrels, runs = irf.datasets.synthetic(50, 50, 1000, seed=0)
+            qrels, runs = irf.datasets.synthetic(50, 50, 1000, rng=0)
             return runs, qrels
     runs = pd.read_parquet(path / "runs.parquet")
     qrels = pd.read_csv(path / "qrels.txt", sep=" ", header=None, names=["topic", "iter", "doc", "rel"],

@@ -26,7 +26,7 @@ def score_cube() -> xr.DataArray:
     try:
         import irframe as irf
 
-        qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, seed=7)
+        qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, rng=7)
         return irf.evaluate(runs, qrels, MEASURES)
     except Exception:  # core not available: a synthetic cube with the same shape
         rng = np.random.default_rng(7)

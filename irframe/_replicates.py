@@ -48,8 +48,8 @@ def _complete_runs(Y: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarray]
     elif missing == "error":
         if np.isnan(Y[present]).any():
             raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
-    elif missing != "common":
-        raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
+    elif missing not in ("skip", "common"):
+        raise ValueError(f"missing must be 'skip', 'common', 'zero' or 'error', got {missing!r}")
     return Y, present
 
 
@@ -71,7 +71,7 @@ def _system_parts(Ys: np.ndarray, V: np.ndarray, M: np.ndarray):
 
 
 def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha: float = 0.05,
-                         missing: str = "common") -> dict[str, np.ndarray]:
+                         missing: str = "skip") -> dict[str, np.ndarray]:
     """Mixed-model test of ``mu_a - mu_b`` for each pair ``(pa[u], pb[u])``.
 
     Parameters
@@ -83,8 +83,8 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
         System indices of the pairs.
     alpha : float
         Level of the (1 - alpha) confidence interval.
-    missing : {"common", "zero", "error"}
-        ``"common"``: a pair uses the topics every present run of both systems was
+    missing : {"skip", "common", "zero", "error"}
+        ``"skip"``/``"common"``: a pair uses the topics every present run of both systems was
         evaluated on; ``"zero"``: NaN cells of present runs count as 0.
 
     Returns

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .options import check_missing
+
 __all__ = ["as_rng", "score_cube", "batch_coords", "pref_cube", "CubeLayout", "mask_missing", "complete_topics",
            "apply_missing", "is_pref"]
 
@@ -196,39 +198,41 @@ def pref_cube(pref) -> xr.DataArray:
     return pref
 
 
+def _check_no_nan(X: np.ndarray, name: str) -> None:
+    if np.isnan(X).any():
+        raise ValueError(f"{name} has NaN (not evaluated) cells and missing='error'")
+
+
 def apply_missing(x: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:
-    """x: (S, T[, ...]).  'common' keeps NaN (handled pairwise), 'zero' fills, 'error' raises."""
-    if missing == "common":
-        return x
-    if missing == "zero":
-        return np.nan_to_num(x, nan=0.0)
+    """x: (S, T[, ...]) for pairwise statistics (see :data:`irframe.options.MISSING`): 'skip' keeps
+    NaN (each pair uses the topics both systems have), 'common' blanks every topic some system
+    lacks, 'zero' fills 0, 'error' raises."""
+    check_missing(missing)
     if missing == "error":
-        if np.isnan(x).any():
-            raise ValueError(f"{name} has NaN (not evaluated) cells and missing='error'")
-        return x
-    raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
+        _check_no_nan(x, name)
+    return mask_missing(x, "skip" if missing == "error" else missing)
 
 
 def mask_missing(X: np.ndarray, missing: str) -> np.ndarray:
     """Apply a NaN policy to (S, T, ...) values keeping the shape: 'skip' leaves NaN, 'zero'
-    fills 0, 'common' blanks every topic some system was not evaluated on."""
+    fills 0, 'common' blanks every topic some system was not evaluated on, 'error' raises."""
+    check_missing(missing)
     if missing == "zero":
         return np.nan_to_num(X, nan=0.0)
     if missing == "common":
         return np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
-    if missing != "skip":
-        raise ValueError(f"missing must be 'skip', 'zero' or 'common', got {missing!r}")
+    if missing == "error":
+        _check_no_nan(X, "cube")
     return X
 
 
 def complete_topics(X: np.ndarray, missing: str) -> np.ndarray:
-    """X (S, T) -> (S, T') with only topics every system was evaluated on."""
+    """X (S, T) -> (S, T') for methods that need a complete block: 'skip' and 'common' keep the
+    topics every system was evaluated on, 'zero' fills 0, 'error' raises on NaN."""
+    check_missing(missing)
     if missing == "zero":
         return np.nan_to_num(X, nan=0.0)
     if missing == "error":
-        if np.isnan(X).any():
-            raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
+        _check_no_nan(X, "cube")
         return X
-    if missing != "common":
-        raise ValueError(f"missing must be 'common', 'zero' or 'error', got {missing!r}")
     return X[:, ~np.isnan(X).any(axis=0)]

@@ -26,6 +26,7 @@ import pandas as pd
 import xarray as xr
 
 from ._scores import mask_missing, score_cube
+from .options import check_missing
 from .schema import qrels_columns
 
 __all__ = ["tau_b", "tau_ap", "rbo", "cohen_kappa", "krippendorff_alpha", "qrels_agreement",
@@ -197,7 +198,7 @@ def _set_pairs(names: list, reference) -> list[tuple]:
 
 
 def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str = "topic", p: float = 0.9,
-                    missing: str = "common") -> pd.DataFrame:
+                    missing: str = "skip") -> pd.DataFrame:
     """How alike the judgment sets of a cube order the systems (by mean score).
 
     Parameters
@@ -211,10 +212,10 @@ def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str 
         The judgment-set dim.
     p : float
         Persistence of rank-biased overlap.
-    missing : {"common", "skip", "zero"}
-        ``"common"`` (default): system means use, per measure, only the topics every
+    missing : {"skip", "common", "zero"}
+        ``"common"``: system means use, per measure, only the topics every
         system was evaluated on under *both* sets of the pair (a topic that one set
-        does not judge is left out); ``"skip"``: each mean over its own topics;
+        does not judge is left out); ``"skip"`` (default): each mean over its own topics;
         ``"zero"``: NaN counts as 0.
 
     Returns
@@ -234,8 +235,7 @@ def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str 
     >>> qrels_agreement(cube)[["tau", "tau_ap"]].values.tolist()
     [[-1.0, -1.0]]
     """
-    if missing not in ("common", "skip", "zero"):
-        raise ValueError(f"missing must be 'common', 'skip' or 'zero', got {missing!r}")
+    check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(cube, xr.DataArray) or dim not in cube.dims:
         raise ValueError(f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})")
     c, layout = score_cube(cube, dim=topic_dim, keep=(dim,))

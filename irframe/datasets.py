@@ -13,6 +13,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .options import make_rng
+
 __all__ = ["synthetic", "trec_eval_sample"]
 
 
@@ -28,10 +30,10 @@ def _cat(codes: np.ndarray, categories: list[str] | np.ndarray) -> pd.Categorica
                                      validate=False)
 
 
-def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, seed: int = 0,
+def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.random.Generator | int | None = None,
               ties: float = 0.05, graded: bool = True,
               diversity: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A seeded synthetic test collection: graded qrels and runs of varying quality.
+    """A synthetic test collection: graded qrels and runs of varying quality.
 
     Every topic has a pool of ``2 * depth`` (at least 200) documents, about 8 % of them
     relevant (grades 1–3, or 1 when ``graded=False``); all relevant documents and
@@ -47,8 +49,9 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, seed: int
     ----------
     systems, topics, depth : int
         Collection size: ``systems * topics * depth`` run rows.
-    seed : int
-        Seed of the ``numpy.random.Generator``; same seed, same frames.
+    rng : numpy.random.Generator, int or None
+        Source of randomness (as everywhere in irframe): a seed gives the same frames
+        every time; None (default) fresh ones.
     ties : float in [0, 1)
         Fraction of ranked documents whose score ties with the one above.
     graded : bool
@@ -70,7 +73,7 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, seed: int
     Examples
     --------
     >>> from irframe.datasets import synthetic
-    >>> qrels, runs = synthetic(systems=3, topics=2, depth=5, seed=1)
+    >>> qrels, runs = synthetic(systems=3, topics=2, depth=5, rng=1)
     >>> runs.shape, runs.columns.tolist()
     ((30, 5), ['system', 'topic', 'doc', 'rank', 'score'])
     >>> runs.system.cat.categories.tolist(), qrels.topic.cat.categories.tolist()
@@ -83,7 +86,7 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, seed: int
             raise ValueError(f"{name} must be a positive int, got {v!r}")
     if not 0 <= ties < 1:
         raise ValueError(f"ties must be in [0, 1), got {ties!r}")
-    rng = np.random.default_rng(seed)
+    rng = make_rng(rng)
     S, T, K = int(systems), int(topics), int(depth)
     P = max(2 * K, 200)                                       # pool per topic
 

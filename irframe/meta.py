@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -64,7 +64,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, correction="auto",
-                         n_samples: int = 10_000, rng=None, missing: str = "common",
+                         n_samples: int = 10_000, rng=None, missing: str = "skip",
                          two_way: bool = True, dim: str = "topic") -> pd.DataFrame:
     """Fraction of system pairs a significance test separates (discriminative power).
 
@@ -167,7 +167,7 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
 
 
 def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=None, fuzziness: float = 0.0,
-              missing: str = "common", per_pair: bool = False, dim: str = "topic"):
+              missing: str = "skip", per_pair: bool = False, dim: str = "topic"):
     """Stability of pairwise system orderings under topic subsampling.
 
     Follows seed 003 section 4.4 (after Buckley & Voorhees 2000): in each of
@@ -191,8 +191,10 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     fuzziness : float
         Relative difference below which two means count as tied
         (``|a - b| <= fuzziness * max(|a|, |b|)``; Buckley & Voorhees used 0.05).  0 = exact.
-    missing : {"common", "zero", "error"}
-        ``"common"``: per measure, keep only topics every system was evaluated on.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
+        topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
     per_pair : bool
         Also return per-pair ``wins``/``losses``/``ties`` as an xarray Dataset.
     dim : str
@@ -229,11 +231,11 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     systems = list(c.indexes["system"])
     for k, m in enumerate(c.indexes["measure"]):
         X0 = c.values[:, :, k]
-        if missing == "common":
+        if missing in ("common", "skip"):
             keep = ~np.isnan(X0).any(axis=0)
         else:
             keep = np.ones(T_all, bool)
-        X = complete_topics(X0, missing) if missing != "common" else X0[:, keep]
+        X = X0[:, keep] if missing in ("common", "skip") else complete_topics(X0, missing)
         T = X.shape[1]
         nt = T // 2 if n_topics is None else int(n_topics)
         if T < 2 or not 1 <= nt <= T:
@@ -272,7 +274,7 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
 
 
 def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, rng=None,
-              fuzziness: float = 0.0, missing: str = "common", dim: str = "topic") -> pd.DataFrame:
+              fuzziness: float = 0.0, missing: str = "skip", dim: str = "topic") -> pd.DataFrame:
     """Swap rate between disjoint topic sets (Voorhees & Buckley 2002).
 
     Each split draws two *disjoint* topic sets of ``topic_set_size`` topics (default:
@@ -303,8 +305,9 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     rows = []
     for k, m in enumerate(c.indexes["measure"]):
         X0 = c.values[:, :, k]
-        keep = ~np.isnan(X0).any(axis=0) if missing == "common" else np.ones(T_all, bool)
-        X = X0[:, keep] if missing == "common" else complete_topics(X0, missing)
+        complete = missing in ("common", "skip")
+        keep = ~np.isnan(X0).any(axis=0) if complete else np.ones(T_all, bool)
+        X = X0[:, keep] if complete else complete_topics(X0, missing)
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
@@ -658,7 +661,8 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
 
 def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "uniform", runs: pd.DataFrame | None = None,
                   rng=None, rel_level: float = 1, min_relevant: int = 1, how: str = "drop",
-                  topic: str = "topic", doc: str = "doc", rel: str = "rel", system: str = "system") -> pd.DataFrame:
+                  columns: Mapping[str, str] | None = None,
+                  qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Remove a fraction of the relevant judgments of every topic (seed 000, section 6.2.4).
 
     Per topic with ``n`` relevant documents (``rel >= rel_level``),
@@ -683,6 +687,9 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
     how : {"drop", "zero"}
         Drop the judgment rows (the document becomes unjudged) or set their grade to 0
         (judged non-relevant).
+    columns, qrels_columns : mapping, optional
+        Role → column name of ``runs`` and ``qrels`` (as everywhere); the run frame's topic
+        and doc columns default to the qrels' names.
 
     Returns
     -------
@@ -703,6 +710,9 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
         raise ValueError(f"method must be 'uniform' or 'frequency', got {method!r}")
     if how not in ("drop", "zero"):
         raise ValueError(f"how must be 'drop' or 'zero', got {how!r}")
+    qn = {"topic": "topic", "doc": "doc", "rel": "rel", **(qrels_columns or {})}
+    topic, doc, rel = qn["topic"], qn["doc"], qn["rel"]
+    rn = {"system": "system", "topic": topic, "doc": doc, **(columns or {})}
     missing = [c for c in (topic, doc, rel) if c not in qrels.columns]
     if missing:
         raise KeyError(f"qrels lacks columns {missing}; found {list(qrels.columns)}")
@@ -713,10 +723,11 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
     if method == "frequency":
         if runs is None:
             raise ValueError("method='frequency' needs runs= (a frame with system, topic, doc columns)")
-        miss = [c for c in (system, topic, doc) if c not in runs.columns]
+        miss = [rn[r] for r in ("system", "topic", "doc") if rn[r] not in runs.columns]
         if miss:
             raise KeyError(f"runs lacks columns {miss}; found {list(runs.columns)}")
-        freq = runs[[system, topic, doc]].drop_duplicates().groupby([topic, doc], observed=True).size()
+        r = runs[[rn["system"], rn["topic"], rn["doc"]]].drop_duplicates()
+        freq = r.groupby([rn["topic"], rn["doc"]], observed=True).size().rename_axis([topic, doc])
         freq.name = "_freq"
         pairs = pairs.merge(freq.reset_index(), on=[topic, doc], how="left")
         w = pairs["_freq"].fillna(0).to_numpy(float)
@@ -762,7 +773,8 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
                       fractions: Sequence[float] = (0.25, 0.5, 0.75), method: str = "uniform",
                       runs: pd.DataFrame | None = None, n_repeats: int = 1, rng=None, rel_level: float = 1,
                       min_relevant: int = 1, how: str = "drop", progress: bool = False,
-                      **columns) -> pd.DataFrame:
+                      columns: Mapping[str, str] | None = None,
+                      qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Ties and agreement with full-data preferences as relevance labels are removed.
 
     Seed 000, section 6.2.4: per topic, remove a fraction of the relevant judgments
@@ -787,8 +799,8 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
     n_repeats : int
         Independent degradations per fraction.
     rng : numpy.random.Generator or int, optional
-    rel_level, min_relevant, how, **columns
-        Passed to :func:`degrade_qrels` (``columns``: ``topic=``, ``doc=``, ``rel=``, ``system=``).
+    rel_level, min_relevant, how, columns, qrels_columns
+        Passed to :func:`degrade_qrels`.
     progress : bool
         Show a progress bar over the re-evaluations (needs tqdm: the ``progress`` extra).
 
@@ -835,7 +847,7 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
             summarize(base, 0.0, 0)
         else:
             q = degrade_qrels(qrels, frac, method=method, runs=runs, rng=gen, rel_level=rel_level,
-                              min_relevant=min_relevant, how=how, **columns)
+                              min_relevant=min_relevant, how=how, columns=columns, qrels_columns=qrels_columns)
             p, lab = _preferences(evaluate(q))
             if p.shape != base.shape or lab != labels:
                 raise ValueError("evaluate(qrels) returned a cube with different systems/topics/measures "

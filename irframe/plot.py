@@ -176,7 +176,7 @@ def system_means(cube, *, measure=None, method: str = "t", alpha: float = 0.05, 
     return ax
 
 
-def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None, annotate: bool = False):
+def significance_matrix(result: xr.Dataset, *, measure=None, systems=None, ax=None, annotate: bool = False):
     """Pairwise significance as a matrix: +1 row system significantly better, -1 worse, 0 not.
 
     Parameters
@@ -187,8 +187,8 @@ def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None
         ``wins``/``losses``).
     measure : str, optional
         Required when the result has several measures.
-    order : list of str, optional
-        Order of the rows (default: the result's system order).
+    systems : list of str, optional
+        The systems to show, in this order (default: the result's system order).
     annotate : bool
         Write the effect in each cell.
 
@@ -218,10 +218,10 @@ def significance_matrix(result: xr.Dataset, *, measure=None, order=None, ax=None
                 raise ValueError(f"result has several measures {list(ds.measure.values)}; pass measure=")
             measure = ds.measure.values[0]
         ds = ds.sel(measure=measure)
-    if order is not None:
-        ds = ds.sel(system=list(order))
-        if set(ds.other.values) == set(order):
-            ds = ds.sel(other=list(order))
+    if systems is not None:
+        ds = ds.sel(system=list(systems))
+        if set(ds.other.values) == set(systems):
+            ds = ds.sel(other=list(systems))
     sig = ds["significant"].transpose("system", "other").values.astype(bool)
     if "effect" in ds:
         direction = np.sign(ds["effect"].transpose("system", "other").values)

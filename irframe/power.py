@@ -146,7 +146,7 @@ def min_detectable_effect(*, n_topics: int, variance, alpha: float = 0.05, targe
     return float(brentq(lambda d: power(d, **kw) - target_power, 0.0, hi, xtol=1e-12))
 
 
-def variance_components(cube, *, dim: str = "topic", missing: str = "common") -> pd.DataFrame:
+def variance_components(cube, *, dim: str = "topic", missing: str = "skip") -> pd.DataFrame:
     """Variance estimates of a cube for topic-set-size design, per measure.
 
     Returns
@@ -185,7 +185,7 @@ def variance_components(cube, *, dim: str = "topic", missing: str = "common") ->
 
 
 def power_table(cube, effects, *, alpha: float = 0.05, target_power: float = 0.8, design: str = "paired_t",
-                dim: str = "topic", missing: str = "common") -> pd.DataFrame:
+                dim: str = "topic", missing: str = "skip") -> pd.DataFrame:
     """Power, topics needed and minimal detectable effect of a cube's measures.
 
     For each measure (variances from :func:`variance_components`; ``var_diff`` for

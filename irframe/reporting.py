@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .options import check_missing
+
 __all__ = ["report", "Report"]
 
 _TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
@@ -213,7 +215,7 @@ class Report:
 
 def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
            correction: str | None = "holm", alpha: float = 0.05, digits: int = 4,
-           missing: str = "common", ci: bool = False, wins: bool = False,
+           missing: str = "skip", ci: bool = False, wins: bool = False,
            measures: Sequence[str] | None = None, lower_is_better: Iterable[str] = (),
            n_samples: int = 10_000, rng=None) -> Report:
     """A results table of a score cube: means, significance markers, best in bold.
@@ -231,10 +233,11 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
         pair compared.
     digits : int, default 4
         Decimals shown; the best value is decided on the rounded values (ties all bold).
-    missing : {"common", "zero"}
-        Topics a system was not evaluated on (NaN): ``"common"`` uses only topics every
-        system was evaluated on for the means and the pairs' common topics for the
-        tests; ``"zero"`` counts them as 0 everywhere.
+    missing : {"skip", "common", "zero"}
+        Topics a system was not evaluated on (NaN), one meaning for the means and the tests
+        (:data:`irframe.options.MISSING`): ``"skip"`` (default): each mean over the system's
+        own topics, each test over the topics both systems have; ``"common"``: only topics
+        every system was evaluated on; ``"zero"`` counts them as 0 everywhere.
     ci : bool
         Show the (1 - alpha) t interval of each mean (:func:`irframe.stats.mean_ci`).
     wins : bool
@@ -252,7 +255,7 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
     Examples
     --------
     >>> import irframe as irf
-    >>> qrels, runs = irf.datasets.synthetic(3, 20, 50, seed=1)
+    >>> qrels, runs = irf.datasets.synthetic(3, 20, 50, rng=1)
     >>> cube = irf.evaluate(runs, qrels, ["AP", "nDCG@10"])
     >>> r = irf.report(cube, baseline="sys0", digits=3)
     >>> print(r.to_markdown(), end="")
@@ -273,8 +276,7 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
         raise ValueError(f"report needs a cube with dims (system, topic, measure), got {got}; "
                          "select the other dimensions first (e.g. cube.sel(qrels=...))")
-    if missing not in ("common", "zero"):
-        raise ValueError(f"missing= must be 'common' or 'zero', got {missing!r}")
+    check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(digits, (int, np.integer)) or digits < 0:
         raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
     if measures is not None:

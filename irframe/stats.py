@@ -399,7 +399,7 @@ def _over_batch(X: np.ndarray, *, block, layout, opts) -> np.ndarray:
 
 
 def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
-            n_samples: int = 10_000, rng=None, missing: str = "common", ci: str | None = None,
+            n_samples: int = 10_000, rng=None, missing: str = "skip", ci: str | None = None,
             exact: bool | None = None, zero_method: str = "wilcox", dim: str = "topic",
             replicates: str | None = None) -> xr.Dataset:
     """Paired significance tests between systems over topics.
@@ -434,11 +434,11 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
         Samples for the sampled randomization test and for the bootstrap.
     rng : numpy.random.Generator, int or None
         Source of randomness (randomization and bootstrap only).
-    missing : {"common", "zero", "error"}
-        ``"common"`` (default): a pair is compared on the topics *both* systems were
-        evaluated on (non-NaN); ``"zero"``: NaN counts as 0 (trec_eval ``-c``);
-        ``"error"``: raise if the cube holds NaN.  Pairs with fewer than 2 common topics
-        get NaN results.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells, see :data:`irframe.options.MISSING`: ``"skip"`` (default):
+        a pair is compared on the topics *both* systems were evaluated on; ``"common"``: on the
+        topics *every* system was evaluated on; ``"zero"``: NaN counts as 0 (trec_eval ``-c``);
+        ``"error"``: raise if the cube holds NaN.  Pairs with fewer than 2 topics get NaN results.
     ci : {"t", "bootstrap"}, optional
         Confidence interval of the mean difference: t-based, or bootstrap percentile.
         Default: "bootstrap" for ``test="bootstrap"``, "t" otherwise.
@@ -553,7 +553,7 @@ def _anova_parts(X: np.ndarray, two_way: bool):
     return ss_sys, ss_top, sse, df_res
 
 
-def anova(cube, *, two_way: bool = True, missing: str = "common", dim: str = "topic") -> pd.DataFrame:
+def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topic") -> pd.DataFrame:
     """ANOVA of scores: one-way (system) or two-way randomised blocks (system + topic).
 
     Parameters
@@ -563,8 +563,10 @@ def anova(cube, *, two_way: bool = True, missing: str = "common", dim: str = "to
     two_way : bool
         Include topic as a blocking factor (no interaction), as in Tukey HSD for IR
         (Carterette; Sakai).  With one score per cell this is the only estimable model.
-    missing : {"common", "zero", "error"}
-        ``"common"`` keeps, per measure, the topics every system was evaluated on.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
+        topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
 
     Returns
     -------
@@ -605,7 +607,7 @@ def anova(cube, *, two_way: bool = True, missing: str = "common", dim: str = "to
     return pd.concat(frames, names=[*(layout.batch_dims if layout.stacked else ["measure"]), "source"])
 
 
-def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "common",
+def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "skip",
               dim: str = "topic") -> xr.Dataset:
     """Tukey's honestly significant difference test for all pairs of systems.
 
@@ -631,9 +633,10 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
         Randomised blocks (default) or one-way.
     alpha : float
         Level for ``significant`` and the simultaneous CIs.
-    missing : {"common", "zero", "error"}
-        ``"common"`` keeps, per measure, only topics every system was evaluated on
-        (the design must be balanced).
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
+        topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
 
     Returns
     -------

@@ -21,7 +21,7 @@ from .options import make_options
 __all__ = ["flips", "tie_sensitivity"]
 
 
-def flips(cube: xr.DataArray, missing: str = "common") -> pd.DataFrame:
+def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     """Pairs of systems whose order by mean score could flip within the bounds.
 
     For every measure and ordered pair (system, other) where ``system`` is ahead of
@@ -36,9 +36,9 @@ def flips(cube: xr.DataArray, missing: str = "common") -> pd.DataFrame:
     ----------
     cube : xarray.DataArray
         A cube from ``evaluate(..., bounds=True)``.
-    missing : {"common", "skip", "zero"}
-        Topic policy for the means (see :func:`irframe.summarize`); default the topics
-        every system was evaluated on.
+    missing : {"skip", "common", "zero"}
+        Topic policy for the means (see :func:`irframe.summarize`); default ``"skip"``:
+        each system's mean over its own topics.
 
     Returns
     -------

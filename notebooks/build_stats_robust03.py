@@ -36,7 +36,7 @@ print(f"{pairs} system pairs; significant at 0.05 after Holm: "
       f"t-test {int(t.significant.sum()) // 2}, randomization {int(r.significant.sum()) // 2}")
 r[["effect", "pvalue", "pvalue_adjusted"]].sel(measure="AP").to_dataframe().dropna().sort_values("pvalue").head(8)"""),
 code("""order = irf.summarize(cube)["AP"].sort_values(ascending=False).index.tolist()
-ax = plot.significance_matrix(r, order=order)
+ax = plot.significance_matrix(r, systems=order)
 ax.figure.set_size_inches(9, 7); ax.figure.tight_layout()"""),
 code("""best, second = order[0], order[1]
 ax = plot.topic_differences(cube, best, second, measure="AP")

@@ -28,7 +28,7 @@ GenericScoredDoc = namedtuple("GenericScoredDoc", ["query_id", "doc_id", "score"
 
 @pytest.fixture(scope="module")
 def collection():
-    qrels, runs = irf.datasets.synthetic(3, 6, 30, seed=7)
+    qrels, runs = irf.datasets.synthetic(3, 6, 30, rng=7)
     return qrels, runs
 
 
@@ -190,7 +190,7 @@ def test_bad_shapes_are_named():
 @given(data=st.data())
 def test_any_alias_choice_gives_the_same_cube(data):
     """Property: renaming each role to any of its recognised names changes nothing."""
-    qrels, runs = irf.datasets.synthetic(2, 3, 12, seed=data.draw(st.integers(0, 50)))
+    qrels, runs = irf.datasets.synthetic(2, 3, 12, rng=data.draw(st.integers(0, 50)))
     ref = irf.evaluate(runs, qrels, ["AP", "nDCG@5"])
     rmap = {role: data.draw(st.sampled_from(RUN_ALIASES[role])) for role in ("system", "topic", "doc", "score")}
     qmap = {role: data.draw(st.sampled_from(QRELS_ALIASES[role])) for role in ("topic", "doc", "rel")}

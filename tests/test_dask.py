@@ -108,7 +108,7 @@ def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order
 @pytest.mark.parametrize("nparts", [1, 3, 7])
 @pytest.mark.parametrize("complete,depth", [(False, None), (True, None), (False, 8), (True, 8)])
 def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
-    qrels, runs = irf.datasets.synthetic(4, 9, 25, diversity=True, seed=3)
+    qrels, runs = irf.datasets.synthetic(4, 9, 25, diversity=True, rng=3)
     # holes: a system missing two topics, a topic nobody retrieved (only in qrels)
     runs = runs[~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")]
     ms = MEASURES + DIVERSITY
@@ -119,7 +119,7 @@ def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
 
 
 def test_options_pass_through():
-    qrels, runs = irf.datasets.synthetic(3, 5, 20, seed=5)
+    qrels, runs = irf.datasets.synthetic(3, 5, 20, rng=5)
     ref = runs[runs.system != "sys0"]
     opts = dict(rel_level=2, judged_only=True, gains={1: 1, 2: 3, 3: 7}, reference=ref, order="trec_eval10")
     ms = ["AP", "nDCG@10", "P_rare(alpha=0.5)@10", "RBP(p=0.5)"]
@@ -147,7 +147,7 @@ def test_trec_eval_sample_matches_trec_eval_via_dask():
 # --------------------------------------------------------------------- partitioning
 def test_each_partition_holds_whole_topics(monkeypatch):
     """After the shuffle, every topic's rows reach the partition function in one call, all of them."""
-    qrels, runs = irf.datasets.synthetic(3, 12, 15, seed=1)
+    qrels, runs = irf.datasets.synthetic(3, 12, 15, rng=1)
     seen = []
     real = idk._evaluate_partition
 
@@ -167,7 +167,7 @@ def test_each_partition_holds_whole_topics(monkeypatch):
 
 
 def test_partitioned_by_topic_skips_shuffle_and_checks(monkeypatch):
-    qrels, runs = irf.datasets.synthetic(3, 6, 10, seed=2)
+    qrels, runs = irf.datasets.synthetic(3, 6, 10, rng=2)
     by_topic = [runs[runs.topic == t] for t in runs.topic.cat.categories]
     ddf = dd.from_delayed([dask.delayed(f) for f in by_topic], meta=runs.iloc[:0])
     called = []
@@ -185,7 +185,7 @@ def test_partitioned_by_topic_skips_shuffle_and_checks(monkeypatch):
 def test_partitioned_by_system(complete):
     """One partition per system (as read_runs gives): no shuffle, same cube, and the C/W/L gains
     that depend on the largest judged grade of all evaluated topics still match."""
-    qrels, runs = irf.datasets.synthetic(4, 7, 20, seed=8)
+    qrels, runs = irf.datasets.synthetic(4, 7, 20, rng=8)
     runs = runs[~((runs.system == "sys1") & runs.topic.isin(["401", "404"])) & (runs.topic != "403")]
     runs = runs[~((runs.system == "sys3") & (runs.topic == "402"))]
     by_sys = [runs[runs.system == s] for s in ["sys2", "sys0", "sys3", "sys1"]]
@@ -201,7 +201,7 @@ def test_partitioned_by_system(complete):
 
 
 def test_custom_column_names_and_shuffle_method():
-    qrels, runs = irf.datasets.synthetic(3, 5, 10, seed=11)
+    qrels, runs = irf.datasets.synthetic(3, 5, 10, rng=11)
     r = runs.rename(columns={"topic": "qid", "doc": "docno"})
     q = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "grade"})
     opts = dict(columns={"topic": "qid", "doc": "docno"},
@@ -213,7 +213,7 @@ def test_custom_column_names_and_shuffle_method():
 
 
 def test_topic_index_with_divisions_is_used_as_is():
-    qrels, runs = irf.datasets.synthetic(3, 6, 10, seed=4)
+    qrels, runs = irf.datasets.synthetic(3, 6, 10, rng=4)
     plain = runs.assign(topic=runs.topic.astype(str))
     ddf = dd.from_pandas(plain, npartitions=3).set_index("topic")
     assert ddf.known_divisions
@@ -222,7 +222,7 @@ def test_topic_index_with_divisions_is_used_as_is():
 
 
 def test_input_order_and_duplicates_first_survive_the_shuffle():
-    qrels, runs = irf.datasets.synthetic(3, 6, 12, seed=6)
+    qrels, runs = irf.datasets.synthetic(3, 6, 12, rng=6)
     runs = runs.sample(frac=1.0, random_state=0).reset_index(drop=True)  # file order ≠ score order
     dup = pd.concat([runs, runs.iloc[::7].assign(score=-5.0)], ignore_index=True)
     for frame, opts in [(runs, {"order": "input"}), (dup, {"duplicates": "first"}),
@@ -277,7 +277,7 @@ def test_bad_input_errors():
 
 
 def test_callers_frames_are_not_modified():
-    qrels, runs = irf.datasets.synthetic(2, 4, 6, seed=9)
+    qrels, runs = irf.datasets.synthetic(2, 4, 6, rng=9)
     q0, r0 = qrels.copy(), runs.copy()
     idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, ["AP", "RBP(p=0.8)"], complete=True)
     pd.testing.assert_frame_equal(qrels, q0)
@@ -295,7 +295,7 @@ def test_accessor_delegates():
 
 
 def test_read_runs_one_partition_per_file(tmp_path):
-    qrels, runs = irf.datasets.synthetic(3, 5, 8, seed=7)
+    qrels, runs = irf.datasets.synthetic(3, 5, 8, rng=7)
     for s in runs.system.cat.categories:
         irf.io.write_run(runs[runs.system == s], tmp_path / f"input.{s}.gz", tag=f"tag{s}")
     ddf = idk.read_runs(str(tmp_path / "*.gz"))

@@ -28,7 +28,7 @@ def _check_model(qrels: pd.DataFrame, runs: pd.DataFrame) -> None:
 
 
 def test_synthetic_shape_and_model():
-    qrels, runs = synthetic(systems=4, topics=6, depth=30, seed=3)
+    qrels, runs = synthetic(systems=4, topics=6, depth=30, rng=3)
     _check_model(qrels, runs)
     assert len(runs) == 4 * 6 * 30
     assert qrels.columns.tolist() == ["topic", "doc", "rel"]
@@ -47,16 +47,16 @@ def test_synthetic_shape_and_model():
 
 
 def test_synthetic_is_seeded():
-    a = synthetic(systems=3, topics=4, depth=20, seed=7)
-    b = synthetic(systems=3, topics=4, depth=20, seed=7)
-    c = synthetic(systems=3, topics=4, depth=20, seed=8)
+    a = synthetic(systems=3, topics=4, depth=20, rng=7)
+    b = synthetic(systems=3, topics=4, depth=20, rng=7)
+    c = synthetic(systems=3, topics=4, depth=20, rng=8)
     pd.testing.assert_frame_equal(a[0], b[0])
     pd.testing.assert_frame_equal(a[1], b[1])
     assert not a[1]["score"].equals(c[1]["score"])
 
 
 def test_synthetic_ties_and_binary():
-    _, runs = synthetic(systems=5, topics=10, depth=200, seed=0, ties=0.2)
+    _, runs = synthetic(systems=5, topics=10, depth=200, rng=0, ties=0.2)
     same = runs["score"].to_numpy()[1:] == runs["score"].to_numpy()[:-1]
     within = runs["rank"].to_numpy()[1:] > 1
     assert 0.15 < same[within].mean() < 0.25
@@ -68,13 +68,13 @@ def test_synthetic_ties_and_binary():
 
 def test_synthetic_skill_orders_systems():
     import irframe
-    qrels, runs = synthetic(systems=5, topics=20, depth=100, seed=1)
+    qrels, runs = synthetic(systems=5, topics=20, depth=100, rng=1)
     ap = irframe.summarize(irframe.evaluate(runs, qrels, ["AP"]))["AP"]
     assert ap.is_monotonic_increasing and ap.iloc[-1] > ap.iloc[0] + 0.2
 
 
 def test_synthetic_diversity():
-    qrels, runs = synthetic(systems=2, topics=5, depth=50, diversity=True, seed=2)
+    qrels, runs = synthetic(systems=2, topics=5, depth=50, diversity=True, rng=2)
     _check_model(qrels, runs)
     assert qrels.columns.tolist() == ["topic", "subtopic", "doc", "rel"]
     n_sub = qrels.groupby("topic", observed=True)["subtopic"].nunique()
@@ -88,7 +88,7 @@ def test_synthetic_diversity():
 
 
 def test_synthetic_roundtrips_through_files(tmp_path):
-    qrels, runs = synthetic(systems=2, topics=3, depth=10, seed=4)
+    qrels, runs = synthetic(systems=2, topics=3, depth=10, rng=4)
     iio.write_run(runs, tmp_path / "r")
     iio.write_qrels(qrels, tmp_path / "q")
     used = runs.assign(doc=runs.doc.cat.remove_unused_categories())

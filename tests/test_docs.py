@@ -31,7 +31,7 @@ def test_docs_pages_doctest(page):
 # them small synthetic ones (the names the pages use).
 PRELUDE = """
 import irframe as irf
-qrels, runs = irf.datasets.synthetic(4, 6, 50, seed=0)
+qrels, runs = irf.datasets.synthetic(4, 6, 50, rng=0)
 gain_qrels = qrels.assign(rel=qrels.rel / qrels.rel.max())
 first = str(runs.system.cat.categories[0])
 my_run, pool_runs = runs[runs.system == first], runs[runs.system != first]

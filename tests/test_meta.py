@@ -438,7 +438,7 @@ def test_end_to_end_with_core_evaluate():
     irf = pytest.importorskip("irframe")
     if not hasattr(irf, "evaluate") or not hasattr(irf, "datasets"):
         pytest.skip("irframe.evaluate is not available")
-    qrels, runs = irf.datasets.synthetic(systems=6, topics=20, depth=100, seed=1)
+    qrels, runs = irf.datasets.synthetic(systems=6, topics=20, depth=100, rng=1)
     cube = irf.evaluate(runs, qrels, ["AP", "nDCG@10", "P@10", "R@100"])
     res = irs.compare(cube.sel(measure="AP"), baseline=str(cube.system.values[0]), test="t")
     assert res.pvalue.dims == ("system", "other")
@@ -458,7 +458,7 @@ def test_end_to_end_with_core_evaluate():
 def test_label_degradation_progress_bar_changes_nothing(capsys):
     pytest.importorskip("tqdm")
     import irframe as irf
-    qrels, runs = irf.datasets.synthetic(4, 6, 30, seed=2)
+    qrels, runs = irf.datasets.synthetic(4, 6, 30, rng=2)
 
     def evaluate(q):
         return irf.evaluate(runs, q, ["AP"])

@@ -149,7 +149,7 @@ def test_latex_structure_and_same_numbers_everywhere(robust03):
 
 
 def test_report_small_cases():
-    qrels, runs = irf.datasets.synthetic(4, 12, 30, seed=3)
+    qrels, runs = irf.datasets.synthetic(4, 12, 30, rng=3)
     cube = irf.evaluate(runs, qrels, ["AP", "P@5"])
     r = irf.report(cube, baseline="sys1", digits=2, measures=["P@5"])
     assert list(r.means.columns) == ["P@5"]

@@ -44,11 +44,11 @@ def check_k(k) -> int | None:
     return _check_k(k, what="the cutoff within which a system 'retrieves' a document")
 
 
-def relevant_mask(grade: np.ndarray, level: float) -> np.ndarray:
+def relevant_mask(grade: np.ndarray, rel_level: float) -> np.ndarray:
     """trec_eval relevance: truncated grade >= level and >= 0 (NaN = unjudged -> False)."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(grade)
-        return (t >= level) & (t >= 0)
+        return (t >= rel_level) & (t >= 0)
 
 
 # --------------------------------------------------------------------------- S_d lookup
@@ -94,9 +94,9 @@ class RarityLookup:
         return np.clip(1.0 - (s_d - 1.0) / (self.n_systems - 1), 0.0, 1.0)
 
 
-def retrieved_relevant_rows(a: Aligned, k: int | None, level: float) -> tuple[np.ndarray, np.ndarray]:
+def retrieved_relevant_rows(a: Aligned, k: int | None, rel_level: float) -> tuple[np.ndarray, np.ndarray]:
     """Rows that are relevant and within the top k, and their (topic, doc) keys."""
-    sel = relevant_mask(a.row_rel, level)
+    sel = relevant_mask(a.row_rel, rel_level)
     if k is not None:
         sel &= a.row_rank <= k
     rows = np.flatnonzero(sel)

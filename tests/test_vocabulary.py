@@ -1,0 +1,111 @@
+"""One vocabulary across the public API (docs/internals.md, irframe.options).
+
+Every public function of every public module is enumerated; a parameter that names one of
+the shared concepts must use the shared name (never a synonym such as ``cutoff=`` or
+``seed=``) and, for the evaluation options, the shared default.  The few justified
+differences are listed in ``EXCEPTIONS`` with the reason (also stated in docs/internals.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import irframe
+from irframe.options import MISSING, Options
+
+#: a synonym seen in a signature -> the one name irframe uses
+SYNONYMS = {
+    "cutoff": "k", "at": "k", "topk": "k",
+    "threshold": "rel_level", "rel_threshold": "rel_level", "relevance_level": "rel_level",
+    "max_depth": "depth", "truncate": "depth",
+    "seed": "rng", "random_state": "rng", "random_seed": "rng",
+    "nan_policy": "missing", "na": "missing",
+    "qrels_columns_": "qrels_columns",
+}
+
+#: the shared default of each evaluation option
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(Options)}
+DEFAULTS.update({"missing": "skip", "rng": None})
+
+#: (function, parameter) -> why it differs
+EXCEPTIONS = {
+    ("irframe.cwl.cwl", "depth"): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
+    ("irframe.cwl.cwla_grid", "depth"): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
+    ("irframe.measures.cwl.degeneracy", "depth"): "C/W/L probing depth",
+    ("irframe.datasets.synthetic", "depth"): "length of the generated rankings",
+    ("irframe.ndpm.pair_counts", "rel_level"): "None keeps the graded user ranking (no binarisation)",
+    ("irframe.measures.ndpm.pair_counts_aligned", "rel_level"): "None keeps the graded user ranking",
+    ("irframe.agreement.label_agreement", "rel_level"): "None compares the grades themselves",
+    ("irframe.agreement.label_confusion", "rel_level"): "None compares the grades themselves",
+    ("irframe.evaluate.evaluate_aligned", "order"): "None: the order the input was aligned with",
+    ("irframe.treceval.trec_eval_values", "order"): "None: the order of the trec_eval version reproduced",
+    ("irframe.io.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
+    ("irframe.dask.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
+}
+
+def _public_functions():
+    found = {}
+    for info in pkgutil.walk_packages(irframe.__path__, "irframe."):
+        leaf = info.name.rsplit(".", 1)[-1]
+        if leaf.startswith("_") or info.name in ("irframe.cli", "irframe.__main__"):
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError:  # an optional dependency (dask) is missing
+            continue
+        for name in getattr(mod, "__all__", []):
+            f = getattr(mod, name, None)
+            if inspect.isfunction(f) and f.__module__.startswith("irframe"):
+                found[f"{f.__module__}.{f.__qualname__}"] = f
+    for name, f in vars(irframe.IrAccessor).items():
+        if inspect.isfunction(f) and not name.startswith("_"):
+            found[f"irframe.accessor.IrAccessor.{name}"] = f
+    return found
+
+
+FUNCTIONS = _public_functions()
+
+
+def test_enough_functions_are_checked():
+    assert len(FUNCTIONS) > 100
+    assert "irframe.evaluate.evaluate" in FUNCTIONS and "irframe.cwl.cwl" in FUNCTIONS
+
+
+def test_no_synonyms_for_shared_concepts():
+    bad = [f"{q}({p}=) -> use {SYNONYMS[p]}=" for q, f in FUNCTIONS.items()
+           for p in inspect.signature(f).parameters if p in SYNONYMS]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("concept", sorted(DEFAULTS))
+def test_one_default_per_option(concept):
+    want = DEFAULTS[concept]
+    bad = []
+    for q, f in FUNCTIONS.items():
+        p = inspect.signature(f).parameters.get(concept)
+        if p is None or p.default is inspect.Parameter.empty or (q, concept) in EXCEPTIONS:
+            continue
+        if p.default != want:
+            bad.append(f"{q}: {concept}={p.default!r} (the shared default is {want!r})")
+    assert not bad, "\n".join(bad)
+
+
+def test_missing_values_have_one_meaning():
+    assert set(MISSING) == {"skip", "common", "zero", "error"}
+    for q, f in FUNCTIONS.items():
+        doc = inspect.getdoc(f) or ""
+        assert "missing : {\"common\", \"zero\", \"error\"}" not in doc, q
+
+
+def test_exceptions_are_real():
+    for (q, p), why in EXCEPTIONS.items():
+        if q.startswith("irframe.dask.") and q not in FUNCTIONS:
+            continue
+        assert q in FUNCTIONS, q
+        default = inspect.signature(FUNCTIONS[q]).parameters[p].default
+        assert default != DEFAULTS[p], f"{q}({p}=) no longer differs: remove it from EXCEPTIONS ({why})"

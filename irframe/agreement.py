@@ -109,6 +109,17 @@ def rbo(x, y, *, p: float = 0.9) -> float:
 # label agreement of two label vectors on the same units
 # ---------------------------------------------------------------------------
 
+def _cross_counts(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct labels, counts[i, j] of units labelled i by a and j by b)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be 1-D label vectors of the same length")
+    vals, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    counts = np.zeros((len(vals), len(vals)))
+    np.add.at(counts, (inv[:a.size], inv[a.size:]), 1.0)
+    return vals, counts
+
+
 def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     """Cohen's kappa between two raters' labels of the same documents.
 
@@ -120,14 +131,8 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
     0.6363636363636364
     """
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("a and b must be 1-D label vectors of the same length")
-    cats, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
-    k = len(cats)
-    ia, ib = inv[:a.size], inv[a.size:]
-    O = np.zeros((k, k))
-    np.add.at(O, (ia, ib), 1.0)
+    _, O = _cross_counts(a, b)
+    k = len(O)
     E = np.outer(O.sum(axis=1), O.sum(axis=0)) / O.sum()
     i, j = np.indices((k, k))
     if weights is None:
@@ -157,15 +162,9 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
     """
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("a and b must be 1-D label vectors of the same length")
-    vals, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    vals, counts = _cross_counts(np.asarray(a, float), np.asarray(b, float))
     k = len(vals)
-    ia, ib = inv[:a.size], inv[a.size:]
-    o = np.zeros((k, k))
-    np.add.at(o, (ia, ib), 1.0)
-    np.add.at(o, (ib, ia), 1.0)
+    o = counts + counts.T  # coincidences: each unit's pair counted both ways
     nc = o.sum(axis=1)
     n = nc.sum()
     c, kk = np.meshgrid(vals, vals, indexing="ij")

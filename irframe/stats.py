@@ -453,9 +453,14 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
         A dim holding replicate runs of each system (seeds, folds).  The pair is then
         tested with the linear mixed model ``score = system + topic + system:topic +
         run(system) + error`` (topic, system-by-topic and replicate-run effects random),
-        which for complete data has the closed-form REML solution described in
-        :func:`irframe.stats.replicate_pair_tests`; the result gains a ``df``
-        (Satterthwaite degrees of freedom) variable.
+        whose REML solution for complete data is the ANOVA (expected mean square)
+        estimator: the effect is the difference of grand means ``d`` and
+        ``Var(d) = S2_D / n + (1/R_a + 1/R_b) max(S2_rep - MSE / n, 0)`` (``S2_D``: variance
+        over topics of the seed-averaged differences; ``S2_rep``: pooled variance of the
+        run means within a system; ``MSE``: residual), tested with Student's t on
+        Satterthwaite's degrees of freedom, returned as a ``df`` variable.  A replicate
+        slot NaN on every topic is an absent run; a pair with one run per system is NaN.
+        Checked against statsmodels' ``MixedLM`` in the tests.
 
     Returns
     -------

@@ -75,3 +75,16 @@ def test_meta_tables_indexed_by_every_broadcast_dim():
     only_q = cube.sel(measure="AP", drop=True)
     dq = meta.discriminative_power(only_q, test="tukey")
     assert dq.index.name == "qrels" and list(dq.index) == ["nist", "bin", "noisy"]
+
+
+def test_cxa_grid_dims_without_a_measure_dim():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=(3, 10, 2, 2))
+    grid = xr.DataArray(x, dims=("system", "topic", "C", "A"),
+                        coords={"system": ["a", "b", "c"], "C": ["RBP", "DCG"], "A": ["ETG", "max"]})
+    res = irs.compare(grid, baseline="a")
+    assert res.pvalue.dims == ("system", "other", "C", "A")
+    one = irs.compare(grid.sel(C="DCG", A="max", drop=True), baseline="a")
+    np.testing.assert_allclose(res.pvalue.sel(C="DCG", A="max").values, one.pvalue.values, equal_nan=True)
+    dp = meta.discriminative_power(grid, test="tukey")
+    assert dp.index.names == ["C", "A"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .align import align, segment_sum
+from .align import align
 from .cube import summarize
 from .evaluate import evaluate_aligned
 from .measures import parse_measure, parse_measures
@@ -119,7 +119,8 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     cubes = {o: evaluate_aligned(aligned, specs, order=o, **options)
              for o in ("trec_eval", "worst", "expected", "best")}
     ties = tie_groups(aligned)
-    tied = segment_sum((ties.size[ties.tie] > 1).astype(np.float64), aligned.offsets)
+    multi = ties.size > 1
+    tied = np.bincount(ties.group[multi], weights=ties.size[multi], minlength=aligned.n_groups)
     n_tied = np.full((len(aligned.systems), len(aligned.topics)), np.nan)
     n_tied[aligned.group_system, aligned.group_topic] = tied
     frames = []

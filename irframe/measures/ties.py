@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..align import Aligned, range_sum, segment_cumsum, segment_sum
+from ..align import Aligned, range_sum
 from ..errors import MeasureParamError
 from . import cwl as _cwl_measures
 from . import trec as _trec
@@ -61,26 +61,27 @@ _RANGE_OK = {"P", "R", "RR", "AP", "gm_map", "nDCG", "Success", "Rprec", "NumRel
 
 @dataclass(eq=False)
 class Ties:
-    """Tie groups of an aligned run (CSR over rows, in evaluation order).
+    """Tie groups of an aligned run, in evaluation order.
 
-    ``offsets`` (T + 1): rows of tie group j are ``offsets[j]:offsets[j+1]``; ``size`` (T);
-    ``first_rank`` (T): rank of its first row; per row ``tie`` (group id) and ``pos``
-    (1-based position inside its group).
+    Tie group j holds rows ``starts[j]:ends[j]`` (all of one ranking); ``group`` is its
+    (system, topic) group and ``first_rank`` the rank of its first row; ``row_tie`` the tie
+    group of every row.
     """
 
-    offsets: np.ndarray
-    size: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    group: np.ndarray
     first_rank: np.ndarray
-    tie: np.ndarray
-    pos: np.ndarray
+    row_tie: np.ndarray
 
-    def mean(self, x: np.ndarray) -> np.ndarray:
-        """Per row, the mean of ``x`` over the row's tie group."""
-        return (segment_sum(x, self.offsets) / np.maximum(self.size, 1))[self.tie]
+    @property
+    def size(self) -> np.ndarray:
+        """Rows per tie group."""
+        return self.ends - self.starts
 
-    def total(self, x: np.ndarray) -> np.ndarray:
-        """Per row, the sum of ``x`` over the row's tie group."""
-        return segment_sum(x, self.offsets)[self.tie]
+    def of_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Tie group of each row position in ``rows``."""
+        return self.row_tie[rows]
 
 
 def tie_groups(aligned: Aligned) -> Ties:
@@ -93,22 +94,21 @@ def tie_groups(aligned: Aligned) -> Ties:
     >>> from irframe.align import align
     >>> run = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abcd"), "score": [2., 1, 1, 1]})
     >>> t = tie_groups(align(run, pd.DataFrame({"topic": "1", "doc": ["a"], "rel": [1]})))
-    >>> t.size.tolist(), t.pos.tolist()
-    ([1, 3], [1, 1, 2, 3])
+    >>> t.size.tolist(), t.first_rank.tolist()
+    ([1, 3], [1, 2])
     """
     a = aligned
     n = a.n_rows
     s = a.row_score
     new = np.ones(n, bool)
     if n > 1:
-        new[1:] = s[1:] != s[:-1]          # NaN != NaN: unscored rows never tie
+        np.not_equal(s[1:], s[:-1], out=new[1:])          # NaN != NaN: unscored rows never tie
     new[a.offsets[:-1][a.group_len > 0]] = True
     starts = np.flatnonzero(new)
-    offsets = np.append(starts, n).astype(np.int64)
-    size = np.diff(offsets)
-    tie = np.repeat(np.arange(len(size), dtype=np.int64), size)
-    pos = np.arange(1, n + 1, dtype=np.int64) - np.repeat(starts, size)
-    return Ties(offsets, size, a.row_rank[starts] if n else np.zeros(0, np.int64), tie, pos)
+    ends = np.append(starts[1:], n).astype(np.int64)
+    row_tie = np.cumsum(new, dtype=np.int64)
+    row_tie -= 1
+    return Ties(starts, ends, a.row_group[starts], a.row_rank[starts], row_tie)
 
 
 def check_tie_order(specs, order: str, aligned: Aligned, gains=None) -> None:
@@ -138,50 +138,120 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
     """A copy of ``aligned`` with every tie group sorted by grade: descending for ``"best"``,
     ascending for ``"worst"``; unjudged documents count as the lowest grade.
 
-    Stable: documents of equal grade keep trec_eval's order.
+    Stable: documents of equal grade keep trec_eval's order.  Only rows of tie groups with
+    more than one document are sorted.
     """
     ties = tie_groups(aligned)
-    key = np.where(np.isnan(aligned.row_rel), -np.inf, aligned.row_rel)
-    perm = np.lexsort((-key if order == "best" else key, ties.tie))
-    if np.array_equal(perm, np.arange(len(perm))):
+    multi = ties.size > 1
+    if not multi.any():
         return aligned
+    cnt = ties.size[multi]
+    tie_id = np.repeat(np.arange(len(cnt), dtype=np.int64), cnt)
+    _, rows = _expand(ties.starts[multi], cnt)
+    rel = aligned.row_rel[rows]
+    key = np.where(np.isnan(rel), -np.inf, rel)
+    sub = rows[np.lexsort((-key if order == "best" else key, tie_id))]
+    if np.array_equal(sub, rows):
+        return aligned
+    perm = np.arange(aligned.n_rows)
+    perm[rows] = sub
     return replace(aligned, row_doc=aligned.row_doc[perm], row_rel=aligned.row_rel[perm],
                    row_source=aligned.row_source[perm])
 
 
+def _expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ranges ``starts[i] : starts[i] + counts[i]``: (range index, value) of every element."""
+    which = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first = np.concatenate([[0], np.cumsum(counts)])[:-1]
+    return which, np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(first - starts, counts)
+
+
 # ------------------------------------------------------------------------- expected values
+# Every expected value is a sum over the tie groups that hold a selected row (a relevant
+# one, one with a gain, a judged one): their count is at most the number of selected rows,
+# so the cost follows the relevant rows, not the ranking length.
 def _ties(ctx) -> Ties:
     return ctx.memo("tie_groups", lambda: tie_groups(ctx.aligned))
 
 
-def _cut_rows(ctx, k) -> np.ndarray | None:
-    """Per row: whether its rank is within the cutoff ``k`` (scalar, per-group array or None)."""
-    a = ctx.aligned
+class _Selected:
+    """The tie groups holding selected rows ``pos`` (sorted row positions) and the sum of
+    ``vals`` over each: ``tie``, ``total``, ``n`` (size), ``first`` (rank), ``group``, and
+    ``index`` — the position in ``pos`` of the group's first selected row."""
+
+    @classmethod
+    def relevant(cls, ctx, level: float) -> "_Selected":
+        """The tie groups holding relevant rows (memoised per level)."""
+        def build():
+            rows = _t()._rel_rows(ctx, level)
+            return cls(ctx, rows.pos, np.ones(len(rows.pos)))
+        return ctx.memo(("tie_selected_rel", level), build)
+
+    def __init__(self, ctx, pos: np.ndarray, vals: np.ndarray):
+        ties = _ties(ctx)
+        t = ties.of_rows(pos)
+        chg = np.ones(len(t), bool)
+        if len(t) > 1:
+            np.not_equal(t[1:], t[:-1], out=chg[1:])
+        self.index = np.flatnonzero(chg)
+        self.tie = t[self.index]
+        self.total = np.add.reduceat(np.asarray(vals, dtype=np.float64), self.index) if len(t) else np.zeros(0)
+        self.n = ties.size[self.tie]
+        self.first = ties.first_rank[self.tie]
+        self.group = ties.group[self.tie]
+
+
+def _kk(first: np.ndarray, n: np.ndarray, group: np.ndarray, k) -> np.ndarray:
+    """Last rank of each tie group that lies within the cutoff ``k`` (scalar, per-group or None)."""
+    last = first + n - 1
     if k is None:
-        return None
+        return last
     kk = np.asarray(k)
-    return a.row_rank <= (kk[a.row_group] if kk.ndim else kk)
+    return np.minimum(last, kk[group] if kk.ndim else kk)
 
 
-def _expected_sum(ctx, x: np.ndarray, k, weight: np.ndarray | None = None) -> np.ndarray:
-    """Per group, E[sum over ranks <= k of weight(rank) * x(doc at rank)] over tie orders."""
-    v = _ties(ctx).mean(x.astype(np.float64))
-    if weight is not None:
-        v = v * weight
-    cut = _cut_rows(ctx, k)
-    if cut is not None:
-        v = np.where(cut, v, 0.0)
-    return segment_sum(v, ctx.aligned.offsets)
+def _tie_weighted(ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, weight, cum_weight) -> np.ndarray:
+    """Per group, E[sum over ranks <= k of weight(rank) · value(doc at rank)] over tie orders.
+
+    Every position of a tie group of n documents whose values sum to X holds X/n on average:
+    the group contributes X/n · (cum_weight(last) − cum_weight(first − 1)), last = its last
+    rank within k (a one-document group: X · weight(first), exactly as the plain kernels).
+    """
+    a = ctx.aligned
+    sel = vals if isinstance(vals, _Selected) else _Selected(ctx, pos, vals)
+    kk = _kk(sel.first, sel.n, sel.group, k)
+    inside = kk >= sel.first
+    single = sel.n == 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(single, weight(sel.first),
+                     (cum_weight(kk) - cum_weight(sel.first - 1)) / np.where(single, 1, sel.n))
+    contrib = np.where(inside, sel.total * w, 0.0)
+    return np.bincount(sel.group, weights=contrib, minlength=a.n_groups)
+
+
+def _count_w(i):
+    return np.ones(np.shape(i))
+
+
+def _count_cum(i):
+    return np.asarray(i, dtype=np.float64)
+
+
+def _prefix(ctx, key, w):
+    """Prefix sums of a rank weight over ranks 0..longest ranking (index 0 = 0)."""
+    def build():
+        n = int(ctx.aligned.group_len.max(initial=0))
+        return np.concatenate([[0.0], np.cumsum(w(np.arange(1, n + 1, dtype=np.float64)))])
+    return ctx.memo(("tie_prefix", key), build)
+
+
+def _exp_hits(ctx, m, k=None):
+    sel = _Selected.relevant(ctx, _t()._level(ctx, m))
+    return _tie_weighted(ctx, None, sel, m.cutoff if k is None else k, _count_w, _count_cum)
 
 
 def _t():
     return _trec
-
-
-def _exp_hits(ctx, m, k=None):
-    T = _t()
-    level = T._level(ctx, m)
-    return _expected_sum(ctx, T._is_rel(ctx, level), m.cutoff if k is None else k)
 
 
 def _exp_p(ctx, m):
@@ -213,7 +283,9 @@ def _exp_judged(ctx, m):
     if m.cutoff is None:
         return m.definition.compute(ctx, m)
     a = ctx.aligned
-    return _t()._safe_div(_expected_sum(ctx, ~np.isnan(a.row_rel), m.cutoff), np.minimum(a.group_len, m.cutoff))
+    pos = np.flatnonzero(~np.isnan(a.row_rel))
+    e = _tie_weighted(ctx, pos, np.ones(len(pos)), m.cutoff, _count_w, _count_cum)
+    return _t()._safe_div(e, np.minimum(a.group_len, m.cutoff))
 
 
 def _same(ctx, m):
@@ -228,79 +300,86 @@ def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where(ok, gammaln(n_ + 1) - gammaln(k_ + 1) - gammaln(n_ - k_ + 1), -np.inf)
 
 
-def _exp_success(ctx, m):
+def _first_relevant_tie(ctx, m):
+    """Per ranking with a relevant document: the tie group of its first relevant document —
+    (group, first rank f, size n, relevant count r)."""
     T = _t()
+    rows = T._rel_rows(ctx, T._level(ctx, m))
+    has = rows.count > 0
+    g = np.flatnonzero(has)
+    first_pos = rows.pos[rows.offsets[:-1][has]]
+    ties = _ties(ctx)
+    tie = ties.of_rows(first_pos)
+    start, end = ties.starts[tie], ties.ends[tie]
+    r = np.searchsorted(rows.pos, end) - np.searchsorted(rows.pos, start)
+    return g, ties.first_rank[tie].astype(np.float64), (end - start).astype(np.float64), r.astype(np.float64)
+
+
+def _exp_success(ctx, m):
     if m.cutoff is None:
         return m.definition.compute(ctx, m)
-    a, ties = ctx.aligned, _ties(ctx)
-    rel = T._is_rel(ctx, T._level(ctx, m)).astype(np.float64)
     k = m.cutoff
-    last = ties.first_rank + ties.size - 1
-    r = segment_sum(rel, ties.offsets)
-    tie_group = a.row_group[ties.offsets[:-1]] if a.n_rows else np.zeros(0, np.int64)
-    # relevant documents in tie groups wholly inside the top k: success for sure
-    sure = np.bincount(tie_group, weights=np.where(last <= k, r, 0.0), minlength=a.n_groups) > 0
-    # the tie group cut by k: c = k - first + 1 of its n positions are inside;
-    # P(no relevant among them) = C(n - r, c) / C(n, c)
-    cut = (ties.first_rank <= k) & (last > k)
-    n, c = ties.size[cut].astype(np.float64), (k - ties.first_rank[cut] + 1).astype(np.float64)
-    p_none_cut = np.exp(_log_comb(n - r[cut], c) - _log_comb(n, c))
-    p_some = np.zeros(a.n_groups)
-    p_some[tie_group[cut]] = 1.0 - p_none_cut
-    return np.where(sure, 1.0, p_some)
+    g, f, n, r = _first_relevant_tie(ctx, m)
+    # the group wholly inside the top k: success for sure; cut by k: c = k - f + 1 of its
+    # n positions are inside and P(no relevant among them) = C(n - r, c) / C(n, c)
+    c = np.clip(k - f + 1, 0, n)
+    with np.errstate(invalid="ignore"):
+        p_none = np.exp(_log_comb(n - r, c) - _log_comb(n, c))
+    val = np.where(f + n - 1 <= k, 1.0, np.where(f <= k, 1.0 - p_none, 0.0))
+    out = np.zeros(ctx.aligned.n_groups)
+    out[g] = val
+    return out
 
 
 def _exp_rr(ctx, m):
-    T = _t()
-    a, ties = ctx.aligned, _ties(ctx)
-    rel = T._is_rel(ctx, T._level(ctx, m)).astype(np.float64)
-    r = ties.total(rel)
-    has = r > 0
-    # a row is in the first tie group holding a relevant document when that group is the
-    # first one counted in its ranking
-    counted = segment_cumsum((has & (ties.pos == 1)).astype(np.int64), a.offsets)
-    first = has & (counted == 1)
-    n = ties.size[ties.tie][first].astype(np.float64)
-    x = ties.pos[first].astype(np.float64)
-    # P(first relevant at position x of the group) = C(n - x, r - 1) / C(n, r)
-    px = np.exp(_log_comb(n - x, r[first] - 1) - _log_comb(n, r[first]))
-    rank = a.row_rank[first]
-    contrib = px / rank
+    g, f, n, r = _first_relevant_tie(ctx, m)
+    # the first relevant document is at position x of that group with probability
+    # C(n - x, r - 1) / C(n, r), x = 1 .. n - r + 1
+    span = (n - r + 1).astype(np.int64)
     if m.cutoff is not None:
-        contrib = np.where(rank <= m.cutoff, contrib, 0.0)
-    return np.bincount(a.row_group[first], weights=contrib, minlength=a.n_groups)
+        span = np.clip(np.minimum(span, m.cutoff - f.astype(np.int64) + 1), 0, None)
+    which, x0 = _expand(np.zeros(len(span), np.int64), span)
+    x = x0 + 1.0
+    nn, rr, ff = n[which], r[which], f[which]
+    single = nn == 1
+    px = np.where(single, 1.0, np.exp(_log_comb(nn - x, rr - 1) - _log_comb(nn, rr)))
+    out = np.zeros(ctx.aligned.n_groups)
+    out[g] = np.bincount(which, weights=px / (ff - 1 + x), minlength=len(g))
+    return out
 
 
 def _exp_ap(ctx, m):
     T = _t()
-    a, ties = ctx.aligned, _ties(ctx)
     level = T._level(ctx, m)
-    rel = T._is_rel(ctx, level).astype(np.float64)
-    n = ties.size[ties.tie].astype(np.float64)
-    r = ties.total(rel)
-    mt = r / n
-    # relevant documents in the earlier tie groups of the ranking (exact counts)
-    cum = segment_cumsum(rel.astype(np.int64), a.offsets)            # inclusive running count
-    before = (cum - rel)[ties.offsets[:-1]][ties.tie]
-    p = ties.pos.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    rows = T._rel_rows(ctx, level)
+    sel = _Selected.relevant(ctx, level)
+    f, n, r = sel.first.astype(np.float64), sel.n.astype(np.float64), sel.total
+    before = (sel.index - rows.offsets[:-1][sel.group]).astype(np.float64)   # relevant docs in earlier groups
+    # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
+    # summed over p with weight 1/rank through harmonic numbers H
+    kk = _kk(sel.first, sel.n, sel.group, m.cutoff).astype(np.float64)
+    inside = kk >= f
+    H = _prefix(ctx, "harmonic", lambda i: 1.0 / i)
+    kk_i = np.maximum(kk, f - 1).astype(np.int64)
+    h = H[kk_i] - H[sel.first - 1]
+    npos = np.maximum(kk - f + 1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
         pair = np.where(n > 1, r * (r - 1) / (n * (n - 1)), 0.0)
-    term = (mt * (1.0 + before) + (p - 1.0) * pair) / a.row_rank
-    if m.cutoff is not None:
-        term = np.where(a.row_rank <= m.cutoff, term, 0.0)
-    return T._safe_div(segment_sum(term, a.offsets), T._num_rel(ctx, level))
+        multi = (r / n) * (1.0 + before) * h + pair * (npos - f * h)
+    term = np.where(n == 1, (1.0 + before) / f, multi)
+    total = np.bincount(sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups)
+    return T._safe_div(total, T._num_rel(ctx, level))
 
 
 def _exp_ndcg(ctx, m):
     T = _t()
     a = ctx.aligned
     rows, gains = T._gain_rows(ctx)
-    g = np.zeros(a.n_rows)
-    g[rows.pos] = gains
-    dcg = _expected_sum(ctx, g, m.cutoff, weight=1.0 / np.log2(a.row_rank + 1.0))
-    offs, disc = T._ideal_cum(ctx)
+    disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
+    dcg = _tie_weighted(ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i])
+    offs, ideal_disc = T._ideal_cum(ctx)
     ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
-    ideal = range_sum(disc, offs[:-1], ends)[a.group_topic]
+    ideal = range_sum(ideal_disc, offs[:-1], ends)[a.group_topic]
     return np.where(ideal > 0, T._safe_div(dcg, ideal), 0.0)
 
 
@@ -309,8 +388,10 @@ def _exp_rbp(ctx, m):
     a = ctx.aligned
     p = m.param("p")
     r = C.rbp_gains(a.row_rel, m.param("rel"))
-    w = (1.0 - p) * np.power(p, (a.row_rank - 1).astype(np.float64))
-    return _expected_sum(ctx, r, m.cutoff, weight=w) + C.rbp_tail(ctx, m)
+    pos = np.flatnonzero(r)
+    val = _tie_weighted(ctx, pos, r[pos], m.cutoff,
+                        lambda i: (1.0 - p) * np.power(p, i - 1.0), lambda i: 1.0 - np.power(p, i * 1.0))
+    return val + C.rbp_tail(ctx, m)
 
 
 _EXPECTED = {"P": _exp_p, "R": _exp_r, "NumRelRet": _exp_num_rel_ret, "Rprec": _exp_rprec, "Judged": _exp_judged,

@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..align import Aligned, range_sum
+from ..align import Aligned
 from ..errors import MeasureParamError
 from . import cwl as _cwl_measures
 from . import trec as _trec
@@ -373,13 +373,10 @@ def _exp_ap(ctx, m):
 
 def _exp_ndcg(ctx, m):
     T = _t()
-    a = ctx.aligned
-    rows, gains = T._gain_rows(ctx)
+    rows, gains = T._gain_rows(ctx, m)
     disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
     dcg = _tie_weighted(ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i])
-    offs, ideal_disc = T._ideal_cum(ctx)
-    ends = offs[1:] if m.cutoff is None else offs[:-1] + np.minimum(np.diff(offs), m.cutoff)
-    ideal = range_sum(ideal_disc, offs[:-1], ends)[a.group_topic]
+    ideal = T._dcg_parts(ctx, m)[1]
     return np.where(ideal > 0, T._safe_div(dcg, ideal), 0.0)
 
 

@@ -23,11 +23,12 @@ in the frame.  The definitions per family (see docs/uncertainty.md):
 * RBP and the C/W/L measures: the positions after the end of the ranking are unjudged too
   (up to the cutoff/depth, for RBP without cutoff to infinity), as trec_eval 10's
   ``rbp_resid`` and cwl_eval's residuals count them;
-* label-free measures (Judged, NumRet) keep ``high = low``.
+* measures of the judgments themselves, not of relevance (Judged, unj, rbp_resid, NumRet)
+  keep ``high = low``.
 
 ``low``/``high`` are the values at two labellings.  For measures that are monotone in
 every unjudged label (``bound_exact`` is True: P, Success, RR, NumRelRet, NumRel, RBP,
-ERR, set recall, Judged, NumRet) they are the exact minimum and maximum over all
+ERR, set recall, and the label-free ones) they are the exact minimum and maximum over all
 labellings of the unjudged retrieved documents with {non-relevant, grade}.  For the
 others (AP, nDCG, R@k, Rprec, ...) a relevant document far down the ranking can *lower*
 the score (it enlarges the recall base more than it adds), so the true extremes may lie
@@ -65,8 +66,9 @@ BOUNDS = ("low", "high", "residual")
 
 # monotone in every unjudged label (recall base growing with the labelled documents)
 _EXACT = {"P": "any", "Success": "any", "RR": "any", "NumRelRet": "any", "NumRel": "any",
-          "RBP": "any", "ERR": "any", "R": "nocut", "Judged": "any", "NumRet": "any"}
-_LABEL_FREE = {"Judged", "NumRet"}
+          "RBP": "any", "ERR": "any", "R": "nocut", "Judged": "any", "NumRet": "any", "unj": "any",
+          "rbp_resid": "any"}
+_LABEL_FREE = {"Judged", "NumRet", "unj", "rbp_resid"}
 _UNSUPPORTED_FAMILIES = {"rarity": "rarity weights count the other systems retrieving each document",
                          "lexi": "lexicographic measures compare a system with the other systems"}
 
@@ -91,7 +93,7 @@ def bound_exact(measure) -> bool:
 
 
 def label_free(measure) -> bool:
-    """Measures whose value does not depend on relevance labels (Judged, NumRet)."""
+    """Measures of the judgments, not of relevance (Judged, unj, rbp_resid, NumRet)."""
     return measure.definition.family == "trec_eval" and measure.name in _LABEL_FREE
 
 

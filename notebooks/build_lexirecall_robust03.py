@@ -62,6 +62,7 @@ Ties are dropped; under H0 wins ~ Binomial(wins + losses, ½). The family is the
 assert len(tab) == 105                                     # the family: every unordered pair
 print(f"{tab.significant.sum()} of {len(tab)} pairs differ at alpha = 0.05 after Holm "
       f"(lexiprecision: {lexi.preference_table(lp).significant.sum()})")
+assert tab.significant.sum() == 75 and lexi.preference_table(lp).significant.sum() == 15   # docs/lexi.md
 tab.sort_values("pvalue").head(12).round(4)"""),
     new_code_cell("""# for comparison: paired t-test on AP with Holm over the same 105 pairs
 ap = runs.ir.metric("AP", qrels=qrels).sel(measure="AP")
@@ -69,7 +70,8 @@ from scipy.stats import ttest_rel
 from irframe.stats import adjust_pvalues
 sy = list(ap.system.values)
 pv = np.array([ttest_rel(ap.sel(system=a), ap.sel(system=b)).pvalue for i, a in enumerate(sy) for b in sy[i + 1:]])
-print("AP, paired t + Holm: significant pairs =", int((adjust_pvalues(pv, "holm") < 0.05).sum()))"""),
+print("AP, paired t + Holm: significant pairs =", int((adjust_pvalues(pv, "holm") < 0.05).sum()))
+assert int((adjust_pvalues(pv, "holm") < 0.05).sum()) == 65   # docs/lexi.md"""),
     new_markdown_cell("""## Agreement with metric differences (Fig. 9) and ties (Fig. 10)
 
 Agreement: over all (pair, topic) cells where the metric differs, the share where lexirecall prefers the
@@ -84,6 +86,13 @@ summary = pd.DataFrame({
     "tied fraction": lexi.tie_fraction(cube.sel(topic=pref.topic.values)).to_pandas()})
 summary.loc["lexirecall", "tied fraction"] = lexi.tie_fraction(pref)
 summary.loc["lexiprecision", "tied fraction"] = lexi.tie_fraction(lp)
+# the values docs/lexi.md quotes (Fig. 9 ordering and Fig. 10 ties)
+quoted = {"R@1000": (1.000, 0.185), "nDCG": (0.843, 0.001), "AP": (0.785, 0.001), "Rprec": (0.759, 0.143),
+          "nDCG@10": (0.647, 0.074), "RR": (0.641, 0.442)}
+for m, (agree, tied) in quoted.items():
+    assert round(summary.loc[m, "agreement with lexirecall"], 3) == agree, m
+    assert round(summary.loc[m, "tied fraction"], 3) == tied, m
+assert round(summary.loc["lexirecall", "tied fraction"], 3) == 0.001
 summary.round(3)"""),
     new_code_cell("""import matplotlib.pyplot as plt
 fig, ax = plt.subplots(1, 2, figsize=(10, 3.2))
@@ -105,6 +114,8 @@ exact_ok = (sign_cube(ex.values) == pref.values)[iu].mean()
 float_ok = (np.sign(fl.values[:, None, :] - fl.values[None, :, :]) == pref.values)[iu].mean()
 print(f"agreement with lexirecall over all (pair, topic) cells: exact {exact_ok:.4f}, float64 {float_ok:.4f}")
 assert exact_ok == 1.0 and float_ok < 1.0   # only the exact sum orders rankings as lexirecall does
+assert round(float_ok, 2) == 0.49 and len(iu[0]) * pref.sizes["topic"] == 10_500   # docs/lexi.md
+assert ((np.sign(fl.values[:, None, :] - fl.values[None, :, :]) == 0) & (pref.values != 0))[iu].sum() == 5305
 print(f"float64 ties where lexirecall does not: "
       f"{((np.sign(fl.values[:, None, :] - fl.values[None, :, :]) == 0) & (pref.values != 0))[iu].sum()}")"""),
     new_markdown_cell("""## Total search efficiency and the tie problem (§5.1)
@@ -114,6 +125,7 @@ relevant document ties at e(n)."""),
     new_code_cell("""t_ap = lexi.tse(runs, qrels, n=n, e="AP")
 print(f"TSE tied fraction: {lexi.tie_fraction(t_ap.rename('TSE')):.3f}  vs lexirecall {lexi.tie_fraction(pref):.3f}")
 assert lexi.tie_fraction(t_ap.rename("TSE")) > lexi.tie_fraction(pref)   # the tie problem
+assert round(lexi.tie_fraction(t_ap.rename("TSE")), 3) == 0.697   # docs/lexi.md
 d = t_ap.values[:, None, :] - t_ap.values[None, :, :]
 print("lexirecall agrees with TSE wherever TSE differs (Thm A.1):", bool((np.sign(d[d != 0]) == pref.values[d != 0]).all()))"""),
 ]

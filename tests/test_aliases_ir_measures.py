@@ -100,3 +100,32 @@ def test_ir_measures_names_agree(data):
                 bad.append((name, system, "all", got, want))
     assert not bad, bad[:10]
     assert compared > 0.9 * len(NAMES) * 100 * len(RUNS)
+
+
+RANX_NAMES = ["hits@10", "hit_rate@10", "precision@10", "recall@100", "f1@10", "mrr@10", "map@100", "dcg@10",
+              "dcg_burges@10", "ndcg@10", "ndcg_burges@10", "precision@10-l2", "recall@100-l2", "mrr@10-l2",
+              "r-precision", "rbp.95"]
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_ranx_names_agree(data):
+    """ranx (test dependency) on the same untied runs: per-topic values equal irframe's."""
+    ranx = pytest.importorskip("ranx")
+    qrels, runs = data
+    obj = {"topic": "q_id", "doc": "doc_id"}
+    q = ranx.Qrels.from_df(qrels.assign(topic=qrels.topic.astype(str).astype(object),
+                                        doc=qrels.doc.astype(str).astype(object))
+                           .rename(columns={**obj, "rel": "score"})[["q_id", "doc_id", "score"]])
+    cube = irf.evaluate(runs, qrels, RANX_NAMES)
+    compared = 0
+    for system, g in runs.groupby("system", observed=True):
+        r = ranx.Run.from_df(g.assign(topic=g.topic.astype(str).astype(object), doc=g.doc.astype(str).astype(object))
+                             .rename(columns=obj)[["q_id", "doc_id", "score"]])
+        for name in RANX_NAMES:
+            theirs = np.asarray(ranx.evaluate(q, r, name, return_mean=False, make_comparable=True))
+            mine = cube.sel(system=str(system), measure=name).to_pandas()
+            got = np.array([mine[t] for t in r.keys()])
+            np.testing.assert_allclose(got, theirs, rtol=1e-9, atol=1e-12, err_msg=f"{system} {name}")
+            compared += len(got)
+    assert compared == len(RANX_NAMES) * 100 * len(RUNS)

@@ -311,6 +311,16 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _use_system_allocator() -> None:
+    """In the command's own process: pyarrow's default allocator (mimalloc) keeps the memory
+    it frees, the system allocator hands it back (about 50 MB less peak memory per run)."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of the ``irframe`` console script (and ``python -m irframe``).
 
@@ -321,6 +331,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    if argv is None:  # the command itself, not a call from Python code
+        _use_system_allocator()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         out.write("usage: irframe eval [trec_eval options] QRELS RUN [RUN...]\n\n" + HELP)

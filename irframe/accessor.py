@@ -231,7 +231,7 @@ class IrAccessor:
 
     def cwla_grid(self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None,
                   **options: Any) -> xr.DataArray:
-        """Every C × A combination of seed 002's Table 3 in one cube; see :func:`irframe.cwl.cwla_grid`."""
+        """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see :func:`irframe.cwl.cwla_grid`."""
         from .cwl import cwla_grid
         return self._per_qrels(lambda q: cwla_grid(self._runs(), q, C, A, **options), qrels,
                                options.pop("judgments", "each"))

@@ -1,7 +1,7 @@
 """Align a run frame with its qrels into compact arrays that every kernel reads.
 
 This is the one place where ids are factorized, documents are ordered
-(DESIGN §2.1), rankings are truncated, and relevance is looked up.  The result,
+(docs/conventions.md), rankings are truncated, and relevance is looked up.  The result,
 :class:`Aligned`, is a set of flat numpy arrays in CSR layout:
 
 * a *group* is one evaluated (system, topic) pair; groups are sorted by

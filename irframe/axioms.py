@@ -468,14 +468,14 @@ def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int 
     n_max : int
         Largest n (and m) of the DeepTh/CloseTh grid (rankings of up to 4·n_max docs).
     anchor_grade : int, "auto" or None
-        Grade of the unretrieved "anchor" documents that implement the seed's
+        Grade of the unretrieved "anchor" documents that implement Amigó et al., SIGIR 2018's
         *relevance contribution* condition r(d) ≪ 1 (gains scaled by the aspect's
         highest grade, such as (2^g − 1)/2^gmax or g/gmax, become small).  ``"auto"``:
         16, or 4 when the measure refuses grade 16 (gdeval's ERR has gmax = 4).
         ``None`` disables anchors.
     single_aspect : {"not applicable", "evaluate"}
         What to report on diversity constraints for a measure that does not declare
-        ``needs={"subtopics"}`` (the seed counts single-aspect metrics as not
+        ``needs={"subtopics"}`` (Amigó et al., SIGIR 2018 count single-aspect metrics as not
         satisfying them); ``"evaluate"`` runs them anyway (relevance = max over aspects).
     tol : float
         Relative tolerance of the strict inequalities.
@@ -515,7 +515,7 @@ def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int 
         kind = "relevance" if c in RELEVANCE else "diversity"
         if kind == "diversity" and not multi and single_aspect == "not applicable":
             rows.append((c, kind, "not applicable", 0, "single-aspect measure (it does not declare "
-                         "needs={'subtopics'}); the seed counts this as not satisfied"))
+                         "needs={'subtopics'}); Amigó et al. (SIGIR 2018) count this as not satisfied"))
             continue
         verdict, n, detail = _run_battery(m.label, builders[c](), takes_weights, options, tol)
         if c == "AspRel" and not takes_weights and verdict == "violated":

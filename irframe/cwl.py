@@ -1,7 +1,8 @@
-"""C/W/L and C/W/L/A user-model metrics (Moffat et al., SIGIR 2022; cwl_eval).
+"""C/W/L and C/W/L/A user-model metrics (Moffat, Mackenzie, Thomas & Azzopardi, "A Flexible Framework
+for Offline Effectiveness Metrics", SIGIR 2022, doi:10.1145/3477495.3531924; cwl_eval).
 
 A *continuation function* C(i) is the probability that a user who has examined
-rank i goes on to rank i + 1.  From it (seed 002, Eqs. 1–5)::
+rank i goes on to rank i + 1.  From it (Moffat et al., SIGIR 2022, Eqs. 1–5)::
 
     V(i) = prod_{j<i} C(j)          fraction of users who view rank i   (V(1) = 1)
     V+   = sum_i V(i)               expected number of documents viewed
@@ -27,13 +28,13 @@ Entry points
 ------------
 :func:`cwl`            cwl_eval-compatible evaluation → ``xarray.Dataset`` (EU, ETU, EC, ETC, ED, residuals)
 :func:`cwla`           C/W/L/A scores of (C, A) combinations → ``xarray.DataArray``
-:func:`cwla_grid`      the whole C × A grid (seed Table 3) → DataArray with ``C`` and ``A`` dims
+:func:`cwla_grid`      the whole C × A grid (Moffat et al., SIGIR 2022, Table 3) → DataArray with ``C`` and ``A`` dims
 :func:`cwl_from_gains`, :func:`cwla_from_gains`   the same machinery on a plain gain matrix
 :func:`c_function`, :func:`a_function`   parse C / A specifications or wrap user callables
 
 Examples
 --------
-Seed Table 1 / Table 2: arbitrary C(i) and gains, V+ = 4.184, ERG = 0.518, CWLA(C, A_avg) = 0.549.
+Moffat et al., SIGIR 2022, Tables 1–2: arbitrary C(i) and gains, V+ = 4.184, ERG = 0.518, CWLA(C, A_avg) = 0.549.
 
 >>> import numpy as np
 >>> from irframe.cwl import cwl_from_gains, cwla_from_gains, CFunction

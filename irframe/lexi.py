@@ -1,4 +1,4 @@
-"""Lexicographic evaluation (Diaz & Mitra, "Recall as a Measure of Ranking Robustness", seed 000).
+"""Lexicographic evaluation (F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness", 2023).
 
 What this module computes
 -------------------------
@@ -202,7 +202,7 @@ def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
 
     Notes
     -----
-    Pessimistic imputation (seed 000 §2.2) makes the comparison independent of the
+    Pessimistic imputation (Diaz & Mitra 2023, §2.2) makes the comparison independent of the
     corpus size: the run retrieving more relevant documents wins; with equal counts
     the ranks of the retrieved relevant documents decide, deepest first.
 
@@ -220,7 +220,7 @@ def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
 
 def lexiprecision(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
                   **options: Any) -> xr.DataArray:
-    """Lexicographic precision preferences (leximax from the top, seed 000 §7.3.1).
+    """Lexicographic precision preferences (leximax from the top, Diaz & Mitra 2023, §7.3.1).
 
     Same inputs and output as :func:`lexirecall`; the comparison walks the relevant
     documents from the top: lower rank wins, a retrieved rank beats "not retrieved".
@@ -338,7 +338,7 @@ def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: in
 def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
         e: str | Callable = "AP", p: float = 0.8, k: int = 1000, rel_level: float = 1,
         **options: Any) -> xr.DataArray:
-    """Total search efficiency ``TSE_e = e(p_m)`` (seed 000 Eq. 3).
+    """Total search efficiency ``TSE_e = e(p_m)`` (Diaz & Mitra 2023, Eq. 3).
 
     ``p_m`` is the position of the lowest-ranked relevant document with pessimistic
     imputation in a corpus of ``n`` documents: the rank of the deepest relevant
@@ -381,7 +381,7 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
 def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
                       epsilon: float | Fraction = Fraction(1, 2), representation: str = "exact",
                       rel_level: float = 1, **options: Any) -> xr.DataArray:
-    """Metric lexirecall ``LR(p) = Σ_i w_i x_i`` (seed 000 §7.3.2, Yager's leximin weights).
+    """Metric lexirecall ``LR(p) = Σ_i w_i x_i`` (Diaz & Mitra 2023, §7.3.2, Yager's leximin weights).
 
     ``x_i = (n - p_i)/n`` and ``w_1 = Δ^(m-1)/(1+Δ)^(m-1)``, ``w_i = Δ^(m-i)/(1+Δ)^(m+1-i)``
     with ``Δ = 1/(n + ε)``.  Higher is better; within a topic it orders rankings exactly
@@ -603,7 +603,7 @@ def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, lis
 
 
 def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
-    """How often the preference agrees with the sign of a metric difference (seed 000 Fig. 9).
+    """How often the preference agrees with the sign of a metric difference (Diaz & Mitra 2023, Fig. 9).
 
     Over every unordered system pair and topic where the metric differs
     (``μ(π) != μ(π')``, both defined), the fraction where the preference cube
@@ -643,7 +643,7 @@ def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
 
 
 def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
-    """Fraction of tied comparisons (seed 000 Fig. 10).
+    """Fraction of tied comparisons (Diaz & Mitra 2023, Fig. 10).
 
     For a preference cube ``(system, other, topic)``: the share of (unordered pair,
     topic) cells equal to 0.  For a score cube ``(system, topic[, measure])``: the
@@ -693,7 +693,7 @@ def _check_nm(n: int, m: int) -> tuple[int, int]:
 
 def tie_probability(metric: str, *, n: int, m: int, k: int | None = None,
                     exact: bool = False) -> float | Fraction:
-    """Probability that two uniformly random complete rankings tie (seed 000 App. A.4).
+    """Probability that two uniformly random complete rankings tie (Diaz & Mitra 2023, App. A.4).
 
     ``TSE``: ``Σ_{i=m}^n C(i-1, m-1)² / C(n, m)²``;
     ``R`` (R_k): ``Σ_i C(k, i)² C(n-k, m-i)² / C(n, m)²``;
@@ -840,7 +840,7 @@ def position_metric(metric: str, P: np.ndarray, m: np.ndarray | int, *, n: int |
 
 def orientation(metric: str, *, n: int, m: int | Sequence[int], kind: str = "recall",
                 **params: Any) -> np.ndarray:
-    """Precision or recall orientation of a metric (seed 000 §3.1, Fig. 2-3).
+    """Precision or recall orientation of a metric (Diaz & Mitra 2023, §3.1, Fig. 2-3).
 
     ``kind="precision"``: the ranking with a relevant document at position 1 and the
     other m-1 at the bottom (n-m+2 .. n) versus the same with the top one moved to
@@ -874,7 +874,7 @@ def orientation(metric: str, *, n: int, m: int | Sequence[int], kind: str = "rec
 def worst_case_simulation(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6), *, queries: int = 10_000,
                           m_low: int = 5, m_high: int = 50, k: int = 1000,
                           rng: np.random.Generator | int | None = None) -> pd.DataFrame:
-    """Agreement of metrics with the worst-case preference (seed 000 Table 1).
+    """Agreement of metrics with the worst-case preference (Diaz & Mitra 2023, Table 1).
 
     For each corpus size, ``queries`` queries with ``m ~ U{m_low..m_high}`` relevant
     documents and a pair of uniform random complete rankings each.  The worst-case

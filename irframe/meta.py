@@ -7,17 +7,22 @@ return pandas / xarray objects.  Randomness only comes from ``rng=`` (a
 
 Functions
 ---------
-discriminative_power  fraction of system pairs a test separates (Sakai; seeds 000, 003)
-stability             topic-subset stability of pairwise orderings (Buckley & Voorhees; seed 003 section 4.4)
+discriminative_power  fraction of system pairs a test separates (Sakai; Diaz & Mitra 2023; Turkmen et al., ECIR 2023)
+stability             topic-subset stability of pairwise orderings (Buckley & Voorhees; Turkmen et al., ECIR 2023, §4.4)
 swap_rate             disjoint topic-halves swap rate (Voorhees & Buckley 2002)
 kendall_tau           Kendall tau-a, tau-b or tau-AP between two system orderings
 correlation_matrix    measure x measure correlation of system orderings
-metric_unanimity      Metric Unanimity, MU (seed 001 section 6.1)
-degrade_qrels         remove a fraction of relevant judgments (seed 000 section 6.2.4)
-label_degradation     ties and preference agreement as labels are removed (seed 000 section 6.2.4)
+metric_unanimity      Metric Unanimity, MU (Amigó et al., SIGIR 2018, §6.1)
+degrade_qrels         remove a fraction of relevant judgments (Diaz & Mitra 2023, §6.2.4)
+label_degradation     ties and preference agreement as labels are removed (Diaz & Mitra 2023, §6.2.4)
 qrels_agreement       system-ranking agreement between judgment sets (tau-b, tau-AP, RBO)
 label_agreement       label agreement on commonly judged documents (Cohen's kappa, Krippendorff's alpha)
 label_confusion       confusion matrix of two judgment sets' grades
+
+References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
+E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
+Metrics", SIGIR 2018 (doi:10.1145/3209978.3210024); Turkmen et al., innovation metrics for IR
+evaluation campaigns, ECIR 2023.
 decision_flips        pairs whose significance decision differs between judgment sets
 """
 
@@ -73,15 +78,15 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
     cube : xarray.DataArray
         A score cube ``(system, topic[, measure])`` or a preference cube
         ``(system, other, topic)`` (lexirecall); a preference cube always uses the
-        binomial sign test (seed 000: binomial tests with Holm's correction).
+        binomial sign test (Diaz & Mitra 2023: binomial tests with Holm's correction).
     test : {"tukey", "t", "wilcoxon", "randomization", "bootstrap"}
         ``"tukey"`` is the randomised-blocks Tukey HSD of
-        :func:`irframe.stats.tukey_hsd` (seed 003, Table 1); the others are the paired
+        :func:`irframe.stats.tukey_hsd` (Turkmen et al., ECIR 2023, Table 1); the others are the paired
         tests of :func:`irframe.stats.compare` over all pairs.
     alpha : float
-        Significance level (seed 003 reports 0.05 and 0.01).
+        Significance level (Turkmen et al., ECIR 2023 report 0.05 and 0.01).
     correction : "auto", {"holm", "bonferroni", "bh"} or None
-        ``"auto"``: Holm for preference cubes (as in seed 000), none for paired tests
+        ``"auto"``: Holm for preference cubes (as in Diaz & Mitra 2023), none for paired tests
         (Sakai's usual protocol); Tukey HSD is family-wise by construction and ignores it.
     n_samples, rng, missing, two_way
         Passed to the underlying test.
@@ -170,7 +175,7 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
               missing: str = "skip", per_pair: bool = False, dim: str = "topic"):
     """Stability of pairwise system orderings under topic subsampling.
 
-    Follows seed 003 section 4.4 (after Buckley & Voorhees 2000): in each of
+    Follows Turkmen et al., ECIR 2023, §4.4 (after Buckley & Voorhees 2000): in each of
     ``n_trials`` trials draw ``n_topics`` topics without replacement (default: half the
     topics, rounded down), average each system over them, and record for each pair of
     systems which one scores higher.  The stability of a pair is the fraction of trials
@@ -183,9 +188,9 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     cube : xarray.DataArray
         Scores ``(system, topic[, measure])``.
     n_trials : int
-        Number of topic subsets R (seed 003: 1000).
+        Number of topic subsets R (Turkmen et al., ECIR 2023: 1000).
     n_topics : int, optional
-        Topics per subset T (seed 003: half of the topics).
+        Topics per subset T (Turkmen et al., ECIR 2023: half of the topics).
     rng : numpy.random.Generator or int, optional
         The same subsets are used for every measure.
     fuzziness : float
@@ -525,17 +530,17 @@ def _stack_measures(cube, dims):
 
 def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level: str = "topic",
                      dims=None) -> xr.DataArray:
-    """Metric Unanimity (MU) of each measure with respect to the others (seed 001, section 6.1).
+    """Metric Unanimity (MU) of each measure with respect to the others (Amigó et al., SIGIR 2018, §6.1).
 
     Over ordered pairs ``(i, j)`` of distinct system outputs, let ``dm`` be the
     improvement of ``i`` over ``j`` reported by measure ``m`` (1 if ``m(i) > m(j)``,
-    0.5 if tied -- footnote 9 of the seed, which makes ``P(dm) = 1/2`` -- 0 otherwise) and
+    0.5 if tied -- footnote 9 of Amigó et al., SIGIR 2018, which makes ``P(dm) = 1/2`` -- 0 otherwise) and
     ``dM`` the unanimous improvement reported by the reference set ``M``
     (``m'(i) >= m'(j)`` for every ``m'`` in ``M``).  Then
 
     ``MU_M(m) = log_base( P(dm, dM) / (P(dm) P(dM)) )``,
 
-    the pointwise mutual information.  The seed's worked example gives 0.415 (base 2).
+    the pointwise mutual information.  The worked example of Amigó et al., SIGIR 2018 gives 0.415 (base 2).
 
     Parameters
     ----------
@@ -551,9 +556,9 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
         as distinct measures).  A measure whose reference set would be empty gets NaN
         (an error if it was asked for explicitly in ``measures``).
     base : float
-        Logarithm base (2 in the seed).
+        Logarithm base (2 in Amigó et al., SIGIR 2018).
     level : {"topic", "system"}
-        ``"topic"`` (default, as in the seed: "MU ... work[s] at topic (query) level"):
+        ``"topic"`` (default, as in Amigó et al., SIGIR 2018: "MU ... work[s] at topic (query) level"):
         system outputs are (system, topic) rankings and pairs are two systems on the
         same topic, pooled over topics.  ``"system"``: outputs are systems scored by
         their mean over topics.
@@ -570,7 +575,7 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
 
     Examples
     --------
-    The worked example of the seed (three systems, one topic):
+    The worked example of Amigó et al., SIGIR 2018 (three systems, one topic):
 
     >>> import numpy as np, xarray as xr
     >>> from irframe.meta import metric_unanimity
@@ -663,11 +668,11 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
                   rng=None, rel_level: float = 1, min_relevant: int = 1, how: str = "drop",
                   columns: Mapping[str, str] | None = None,
                   qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Remove a fraction of the relevant judgments of every topic (seed 000, section 6.2.4).
+    """Remove a fraction of the relevant judgments of every topic (Diaz & Mitra 2023, §6.2.4).
 
     Per topic with ``n`` relevant documents (``rel >= rel_level``),
     ``min(round_half_up(fraction * n), n - min_relevant)`` of them are removed, so at
-    least ``min_relevant`` remain (the seed keeps one).  Documents are drawn
+    least ``min_relevant`` remain (Diaz & Mitra 2023 keep one).  Documents are drawn
 
     * ``method="uniform"``: uniformly without replacement;
     * ``method="frequency"``: without replacement with probability proportional to the
@@ -777,7 +782,7 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
                       qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Ties and agreement with full-data preferences as relevance labels are removed.
 
-    Seed 000, section 6.2.4: per topic, remove a fraction of the relevant judgments
+    Diaz & Mitra 2023, §6.2.4: per topic, remove a fraction of the relevant judgments
     (uniformly, or by how many rankings retrieve them -- see :func:`degrade_qrels`),
     re-evaluate, and measure (a) the fraction of tied system pairs and (b) the
     agreement of the per-topic preferences with those obtained from the full qrels.

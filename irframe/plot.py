@@ -296,7 +296,7 @@ def correlation_heatmap(corr: xr.DataArray, *, ax=None, annotate: bool = True, v
 
 def grid_heatmap(grid: xr.DataArray, *, rows: str = "C", cols: str = "A", ax=None, annotate: bool = True,
                  fmt: str = "{:.3f}", cmap: str = "magma", title: str | None = None, nan_text: str = "X"):
-    """Heatmap of a 2-D DataArray, e.g. a C x A grid (C/W/L/A, seed 002 Table 3) of MU or means.
+    """Heatmap of a 2-D DataArray, e.g. a C x A grid (C/W/L/A, Moffat et al., SIGIR 2022, Table 3) of MU or means.
 
     NaN cells (e.g. the "X" cells of Table 3 that are not defined) are left blank and
     labelled ``nan_text``.
@@ -365,7 +365,7 @@ def _orientation_long(data) -> pd.DataFrame:
 
 
 def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = False):
-    """Recall / precision orientation against the number of relevant items (seed 000, Fig. 3).
+    """Recall / precision orientation against the number of relevant items (Diaz & Mitra 2023, Fig. 3).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Rarity ("innovation") of relevant documents and the rarity-weighted measures (seed 003).
+"""Rarity ("innovation") of relevant documents and the rarity-weighted measures (Turkmen et al., ECIR 2023).
 
 Turkmen, Lease & Kutlu, *Innovation metrics for IR evaluation campaigns* (ECIR 2023).
 For a relevant document d of a topic:

@@ -619,7 +619,7 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
     With ``two_way=True`` (default) the error term is the residual mean square of the
     randomised-blocks ANOVA ``score = system + topic + error`` (no interaction), with
     ``(S-1)(T-1)`` degrees of freedom -- the form used for IR test collections by
-    Carterette (2012) and Sakai, and for discriminative power in the seed papers.
+    Carterette (2012) and Sakai, and for discriminative power in the papers irframe implements.
     With ``two_way=False`` it is the classic one-way test (MSE within systems,
     ``S(T-1)`` df), equal to :func:`scipy.stats.tukey_hsd` and statsmodels'
     ``pairwise_tukeyhsd``.

@@ -3,7 +3,7 @@
 Registered measure strings
 --------------------------
 ``CWLA(C=<C function>,A=<A function>)@depth``
-    sum_i L(i) A(i) (seed 002, Eq. 15), e.g. ``CWLA(C=RBP(p=0.8),A=max)``,
+    sum_i L(i) A(i) (Moffat et al., SIGIR 2022, Eq. 15), e.g. ``CWLA(C=RBP(p=0.8),A=max)``,
     ``CWLA(C=INST(T=2.25),A=PE(beta=0.5))``.  ``A`` defaults to ``ERG``.
 ``CWL(C=<C function>,out=EU|ETU|EC|ETC|ED)@depth``
     one cwl_eval output of a C/W/L metric (default ``EU``), e.g. ``CWL(C=AP)`` is cwl_eval's AP,

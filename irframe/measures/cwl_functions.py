@@ -424,7 +424,7 @@ _C_SPECS: dict[str, tuple[Callable[[dict, int | None], CFunction], dict, str]] =
 _C_ALIASES = {"Prec": "P", "SDCG": "DCG", "AP": "AP1", "UMeasure": "U", "U-measure": "U",
               "INST@T": "INST", "ERRC": "RR"}
 
-#: the C functions the seed defines (Table 3 rows), with the Table 4 parameters
+#: the C functions Moffat et al., SIGIR 2022 define (Table 3 rows), with the Table 4 parameters
 TABLE3_C = ("P@5", "RBP(p=0.8)", "DCG@5", "AP1", "RR", "INST(T=2.25)", "AP2")
 #: the A functions of Table 3 / 4 (columns)
 TABLE3_A = ("ETG", "ERG", "ERR", "avg", "max", "fin", "fig(delta=0.8)", "PE(beta=0.5)")
@@ -520,7 +520,7 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     * cwl_eval's metric-file lines: ``"RBPCWLMetric(0.9)"``, ``"INSTCWLMetric(1)"`` …;
     * a :class:`CFunction` or a callable ``fn(r: Rankings) -> (G, D) array``.
 
-    ``RR`` is Eq. 12 of the seed, C(i) = 1 - r_i (the cascade behind ERR); cwl_eval's RR
+    ``RR`` is Eq. 12 of Moffat et al., SIGIR 2022, C(i) = 1 - r_i (the cascade behind ERR); cwl_eval's RR
     (continue until the first document with a positive gain) is ``RR(binary=1)``.  The two
     agree on binary gains.  With ``cwl_eval_names=True`` (what :func:`cwl` uses) a bare
     ``"RR"`` means cwl_eval's RR, so cwl_eval's metric names keep cwl_eval's meaning.

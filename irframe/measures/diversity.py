@@ -1,4 +1,4 @@
-"""Registration of the diversity measure family (seed 001; ndeval 4.5 conventions).
+"""Registration of the diversity measure family (Amigó et al., SIGIR 2018; ndeval 4.5 conventions).
 
 The kernels live in :mod:`irframe.diversity`.  Every measure here needs qrels with a
 ``subtopic`` column.  Measures that use aspect weights accept the evaluate option
@@ -112,10 +112,10 @@ _reg("RBU", lambda c, m: D.rbu(c, m.param("p"), m.param("e"), m.cutoff),
      "Rank-Biased Utility (Amigó et al. 2018, Eq. 11; authors' conventions): RBP weights, "
      "ERR-IA cascade, effort e per document; unnormalised", params={"p": 0.8, "e": 0.0})
 _reg("EU", lambda c, m: D.eu(c, m.param("alpha"), m.param("e"), m.param("graded"), m.cutoff),
-     "expected utility (seed 001 form): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
+     "expected utility (Amigó et al., SIGIR 2018): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
      params={"alpha": 0.5, "e": 0.05, "graded": True})
 _reg("CT", lambda c, m: D.ct(c, m.param("alpha"), m.param("sat"), m.param("graded"), m.cutoff),
-     "Cube Test (seed 001 form): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
+     "Cube Test (Amigó et al., SIGIR 2018): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
      params={"alpha": 0.5, "sat": 1.0, "graded": True}, cutoff="required")
 _reg("D_nDCG", lambda c, m: D.d_ndcg(c, m.cutoff), "D-nDCG@k (Sakai et al. 2010): global gain "
      "Σ_t w(t) g(d,t)", cutoff="required", aliases=("D-nDCG",))

@@ -1,6 +1,6 @@
 """Diversity (subtopic-aware) evaluation: gain tables and vectorised kernels.
 
-Seed 001 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018) is the specification of the
+Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018 (doi:10.1145/3209978.3210024), is the specification of the
 measures and of Rank-Biased Utility (RBU); ndeval 4.5 is the reference for the
 measures it prints.  The measure strings are registered by
 :mod:`irframe.measures.diversity`; this module holds the arithmetic.
@@ -595,7 +595,7 @@ def rbp_ia(ctx, prob, k=None):
 
 
 def rbu(ctx, prob, effort, k=None):
-    """Rank-Biased Utility (seed 001 Eq. 11, authors' conventions; see module doc)."""
+    """Rank-Biased Utility (Amigó et al., SIGIR 2018, Eq. 11, authors' conventions; see module doc)."""
     a = ctx.aligned
     p = pairs(ctx)
     r = err_gain(ctx, p)
@@ -647,7 +647,7 @@ def d_ndcg(ctx, k):
 
 
 def eu(ctx, alpha, effort, graded, k=None):
-    """Expected Utility (seed form): Σ_i (Σ_t w r (1−α)^c − e) / (1 + log2 i)."""
+    """Expected Utility (Amigó et al., SIGIR 2018): Σ_i (Σ_t w r (1−α)^c − e) / (1 + log2 i)."""
     a = ctx.aligned
     p = pairs(ctx)
     v = _alpha_pair_gain(ctx, alpha, graded) * aspect_weights(ctx, graded=graded)[p.aspect]
@@ -658,7 +658,7 @@ def eu(ctx, alpha, effort, graded, k=None):
 
 
 def ct(ctx, alpha, sat, graded, k=None):
-    """Cube Test in the seed's form: Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]."""
+    """Cube Test in the form of Amigó et al., SIGIR 2018: Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]."""
     p = pairs(ctx)
     r, _ = alpha_gain(ctx, p, graded)
     filled = _exclusive_cumsum(r, p.seg)

@@ -1,5 +1,5 @@
-"""Lexicographic evaluation kernels and measures (Diaz & Mitra, "Recall as a measure of ranking
-robustness", 2023, arXiv:2302.11370).
+"""Lexicographic evaluation kernels and measures (F. Diaz & B. Mitra, "Recall as a Measure of
+Ranking Robustness", 2023).
 
 Relevant positions of every (system, topic), the sort keys of lexirecall / lexiprecision, exposure
 functions and metric lexirecall live here; the frame-level preference cubes and their analysis
@@ -195,7 +195,7 @@ def _e_rp(p, m, **kw):
 
 
 EXPOSURES: dict[str, Callable] = {"AP": _e_ap, "NDCG": _e_ndcg, "RBP": _e_rbp, "R": _e_recall, "RP": _e_rp}
-"""Exposure functions of seed 000 §2.3/§3.2: ``e(i)`` for AP, NDCG, RBP(γ), R_k, RP."""
+"""Exposure functions of Diaz & Mitra 2023, §2.3/§3.2: ``e(i)`` for AP, NDCG, RBP(γ), R_k, RP."""
 
 
 def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p: float = 0.8,
@@ -393,11 +393,11 @@ def _large_enough(a, level: float) -> int:
 
 register(MeasureDef(
     name="TSE", compute=_tse, params={"n": N, "e": E, "p": P, "k": K}, cutoff="none",
-    description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (seed 000 Eq. 3)",
+    description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (Diaz & Mitra 2023, Eq. 3)",
     family="lexi"))
 
 register(MeasureDef(
     name="LR", compute=_lr, params={"n": replace(N, default=None), "eps": EPS, "repr": REPR}, cutoff="none",
     description="metric lexirecall: share of other systems' rankings beaten under lexirecall "
-                "(repr=rank), or the seed-000 formula in float64 (repr=float, needs n)",
+                "(repr=rank), or the formula of Diaz & Mitra 2023 in float64 (repr=float, needs n)",
     family="lexi", validate=_validate_lr))

@@ -1,7 +1,7 @@
 """Yao's distance-based performance measure (ndpm) and the measures derived from it.
 
 Y. Y. Yao, *Measuring retrieval effectiveness based on user preference of documents*
-(JASIS 1995; seed 004).  For one (system, topic):
+(Journal of the American Society for Information Science 46, 1995).  For one (system, topic):
 
 * **D** is the set of judged documents of the topic (the qrels, grade = max over
   subtopics);

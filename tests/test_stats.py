@@ -174,7 +174,9 @@ def test_rng_never_uses_global_state():
 # bootstrap
 # ---------------------------------------------------------------------------
 
-def test_bootstrap_percentile_ci_matches_manual():
+def test_bootstrap_property_resamples_are_seeded_multinomial_draws():
+    """Property (the outside reference is scipy.stats.bootstrap, below): the resamples are
+    multinomial draws from rng, the CI their percentiles, the p-value the shifted-null count."""
     cube = make_cube(S=2, T=25, seed=5, shift=[0.1, 0])
     B = 3000
     res = irs.compare(cube, test="bootstrap", n_samples=B, rng=7, alpha=0.1)

@@ -18,9 +18,11 @@ from scipy import stats as st
 import irframe as irf
 from irframe import meta, stats as irs
 
-sklearn_metrics = pytest.importorskip("sklearn.metrics")
-krippendorff = pytest.importorskip("krippendorff")
-rbo_pkg = pytest.importorskip("rbo")
+from conftest import reference_module  # skips, or fails with CI=true, when absent
+
+sklearn_metrics = reference_module("sklearn.metrics")
+krippendorff = reference_module("krippendorff")
+rbo_pkg = reference_module("rbo")
 
 labels = hst.lists(hst.integers(0, 3), min_size=4, max_size=40)
 

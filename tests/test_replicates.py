@@ -15,7 +15,9 @@ import xarray as xr
 
 from irframe import stats as irs
 
-smf = pytest.importorskip("statsmodels.formula.api")
+from conftest import reference_module  # skips, or fails with CI=true, when absent
+
+smf = reference_module("statsmodels.formula.api")
 
 
 def simulate(S, R, T, rng, *, shift=None, sd_topic=1.0, sd_st=0.3, sd_run=0.4, sd_e=0.2, extra=()):

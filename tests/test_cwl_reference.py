@@ -86,11 +86,8 @@ def robust(shared_data, names):
     return runs, qrels
 
 
-def _robust_vs_cli(tmp_path, shared_data, name, topic_slice, metric_lines):
-    runs, qrels = robust(shared_data, [name])
-    topics = sorted(runs.topic.astype(str).unique())[topic_slice]
-    runs = runs[runs.topic.astype(str).isin(topics)]
-    # cwl_eval reads file order: write the frame as it is (read_run keeps file order)
+def _write_cli_inputs(tmp_path, runs, qrels, gain, metric_lines):
+    """The run (in frame order: cwl_eval reads file order), gain and metrics files for cwl-eval."""
     res = tmp_path / "run.txt"
     with open(res, "w") as f:
         for t, d, rk, sc, s in zip(runs.topic.astype(str), runs.doc.astype(str), runs["rank"], runs.score,
@@ -99,9 +96,17 @@ def _robust_vs_cli(tmp_path, shared_data, name, topic_slice, metric_lines):
     gq = tmp_path / "gains.txt"
     with open(gq, "w") as f:
         for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
-            f.write(f"{t} 0 {d} {max(g, 0) / 2}\n")
+            f.write(f"{t} 0 {d} {gain(g)}\n")
     mf = tmp_path / "metrics"
     mf.write_text("\n".join(metric_lines) + "\n")
+    return res, gq, mf
+
+
+def _robust_vs_cli(tmp_path, shared_data, name, topic_slice, metric_lines):
+    runs, qrels = robust(shared_data, [name])
+    topics = sorted(runs.topic.astype(str).unique())[topic_slice]
+    runs = runs[runs.topic.astype(str).isin(topics)]
+    res, gq, mf = _write_cli_inputs(tmp_path, runs, qrels, lambda g: max(g, 0) / 2, metric_lines)
     rows = cwl_eval_cli(tmp_path, gq, res, "-m", str(mf))
     ds = cwl(runs, qrels, metric_lines, gains=lambda g: np.maximum(g, 0) / 2, order="input")
     return compare_rows(ds, rows, name)
@@ -166,23 +171,13 @@ def test_rbp_graded_matches_cwl_eval_cli(tmp_path, shared_data):
     """
     runs, qrels = robust(shared_data, ["aplrob03a", "pircRBa1"])
     cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")   # cwl_eval keeps file order
-    res = tmp_path / "run.txt"
-    with open(res, "w") as f:
-        for t, d, rk, sc, sy in zip(runs.topic.astype(str), runs.doc.astype(str), runs["rank"], runs.score,
-                                    runs.system.astype(str)):
-            f.write(f"{t} Q0 {d} {rk} {sc!r} {sy}\n")
-    gq = tmp_path / "grades.txt"
-    with open(gq, "w") as f:
-        for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
-            f.write(f"{t} 0 {d} {max(int(g), 0)}\n")
-    mf = tmp_path / "metrics"
-    mf.write_text("RBPCWLMetric(0.8)\n")
     n = 0
     for name in ("aplrob03a", "pircRBa1"):
-        one = tmp_path / f"{name}.txt"
-        one.write_text("".join(line for line in res.read_text().splitlines(keepends=True)
-                               if line.rstrip().endswith(f" {name}")))
-        rows = cwl_eval_cli(tmp_path, gq, one, "-m", str(mf), "--max_gain", "2")
+        sub = tmp_path / name
+        sub.mkdir()
+        one, gq, mf = _write_cli_inputs(sub, runs[runs.system == name], qrels, lambda g: max(int(g), 0),
+                                        ["RBPCWLMetric(0.8)"])
+        rows = cwl_eval_cli(sub, gq, one, "-m", str(mf), "--max_gain", "2")
         for row in rows:
             topic, eu = row[0], row[2]
             got = float(cube.sel(system=name, topic=topic, measure="RBP(p=0.8)"))

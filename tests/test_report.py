@@ -168,3 +168,24 @@ def test_report_small_cases():
     pytest.importorskip("jinja2")
     html = r.style.to_html()
     assert "font-weight: bold" in html
+
+
+def test_report_with_unevaluated_topics():
+    """A system without a ranking for a topic: means over the topics every system has."""
+    qrels, runs = irf.datasets.synthetic(3, 10, 20, rng=5)
+    drop = (runs.system == "sys1") & (runs.topic == runs.topic.astype(str).min())
+    cube = irf.evaluate(runs[~drop], qrels, ["AP"])
+    assert int(cube.isnull().sum()) == 1
+    r = irf.report(cube, baseline="sys0", ci=True, wins=True, missing="common")
+    ap = cube.dropna("topic").sel(measure="AP").to_pandas()
+    assert [float(x) for x in r.means["AP"]] == pytest.approx(list(ap.mean(axis=1)), abs=1e-15)
+    d = ap.loc["sys2"] - ap.loc["sys0"]
+    assert r.to_frame().loc["sys2", "AP W/T/L"] == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
+    own = irf.report(cube, baseline="sys0", wins=True)   # default "skip": each system's own topics
+    full = cube.sel(measure="AP").to_pandas()
+    assert [float(x) for x in own.means["AP"]] == pytest.approx(list(full.mean(axis=1)), abs=1e-15)
+    d = full.loc["sys1"] - full.loc["sys0"]                 # the pair's common topics (NaN compares False)
+    assert own.to_frame().loc["sys1", "AP W/T/L"] == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
+    assert (d > 0).sum() + (d == 0).sum() + (d < 0).sum() == 9
+    zero = irf.report(cube, missing="zero")
+    assert float(zero.means.loc["sys1", "AP"]) == pytest.approx(float(cube.sel(system="sys1").fillna(0).mean()))

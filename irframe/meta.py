@@ -528,6 +528,52 @@ def _stack_measures(cube, dims):
     return stacked, unstack
 
 
+def _measure_positions(labels: pd.Index, sel, what: str) -> np.ndarray:
+    """Positions of the selected measures (all when ``sel`` is None) on the measure axis."""
+    if sel is None:
+        return np.arange(len(labels))
+    sel = [sel] if isinstance(sel, (str, tuple)) else list(sel)
+    pos = []
+    for s in sel:
+        hits = np.flatnonzero(labels == s) if not isinstance(labels, pd.MultiIndex) else np.flatnonzero(labels.isin([s]))
+        if hits.size == 0:
+            raise KeyError(f"{what} {s!r} is not a measure of the cube; available: {list(labels)}")
+        pos.extend(hits.tolist())
+    return np.array(sorted(set(pos)))
+
+
+def _unanimity_counts(X: np.ndarray, in_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Over ordered pairs of system outputs with every score: per measure m, the counts of
+    joint improvement (d_m and unanimity of the reference set without m), of d_m (ties 1/2)
+    and of unanimity, and the number of pairs; blocks of topics bound the memory."""
+    valid = ~np.isnan(X).any(axis=2)  # (S, T)
+    S, T, K = X.shape
+    joint = np.zeros(K)
+    pm = np.zeros(K)
+    pM = np.zeros(K)
+    n_pairs = 0
+    offdiag = ~np.eye(S, dtype=bool)
+    step = max(1, 2_000_000 // max(S * S * K, 1))
+    for a in range(0, T, step):
+        xb = X[:, a:a + step, :]                       # (S, t, K)
+        vb = valid[:, a:a + step]                      # (S, t)
+        pair_ok = vb[:, None, :] & vb[None, :, :] & offdiag[:, :, None]  # (S, S, t)
+        xi, xj = xb[:, None, :, :], xb[None, :, :, :]  # (S, 1, t, K), (1, S, t, K)
+        ge = xi >= xj
+        imp = (xi > xj) + 0.5 * (xi == xj)             # dm with the 0.5 tie rule
+        n_ge = (ge & in_ref).sum(axis=3)               # (S, S, t)
+        n_ref = in_ref.sum()
+        # unanimity of M \ {m}: all reference measures other than m (by position)
+        dM = (n_ge[..., None] - (ge & in_ref)) == (n_ref - in_ref)  # (S, S, t, K)
+        dM &= pair_ok[..., None]
+        ok = pair_ok[..., None]
+        n_pairs += int(pair_ok.sum())
+        pm += (imp * ok).sum(axis=(0, 1, 2))
+        pM += dM.sum(axis=(0, 1, 2))
+        joint += (imp * dM).sum(axis=(0, 1, 2))
+    return joint, pm, pM, n_pairs
+
+
 def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level: str = "topic",
                      dims=None) -> xr.DataArray:
     """Metric Unanimity (MU) of each measure with respect to the others (Amigó et al., SIGIR 2018, §6.1).
@@ -598,20 +644,8 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
     if X.shape[0] < 2:
         raise ValueError("metric unanimity needs at least 2 systems")
 
-    def positions(sel, what):
-        if sel is None:
-            return np.arange(K)
-        sel = [sel] if isinstance(sel, (str, tuple)) else list(sel)
-        pos = []
-        for s in sel:
-            hits = np.flatnonzero(labels == s) if not isinstance(labels, pd.MultiIndex) else np.flatnonzero(labels.isin([s]))
-            if hits.size == 0:
-                raise KeyError(f"{what} {s!r} is not a measure of the cube; available: {list(labels)}")
-            pos.extend(hits.tolist())
-        return np.array(sorted(set(pos)))
-
-    target = positions(measures, "measure")
-    ref = positions(others, "reference measure")
+    target = _measure_positions(labels, measures, "measure")
+    ref = _measure_positions(labels, others, "reference measure")
     in_ref = np.zeros(K, bool)
     in_ref[ref] = True
 
@@ -619,31 +653,7 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             X = np.nanmean(X, axis=1, keepdims=True)
-    valid = ~np.isnan(X).any(axis=2)  # (S, T)
-    S, T, _ = X.shape
-    joint = np.zeros(K)
-    pm = np.zeros(K)
-    pM = np.zeros(K)
-    n_pairs = 0
-    offdiag = ~np.eye(S, dtype=bool)
-    step = max(1, 2_000_000 // max(S * S * K, 1))
-    for a in range(0, T, step):
-        xb = X[:, a:a + step, :]                       # (S, t, K)
-        vb = valid[:, a:a + step]                      # (S, t)
-        pair_ok = vb[:, None, :] & vb[None, :, :] & offdiag[:, :, None]  # (S, S, t)
-        xi, xj = xb[:, None, :, :], xb[None, :, :, :]  # (S, 1, t, K), (1, S, t, K)
-        ge = xi >= xj
-        imp = (xi > xj) + 0.5 * (xi == xj)             # dm with the 0.5 tie rule
-        n_ge = (ge & in_ref).sum(axis=3)               # (S, S, t)
-        n_ref = in_ref.sum()
-        # unanimity of M \ {m}: all reference measures other than m (by position)
-        dM = (n_ge[..., None] - (ge & in_ref)) == (n_ref - in_ref)  # (S, S, t, K)
-        dM &= pair_ok[..., None]
-        ok = pair_ok[..., None]
-        n_pairs += int(pair_ok.sum())
-        pm += (imp * ok).sum(axis=(0, 1, 2))
-        pM += dM.sum(axis=(0, 1, 2))
-        joint += (imp * dM).sum(axis=(0, 1, 2))
+    joint, pm, pM, n_pairs = _unanimity_counts(X, in_ref)
     n_ref_m = in_ref.sum() - in_ref
     if measures is not None and (n_ref_m[target] == 0).any():
         raise ValueError("the reference set is empty for some measure (it only contains the measure itself)")

@@ -73,7 +73,7 @@ HELP = f"""irframe eval: trec_eval's command line on irframe's measures.
 Options (trec_eval's): -q per-topic values; -m measure[.params] (repeat it; nicknames
 official, all_trec, set); -c average over every qrels topic; -l N relevance level; -n no
 summary; -M N keep the top N documents; -J judged documents only; -N N documents in the
-collection (utility); -D level[.qid] evaluate one topic; -R qrels; -T trec_results;
+collection (utility); -D level[.qid] evaluate one topic; -R qrels|qrels_jg|prefs|qrels_prefs; -T trec_results;
 -Z file z-scores; -v version; -h this help. A RUN of '-' is read from standard input.
 
 irframe's options: several RUN files; -m with irframe measures (nDCG@10, RBP(p=0.8));
@@ -250,16 +250,18 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         err.write(USAGE)
         return 1
     qrels_path, run_paths = files[0], files[1:]
-    if o["rel_format"] not in ("qrels", "qrels_jg"):
-        err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n" if o["rel_format"] not in
-                  ("prefs", "qrels_prefs") else
-                  f"irframe eval: -R {o['rel_format']} is not supported yet (qrels and qrels_jg only)\n")
+    if o["rel_format"] not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
+        err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n")
         return 2
     if o["results_format"] != "trec_results":
         err.write(f"trec_eval: Illegal retrieval results format '{o['results_format']}'\n")
         return 2
     try:
-        qrels = read_qrels(qrels_path, kind="jg" if o["rel_format"] == "qrels_jg" else "trec")
+        if o["rel_format"] == "prefs":
+            from .io import read_prefs
+            qrels = read_prefs(qrels_path)
+        else:
+            qrels = read_qrels(qrels_path, kind="trec" if o["rel_format"] == "qrels" else "jg")
     except (IrframeError, ValueError, OSError) as e:
         err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{qrels_path}'\n")
         return 2

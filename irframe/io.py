@@ -64,7 +64,7 @@ try:  # optional dependency
 except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
     pa = pc = pacsv = None
 
-__all__ = ["read_run", "read_runs", "read_qrels", "write_run", "write_qrels",
+__all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "write_qrels",
            "format_run", "format_qrels", "read_cost_file"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -1025,3 +1025,47 @@ def write_qrels(df: pd.DataFrame, path: PathLike, *, columns: Mapping[str, str] 
     [1.5]
     """
     _write_text(format_qrels(df, columns=columns), path)
+
+
+def read_prefs(path: PathLike | Any) -> pd.DataFrame:
+    """Read trec_eval's preference-judgment file (``-R prefs``): ``topic jg jsg doc level``.
+
+    Within a judgment sub-group (``jsg``) of a judgment group (``jg``, one user's need) a
+    document with a higher level is preferred to one with a lower level; level 0 means
+    non-relevant.  Blank lines and lines starting with ``#`` are skipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic, jg, jsg, doc, rel`` (ids as str, ``rel`` float64), file order.
+
+    Raises
+    ------
+    irframe.errors.ParseError
+        A line without 5 fields or with a non-numeric level (file, line number, line).
+
+    Examples
+    --------
+    >>> import io
+    >>> read_prefs(io.StringIO("q1 u1 s1 d1 3\\nq1 u1 s1 d2 2\\n")).values.tolist()
+    [['q1', 'u1', 's1', 'd1', 3.0], ['q1', 'u1', 's1', 'd2', 2.0]]
+    """
+    name = _name_of(path)
+    text = _read_bytes(path).decode("utf-8")
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) != 5:
+            raise ParseError(f"{name}, line {lineno}: expected 5 fields 'topic jg jsg doc level', got "
+                             f"{len(parts)}: {line!r}", path=name, lineno=lineno, line=line)
+        try:
+            level = float(parts[4])
+        except ValueError:
+            raise ParseError(f"{name}, line {lineno}: level {parts[4]!r} is not a number: {line!r}",
+                             path=name, lineno=lineno, line=line) from None
+        rows.append((*parts[:4], level))
+    if not rows:
+        raise ParseError(f"{name}: no preference lines found", path=name)
+    return pd.DataFrame(rows, columns=["topic", "jg", "jsg", "doc", "rel"])

@@ -123,10 +123,13 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
         Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
     run_id : str, optional
         The run id to print (default: the system name of the run frame's last row).
-    rel_format : {"qrels", "qrels_jg"}
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}
         ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
         groups, :func:`irframe.read_qrels` ``kind="jg"``); the ``*_avgjg`` measures evaluate the
         run against each group's judgments and average over the groups of the topic.
+        ``prefs`` / ``qrels_prefs``: ``qrels`` holds preference judgments (``topic, jg, jsg,
+        doc, rel`` from :func:`irframe.io.read_prefs`, or ``topic, jg, doc, rel`` from
+        ``read_qrels(kind="jg")``) for the ``prefs_*`` measures (:mod:`irframe.prefs`).
 
     Returns
     -------
@@ -164,19 +167,18 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
         status = 1 if "illegal" in str(e) or "improper" in str(e) else 2
         msg = str(e) + ("\ntrec_eval: Cannot initialize measure" if status == 2 else "")
         raise TrecEvalError(msg, status) from None
-    unsupported = [v.name for v in values if v.needs == "prefs"]
-    if unsupported:
-        raise TrecEvalError(f"irframe eval: measure(s) {unsupported} need preference judgments (-R prefs), "
-                            "which irframe eval does not evaluate yet", 2)
-    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring")
-             and (v.needs == "qrels_jg") != (rel_format == "qrels_jg")]
+    fmt_needs = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}[rel_format]
+    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != fmt_needs]
     if wrong:
         raise TrecEvalError(f"trec_eval: Can't calculate measure '{wrong[0]}' with rel_info format "
                             f"'{rel_format}'", 4)
-    jg_qrels = None
+    jg_qrels = prefs = None
     if rel_format == "qrels_jg":
         jg_qrels = qrels
         qrels = qrels.drop(columns="jg").drop_duplicates(["topic", "doc"])
+    elif fmt_needs == "prefs":
+        prefs = qrels if "jsg" in qrels.columns else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
+        qrels = prefs[["topic", "doc", "rel"]].drop_duplicates(["topic", "doc"])
 
     order = order or ("trec_eval10" if version == "10.0" else "trec_eval")
     run_topics = set(map(str, run["topic"].unique()))  # distinct values first: cheap on categoricals
@@ -199,7 +201,15 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     aligned = align(run, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only)
     cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
     opts = {"rel_level": rel_level}
-    if cube_labels and jg_qrels is not None:
+    if cube_labels and prefs is not None:
+        from .prefs import prefs_values
+        per_topic_prefs = prefs_values(prefs, run, [str(t) for t in aligned.topics], depth=depth,
+                                       float32=order != "trec_eval10")
+        data = np.array([[per_topic_prefs.get(str(t), {}).get(lab, 0.0) for lab in cube_labels]
+                         for t in aligned.topics], dtype=np.float64).reshape(len(aligned.topics), len(cube_labels))
+        col = {lab: j for j, lab in enumerate(cube_labels)}
+        aggs = {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in cube_labels}
+    elif cube_labels and jg_qrels is not None:
         data = _avg_over_judgment_groups(run, jg_qrels, cube_labels, aligned.topics, rel_level=rel_level,
                                          order=order, depth=depth, judged_only=judged_only, complete=complete)
         col = {lab: j for j, lab in enumerate(cube_labels)}

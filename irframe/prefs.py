@@ -1,0 +1,257 @@
+"""trec_eval's preference measures (``-R prefs`` and ``-R qrels_prefs``).
+
+Preference judgments say that one document is better than another for a user.  In
+trec_eval's ``prefs`` format each line ``topic jg jsg doc level`` places a document in a
+judgment sub-group (JSG) of a judgment group (JG, one user's information need): within a
+JSG every document with a higher level is preferred to every document with a lower one;
+the preferences of the JSGs of a JG are merged and closed transitively.  ``qrels_prefs``
+reads an ordinary qrels file as preferences (one JG per value of the second field).
+
+For one ranking, a preference A ≻ B is *fulfilled* when A is ranked above B, counting a
+retrieved document as above every unretrieved one; a pair with neither document
+retrieved is never fulfilled.  The measures (trec_eval's names):
+
+- ``prefs_simp`` = fulfilled / possible over all preferences of all JGs;
+  ``_ret`` only pairs with both documents retrieved; ``_imp`` pairs with at least one;
+- ``prefs_pair``: per document pair, the share of the JGs preferring it that the ranking
+  agrees with, averaged over pairs (``_ret`` / ``_imp`` as above);
+- ``prefs_avgjg``: fulfilled / possible per JG, averaged over JGs (``_ret``, ``_imp``);
+- ``prefs_avgjg_Rnonrel``: as ``prefs_avgjg`` with the number of non-relevant (level 0)
+  documents of each JG set to R, its number of relevant ones (``_ret``: retrieved ones);
+- ``prefs_num_prefs_poss``, ``prefs_num_prefs_ful``, ``prefs_num_prefs_ful_ret``: counts.
+
+The documents are ranked by score descending, ties by docno *ascending* (trec_eval's
+``form_prefs_counts`` sorts so, unlike its other measures).  Relation to irframe's other
+preference-based evaluation: see docs/trec_eval.md (ndpm, lexicographic preferences).
+
+The computation loops over topics and judgment groups in Python with small boolean
+matrices per group (preference files are small); it is not a vectorised kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PREFS_MEASURES", "prefs_values"]
+
+PREFS_MEASURES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+                  "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+                  "prefs_avgjg_imp")
+
+
+def _key(s: str) -> bytes:
+    return s.encode("utf-8")
+
+
+class _JG:
+    """One judgment group of one topic: its preference matrix and counts."""
+
+    def __init__(self, lines: pd.DataFrame, rank: dict, nj: int, njr: int):
+        lines = lines.assign(_r=[rank[d] for d in lines["doc"]])
+        lines = lines.sort_values(["_r"]).sort_values(["rel"], ascending=False, kind="stable")
+        lines = lines.iloc[np.argsort([_key(j) for j in lines["jsg"]], kind="stable")]
+        self.nj, self.njr = nj, njr
+        jsgs = lines["jsg"].tolist()
+        levels = lines["rel"].to_numpy(dtype=np.float64)
+        ranks = lines["_r"].to_numpy(dtype=np.int64)
+        self.ec = len(set(jsgs)) == 1
+        a = np.zeros((nj, nj), dtype=np.int64)
+        if self.ec:   # equivalence classes by level, best first; pairs counted with multiplicity
+            self.ecs = []
+            for lev in pd.unique(levels):
+                self.ecs.append((lev, np.sort(ranks[levels == lev])))
+            for x, (_, r1) in enumerate(self.ecs):
+                for _, r2 in self.ecs[x + 1:]:
+                    np.add.at(a, (np.repeat(r1, len(r2)), np.tile(r2, len(r1))), 1)
+            self.rel = np.full(nj, -1.0)
+            for lev, r in self.ecs:
+                self.rel[r] = lev
+        else:         # partial order: per JSG, higher level ≻ lower level, closed transitively
+            self.rel = np.full(nj, -1.0)
+            n = len(ranks)
+            for i in range(n):
+                self.rel[ranks[i]] = levels[i]
+                j = i + 1
+                while j < n and jsgs[j] == jsgs[i] and levels[j] == levels[i]:
+                    j += 1
+                while j < n and jsgs[j] == jsgs[i]:
+                    a[ranks[i], ranks[j]] = 1
+                    j += 1
+            b = a.astype(bool) | np.eye(nj, dtype=bool)
+            while True:
+                c = (b.astype(np.int64) @ b.astype(np.int64)) > 0
+                if (c == b).all():
+                    break
+                b = c
+            np.fill_diagonal(b, False)
+            if (b & b.T).any():
+                raise ValueError("trec_eval.form_prefs_counts: Pref inconsistency found in a judgment group")
+            a = b.astype(np.int64)
+        self.a = a
+        ret = np.arange(nj) < njr
+        upper = np.triu(np.ones((nj, nj), bool), 1)
+        both, one, none = np.outer(ret, ret), np.outer(ret, ~ret), np.outer(~ret, ~ret)
+        self.ful_ret = int(a[both & upper].sum())
+        self.poss_ret = int(a[both].sum())
+        self.ful_imp = int(a[one].sum())
+        self.poss_imp = self.ful_imp + int(a[np.outer(~ret, ret)].sum())
+        self.notoccur = int(a[none].sum())
+        self.num_rel = int((self.rel > 0).sum())
+        self.num_nonrel = int((self.rel == 0).sum())
+        self.num_rel_ret = int((self.rel[:njr] > 0).sum())
+        self.num_nonrel_ret = int((self.rel[:njr] == 0).sum())
+
+    # -- prefs_avgjg_Rnonrel: recount with only R non-relevant documents -------------------
+    def recount(self, ret_only: bool) -> tuple[int, int]:
+        njr, ful, poss = self.njr, 0, 0
+        if self.ec:
+            keep = self.num_rel_ret if ret_only else self.num_rel
+            new_nonrel = self.ecs[-1][1][:keep]
+            lim = (lambda r: r[r < njr]) if ret_only else (lambda r: r)
+            groups = [(r1, r2) for x, (_, r1) in enumerate(self.ecs) for _, r2 in self.ecs[x + 1:-1]]
+            groups += [(r1, new_nonrel) for _, r1 in self.ecs]
+            for r1, r2 in groups:
+                r1, r2 = lim(r1), lim(r2)
+                ok = (r1[:, None] < r2[None, :])
+                if not ret_only:
+                    ok &= (r1 < njr)[:, None]
+                f = int(ok.sum())
+                ful += f
+                poss += r1.size * r2.size - f
+            return ful, poss + ful
+        seen, first_discarded = 0, (self.njr if ret_only else self.nj)
+        for i in range(self.njr if ret_only else self.nj):
+            if self.rel[i] == 0.0:
+                seen += 1
+                if seen == self.num_rel + 1:
+                    first_discarded = i
+                    break
+        idx = np.arange(self.nj)
+        keep = ~((idx >= first_discarded) & (self.rel == 0.0))
+        a = self.a * np.outer(keep, keep)
+        ret = idx < njr
+        lower = np.tril(np.ones((self.nj, self.nj), bool), -1)
+        upper = lower.T
+        ful = int(a[np.outer(ret, ret) & upper].sum())
+        poss = int(a[np.outer(ret, ret) & lower].sum())
+        if not ret_only:
+            ful += int(a[np.outer(ret, ~ret)].sum())
+            poss += int(a[np.outer(~ret, np.ones(self.nj, bool))].sum())
+        return ful, poss + ful
+
+
+def _ratio(f, p):
+    return f / p
+
+
+def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
+    v = dict.fromkeys(PREFS_MEASURES, 0.0)
+    fr = sum(j.ful_ret for j in jgs)
+    fi = sum(j.ful_imp for j in jgs)
+    pr = sum(j.poss_ret for j in jgs)
+    pi = sum(j.poss_imp for j in jgs)
+    no = sum(j.notoccur for j in jgs)
+    v["prefs_num_prefs_poss"] = float(pr + pi + no)
+    v["prefs_num_prefs_ful"] = float(fr + fi)
+    v["prefs_num_prefs_ful_ret"] = float(fr)
+    if pr + pi + no:
+        v["prefs_simp"] = (fr + fi) / (pr + pi + no)
+    if pr:
+        v["prefs_simp_ret"] = fr / pr
+    if pr + pi:
+        v["prefs_simp_imp"] = (fr + fi) / (pr + pi)
+    c = sum(j.a for j in jgs) if jgs else np.zeros((nj, nj), np.int64)
+    for name, blocks in (("prefs_pair", ("rr", "ru", "uu")), ("prefs_pair_ret", ("rr",)),
+                         ("prefs_pair_imp", ("rr", "ru"))):
+        total, pairs = 0.0, 0
+        for blk in blocks:
+            rows = range(0, njr) if blk[0] == "r" else range(njr, nj)
+            for i in rows:
+                cols = range(i + 1, njr) if blk == "rr" else (range(njr, nj) if blk == "ru" else range(i + 1, nj))
+                for j in cols:
+                    if c[i, j] or c[j, i]:
+                        pairs += 1
+                        if blk != "uu":
+                            total += c[i, j] / (c[i, j] + c[j, i])
+        if pairs:
+            v[name] = total / pairs
+    for name, f in (("prefs_avgjg", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur)),
+                    ("prefs_avgjg_ret", lambda j: (j.ful_ret, j.poss_ret)),
+                    ("prefs_avgjg_imp", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp))):
+        s = 0.0
+        for j in jgs:
+            ful, poss = f(j)
+            if poss:
+                s += ful / poss
+        if s > 0.0:
+            v[name] = s / len(jgs)
+    for name, ret_only in (("prefs_avgjg_Rnonrel", False), ("prefs_avgjg_Rnonrel_ret", True)):
+        s = 0.0
+        for j in jgs:
+            R, N = (j.num_rel_ret, j.num_nonrel_ret) if ret_only else (j.num_rel, j.num_nonrel)
+            if R >= N:
+                if ret_only:
+                    ful, poss = j.ful_ret, j.poss_ret
+                else:
+                    ful, poss = j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur
+                ful += j.num_rel_ret * (R - N)
+                poss += j.num_rel * (R - N)
+            else:
+                ful, poss = j.recount(ret_only)
+            s += ful / poss if poss else float("nan")
+        if s > 0.0:
+            v[name] = s / len(jgs)
+    return v
+
+
+def prefs_values(prefs: pd.DataFrame, run: pd.DataFrame, topics: Sequence[str], *, float32: bool = True,
+                 depth: int | None = None) -> dict[str, dict[str, float]]:
+    """Per topic, every trec_eval preference measure: {topic: {measure: value}}.
+
+    Parameters
+    ----------
+    prefs : pandas.DataFrame
+        Columns ``topic, jg, jsg, doc, rel`` (:func:`irframe.io.read_prefs`).
+    run : pandas.DataFrame
+        One system's ``topic, doc, score``.
+    topics : sequence of str
+        Topics to evaluate.
+    float32 : bool
+        Compare scores as float32 (trec_eval 9.0.8) rather than float64 (10.0).
+    depth : int, optional
+        Keep the top ``depth`` documents (``-M``).
+    """
+    out = {}
+    pt = prefs.assign(topic=prefs["topic"].astype(str), jg=prefs["jg"].astype(str), jsg=prefs["jsg"].astype(str),
+                      doc=prefs["doc"].astype(str))
+    rt = run.assign(topic=run["topic"].astype(str), doc=run["doc"].astype(str))
+    by_topic_p = dict(tuple(pt.groupby("topic", sort=False)))
+    by_topic_r = dict(tuple(rt.groupby("topic", sort=False)))
+    for t in topics:
+        p = by_topic_p.get(t)
+        r = by_topic_r.get(t)
+        if p is None:
+            continue
+        judged = sorted(set(p["doc"]), key=_key)
+        ranked = []
+        if r is not None:
+            score = r["score"].to_numpy(np.float32 if float32 else np.float64).astype(np.float64)
+            docs = r["doc"].tolist()
+            order = sorted(range(len(docs)), key=lambda i: (-score[i], _key(docs[i])))
+            if depth is not None:
+                order = order[:depth]
+            jset = set(judged)
+            ranked = [docs[i] for i in order if docs[i] in jset]
+        rank = {d: i for i, d in enumerate(ranked)}
+        njr = len(ranked)
+        for d in judged:
+            if d not in rank:
+                rank[d] = len(rank)
+        nj = len(judged)
+        jgs = [_JG(g, rank, nj, njr) for _, g in sorted(p.groupby("jg", sort=False), key=lambda kv: _key(kv[0]))]
+        out[t] = _topic_values(jgs, nj, njr)
+    return out

@@ -656,6 +656,30 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
                 r_doc, q_doc, docs)
 
 
+def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
+    """Topic code, doc code and grade of every qrels row (duplicates checked), and the
+    subtopic (codes, labels) of diversity qrels (else None)."""
+    sub = None
+    if qc.subtopic:  # ids first: their errors come before the grades'
+        (s_code,), subtopics = _encode([(qrels, qc.subtopic, "qrels frame")])
+        (s_code,), subtopics = _sorted_codes([s_code], subtopics)
+        sub = (s_code, subtopics)
+    q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    n_docs = max(len(ids.docs), 1)
+    q_topic, q_doc = ids.q_topic, ids.q_doc
+    if sub is not None:
+        q_key = (q_topic * len(sub[1]) + sub[0]) * n_docs + q_doc
+        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
+    else:
+        qkeep = check_duplicates(qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame",
+                                 duplicates)
+    if qkeep is not None:
+        q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]
+        if sub is not None:
+            sub = (sub[0][qkeep], sub[1])
+    return q_topic, q_doc, q_rel, sub
+
+
 def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The run's score (float64, read-only; None without a score column) and rank columns."""
     if order in ("trec_eval", "trec_eval10"):
@@ -751,24 +775,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     """
     runs, qrels, rc, qc, depth = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
     ids = _encode_ids(runs, qrels, rc, qc)
-    sub = None
-    if qc.subtopic:  # ids first: their errors come before the grades'
-        (s_code,), subtopics = _encode([(qrels, qc.subtopic, "qrels frame")])
-        (s_code,), subtopics = _sorted_codes([s_code], subtopics)
-    q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, duplicates)
     n_docs = max(len(ids.docs), 1)
-    q_topic, q_doc = ids.q_topic, ids.q_doc
-    if qc.subtopic:
-        q_key = (q_topic * len(subtopics) + s_code) * n_docs + q_doc
-        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
-        sub = (s_code, subtopics)
-    else:
-        qkeep = check_duplicates(qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame",
-                                 duplicates)
-    if qkeep is not None:
-        q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]
-        if sub is not None:
-            sub = (sub[0][qkeep], sub[1])
     score, rank = _ordering_keys(runs, rc, order)
 
     # ---- restrict to topics in qrels; evaluated topics ----------------------------------

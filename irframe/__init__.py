@@ -26,7 +26,7 @@ from .uncertainty import flips, tie_sensitivity  # noqa: E402
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
 _LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity",
-         "axioms", "ndpm", "dask")
+         "axioms", "ndpm", "dask", "options", "lexi_theory")
 
 __all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
            "flips", "tie_sensitivity",

@@ -87,4 +87,4 @@ def pytest_collection_modifyitems(config, items):
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared)
         if shared is None and item.get_closest_marker("shared") is not None:
-            item.add_marker(pytest.mark.skip(reason=SHARED_MISSING))
+            item.add_marker(pytest.mark.skip(reason=SHARED_MISSING), append=False)  # before any other skip

@@ -258,3 +258,55 @@ def test_rbu_p_to_one_and_err_ia():
     assert v / (1 - p) == pytest.approx(lim, rel=1e-6)
     # ...which is not ERR-IA@4 (the seed's p = 1 identity drops ERR's 1/i discount)
     assert _val(RUN_D, QD, "ERR_IA(graded=true)@4") < lim - 0.1
+
+
+def _greedy_ideal_brute_force(qrels: pd.DataFrame, alpha: float, level: float = 1) -> dict[str, list[float]]:
+    """ndeval's idealResult written as its loops: per rank, every unplaced document's score
+    sum_s g(d, s) * (subGain[s] * 1) over subtopics in ascending order; the best score wins,
+    ties to the larger docno; the rank's gain sums g * subGain over the winner's subtopics."""
+    out = {}
+    for topic, q in qrels.groupby("topic", sort=True):
+        rel = q[(q.rel >= level) & (q.rel > 0)]
+        subs = sorted(set(q.subtopic), key=int)
+        judged = {(d, s) for d, s in zip(rel.doc, rel.subtopic)}
+        docs = sorted(set(rel.doc), key=lambda x: x.encode(), reverse=True)
+        sub_gain = dict.fromkeys(subs, 1.0)
+        placed, gains = set(), []
+        while len(placed) < len(docs):
+            best, best_score = None, -math.inf
+            for d in docs:                      # docno descending: the first maximum is the largest
+                if d in placed:
+                    continue
+                score = 0.0
+                for s in subs:
+                    if (d, s) in judged:
+                        score += 1.0 * (sub_gain[s] * 1.0)
+                if score > best_score:
+                    best, best_score = d, score
+            gain = 0.0
+            for s in subs:
+                if (best, s) in judged:
+                    gain += 1.0 * sub_gain[s] * 1.0
+                    sub_gain[s] *= 1.0 - alpha
+            placed.add(best)
+            gains.append(gain)
+        out[str(topic)] = gains
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("12"), st.sampled_from([f"d{i}" for i in range(9)]),
+                          st.integers(1, 12), st.integers(-1, 2)), min_size=1, max_size=60,
+                unique_by=lambda x: x[:3]),
+       st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+def test_greedy_ideal_equals_brute_force(rows, alpha):
+    from irframe.align import align
+    from irframe.measures.diversity_kernels import ideal_alpha_gains
+    from irframe.measures.registry import EvalContext
+    qrels = pd.DataFrame(rows, columns=["topic", "doc", "subtopic", "rel"]).astype({"subtopic": str})
+    runs = pd.DataFrame({"system": "s", "topic": sorted(set(qrels.topic)), "doc": "zz", "score": 1.0})
+    ctx = EvalContext(align(runs, qrels), {"rel_level": 1})
+    offs, gains = ideal_alpha_gains(ctx, alpha, False, False, None)
+    want = _greedy_ideal_brute_force(qrels, alpha)
+    for i, t in enumerate(ctx.aligned.topics):
+        assert gains[offs[i]:offs[i + 1]].tolist() == want.get(str(t), [])  # bit for bit

@@ -368,10 +368,6 @@ def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: in
         if not keep.any():
             return np.zeros(T + 1, np.int64), np.zeros(0)
         t, d, s, gv = a.sub_topic[keep], a.sub_doc[keep], inv[keep], g[keep]
-        # local aspect index within topic
-        s_loc = s - asp.offsets[asp.topic[s]]
-        n_asp_t = np.diff(asp.offsets)
-        A = int(n_asp_t.max())
         # documents per topic, ordered docno descending (bytes) so argmax picks the largest
         dk = t * (len(a.docs) + 1) + d
         ud, dinv = np.unique(dk, return_inverse=True)
@@ -384,48 +380,102 @@ def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: in
         n_doc_t = np.diff(t_off)
         D = int(n_doc_t.max())
         col = pos - t_off[ut_s[pos]]
-        G = np.zeros((T, D, A))
-        G[t, col[dinv], s_loc] = gv
-        w_mult = np.ones((T, A))
-        if weighted:
-            w = aspect_weights(ctx, graded=graded)
-            wl = np.zeros((T, A))
-            ai = np.arange(asp.n)
-            wl[asp.topic, ai - asp.offsets[asp.topic]] = w
-            w_mult = wl
+        # one cell per (topic, column) document: u = t * D + col; its (doc, aspect) pairs, aspects
+        # ascending within a document (ndeval sums over subtopics in index order)
+        u = t * D + col[dinv]
+        po = np.lexsort((s, u))
+        p_u, p_s, p_g = u[po], s[po], gv[po]
+        u_start = np.searchsorted(p_u, np.arange(T * D + 1))
+        ao = np.argsort(p_s, kind="stable")                  # pairs by aspect: who shares an aspect
+        a_start = np.searchsorted(p_s[ao], np.arange(asp.n + 1))
+        w = aspect_weights(ctx, graded=graded) if weighted else np.ones(asp.n)
+        sub_gain = np.ones(asp.n)
+
+        def doc_scores(cells: np.ndarray) -> np.ndarray:
+            """Marginal gain of each cell: Σ_aspects g · (sub_gain · w), summed in aspect order."""
+            return _sequential_sums(u_start[cells], u_start[cells + 1], p_g * (sub_gain[p_s] * w[p_s]))
+
         valid = np.arange(D)[None, :] < n_doc_t[:, None]
+        score = np.full(T * D, -np.inf)
+        cells = np.flatnonzero(valid.ravel())
+        score[cells] = doc_scores(cells)
+        score = score.reshape(T, D)
         n_steps = D if depth is None else min(depth, D)
         if depth is None and beta is not None and beta < 1:
             # further ranks add < beta**s * A / (1 - beta) <= 2**-60 of the first gain
+            A = int(np.diff(asp.offsets).max())
             lim = int(np.ceil((60 * np.log(2) + np.log(max(A, 1) / (1 - beta))) / -np.log(beta))) + 1
             n_steps = min(D, max(lim, 1))
-        sub_gain = np.ones((T, A))
         placed = ~valid
         out = np.zeros((T, n_steps))
         rows = np.arange(T)
-        for step in range(n_steps):
-            score = np.zeros((T, D))
-            for j in range(A):  # ndeval sums over subtopics in index order
-                score += G[:, :, j] * (sub_gain[:, j] * w_mult[:, j])[:, None]
-            score = np.where(placed, -np.inf, score)
-            best = np.argmax(score, axis=1)
+        for step in range(n_steps):  # O(pairs of the affected documents) per rank, all topics at once
+            best = np.argmax(np.where(placed, -np.inf, score), axis=1)
             active = ~placed[rows, best]
-            gain_rel = G[rows, best, :] > 0
-            # gain at this rank: ndeval adds subtopicGain (unweighted) for every relevant subtopic
-            contrib = np.zeros(T)
-            for j in range(A):
-                contrib += np.where(gain_rel[:, j], G[rows, best, j] * sub_gain[:, j] * w_mult[:, j], 0.0)
-            out[:, step] = np.where(active, contrib, 0.0)
-            sub_gain = np.where(gain_rel & active[:, None], sub_gain * (1.0 - alpha), sub_gain)
+            chosen = (rows * D + best)[active]
+            # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
+            lo, hi = u_start[chosen], u_start[chosen + 1]
+            ps = _ranges(lo, hi)
+            out[active, step] = _sequential_sums(lo - lo, hi - lo, (p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]],
+                                                 offsets=np.concatenate([[0], np.cumsum(hi - lo)])[:-1])
+            hit = np.unique(p_s[ps])
+            sub_gain[hit] *= (1.0 - alpha)
             placed[rows[active], best[active]] = True
             if placed.all():
                 out = out[:, :step + 1]
                 break
+            touched = np.unique(p_u[ao[_ranges(a_start[hit], a_start[hit + 1])]])
+            touched = touched[~placed.ravel()[touched]]
+            score.ravel()[touched] = doc_scores(touched)
         lens = np.minimum(n_doc_t, out.shape[1])
         offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         flat = out[np.arange(out.shape[1])[None, :] < lens[:, None]]
         return offs, flat
     return ctx.memo(key, build)
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(lo[i], hi[i])`` for every i (vectorised)."""
+    n = hi - lo
+    total = int(n.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    return starts + np.arange(total)
+
+
+def _sequential_sums(lo: np.ndarray, hi: np.ndarray, values: np.ndarray, *,
+                     offsets: np.ndarray | None = None, budget: int = 1 << 20) -> np.ndarray:
+    """Per segment ``values[lo:hi]`` summed strictly left to right (as a C loop would).
+
+    ``offsets`` shifts segment i to ``values[offsets[i] + lo[i] : offsets[i] + hi[i]]``.
+    numpy's ``sum`` adds pairwise and can differ in the last bit; ``cumsum`` along a padded
+    (segments × longest) block is sequential.  Blocks of segments of similar length keep the
+    padding within ``budget`` cells or twice the data.
+    """
+    n = len(lo)
+    out = np.zeros(n)
+    if n == 0:
+        return out
+    base = lo if offsets is None else offsets + lo
+    lens = hi - lo
+    order = np.argsort(lens, kind="stable")
+    limit = max(budget, 2 * int(lens.sum()))
+    i = 0
+    while i < n:
+        cand = np.arange(i + 1, n + 1)
+        cost = (cand - i) * lens[order[cand - 1]]    # cells of the block order[i:cand]
+        j = i + max(1, int(np.searchsorted(cost, limit, side="right")))
+        sel = order[i:j]
+        width = int(lens[sel].max())
+        if width:
+            k = np.arange(width)[None, :]
+            ok = k < lens[sel][:, None]
+            idx = np.where(ok, base[sel][:, None] + k, 0)
+            block = np.where(ok, values[idx] if len(values) else 0.0, 0.0)
+            out[sel] = np.cumsum(block, axis=1)[:, -1]
+        i = j
+    return out
 
 
 def _doc_desc_rank(ctx) -> np.ndarray:

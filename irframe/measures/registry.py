@@ -474,9 +474,9 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         else:  # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut")
             out.extend(replace(parse_measure(meas), label=label) for label, meas in expanded)
     if not out:
-        raise ValueError("no measures given; pass e.g. ['AP', 'nDCG@10']")
+        raise MeasureParamError("no measures given; pass e.g. ['AP', 'nDCG@10']")
     labels = [m.label for m in out]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
-        raise ValueError(f"measure(s) {dup} requested twice")
+        raise MeasureParamError(f"measure(s) {dup} requested twice")
     return out

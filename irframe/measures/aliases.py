@@ -12,7 +12,9 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
 ``IPrec@0.1``             interpolated precision at recall 0.1 (= ``IPrec(recall=0.1)``)
 ``nDCG(dcg='exp-log2')``  nDCG with gain 2^grade − 1 (gdeval, ranx ``ndcg_burges``)
 ``Accuracy@k``            share of (relevant, non-relevant) pairs of the top k where the
-                          relevant one is ranked first, over topics retrieving a relevant doc
+                          relevant one is ranked first; 0 when no relevant document is
+                          retrieved (ir_measures leaves such topics out of its mean), 1
+                          when no non-relevant one is (ir_measures divides by zero)
 ``Compat(p=0.95)``        compatibility (Clarke, Vtyurina & Smucker 2021, TOIS): rank-biased
                           overlap with the ideal ranking, normalised by the ideal's own
 ``Precision``             ``P``
@@ -95,9 +97,9 @@ def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
     n_rel = segment_sum(rel.astype(np.float64), a.offsets)
     n_non = segment_sum(nonrel.astype(np.float64), a.offsets)
     value = 1.0 - _safe_div(above, n_rel * n_non)
-    value = np.where(n_non == 0, np.nan, value)   # ir_measures divides by zero there
-    # undefined (NaN, not reported by ir_measures) when no relevant document was retrieved
-    return np.where(n_rel > 0, value, np.nan)
+    # no relevant document retrieved: 0 (ir_measures leaves the topic out of its mean);
+    # nothing non-relevant among them: 1 (ir_measures divides by zero)
+    return np.where(n_rel > 0, value, 0.0)
 
 
 def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -173,7 +175,7 @@ register(MeasureDef("F1", _f1, params={"rel": REL}, family="ranx",
                     description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)"))
 register(MeasureDef("Accuracy", _accuracy, params={"rel": REL}, family="ir_measures",
                     description="share of (relevant, non-relevant) pairs in the top k ordered right "
-                                "(ir_measures Accuracy); NaN when nothing relevant is retrieved"))
+                                "(ir_measures Accuracy); 0 when nothing relevant is retrieved"))
 register(MeasureDef("Compat", _compat, cutoff="none", family="ir_measures", params={
     "p": Param("float", 0.95, low=0, high=1, low_open=True, high_open=True, description="RBO persistence"),
     "normalize": Param("bool", True, description="divide by the ideal ranking's own score")},

@@ -161,10 +161,20 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
     opts = make_options(order="trec_eval" if order in TIE_ORDERS else order, rel_level=rel_level, depth=depth,
                         complete=complete, judged_only=judged_only, gains=gains, duplicates=duplicates,
                         columns=columns, qrels_columns=qrels_columns, system=system)
-    aligned = align(runs, qrels, **opts.align_kwargs())
-    return evaluate_aligned(aligned, specs, rel_level=rel_level, gains=gains,
-                            order=order if order in TIE_ORDERS else None, bounds=bounds,
-                            unjudged_grade=unjudged_grade, **options)
+    kw = dict(rel_level=rel_level, gains=gains, order=order if order in TIE_ORDERS else None, bounds=bounds,
+              unjudged_grade=unjudged_grade, **options)
+    judged = [m for m in specs if m.param("judged_only")]
+    if not judged or judged_only:
+        return evaluate_aligned(align(runs, qrels, **opts.align_kwargs()), specs, **kw)
+    # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
+    rest = [m for m in specs if not m.param("judged_only")]
+    parts = [evaluate_aligned(align(runs, qrels, **replace(opts, judged_only=True).align_kwargs()), judged, **kw)]
+    if rest:
+        parts.insert(0, evaluate_aligned(align(runs, qrels, **opts.align_kwargs()), rest, **kw))
+    out = xr.concat(parts, dim="measure", combine_attrs="override").sel(measure=[m.label for m in specs])
+    if "measures" in out.attrs:
+        out.attrs["measures"] = "; ".join(m.canonical for m in specs)
+    return out
 
 
 def _replicate_role(runs, columns: Mapping[str, str] | None) -> tuple[str | None, Mapping[str, str] | None]:
@@ -228,6 +238,9 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
         raise TypeError(f"unexpected option(s) {sorted(unknown)} for measures "
                         f"{[m.label for m in specs]}")
     for m in specs:
+        if m.param("judged_only") and not aligned.judged_only:
+            raise ValueError(f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
+                             "(which aligns the judged documents separately) or align with judged_only=True")
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
             raise ValueError(f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                              "(read them with irframe.read_qrels(path, kind='diversity'))")

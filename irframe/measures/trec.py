@@ -498,8 +498,13 @@ RECALLS = Param("str", None, check_fn=lambda v: _floats(v, "recalls"),
                 description="recall levels to average (trec_eval 11pt_avg.0.25,0.5); default the 11 points")
 GAINS = Param("str", None, check_fn=_check_gain_text,
               description="trec_eval custom gains 'level=gain,...' (e.g. '1=3,2=9'); default gain = grade")
+JUDGED_ONLY = Param("bool", False, description="evaluate on the judged documents only, unjudged ones removed "
+                                             "first (ir_measures judged_only=, trec_eval -J); needs evaluate()")
+
+
 def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=()):
-    register(MeasureDef(name=name, compute=fn, params={"rel": REL, **(params or {})}, cutoff=cutoff,
+    register(MeasureDef(name=name, compute=fn, params={"rel": REL, "judged_only": JUDGED_ONLY, **(params or {})},
+                        cutoff=cutoff,
                         aggregate=aggregate, description=desc, family="trec_eval"),
              aliases=aliases)
 

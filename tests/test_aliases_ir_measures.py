@@ -24,7 +24,9 @@ RUNS = ("pircRBa1", "NLPR03vb10", "humR03dc")
 NAMES = ["SetP", "SetR", "SetF", "SetAP", "SetRelP", "NumQ", "IPrec@0.1", "IPrec@0.5", "Accuracy@100", "Accuracy",
          "Compat", "Compat(p=0.8)", "Precision@5", "P@10", "R@100", "RR", "nDCG@10", "AP", "Rprec", "Bpref",
          "Success@10", "NumRet", "NumRelRet", "Judged@10", "RBP(rel=1)", "SetF(beta=0.5)",
-         "nDCG(dcg='exp-log2')@10", "P(judged_only=True)@10", "nDCG(judged_only=True)@10", "AP(judged_only=True)"]
+         "nDCG(dcg='exp-log2')@10", "P(judged_only=True)@10", "nDCG(judged_only=True)@10", "AP(judged_only=True)",
+         "INST(T=1.0,max_rel=2)", "INSQ(T=1.0,max_rel=2)", "SDCG(max_rel=2)@10", "BPM(T=1.0,max_rel=2)@10",
+         "NERR8(max_rel=2)@10", "NERR9(max_rel=2)@10", "NERR10(p=0.9,max_rel=2)", "NERR11(T=1.0,max_rel=2)"]
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,10 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
 ``Compat(p=0.95)``        compatibility (Clarke, Vtyurina & Smucker 2021, TOIS): rank-biased
                           overlap with the ideal ranking, normalised by the ideal's own
 ``Precision``             ``P``
+``INST(T=1,max_rel=2)``   cwl_eval's measures as ir_measures names them (also ``INSQ``,
+                          ``SDCG(max_rel=2)@10``, ``BPM(T=1,max_rel=2)@10``, ``NERR8@k``,
+                          ``NERR9@k``, ``NERR10(p=0.9)``, ``NERR11(T=1)``): irframe's
+                          ``CWL(C=..., gmax=max_rel)``, gain = grade / max_rel (min_rel = 0)
 ========================  ==========================================================
 
 ranx (Bassani 2022, ECIR) names, ``name@k`` and ``-lN`` (relevance level N):
@@ -190,3 +194,32 @@ register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
 register_alias_pattern(r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
                        r"(@(\d+))?(-l(\d+))?", _ranx)
 register_alias_pattern(r"rbp\.(\d+)", lambda m: f"RBP(p=0.{m.group(1)})")
+
+
+def _ir_measures_cwl(m) -> str:
+    """ir_measures' cwl_eval measures → irframe's ``CWL(C=...,gmax=max_rel)`` (gain = grade / max_rel)."""
+    name, inner, k = m.group(1), m.group(2) or "", m.group(4)
+    params = {}
+    for item in filter(None, (x.strip() for x in inner.split(","))):
+        key, _, value = item.partition("=")
+        params[key.strip()] = value.strip()
+    if float(params.pop("min_rel", 0) or 0) != 0:
+        raise ValueError(f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)")
+    gmax = params.pop("max_rel", None)
+    if name == "INST" or name == "INSQ" or name == "NERR11":
+        c = f"{name}(T={params.pop('T', '1.0')})"
+    elif name == "NERR10":
+        c = f"NERR10(phi={params.pop('p', '0.9')})"
+    elif name == "BPM":
+        c = f"BPM(T={params.pop('T', '1.0')},K={k})" if k else None
+        k = None
+    else:   # SDCG, NERR8, NERR9: a cutoff
+        c = f"{name}@{k}" if k else None
+        k = None
+    if c is None or params or k:
+        raise ValueError(f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
+                         f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)")
+    return f"CWL(C={c}" + (f",gmax={gmax})" if gmax is not None else ")")
+
+
+register_alias_pattern(r"(INST|INSQ|SDCG|BPM|NERR8|NERR9|NERR10|NERR11)(?:\((.*)\))?(@(\d+))?", _ir_measures_cwl)

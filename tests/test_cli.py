@@ -160,3 +160,64 @@ def test_robust03_matches_trec_eval_908(shared_data):
     want = "".join(line for line in text.splitlines(keepends=True) if _DEFAULT_LINE.match(line))
     out = run_main("eval", str(qrels), str(run), "-q")
     assert out == want
+
+
+# ----------------------------------------------------------------------------- trec_eval's command line
+
+def test_run_from_standard_input(monkeypatch):
+    """`-` reads the run from standard input (trec_eval 10.0's help), same output as the file."""
+    data = (DATA / "results.test").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert run_main("eval", str(DATA / "qrels.test"), "-") == (EXPECTED / "out.test").read_text()
+
+
+def test_no_common_topic_exit_status_7(tmp_path, capsys):
+    """trec_eval: 'No queries with both results and relevance info', exit status 7."""
+    run = tmp_path / "run.txt"
+    run.write_text("999 Q0 doc1 1 1.0 tag\n")
+    status = cli.main(["eval", str(DATA / "qrels.test"), str(run)], out=io.StringIO())
+    assert status == 7
+    assert capsys.readouterr().err == "trec_eval: No queries with both results and relevance info\n"
+
+
+def test_version_10_stops_on_missing_topic(capsys):
+    """trec_eval 10.0 (built from its source) exits 4 with this message when a qrels topic has no
+    results and -c is not given; 9.0.8 evaluates the run's topics."""
+    status = cli.main(["eval", "--trec-eval-version", "10.0", str(DATA / "qrels.test"), str(DATA / "results.trunc")],
+                      out=io.StringIO())
+    assert status == 4
+    assert capsys.readouterr().err == "trec_eval: result qid '302' not found in qrels\n"
+    assert run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.trunc"), "-m", "num_q") == \
+        "num_q                 \tall\t2\n"
+
+
+def test_measure_syntax_errors_exit_like_trec_eval(capsys):
+    args = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+    assert cli.main(["eval", "-m", "P.", *args], out=io.StringIO()) == 1          # improper measure
+    assert "trec_eval: improper measure in parameter 'P'" in capsys.readouterr().err
+    assert cli.main(["eval", "-m", "P.0", *args], out=io.StringIO()) == 2         # trec_eval: exit 2
+    assert "Negative cutoff" in capsys.readouterr().err
+    assert cli.main(["eval", "-m", "P.5,5", *args], out=io.StringIO()) == 2
+    assert "duplicate cutoffs" in capsys.readouterr().err
+    assert cli.main(["eval", args[0]], out=io.StringIO()) == 1                   # one file: usage
+    assert capsys.readouterr().err.startswith("Usage: trec_eval")
+
+
+def test_json_is_strict_and_keeps_trec_values():
+    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-q", "-m", "all_trec",
+                   "--format", "json")
+    rows = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
+    by = {(r["topic"], r["measure"]): r["value"] for r in rows}
+    assert by[("all", "num_q")] == 3 and by[("301", "relstring")] == "0000011000"
+    trec = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-q", "-m", "all_trec")
+    assert trec == (EXPECTED / "out.test.aq").read_text()     # the trec format unchanged by the extras
+
+
+def test_parameter_lists_expand_in_python():
+    import irframe as irf
+    qrels, runs = irf.read_qrels(DATA / "qrels.test"), irf.read_run(DATA / "results.test")
+    cube = irf.evaluate(runs, qrels, ["P.5,10", "ndcg_cut.3", "map"])
+    assert cube.measure.values.tolist() == ["P_5", "P_10", "ndcg_cut_3", "map"]
+    # the same numbers as the trec_eval names one by one
+    single = irf.evaluate(runs, qrels, ["P_5", "P_10", "ndcg_cut_3", "map"])
+    assert (cube.values == single.values).all()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -53,12 +53,6 @@ class TrecLine:
     value: object
     kind: str
     zscore: bool = False
-
-
-@dataclass
-class _Plan:
-    values: list = field(default_factory=list)      # TrecValue (trec_eval measures)
-    extras: list = field(default_factory=list)      # irframe measure strings printed as given
 
 
 def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
@@ -253,6 +247,7 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     for e in extras:
         printed.append((e, "extra_long" if aggs.get(e) == "sum" else
                         ("gm" if aggs.get(e) == "gmean" else "extra_float"), e))
+    kind_of = {name: kind for name, kind, _ in printed}
     per = {}
     for name, kind, lab in printed:
         x = data[rows, col[lab]] if lab in col else np.zeros(len(rows))
@@ -273,13 +268,11 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
                     continue
                 lines.append(TrecLine(v.name, t, float(per[v.name][i]), v.kind, z))
             for e in extras:
-                kind = printed[[p[0] for p in printed].index(e)][1]
-                if kind != "gm":
-                    lines.append(TrecLine(e, t, float(per[e][i]), kind, z))
+                if kind_of[e] != "gm":
+                    lines.append(TrecLine(e, t, float(per[e][i]), kind_of[e], z))
     if not summary:
         return lines
-    for name, kind, lab in [(v.name, v.kind, None) for v in values] + \
-            [(e, printed[[p[0] for p in printed].index(e)][1], e) for e in extras]:
+    for name, kind in [(v.name, v.kind) for v in values] + [(e, kind_of[e]) for e in extras]:
         if kind == "runid":
             lines.append(TrecLine("runid", "all", run_id, "runid"))
             continue

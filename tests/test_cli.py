@@ -221,3 +221,6 @@ def test_parameter_lists_expand_in_python():
     # the same numbers as the trec_eval names one by one
     single = irf.evaluate(runs, qrels, ["P_5", "P_10", "ndcg_cut_3", "map"])
     assert (cube.values == single.values).all()
+    with pytest.raises(ValueError, match="relstring"):
+        irf.evaluate(runs, qrels, ["relstring"])
+    assert irf.evaluate(runs, qrels, "success").measure.values.tolist() == ["success_1", "success_5", "success_10"]

@@ -353,8 +353,13 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
         vals = expand([text], version="10.0")
     except MeasureParamError:
         return None   # not valid trec_eval parameters: maybe another tool's name (ranx "rbp.95")
-    return [(v.name, v.measure) for v in vals
-            if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"]
+    out = [(v.name, v.measure) for v in vals if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"]
+    if not out:
+        raise MeasureParamError(
+            f"{text!r} has no value irframe can put in a cube: runid, num_q and relstring are printed by "
+            "`irframe eval` (relstring per topic: irframe.measures.trec.relstrings), the prefs_* and *_avgjg "
+            "measures need preference or judgment-group files (irframe eval -R prefs / -R qrels_jg)")
+    return out
 
 
 def requested_families(requests: Iterable[str]) -> list[str]:

@@ -215,7 +215,7 @@ def _bpref(ctx, m):
     denom = np.minimum(N, R)
     frac = np.where(nonrel_so_far > 0,
                     1.0 - _safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
-    total = segment_sum(np.where(rel, frac, 0.0), a.offsets)
+    total = _seq_group_sum(np.where(rel, frac, 0.0), a.offsets)   # left to right, as trec_eval
     return _safe_div(total, _num_rel(ctx, level))
 
 
@@ -234,7 +234,7 @@ def _infap(ctx, m):
                 + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j)
                 * ((r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)))
     term = np.where(j == 0, 1.0, term)
-    total = segment_sum(np.where(rel, term, 0.0), a.offsets)
+    total = _seq_group_sum(np.where(rel, term, 0.0), a.offsets)
     return _safe_div(total, _num_rel(ctx, level))
 
 

@@ -37,6 +37,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from .params import ALPHA, DRAWS, FUZZINESS
 from ._progress import progress as _progress
 from .agreement import (cohen_kappa, decision_flips, krippendorff_alpha, label_agreement, label_confusion,
                         qrels_agreement, rbo, tau_ap, tau_b)
@@ -112,6 +113,8 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
     >>> discriminative_power(cube, test="tukey").loc["AP", "pairs"]
     np.int64(6)
     """
+    alpha = ALPHA.check("alpha", alpha)
+    n_samples = DRAWS.check("n_samples", n_samples)
     if is_pref(cube):
         corr = "holm" if correction == "auto" else correction
         res = sign_test(cube, correction=corr, alpha=alpha)
@@ -223,6 +226,8 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     >>> stability(cube, n_trials=200, rng=0).loc["score", "stability"] < 1
     np.True_
     """
+    n_trials = DRAWS.check("n_trials", n_trials)
+    fuzziness = FUZZINESS.check("fuzziness", fuzziness)
     if int(n_trials) < 1:
         raise ValueError(f"n_trials must be positive, got {n_trials}")
     gen = as_rng(rng)
@@ -303,6 +308,8 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     >>> float(swap_rate(cube, n_splits=50, rng=0).loc["score", "swap_rate"])
     0.0
     """
+    n_splits = DRAWS.check("n_splits", n_splits)
+    fuzziness = FUZZINESS.check("fuzziness", fuzziness)
     gen = as_rng(rng)
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]

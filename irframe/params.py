@@ -42,7 +42,7 @@ from typing import Any, Literal
 from .errors import OptionError
 
 __all__ = ["Param", "MAX_INT", "REQUIRED", "check_option", "check_cutoff_text", "check_gains",
-           "check_costs", "DEPTH", "REL_LEVEL", "COST", "GAIN_BOUND"]
+           "check_costs", "DEPTH", "REL_LEVEL", "COST", "GAIN_BOUND", "ALPHA", "DRAWS", "FUZZINESS"]
 
 #: Largest accepted integer (cutoffs, depths, corpus sizes): exactly representable in float64.
 MAX_INT = 2 ** 53
@@ -130,6 +130,8 @@ class Param:
         if self.kind == "any":
             return "any value"
         noun = "an integer" if self.kind == "int" else "a number"
+        if self.kind == "float" and (self.low is None or self.high is None):
+            noun = "a finite number"
         lo, hi = self.low, self.high
         if self.kind == "int":
             lo = -MAX_INT if lo is None else lo
@@ -234,6 +236,9 @@ DEPTH = Param("int", None, low=1, description="truncate every ranking to its fir
 REL_LEVEL = Param("float", 1, description="relevance threshold: relevant iff grade >= rel_level")
 COST = Param("float", 1.0, low=0, description="cost of examining one document (cwl_eval costs)")
 GAIN_BOUND = Param("float", 0.0, description="bound of the allowed gains")
+ALPHA = Param("float", 0.05, low=0, high=1, low_open=True, high_open=True, description="significance level")
+DRAWS = Param("int", 1000, low=1, high=10 ** 7, description="number of random draws (samples, trials, splits)")
+FUZZINESS = Param("float", 0.0, low=0, description="score differences up to this count as ties")
 
 
 def check_gains(gains: Any, *, name: str = "gains") -> dict | None:

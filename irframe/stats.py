@@ -38,6 +38,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from .params import ALPHA, DRAWS
 from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 from ._scores import apply_missing, as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
@@ -752,6 +753,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     >>> round(float(sign_test(pref).pvalue.sel(system="a", other="b")), 4)
     0.0215
     """
+    alpha = ALPHA.check("alpha", alpha)
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     pref = pref_cube(pref)
@@ -826,6 +828,8 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
     >>> mean_ci(cube)["mean"].round(3).values.tolist()
     [0.3, 0.2]
     """
+    alpha = ALPHA.check("alpha", alpha)
+    n_samples = DRAWS.check("n_samples", n_samples)
     if method not in ("t", "bootstrap"):
         raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
     c, layout = score_cube(cube, dim=dim)

@@ -371,3 +371,18 @@ def test_one_ten_megabyte_id_costs_memory_of_the_order_of_the_input(where):
     # brute force AP: relevant at ranks 4 (d3) and 120
     assert cube.sel(measure="AP").item() == pytest.approx((1 / 4 + 2 / 120) / 2)
     assert peak < 8 * 10_000_000, f"peak {peak / 1e6:.0f} MB for a 10 MB id"  # fixed-width ids needed 4.5 GB
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda c, v: irf.stats.mean_ci(c, alpha=v), "alpha"),
+    (lambda c, v: irf.stats.mean_ci(c, n_samples=v), "n_samples"),
+    (lambda c, v: irf.meta.discriminative_power(c, alpha=v), "alpha"),
+    (lambda c, v: irf.meta.stability(c, n_trials=v), "n_trials"),
+    (lambda c, v: irf.meta.swap_rate(c, fuzziness=v), "fuzziness"),
+])
+@pytest.mark.parametrize("value", [True, math.nan, math.inf, -1, 10 ** 30])
+def test_stats_numeric_options(sample, call, name, value):
+    runs, qrels = sample
+    cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
+    with pytest.raises(OptionError, match=rf"^{name} must be"):
+        call(cube, value)

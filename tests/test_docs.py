@@ -37,7 +37,7 @@ first = str(runs.system.cat.categories[0])
 my_run, pool_runs = runs[runs.system == first], runs[runs.system != first]
 """
 PAGES = ["cwl.md", "io.md", "lexi.md", "ndpm.md", "rarity.md", "stats.md", "index.md", "coming-from.md", "report.md",
-         "judgments.md", "trec_eval.md", "internals.md"]
+         "judgments.md", "trec_eval.md", "internals.md", "bad_input.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)

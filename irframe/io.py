@@ -352,6 +352,8 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     for buf, d, check in attempts:
         if buf is None:
             buf = _normalise(data, kind)
+        if buf[:3] == _BOM:  # an id starting with U+FEFF: the CSV parsers would drop it as a BOM
+            buf = b"\n" + buf  # (an empty line is skipped and never reported)
         try:
             if _USE_ARROW:
                 t = _arrow_table(buf, d, names, types, threads)

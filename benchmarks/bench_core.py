@@ -287,7 +287,17 @@ def files_contestants(qpath, paths, peers) -> dict:
     return cs
 
 
+def tie_share(runs: pd.DataFrame) -> pd.Series:
+    """Per system: share of rows whose float32 score equals an earlier row's in the same topic."""
+    f32 = runs.assign(s32=runs.score.astype(np.float32))
+    g = f32.groupby(["system", "topic"], observed=True)
+    per = g.s32.nunique().groupby(level=0, observed=True).sum() / g.size().groupby(level=0, observed=True).sum()
+    return 1 - per
+
+
 def section_files(args, qpath, paths, peers, title) -> dict:
+    ties = tie_share(irf.read_runs(paths))
+    print(f"\n{title}: tied rows per run from {ties.min():.1%} to {ties.max():.1%} (median {ties.median():.1%})")
     if "pytrec_eval" in peers:
         cube = irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)
         check_against_pytrec(cube, pytrec_files(qpath, paths), title)

@@ -270,7 +270,7 @@ def files_contestants(qpath, paths, peers) -> dict:
           lambda: irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)}
     if "pytrec_eval" in peers:
         cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(qpath, paths)
-    if "ranx" in peers:
+    if "ranx" in peers and not str(qpath).endswith(".gz"):  # ranx's readers take no gzip
         try:
             from ranx import Qrels, Run, evaluate as rx_eval
         except ImportError:

@@ -9,7 +9,8 @@ Step 1 (skipped when ``DIR/runs.parquet`` exists) builds the collection with
 and writes it to parquet.  Step 2 runs in a fresh process: ``pandas.read_parquet`` (pandas'
 default ``str`` ids) + ``irframe.evaluate`` with the 7 measures of ``bench_core.py``, and
 reports the wall time of each part and the peak resident memory of that process
-(``getrusage``), which includes the frames themselves.
+(``getrusage``), which includes the frames themselves.  A second process reads the id
+columns as dictionaries (``read_dictionary=``, pyarrow's option: pandas categoricals).
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ import pandas as pd
 import irframe as irf
 ms = json.loads(sys.argv[3])
 t0 = time.perf_counter()
-runs = pd.read_parquet(sys.argv[1])
-qrels = pd.read_parquet(sys.argv[2])[["topic", "doc", "rel"]]
+kw = json.loads(sys.argv[4])
+runs = pd.read_parquet(sys.argv[1], **kw)
+qrels = pd.read_parquet(sys.argv[2], **kw)[["topic", "doc", "rel"]]
 t1 = time.perf_counter()
 cube = irf.evaluate(runs, qrels, ms)
 t2 = time.perf_counter()
@@ -65,12 +67,15 @@ def main(argv=None) -> int:
         print(f"wrote {len(r):,} run rows, {len(q):,} qrels to {work}")
         del q, r
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-c", STEP2, str(runs_path), str(qrels_path), json.dumps(MEASURES)],
-                         capture_output=True, text=True, env=env, check=True)
-    res = json.loads(out.stdout)
-    print(f"{res['rows']:,} rows ({res['dtype']} ids): read_parquet {res['read_parquet']:.2f} s + "
-          f"evaluate {res['evaluate']:.2f} s = {res['total']:.2f} s; peak RSS {res['peak_rss_gb']:.2f} GB "
-          f"(whole process, frames included); load average {os.getloadavg()[0]:.1f}")
+    variants = {"pd.read_parquet(path)": {},
+                "pd.read_parquet(path, read_dictionary=[ids])": {"read_dictionary": ["system", "topic", "doc"]}}
+    for name, kw in variants.items():
+        out = subprocess.run([sys.executable, "-c", STEP2, str(runs_path), str(qrels_path), json.dumps(MEASURES),
+                              json.dumps(kw)], capture_output=True, text=True, env=env, check=True)
+        res = json.loads(out.stdout)
+        print(f"{name}: {res['rows']:,} rows ({res['dtype']} ids): read {res['read_parquet']:.2f} s + "
+              f"evaluate {res['evaluate']:.2f} s = {res['total']:.2f} s; peak RSS {res['peak_rss_gb']:.2f} GB "
+              f"(whole process, frames included); load average {os.getloadavg()[0]:.1f}")
     if tmp is not None:
         tmp.cleanup()
     return 0

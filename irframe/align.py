@@ -284,9 +284,10 @@ def _arrow_strings(s: pd.Series):
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
 
 
-def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and uniques of a pyarrow (chunked) string array; ``runs`` encodes only the first
-    value of every run of equal adjacent values (a sorted system/topic column has few)."""
+def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
+    """Codes and uniques (a pyarrow array) of a pyarrow (chunked) string array; ``runs``
+    encodes only the first value of every run of equal adjacent values (a sorted
+    system/topic column has few)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

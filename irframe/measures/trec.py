@@ -655,12 +655,13 @@ def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
     ['0000011000', '1101110110', '0000000000']
     """
     k = int(measure.partition("@")[2] or 0)
-    r = aligned.row_rel
-    t = np.trunc(r)
-    chars = np.where(np.isnan(r), "-", np.where(t > 9, ">", np.where(t >= 0, np.char.mod(
-        "%d", np.clip(np.nan_to_num(t), 0, 9).astype(np.int64)), ".")))
-    offs = aligned.offsets
-    return ["".join(chars[s:min(e, s + k)].tolist()) for s, e in zip(offs[:-1], offs[1:])]
+    top = aligned.row_rank <= k                      # only the first k rows of each ranking
+    r = aligned.row_rel[top]
+    t = np.nan_to_num(np.trunc(r), nan=-1.0)
+    digits = np.array(list("0123456789"))[np.clip(t, 0, 9).astype(np.int64)]
+    chars = np.where(np.isnan(r), "-", np.where(t > 9, ">", np.where(t >= 0, digits, ".")))
+    offs = np.searchsorted(np.flatnonzero(top), aligned.offsets)
+    return ["".join(chars[s:e].tolist()) for s, e in zip(offs[:-1], offs[1:])]
 
 
 _def("set_relative_P", _set_relative_p, "num_rel_ret / min(num_ret, num_rel) (trec_eval set_relative_P)",

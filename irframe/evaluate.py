@@ -299,7 +299,8 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
 
 
 def list_measures() -> pd.DataFrame:
-    """A table of every registered measure: name, parameters, cutoff, family, description.
+    """A table of every registered measure: name, parameters (defaults and allowed values), cutoff,
+    family, description.
 
     Examples
     --------
@@ -311,6 +312,7 @@ def list_measures() -> pd.DataFrame:
     rows = []
     for name, d in sorted(registered_measures().items()):
         params = ", ".join(f"{k}" if v is REQUIRED else f"{k}={v}" for k, v in d.defaults.items())
-        rows.append({"name": name, "params": params, "cutoff": d.cutoff, "family": d.family,
+        allowed = "; ".join(f"{k}: {p.allowed()}" for k, p in d.params.items() if p.kind != "any")
+        rows.append({"name": name, "params": params, "allowed": allowed, "cutoff": d.cutoff, "family": d.family,
                      "aggregate": d.aggregate, "description": d.description})
     return pd.DataFrame(rows).set_index("name")

@@ -75,8 +75,10 @@ __all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "i
 #: diversity (the topic's subtopic judgments), ndpm (the topic's judged documents),
 #: rarity (S_d counts the systems retrieving d *for that topic*; S = all systems, which
 #: every partition is told), lexi (TSE: one ranking; LR: the other systems' rankings of
-#: the same topic).
-TOPIC_LOCAL_FAMILIES = frozenset({"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi"})
+#: the same topic), and the ir_measures/ranx names (NumQ, Accuracy, Compat, hits, f1: one
+#: value per ranking and topic).
+TOPIC_LOCAL_FAMILIES = frozenset({"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi",
+                                  "ir_measures", "ranx"})
 
 _POS_PART = "__irframe_partition__"
 _POS_ROW = "__irframe_row__"

@@ -42,7 +42,8 @@ def as_cube(Y, extra_dims=()):
 def mixedlm_pair(Y, a, b):
     """Fit y ~ system with variance components topic, system:topic and run, by REML."""
     R, T = Y.shape[1:]
-    rows = [(s, f"{s}_{r}", t, Y[s, r, t]) for s in (a, b) for r in range(R) for t in range(T)]
+    rows = [(s, f"{s}_{r}", t, Y[s, r, t]) for s in (a, b) for r in range(R) for t in range(T)
+            if not np.isnan(Y[s, r, t])]   # an absent run has no rows
     df = pd.DataFrame(rows, columns=["sys", "run", "topic", "y"])
     df["sys"] = (df["sys"] == a).astype(int)      # effect = a - b
     df["st"] = df["sys"].astype(str) + "_" + df["topic"].astype(str)
@@ -70,6 +71,18 @@ def test_matches_statsmodels_mixedlm(seed, R, T):
         rev = res.sel(system=f"s{b}", other=f"s{a}")
         assert float(rev.statistic) == pytest.approx(-float(cell.statistic))
         assert float(rev.ci_low) == pytest.approx(-float(cell.ci_high))
+
+
+@pytest.mark.parametrize("seed", [5, 7])
+def test_unequal_numbers_of_seeds_match_mixedlm(seed):
+    rng = np.random.default_rng(seed)
+    Y = simulate(2, 4, 15, rng, shift=[0.0, 0.3])
+    Y[0, 3] = np.nan       # s0 has three seeds, s1 four
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    eff, se, vcomp = mixedlm_pair(Y, 1, 0)
+    assert (vcomp > 1e-3).all()
+    assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
+    assert float(cell.effect / cell.statistic) == pytest.approx(se, rel=2e-3)
 
 
 def test_corrections_and_layout_as_without_replicates():

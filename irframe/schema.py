@@ -163,10 +163,12 @@ def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
     """
     missing = missing_run_columns(df, columns)
     if missing:
+        one = (" A frame of one system needs a system column here: df.assign(system='my_run')."
+               if missing[0].startswith(_wanted("system", columns, "run")) else "")
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
             "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'my_doc', ...} "
-            "(df.ir(columns=...) on the accessor).")
+            "(df.ir(columns=...) on the accessor)." + one)
     n = resolve_roles(df, columns, "run", what)
     return RunColumns(n["system"], n["topic"], n["doc"], n["score"], n["rank"])
 

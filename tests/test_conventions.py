@@ -143,6 +143,20 @@ def test_every_entry_point_takes_the_shapes(collection):
     assert [int(x[3]) + 1 for x in ours] == [int(x[3]) for x in canon]  # PyTerrier's rank is 0-based
 
 
+def test_dask_frames_with_other_names(collection):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from irframe.dask import evaluate as dask_evaluate
+    qrels, runs = collection
+    pt_res = pyterrier_run(runs)
+    pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
+    with dask.config.set(scheduler="synchronous"):
+        _same(dask_evaluate(dd.from_pandas(pt_res, npartitions=2), pt_qrels, MEASURES),
+              irf.evaluate(runs, qrels, MEASURES))
+        with pytest.raises(ColumnError, match=r"one system needs a system column here: df.assign\(system="):
+            dask_evaluate(dd.from_pandas(pt_res.drop(columns="name"), npartitions=2), pt_qrels, MEASURES)
+
+
 def test_writers_take_the_shapes(collection):
     qrels, runs = collection
     pt_res = pyterrier_run(runs).assign(rank=runs["rank"])

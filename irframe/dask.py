@@ -267,22 +267,32 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
         frame = frame.shuffle(rc.topic, npartitions=npartitions, shuffle_method=shuffle_method)
         shuffled = True
 
-    parts = frame.to_delayed()
-    # one small task gathers what every partition must agree on: all systems, and (for C/W/L)
-    # the set of grades of the whole qrels frame
+    # ---- pass 1 (cheap: two id columns, one small result per partition): the facts every
+    # partition must agree on — all systems, the run topics — and the caller's split, checked
+    # before anything is evaluated ------------------------------------------------------------
+    id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
+    keys = dask.compute(*[dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic)
+                          for p in ddf[id_cols].to_delayed()])
+    if not shuffled:
+        _check_split(keys, split)
     want_grades = any(m.definition.family == "cwl" for m in specs)
-    qrels_d = dask.delayed(qrels, pure=False)
-    keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in parts]
-    shared = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, duplicates=duplicates,
-                                                want_grades=want_grades)
+    shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, want_grades=want_grades)
+
+    # ---- pass 2: each partition is evaluated as soon as it is read; qrels and the shared facts
+    # are sent to the workers once (scattered on a distributed cluster), never inside the graph
+    client = _distributed_client()
+    if client is not None:
+        qrels_d, shared_d = client.scatter([qrels, shared], broadcast=True, hash=False)
+    else:
+        qrels_d, shared_d = dask.delayed(qrels, pure=False), shared
     task = dask.delayed(_evaluate_partition, pure=True)
-    cubes = [task(p, qrels_d, shared, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
-                  restore_order=keep_order and shuffled, complete=complete, core=core) for p in parts]
-    *results, shared_v = dask.compute(*cubes, shared)
-    results = [c for c in results if c is not None]
+    cubes = [task(p, qrels_d, shared_d, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
+                  restore_order=keep_order and shuffled, complete=complete, core=core)
+             for p in frame.to_delayed()]
+    results = [c for c in dask.compute(*cubes) if c is not None]
     if split == "system":
-        return _combine_systems(results, shared_v, probe, qrels, qc, complete)
-    return _combine(results, shared_v, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)
+        return _combine_systems(results, probe, complete)
+    return _combine(results, shared, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)
 
 
 def _sentinel(qrels_topics: pd.Series) -> str:
@@ -476,12 +486,6 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
         blocks.append(c.values)
         topics.append(c.topic.values)
     topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    split = _repeated(topics_arr)
-    if split:
-        raise NotPartitionedError(
-            f"topic(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "
-            f"each topic's rows must be in one partition (partitioned_by='topic' was given, or the "
-            f"topic index's divisions overlap). Drop partitioned_by= to let irframe.dask shuffle by topic.")
     data = np.concatenate(blocks, axis=1) if blocks else np.empty((len(systems), 0, n_m))
     if complete and len(systems):
         missing = sorted(set(pd.unique(qrels[qc.topic].astype(str))) - set(topics_arr.astype(str).tolist()))
@@ -499,6 +503,40 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
     return _stitched(data, systems, topics_arr, probe, complete)
 
 
+def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
+    """Raise :class:`NotPartitionedError` when a topic (``split="topic"``) or a system
+    (``split="system"``) occurs in more than one partition (from the cheap first pass)."""
+    i = 1 if split == "topic" else 0
+    labels = np.concatenate([k[i] for k in keys]) if keys else np.array([], dtype=object)
+    repeated = _repeated(labels)
+    if not repeated:
+        return
+    shown = f"{repeated[:5]!r}{' ...' if len(repeated) > 5 else ''}"
+    if split == "topic":
+        raise NotPartitionedError(
+            f"topic(s) {shown} occur in more than one partition, but each topic's rows must be in one "
+            f"partition (partitioned_by='topic' was given, or the topic index's divisions overlap). Drop "
+            f"partitioned_by= to let irframe.dask shuffle by topic.")
+    raise NotPartitionedError(
+        f"system(s) {shown} occur in more than one partition, but partitioned_by='system' needs each "
+        f"system's rows in one partition. Drop partitioned_by= to let irframe.dask shuffle by topic.")
+
+
+def _distributed_client() -> Any:
+    """The ``dask.distributed`` client that ``dask.compute`` would use now, or None (local
+    schedulers, or distributed not installed)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed is part of the dask extra
+        return None
+    try:
+        scheduler = dask.base.get_scheduler()
+    except (RuntimeError, ValueError):  # pragma: no cover - a misconfigured scheduler: let compute say so
+        return None
+    client = getattr(scheduler, "__self__", scheduler)
+    return client if isinstance(client, Client) else None
+
+
 def _repeated(labels: np.ndarray) -> list[str]:
     """Labels that occur more than once (a topic or system split across partitions)."""
     if not len(labels):
@@ -507,16 +545,9 @@ def _repeated(labels: np.ndarray) -> list[str]:
     return [str(t) for t, n in zip(uniq, counts) if n > 1]
 
 
-def _combine_systems(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,
-                     qc, complete: bool) -> xr.DataArray:
+def _combine_systems(cubes: list[xr.DataArray], probe: xr.DataArray, complete: bool) -> xr.DataArray:
     """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated."""
     systems = np.concatenate([c.system.values for c in cubes]) if cubes else np.array([], dtype=object)
-    split = _repeated(systems)
-    if split:
-        raise NotPartitionedError(
-            f"system(s) {split[:5]!r}{' ...' if len(split) > 5 else ''} occur in more than one partition, but "
-            f"partitioned_by='system' needs each system's rows in one partition. Drop partitioned_by= to let "
-            f"irframe.dask shuffle by topic.")
     topics = sorted(set().union(*(c.topic.values.tolist() for c in cubes)) if cubes else set(),
                     key=lambda t: np.str_(t))
     topics_arr = np.asarray(topics, dtype=object)

@@ -1,0 +1,172 @@
+"""irframe.dask on a real ``dask.distributed.LocalCluster`` (worker processes, memory limits).
+
+References: trec_eval 9.0.8's expected outputs (tests/data/trec_eval) for the trec_eval sample
+evaluated on the cluster; for every other layout the in-memory ``irframe.evaluate`` on the same
+pandas frame (checked against trec_eval, cwl_eval and ndeval by the parity tests) — the cube
+from the cluster must be *identical* to it.  The data are small (the cluster start-up dominates);
+marked ``slow`` (CI runs it; ``-m "not slow"`` deselects it while iterating).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import xarray as xr
+
+from conftest import reference_module
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = reference_module("distributed")  # part of the dask and test extras
+import dask  # noqa: E402
+
+import irframe as irf  # noqa: E402
+import irframe.dask as idk  # noqa: E402
+
+from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+TREC = HERE / "data" / "trec_eval"
+MEASURES = ["AP", "nDCG@10", "P@5", "RR", "RBP(p=0.8)", "CWL(C=INST(T=2))", "Bpref"]
+LARGE_GRAPH = "Sending large graph"
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker processes, one thread each, 1 GiB each; the workers import the irframe under test."""
+    root = str(Path(irf.__file__).resolve().parents[1])
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")  # inherited by the worker processes
+    try:
+        with dask.config.set({"distributed.worker.daemon": False}), \
+                distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB",
+                                         dashboard_address=None, silence_logs=40) as cluster, \
+                distributed.Client(cluster) as c:
+            yield c
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+@pytest.fixture(scope="module")
+def collection():
+    """4 systems × 9 topics × 40 docs; one system misses two topics, one judged topic nobody retrieved."""
+    qrels, runs = irf.datasets.synthetic(4, 9, 40, rng=3)
+    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")]
+    plain = runs.astype({c: str for c in ("system", "topic", "doc")}).reset_index(drop=True)
+    return qrels, plain
+
+
+def assert_same(got: xr.DataArray, want: xr.DataArray) -> None:
+    xr.testing.assert_identical(got, want)
+    assert got.attrs == want.attrs
+
+
+def _by(runs: pd.DataFrame, col: str, groups: int) -> "dd.DataFrame":
+    """A Dask frame with each value of ``col`` in exactly one of ``groups`` partitions."""
+    keys = sorted(runs[col].unique())
+    parts = [runs[runs[col].isin(keys[i::groups])] for i in range(groups)]
+    return dd.from_delayed([dask.delayed(p) for p in parts], meta=runs.iloc[:0])
+
+
+def _layout(name: str, runs: pd.DataFrame, tmp_path: Path) -> tuple["dd.DataFrame", dict]:
+    if name == "by-topic":
+        return _by(runs, "topic", 3), {"partitioned_by": "topic"}
+    if name == "by-system-shuffled":  # one partition per run, re-partitioned by topic (Dask shuffle)
+        return _by(runs, "system", 4), {}
+    if name == "by-system-as-is":
+        return _by(runs, "system", 4), {"partitioned_by": "system"}
+    if name == "shuffled-rows":
+        return dd.from_pandas(runs.sample(frac=1.0, random_state=1), npartitions=4), {}
+    if name == "trec-files":
+        for s in runs.system.unique():
+            irf.io.write_run(runs[runs.system == s], tmp_path / f"input.{s}.gz")
+        return idk.read_runs(str(tmp_path / "input.*.gz")), {}
+    if name == "hive-parquet":  # one directory per topic; topic read back as strings (docs/dask.md)
+        import pyarrow as pa
+        runs.to_parquet(tmp_path / "runs", partition_cols=["topic"])
+        schema = pa.schema([("topic", pa.string())])
+        ddf = dd.read_parquet(tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}})
+        return ddf, {"partitioned_by": "topic"}
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("layout", ["by-topic", "by-system-shuffled", "by-system-as-is", "shuffled-rows",
+                                    "trec-files", "hive-parquet"])
+def test_cluster_cube_is_the_in_memory_cube(client, collection, tmp_path, layout, complete):
+    qrels, runs = collection
+    ddf, opts = _layout(layout, runs, tmp_path)
+    assert dask.base.get_scheduler().__self__ is client  # the cluster computes, not a local scheduler
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = idk.evaluate(ddf, qrels, MEASURES, complete=complete, depth=30, **opts)
+    assert not [w for w in caught if LARGE_GRAPH in str(w.message)]
+    want = irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=30)
+    assert_same(got, want)
+    assert ("407" in got.topic.values) == complete
+
+
+def test_hive_parquet_without_the_string_schema_is_not_ids(collection, tmp_path):
+    """Why the recipe is needed: dask reads a hive partition key as a category of int32."""
+    qrels, runs = collection
+    runs.to_parquet(tmp_path / "runs", partition_cols=["topic"])
+    ddf = dd.read_parquet(tmp_path / "runs")
+    assert isinstance(ddf.dtypes["topic"], pd.CategoricalDtype)
+    assert ddf.dtypes["topic"].categories.dtype.kind == "i"
+    with pytest.raises(irf.errors.InputError, match="strings"):
+        idk.evaluate(ddf, qrels, "AP", partitioned_by="topic")
+
+
+def test_trec_eval_sample_on_the_cluster(client):
+    """trec_eval 9.0.8's expected per-topic and summary values, computed by the worker processes."""
+    for expected_name, run_name, options in [("out.test.aq", "results.test", {}),
+                                             ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100})]:
+        expected = read_trec_eval_output(TREC / "expected_v9.0.8" / expected_name)
+        fixture = FIXTURES[expected_name]
+        names = list(fixture.measures)
+        qrels = irf.read_qrels(TREC / "qrels.test")
+        run = irf.read_run(TREC / run_name)
+        cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
+        counts, bad = compare(expected, cube, names, missing="zero" if options.get("complete") else "skip")
+        assert not bad, "\n".join(bad[:20])
+        assert dict(counts) == expected_counts(fixture)
+
+
+def test_qrels_are_scattered_not_embedded_in_the_graph(client, tmp_path):
+    """With the large-graph threshold below the qrels' size, evaluating runs read from files does
+    not warn, while a graph that embeds the same qrels does (the control: the check can fail)."""
+    qrels, runs = irf.datasets.synthetic(3, 60, 30, rng=4)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    runs.to_parquet(tmp_path / "runs.parquet", row_group_size=1000)
+    threshold = len(pickle.dumps(qrels)) // 2
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}):
+        with pytest.warns(UserWarning, match=LARGE_GRAPH):
+            client.compute(dask.delayed(len)(qrels)).result()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = idk.evaluate(dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True), qrels,
+                               ["AP", "P@10"])
+    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [str(w.message) for w in caught]
+    assert_same(got, irf.evaluate(runs, qrels, ["AP", "P@10"]))
+
+
+def test_split_topic_is_detected_before_any_partition_is_evaluated(collection, monkeypatch):
+    """The cheap id pass finds a topic in two partitions; no partition is evaluated (synchronous
+    scheduler, so that the spy sees every call)."""
+    qrels, runs = collection
+    calls = []
+    monkeypatch.setattr(idk, "_evaluate_partition", lambda *a, **k: calls.append(1))
+    with dask.config.set(scheduler="synchronous"):
+        for opts in [{"partitioned_by": "topic"}, {"partitioned_by": "system"}]:
+            with pytest.raises(idk.NotPartitionedError, match="more than one partition"):
+                idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, "AP", **opts)
+    assert not calls

@@ -158,14 +158,12 @@ def _fail(path: str, lineno: int, line: bytes, why: str) -> ParseError:
 
 
 def _is_int(b: bytes) -> bool:
-    try:
-        int(b)
-    except ValueError:
-        return False
-    return True
+    return re.fullmatch(rb"[+-]?[0-9]+", b) is not None  # not Python's '1_000'
 
 
 def _as_float(b: bytes) -> float | None:
+    if b"_" in b:  # Python's float() reads '1_0' as 10; C's strtod and arrow do not
+        return None
     try:
         return float(b)
     except ValueError:
@@ -175,9 +173,12 @@ def _as_float(b: bytes) -> float | None:
 def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
     """Walk the lines to find the first malformed one; returns the error to raise."""
     help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
+    used = (0, 2, 5) if kind == "run" else (0, 1, 2) if kind == "diversity" else (0, 2)  # fields kept as text
     for lineno, line, f in _iter_lines(data):
         try:
-            line.decode("utf-8")
+            for i in used:
+                if i < len(f):
+                    f[i].decode("utf-8")
         except UnicodeDecodeError:
             return _fail(path, lineno, line, "not valid UTF-8")
         if kind == "run":
@@ -317,15 +318,21 @@ def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[
 
 
 def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
-    df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=str,
+    df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=object,
                      keep_default_na=False, na_filter=True, na_values=[""], quoting=csv.QUOTE_NONE,
-                     skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="strict")
+                     skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="surrogateescape")
     if df.shape[1] != len(names):  # ragged lines raise in read_csv; this is a uniform mismatch
         raise ValueError(f"expected {len(names)} fields, found {df.shape[1]}")
     if df.isna().to_numpy().any():  # a short line: missing trailing fields
         raise ValueError("missing fields")
     df.columns = list(names)
-    return df[list(cols)]
+    df = df[list(cols)]
+    for c in cols:  # only the fields kept must be UTF-8 (Q0/iter may hold any bytes, as in trec_eval)
+        try:
+            df[c].str.encode("utf-8", errors="strict")
+        except UnicodeEncodeError:  # a surrogate escape: a byte that was not UTF-8
+            raise ValueError("not valid UTF-8") from None
+    return df
 
 
 def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
@@ -367,7 +374,19 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
         if check and any(_has_space(col) for col in cols.values()):
             continue
         return cols
-    raise _diagnose(data, path, kind, last)
+    error = _diagnose(data, path, kind, last)
+    if error.lineno is None and _USE_ARROW:
+        # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
+        # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
+        buf = _normalise(data, kind)
+        buf = b"\n" + buf if buf[:3] == _BOM else buf
+        text_types = {c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()}
+        try:
+            t = _arrow_table(buf, b" ", names, text_types, threads)
+            return {c: t.column(c) for c in types}
+        except ValueError:
+            pass
+    raise error
 
 
 def _has_data_fast(data: bytes) -> bool:
@@ -382,11 +401,24 @@ def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
     """A numeric column as a list of numpy arrays (zero-copy views of arrow chunks)."""
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
         target = pa.int64() if dtype is np.int64 else pa.float64()
-        if col.type != target:
-            col = pc.cast(col, target)  # raises ArrowInvalid (a ValueError) on bad text
         chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        if col.type != target:
+            try:
+                col = pc.cast(col, target)
+                chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            except pa.ArrowInvalid:  # text arrow cannot cast ('+2'): Python's int/float, per value
+                return [_text_numbers(c.to_numpy(zero_copy_only=False), dtype) for c in chunks]
         return [c.to_numpy(zero_copy_only=False) for c in chunks]
-    return [pd.Series(col).astype(dtype).to_numpy()]
+    return [_text_numbers(pd.Series(col).to_numpy(dtype=object), dtype)]
+
+
+def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
+    """Numbers written as text, with C's syntax (``atol``/``strtod``): ValueError otherwise."""
+    s = pd.Series(values, dtype=object)
+    ok = s.str.fullmatch(r"[+-]?[0-9]+") if dtype is np.int64 else ~s.str.contains("_", regex=False)
+    if not ok.all():
+        raise ValueError("not a number")
+    return np.asarray(values, dtype=object).astype(dtype)
 
 
 def _concat(chunks: Sequence[np.ndarray], dtype: type) -> np.ndarray:

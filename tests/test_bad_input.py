@@ -386,3 +386,18 @@ def test_stats_numeric_options(sample, call, name, value):
     cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
     with pytest.raises(OptionError, match=rf"^{name} must be"):
         call(cube, value)
+
+
+def test_diversity_huge_cutoff_is_small_and_exact():
+    qrels, runs = irf.datasets.synthetic(2, 3, 5, diversity=True, rng=1)
+    big = irf.evaluate(runs, qrels, ["alpha_DCG@1000000000000", "ERR_IA@1000000000000"])
+    # brute force: the normalising "ideal ideal" sum has no visible term beyond a few thousand ranks
+    small = irf.evaluate(runs, qrels, ["alpha_DCG@5000", "ERR_IA@5000"])
+    np.testing.assert_array_equal(big.values, small.values)
+    from irframe.measures.diversity_kernels import _ideal_ideal, _log2_disc
+    s = 0.0
+    for i in range(1, 5001):  # the C loop of ndeval, in Python floats
+        s += 0.5 ** (i - 1) * (math.log(2) / math.log(i + 1))
+    assert _ideal_ideal(0.5, 10 ** 12, _log2_disc) == pytest.approx(s, rel=1e-15)
+    with pytest.raises(MeasureParamError, match="does not converge"):
+        irf.evaluate(runs, qrels, "alpha_DCG(alpha=0)@1000000000000")

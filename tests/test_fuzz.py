@@ -28,7 +28,7 @@ FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCh
 # ------------------------------------------------------------------------------ files
 _TOKENS = [b"301", b"302", b"Q0", b"0", b"d1", b"d2", b"CR#93", b"1", b"2", b"-1", b"0.5", b"1e400", b"nan",
            b"99999999999999999999", b"-3.25", b"x", b"\xff", b"\xc3\xa9", b"\x00", b"#", b"\xef\xbb\xbf",
-           b"sys", b"run1", b"1.0", b"+2", b"inf"]
+           b"sys", b"run1", b"1.0", b"+2", b"inf", b"1_0", b"+1.5", b" -0"]
 _SEPS = [b" ", b"\t", b"  ", b" \t", b"\x0b"]
 _ENDS = [b"\n", b"\r\n", b"\n\n", b""]
 
@@ -69,16 +69,18 @@ def _reference_parse(data: bytes, kind: str):
         f = line.split()
         if not f or f[0].startswith(b"#"):
             continue
-        try:
-            line.decode("utf-8")
+        try:  # ids must be UTF-8; ignored fields (Q0, iter) may hold any bytes, as in trec_eval
+            for i in ((0, 2, 5) if kind == "run" else (0, 2)):
+                if i < len(f):
+                    f[i].decode("utf-8")
         except UnicodeDecodeError:
             return lineno
         if kind == "run":
             if len(f) < 6:
                 return lineno
             try:
-                rank = int(f[3])
-                score = float(f[4])
+                rank = int(f[3]) if f[3].lstrip(b"+-").isdigit() else int("x")
+                score = float(f[4]) if b"_" not in f[4] else float("x")
             except ValueError:
                 return lineno
             if not -2 ** 63 <= rank < 2 ** 63 or not math.isfinite(score):
@@ -88,7 +90,7 @@ def _reference_parse(data: bytes, kind: str):
             if len(f) != 4:
                 return lineno
             try:
-                rel = float(f[3])
+                rel = float(f[3]) if b"_" not in f[3] else float("x")
             except ValueError:
                 return lineno
             if not math.isfinite(rel):
@@ -97,11 +99,21 @@ def _reference_parse(data: bytes, kind: str):
     return rows if rows else 0  # 0: no data lines
 
 
+@pytest.fixture(params=["arrow", "pandas"])
+def reader(request, monkeypatch):
+    """Both parsing back ends: pyarrow's CSV reader and pandas.read_csv."""
+    import irframe.io as iio
+    if request.param == "arrow" and iio.pa is None:  # pragma: no cover
+        pytest.skip("pyarrow is not installed")
+    monkeypatch.setattr(iio, "_USE_ARROW", request.param == "arrow")
+    return request.param
+
+
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 @pytest.mark.parametrize("gz", [False, True])
 @FUZZ
 @given(data=st.data())
-def test_random_files(tmp_path, kind, gz, data):
+def test_random_files(tmp_path, reader, kind, gz, data):
     raw = data.draw(file_bytes(kind))
     blob = gzip.compress(raw) if gz else raw
     if gz and data.draw(st.integers(0, 4)) == 0:  # a damaged archive

@@ -512,9 +512,32 @@ def _safe_div(num, den):
     return out
 
 
-def _ideal_ideal(alpha: float, k: int, disc) -> float:
-    i = np.arange(1, k + 1)
-    return float(np.cumsum(np.power(1.0 - alpha, i - 1) * disc(i))[-1])
+_IDEAL_IDEAL_MAX_TERMS = 10 ** 8
+
+
+def _ideal_ideal(alpha: float, k: int, disc, *, chunk: int = 1 << 20) -> float:
+    """ndeval's "ideal ideal" Σ_{i<=k} (1−α)^{i−1} disc(i), summed left to right in blocks.
+
+    Memory is one block whatever k is.  The sum stops once a term no longer changes it
+    (the terms decrease, so no later term can): bit-for-bit the full left-to-right sum.
+    A k needing more than 10**8 terms (α = 0 and a huge k) is refused.
+    """
+    total = 0.0
+    start = 1
+    while start <= k:
+        if start > _IDEAL_IDEAL_MAX_TERMS:
+            from ..errors import MeasureParamError
+            raise MeasureParamError(
+                f"@{k}: the normalising sum over {k} ranks does not converge in float64 with alpha={alpha} "
+                f"within {_IDEAL_IDEAL_MAX_TERMS} terms; use a cutoff up to {_IDEAL_IDEAL_MAX_TERMS} or alpha > 0")
+        i = np.arange(start, min(k, start + chunk - 1) + 1)
+        terms = np.power(1.0 - alpha, i - 1) * disc(i)
+        run = np.cumsum(np.concatenate(([total], terms)))
+        total = float(run[-1])
+        if total + float(terms[-1]) == total:  # every later (smaller) term vanishes too
+            break
+        start = int(i[-1]) + 1
+    return total
 
 
 def alpha_dcg_raw(ctx, alpha: float, graded: bool, k: int | None, *, weighted: bool = False,

@@ -282,6 +282,8 @@ def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why
     (b"#c\n301 Q0 d1 1.0 2.5 sys\n", 2, "rank '1.0' is not an integer"),
     (b"301 Q0 " + b"x" * 3_000_000 + b" 1 2.5 sys\r\n301 Q0 d3 x 1 s\r\n", 2, "rank 'x'"),
     (b"301 Q0 d1 1 2.5\n", 1, "5 field"),
+    (b"301 Q0 d1 1_0 2.5 sys\n", 1, "rank '1_0' is not an integer"),
+    (b"301 Q0 d1 1 2_5 sys\n", 1, "score '2_5' is not a number"),
 ])
 def test_bad_run_lines_name_file_and_line(tmp_path, data, lineno, why):
     p = tmp_path / "run.txt"
@@ -401,3 +403,13 @@ def test_diversity_huge_cutoff_is_small_and_exact():
     assert _ideal_ideal(0.5, 10 ** 12, _log2_disc) == pytest.approx(s, rel=1e-15)
     with pytest.raises(MeasureParamError, match="does not converge"):
         irf.evaluate(runs, qrels, "alpha_DCG(alpha=0)@1000000000000")
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_c_number_syntax_and_ignored_fields(tmp_path, monkeypatch, arrow):
+    import irframe.io as iio
+    monkeypatch.setattr(iio, "_USE_ARROW", arrow and iio.pa is not None)
+    p = tmp_path / "run"
+    p.write_bytes(b"301 Q\xff d1 +2 -.5 s\n301 Q0 d2 3 1e3 s\n")  # a non-UTF-8 Q0 is ignored, as in trec_eval
+    r = irf.read_run(p)
+    assert r["rank"].tolist() == [2, 3] and r.score.tolist() == [-0.5, 1000.0]

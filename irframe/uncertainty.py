@@ -61,24 +61,23 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
         raise ValueError("flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)")
     lo = summarize(cube.sel(bound="low", drop=True), missing=missing)
     hi = summarize(cube.sel(bound="high", drop=True), missing=missing)
-    lower_better = {str(m): bool(_lower_is_better(str(m))) for m in cube.measure.values}
-    rows = []
-    systems = list(lo.index)
+    systems = np.asarray(lo.index, dtype=object)
+    frames = []
     for meas in lo.columns:
         a_lo, a_hi = lo[meas].to_numpy(), hi[meas].to_numpy()
         worst, best = np.minimum(a_lo, a_hi), np.maximum(a_lo, a_hi)
-        sign = -1.0 if lower_better[meas] else 1.0
-        for i, s in enumerate(systems):
-            for j, o in enumerate(systems):
-                lead = sign * (a_lo[i] - a_lo[j])
-                if i == j or not lead > 0:
-                    continue
-                min_lead = (worst[i] - best[j]) if sign > 0 else (worst[j] - best[i])
-                rows.append({"measure": meas, "system": s, "other": o, "low": a_lo[i], "low_other": a_lo[j],
-                             "high_other": a_hi[j], "lead": float(lead), "min_lead": float(min_lead),
-                             "could_flip": bool(min_lead <= 0)})
+        if _lower_is_better(str(meas)):
+            lead = a_lo[None, :] - a_lo[:, None]            # [i, j]: i ahead when its value is lower
+            min_lead = worst[None, :] - best[:, None]
+        else:
+            lead = a_lo[:, None] - a_lo[None, :]
+            min_lead = worst[:, None] - best[None, :]
+        i, j = np.nonzero(lead > 0)
+        frames.append(pd.DataFrame({"measure": meas, "system": systems[i], "other": systems[j], "low": a_lo[i],
+                                    "low_other": a_lo[j], "high_other": a_hi[j], "lead": lead[i, j],
+                                    "min_lead": min_lead[i, j], "could_flip": min_lead[i, j] <= 0}))
     cols = ["measure", "system", "other", "low", "low_other", "high_other", "lead", "min_lead", "could_flip"]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
 
 
 def _lower_is_better(label: str) -> bool:

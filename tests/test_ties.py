@@ -162,3 +162,33 @@ def test_ndcg_expected_equals_sklearn_on_robust03(shared_data):
         assert cube.sel(topic=topic).item() == pytest.approx(ref, rel=1e-10), topic
         checked += 1
     assert checked > 40
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(tied_ranking(), min_size=2, max_size=5))
+def test_many_rankings_at_once_equal_one_at_a_time(cases):
+    # property test: the vectorised kernels do not mix up rankings (and complete=True adds
+    # empty rankings); each (system, topic) alone gives the same value
+    runs, qrels = [], []
+    for j, (scores, labels, extra) in enumerate(cases):
+        sys_, topic = f"s{j % 2}", f"t{j}"
+        runs.append(pd.DataFrame({"system": sys_, "topic": topic, "doc": [f"d{i}" for i in range(len(scores))],
+                                  "score": scores}))
+        qrels.append(_qrels(labels, extra).assign(topic=topic))
+    run, qrel = pd.concat(runs), pd.concat(qrels)
+    for order, ms in (("expected", EXPECTED), ("best", RANGE), ("worst", RANGE)):
+        allv = irf.evaluate(run, qrel, ms, order=order, complete=True)
+        for j in range(len(cases)):
+            sys_, topic = f"s{j % 2}", f"t{j}"
+            one = irf.evaluate(runs[j], qrels[j], ms, order=order).sel(system=sys_, topic=topic).values
+            np.testing.assert_allclose(allv.sel(system=sys_, topic=topic).values, one, rtol=1e-12, atol=1e-15)
+        # the other system did not retrieve for these topics: complete=True scores an empty ranking
+        assert np.isfinite(allv.values).all()
+
+
+def test_depth_truncates_before_the_tie_order():
+    run = pd.DataFrame({"system": "s", "topic": "t", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"topic": "t", "doc": ["a"], "rel": [1]})
+    # trec_eval -M 2 keeps c, b (docno descending); a is gone before any tie order is considered
+    assert irf.evaluate(run, qrels, "RR", order="best", depth=2).item() == 0.0
+    assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)

@@ -252,3 +252,15 @@ def test_flips_marks_pairs_whose_order_bounds_cannot_guarantee():
     assert bool(f.loc[("a", "c"), "could_flip"]) is False
     assert bool(f.loc[("b", "c"), "could_flip"]) is False
     assert f.loc[("b", "c"), "min_lead"] == pytest.approx(0.5)
+
+
+def test_bounds_with_complete_and_depth():
+    run = pd.DataFrame({"system": ["a", "a", "a", "b"], "topic": ["t", "t", "t", "u"], "doc": ["x", "y", "z", "x"],
+                        "score": [3.0, 2, 1, 1]})
+    qrels = pd.DataFrame({"topic": ["t", "u"], "doc": ["x", "w"], "rel": [1, 1]})
+    b = irf.evaluate(run, qrels, ["P@2", "RBP(p=0.5,rel=1)"], bounds=True, complete=True, depth=2)
+    # a on t: x judged, y unjudged (z cut by depth=2): P@2 from 0.5 to 1
+    assert b.sel(system="a", topic="t", measure="P@2").values.tolist() == [0.5, 1.0, 0.5]
+    # b on t: empty ranking under complete=True; RBP's residual is the whole unseen tail
+    assert b.sel(system="b", topic="t", measure="RBP(p=0.5,rel=1)").values.tolist() == [0.0, 1.0, 1.0]
+    assert b.sel(system="b", topic="t", measure="P@2").values.tolist() == [0.0, 0.0, 0.0]

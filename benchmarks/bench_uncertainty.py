@@ -43,7 +43,7 @@ def main(argv=None):
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
-    qrels, runs = irf.datasets.synthetic(args.systems, args.topics, args.depth, seed=0)
+    qrels, runs = irf.datasets.synthetic(args.systems, args.topics, args.depth, rng=0)
     aligned = align(runs, qrels)
     ties = irf.evaluate(runs, qrels, "NumRet").attrs  # warm-up (imports, caches)
     del ties

@@ -157,7 +157,7 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
     """One run frame (no replicate role) under one qrels frame."""
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
-        check_tie_order(specs, order, None, check_gains(gains))   # before the (costly) alignment
+        check_tie_order(specs, order, check_gains(gains))   # before the (costly) alignment
     opts = make_options(order="trec_eval" if order in TIE_ORDERS else order, rel_level=rel_level, depth=depth,
                         complete=complete, judged_only=judged_only, gains=gains, duplicates=duplicates,
                         columns=columns, qrels_columns=qrels_columns, system=system)
@@ -248,7 +248,7 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
                            order=order or aligned.order)
     rel_level, gains = cube_options.rel_level, cube_options.gains
     if order is not None:
-        check_tie_order(specs, order, aligned, gains)
+        check_tie_order(specs, order, gains)
     opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
     if bounds:
         check_bounds_supported(specs)

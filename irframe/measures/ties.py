@@ -50,7 +50,8 @@ from ..errors import MeasureParamError
 from . import cwl as _cwl_measures
 from . import trec as _trec
 
-__all__ = ["TIE_ORDERS", "Ties", "tie_groups", "order_ties", "expected_values", "check_tie_order"]
+__all__ = ["TIE_ORDERS", "Ties", "tie_groups", "order_ties", "expected_values", "check_tie_order",
+           "expand_ranges"]
 
 TIE_ORDERS = ("expected", "best", "worst")
 
@@ -111,7 +112,7 @@ def tie_groups(aligned: Aligned) -> Ties:
     return Ties(starts, ends, a.row_group[starts], a.row_rank[starts], row_tie)
 
 
-def check_tie_order(specs, order: str, aligned: Aligned, gains=None) -> None:
+def check_tie_order(specs, order: str, gains=None) -> None:
     """Raise for measures that have no exact computation for ``order`` ("expected", "best", "worst")."""
     for m in specs:
         builtin = m.definition.family in ("trec_eval", "cwl")
@@ -126,12 +127,15 @@ def check_tie_order(specs, order: str, aligned: Aligned, gains=None) -> None:
             supported = sorted(_EXPECTED if order == "expected" else _RANGE_OK)
             raise MeasureParamError(f"order={order!r} is not available for measure {m.label!r}: {what}. "
                                     f"Supported: {', '.join(supported)}; use order='trec_eval' for the others")
-    if order != "expected" and gains:
-        g = sorted((float(k), float(v)) for k, v in gains.items())
-        vals = [v for _, v in g]
-        if any(b < a for a, b in zip(vals, vals[1:])) or (vals and vals[0] < 0):
-            raise MeasureParamError(f"order={order!r} sorts tied documents by grade, which is exact only when "
-                                    f"gains= is non-negative and non-decreasing in the grade; got {dict(gains)}")
+        if order != "expected":
+            own = m.param("gains")
+            mapping = _trec._parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
+            if mapping:
+                vals = [float(v) for _, v in sorted((float(k), v) for k, v in mapping.items())]
+                if any(b < a for a, b in zip(vals, vals[1:])) or vals[0] < 0:
+                    raise MeasureParamError(
+                        f"order={order!r} sorts tied documents by grade, which is exact for {m.label!r} only when "
+                        f"its gains are non-negative and non-decreasing in the grade; got {dict(mapping)}")
 
 
 def order_ties(aligned: Aligned, order: str) -> Aligned:
@@ -147,7 +151,7 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
         return aligned
     cnt = ties.size[multi]
     tie_id = np.repeat(np.arange(len(cnt), dtype=np.int64), cnt)
-    _, rows = _expand(ties.starts[multi], cnt)
+    _, rows = expand_ranges(ties.starts[multi], cnt)
     rel = aligned.row_rel[rows]
     key = np.where(np.isnan(rel), -np.inf, rel)
     sub = rows[np.lexsort((-key if order == "best" else key, tie_id))]
@@ -159,7 +163,7 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
                    row_source=aligned.row_source[perm])
 
 
-def _expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For ranges ``starts[i] : starts[i] + counts[i]``: (range index, value) of every element."""
     which = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
     first = np.concatenate([[0], np.cumsum(counts)])[:-1]
@@ -338,7 +342,7 @@ def _exp_rr(ctx, m):
     span = (n - r + 1).astype(np.int64)
     if m.cutoff is not None:
         span = np.clip(np.minimum(span, m.cutoff - f.astype(np.int64) + 1), 0, None)
-    which, x0 = _expand(np.zeros(len(span), np.int64), span)
+    which, x0 = expand_ranges(np.zeros(len(span), np.int64), span)
     x = x0 + 1.0
     nn, rr, ff = n[which], r[which], f[which]
     single = nn == 1

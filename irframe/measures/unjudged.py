@@ -59,6 +59,7 @@ import pandas as pd
 
 from ..align import Aligned
 from ..errors import MeasureParamError
+from .ties import expand_ranges
 
 __all__ = ["labelled", "bound_grade", "bound_exact", "label_free", "check_bounds_supported", "BOUNDS"]
 
@@ -106,12 +107,20 @@ def check_bounds_supported(specs) -> None:
                                     f"evaluate it without bounds=")
 
 
+def _order(first: np.ndarray, second: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
+    """Permutation sorting by (first, second, doc): one stable argsort of a composite int64 key
+    (``second`` replaced by its rank among its few distinct values); lexsort if it would overflow."""
+    uniq, srank = np.unique(second, return_inverse=True)
+    width = len(uniq) * n_docs
+    if len(first) == 0 or (int(first.max()) + 1) * width < 2**62:
+        return np.argsort((first * len(uniq) + srank) * n_docs + doc, kind="stable")
+    return np.lexsort((doc, second, first))  # pragma: no cover - astronomically many groups × docs
+
+
 def _gather(offsets: np.ndarray, segs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the rows of CSR segments ``segs`` (in that order) and the output position of each."""
-    cnt = offsets[segs + 1] - offsets[segs]
-    out_start = np.concatenate([[0], np.cumsum(cnt)])
-    idx = np.arange(out_start[-1], dtype=np.int64) - np.repeat(out_start[:-1] - offsets[segs], cnt)
-    return idx, np.repeat(np.arange(len(segs), dtype=np.int64), cnt)
+    """Indices of the rows of CSR segments ``segs`` (in that order) and the segment of each."""
+    which, idx = expand_ranges(offsets[segs], offsets[segs + 1] - offsets[segs])
+    return idx, which
 
 
 def labelled(aligned: Aligned, grade: float) -> Aligned:
@@ -139,7 +148,7 @@ def labelled(aligned: Aligned, grade: float) -> Aligned:
     qg = np.concatenate([q_group, add_g])
     qd = np.concatenate([q_doc, add_d])
     qr = np.concatenate([q_rel, np.full(len(add_g), grade)])
-    o = np.lexsort((qd, -qr, qg))
+    o = _order(qg, -qr, qd, n_docs)
     out = replace(
         a, topics=pd.Index(np.asarray(a.topics, dtype=object)[a.group_topic], name="topic", dtype=object),
         group_topic=np.arange(G, dtype=np.int64), row_rel=row_rel,
@@ -172,5 +181,5 @@ def _labelled_subtopics(a: Aligned, unj: np.ndarray, neg: np.ndarray, grade: flo
     s = np.concatenate([s_sub, p_sub[pidx]])
     d = np.concatenate([s_doc, add_doc])
     r = np.concatenate([s_rel, np.full(len(add_group), grade)])
-    o = np.lexsort((d, s, g))
+    o = _order(g, s, d, n_docs)
     return g[o], s[o], d[o], r[o]

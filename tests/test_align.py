@@ -144,3 +144,22 @@ def test_object_ids_checked_after_encoding(col, bad):
     qrels = pd.DataFrame({"topic": ["1"], "doc": ["d1"], "rel": [1]})
     with pytest.raises(irf_errors.InputError, match=rf"column '{col}'.*row 17"):
         A.align(run.astype({"score": float}), qrels)
+
+
+@pytest.mark.parametrize("run_dtype, qrels_dtype", [("str", "object"), ("object", "category"),
+                                                    ("category", "string[pyarrow]"), ("string[pyarrow]", "str")])
+def test_run_and_qrels_of_different_id_dtypes(run_dtype, qrels_dtype):
+    """Run and qrels ids merged across dtypes (pyarrow and pandas hash tables) find the same docs."""
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"system": ["b", "b", "a", "a", "a"], "topic": ["2", "2", "1", "1", "2"],
+                          "doc": ["x", "é", "y", "x", "z"], "score": [1.0, 2.0, 3.0, 3.0, 1.0]})
+    qrels = pd.DataFrame({"topic": ["1", "1", "2", "3"], "doc": ["x", "w", "é", "x"], "rel": [2, 1, 1, 1]})
+    expected = _brute_force(frame, qrels)
+    a = A.align(frame.astype({c: run_dtype for c in ("system", "topic", "doc")}),
+                qrels.astype({c: qrels_dtype for c in ("topic", "doc")}))
+    got = [(a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
+            [a.docs[d] for d in a.row_doc[a.offsets[g]:a.offsets[g + 1]]],
+            a.row_rel[a.offsets[g]:a.offsets[g + 1]].tolist()) for g in range(a.n_groups)]
+    assert [x[:3] for x in got] == [x[:3] for x in expected]
+    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
+    assert sorted(a.docs[d] for d in a.qrels_doc) == ["w", "x", "é"]  # judged docs of evaluated topics 1, 2

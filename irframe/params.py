@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from .errors import OptionError
 
-__all__ = ["Param", "MAX_INT", "REQUIRED", "check_option", "check_cutoff_text", "check_gains",
+__all__ = ["Param", "MAX_INT", "REQUIRED", "check_cutoff_text", "check_gains",
            "check_costs", "DEPTH", "REL_LEVEL", "COST", "GAIN_BOUND", "ALPHA", "DRAWS", "FUZZINESS"]
 
 #: Largest accepted integer (cutoffs, depths, corpus sizes): exactly representable in float64.
@@ -209,15 +209,6 @@ class Param:
         if hi is not None and (x > hi or (self.high_open and x == hi)):
             raise fail()
         return x
-
-
-def check_option(name: str, value: Any, kind: Kind, **spec: Any) -> Any:
-    """Check one keyword option of a public function against an ad-hoc :class:`Param`.
-
-    >>> check_option("depth", 10, "int", low=1)
-    10
-    """
-    return Param(kind, default=spec.pop("default", REQUIRED), **spec).check(name, value)
 
 
 def check_cutoff_text(text: str, *, what: str, error: type[Exception] = OptionError) -> int:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, MeasureParamError
+from ..params import check_cutoff_text
 from .registry import split_measure
 
 __all__ = ["Rankings", "UserModel", "CFunction", "AFunction", "GainRangeError", "c_function", "a_function",
@@ -576,12 +577,7 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
         raise MeasureParamError(f"{spec!r}: C function {name} needs a depth, e.g. {name}@10")
     if cutrule == "none" and cut is not None:
         raise MeasureParamError(f"{spec!r}: C function {name} takes no @k")
-    k = None
-    if cut is not None:
-        try:
-            k = int(cut)
-        except ValueError:
-            raise MeasureParamError(f"{spec!r}: @k must be a positive integer, got {cut!r}") from None
+    k = None if cut is None else check_cutoff_text(cut, what=f"C function {spec!r}", error=MeasureParamError)
     return replace(make({**defaults, **raw}, k), builtin=True)
 
 

@@ -223,7 +223,9 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
 
     ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
     applied to the aligned ranking, or None / the aligned order; ``bounds`` and
-    ``unjudged_grade`` as in :func:`evaluate`.
+    ``unjudged_grade`` as in :func:`evaluate`.  Ties are equal ``row_score`` values: float32
+    scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
+    ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
     specs = parse_measures(measures)
     if order is not None and order != aligned.order:

@@ -40,6 +40,19 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+# Hypothesis: in CI the examples are derandomized (the same on every run), so a landing is
+# judged on its code, not on the luck of the draw; locally each run explores new examples.
+# Property/fuzz tests bound sizes instead of relying on per-example deadlines (a shared
+# 2-core machine makes wall-clock deadlines flaky).
+from hypothesis import HealthCheck as _HealthCheck  # noqa: E402
+from hypothesis import settings as _hyp_settings  # noqa: E402
+
+_hyp_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
+                               suppress_health_check=[_HealthCheck.too_slow])
+_hyp_settings.register_profile("dev", deadline=None, print_blob=True, suppress_health_check=[_HealthCheck.too_slow])
+_hyp_settings.load_profile("ci" if in_ci() else "dev")
+
+
 def _missing(what: str) -> None:
     if in_ci():
         pytest.fail(f"{what} is missing; CI=true, so a missing reference tool is a failure, not a skip "

@@ -15,8 +15,8 @@ Step 2 runs each layout in a **fresh process** (so peaks do not mix): the in-mem
 processes of one thread each under ``--memory-limit``, started (and irframe imported on the
 workers) before the clock, then
 ``irframe.dask.evaluate`` of 7 measures. It prints wall time, the driver's peak RSS and each
-worker's peak RSS (``getrusage`` in the process; the driver's figure includes its imports and,
-for the in-memory path, the frame), and checks the cube is identical to the in-memory one
+worker's peak RSS (``VmHWM`` of ``/proc/self/status``, Linux; the driver's figure includes its
+imports and, for the in-memory path, the frame), and checks the cube is identical to the in-memory one
 (the in-memory cube is saved by the first run as ``DIR/cube.pkl``).
 """
 
@@ -34,13 +34,16 @@ MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec"]
 LAYOUTS = ["in-memory", "hive-topic", "trec-files-shuffle", "trec-files-by-system", "shuffled-parquet"]
 
 RUN = r"""
-import json, pickle, resource, sys, time, warnings
+import json, pickle, sys, time, warnings
 from pathlib import Path
 import pandas as pd
 import irframe as irf
 work, layout, ms, workers, limit = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 qrels = pd.read_parquet(work / "qrels.parquet")
-peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak():  # VmHWM: this process's own peak RSS (ru_maxrss would carry the parent's across fork/exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
 out = {"layout": layout}
 if layout == "in-memory":
     t0 = time.perf_counter()
@@ -73,7 +76,7 @@ else:
         out["seconds"] = time.perf_counter() - t0
         out["partitions"] = ddf.npartitions
         out["large_graph_warning"] = any("Sending large graph" in str(w.message) for w in caught)
-        rss = client.run(lambda: __import__("resource").getrusage(__import__("resource").RUSAGE_SELF).ru_maxrss / 1024)
+        rss = client.run(peak)
         out["worker_peak_mb"] = sorted(round(v) for v in rss.values())
     out["identical"] = bool(cube.identical(pickle.loads((work / "cube.pkl").read_bytes())))
 out["driver_peak_mb"] = round(peak())

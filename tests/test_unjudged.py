@@ -264,3 +264,16 @@ def test_bounds_with_complete_and_depth():
     # b on t: empty ranking under complete=True; RBP's residual is the whole unseen tail
     assert b.sel(system="b", topic="t", measure="RBP(p=0.5,rel=1)").values.tolist() == [0.0, 1.0, 1.0]
     assert b.sel(system="b", topic="t", measure="P@2").values.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_diversity_bounds_with_aspect_weights():
+    run = pd.DataFrame({"system": ["s"] * 4 + ["r"] * 2, "topic": "t", "doc": ["a", "u", "b", "v", "a", "u"],
+                        "score": [4.0, 3, 2, 1, 2, 1]})
+    qrels = pd.DataFrame({"topic": "t", "subtopic": ["1", "2", "2", "3"], "doc": ["a", "a", "b", "c"], "rel": 1})
+    w = pd.DataFrame({"topic": "t", "subtopic": ["1", "2", "3"], "weight": [0.5, 0.3, 0.2]})
+    ms = ["P_IA@4", "nDCG_IA@4"]
+    b = irf.evaluate(run, qrels, ms, bounds=True, weights=w)
+    extra = pd.DataFrame({"topic": "t", "subtopic": ["1", "2", "3"] * 2, "doc": ["u"] * 3 + ["v"] * 3, "rel": 1})
+    full = irf.evaluate(run[run.system == "s"], pd.concat([qrels, extra]), ms, weights=w)
+    np.testing.assert_allclose(b.sel(system="s", topic="t", bound="high").values,
+                               full.sel(system="s", topic="t").values, atol=1e-12)

@@ -205,8 +205,12 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     Notes
     -----
     The qrels and measures are validated on the client before anything is computed.
-    Each partition is evaluated with the full list of systems (computed from the
-    partitions in the same graph), so ``complete=True`` gives every missing
+    On a ``dask.distributed`` client the qrels are scattered to every worker once
+    (``client.scatter(..., broadcast=True)``), never embedded in the task graph.
+    Each partition is evaluated with the full list of systems, gathered from the system
+    and topic columns of the input partitions: inside the shuffle's graph when the frame
+    is shuffled (each input partition is read once), else in a first pass that also
+    checks ``partitioned_by=`` before any partition is evaluated; so ``complete=True`` gives every missing
     (system, topic) pair an empty ranking and rarity's S and metric lexirecall see every
     system, exactly as in memory; qrels topics that no partition holds are evaluated
     as empty rankings on the client.  With ``order="input"`` or ``duplicates="first"``
@@ -267,29 +271,39 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
         frame = frame.shuffle(rc.topic, npartitions=npartitions, shuffle_method=shuffle_method)
         shuffled = True
 
-    # ---- pass 1 (cheap: two id columns, one small result per partition): the facts every
-    # partition must agree on — all systems, the run topics — and the caller's split, checked
-    # before anything is evaluated ------------------------------------------------------------
+    # ---- the facts every partition must agree on — all systems, the run topics (and the
+    # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
-    keys = dask.compute(*[dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic)
-                          for p in ddf[id_cols].to_delayed()])
-    if not shuffled:
-        _check_split(keys, split)
+    keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in ddf[id_cols].to_delayed()]
     want_grades = any(m.definition.family == "cwl" for m in specs)
-    shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, want_grades=want_grades)
-
-    # ---- pass 2: each partition is evaluated as soon as it is read; qrels and the shared facts
-    # are sent to the workers once (scattered on a distributed cluster), never inside the graph
     client = _distributed_client()
-    if client is not None:
-        qrels_d, shared_d = client.scatter([qrels, shared], broadcast=True, hash=False)
+    # qrels (and the shared facts) go to the workers once (scattered on a distributed cluster),
+    # never inside the task graph
+    qrels_d = client.scatter(qrels, broadcast=True, hash=False) if client else dask.delayed(qrels, pure=False)
+    if shuffled:
+        # the shuffle reads every input partition before its first output partition exists, so
+        # the ids are gathered in the same graph: each input partition (run file) is read once
+        shared_d = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, duplicates=duplicates,
+                                                      want_grades=want_grades)
     else:
-        qrels_d, shared_d = dask.delayed(qrels, pure=False), shared
+        # a cheap first pass (parquet reads just these columns), so that a split topic (system)
+        # is found before anything is evaluated
+        keys = dask.compute(*keys)
+        _check_split(keys, split)
+        shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, want_grades=want_grades)
+        shared_d = client.scatter(shared, broadcast=True, hash=False) if client else shared
+
+    # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
+    # produced it), against its topics' qrels rows
     task = dask.delayed(_evaluate_partition, pure=True)
     cubes = [task(p, qrels_d, shared_d, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
                   restore_order=keep_order and shuffled, complete=complete, core=core)
              for p in frame.to_delayed()]
-    results = [c for c in dask.compute(*cubes) if c is not None]
+    if shuffled:
+        *results, shared = dask.compute(*cubes, shared_d)
+    else:
+        results = list(dask.compute(*cubes))
+    results = [c for c in results if c is not None]
     if split == "system":
         return _combine_systems(results, probe, complete)
     return _combine(results, shared, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)

@@ -322,3 +322,34 @@ def test_docs_page_examples_run():
                               optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.attempted >= 5
     assert result.failed == 0
+
+
+def test_run_files_are_read_once_through_the_shuffle(tmp_path, monkeypatch):
+    """The ids are gathered in the shuffle's graph: every run file is parsed once (twice with
+    partitioned_by='system', whose cheap id pass comes first)."""
+    qrels, runs = irf.datasets.synthetic(3, 5, 8, rng=7)
+    for s in runs.system.cat.categories:
+        irf.io.write_run(runs[runs.system == s], tmp_path / f"input.{s}.gz")
+    reads = []
+    real = idk._read_one
+    monkeypatch.setattr(idk, "_read_one", lambda path, *a: reads.append(path) or real(path, *a))
+    want = irf.evaluate(irf.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"])
+    got = idk.evaluate(idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"])
+    assert_same(got, want)
+    assert sorted(pd.Series(reads).value_counts().tolist()) == [1, 1, 1]
+    reads.clear()
+    got = idk.evaluate(idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"], partitioned_by="system")
+    assert_same(got, want)
+    assert sorted(pd.Series(reads).value_counts().tolist()) == [2, 2, 2]
+
+
+def test_no_overlap_is_an_input_error_on_every_path():
+    qrels, runs = irf.datasets.synthetic(2, 3, 5, rng=1)
+    other = qrels.assign(topic=qrels.topic.astype(str) + "x")
+    for opts in [{}, {"partitioned_by": "topic"}, {"partitioned_by": "system"}]:
+        ddf = dd.from_delayed([dask.delayed(runs[runs.system == s]) for s in ["sys0", "sys1"]], meta=runs.iloc[:0])
+        if opts.get("partitioned_by") == "topic":
+            ddf = dd.from_delayed([dask.delayed(runs[runs.topic == t]) for t in runs.topic.cat.categories],
+                                  meta=runs.iloc[:0])
+        with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
+            idk.evaluate(ddf, other, "AP", **opts)

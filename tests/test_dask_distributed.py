@@ -170,3 +170,14 @@ def test_split_topic_is_detected_before_any_partition_is_evaluated(collection, m
             with pytest.raises(idk.NotPartitionedError, match="more than one partition"):
                 idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, "AP", **opts)
     assert not calls
+
+
+def test_errors_come_back_with_their_type(client, collection):
+    """An error raised on a worker (no common topic, found in the shuffle's graph; a NaN score
+    inside a partition) reaches the caller as the in-memory error class."""
+    qrels, runs = collection
+    with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
+        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels.assign(topic=qrels.topic.astype(str) + "x"), "AP")
+    bad = runs.assign(score=runs.score.where(runs.index != 3))
+    with pytest.raises(irf.errors.InputError, match="score"):
+        idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")

@@ -38,7 +38,8 @@ import json, pickle, sys, time, warnings
 from pathlib import Path
 import pandas as pd
 import irframe as irf
-work, layout, ms, workers, limit = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+work, layout, ms = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+workers, limit = int(sys.argv[4]), sys.argv[5]
 qrels = pd.read_parquet(work / "qrels.parquet")
 def peak():  # VmHWM: this process's own peak RSS (ru_maxrss would carry the parent's across fork/exec)
     for line in open("/proc/self/status"):
@@ -56,7 +57,8 @@ else:
     import dask, dask.dataframe as dd, pyarrow as pa, distributed
     import irframe.dask as idk
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=limit,
-                                  dashboard_address=None, silence_logs=40) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=None, silence_logs=40) as cluster, \
+            distributed.Client(cluster) as client:
         client.run(lambda: __import__("irframe.dask"))  # worker imports are not timed
         t0 = time.perf_counter()
         opts = {}

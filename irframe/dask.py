@@ -57,7 +57,7 @@ try:
     from dask.dataframe.extensions import register_dataframe_accessor
 except ImportError as _e:  # pragma: no cover - exercised only without dask
     raise ImportError("irframe.dask needs dask with its dataframe part: "
-                      "pip install 'dask[dataframe]' (or pip install 'irframe[dask]')") from _e
+                      "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')") from _e
 
 from .cube import result
 from .errors import InputError, IrframeError

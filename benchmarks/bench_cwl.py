@@ -6,7 +6,7 @@
 
 Usage::
 
-    python benchmarks/bench_cwl.py [--shared ../shared/data] [--bench /tmp/bench50] [--repeat 3]
+    python benchmarks/bench_cwl.py [--shared ../shared/data] [--bench DIR]  (default: irframe-bench50 in the system temp dir) [--repeat 3]
 
 The synthetic collection is generated with ``../shared/bench/gen.py`` when absent.
 Times are the best of ``--repeat`` runs (wall clock, frames already in memory).
@@ -15,6 +15,8 @@ Times are the best of ``--repeat`` runs (wall clock, frames already in memory).
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import subprocess
 import sys
 import time
@@ -24,7 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 import irframe as irf
-from irframe.cwl import _DEGEN_CACHE, cwl, cwla_grid
+from irframe.cwl import cwl, cwla_grid
+from irframe.measures.cwl import _DEGEN_CACHE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +44,7 @@ def best(fn, repeat):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared" / "data"))
-    ap.add_argument("--bench", default="/tmp/bench50")
+    ap.add_argument("--bench", default=os.path.join(tempfile.gettempdir(), "irframe-bench50"))
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    flock /work/heavy.lock python benchmarks/bench_dask.py [--systems 20 --topics 50 --depth 1000]
+    python benchmarks/bench_dask.py [--systems 20 --topics 50 --depth 1000]
         [--workers 2 --memory-limit 2GiB] [--work DIR] [--layouts in-memory,hive-topic,...]
 
 Step 1 (skipped when ``DIR`` already holds them) writes one collection

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_rarity_ndpm.py [--data /tmp/bench50] [--repeat 3]
+    python benchmarks/bench_rarity_ndpm.py [--data DIR]  (default: $IRFRAME_BENCH50, else irframe-bench50 in the system temp dir) [--repeat 3]
 
 ``--data`` is a folder written by ``../shared/bench/gen.py`` (``runs.parquet`` and
 ``qrels.txt``; ~1550 judged documents per topic); when it does not exist it is generated
@@ -20,6 +20,7 @@ Every timing is the best of ``--repeat`` runs, from the in-memory frames to the 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import os
 import subprocess
 import sys
@@ -61,7 +62,7 @@ def load(path: Path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=os.environ.get("IRFRAME_BENCH50", "/tmp/bench50"))
+    ap.add_argument("--data", default=os.environ.get("IRFRAME_BENCH50", os.path.join(tempfile.gettempdir(), "irframe-bench50")))
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     runs, qrels = load(Path(args.data))

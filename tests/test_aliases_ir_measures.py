@@ -48,10 +48,16 @@ def _ir_measures(qrels, runs, names):
     for system, g in runs.groupby("system", observed=True):
         r = pd.DataFrame({"query_id": g.topic.astype(str), "doc_id": g.doc.astype(str), "score": g.score})
         measures = [ir_measures.parse_measure(n) for n in names if not n.startswith("Accuracy")]
-        for m in ir_measures.iter_calc(measures, q, r):
-            out[(str(system), str(m.measure), m.query_id)] = m.value
-        for m, v in ir_measures.calc_aggregate(measures, q, r).items():
-            out[(str(system), str(m), "all")] = v
+        # ir_measures (0.4.3) may compute a plain measure (NumRet) in the same pytrec_eval
+        # evaluator as the judged_only ones, depending on Python's string-hash order
+        # (PYTHONHASHSEED=0 gives NumRet = number of judged documents): ask for the
+        # judged_only measures in a call of their own.
+        judged = [m for m in measures if "judged_only=True" in str(m)]
+        for group in (judged, [m for m in measures if m not in judged]):
+            for m in ir_measures.iter_calc(group, q, r):
+                out[(str(system), str(m.measure), m.query_id)] = m.value
+            for m, v in ir_measures.calc_aggregate(group, q, r).items():
+                out[(str(system), str(m), "all")] = v
         # ir_measures' Accuracy divides by zero when a topic's ranking has no non-relevant
         # document: evaluate it topic by topic (irframe: NaN there)
         for n in names:

@@ -26,7 +26,7 @@ import xarray as xr
 from .errors import InputError
 from .schema import qrels_columns
 
-__all__ = ["JUDGMENTS", "is_qrels_sets", "prepare_qrels_sets", "over_qrels"]
+__all__ = ["JUDGMENTS", "is_qrels_sets", "prepare_qrels_sets", "over_qrels", "over_qrels_frames"]
 
 JUDGMENTS = ("each", "common")
 
@@ -92,5 +92,23 @@ def over_qrels(fn: Callable, qrels: Mapping, *, judgments: str = "each",
     out = xr.concat(results, dim=pd.Index(list(sets), name="qrels"), join="outer", fill_value=np.nan,
                     combine_attrs="drop_conflicts", coords="minimal", compat="override")
     out = out.transpose(*[d for d in out.dims if d != "qrels"], "qrels")
+    out.attrs["judgments"] = judgments
+    return out
+
+
+def over_qrels_frames(fn: Callable, qrels: Mapping, *, judgments: str = "each",
+                      columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
+
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
+    >>> over_qrels_frames(lambda q: q[q.rel > 0][["doc"]], {"a": a, "b": b}).values.tolist()
+    [['a', 'x'], ['b', 'y'], ['b', 'z']]
+    """
+    sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
+    parts = [fn(frame) for frame in sets.values()]
+    out = pd.concat(parts, keys=list(sets), names=["qrels", None]).reset_index(level=0)
+    out = out.reset_index(drop=True)
     out.attrs["judgments"] = judgments
     return out

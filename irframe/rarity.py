@@ -60,6 +60,7 @@ from .align import Aligned, align
 from .measures.rarity import (RarityLookup, ap_rare, check_k, p_rare, rarity_lookup, relevant_mask,
                               retrieved_relevant_rows)
 from .options import check_rel_level, make_options
+from .qrelsets import is_qrels_sets, over_qrels_frames
 
 __all__ = ["rarity", "rarity_aligned", "rare_finds", "rare_finds_aligned", "RarityLookup",
            "rarity_lookup", "p_rare", "ap_rare"]
@@ -82,19 +83,20 @@ def rarity_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 
     return out.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
 
 
-def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
-           reference: pd.DataFrame | None = None, order: str = "trec_eval", depth: int | None = None,
-           complete: bool = False, judged_only: bool = False, columns: Mapping[str, str] | None = None,
-           qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error",
-           system: str | None = None) -> pd.DataFrame:
+def rarity(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], *, k: int | None = 100,
+           rel_level: float = 1, reference: pd.DataFrame | None = None, order: str = "trec_eval",
+           depth: int | None = None, complete: bool = False, judged_only: bool = False,
+           columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
+           duplicates: str = "error", system: str | None = None, judgments: str = "each") -> pd.DataFrame:
     """Rarity of every relevant document: how many systems found it in their top k.
 
     Parameters
     ----------
     runs : pandas.DataFrame
         Long run frame ``system, topic, doc, score[, rank]``.
-    qrels : pandas.DataFrame
-        ``topic, doc, rel``.
+    qrels : pandas.DataFrame or mapping of str to pandas.DataFrame
+        ``topic, doc, rel``; or several judgment sets ``{name: frame}``: each set is used
+        on its own and the tables are stacked with a leading ``qrels`` column.
     k : int or None, default 100
         A system *retrieves* d when d is in its top k; None = at any depth.
     rel_level : float, default 1
@@ -104,13 +106,17 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_
     order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
         As in :func:`irframe.evaluate`.  Topics: those evaluated (in runs and qrels;
         every qrels topic with ``complete=True``).
+    judgments : {"each", "common"}, default "each"
+        With several judgment sets: the policy for documents judged in only some of them
+        (see :mod:`irframe.qrelsets`).
 
     Returns
     -------
     pandas.DataFrame
         One row per relevant document of each evaluated topic, sorted by (topic, doc):
         ``topic, doc, rel, S_d, S, rarity, rarity_norm``; ``S_d = 0`` (rarity 1) for a
-        relevant document no system retrieved within k.
+        relevant document no system retrieved within k.  With several judgment sets, a
+        leading ``qrels`` column and the sets in the mapping's order.
 
     Examples
     --------
@@ -120,7 +126,17 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_
     ...                      "score": [1.0, 2.0, 1.0]})
     >>> rarity(runs, qrels, k=10)[["doc", "S_d", "rarity"]].values.tolist()
     [['a', 2, 0.0], ['b', 1, 0.5], ['z', 0, 1.0]]
+    >>> two = rarity(runs, {"full": qrels, "no_b": qrels[qrels.doc != "b"]}, k=10)
+    >>> two[["qrels", "doc", "S_d"]].values.tolist()
+    [['full', 'a', 2], ['full', 'b', 1], ['full', 'z', 0], ['no_b', 'a', 2], ['no_b', 'z', 0]]
     """
+    if is_qrels_sets(qrels):
+        return over_qrels_frames(lambda q: rarity(runs, q, k=k, rel_level=rel_level, reference=reference,
+                                                  order=order, depth=depth, complete=complete,
+                                                  judged_only=judged_only, columns=columns,
+                                                  qrels_columns=qrels_columns, duplicates=duplicates,
+                                                  system=system), qrels, judgments=judgments,
+                                 columns=qrels_columns)
     opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
                         duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
     return rarity_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference)
@@ -147,11 +163,12 @@ def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: floa
                          "rarity": look.rarity(s_d), "rarity_norm": look.rarity_norm(s_d)})
 
 
-def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
-               max_systems: int | None = 1, reference: pd.DataFrame | None = None, order: str = "trec_eval",
-               depth: int | None = None, complete: bool = False, judged_only: bool = False,
-               columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-               duplicates: str = "error", system: str | None = None) -> pd.DataFrame:
+def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], *, k: int | None = 100,
+               rel_level: float = 1, max_systems: int | None = 1, reference: pd.DataFrame | None = None,
+               order: str = "trec_eval", depth: int | None = None, complete: bool = False,
+               judged_only: bool = False, columns: Mapping[str, str] | None = None,
+               qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error",
+               system: str | None = None, judgments: str = "each") -> pd.DataFrame:
     """The relevant documents each system found in its top k that (almost) nobody else did.
 
     Parameters
@@ -162,6 +179,8 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, 
         None keeps every relevant document retrieved within k.
     k, rel_level, reference, order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
         As in :func:`rarity` (``complete`` adds only empty rankings, which find nothing).
+    qrels, judgments
+        As in :func:`rarity`: several judgment sets give a leading ``qrels`` column.
 
     Returns
     -------
@@ -179,6 +198,13 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = 100, 
     >>> rare_finds(runs, qrels, k=10)[["system", "doc", "rank", "S_d"]].values.tolist()
     [['s1', 'b', 2, 1], ['s2', 'c', 2, 1]]
     """
+    if is_qrels_sets(qrels):
+        return over_qrels_frames(lambda q: rare_finds(runs, q, k=k, rel_level=rel_level, max_systems=max_systems,
+                                                      reference=reference, order=order, depth=depth,
+                                                      complete=complete, judged_only=judged_only, columns=columns,
+                                                      qrels_columns=qrels_columns, duplicates=duplicates,
+                                                      system=system), qrels, judgments=judgments,
+                                 columns=qrels_columns)
     opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
                         duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
     return rare_finds_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level,

@@ -364,3 +364,41 @@ def test_rows_below_k_do_not_matter(params, k, alpha):
     a = align(runs, qrels, depth=k)
     cut = irf.evaluate(runs.iloc[a.row_source], qrels, ms)
     np.testing.assert_allclose(full.values, cut.values, rtol=1e-14, atol=0)
+
+
+# ----------------------------------------------------------------------------- several judgment sets
+def test_qrels_mapping_against_brute_force_per_set():
+    runs, qrels = random_collection(np.random.default_rng(7), n_sys=4)
+    rng = np.random.default_rng(8)
+    other = qrels.assign(rel=rng.permutation(qrels["rel"].to_numpy()))       # same docs, other labels
+    shallow = qrels.iloc[rng.permutation(len(qrels))[: len(qrels) // 2]]     # half the judgments
+    sets = {"nist": qrels, "shuffled": other, "shallow": shallow}
+    k = 10
+    got = rarity(runs, sets, k=k)
+    assert list(got.columns[:3]) == ["qrels", "topic", "doc"]
+    assert list(dict.fromkeys(got["qrels"])) == list(sets)
+    rank = ranked(runs)
+    for name, q in sets.items():
+        rel = relevant_sets(q)
+        sd = brute_sd(rank, rel, k)
+        exp = sorted((t, d, sd[(t, d)]) for t in sorted(set(runs.topic) & set(q.topic)) for d in rel[t])
+        part = got[got["qrels"] == name]
+        assert list(zip(part.topic, part.doc, part.S_d)) == exp
+        assert (part.S == 4).all()
+    finds = rare_finds(runs, sets, k=k, max_systems=None)
+    for name, q in sets.items():
+        alone = rare_finds(runs, q, k=k, max_systems=None)
+        pd.testing.assert_frame_equal(finds[finds["qrels"] == name].drop(columns="qrels").reset_index(drop=True),
+                                      alone)
+
+
+def test_qrels_mapping_common_policy_and_accessor():
+    qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b", "c"], "rel": [1, 1, 1]})
+    other = pd.DataFrame({"topic": "1", "doc": ["a", "c", "d"], "rel": [1, 0, 1]})
+    runs = pd.DataFrame({"system": ["s1", "s1", "s2", "s2"], "topic": "1", "doc": ["a", "b", "a", "d"],
+                         "score": [2.0, 1.0, 2.0, 1.0]})
+    each = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10)
+    assert list(zip(each.qrels, each.doc, each.S_d)) == [("x", "a", 2), ("x", "b", 1), ("x", "c", 0),
+                                                         ("y", "a", 2), ("y", "d", 1)]
+    common = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10, judgments="common")   # a and c judged by both
+    assert list(zip(common.qrels, common.doc, common.S_d)) == [("x", "a", 2), ("x", "c", 0), ("y", "a", 2)]

@@ -33,14 +33,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from ._ids import encode, sorted_codes
+from ._order import float32_desc_key, float64_desc_key, order_rows, permute
 from .errors import InputError
 from .options import ORDERS, check_depth
-from .schema import check_duplicates, check_id_column, no_overlap_error, numeric_column, qrels_frame, run_frame
+from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
 
 __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
 
@@ -265,187 +267,8 @@ def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------
-# id encoding: codes + uniques, never a fixed-width string array (memory ∝ the ids)
+# (topic, doc) cells and run duplicates; ids are encoded in ._ids, rows ordered in ._order
 # ---------------------------------------------------------------------------------
-def _arrow_strings(s: pd.Series):
-    """The pyarrow string data behind an arrow-backed string column (zero copy), else None."""
-    dtype = s.dtype
-    if isinstance(dtype, pd.StringDtype):
-        if dtype.storage not in ("pyarrow", "pyarrow_numpy"):
-            return None
-    elif not (isinstance(dtype, pd.ArrowDtype)
-              and str(dtype.pyarrow_dtype) in ("string", "large_string", "string_view")):
-        return None
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - arrow-backed dtypes imply pyarrow
-        return None
-    arr = pa.array(s.array)  # __arrow_array__: the column's own (chunked) array
-    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
-
-
-def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
-    """Codes and uniques (a pyarrow array) of a pyarrow (chunked) string array; ``runs``
-    encodes only the first value of every run of equal adjacent values (a sorted
-    system/topic column has few)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(arr)
-    heads = None
-    if runs and n > 1:
-        change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
-        heads = np.flatnonzero(np.concatenate([[True], change]))
-        if len(heads) > n // 8:
-            heads = None
-        else:
-            arr = arr.take(pa.array(heads))
-    enc = pc.dictionary_encode(arr)
-    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
-    if enc.num_chunks > 1 and len({(c.dictionary.buffers()[1].address, len(c.dictionary))
-                                   for c in enc.chunks}) > 1:  # pragma: no cover - other pyarrow
-        enc = pa.chunked_array([enc.combine_chunks()])
-        dictionary = enc.chunk(0).dictionary
-    # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
-    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
-             if enc.num_chunks else np.zeros(0, np.int32)).astype(np.int64)
-    if heads is not None:
-        codes = np.repeat(codes, np.diff(np.append(heads, n)))
-    return codes, dictionary
-
-
-def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and uniques of an object array (pandas' hash table), by runs as in _arrow_encode."""
-    n = len(values)
-    if runs and n > 1:
-        try:
-            heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-        except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
-            heads = np.arange(n)
-        if len(heads) <= n // 8:
-            codes, uniques = pd.factorize(values[heads])
-            return np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n))), uniques
-    codes, uniques = pd.factorize(values)
-    return codes.astype(np.int64, copy=False), uniques
-
-
-def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
-    """Codes (int64) and uniques of one id column; uniques are exactly the ids present
-    (unused categories dropped): a pyarrow string array for arrow-backed data, else an
-    object array."""
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        codes = s.cat.codes.to_numpy().astype(np.int64)
-        cats = s.cat.categories
-        used = np.zeros(len(cats), bool)
-        used[codes] = True
-        if not used.all():
-            remap = np.cumsum(used) - 1
-            codes, cats = remap[codes], cats[used]
-        arr = _arrow_strings(pd.Series(cats))
-        return codes, (arr.combine_chunks() if arr is not None else np.asarray(cats, dtype=object))
-    arr = _arrow_strings(s)
-    if arr is not None:
-        return _arrow_encode(arr, runs)
-    return _object_encode(s.to_numpy(dtype=object), runs)
-
-
-def _as_str(uniques: Any) -> np.ndarray:
-    """Uniques as an object array of Python str (ids of other types are converted)."""
-    if not isinstance(uniques, np.ndarray):  # a pyarrow string array
-        return uniques.to_numpy(zero_copy_only=False).astype(object, copy=False)
-    uniques = np.asarray(uniques, dtype=object)
-    if len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string":
-        uniques = np.array([str(u) for u in uniques], dtype=object)
-    return uniques
-
-
-def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
-
-    Typed columns are checked first (from their dtype and missing-value mask, cheap); an
-    ``object`` column is checked on its distinct values after encoding (missing ids get
-    code -1), and only a failing column is scanned row by row for the error message.
-    """
-    s = df[col]
-    if s.dtype != object:
-        check_id_column(df, col, what)
-        return _encode_one(s, runs)
-    codes, uniques = _encode_one(s, runs)
-    if (len(codes) and codes.min() < 0) or (
-            len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"):
-        check_id_column(df, col, what)  # raises, naming the rows
-        raise InputError(f"{what}: column {col!r} holds missing or non-string ids")  # pragma: no cover
-    return codes, uniques
-
-
-def _encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
-    """Joint codes of several id columns (one code per distinct id across all of them).
-
-    ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
-    as an object array of str in first-appearance order).  Each column is encoded on its
-    own and only the uniques are merged, so the rows are hashed once.
-    """
-    parts = [_checked_encode(df, col, what, runs) for df, col, what in columns]
-    if len(parts) == 1:
-        return [parts[0][0]], _as_str(parts[0][1])
-    if any(not isinstance(u, np.ndarray) for _, u in parts):
-        return _arrow_merge(parts)
-    all_uniques = np.concatenate([_as_str(u) for _, u in parts])
-    merged, uniques = pd.factorize(all_uniques)
-    out, start = [], 0
-    for codes, u in parts:
-        out.append(merged[start:start + len(u)].astype(np.int64)[codes])
-        start += len(u)
-    return out, np.asarray(uniques, dtype=object)
-
-
-def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
-    """:func:`_encode`'s merge of the uniques with pyarrow's hash tables (no Python objects
-    until the final uniques): each part's new ids are appended to the first part's."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def arrow(u):
-        return (pa.array(_as_str(u), pa.large_string()) if isinstance(u, np.ndarray)
-                else u.cast(pa.large_string()))
-    base = arrow(parts[0][1])
-    out = [parts[0][0]]
-    for codes, u in parts[1:]:
-        u = arrow(u)
-        pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-        new = pos < 0
-        if new.any():
-            pos[new] = len(base) + np.arange(int(new.sum()))
-            base = pa.concat_arrays([base, u.filter(pa.array(new))])
-        out.append(pos[codes])
-    return out, _as_str(base)
-
-
-def _str_sort_order(names: np.ndarray) -> np.ndarray:
-    """Stable argsort of str ids by code point (= UTF-8 byte order, trec_eval's strcmp)."""
-    if len(names) > 1000:
-        try:
-            import pyarrow as pa
-            import pyarrow.compute as pc
-        except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
-            pass
-        else:
-            return pc.array_sort_indices(pa.array(names, pa.string())).to_numpy().astype(np.int64)
-    return np.argsort(names, kind="stable")  # Python str comparison: by code point
-
-
-def _sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
-                  keep: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
-    """Recode so that uniques are sorted; ``keep`` (bool per unique) drops the others (-1)."""
-    sel = np.arange(len(uniques)) if keep is None else np.flatnonzero(keep)
-    order = sel[_str_sort_order(uniques[sel])]
-    if len(order) == len(uniques) and np.array_equal(order, np.arange(len(order))):
-        return codes, uniques  # already in order (sorted categories, sorted frames)
-    recode = np.full(len(uniques), -1, np.int64)
-    recode[order] = np.arange(len(order))
-    return [recode[c] for c in codes], uniques[order]
-
-
 def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
            q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
     """Compact ids of the (topic, doc) cells of the run rows, and the ids of the qrels cells.
@@ -498,135 +321,6 @@ def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray,
     return False
 
 
-def _float32_desc_key(score: np.ndarray) -> np.ndarray:
-    """int32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
-    f = -(score.astype(np.float32)) + np.float32(0.0)   # negate: ascending key = descending score
-    i = f.view(np.int32)
-    return i ^ ((i >> 31) & np.int32(0x7FFFFFFF))
-
-
-def _float64_desc_key(score: np.ndarray) -> np.ndarray:
-    """int64 key whose ascending order is float64 score descending (-0.0 == 0.0)."""
-    f = -(score.astype(np.float64)) + 0.0
-    i = f.view(np.int64)
-    return i ^ ((i >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
-
-
-def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """For each code in ``doc_codes``, a rank such that ascending rank = docno descending.
-
-    Python's (and pyarrow's) string order is by code point, which is the byte order of
-    UTF-8, i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are compared; when
-    their codes already follow docno order (sorted categories, as irframe's readers
-    produce), a linear check replaces the sort.
-    """
-    used = np.zeros(len(docs), bool)
-    used[doc_codes] = True
-    codes = np.flatnonzero(used)
-    if pd.Index(docs[codes]).is_monotonic_increasing:
-        return -doc_codes
-    order = _str_sort_order(docs[codes])[::-1]
-    rank = np.empty(len(docs), np.int64)
-    rank[codes[order]] = np.arange(len(codes))
-    return rank[doc_codes]
-
-
-def _break_ties(idx: np.ndarray, same: np.ndarray, doc: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Reorder, in place, every run of tied rows of ``idx`` by docno descending.
-
-    ``same[i]`` says that sorted rows i and i + 1 tie (same group and primary key); only
-    the tied rows are looked at.  Returns the positions that may have moved.
-    """
-    n = len(idx)
-    tied = np.zeros(n, bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    pos = np.flatnonzero(tied)
-    sub = idx[pos]
-    dr = _doc_desc_rank(doc[sub], docs)
-    run_id = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))  # a tie run: consecutive `same`
-    dr = dr - dr.min()
-    width = int(dr.max()) + 1
-    if (int(run_id[-1]) + 1) * width < 2**62:   # one composite key: (tie run, docno desc)
-        idx[pos] = sub[np.argsort(run_id * width + dr, kind="stable")]
-    else:  # pragma: no cover - astronomically many ties
-        idx[pos] = sub[np.lexsort((dr, run_id))]
-    return pos
-
-
-def _block_order(group: np.ndarray, primary: np.ndarray) -> np.ndarray | None:
-    """Permutation putting rows in (group, primary) order when the input is ordered by
-    ``primary`` inside contiguous groups (files written ranking by ranking), else None.
-
-    Only whole groups move (O(rows), no sort of the rows).
-    """
-    n = len(group)
-    change = group[1:] != group[:-1]
-    if ((primary[1:] < primary[:-1]) & ~change).any():
-        return None
-    starts = np.flatnonzero(np.concatenate([[True], change]))
-    first = group[starts]
-    by_group = np.argsort(first, kind="stable")
-    sorted_first = first[by_group]
-    if (sorted_first[1:] == sorted_first[:-1]).any():  # a group in several pieces
-        return None
-    lens = np.diff(np.append(starts, n))
-    if np.array_equal(by_group, np.arange(len(by_group))):
-        return np.arange(n)
-    new_starts = np.cumsum(lens[by_group]) - lens[by_group]
-    return np.arange(n) + np.repeat(starts[by_group] - new_starts, lens[by_group])
-
-
-def _order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
-                docs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """Permutation sorting rows by (group, primary ascending, docno descending).
-
-    ``primary`` is a signed integer key (or None for input order, kept stable).
-    Returns ``(idx, moved)``: ``moved`` lists the only positions where ``idx`` differs from
-    the identity (input already in order, the usual case for files written in rank order,
-    so only tied rows move), or is None when ``idx`` is a general permutation.  Input
-    ordered inside each contiguous group only has its groups moved as blocks; anything
-    else is sorted.
-    """
-    n = len(group)
-    if primary is None:
-        if np.all(group[1:] >= group[:-1]):
-            return np.arange(n), np.zeros(0, np.int64)
-        return np.argsort(group, kind="stable"), None
-    idx = _block_order(group, primary) if n else np.arange(0)
-    if idx is None and primary.dtype == np.int32 and group.max() < 2**31:
-        key = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
-        key <<= 32
-        key += primary
-        key += 2**31
-        idx = np.argsort(key, kind="stable")
-    elif idx is None:
-        idx = np.lexsort((primary, group))
-    identity = bool(n == 0 or (idx[0] == 0 and idx[-1] == n - 1 and np.all(idx[1:] > idx[:-1])))
-    gs, ps = (group, primary) if identity else (group[idx], primary[idx])
-    same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
-    if not same.any():
-        return idx, (np.zeros(0, np.int64) if identity else None)
-    moved = _break_ties(idx, same, doc, docs)
-    return idx, (moved if identity else None)
-
-
-def _permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None) -> np.ndarray:
-    """``x[idx]``, touching only the ``moved`` positions when there are few."""
-    if moved is None:
-        return x[idx]
-    if len(moved) == 0:
-        return x
-    y = x.copy()
-    y[moved] = x[idx[moved]]
-    return y
-
-
-def _named(resolved) -> dict[str, str]:
-    """The resolved columns as a ``columns=`` mapping."""
-    return {role: name for role, name in vars(resolved).items() if name is not None}
-
-
 @dataclass
 class _Ids:
     """Integer codes of the id columns of a run frame and its qrels (see :func:`_encode_ids`)."""
@@ -645,14 +339,14 @@ class _Ids:
 
 def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     """Factorize systems, topics and docs once, run and qrels jointly (one code per id)."""
-    (r_sys,), systems = _encode([(runs, rc.system, "run frame")], runs=True)
-    (r_sys,), systems = _sorted_codes([r_sys], systems)
-    (r_topic_any, q_topic), topics = _encode([(runs, rc.topic, "run frame"), (qrels, qc.topic, "qrels frame")],
+    (r_sys,), systems = encode([(runs, rc.system, "run frame")], runs=True)
+    (r_sys,), systems = sorted_codes([r_sys], systems)
+    (r_topic_any, q_topic), topics = encode([(runs, rc.topic, "run frame"), (qrels, qc.topic, "qrels frame")],
                                              runs=True)
     in_qrels = np.zeros(len(topics), bool)
     in_qrels[q_topic] = True
-    (r_topic, q_topic), topics_all = _sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
-    (r_doc, q_doc), docs = _encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
+    (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
+    (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
     return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic, topics_all,
                 r_doc, q_doc, docs)
 
@@ -662,8 +356,8 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
     subtopic (codes, labels) of diversity qrels (else None)."""
     sub = None
     if qc.subtopic:  # ids first: their errors come before the grades'
-        (s_code,), subtopics = _encode([(qrels, qc.subtopic, "qrels frame")])
-        (s_code,), subtopics = _sorted_codes([s_code], subtopics)
+        (s_code,), subtopics = encode([(qrels, qc.subtopic, "qrels frame")])
+        (s_code,), subtopics = sorted_codes([s_code], subtopics)
         sub = (s_code, subtopics)
     q_rel = numeric_column(qrels, qc.rel, "qrels frame")
     n_docs = max(len(ids.docs), 1)
@@ -701,11 +395,11 @@ def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | Non
 def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     """(integer sort key, score as stored in the aligned arrays) for an ``order``."""
     if order == "trec_eval":
-        return _float32_desc_key(score), score.astype(np.float32).astype(np.float64)
+        return float32_desc_key(score), score.astype(np.float32).astype(np.float64)
     if order == "trec_eval10":
-        return _float64_desc_key(score), score
+        return float64_desc_key(score), score
     if order == "rank":
-        return _float64_desc_key(-rank), score
+        return float64_desc_key(-rank), score
     return None, score
 
 
@@ -723,9 +417,35 @@ def _qrels_table(q_topic, q_doc, q_rel, has_sub: bool, n_docs: int):
     return qk[o], q_rel[o]
 
 
-def _cut(group_key: np.ndarray, groups: np.ndarray, rel: np.ndarray, depth: int | None,
-         judged_only: bool) -> np.ndarray | None:
-    """Rows kept by ``depth`` (-M) and ``judged_only`` (-J, after -M as trec_eval does)."""
+def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
+    """Run rows whose topic has qrels (positions; None when all have), the evaluated topics
+    (codes into ``ids.topics_all``) and the recoding topics_all → evaluated topic (-1: not)."""
+    row_ok = ids.r_topic >= 0
+    if not row_ok.any():
+        raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
+    src = None if row_ok.all() else np.flatnonzero(row_ok)
+    n_topics_all = len(ids.topics_all)
+    if complete:
+        eval_topic = np.arange(n_topics_all)
+    else:
+        r_topic = ids.r_topic if src is None else ids.r_topic[src]
+        eval_topic = np.flatnonzero(np.bincount(r_topic, minlength=n_topics_all))
+    topic_recode = np.full(n_topics_all, -1, np.int64)
+    topic_recode[eval_topic] = np.arange(len(eval_topic))
+    return src, eval_topic, topic_recode
+
+
+def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, depth: int | None,
+            judged_only: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The evaluated groups (every one of ``n_complete`` under -c, else those of the sorted
+    ``group_key``) and the rows kept by ``depth`` (-M) and ``judged_only`` (-J, after -M as
+    trec_eval does; None: every row)."""
+    if n_complete is not None:
+        groups = np.arange(n_complete, dtype=np.int64)
+    else:  # group_key is sorted: its distinct values are where it changes
+        change = np.ones(len(group_key), bool)
+        change[1:] = group_key[1:] != group_key[:-1]
+        groups = group_key[change]
     keep_rows = None
     if depth is not None:
         starts = np.searchsorted(group_key, groups, side="left")
@@ -735,7 +455,7 @@ def _cut(group_key: np.ndarray, groups: np.ndarray, rel: np.ndarray, depth: int 
     if judged_only:
         judged = ~np.isnan(rel) & ~(rel < 0)
         keep_rows = judged if keep_rows is None else keep_rows & judged
-    return keep_rows
+    return groups, keep_rows
 
 
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
@@ -780,21 +500,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     n_docs = max(len(ids.docs), 1)
     score, rank = _ordering_keys(runs, rc, order)
 
-    # ---- restrict to topics in qrels; evaluated topics ----------------------------------
-    row_ok = ids.r_topic >= 0
-    if not row_ok.any():
-        raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
-    n_dropped = int(len(row_ok) - np.count_nonzero(row_ok))
-    src = np.arange(len(runs)) if n_dropped == 0 else np.flatnonzero(row_ok)
+    src, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
+    n_dropped = 0 if src is None else len(runs) - len(src)
 
     def take(x: np.ndarray | None) -> np.ndarray | None:
-        return x if n_dropped == 0 or x is None else x[src]
+        return x if src is None or x is None else x[src]
 
-    n_topics_all = len(ids.topics_all)
-    eval_topic = (np.arange(n_topics_all) if complete
-                  else np.flatnonzero(np.bincount(take(ids.r_topic), minlength=n_topics_all)))
-    topic_recode = np.full(n_topics_all, -1, np.int64)
-    topic_recode[eval_topic] = np.arange(len(eval_topic))
+    src = np.arange(len(runs)) if src is None else src
     n_t = len(eval_topic)
     r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
     group_key = r_sys_s * n_t + r_topic_s
@@ -805,39 +517,28 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     primary, sc = _primary_key(order, take(score), take(rank))
-    perm, moved = _order_rows(group_key, primary, r_doc_s, ids.docs)
-    r_doc_s, src, cell = (_permute(x, perm, moved) for x in (r_doc_s, src, cell))
+    perm, moved = order_rows(group_key, primary, r_doc_s, ids.docs)
+    r_doc_s, src, cell = (permute(x, perm, moved) for x in (r_doc_s, src, cell))
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
         group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
     if sc is None:
         sc = np.full(len(src), np.nan)
     elif moved is None or order == "rank":  # in score orders the tie key is the score itself
-        sc = _permute(sc, perm, moved)
-    rel_by_cell = np.full(n_cells, np.nan)
-    found = q_cell >= 0
-    rel_by_cell[q_cell[found]] = qr_u[found]
+        sc = permute(sc, perm, moved)
+    rel_by_cell = np.full(n_cells + 1, np.nan)  # the last cell: qrels (topic, doc) not retrieved
+    rel_by_cell[q_cell] = qr_u
     rel = rel_by_cell[cell]
 
-    # ---- run duplicates: (system, topic, doc) twice -------------------------------------
+    # ---- run duplicates: (system, topic, doc) twice; "first" keeps each one's first row ------
     if _sorted_has_duplicates(r_sys_s, len(ids.systems), cell, n_cells):
         r_key = (ids.r_sys * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
-        if keep is not None:  # duplicates="first": evaluate the de-duplicated frame
-            kept = np.flatnonzero(keep)
-            out = align(runs.iloc[kept], qrels, order=order, depth=depth, complete=complete,
-                        judged_only=judged_only, columns=_named(rc), qrels_columns=_named(qc),
-                        duplicates=duplicates)
-            out.row_source = kept[out.row_source]
-            return out
+        if keep is not None:  # removing rows changes neither the others' order nor their grades
+            group_key, r_doc_s, rel, src, sc = (x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc))
+            n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
-    # ---- groups, depth (-M), judged-only (-J) ----------------------------------------------
-    if complete:
-        groups = np.arange(len(ids.systems) * n_t, dtype=np.int64)
-    else:  # group_key is sorted: its distinct values are where it changes
-        change = np.ones(len(group_key), bool)
-        change[1:] = group_key[1:] != group_key[:-1]
-        groups = group_key[change]
-    keep_rows = _cut(group_key, groups, rel, depth, judged_only)
+    groups, keep_rows = _groups(group_key, len(ids.systems) * n_t if complete else None, rel, depth,
+                                judged_only)
     if keep_rows is not None:
         group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
     offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
@@ -864,7 +565,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
     """Argument checks; returns the run and qrels frames, their resolved columns and ``depth``.
 
-    The id columns are checked while they are encoded (:func:`_checked_encode`).
+    The id columns are checked while they are encoded (:func:`irframe._ids.encode`).
     """
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")

@@ -163,3 +163,32 @@ def test_run_and_qrels_of_different_id_dtypes(run_dtype, qrels_dtype):
     assert [x[:3] for x in got] == [x[:3] for x in expected]
     np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
     assert sorted(a.docs[d] for d in a.qrels_doc) == ["w", "x", "é"]  # judged docs of evaluated topics 1, 2
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_runs(), st.data())
+def test_duplicates_first_keeps_each_first_row(frame, data):
+    """duplicates="first" against brute force: the first (system, topic, doc) row in frame order
+    is evaluated, every later copy is gone; rows of topics without qrels are counted as dropped
+    (once: their copies go too)."""
+    qrels = pd.DataFrame({"topic": ["0", "1", "1"], "doc": ["a", "b", "é"], "rel": [1, 2, 1]})
+    judged_topic = np.flatnonzero(frame.topic.isin(qrels.topic).to_numpy())
+    if not len(judged_topic):
+        return
+    extra = data.draw(st.lists(st.sampled_from(judged_topic.tolist()), min_size=1, max_size=6))
+    copies = frame.iloc[extra].assign(score=data.draw(st.sampled_from([9.0, -1.0, 0.5])))
+    stray = frame.iloc[:2].assign(topic="no-qrels")  # a topic without judgments, twice
+    dup = pd.concat([frame, copies, stray, stray]).reset_index(drop=True)
+    first = ~dup.duplicated(["system", "topic", "doc"], keep="first").to_numpy()  # pandas, not irframe
+    expected = _brute_force(dup[first], qrels)
+    with pytest.raises(irf_errors.DuplicateError):
+        A.align(dup, qrels)
+    a = A.align(dup, qrels, duplicates="first")
+    got = [(a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
+            [a.docs[d] for d in a.row_doc[a.offsets[g]:a.offsets[g + 1]]],
+            a.row_rel[a.offsets[g]:a.offsets[g + 1]].tolist()) for g in range(a.n_groups)]
+    assert [x[:3] for x in got] == [x[:3] for x in expected]
+    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
+    assert first[a.row_source].all()  # rows point at first occurrences of the caller's frame
+    assert [dup.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
+    assert a.n_dropped_rows == int((first & ~dup.topic.isin(qrels.topic).to_numpy()).sum())

@@ -1,0 +1,206 @@
+"""Id columns → integer codes: the one place where run and qrels ids are factorized.
+
+Every id column (system, topic, doc, subtopic) becomes int64 codes plus its distinct ids,
+never a fixed-width string array, so memory is proportional to the ids themselves.
+Arrow-backed strings are encoded with pyarrow's hash tables, ``category`` columns reuse
+their codes, ``object`` columns use pandas' hash table and are checked on their distinct
+values.  Run and qrels columns are encoded on their own and only their distinct values are
+merged (:func:`encode`), so every row is hashed once.
+
+>>> import pandas as pd
+>>> (r, q), uniques = encode([(pd.DataFrame({"doc": ["b", "a"]}), "doc", "run frame"),
+...                           (pd.DataFrame({"doc": ["a", "z"]}), "doc", "qrels frame")])
+>>> r.tolist(), q.tolist(), uniques.tolist()
+([0, 1], [1, 2], ['b', 'a', 'z'])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .schema import check_id_column
+
+__all__ = ["encode", "sorted_codes", "str_sort_order"]
+
+
+def _arrow_strings(s: pd.Series):
+    """The pyarrow string data behind an arrow-backed string column (zero copy), else None."""
+    dtype = s.dtype
+    if isinstance(dtype, pd.StringDtype):
+        if dtype.storage not in ("pyarrow", "pyarrow_numpy"):
+            return None
+    elif not (isinstance(dtype, pd.ArrowDtype)
+              and str(dtype.pyarrow_dtype) in ("string", "large_string", "string_view")):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - arrow-backed dtypes imply pyarrow
+        return None
+    arr = pa.array(s.array)  # __arrow_array__: the column's own (chunked) array
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
+
+
+def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
+    """Codes and uniques (a pyarrow array) of a pyarrow (chunked) string array; ``runs``
+    encodes only the first value of every run of equal adjacent values (a sorted
+    system/topic column has few)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(arr)
+    heads = None
+    if runs and n > 1:
+        change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+        heads = np.flatnonzero(np.concatenate([[True], change]))
+        if len(heads) > n // 8:
+            heads = None
+        else:
+            arr = arr.take(pa.array(heads))
+    enc = pc.dictionary_encode(arr)
+    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
+    if enc.num_chunks > 1 and len({(c.dictionary.buffers()[1].address, len(c.dictionary))
+                                   for c in enc.chunks}) > 1:  # pragma: no cover - other pyarrow
+        enc = pa.chunked_array([enc.combine_chunks()])
+        dictionary = enc.chunk(0).dictionary
+    # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
+    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
+             if enc.num_chunks else np.zeros(0, np.int32)).astype(np.int64)
+    if heads is not None:
+        codes = np.repeat(codes, np.diff(np.append(heads, n)))
+    return codes, dictionary
+
+
+def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and uniques of an object array (pandas' hash table), by runs as in _arrow_encode."""
+    n = len(values)
+    if runs and n > 1:
+        try:
+            heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+        except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
+            heads = np.arange(n)
+        if len(heads) <= n // 8:
+            codes, uniques = pd.factorize(values[heads])
+            return np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n))), uniques
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), uniques
+
+
+def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
+    """Codes (int64) and uniques of one id column; uniques are exactly the ids present
+    (unused categories dropped): a pyarrow string array for arrow-backed data, else an
+    object array."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy().astype(np.int64)
+        cats = s.cat.categories
+        used = np.zeros(len(cats), bool)
+        used[codes] = True
+        if not used.all():
+            remap = np.cumsum(used) - 1
+            codes, cats = remap[codes], cats[used]
+        arr = _arrow_strings(pd.Series(cats))
+        return codes, (arr.combine_chunks() if arr is not None else np.asarray(cats, dtype=object))
+    arr = _arrow_strings(s)
+    if arr is not None:
+        return _arrow_encode(arr, runs)
+    return _object_encode(s.to_numpy(dtype=object), runs)
+
+
+def _as_str(uniques: Any) -> np.ndarray:
+    """Uniques as an object array of Python str (ids of other types are converted)."""
+    if not isinstance(uniques, np.ndarray):  # a pyarrow string array
+        return uniques.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    uniques = np.asarray(uniques, dtype=object)
+    if len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string":
+        uniques = np.array([str(u) for u in uniques], dtype=object)
+    return uniques
+
+
+def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
+
+    Typed columns are checked first (from their dtype and missing-value mask, cheap); an
+    ``object`` column is checked on its distinct values after encoding (missing ids get
+    code -1), and only a failing column is scanned row by row for the error message.
+    """
+    s = df[col]
+    if s.dtype != object:
+        check_id_column(df, col, what)
+        return _encode_one(s, runs)
+    codes, uniques = _encode_one(s, runs)
+    if (len(codes) and codes.min() < 0) or (
+            len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"):
+        check_id_column(df, col, what)  # raises, naming the rows
+        raise InputError(f"{what}: column {col!r} holds missing or non-string ids")  # pragma: no cover
+    return codes, uniques
+
+
+def encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
+    """Joint codes of several id columns (one code per distinct id across all of them).
+
+    ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
+    as an object array of str in first-appearance order).  Each column is encoded on its
+    own and only the uniques are merged, so the rows are hashed once.
+    """
+    parts = [_checked_encode(df, col, what, runs) for df, col, what in columns]
+    if len(parts) == 1:
+        return [parts[0][0]], _as_str(parts[0][1])
+    if any(not isinstance(u, np.ndarray) for _, u in parts):
+        return _arrow_merge(parts)
+    all_uniques = np.concatenate([_as_str(u) for _, u in parts])
+    merged, uniques = pd.factorize(all_uniques)
+    out, start = [], 0
+    for codes, u in parts:
+        out.append(merged[start:start + len(u)].astype(np.int64)[codes])
+        start += len(u)
+    return out, np.asarray(uniques, dtype=object)
+
+
+def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`encode`'s merge of the uniques with pyarrow's hash tables (no Python objects
+    until the final uniques): each part's new ids are appended to the first part's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(u):
+        return (pa.array(_as_str(u), pa.large_string()) if isinstance(u, np.ndarray)
+                else u.cast(pa.large_string()))
+    base = arrow(parts[0][1])
+    out = [parts[0][0]]
+    for codes, u in parts[1:]:
+        u = arrow(u)
+        pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        new = pos < 0
+        if new.any():
+            pos[new] = len(base) + np.arange(int(new.sum()))
+            base = pa.concat_arrays([base, u.filter(pa.array(new))])
+        out.append(pos[codes])
+    return out, _as_str(base)
+
+
+def str_sort_order(names: np.ndarray) -> np.ndarray:
+    """Stable argsort of str ids by code point (= UTF-8 byte order, trec_eval's strcmp)."""
+    if len(names) > 1000:
+        try:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+            pass
+        else:
+            return pc.array_sort_indices(pa.array(names, pa.string())).to_numpy().astype(np.int64)
+    return np.argsort(names, kind="stable")  # Python str comparison: by code point
+
+
+def sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
+                  keep: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """Recode so that uniques are sorted; ``keep`` (bool per unique) drops the others (-1)."""
+    sel = np.arange(len(uniques)) if keep is None else np.flatnonzero(keep)
+    order = sel[str_sort_order(uniques[sel])]
+    if len(order) == len(uniques) and np.array_equal(order, np.arange(len(order))):
+        return codes, uniques  # already in order (sorted categories, sorted frames)
+    recode = np.full(len(uniques), -1, np.int64)
+    recode[order] = np.arange(len(order))
+    return [recode[c] for c in codes], uniques[order]

@@ -1,0 +1,328 @@
+"""TREC text files as bytes and columns: the reading and error layer behind :mod:`irframe.io`.
+
+Every failure to read, decompress or decode a file becomes an ``OSError`` or a
+:class:`~irframe.errors.ParseError` naming the file (and the line when there is one).  The
+column parsers here (pyarrow's CSV reader, else ``pandas.read_csv``) only report "this buffer
+did not parse"; :func:`_diagnose` then walks the lines and names the first bad one, checking
+everything the parsers check.
+
+>>> _normalise(b"  051\\tQ0  d1 1 2.5 run extra\\n# note\\n", "run")
+b'051 Q0 d1 1 2.5 run\\n\\n'
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io as _io
+import os
+import re
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParseError
+
+try:  # optional dependency
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
+    pa = pc = pacsv = None
+
+_RUN_HELP = "expected 'topic Q0 doc rank score tag'"
+_QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
+_BOM = b"\xef\xbb\xbf"
+
+
+def _name_of(path: Any) -> str:
+    if isinstance(path, (str, os.PathLike)):
+        return os.fspath(path)
+    return str(getattr(path, "name", "<stream>"))
+
+
+def _read_bytes(path: Any) -> bytes:
+    """Bytes of a file (path or binary/text file object): gunzipped when gzip, UTF-8 BOM removed.
+
+    Raises
+    ------
+    OSError
+        The file cannot be opened or read (as raised by ``open``, naming the file).
+    ParseError
+        A corrupt or truncated gzip stream, or a text-mode file object that cannot decode
+        its bytes; the message names the file.
+    """
+    name = _name_of(path)
+    if isinstance(path, (str, os.PathLike)):
+        with open(path, "rb") as fh:
+            data = fh.read()
+    elif hasattr(path, "read"):
+        try:
+            data = path.read()
+        except UnicodeDecodeError as e:
+            raise ParseError(f"{name}: cannot decode the file as text ({e}); open it in binary mode "
+                             f"(open(path, 'rb')) or pass the path, so that irframe can report the bad line",
+                             path=name) from e
+        if isinstance(data, str):
+            data = data.encode("utf-8", errors="surrogateescape")
+        elif not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{name}: read() returned {type(data).__name__}, expected bytes or str")
+        data = bytes(data)
+    else:
+        raise TypeError(f"expected a path or a file object, got {type(path).__name__}")
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:  # BadGzipFile, truncation, bad deflate data
+            raise ParseError(f"{name}: corrupt gzip file ({type(e).__name__}: {e}); the file may be "
+                             f"truncated or not gzip at all", path=name) from e
+    if data[:3] == _BOM:  # a UTF-8 byte order mark (Windows editors) is not part of the first id
+        data = data[3:]
+    return data
+
+
+def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
+    """(1-based line number, line, fields) of every data line (error paths only)."""
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        fields = line.split()  # bytes.split(): ASCII whitespace, like C isspace()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        yield lineno, line, fields
+
+
+def _show(line: bytes) -> str:
+    text = line.rstrip(b"\r").decode("utf-8", errors="replace")
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _fail(path: str, lineno: int, line: bytes, why: str) -> ParseError:
+    text = _show(line)
+    return ParseError(f"{path}, line {lineno}: {why}: {text!r}", path=path, lineno=lineno, line=text)
+
+
+def _is_int(b: bytes) -> bool:
+    return re.fullmatch(rb"[+-]?[0-9]+", b) is not None  # not Python's '1_000'
+
+
+def _as_float(b: bytes) -> float | None:
+    if b"_" in b:  # Python's float() reads '1_0' as 10; C's strtod and arrow do not
+        return None
+    try:
+        return float(b)
+    except ValueError:
+        return None
+
+
+def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
+    """Walk the lines to find the first malformed one; returns the error to raise."""
+    help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
+    used = (0, 2, 5) if kind == "run" else (0, 1, 2) if kind == "diversity" else (0, 2)  # fields kept as text
+    for lineno, line, f in _iter_lines(data):
+        try:
+            for i in used:
+                if i < len(f):
+                    f[i].decode("utf-8")
+        except UnicodeDecodeError:
+            return _fail(path, lineno, line, "not valid UTF-8")
+        if kind == "run":
+            if len(f) < 6:
+                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
+            if not _is_int(f[3]):
+                return _fail(path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})")
+            if not -2**63 <= int(f[3]) < 2**63:
+                return _fail(path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer")
+            score = _as_float(f[4])
+            if score is None:
+                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not a number ({help_})")
+            if not np.isfinite(score):
+                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not finite")
+        else:
+            if len(f) != 4:
+                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
+            rel = _as_float(f[3])
+            if rel is None:
+                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not a number ({help_})")
+            if not np.isfinite(rel):
+                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not finite")
+    reason = f" ({cause})" if cause is not None else ""
+    return ParseError(f"{path}: could not parse the file{reason}; every line looks well formed, so "
+                      f"this is a reader limitation — please report it", path=path)
+
+
+def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
+    for i, (lineno, line, _) in enumerate(_iter_lines(data)):
+        if i == row:
+            return lineno, line
+    raise IndexError(row)  # pragma: no cover
+
+
+def _has_data(data: bytes) -> bool:
+    return any(True for _ in _iter_lines(data))
+
+
+def _normalise(data: bytes, kind: str) -> bytes:
+    """Make ``data`` single-space separated, vectorised over its bytes with numpy.
+
+    Whitespace runs → one space, leading/trailing whitespace dropped, comment lines
+    (first non-blank byte ``#``) emptied, runs cut to their first 6 fields.  Line
+    breaks are kept, so data line numbers do not change.
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    if len(a) == 0:
+        return data
+    idx = np.int32 if len(a) < 2**31 - 1 else np.int64
+    nl = a == 10
+    ws = (a == 32) | (a == 9) | (a == 13) | (a == 11) | (a == 12)
+    tok = ~(ws | nl)
+    keep = tok | nl
+    keep[1:] |= ws[1:] & tok[:-1]               # one separator right after a token
+    b = a[keep]
+    b = np.where(tok[keep], b, np.where(b == 10, 10, 32)).astype(np.uint8)
+    sp = b == 32
+    drop = np.zeros(len(b), dtype=bool)
+    drop[:-1] = sp[:-1] & (b[1:] == 10)         # space before a line break
+    drop[-1] = sp[-1]
+    b = b[~drop]
+    nl = b == 10
+    line_id = np.cumsum(nl, dtype=idx) - nl     # line of every byte (a break ends its line)
+    starts = np.flatnonzero(np.concatenate(([True], nl[:-1])))
+    first = b[np.minimum(starts, len(b) - 1)] if len(b) else b[:0]
+    comment = (first == 35) & (starts < len(b))
+    drop = np.zeros(len(b), dtype=bool)
+    if comment.any():
+        drop |= comment[line_id] & ~nl
+    if kind == "run":
+        sp = b == 32
+        before = np.cumsum(sp, dtype=idx) - sp  # spaces before each byte in the file
+        field = before - before[starts][line_id]  # field index of each byte in its line
+        drop |= (field >= 6) & ~nl
+        drop |= sp & (field == 5)
+    if drop.any():
+        b = b[~drop]
+    return b.tobytes()
+
+
+def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
+    """``(delimiter, check)`` when the file may be split on one character as is, else None.
+
+    ``check`` asks to verify that no text column holds a space: a tab-separated file
+    may pad its numbers with spaces (``104\\t  2.129133``, which the number parsers
+    accept), but a space anywhere else separates fields, so such a file takes the
+    normalising path.
+    """
+    if b"#" in data and (data[:1] == b"#" or b"\n#" in data):  # memchr first: cheap
+        return None
+    has_tab, has_space = b"\t" in data, b" " in data
+    if has_space and not has_tab:
+        return b" ", False
+    if has_tab:
+        return b"\t", has_space
+    return None
+
+
+def _has_space(col: Any) -> bool:
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        for c in chunks:
+            values = c.dictionary if pa.types.is_dictionary(c.type) else c
+            if pa.types.is_string(values.type) and pc.any(pc.match_substring(values, " ")).as_py():
+                return True
+        return False
+    return bool(pd.Series(col).str.contains(" ", regex=False).any())
+
+
+def _arrow_table(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
+                 threads: bool):
+    try:
+        return _arrow_read(data, delim, names, types, threads, None)
+    except pa.ArrowInvalid as e:
+        if "straddl" not in str(e):
+            raise
+    # a field longer than arrow's block (1 MB, e.g. a 10 MB docno): read the file as one block
+    return _arrow_read(data, delim, names, types, threads, min(len(data) + 1, 2**31 - 1))
+
+
+def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
+                threads: bool, block_size: int | None):
+    opts = {} if block_size is None else {"block_size": block_size}
+    return pacsv.read_csv(
+        pa.BufferReader(data),
+        read_options=pacsv.ReadOptions(column_names=list(names), use_threads=threads, **opts),
+        parse_options=pacsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
+                                         double_quote=False, escape_char=False,
+                                         ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types=dict(types), include_columns=list(types),
+                                             null_values=[], strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False, check_utf8=True))
+
+
+def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
+    df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=object,
+                     keep_default_na=False, na_filter=True, na_values=[""], quoting=csv.QUOTE_NONE,
+                     skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="surrogateescape")
+    if df.shape[1] != len(names):  # ragged lines raise in read_csv; this is a uniform mismatch
+        raise ValueError(f"expected {len(names)} fields, found {df.shape[1]}")
+    if df.isna().to_numpy().any():  # a short line: missing trailing fields
+        raise ValueError("missing fields")
+    df.columns = list(names)
+    df = df[list(cols)]
+    for c in cols:  # only the fields kept must be UTF-8 (Q0/iter may hold any bytes, as in trec_eval)
+        try:
+            df[c].str.encode("utf-8", errors="strict")
+        except UnicodeEncodeError:  # a surrogate escape: a byte that was not UTF-8
+            raise ValueError("not valid UTF-8") from None
+    return df
+
+
+def _has_data_fast(data: bytes) -> bool:
+    # Quick accept: a first line with a non-comment character; else walk the lines.
+    head = data.lstrip(b" \t\r\n\f\v")
+    if head and not head.startswith(b"#"):
+        return True
+    return _has_data(data)
+
+
+def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
+    """A numeric column as a list of numpy arrays (zero-copy views of arrow chunks)."""
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        target = pa.int64() if dtype is np.int64 else pa.float64()
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        if col.type != target:
+            try:
+                col = pc.cast(col, target)
+                chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            except pa.ArrowInvalid:  # text arrow cannot cast ('+2'): Python's int/float, per value
+                return [_text_numbers(c.to_numpy(zero_copy_only=False), dtype) for c in chunks]
+        return [c.to_numpy(zero_copy_only=False) for c in chunks]
+    return [_text_numbers(pd.Series(col).to_numpy(dtype=object), dtype)]
+
+
+def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
+    """Numbers written as text, with C's syntax (``atol``/``strtod``): ValueError otherwise."""
+    s = pd.Series(values, dtype=object)
+    ok = s.str.fullmatch(r"[+-]?[0-9]+") if dtype is np.int64 else ~s.str.contains("_", regex=False)
+    if not ok.all():
+        raise ValueError("not a number")
+    return np.asarray(values, dtype=object).astype(dtype)
+
+
+def _concat(chunks: Sequence[np.ndarray], dtype: type) -> np.ndarray:
+    if not chunks:
+        return np.array([], dtype=dtype)
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: str) -> None:
+    offset = 0
+    for values in chunks:
+        ok = np.isfinite(values)
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            n = int((~ok).sum())
+            lineno, line = _nth_data_line(data, offset + row)
+            more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
+            raise _fail(path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}")
+        offset += len(values)

@@ -1,0 +1,240 @@
+"""Writing run and qrels frames as TREC text (re-exported by :mod:`irframe.io`).
+
+Ids are checked before anything is written: a TREC file cannot hold an empty id, an id with
+whitespace, or a topic starting with ``#`` (read back as a comment), and scores and grades
+must be finite.  Floats are written with the shortest text that reads back to the same
+float64, so ``read_run(write_run(df))`` gives the numbers back to the last bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import os
+import re
+from collections.abc import Mapping
+from typing import Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import ColumnError, InputError
+from .schema import non_string_ids, resolve_roles
+
+__all__ = ["format_run", "format_qrels", "write_run", "write_qrels"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+_ID_BAD_RE = re.compile(r"[ \t\n\r\f\v]")  # C isspace(): what TREC readers split on
+
+
+def _topic_doc_strings(df: pd.DataFrame, n: Mapping[str, str]) -> tuple[pd.Series, pd.Series]:
+    """Topic and doc columns as writable strings (a topic may not start a comment line)."""
+    topic = _id_strings(df[n["topic"]], "topic column")
+    if topic.str.startswith("#").any():
+        raise InputError("topic ids starting with '#' would be read back as comment lines")
+    return topic, _id_strings(df[n["doc"]], "doc column")
+
+
+def _id_strings(s: pd.Series, what: str) -> pd.Series:
+    """Id column as strings, checking that they can be written and read back."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        uniques = pd.Series(s.cat.categories[np.unique(s.cat.codes[s.cat.codes >= 0])])
+        if (s.cat.codes < 0).any():
+            raise InputError(f"{what} has missing ids; drop or fill them before writing")
+    else:
+        if s.isna().any():
+            raise InputError(f"{what} has missing ids; drop or fill them before writing")
+        bad = non_string_ids(s)
+        if bad is not None and bad.any():
+            raise InputError(f"{what} (dtype {s.dtype}) holds {int(bad.sum())} non-string id(s), e.g. "
+                             f"{s[bad].iloc[0]!r}; ids must be strings "
+                             f"(convert with .astype(str) if the numbers are the ids)")
+        uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))
+    u = uniques.astype(str)
+    bad = u.str.contains(_ID_BAD_RE) | (u == "")
+    if bad.any():
+        raise InputError(f"{what} has ids that are empty or contain whitespace, which TREC files "
+                         f"cannot hold: {u[bad].head(5).tolist()!r}")
+    return s.astype(str)
+
+
+def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
+    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+        raise InputError(f"{what} must be numeric, got dtype {s.dtype}")
+    v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not np.isfinite(v).all():
+        raise InputError(f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s); "
+                         "TREC files need finite numbers")
+    return v
+
+
+def _float_text(v: np.ndarray) -> np.ndarray:
+    """Shortest repr that reads back to the same float64 (numpy's dragon4)."""
+    return v.astype(str)
+
+
+def format_run(df: pd.DataFrame, tag: str | None = None, *,
+               columns: Mapping[str, str] | None = None) -> str:
+    """Format a run frame as TREC run text (``topic Q0 doc rank score tag`` lines).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A run frame: ``system, topic, doc`` and ``score`` and/or ``rank``.  Not modified.
+    tag : str, optional
+        Run tag written in the 6th field of every line; default: the ``system``
+        column (a frame with several systems keeps them apart).
+    columns : mapping, optional
+        Input column names by role.
+
+    Returns
+    -------
+    str
+        One line per row, in frame order, single-space separated, ending in a
+        newline.  Scores are written with the shortest text that reads back to
+        the same float64.  A missing ``rank`` is the 1-based position by score
+        (descending, stable) within (system, topic); a missing ``score`` is
+        ``-rank``.
+
+    Examples
+    --------
+    >>> import pandas as pd, irframe.io as iio
+    >>> run = pd.DataFrame({"system": "bm25", "topic": ["051", "051"], "doc": ["d1", "d2"],
+    ...                     "score": [2.5, 0.1]})
+    >>> print(iio.format_run(run), end="")
+    051 Q0 d1 1 2.5 bm25
+    051 Q0 d2 2 0.1 bm25
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    n = resolve_roles(df, columns, "run", fallback=True)  # PyTerrier's qid/docno... as they are
+    need = [n["topic"], n["doc"]] + ([n["system"]] if tag is None else [])
+    missing = [c for c in need if c not in df.columns]
+    if n["score"] not in df.columns and n["rank"] not in df.columns:
+        missing.append(f"{n['score']} (or {n['rank']})")
+    if missing:
+        raise ColumnError(f"run frame is missing column(s) {missing}; found {list(map(str, df.columns))}"
+                          + ("; pass tag= to write a frame without a system column" if tag is None
+                             and n["system"] in missing else ""))
+    if tag is not None and (not isinstance(tag, str) or not tag or _ID_BAD_RE.search(tag)):
+        raise ValueError(f"tag must be a non-empty str without whitespace, got {tag!r}")
+    if len(df) == 0:
+        return ""
+    topic, doc = _topic_doc_strings(df, n)
+    if tag is None:
+        tags = _id_strings(df[n["system"]], "system column")
+    else:
+        tags = pd.Series(tag, index=df.index, dtype=str)
+    if n["score"] in df.columns:
+        score = _finite_floats(df[n["score"]], "score column")
+    if n["rank"] in df.columns:
+        r = df[n["rank"]]
+        if not pd.api.types.is_integer_dtype(r.dtype):
+            rv = _finite_floats(r, "rank column")
+            if (rv != np.round(rv)).any():
+                raise InputError("rank column has non-integer values")
+            rank = rv.astype(np.int64)
+        else:
+            rank = r.to_numpy(dtype=np.int64)
+    else:
+        keys = pd.DataFrame({"s": tags.to_numpy(), "t": topic.to_numpy(), "x": -score})
+        order = np.lexsort((np.arange(len(keys)), -score, keys["t"].to_numpy(), keys["s"].to_numpy()))
+        rank = np.empty(len(df), dtype=np.int64)
+        grp = keys[["s", "t"]].iloc[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (grp["s"].to_numpy()[1:] != grp["s"].to_numpy()[:-1]) | \
+                    (grp["t"].to_numpy()[1:] != grp["t"].to_numpy()[:-1])
+        starts = np.flatnonzero(first)
+        pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.append(starts, len(order))))
+        rank[order] = pos + 1
+    if n["score"] not in df.columns:
+        score = -rank.astype(np.float64)
+    out = pd.DataFrame({"t": topic.to_numpy(), "q": "Q0", "d": doc.to_numpy(),
+                        "r": rank.astype(str), "s": _float_text(score), "g": tags.to_numpy()})
+    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+
+
+def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) -> str:
+    """Format a qrels frame as TREC qrels text.
+
+    ``topic 0 doc rel`` lines, or ``topic subtopic doc rel`` when the frame has a
+    ``subtopic`` column.  Integer grades are written as integers, float grades
+    with the shortest text that reads back to the same float64.
+
+    Examples
+    --------
+    >>> import pandas as pd, irframe.io as iio
+    >>> q = pd.DataFrame({"topic": ["051", "051"], "doc": ["d1", "d2"], "rel": [2, 0]})
+    >>> print(iio.format_qrels(q), end="")
+    051 0 d1 2
+    051 0 d2 0
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+    n = resolve_roles(df, columns, "qrels", fallback=True)
+    missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
+    if missing:
+        raise ColumnError(f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}")
+    if len(df) == 0:
+        return ""
+    topic, doc = _topic_doc_strings(df, n)
+    if n["subtopic"] in df.columns:
+        second = _id_strings(df[n["subtopic"]], "subtopic column").to_numpy()
+    else:
+        second = "0"
+    r = df[n["rel"]]
+    if pd.api.types.is_integer_dtype(r.dtype) and not pd.api.types.is_bool_dtype(r.dtype):
+        if r.isna().any():
+            raise InputError("rel column has missing values")
+        rel = r.to_numpy(dtype=np.int64).astype(str)
+    else:
+        rel = _float_text(_finite_floats(r, "rel column"))
+    out = pd.DataFrame({"t": topic.to_numpy(), "i": second, "d": doc.to_numpy(), "r": rel})
+    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+
+
+def _write_text(text: str, path: PathLike) -> None:
+    data = text.encode("utf-8")
+    p = os.fspath(path)
+    if p.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    with open(p, "wb") as fh:
+        fh.write(data)
+
+
+def write_run(df: pd.DataFrame, path: PathLike, tag: str | None = None, *,
+              columns: Mapping[str, str] | None = None) -> None:
+    """Write a run frame as a TREC run file (gzip when ``path`` ends in ``.gz``).
+
+    ``read_run(path)`` gives the frame back: same rows and order, ids as
+    categoricals, ``rank`` int64, ``score`` float64 equal to the last bit.
+    See :func:`format_run` for the format and the options; ``df`` is not modified.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, irframe.io as iio
+    >>> run = pd.DataFrame({"system": "s", "topic": ["1", "1"], "doc": ["a", "b"],
+    ...                     "rank": [1, 2], "score": [0.3, 0.1 + 0.2]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.txt.gz")
+    >>> iio.write_run(run, path)
+    >>> iio.read_run(path).score.tolist() == run.score.tolist()
+    True
+    """
+    _write_text(format_run(df, tag, columns=columns), path)
+
+
+def write_qrels(df: pd.DataFrame, path: PathLike, *, columns: Mapping[str, str] | None = None) -> None:
+    """Write a qrels frame as a TREC qrels file (gzip when ``path`` ends in ``.gz``).
+
+    See :func:`format_qrels` for the format; ``df`` is not modified.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, irframe.io as iio
+    >>> q = pd.DataFrame({"topic": ["051"], "doc": ["d1"], "rel": [1.5]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> iio.write_qrels(q, path)
+    >>> iio.read_qrels(path).rel.tolist()
+    [1.5]
+    """
+    _write_text(format_qrels(df, columns=columns), path)

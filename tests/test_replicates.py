@@ -39,7 +39,7 @@ def as_cube(Y, extra_dims=()):
                                               "topic": [f"t{t}" for t in range(T)]})
 
 
-def mixedlm_pair(Y, a, b):
+def mixedlm_pair(Y, a, b, *, components=("topic", "st", "run"), method=None):
     """Fit y ~ system with variance components topic, system:topic and run, by REML."""
     R, T = Y.shape[1:]
     rows = [(s, f"{s}_{r}", t, Y[s, r, t]) for s in (a, b) for r in range(R) for t in range(T)
@@ -49,11 +49,11 @@ def mixedlm_pair(Y, a, b):
     df["st"] = df["sys"].astype(str) + "_" + df["topic"].astype(str)
     df["g"] = 1
     model = smf.mixedlm("y ~ sys", df, groups="g", re_formula="0",
-                        vc_formula={"topic": "0 + C(topic)", "st": "0 + C(st)", "run": "0 + C(run)"})
+                        vc_formula={c: f"0 + C({c})" for c in components})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = model.fit(reml=True)
-    return fit.fe_params["sys"], fit.bse["sys"], fit.vcomp
+        fit = model.fit(reml=True) if method is None else model.fit(reml=True, method=method, maxiter=20_000)
+    return fit.fe_params["sys"], fit.bse["sys"], fit.vcomp, fit.llf
 
 
 @pytest.mark.parametrize("seed,R,T", [(5, 3, 15), (11, 4, 12)])
@@ -62,7 +62,7 @@ def test_matches_statsmodels_mixedlm(seed, R, T):
     Y = simulate(3, R, T, rng, shift=[0.0, 0.3, 0.6])
     res = irs.compare(as_cube(Y), replicates="replicate", correction=None)
     for a, b in [(1, 0), (2, 0), (2, 1)]:
-        eff, se, vcomp = mixedlm_pair(Y, a, b)
+        eff, se, vcomp, _ = mixedlm_pair(Y, a, b)
         assert (vcomp > 1e-3).all()  # the closed form is REML when no component is truncated at 0
         cell = res.sel(system=f"s{a}", other=f"s{b}")
         assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
@@ -79,10 +79,46 @@ def test_unequal_numbers_of_seeds_match_mixedlm(seed):
     Y = simulate(2, 4, 15, rng, shift=[0.0, 0.3])
     Y[0, 3] = np.nan       # s0 has three seeds, s1 four
     cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
-    eff, se, vcomp = mixedlm_pair(Y, 1, 0)
+    eff, se, vcomp, _ = mixedlm_pair(Y, 1, 0)
     assert (vcomp > 1e-3).all()
     assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
     assert float(cell.effect / cell.statistic) == pytest.approx(se, rel=2e-3)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4, 7])
+def test_negative_seed_variance_estimate_is_the_reml_boundary_solution(seed):
+    # No seed effect: the ANOVA estimate of the run variance, S2_rep - MSE / n, comes out
+    # negative and is set to 0 (then df = n - 1).  REML's maximum is then on the boundary
+    # (run variance 0): the model without the run component, or the full model maximised by
+    # Nelder-Mead, reaches it and gives the same standard error.  (statsmodels' default BFGS
+    # stops short of the boundary with a lower REML likelihood and a larger SE, so it is not
+    # the reference here.)
+    rng = np.random.default_rng(seed)
+    Y = simulate(2, 3, 15, rng, shift=[0.0, 0.3], sd_run=0.0)
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    assert float(cell.df) == 14                                   # the estimate was truncated
+    se = float(cell.effect / cell.statistic)
+    eff, se_red, _, llf_red = mixedlm_pair(Y, 1, 0, components=("topic", "st"))
+    assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
+    assert se == pytest.approx(se_red, rel=1e-4)
+    _, se_nm, vcomp, llf_nm = mixedlm_pair(Y, 1, 0, method="nm")
+    assert vcomp[0] < 1e-5                                         # run component (names sorted)
+    assert llf_nm == pytest.approx(llf_red, abs=1e-3)
+    assert se == pytest.approx(se_nm, rel=1e-3)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 4])
+def test_negative_seed_variance_with_unequal_seeds_close_to_reml(seed):
+    # unbalanced: the truncated ANOVA estimator is no longer REML exactly, but close
+    rng = np.random.default_rng(seed)
+    Y = simulate(2, 4, 15, rng, shift=[0.0, 0.3], sd_run=0.0)
+    Y[0, 3] = np.nan
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    assert float(cell.df) == 14
+    eff, se_nm, vcomp, _ = mixedlm_pair(Y, 1, 0, method="nm")
+    assert vcomp[0] < 1e-5
+    assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
+    assert float(cell.effect / cell.statistic) == pytest.approx(se_nm, rel=5e-3)
 
 
 def test_corrections_and_layout_as_without_replicates():

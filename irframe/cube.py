@@ -19,7 +19,7 @@ from .align import Aligned
 from .errors import InputError
 from .options import Options, check_missing
 
-__all__ = ["result", "scatter", "group_coords", "make_cube", "summarize", "GM_FLOOR"]
+__all__ = ["result", "attr_value", "scatter", "group_coords", "make_cube", "summarize", "GM_FLOOR"]
 
 GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
@@ -38,15 +38,27 @@ def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
     return {"system": np.asarray(aligned.systems, dtype=object), "topic": np.asarray(aligned.topics, dtype=object)}
 
 
-def result(data: np.ndarray | Mapping[str, Any], dims: Sequence[str], coords: Mapping[str, Any], *,
-           name: str | None = None, options: Options | None = None, measures: Sequence[str] = (),
+def result(data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset, dims: Sequence[str] = (),
+           coords: Mapping[str, Any] | None = None, *, name: str | None = None, options: Options | None = None,
+           measures: Sequence[str] = (), computed: str | None = None, parameters: Mapping[str, Any] | None = None,
            attrs: Mapping[str, Any] | None = None) -> xr.DataArray | xr.Dataset:
     """The one constructor of every cube / Dataset irframe returns.
 
-    ``data`` is one array (→ DataArray) or a mapping name → array (→ Dataset, all on ``dims``).
-    Every result records the same attrs: the evaluation options (:meth:`Options.attrs`),
-    ``irframe_version`` and ``measures`` (the definitions evaluated, ``"; "``-joined), then
-    the function's own ``attrs``.
+    ``data`` is one array (→ DataArray), a mapping name → array or ``(dims, array)``
+    (→ Dataset; a bare array lies on ``dims``), or an xarray object already shaped by
+    xarray operations (e.g. :func:`xarray.apply_ufunc`), whose attrs are replaced.
+
+    Every result records the same attrs, in this order:
+
+    * evaluation cubes: the evaluation options (:meth:`Options.attrs`);
+    * analysis results (statistics, meta-evaluation): the call's ``parameters`` under their
+      keyword names, ``parameters`` (those names, ``", "``-joined) and ``computed`` (the
+      public function, e.g. ``"irframe.stats.compare"``);
+    * ``irframe_version``; ``measures`` (the definitions evaluated, ``"; "``-joined);
+    * then the function's own facts (``attrs``).
+
+    Values are stored as netCDF-safe scalars: None → ``"none"``, bool → int, numpy scalars →
+    Python numbers.
 
     Examples
     --------
@@ -56,19 +68,49 @@ def result(data: np.ndarray | Mapping[str, Any], dims: Sequence[str], coords: Ma
     ...            options=make_options(), measures=["AP"])
     >>> r.attrs["order"], r.attrs["measures"], "irframe_version" in r.attrs
     ('trec_eval', 'AP', True)
+    >>> t = result({"pvalue": np.ones(2)}, ("system",), {"system": ["a", "b"]},
+    ...            computed="irframe.stats.example", parameters={"alpha": 0.05, "correction": None})
+    >>> {k: t.attrs[k] for k in ("alpha", "correction", "parameters", "computed")}
+    {'alpha': 0.05, 'correction': 'none', 'parameters': 'alpha, correction', 'computed': 'irframe.stats.example'}
     """
     all_attrs: dict[str, Any] = dict(options.attrs()) if options is not None else {}
+    if parameters is not None:
+        all_attrs.update({k: attr_value(v) for k, v in parameters.items()})
+        all_attrs["parameters"] = ", ".join(parameters)
+    if computed is not None:
+        all_attrs["computed"] = computed
     all_attrs["irframe_version"] = __version__
     if measures:
         all_attrs["measures"] = "; ".join(map(str, measures))
-    all_attrs.update(attrs or {})
+    all_attrs.update({k: attr_value(v) for k, v in (attrs or {}).items()})
+    if isinstance(data, (xr.DataArray, xr.Dataset)):
+        out = data.copy(deep=False)
+        out.attrs = all_attrs
+        if name is not None and isinstance(out, xr.DataArray):
+            out.name = name
+        return out
     dims = tuple(dims)
-    variables = _coord_variables(coords)
+    variables = _coord_variables(coords or {})
     if isinstance(data, Mapping):
-        return xr.Dataset({k: xr.Variable(dims, np.asarray(v), fastpath=True) for k, v in data.items()},
-                          coords=variables, attrs=all_attrs)
+        return xr.Dataset({k: xr.Variable(*v) if isinstance(v, tuple) else xr.Variable(dims, np.asarray(v), fastpath=True)
+                           for k, v in data.items()}, coords=variables, attrs=all_attrs)
     return xr.DataArray(xr.Variable(dims, np.asarray(data), fastpath=True), coords=variables, attrs=all_attrs,
                         name=name)
+
+
+def attr_value(value: Any) -> Any:
+    """A parameter as a netCDF-safe attr: None → ``"none"``, bool → int, numpy scalar → Python number.
+
+    >>> attr_value(None), attr_value(True), attr_value(np.float32(0.5)), attr_value("t")
+    ('none', 1, 0.5, 't')
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def _coord_variables(coords: Mapping[str, Any]) -> dict[str, xr.Variable]:

@@ -459,9 +459,10 @@ def preference_counts(pref: xr.DataArray) -> xr.Dataset:
     ties = ((v == 0) & valid).sum(axis=2)
     coords = {d: pref.coords[d] for d in ("system", "other") if d in pref.coords}
     dims = ("system", "other")
-    return xr.Dataset({"wins": (dims, wins), "losses": (dims, losses), "ties": (dims, ties),
-                       "net": (dims, wins - losses), "topics": (dims, valid.sum(axis=2))},
-                      coords=coords, attrs={"measure": pref.attrs.get("measure", pref.name or "")})
+    ds = xr.Dataset({"wins": (dims, wins), "losses": (dims, losses), "ties": (dims, ties),
+                     "net": (dims, wins - losses), "topics": (dims, valid.sum(axis=2))}, coords=coords)
+    return result(ds, computed="irframe.lexi.preference_counts", parameters={},
+                  attrs={"measure": pref.attrs.get("measure", pref.name or "")})
 
 
 def mean_preference(pref: xr.DataArray) -> xr.DataArray:
@@ -476,7 +477,9 @@ def mean_preference(pref: xr.DataArray) -> xr.DataArray:
     [[0.0, 0.5], [-0.5, 0.0]]
     """
     _pref_values(pref)
-    return pref.astype(np.float64).mean("topic", skipna=True).rename("mean_preference")
+    return result(pref.astype(np.float64).mean("topic", skipna=True), name="mean_preference",
+                  computed="irframe.lexi.mean_preference", parameters={},
+                  attrs={"measure": pref.attrs.get("measure", pref.name or "")})
 
 
 def order_systems(pref: xr.DataArray, *, method: str = "net_wins", damping: float = 0.85,
@@ -637,9 +640,9 @@ def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
         n = int(ok.sum())
         npairs.append(n)
         out.append(agree.sum() / n if n else np.nan)
-    return xr.DataArray(np.array(out), dims=("measure",),
-                        coords={"measure": labels, "pairs": ("measure", np.array(npairs))},
-                        name="agreement", attrs={"preference": pref.attrs.get("measure", pref.name or "")})
+    return result(np.array(out), ("measure",), {"measure": labels, "pairs": ("measure", np.array(npairs))},
+                  name="agreement", computed="irframe.lexi.metric_agreement", parameters={},
+                  attrs={"preference": pref.attrs.get("measure", pref.name or "")})
 
 
 def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
@@ -676,6 +679,7 @@ def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
         a, b = mat[iu, :], mat[ju, :]
         ok = ~np.isnan(a) & ~np.isnan(b)
         out.append(float((a[ok] == b[ok]).mean()) if ok.any() else np.nan)
-    res = xr.DataArray(np.array(out), dims=("measure",), coords={"measure": sc.coords["measure"].values},
-                       name="tie_fraction")
-    return float(res[0]) if "measure" not in cube.dims else res
+    if "measure" not in cube.dims:
+        return float(out[0])
+    return result(np.array(out), ("measure",), {"measure": sc.coords["measure"].values}, name="tie_fraction",
+                  computed="irframe.lexi.tie_fraction", parameters={})

@@ -37,6 +37,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from .cube import result
 from .params import ALPHA, DRAWS, FUZZINESS
 from ._progress import progress as _progress
 from .agreement import (cohen_kappa, decision_flips, krippendorff_alpha, label_agreement, label_confusion,
@@ -175,7 +176,8 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
 
 
 def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=None, fuzziness: float = 0.0,
-              missing: str = "skip", per_pair: bool = False, dim: str = "topic"):
+              missing: str = "skip", per_pair: bool = False,
+              dim: str = "topic") -> pd.DataFrame | tuple[pd.DataFrame, xr.Dataset]:
     """Stability of pairwise system orderings under topic subsampling.
 
     Follows Turkmen et al., ECIR 2023, §4.4 (after Buckley & Voorhees 2000): in each of
@@ -279,7 +281,9 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
                         coords={"system": systems, "other": systems})
         ds = ds.assign_coords(batch_coords(c))
         ds["stability"] = (dims, np.maximum(ds.wins.values, ds.losses.values) / int(n_trials))
-        return table, layout.restore(ds)
+        return table, result(layout.restore(ds), computed="irframe.meta.stability",
+                             parameters={"n_trials": int(n_trials), "n_topics": n_topics, "fuzziness": float(fuzziness),
+                                         "missing": missing, "per_pair": per_pair, "dim": dim})
     return table
 
 
@@ -495,9 +499,9 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip", 
     labels = list(c.indexes["measure"])
     if layout.stacked:
         labels = ["/".join(map(str, t)) for t in labels]
-    return xr.DataArray(out, dims=("measure", "other_measure"),
-                        coords={"measure": labels, "other_measure": labels},
-                        name=f"{method}", attrs={"method": method, "missing": missing})
+    return result(out, ("measure", "other_measure"), {"measure": labels, "other_measure": labels}, name=method,
+                  computed="irframe.meta.correlation_matrix",
+                  parameters={"method": method, "missing": missing, "dim": dim})
 
 
 # ---------------------------------------------------------------------------
@@ -672,9 +676,9 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
     mu = np.where((P_M > 0) & (n_ref_m > 0), mu, np.nan)
     res = xr.DataArray(mu, dims=("measure",), coords={"measure": stacked.coords["measure"]}, name="MU")
     res = res.isel(measure=target)
-    res.attrs = {"base": float(base), "level": level, "n_pairs": n_pairs}
     res = unstack(res) if len(target) == K else res
-    return res
+    return result(res, computed="irframe.meta.metric_unanimity", parameters={"base": float(base), "level": level},
+                  attrs={"n_pairs": n_pairs})
 
 
 # ---------------------------------------------------------------------------

@@ -127,7 +127,7 @@ class Options:
                 "qrels_columns": self.qrels_columns, "system": self.system}
 
     def attrs(self) -> dict[str, Any]:
-        """The options as netCDF-safe attrs (depth None → -1, booleans → 0/1, gains as text)."""
+        """The options as netCDF-safe attrs (depth None → -1, booleans → 0/1, gains as text, rel_level a float)."""
         g = self.gains
         if g is None:
             gains = ""
@@ -137,7 +137,7 @@ class Options:
             gains = ",".join(f"{k}={v}" for k, v in sorted(g.items()))
         else:
             gains = getattr(g, "__name__", "callable")
-        return {"order": self.order, "rel_level": self.rel_level, "complete": int(self.complete),
+        return {"order": self.order, "rel_level": float(self.rel_level), "complete": int(self.complete),
                 "depth": -1 if self.depth is None else int(self.depth), "judged_only": int(self.judged_only),
                 "gains": gains}
 

@@ -29,6 +29,12 @@ relevance (truncated grade >= ``rel``/``rel_level``):
 
 With α = 0 they equal ``P@k`` and ``AP@k`` (``AP`` without cutoff) bit for bit.
 
+The measures follow the contract of every family -- align → kernel → result: measure
+strings through :func:`irframe.evaluate` (or :func:`irframe.evaluate_aligned` on arrays
+aligned once for the table too).  :func:`p_rare` and :func:`ap_rare`, re-exported here,
+are the kernels: per-group arrays from explicit inputs (the S_d ``lookup`` and the
+``base`` P@k / AP), building no evaluation of their own.
+
 ``reference=`` (a run frame with the default column names) takes ``S_d`` and ``S``
 from other runs — e.g. the pool's runs of a campaign when scoring a new run (the
 reusability question of §5.4).  The reference is ordered and truncated with the same

@@ -41,6 +41,7 @@ from scipy import stats as _st
 from .params import ALPHA, DRAWS
 from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
+from .cube import result
 from ._scores import apply_missing, as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
@@ -525,16 +526,13 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
     padj = ds.pvalue_adjusted
     ds["significant"] = (padj.dims, ~np.isnan(padj.values) & (np.nan_to_num(padj.values, nan=1.0) < o.alpha))
     ds = ds[[*_COMPARE_VARS[:3], "significant", *_COMPARE_VARS[3:], *(("df",) if replicates else ())]]
-    ds.attrs = {"test": "mixed_model" if replicates else o.test,
-                "correction": o.correction if o.correction else "none", "alpha": o.alpha,
-                "n_samples": o.n_samples if (o.test in ("randomization", "bootstrap") or o.ci == "bootstrap")
-                and not replicates else 0,
-                "ci": "t" if replicates else o.ci, "confidence": float(1 - o.alpha), "missing": o.missing,
-                "exact": int(o.used_exact),
-                "family": "distinct unordered pairs per measure (and per cell of other broadcast dims)"}
-    if replicates:
-        ds.attrs["replicates"] = replicates
-    return layout.restore(ds)
+    sampled = (o.test in ("randomization", "bootstrap") or o.ci == "bootstrap") and not replicates
+    params = {"test": "mixed_model" if replicates else o.test, "correction": o.correction, "alpha": o.alpha,
+              "n_samples": o.n_samples if sampled else 0, "ci": "t" if replicates else o.ci, "missing": o.missing,
+              "exact": o.used_exact, "zero_method": o.zero_method, "dim": dim, "replicates": replicates}
+    return result(layout.restore(ds), computed="irframe.stats.compare", parameters=params,
+                  attrs={"confidence": float(1 - o.alpha),
+                         "family": "distinct unordered pairs per measure (and per cell of other broadcast dims)"})
 
 
 # ---------------------------------------------------------------------------
@@ -708,10 +706,10 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
          "significant": (dims, np.where(np.isnan(p), False, p < alpha)),
          "ci_low": (dims, lo), "ci_high": (dims, hi), "effect": (dims, eff),
          "mse": ("measure", mse_k), "df": ("measure", df_k), "n_topics": ("measure", nt_k)},
-        coords={"system": systems, "other": systems},
-        attrs={"test": "tukey_hsd", "two_way": int(two_way), "alpha": float(alpha), "missing": missing,
-               "correction": "none (family-wise by construction)"})
-    return layout.restore(ds.assign_coords(batch_coords(c)))
+        coords={"system": systems, "other": systems})
+    return result(layout.restore(ds.assign_coords(batch_coords(c))), computed="irframe.stats.tukey_hsd",
+                  parameters={"two_way": two_way, "alpha": float(alpha), "missing": missing, "dim": dim},
+                  attrs={"test": "tukey_hsd", "correction": "none (family-wise by construction)"})
 
 
 # ---------------------------------------------------------------------------
@@ -786,14 +784,13 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     fam = np.array([pval[i, j] for i, j in reps]) if reps else np.zeros(0)
     adj_f = adjust_pvalues(fam, correction)
     padj = np.where(rep >= 0, adj_f[np.maximum(rep, 0)] if len(adj_f) else np.nan, np.nan)
-    ds = xr.Dataset(
-        {"wins": (("system", "other"), wins), "ties": (("system", "other"), ties),
-         "losses": (("system", "other"), losses), "statistic": (("system", "other"), stat),
-         "pvalue": (("system", "other"), pval), "pvalue_adjusted": (("system", "other"), padj),
-         "significant": (("system", "other"), np.where(np.isnan(padj), False, padj < alpha))},
-        coords={d: pref.coords[d] for d in ("system", "other") if d in pref.coords},
-        attrs={"test": "sign", "correction": correction if correction else "none", "alpha": float(alpha)})
-    return ds
+    dims = ("system", "other")
+    ds = xr.Dataset({"wins": (dims, wins), "ties": (dims, ties), "losses": (dims, losses), "statistic": (dims, stat),
+                     "pvalue": (dims, pval), "pvalue_adjusted": (dims, padj),
+                     "significant": (dims, np.where(np.isnan(padj), False, padj < alpha))},
+                    coords={d: pref.coords[d] for d in dims if d in pref.coords})
+    return result(ds, computed="irframe.stats.sign_test", parameters={"correction": correction, "alpha": float(alpha)},
+                  attrs={"test": "sign"})
 
 
 # ---------------------------------------------------------------------------
@@ -856,6 +853,7 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
                 lo[s, k], hi[s, k] = (v[0] for v in _percentile_ci(b, alpha))
     dims = ("system", "measure")
     ds = xr.Dataset({"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},
-                    coords={"system": list(c.indexes["system"])},
-                    attrs={"method": method, "alpha": float(alpha), "missing": missing})
-    return layout.restore(ds.assign_coords(batch_coords(c)))
+                    coords={"system": list(c.indexes["system"])})
+    return result(layout.restore(ds.assign_coords(batch_coords(c))), computed="irframe.stats.mean_ci",
+                  parameters={"method": method, "alpha": float(alpha), "n_samples": int(n_samples) if method == "bootstrap"
+                              else 0, "missing": missing, "dim": dim})

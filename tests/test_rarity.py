@@ -402,3 +402,23 @@ def test_qrels_mapping_common_policy_and_accessor():
                                                          ("y", "a", 2), ("y", "d", 1)]
     common = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10, judgments="common")   # a and c judged by both
     assert list(zip(common.qrels, common.doc, common.S_d)) == [("x", "a", 2), ("x", "c", 0), ("y", "a", 2)]
+
+
+def test_kernels_take_explicit_inputs():
+    """p_rare / ap_rare are kernels: lookup and base are inputs (no evaluation of their own);
+    with the S_d lookup and trec_eval's P@k / AP as base they give the brute-force Eq. 1 / Eq. 3."""
+    from irframe.rarity import ap_rare, p_rare, rarity_lookup
+    runs, qrels = random_collection(np.random.default_rng(12))
+    a = align(runs, qrels)
+    base = irf.evaluate_aligned(a, ["P@10", "AP@10"])
+    vals = base.values[a.group_system, a.group_topic]
+    look = rarity_lookup(a, k=10)
+    got_p = p_rare(a, alpha=1.5, k=10, lookup=look, base=vals[:, 0])
+    got_ap = ap_rare(a, alpha=1.5, k=10, lookup=look, base=vals[:, 1])
+    P, AP = brute_scores(runs, qrels, 1.5, 10)
+    for g in range(a.n_groups):
+        key = (a.systems[a.group_system[g]], a.topics[a.group_topic[g]])
+        assert got_p[g] == pytest.approx(P[key], abs=1e-12)
+        assert got_ap[g] == pytest.approx(AP[key], abs=1e-12)
+    with pytest.raises(TypeError):
+        p_rare(a, alpha=1.0, k=10)   # base and lookup are required

@@ -180,52 +180,41 @@ def _int_segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return total - np.repeat(before, np.diff(offsets))
 
 
-def _base_measure(aligned: Aligned, name: str, k: int | None, level: float) -> np.ndarray:
-    """trec_eval's P@k / AP[@k] per group, from the registered kernel."""
-    m = parse_measure(f"{name}(rel={float(level)!r})" + ("" if k is None else f"@{k}"))
-    return np.asarray(m.definition.compute(EvalContext(aligned, {"rel_level": level, "gains": None}), m),
-                      dtype=np.float64)
-
-
 def _mix(base: np.ndarray, extra: np.ndarray, alpha: float, normalized: bool) -> np.ndarray:
     if normalized:
         return (1.0 - alpha) * base + alpha * extra
     return base + alpha * extra
 
 
-def p_rare(aligned: Aligned, *, alpha: float, k: int, rel_level: float = 1, normalized: bool = False,
-           lookup: RarityLookup | None = None, reference: pd.DataFrame | None = None,
-           base: np.ndarray | None = None) -> np.ndarray:
+def p_rare(aligned: Aligned, *, alpha: float, k: int, lookup: RarityLookup, base: np.ndarray,
+           rel_level: float = 1, normalized: bool = False) -> np.ndarray:
     """P@k_rareness (Eq. 1) or P'@k_rareness (Eq. 4, ``normalized=True``) per group (G,).
 
-    ``base`` (per group) is P@k when already computed; by default trec_eval's P@k kernel
-    is run.
+    A kernel: every input is explicit -- ``lookup`` (S_d, from :func:`rarity_lookup` at the
+    same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
+    On frames, use the measure strings through :func:`irframe.evaluate` (or
+    :func:`irframe.evaluate_aligned`), which align, run this kernel and build the cube.
     """
     k = check_k(k)
     if k is None:
         raise ValueError("P_rare needs a cutoff k (it divides by k)")
     a = aligned
-    look = lookup if lookup is not None else rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
-    rows, num, den = _row_numerators(a, look, k, rel_level, normalized)
+    rows, num, den = _row_numerators(a, lookup, k, rel_level, normalized)
     num_sum = np.bincount(a.row_group[rows], weights=num, minlength=a.n_groups)  # integers: exact
     extra = num_sum / den / k                                                        # (1/k) Σ Rel·R
-    if base is None:
-        base = _base_measure(a, "P", k, rel_level)
     return _mix(base, extra, alpha, normalized)
 
 
-def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, rel_level: float = 1,
-            num_rel: np.ndarray | None = None, normalized: bool = False, lookup: RarityLookup | None = None,
-            reference: pd.DataFrame | None = None, base: np.ndarray | None = None) -> np.ndarray:
+def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, lookup: RarityLookup, base: np.ndarray,
+            rel_level: float = 1, num_rel: np.ndarray | None = None, normalized: bool = False) -> np.ndarray:
     """AP_rareness (Eq. 3; ``normalized=True``: with the P' weights) per group (G,).
 
-    ``num_rel`` (per group) defaults to the relevant documents of the topic in the qrels;
-    ``base`` is AP (AP@k) when already computed, by default trec_eval's AP kernel is run.
+    A kernel like :func:`p_rare`: ``base`` is trec_eval's AP (AP@k) per group; ``num_rel``
+    (per group) defaults to the relevant documents of the topic in the qrels.
     """
     k = check_k(k)
     a = aligned
-    look = lookup if lookup is not None else rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
-    rows, num, den = _row_numerators(a, look, k, rel_level, normalized)
+    rows, num, den = _row_numerators(a, lookup, k, rel_level, normalized)
     grp = a.row_group[rows]
     roff = np.concatenate([[0], np.cumsum(np.bincount(grp, minlength=a.n_groups))]).astype(np.int64)
     cum_num = _int_segment_cumsum(num, roff)                 # Σ_{j<=i} numerators, exact
@@ -238,8 +227,6 @@ def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, rel_level: float =
     num_rel = np.asarray(num_rel, dtype=np.float64)
     extra = np.zeros(a.n_groups)
     np.divide(total, num_rel, out=extra, where=num_rel != 0)
-    if base is None:
-        base = _base_measure(a, "AP", k, rel_level)
     return _mix(base, extra, alpha, normalized)
 
 
@@ -270,7 +257,7 @@ def _p(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = _level(ctx, m)
         return p_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
-                           normalized=normalized, lookup=_lookup(ctx, m), base=_base(ctx, "P", m, level))
+                      normalized=normalized, lookup=_lookup(ctx, m), base=_base(ctx, "P", m, level))
     return compute
 
 
@@ -278,8 +265,8 @@ def _ap(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = _level(ctx, m)
         return ap_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
-                            num_rel=_num_rel(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
-                            base=_base(ctx, "AP", m, level))
+                       num_rel=_num_rel(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
+                       base=_base(ctx, "AP", m, level))
     return compute
 
 

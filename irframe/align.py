@@ -500,13 +500,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     n_docs = max(len(ids.docs), 1)
     score, rank = _ordering_keys(runs, rc, order)
 
-    src, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
-    n_dropped = 0 if src is None else len(runs) - len(src)
+    kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
+    n_dropped = 0 if kept is None else len(runs) - len(kept)
 
     def take(x: np.ndarray | None) -> np.ndarray | None:
-        return x if src is None or x is None else x[src]
+        return x if kept is None or x is None else x[kept]
 
-    src = np.arange(len(runs)) if src is None else src
+    src = np.arange(len(runs)) if kept is None else kept
     n_t = len(eval_topic)
     r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
     group_key = r_sys_s * n_t + r_topic_s

@@ -60,8 +60,9 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
                       "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')") from _e
 
 from .cube import result
-from .errors import InputError, IrframeError
-from .evaluate import evaluate as _evaluate_pandas
+from .errors import EmptyOverlapError, InputError, IrframeError
+from .evaluate import Whole
+from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
 from .schema import check_id_column, no_overlap_error, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
@@ -207,13 +208,17 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     The qrels and measures are validated on the client before anything is computed.
     On a ``dask.distributed`` client the qrels are scattered to every worker once
     (``client.scatter(..., broadcast=True)``), never embedded in the task graph.
-    Each partition is evaluated with the full list of systems, gathered from the system
-    and topic columns of the input partitions: inside the shuffle's graph when the frame
-    is shuffled (each input partition is read once), else in a first pass that also
-    checks ``partitioned_by=`` before any partition is evaluated; so ``complete=True`` gives every missing
-    (system, topic) pair an empty ranking and rarity's S and metric lexirecall see every
-    system, exactly as in memory; qrels topics that no partition holds are evaluated
-    as empty rankings on the client.  With ``order="input"`` or ``duplicates="first"``
+    Each partition is evaluated by :func:`irframe.evaluate.evaluate_part` with its own rows and
+    its topics' qrels rows, told what it must know about the whole frame
+    (:class:`irframe.evaluate.Whole`): every system and every qrels grade.  The systems are
+    gathered from the system and topic columns of the input partitions: inside the shuffle's
+    graph when the frame is shuffled (each input partition is read once), else in a first
+    pass that also checks ``partitioned_by=`` before any partition is evaluated.  So
+    ``complete=True`` gives every missing (system, topic) pair an empty ranking, rarity's S
+    and metric lexirecall see every system, and gain scales and the unjudged bound
+    (``bounds=True``) use the largest grade of all qrels, exactly as in memory; judged topics
+    that no partition holds are evaluated (as empty rankings) by the partition holding the
+    smallest run topic.  With ``order="input"`` or ``duplicates="first"``
     the original row order is restored after the shuffle (two int64 columns travel
     with the rows).
 
@@ -254,9 +259,8 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
 
     core = dict(rel_level=rel_level, order=order, depth=depth, gains=gains, judged_only=judged_only,
                 duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, **options)
-    sentinel = _sentinel(qrels[qc.topic])
-    # validate qrels, measures and options on the client (an empty evaluation), before any work
-    probe = _probe(meta, rc, qrels, qc, measures, sentinel, core)
+    # validate qrels, measures and options on the client (a one-row evaluation), before any work
+    probe = _probe(rc, qrels, qc, measures, core)
 
     # ---- split by topic (or take the caller's split) -------------------------------------------
     frame = ddf
@@ -275,7 +279,6 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
     keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in ddf[id_cols].to_delayed()]
-    want_grades = any(m.definition.family == "cwl" for m in specs)
     client = _distributed_client()
     # qrels (and the shared facts) go to the workers once (scattered on a distributed cluster),
     # never inside the task graph
@@ -284,19 +287,19 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
         # the shuffle reads every input partition before its first output partition exists, so
         # the ids are gathered in the same graph: each input partition (run file) is read once
         shared_d = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, duplicates=duplicates,
-                                                      want_grades=want_grades)
+                                                      complete=complete)
     else:
         # a cheap first pass (parquet reads just these columns), so that a split topic (system)
         # is found before anything is evaluated
         keys = dask.compute(*keys)
         _check_split(keys, split)
-        shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, want_grades=want_grades)
+        shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, complete=complete)
         shared_d = client.scatter(shared, broadcast=True, hash=False) if client else shared
 
     # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
     # produced it), against its topics' qrels rows
     task = dask.delayed(_evaluate_partition, pure=True)
-    cubes = [task(p, qrels_d, shared_d, measures=measures, rc=rc, qc=qc, sentinel=sentinel, split=split,
+    cubes = [task(p, qrels_d, shared_d, measures=measures, rc=rc, qc=qc, split=split,
                   restore_order=keep_order and shuffled, complete=complete, core=core)
              for p in frame.to_delayed()]
     if shuffled:
@@ -306,92 +309,23 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     results = [c for c in results if c is not None]
     if split == "system":
         return _combine_systems(results, probe, complete)
-    return _combine(results, shared, probe, qrels, qc, measures, rc, sentinel, meta, complete, core)
+    return _combine(results, shared, probe, complete)
 
 
-def _sentinel(qrels_topics: pd.Series) -> str:
-    """A topic/doc id that is in no qrels: rows carrying it are dropped by ``align``."""
-    known = set(pd.unique(qrels_topics.astype(str)))
-    s = "\x00irframe.dask"
-    while s in known:
-        s += "\x00"
-    return s
-
-
-def _probe(meta: pd.DataFrame, rc, qrels: pd.DataFrame, qc, measures, sentinel: str,
-           core: dict) -> xr.DataArray:
-    """Validate qrels, measures and options on the client: evaluate one sentinel ranking on a
-    sentinel topic (judged by one non-relevant sentinel doc) against the full qrels."""
-    extra = {qc.topic: [sentinel], qc.doc: [sentinel + "#"], qc.rel: [0]}
-    if qc.subtopic:
-        extra[qc.subtopic] = [sentinel]
-    q = pd.concat([_plain_ids(qrels, qc), pd.DataFrame(extra)], ignore_index=True)
+def _probe(rc, qrels: pd.DataFrame, qc, measures, core: dict) -> xr.DataArray:
+    """Validate qrels, measures and options on the client: evaluate a one-document ranking
+    (a judged document of the first qrels topic) against the full qrels.  Its values are
+    discarded; its measure coordinates and attrs are the stitched cube's."""
+    run = pd.DataFrame({rc.system: ["probe"], rc.topic: [str(qrels[qc.topic].iloc[0])],
+                        rc.doc: [str(qrels[qc.doc].iloc[0])]})
+    if rc.score:
+        run[rc.score] = 1.0
+    if rc.rank:
+        run[rc.rank] = 1
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
         warnings.simplefilter("ignore")
-        cube = _evaluate_pandas(_sentinel_rows(meta, rc, ["\x00"], sentinel), q, measures, complete=False, **core)
-    return cube.isel(topic=cube.topic.values != sentinel)
-
-
-def _plain_ids(qrels: pd.DataFrame, qc) -> pd.DataFrame:
-    """Categorical qrels id columns as strings, so sentinel rows can be appended."""
-    q = qrels.copy(deep=False)
-    for c in (qc.topic, qc.doc) + ((qc.subtopic,) if qc.subtopic else ()):
-        if isinstance(q[c].dtype, pd.CategoricalDtype):
-            q[c] = q[c].astype(str)
-    return q
-
-
-def _sentinel_rows(like: pd.DataFrame, rc, systems, sentinel: str) -> pd.DataFrame:
-    """One row per system on the sentinel topic: tells ``align`` the system exists, adds nothing."""
-    n = len(systems)
-    data: dict[str, Any] = {rc.system: pd.array(list(systems), dtype=object),
-                            rc.topic: pd.array([sentinel] * n, dtype=object),
-                            rc.doc: pd.array([sentinel] * n, dtype=object)}
-    if rc.score:
-        data[rc.score] = np.zeros(n)
-    if rc.rank:
-        data[rc.rank] = np.ones(n, dtype=np.int64)
-    out = pd.DataFrame(data)
-    for c in (rc.system, rc.topic, rc.doc):
-        dt = like[c].dtype
-        if not isinstance(dt, pd.CategoricalDtype) and not pd.api.types.is_object_dtype(dt):
-            out[c] = out[c].astype(dt)
-    return out
-
-
-def _with_sentinels(part: pd.DataFrame, rc, systems, sentinel: str) -> pd.DataFrame:
-    """``part`` plus one sentinel row per system, built column by column (no object copies of
-    the big id columns: categoricals are extended by codes, the doc of a sentinel row is an
-    existing category)."""
-    n = len(systems)
-    values: dict[str, Any] = {rc.system: list(systems), rc.topic: [sentinel] * n, rc.doc: [sentinel] * n}
-    if rc.score:
-        values[rc.score] = np.zeros(n)
-    if rc.rank:
-        values[rc.rank] = np.ones(n, dtype=np.int64)
-    out: dict[str, Any] = {}
-    for c in part.columns:
-        s = part[c]
-        v = values[c]
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            cats = s.dtype.categories
-            if c == rc.doc and len(cats):  # any doc will do on the sentinel topic (it is unjudged there)
-                codes = np.zeros(n, dtype=np.int64)
-                dtype = s.dtype
-            else:
-                pos = cats.get_indexer(pd.Index(v, dtype=cats.dtype))
-                new = pd.unique(np.asarray(v, dtype=object)[pos < 0])
-                dtype = s.dtype
-                if len(new):
-                    dtype = pd.CategoricalDtype(cats.append(pd.Index(new, dtype=cats.dtype)))
-                    pos = dtype.categories.get_indexer(pd.Index(v, dtype=cats.dtype))
-                codes = pos
-            all_codes = np.concatenate([s.cat.codes.to_numpy().astype(np.int64), codes])
-            out[c] = pd.Categorical.from_codes(all_codes, dtype=dtype, validate=False)
-        else:
-            tail = pd.Series(v, dtype=s.dtype if not pd.api.types.is_object_dtype(s.dtype) else object)
-            out[c] = pd.concat([s.reset_index(drop=True), tail], ignore_index=True)
-    return pd.DataFrame(out, columns=part.columns)
+        cube = _evaluate_part(run, qrels, measures, Whole(), complete=False, **core)
+    return cube.isel(topic=slice(0, 0))
 
 
 def _tag_positions(df: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
@@ -425,74 +359,61 @@ def _distinct(s: pd.Series) -> np.ndarray:
 
 
 def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str,
-             want_grades: bool) -> dict:
-    """What every partition must agree on: the sorted systems of the whole frame and, for
-    C/W/L measures, the distinct grades of the whole qrels frame (``gains="auto"`` divides by
-    the largest; the gain-range check looks at all of them)."""
+             complete: bool) -> dict:
+    """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
+    the sorted systems and every grade of the qrels frame; with ``complete=True`` also the
+    judged topics no partition holds and the run topic whose partition evaluates them
+    (``host``)."""
     systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
     run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
     qrels_topics = set(_distinct(qrels[qc.topic]).tolist())
     if not run_topics & qrels_topics:
         raise no_overlap_error(sorted(run_topics), sorted(qrels_topics))
-    out: dict[str, Any] = {"systems": np.asarray(systems, dtype=object), "grades": None}
-    if want_grades:  # every grade of the qrels frame, all topics (Aligned.qrels_grades_all)
-        q = qrels
-        if duplicates == "first":
-            cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
-            q = q.drop_duplicates(subset=cols, keep="first")
-        rel = pd.to_numeric(q[qc.rel]).to_numpy(dtype=np.float64)
-        out["grades"] = np.unique(rel)
-    return out
-
-
-def _judged_grades_rows(qrels: pd.DataFrame, qc, grades: np.ndarray | None, sentinel: str) -> pd.DataFrame:
-    """``qrels`` plus, when ``grades`` is given, one judged doc per grade on the sentinel topic,
-    so that collection-wide grade facts (C/W/L gains) match the in-memory evaluation; without
-    ``grades`` one non-relevant judgment, so that the sentinel topic is always judged (its
-    cube slice is dropped) and a partition without judged topics still overlaps its qrels."""
-    if grades is None or len(grades) == 0:
-        grades = np.zeros(1)
-    n = len(grades)
-    extra = {qc.topic: [sentinel] * n, qc.doc: [f"{sentinel}#{i}" for i in range(n)], qc.rel: grades}
-    if qc.subtopic:
-        extra[qc.subtopic] = [sentinel] * n
-    return pd.concat([_plain_ids(qrels, qc), pd.DataFrame(extra)], ignore_index=True)
+    q = qrels
+    if duplicates == "first":  # the grades the in-memory alignment keeps (Aligned.qrels_grades_all)
+        cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
+        q = q.drop_duplicates(subset=cols, keep="first")
+    missing = sorted(qrels_topics - run_topics) if complete else []
+    return {"systems": np.asarray(systems, dtype=object), "grades": np.unique(pd.to_numeric(q[qc.rel]).to_numpy(np.float64)),
+            "missing": missing, "host": min(run_topics) if missing else None}
 
 
 def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *,
-                        measures, rc, qc, sentinel: str, split: str, restore_order: bool, complete: bool,
-                        core: dict) -> xr.DataArray | None:
-    """Evaluate one partition with :func:`irframe.evaluate` (the unit of work).
+                        measures, rc, qc, split: str, restore_order: bool, complete: bool,
+                        core: dict) -> xr.DataArray | np.ndarray | None:
+    """Evaluate one partition with :func:`irframe.evaluate.evaluate_part` (the unit of work).
 
-    ``split="topic"``: the partition holds whole topics; it is evaluated with every system
-    of the frame.  ``split="system"``: it holds whole systems; with ``complete=True`` it
-    is evaluated on every qrels topic."""
+    ``split="topic"``: the partition holds whole topics; it is evaluated against their qrels
+    rows, told every system and grade of the whole (and, in the partition holding
+    ``shared["host"]``, given the judged topics no partition holds, so ``complete=True``
+    evaluates them as empty rankings).  ``split="system"``: it holds whole systems; told the
+    grades (with ``complete=True`` it gets the full qrels anyway).  A partition none of whose
+    topics is judged is only validated, as in memory (its rows are checked, then dropped):
+    returns None, or by system the names of its systems (NaN rows)."""
     if len(part) == 0:
         return None
     part = _as_run_frame(part, rc, restore_order)
-    if split == "system" and complete:
-        q = qrels
+    topics = _distinct(part[rc.topic])
+    if split == "system":
+        q = qrels if complete else qrels[qrels[qc.topic].astype(str).isin(topics)]
+        whole = Whole(grades=shared["grades"])
     else:
-        q = qrels[qrels[qc.topic].astype(str).isin(_distinct(part[rc.topic]))]
-    # no topic of this partition may be judged: in memory these rows are checked, then dropped;
-    # the sentinel topic (judged here, dropped below) keeps every partition's overlap non-empty
-    unjudged = len(q) == 0
-    systems = shared["systems"] if split == "topic" else _distinct(part[rc.system])
-    frame = _with_sentinels(part, rc, systems, sentinel)
-    q = _judged_grades_rows(q, qc, shared["grades"], sentinel)
-    cube = _evaluate_pandas(frame, q, measures, complete=complete and not unjudged, **core)
-    cube = cube.isel(topic=cube.topic.values != sentinel)
-    if unjudged:
-        return cube if split == "system" else None  # by system: its systems still get (NaN) rows
-    return cube
+        if shared["host"] is not None and shared["host"] in set(topics.tolist()):
+            topics = np.concatenate([topics, np.asarray(shared["missing"], dtype=object)])
+        q = qrels[qrels[qc.topic].astype(str).isin(topics)]
+        whole = Whole(systems=shared["systems"], grades=shared["grades"])
+    if len(q) == 0:
+        try:  # the checks the in-memory alignment makes on every row (ids, scores); then no overlap
+            _evaluate_part(part, qrels, measures, Whole(), complete=False, **core)
+        except EmptyOverlapError:
+            return _distinct(part[rc.system]) if split == "system" else None
+        raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
+    return _evaluate_part(part, q, measures, whole, complete=complete, **core)
 
 
-def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels: pd.DataFrame,
-             qc, measures, rc, sentinel: str, meta: pd.DataFrame, complete: bool,
-             core: dict) -> xr.DataArray:
-    """Stitch per-partition cubes along ``topic`` (and add unretrieved qrels topics if complete)."""
+def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool) -> xr.DataArray:
+    """Stitch per-partition cubes (every one over all systems) along ``topic``, sorted."""
     systems = np.asarray(shared["systems"], dtype=object)
-    n_m = probe.sizes["measure"]
     blocks, topics = [], []
     for c in cubes:
         if not np.array_equal(c.system.values, systems):  # pragma: no cover - every partition knows all systems
@@ -500,21 +421,9 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, qrels
         blocks.append(c.values)
         topics.append(c.topic.values)
     topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    data = np.concatenate(blocks, axis=1) if blocks else np.empty((len(systems), 0, n_m))
-    if complete and len(systems):
-        missing = sorted(set(pd.unique(qrels[qc.topic].astype(str))) - set(topics_arr.astype(str).tolist()))
-        if missing:  # judged topics no partition holds: every system has an empty ranking
-            q = _judged_grades_rows(qrels[qrels[qc.topic].astype(str).isin(missing)], qc, shared["grades"],
-                                    sentinel)
-            empty = _evaluate_pandas(_sentinel_rows(meta, rc, systems, sentinel), q, measures,
-                                     complete=True, **core)
-            empty = empty.isel(topic=empty.topic.values != sentinel)
-            data = np.concatenate([data, empty.values], axis=1)
-            topics_arr = np.concatenate([topics_arr, empty.topic.values])
+    data = np.concatenate(blocks, axis=1) if blocks else np.empty((len(systems), 0) + probe.shape[2:])
     order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
-    data = data[:, order, :]
-    topics_arr = np.asarray(topics_arr, dtype=object)[order]
-    return _stitched(data, systems, topics_arr, probe, complete)
+    return _stitched(data[:, order, :], systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
 
 
 def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
@@ -559,32 +468,35 @@ def _repeated(labels: np.ndarray) -> list[str]:
     return [str(t) for t, n in zip(uniq, counts) if n > 1]
 
 
-def _combine_systems(cubes: list[xr.DataArray], probe: xr.DataArray, complete: bool) -> xr.DataArray:
-    """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated."""
-    systems = np.concatenate([c.system.values for c in cubes]) if cubes else np.array([], dtype=object)
+def _combine_systems(parts: list[xr.DataArray | np.ndarray], probe: xr.DataArray, complete: bool) -> xr.DataArray:
+    """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated
+    (a partition given as an array of system names evaluated no topic: NaN rows)."""
+    cubes = [c for c in parts if isinstance(c, xr.DataArray)]
+    names = [c.system.values if isinstance(c, xr.DataArray) else c for c in parts]
+    systems = np.concatenate(names) if names else np.array([], dtype=object)
     topics = sorted(set().union(*(c.topic.values.tolist() for c in cubes)) if cubes else set(),
                     key=lambda t: np.str_(t))
     topics_arr = np.asarray(topics, dtype=object)
     order = np.argsort(np.array(topics, dtype=str), kind="stable") if topics else []
     topics_arr = topics_arr[order]
     pos = pd.Index(topics_arr)
-    n_m = probe.sizes["measure"]
-    data = np.full((len(systems), len(topics_arr), n_m), np.nan)
+    data = np.full((len(systems), len(topics_arr)) + probe.shape[2:], np.nan)
     row = 0
-    for c in cubes:
-        data[row:row + c.sizes["system"], pos.get_indexer(c.topic.values), :] = c.values
-        row += c.sizes["system"]
+    for c, n in zip(parts, names):
+        if isinstance(c, xr.DataArray):
+            data[row:row + len(n), pos.get_indexer(c.topic.values)] = c.values
+        row += len(n)
     s_order = np.argsort(np.array(systems.tolist(), dtype=str), kind="stable") if len(systems) else []
     return _stitched(data[s_order], np.asarray(systems, dtype=object)[s_order], topics_arr, probe, complete)
 
 
 def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray,
               complete: bool) -> xr.DataArray:
-    """The cube of stitched partition values, with the probe's measures and attrs."""
-    coords = {"system": systems, "topic": topics, "measure": probe.measure.values,
-              "aggregate": ("measure", probe.aggregate.values)}
-    return result(data, ("system", "topic", "measure"), coords, name=probe.name,
-                  attrs={**probe.attrs, "complete": int(bool(complete))})
+    """The cube of stitched partition values, with the probe's other dims (``measure``, and
+    ``bound`` with ``bounds=True``), their coordinates and attrs."""
+    coords: dict[str, Any] = {"system": systems, "topic": topics}
+    coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
+    return result(data, probe.dims, coords, name=probe.name, attrs={**probe.attrs, "complete": int(bool(complete))})
 
 
 # ----------------------------------------------------------------------- reading

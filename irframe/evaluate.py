@@ -8,8 +8,9 @@ cube.
 from __future__ import annotations
 
 
+import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_s
 from .options import aligned_options, make_options
 from .params import check_gains
 
-__all__ = ["evaluate", "evaluate_aligned", "list_measures"]
+__all__ = ["evaluate", "evaluate_aligned", "evaluate_part", "Whole", "list_measures"]
 
 _CORE_OPTIONS = ("rel_level", "gains")
 
@@ -152,9 +153,47 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame
     return _evaluate_frame(runs, qrels, measures, columns=columns, **kwargs)
 
 
+@dataclass(frozen=True)
+class Whole:
+    """What a part of a bigger run frame must know about the whole to be evaluated as part of it
+    (:mod:`irframe.dask` evaluates a frame one partition at a time).
+
+    ``systems``: every system of the whole frame (sorted by code point, as ``align`` sorts them):
+    the part's cube gets a row for each (NaN, or an empty ranking's values with ``complete=True``),
+    and the measures comparing systems (rarity's S, ``LR``) see all of them.  ``grades``: every
+    grade of the whole qrels frame (:attr:`irframe.align.Aligned.qrels_grades_all`: C/W/L gain
+    scales, ``dcg="exp-log2"``, the unjudged bound).  None keeps the part's own.
+    """
+
+    systems: np.ndarray | None = None
+    grades: np.ndarray | None = None
+
+    def widen(self, a: Aligned) -> Aligned:
+        """``a`` (aligned from the part) as if aligned within the whole: groups renumbered
+        over all systems (empty groups added for ``complete``), the whole's grades."""
+        out = a if self.grades is None else replace(a, qrels_grades_all=np.asarray(self.grades, np.float64))
+        if self.systems is None:
+            return out
+        systems = pd.Index(np.asarray(self.systems, dtype=object), name="system", dtype=object)
+        pos = systems.get_indexer(a.systems)
+        if (pos < 0).any() or (np.diff(pos) <= 0).any():
+            raise RuntimeError("internal error: a part's systems must be a subset of the whole's, in its order")
+        n_t = len(a.topics)
+        group_system = pos[a.group_system]
+        if not a.complete:  # the same groups (still sorted: pos is increasing), over the whole's systems
+            return replace(out, systems=systems, group_system=group_system)
+        counts = np.zeros(len(systems) * n_t, np.int64)  # every (system, topic): absent systems rank nothing
+        counts[group_system * n_t + a.group_topic] = np.diff(a.offsets)
+        return replace(out, systems=systems,
+                       group_system=np.repeat(np.arange(len(systems), dtype=np.int64), n_t),
+                       group_topic=np.tile(np.arange(n_t, dtype=np.int64), len(systems)),
+                       offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+
+
 def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth, gains, judged_only, duplicates,
-                    columns, qrels_columns, system, bounds, unjudged_grade, **options) -> xr.DataArray:
-    """One run frame (no replicate role) under one qrels frame."""
+                    columns, qrels_columns, system, bounds, unjudged_grade, whole: Whole | None = None,
+                    **options) -> xr.DataArray:
+    """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, check_gains(gains))   # before the (costly) alignment
@@ -163,18 +202,42 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
                         columns=columns, qrels_columns=qrels_columns, system=system)
     kw = dict(rel_level=rel_level, gains=gains, order=order if order in TIE_ORDERS else None, bounds=bounds,
               unjudged_grade=unjudged_grade, **options)
+    whole = whole or Whole()
+
+    def aligned(o):
+        return whole.widen(align(runs, qrels, **o.align_kwargs()))
+
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(align(runs, qrels, **opts.align_kwargs()), specs, **kw)
+        return evaluate_aligned(aligned(opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(align(runs, qrels, **replace(opts, judged_only=True).align_kwargs()), judged, **kw)]
+    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw)]
     if rest:
-        parts.insert(0, evaluate_aligned(align(runs, qrels, **opts.align_kwargs()), rest, **kw))
+        parts.insert(0, evaluate_aligned(aligned(opts), rest, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(measure=[m.label for m in specs])
     if "measures" in out.attrs:
         out.attrs["measures"] = "; ".join(m.canonical for m in specs)
     return out
+
+
+def evaluate_part(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[str], whole: Whole,
+                  **kwargs: Any) -> xr.DataArray:
+    """:func:`evaluate` of one part of a bigger run frame (one qrels frame, no replicate role),
+    told what it must know about the whole (:class:`Whole`); keywords as for :func:`evaluate`.
+
+    Examples
+    --------
+    >>> import numpy as np, irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> part = runs[runs.system == runs.system.iloc[0]]
+    >>> cube = evaluate_part(part, qrels, "AP", Whole(systems=np.array(["a", part.system.iloc[0], "zz"])))
+    >>> cube.system.values.tolist()[0], int(cube.sel(system="zz").isnull().all())
+    ('a', 1)
+    """
+    args = {k: p.default for k, p in inspect.signature(evaluate).parameters.items()
+            if p.default is not p.empty and p.kind is p.KEYWORD_ONLY and k != "judgments"}
+    return _evaluate_frame(runs, qrels, measures, whole=whole, **{**args, **kwargs})
 
 
 def _replicate_role(runs, columns: Mapping[str, str] | None) -> tuple[str | None, Mapping[str, str] | None]:

@@ -28,10 +28,9 @@ from irframe.errors import DuplicateError, InputError  # noqa: E402
 from irframe.measures import MeasureDef  # noqa: E402
 from irframe.measures import registry as _registry  # noqa: E402
 
-from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output  # noqa: E402
+from dask_ref import check_trec_eval_sample  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-TREC = HERE / "data" / "trec_eval"
 
 # every topic-local family, no subtopics needed
 MEASURES = ["AP", "gm_map", "nDCG", "nDCG@5", "P@5", "P(rel=2)@3", "RR", "Rprec", "Bpref", "infAP", "R@10",
@@ -130,18 +129,7 @@ def test_options_pass_through():
 
 def test_trec_eval_sample_matches_trec_eval_via_dask():
     """trec_eval 9.0.8's expected per-topic and summary values, through Dask (3 topics, 3 partitions)."""
-    for expected_name, run_name, options in [("out.test.aq", "results.test", {}),
-                                             ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100})]:
-        expected = read_trec_eval_output(TREC / "expected_v9.0.8" / expected_name)
-        fixture = FIXTURES[expected_name]
-        names = list(fixture.measures)
-        qrels = irf.read_qrels(TREC / "qrels.test")
-        run = irf.read_run(TREC / run_name)
-        cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
-        counts, bad = compare(expected, cube, names, missing="zero" if options.get("complete") else "skip")
-        assert not bad, "\n".join(bad[:20])
-        assert dict(counts) == expected_counts(fixture)
-        assert_same(cube, irf.evaluate(run, qrels, names, **options))
+    check_trec_eval_sample("synchronous")
 
 
 # --------------------------------------------------------------------- partitioning
@@ -198,6 +186,70 @@ def test_partitioned_by_system(complete):
     with pytest.raises(idk.NotPartitionedError, match="system"):
         idk.evaluate(dd.from_pandas(runs.sort_values("topic"), npartitions=3), qrels, "AP",
                      partitioned_by="system")
+
+
+def _split(runs: pd.DataFrame, col: str, groups: list[list[str]]) -> "dd.DataFrame":
+    """A Dask frame with the rows of each group of ``col`` values in one partition."""
+    return dd.from_delayed([dask.delayed(runs[runs[col].isin(g)]) for g in groups], meta=runs.iloc[:0])
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("how", ["topic", "system", None])
+def test_partitions_use_the_whole_qrels_grades(how, complete):
+    """Facts of the whole qrels frame reach every partition: the first partition's topics are
+    judged with grade 1 at most, the others up to 3; ``bounds=True`` gives unjudged documents the
+    largest grade of the *whole* qrels (3) in the high bound, C/W/L ``gains="auto"`` divides by it."""
+    qrels, runs = irf.datasets.synthetic(3, 6, 30, rng=2)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    topics = sorted(qrels.topic.unique())
+    qrels.loc[qrels.topic.isin(topics[:3]), "rel"] = qrels.rel.clip(upper=1)
+    assert qrels.rel.max() == 3
+    if how == "system":
+        ddf = _split(runs, "system", [[s] for s in sorted(runs.system.unique())])
+    else:
+        ddf = _split(runs, "topic", [topics[:3], topics[3:]])
+    ms = ["AP", "P@5", "nDCG@10", "RBP(p=0.8)"]
+    want = irf.evaluate(runs, qrels, ms, bounds=True, complete=complete)
+    assert want.attrs["unjudged_grade"] == 3
+    assert_same(idk.evaluate(ddf, qrels, ms, bounds=True, complete=complete, partitioned_by=how), want)
+    ms = ["CWL(C=INST(T=2))", "nDCG(dcg='exp-log2')@10"]
+    got = idk.evaluate(ddf, qrels, ms, complete=complete, partitioned_by=how)
+    assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_partitions_get_only_their_own_rows(monkeypatch, complete):
+    """What each partition evaluates is exactly its rows and its topics' qrels rows (plus, in one
+    partition with ``complete=True``, the judged topics nobody retrieved): no made-up rows; the
+    systems and grades of the whole come as :class:`irframe.evaluate.Whole`."""
+    qrels, runs = irf.datasets.synthetic(3, 8, 12, rng=5)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs[(runs.topic != "405") & ~((runs.system == "sys1") & (runs.topic == "402"))]
+    calls = []
+    real = idk._evaluate_part
+
+    def spy(part, q, measures, whole, **kwargs):
+        calls.append((part.copy(), q.copy(), whole))
+        return real(part, q, measures, whole, **kwargs)
+
+    monkeypatch.setattr(idk, "_evaluate_part", spy)
+    topics = sorted(runs.topic.unique())
+    got = idk.evaluate(_split(runs, "topic", [topics[:4], topics[4:]]), qrels, ["AP", "LR", "P_rare(alpha=1)@5"],
+                       partitioned_by="topic", complete=complete)
+    assert_same(got, irf.evaluate(runs, qrels, ["AP", "LR", "P_rare(alpha=1)@5"], complete=complete))
+    parts = calls[1:]  # the first call is the client's one-row probe
+    assert len(calls[0][0]) == 1 and len(parts) == 2
+    key = ["system", "topic", "doc"]
+    rows = pd.concat([p for p, _, _ in parts]).sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(rows, runs.sort_values(key).reset_index(drop=True)[rows.columns])
+    judged = sorted(sorted(q.topic.unique()) for _, q, _ in parts)
+    extra = ["405"] if complete else []  # judged, retrieved by nobody: evaluated where the first run topic is
+    assert judged == [topics[:4] + extra, topics[4:]]
+    for _, _, whole in parts:
+        assert whole.systems.tolist() == ["sys0", "sys1", "sys2"]
+        assert whole.grades.tolist() == sorted(qrels.rel.unique().astype(float).tolist())
 
 
 def test_custom_column_names_and_shuffle_method():

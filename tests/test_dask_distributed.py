@@ -27,12 +27,10 @@ import dask  # noqa: E402
 import irframe as irf  # noqa: E402
 import irframe.dask as idk  # noqa: E402
 
-from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output  # noqa: E402
+from dask_ref import check_trec_eval_sample  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).resolve().parent
-TREC = HERE / "data" / "trec_eval"
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "RBP(p=0.8)", "CWL(C=INST(T=2))", "Bpref"]
 LARGE_GRAPH = "Sending large graph"
 
@@ -128,17 +126,7 @@ def test_hive_parquet_without_the_string_schema_is_not_ids(collection, tmp_path)
 
 def test_trec_eval_sample_on_the_cluster(client):
     """trec_eval 9.0.8's expected per-topic and summary values, computed by the worker processes."""
-    for expected_name, run_name, options in [("out.test.aq", "results.test", {}),
-                                             ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100})]:
-        expected = read_trec_eval_output(TREC / "expected_v9.0.8" / expected_name)
-        fixture = FIXTURES[expected_name]
-        names = list(fixture.measures)
-        qrels = irf.read_qrels(TREC / "qrels.test")
-        run = irf.read_run(TREC / run_name)
-        cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
-        counts, bad = compare(expected, cube, names, missing="zero" if options.get("complete") else "skip")
-        assert not bad, "\n".join(bad[:20])
-        assert dict(counts) == expected_counts(fixture)
+    check_trec_eval_sample(client.get)
 
 
 def test_qrels_are_scattered_not_embedded_in_the_graph(client, tmp_path):

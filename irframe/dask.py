@@ -218,7 +218,7 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     and metric lexirecall see every system, and gain scales and the unjudged bound
     (``bounds=True``) use the largest grade of all qrels, exactly as in memory; judged topics
     that no partition holds are evaluated (as empty rankings) by the partition holding the
-    smallest run topic.  With ``order="input"`` or ``duplicates="first"``
+    smallest judged run topic.  With ``order="input"`` or ``duplicates="first"``
     the original row order is restored after the shuffle (two int64 columns travel
     with the rows).
 
@@ -362,8 +362,8 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
              complete: bool) -> dict:
     """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
     the sorted systems and every grade of the qrels frame; with ``complete=True`` also the
-    judged topics no partition holds and the run topic whose partition evaluates them
-    (``host``)."""
+    judged topics no partition holds and the judged run topic whose partition evaluates them
+    (``host``: a partition whose rows overlap the qrels)."""
     systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
     run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
     qrels_topics = set(_distinct(qrels[qc.topic]).tolist())
@@ -375,7 +375,7 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
         q = q.drop_duplicates(subset=cols, keep="first")
     missing = sorted(qrels_topics - run_topics) if complete else []
     return {"systems": np.asarray(systems, dtype=object), "grades": np.unique(pd.to_numeric(q[qc.rel]).to_numpy(np.float64)),
-            "missing": missing, "host": min(run_topics) if missing else None}
+            "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
 
 
 def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *,

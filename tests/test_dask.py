@@ -245,11 +245,22 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     rows = pd.concat([p for p, _, _ in parts]).sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(rows, runs.sort_values(key).reset_index(drop=True)[rows.columns])
     judged = sorted(sorted(q.topic.unique()) for _, q, _ in parts)
-    extra = ["405"] if complete else []  # judged, retrieved by nobody: evaluated where the first run topic is
+    extra = ["405"] if complete else []  # judged, retrieved by nobody: evaluated where the first judged run topic is
     assert judged == [topics[:4] + extra, topics[4:]]
     for _, _, whole in parts:
         assert whole.systems.tolist() == ["sys0", "sys1", "sys2"]
         assert whole.grades.tolist() == sorted(qrels.rel.unique().astype(float).tolist())
+
+
+def test_unretrieved_judged_topics_when_the_first_run_topic_is_unjudged():
+    """complete=True: judged topics nobody retrieved are evaluated in a partition that overlaps the
+    qrels, even when the smallest run topic has no judgments (found by hypothesis)."""
+    runs = pd.DataFrame({"system": ["s0", "s0", "s1"], "topic": ["t00", "t03", "t03"], "doc": ["a", "b", "a"],
+                         "score": [1.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"topic": ["t03", "t05", "t06"], "doc": ["a", "a", "b"], "rel": [1, 1, 0]})
+    want = irf.evaluate(runs, qrels, ["AP", "NumRel", "LR"], complete=True)
+    for ddf, how in [(_split(runs, "topic", [["t00"], ["t03"]]), "topic"), (dd.from_pandas(runs, npartitions=3), None)]:
+        assert_same(idk.evaluate(ddf, qrels, ["AP", "NumRel", "LR"], complete=True, partitioned_by=how), want)
 
 
 def test_custom_column_names_and_shuffle_method():

@@ -86,6 +86,39 @@ class UsageError(Exception):
     """A command line trec_eval would reject with its usage message (exit 1)."""
 
 
+def _flag(value: bool):
+    return lambda _text: value
+
+
+def _debug(text: str) -> tuple[int, str | None]:
+    """``-D level[.qid]`` → (level, qid or None)."""
+    from .measures.trec_eval_syntax import c_atol
+    level, dot, qid = text.partition(".")
+    return c_atol(level), (qid if dot else None)
+
+
+def _long(text: str) -> int:
+    from .measures.trec_eval_syntax import c_atol
+    return c_atol(text)
+
+
+#: trec_eval's options: letter → (key(s) of the parsed dict, converter of the option's text)
+_OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
+    "h": ("help", _flag(True)), "v": ("version", _flag(True)), "q": ("per_topic", _flag(True)),
+    "m": ("measures", None),  # repeatable: appended
+    "c": ("complete", _flag(True)), "l": ("rel_level", _long), "n": ("summary", _flag(False)),
+    "D": (("debug_level", "debug_query"), _debug), "J": ("judged_only", _flag(True)),
+    "N": ("num_docs", _long), "M": ("depth", _long), "R": ("rel_format", str),
+    "T": ("results_format", str), "o": ("old_format", _flag(True)), "Z": ("zscores", str),
+}
+#: irframe's own long options: name → (key, allowed values, message when the value is not allowed)
+_OWN: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "format": ("format", FORMATS, f"--format must be one of {', '.join(FORMATS)}"),
+    "order": ("order", ORDERS, f"--order must be one of {', '.join(ORDERS)}"),
+    "trec-eval-version": ("trec_eval_version", tuple(VERSION_TEXT), "--trec-eval-version must be 9.0.8 or 10.0"),
+}
+
+
 def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
     """Parse ``irframe eval``'s arguments with trec_eval's GNU getopt semantics.
 
@@ -97,10 +130,8 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
     >>> o["files"], o["measures"], o["per_topic"], o["rel_level"], o["summary"]
     (['qrels', 'run'], ['map'], True, 2, False)
     """
-    from .measures.trec_eval_syntax import c_atol
-    longs = list(_LONG)
     try:
-        opts, files = getopt.gnu_getopt(list(argv), _SHORT, longs)
+        opts, files = getopt.gnu_getopt(list(argv), _SHORT, list(_LONG))
     except getopt.GetoptError as e:
         opt = e.opt
         if opt and len(opt) == 1:
@@ -112,56 +143,24 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
     o: dict[str, Any] = {"help": False, "version": False, "per_topic": False, "measures": [], "complete": False,
                          "rel_level": 1, "summary": True, "debug_level": 0, "debug_query": None,
                          "judged_only": False, "num_docs": 0, "depth": None, "rel_format": "qrels",
-                         "results_format": "trec_results", "zscores": None, "format": "trec", "order": None,
-                         "trec_eval_version": "9.0.8", "files": files}
+                         "results_format": "trec_results", "old_format": False, "zscores": None,
+                         "format": "trec", "order": None, "trec_eval_version": "9.0.8", "files": files}
     for flag, val in opts:
-        key = flag.lstrip("-")
-        if flag.startswith("--"):
-            letter = _LONG.get(key, _LONG.get(key + "="))
-            if letter is None:
-                if key == "format":
-                    if val not in FORMATS:
-                        raise UsageError(f"irframe: --format must be one of {', '.join(FORMATS)}\n")
-                    o["format"] = val
-                elif key == "order":
-                    if val not in ORDERS:
-                        raise UsageError(f"irframe: --order must be one of {', '.join(ORDERS)}\n")
-                    o["order"] = val
-                else:
-                    if val not in VERSION_TEXT:
-                        raise UsageError("irframe: --trec-eval-version must be 9.0.8 or 10.0\n")
-                    o["trec_eval_version"] = val
-                continue
-            key = letter
-        if key == "h":
-            o["help"] = True
-        elif key == "v":
-            o["version"] = True
-        elif key == "q":
-            o["per_topic"] = True
-        elif key == "m":
-            o["measures"].append(val)
-        elif key == "c":
-            o["complete"] = True
-        elif key == "l":
-            o["rel_level"] = c_atol(val)
-        elif key == "n":
-            o["summary"] = False
-        elif key == "D":
-            level, dot, qid = val.partition(".")
-            o["debug_level"], o["debug_query"] = c_atol(level), (qid if dot else None)
-        elif key == "J":
-            o["judged_only"] = True
-        elif key == "N":
-            o["num_docs"] = c_atol(val)
-        elif key == "M":
-            o["depth"] = c_atol(val)
-        elif key == "R":
-            o["rel_format"] = val
-        elif key == "T":
-            o["results_format"] = val
-        elif key == "Z":
-            o["zscores"] = val
+        name = flag.lstrip("-")
+        if name in _OWN:
+            key, allowed, message = _OWN[name]
+            if val not in allowed:
+                raise UsageError(f"irframe: {message}\n")
+            o[key] = val
+            continue
+        letter = name if len(name) == 1 else _LONG.get(name, _LONG.get(name + "="))
+        key, convert = _OPTIONS[letter]
+        if convert is None:
+            o[key].append(val)
+        elif isinstance(key, tuple):
+            o.update(zip(key, convert(val)))
+        else:
+            o[key] = convert(val)
     return o
 
 
@@ -229,11 +228,96 @@ def _read_run(path: str):
     return read_run(path)
 
 
-def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
+def _read_rel_info(o: dict[str, Any], err: TextIO):
+    """The qrels (or preferences) and z-scores files; None after writing the error."""
     from .errors import IrframeError
     from .io import read_qrels
-    from .treceval import TrecEvalError, read_zscores, trec_eval_values
+    from .treceval import TrecEvalError, read_zscores
+    path = o["files"][0]
+    try:
+        if o["rel_format"] == "prefs":
+            from .io import read_prefs
+            qrels = read_prefs(path)
+        else:
+            qrels = read_qrels(path, kind="trec" if o["rel_format"] == "qrels" else "jg")
+    except (IrframeError, ValueError, OSError) as e:
+        err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n")
+        return None
+    zscores = None
+    if o["zscores"] is not None:
+        try:
+            zscores = read_zscores(o["zscores"])
+        except (TrecEvalError, OSError) as e:
+            err.write(f"{e}\n")
+            return None
+    return qrels, zscores
 
+
+def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
+    """Keyword arguments of :func:`irframe.treceval.trec_eval_runs` from the parsed command line."""
+    return dict(version=o["trec_eval_version"], per_topic=o["per_topic"], complete=o["complete"],
+                rel_level=o["rel_level"], depth=o["depth"], judged_only=o["judged_only"],
+                num_docs_in_coll=o["num_docs"], summary=o["summary"], debug_query=o["debug_query"],
+                zscores=zscores, order=o["order"], rel_format=o["rel_format"])
+
+
+def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
+    """Yield ``(run id, lines)`` per run file, each read and evaluated on its own; on a
+    failure yield ``(None, (message, exit status))`` and stop."""
+    from .errors import IrframeError
+    from .treceval import TrecEvalError, trec_eval_values
+    for path in paths:
+        try:
+            run = _read_run(path)
+        except (IrframeError, ValueError, OSError) as e:
+            yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2)
+            return
+        try:
+            lines = trec_eval_values(qrels, run, o["measures"], **_options(o, zscores))
+        except TrecEvalError as e:
+            yield None, (f"{e}\n", e.status)
+            return
+        except (IrframeError, ValueError, KeyError, TypeError) as e:
+            msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+            yield None, (f"irframe: error: {msg}\n", 1)
+            return
+        yield str(run["system"].iloc[-1]), lines
+
+
+def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
+    """The results of :func:`_one_by_one` from one read and one alignment of every file
+    (each file one system), or None when that is not possible: a file fails (the caller
+    then goes file by file, which reports the failure in trec_eval's order), standard input,
+    or measures that depend on the other runs (irframe's measure strings) or on the
+    judgment format (``-R`` other than qrels)."""
+    from .errors import IrframeError
+    from .io import read_runs
+    from .measures.trec_eval_syntax import is_trec_request
+    from .treceval import TrecEvalError, trec_eval_runs
+    files = list(dict.fromkeys(paths))
+    if (len(files) < 2 or "-" in files or o["rel_format"] != "qrels"
+            or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
+        return None
+    width = len(str(len(files)))
+    name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
+    try:
+        runs, tags = read_runs(files, system=name.__getitem__, last_tags=True)
+        results = dict(trec_eval_runs(qrels, runs, o["measures"], run_ids=dict(zip(name.values(), tags)),
+                                      **_options(o, zscores)))
+    except (IrframeError, ValueError, OSError, KeyError, TypeError):
+        return None
+    tag = dict(zip(files, tags))
+    out = []
+    for path in paths:
+        lines = results[name[path]]
+        if isinstance(lines, TrecEvalError):
+            out.append((None, (f"{lines}\n", lines.status)))
+            break
+        out.append((tag[path], lines))
+    return out
+
+
+def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     try:
         o = parse_eval_args(argv)
     except UsageError as e:
@@ -245,61 +329,40 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     if o["help"]:
         out.write(HELP)
         return 0
-    files = o["files"]
-    if len(files) < 2:
+    if len(o["files"]) < 2:
         err.write(USAGE)
         return 1
-    qrels_path, run_paths = files[0], files[1:]
     if o["rel_format"] not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n")
         return 2
     if o["results_format"] != "trec_results":
         err.write(f"trec_eval: Illegal retrieval results format '{o['results_format']}'\n")
         return 2
-    try:
-        if o["rel_format"] == "prefs":
-            from .io import read_prefs
-            qrels = read_prefs(qrels_path)
-        else:
-            qrels = read_qrels(qrels_path, kind="trec" if o["rel_format"] == "qrels" else "jg")
-    except (IrframeError, ValueError, OSError) as e:
-        err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{qrels_path}'\n")
+    rel_info = _read_rel_info(o, err)
+    if rel_info is None:
         return 2
-    zscores = None
-    if o["zscores"] is not None:
-        try:
-            zscores = read_zscores(o["zscores"])
-        except (TrecEvalError, OSError) as e:
-            err.write(f"{e}\n")
-            return 2
+    qrels, zscores = rel_info
+    run_paths = o["files"][1:]
+    results = _all_at_once(qrels, run_paths, o, zscores) or _one_by_one(qrels, run_paths, o, zscores)
     rows: list[dict[str, Any]] = []
-    for k, path in enumerate(run_paths):
-        try:
-            run = _read_run(path)
-        except (IrframeError, ValueError, OSError) as e:
-            err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n")
-            return 2
-        try:
-            lines = trec_eval_values(
-                qrels, run, o["measures"], version=o["trec_eval_version"], per_topic=o["per_topic"],
-                complete=o["complete"], rel_level=o["rel_level"], depth=o["depth"],
-                judged_only=o["judged_only"], num_docs_in_coll=o["num_docs"], summary=o["summary"],
-                debug_query=o["debug_query"], zscores=zscores, order=o["order"], rel_format=o["rel_format"])
-        except TrecEvalError as e:
-            err.write(f"{e}\n")
-            return e.status
-        except (IrframeError, ValueError, KeyError, TypeError) as e:
-            msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-            err.write(f"irframe: error: {msg}\n")
-            return 1
+    for run_id, lines in results:
+        if run_id is None:   # a failure: (message, exit status)
+            err.write(lines[0])
+            return lines[1]
         if o["format"] == "trec":
             if lines:
                 out.write("\n".join(_line_text(x) for x in lines) + "\n")
         else:
-            run_id = next((x.value for x in lines if x.kind == "runid"), None) or str(run["system"].iloc[-1])
+            run_id = next((x.value for x in lines if x.kind == "runid"), None) or run_id
             rows.extend({"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
                         for x in lines if x.kind != "runid")
-    if o["format"] == "csv":
+    _write_table(rows, o["format"], out)
+    return 0
+
+
+def _write_table(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
+    """``--format csv`` / ``json``: the tidy rows (nothing for ``trec``)."""
+    if fmt == "csv":
         import csv
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["run", "topic", "measure", "value"])
@@ -307,10 +370,9 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
             v = r["value"]
             w.writerow([r["run"], r["topic"], r["measure"], "" if v is None else
                         (repr(v) if isinstance(v, float) else v)])
-    elif o["format"] == "json":
+    elif fmt == "json":
         json.dump(rows, out, indent=1, allow_nan=False)
         out.write("\n")
-    return 0
 
 
 def _use_system_allocator() -> None:

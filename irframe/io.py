@@ -332,7 +332,8 @@ def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> li
 
 def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
               system: str | Callable[[str], str] = "file", *,
-              columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+              columns: Mapping[str, str] | None = None,
+              last_tags: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """Read many TREC run files into one run frame.
 
     Parameters
@@ -348,6 +349,9 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
         a callable ``f(path) -> str``.
     columns : mapping, optional
         Output column names by role, as in :func:`read_run`.
+    last_tags : bool, default False
+        Also return the tag (6th field) of each file's last line, the run id trec_eval
+        prints: ``(frame, tags)``.
 
     Returns
     -------
@@ -384,7 +388,7 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
-        return _read_run_columns(_read_bytes(f), f, want_tag=by_tag, threads=len(files) == 1)
+        return _read_run_columns(_read_bytes(f), f, want_tag=by_tag or last_tags, threads=len(files) == 1)
 
     workers = min(len(files), os.cpu_count() or 1, 8)
     if workers > 1:
@@ -409,10 +413,19 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
         codes = np.repeat(rank, [p["n"] for p in parts])
         sys_col = pd.Categorical.from_codes(
             codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)
-    return _run_frame(sys_col, _categorical([p["topic"] for p in parts]),
-                      _categorical([p["doc"] for p in parts]),
-                      _concat([c for p in parts for c in p["rank"]], np.int64),
-                      _concat([c for p in parts for c in p["score"]], np.float64), columns)
+    frame = _run_frame(sys_col, _categorical([p["topic"] for p in parts]),
+                       _categorical([p["doc"] for p in parts]),
+                       _concat([c for p in parts for c in p["rank"]], np.int64),
+                       _concat([c for p in parts for c in p["score"]], np.float64), columns)
+    if last_tags:
+        return frame, [_last_string(p["tag"]) for p in parts]
+    return frame
+
+
+def _last_string(col: Any) -> str:
+    """The last value of a string column (arrow or pandas) as str."""
+    return str(col[len(col) - 1].as_py() if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array))
+               else pd.Series(col).iloc[-1])
 
 
 def _detect_qrels_kind(second: pd.Categorical) -> str:

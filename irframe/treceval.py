@@ -29,7 +29,7 @@ import pandas as pd
 
 from .errors import IrframeError
 
-__all__ = ["TrecEvalError", "TrecLine", "trec_eval_values", "read_zscores"]
+__all__ = ["TrecEvalError", "TrecLine", "trec_eval_values", "trec_eval_runs", "read_zscores"]
 
 MISSING_ZSCORE = -1000000.0
 
@@ -87,6 +87,345 @@ def _seq_sum(values: np.ndarray) -> float:
     return total
 
 
+def _utf8(s: str) -> bytes:
+    return s.encode("utf-8")
+
+
+# --------------------------------------------------------------------------------------
+# the request: which values, which relevance information
+# --------------------------------------------------------------------------------------
+
+def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[list, list[str]]:
+    """trec_eval's printed values (:class:`~irframe.measures.trec_eval_syntax.TrecValue`) and
+    the irframe measure strings (``extras``) of a ``-m`` list; trec_eval's errors otherwise."""
+    from .measures import parse_measure
+    from .measures.trec_eval_syntax import expand, is_trec_request
+
+    trec_req = [m for m in measures if is_trec_request(m, version)]
+    extras = [m for m in measures if not is_trec_request(m, version)]
+    for m in extras:           # unknown names fail like trec_eval's "illegal measure"
+        try:
+            parse_measure(m)
+        except (IrframeError, ValueError) as e:
+            name = m.partition(".")[0]
+            raise TrecEvalError(f"trec_eval: illegal measure '{name}'\n{e}", 1) from None
+    try:
+        values = expand(trec_req, version) if (trec_req or not extras) else []
+    except IrframeError as e:
+        status = 1 if "illegal" in str(e) or "improper" in str(e) else 2
+        msg = str(e) + ("\ntrec_eval: Cannot initialize measure" if status == 2 else "")
+        raise TrecEvalError(msg, status) from None
+    needs = _REL_NEEDS[rel_format]
+    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
+    if wrong:
+        raise TrecEvalError(f"trec_eval: Can't calculate measure '{wrong[0]}' with rel_info format "
+                            f"'{rel_format}'", 4)
+    return values, extras
+
+
+_REL_NEEDS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+
+
+def _rel_info(qrels: pd.DataFrame, rel_format: str):
+    """(qrels ``topic, doc, rel``, judgment-group qrels or None, preferences or None)."""
+    if rel_format == "qrels_jg":
+        return qrels.drop(columns="jg").drop_duplicates(["topic", "doc"]), qrels, None
+    if _REL_NEEDS[rel_format] == "prefs":
+        prefs = qrels if "jsg" in qrels.columns else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
+        return prefs[["topic", "doc", "rel"]].drop_duplicates(["topic", "doc"]), None, prefs
+    return qrels, None, None
+
+
+# --------------------------------------------------------------------------------------
+# topics: which ones each run is evaluated on
+# --------------------------------------------------------------------------------------
+
+def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes and distinct values (as str) of an id column; cheap on categoricals."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.codes.to_numpy().astype(np.int64), [str(c) for c in s.cat.categories]
+    codes, uniques = pd.factorize(s)
+    return codes.astype(np.int64), [str(u) for u in uniques]
+
+
+def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) -> list[set[str]]:
+    """For each system (in ``systems`` order), the topics of ``wanted`` it retrieved for."""
+    s_codes, s_names = _codes(runs["system"])
+    t_codes, t_names = _codes(runs["topic"])
+    t_keep = np.array([t in wanted for t in t_names] + [False], dtype=bool)  # code -1: missing id
+    pos = {s: i for i, s in enumerate(systems)}
+    s_map = np.array([pos.get(s, -1) for s in s_names] + [-1], dtype=np.int64)
+    ok = t_keep[t_codes] & (s_map[s_codes] >= 0)
+    key = s_map[s_codes[ok]] * max(len(t_names), 1) + t_codes[ok]
+    space = len(systems) * len(t_names)
+    found = np.flatnonzero(np.bincount(key, minlength=space)) if space <= 4 * len(key) + 4096 else np.unique(key)
+    out: list[set[str]] = [set() for _ in systems]
+    for k in found.tolist():
+        out[k // len(t_names)].add(t_names[k % len(t_names)])
+    return out
+
+
+def _topic_error(version: str, complete: bool, qrels_topics: list[str],
+                 run_topics: set[str]) -> TrecEvalError | None:
+    """trec_eval's per-run stop: 10.0 without -c and a qrels topic the run lacks (status 4);
+    no topic with both results and judgments (status 7)."""
+    if version == "10.0" and not complete:
+        for t in qrels_topics:
+            if t not in run_topics:
+                return TrecEvalError(f"trec_eval: result qid '{t}' not found in qrels", 4)
+    if not run_topics and not (complete and version == "10.0" and qrels_topics):
+        return TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# values: (system, topic, measure) arrays
+# --------------------------------------------------------------------------------------
+
+def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, prefs, labels: list[str], *,
+                   rel_level: int, num_docs_in_coll: int, **align_options) -> tuple[np.ndarray, dict[str, str]]:
+    """Per (system, topic, measure) values over ``aligned``'s systems and topics (NaN where a
+    system has no ranking) and each measure's aggregate (``mean``, ``sum``, ``gmean``)."""
+    from .measures import parse_measure
+    shape = (len(aligned.systems), len(aligned.topics), len(labels))
+    if not labels:
+        return np.zeros(shape), {}
+    if prefs is not None:
+        from .prefs import prefs_values
+        topics = [str(t) for t in aligned.topics]
+        data = np.zeros(shape)
+        for i, s in enumerate(aligned.systems):   # a loop over runs (files), not over rows
+            per_topic = prefs_values(prefs, runs[runs["system"] == s], topics, depth=align_options["depth"],
+                                     float32=align_options["order"] != "trec_eval10")
+            data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]
+        return data, {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in labels}
+    if jg_qrels is not None:
+        data = _avg_over_judgment_groups(runs, jg_qrels, labels, aligned.systems, aligned.topics,
+                                         rel_level=rel_level, **align_options)
+        return data, dict.fromkeys(labels, "mean")
+    from .evaluate import evaluate_aligned
+    needs_n = any(parse_measure(lab).definition.options for lab in labels)
+    extra = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
+    cube = evaluate_aligned(aligned, labels, rel_level=rel_level, **extra)
+    # cube.values, not cube.isel: isel would import dask.array (~1 s) when it is installed
+    return cube.values, dict(zip(labels, cube.coords["aggregate"].values.tolist()))
+
+
+def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
+    """trec_eval's relstring values: {printed name: {(system code, topic code): string}}."""
+    from .measures.trec import relstrings
+    out = {}
+    for v in values:
+        if v.kind == "relstring":
+            keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist())
+            out[v.name] = dict(zip(keys, relstrings(aligned, v.measure)))
+    return out
+
+
+def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], systems, topics,
+                              **options) -> np.ndarray:
+    """Per (system, topic, measure), in ``systems`` × ``topics`` order: the mean over the
+    topic's judgment groups of the measure computed with that group's judgments (trec_eval's
+    ``*_avgjg``: summed over the groups in order, divided by their number when there are several)."""
+    from .evaluate import evaluate
+    s_index = pd.Index([str(s) for s in systems])
+    t_index = pd.Index([str(t) for t in topics])
+    total = np.zeros((len(s_index), len(t_index), len(labels)))
+    count = np.zeros(len(t_index))
+    groups = sorted(jg_qrels["jg"].astype(str).unique(), key=_utf8)
+    for jg in groups:   # a loop over judgment groups (a handful), not over topics
+        sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
+        cube = evaluate(runs, sub, labels, **options)
+        si = s_index.get_indexer([str(s) for s in cube.coords["system"].values])
+        ti = t_index.get_indexer([str(t) for t in cube.coords["topic"].values])
+        sv, tv = si >= 0, ti >= 0
+        total[np.ix_(si[sv], ti[tv])] += np.nan_to_num(cube.values[np.ix_(sv, tv)])
+        count += t_index.isin(sub["topic"].astype(str).unique())
+    return total / np.where(count > 1, count, 1)[None, :, None]
+
+
+def _num_rel_all(qrels: pd.DataFrame) -> int:
+    """trec_eval -c's num_rel: qrels lines with (integer-truncated) grade > 0, every topic."""
+    rel = pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64)
+    return int((np.trunc(rel) > 0).sum())
+
+
+# --------------------------------------------------------------------------------------
+# lines of one run
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class _Printing:
+    """What every run prints: ``values`` and ``extras`` as requested, ``kinds`` (printed name →
+    line kind), ``label`` (printed name → measure label) and the options that shape the lines."""
+
+    values: list
+    extras: list[str]
+    kinds: dict[str, str]
+    label: dict[str, str]
+    per_topic: bool
+    summary: bool
+    complete: bool
+    zscores: Mapping[tuple[str, str], tuple[float, float]] | None
+    num_rel_all: int | None
+
+
+def _printing(values, extras: list[str], aggs: Mapping[str, str], qrels: pd.DataFrame, *, per_topic: bool,
+              summary: bool, complete: bool, zscores) -> _Printing:
+    kinds = {v.name: v.kind for v in values}
+    label = {v.name: v.measure for v in values if v.kind in ("float", "long", "gm")}
+    for e in extras:
+        kinds[e] = {"sum": "extra_long", "gmean": "gm"}.get(aggs.get(e, "mean"), "extra_float")
+        label[e] = e
+    num_rel_all = _num_rel_all(qrels) if complete and "num_rel" in kinds else None
+    return _Printing(values, extras, kinds, label, per_topic, summary, complete, zscores, num_rel_all)
+
+
+def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], rows: list[int],
+                    topics: list[str]) -> dict[str, np.ndarray]:
+    """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with -Z)."""
+    per = {}
+    for name, lab in p.label.items():
+        x = table[rows, col[lab]] if lab in col else np.zeros(len(rows))
+        x = np.where(np.isnan(x), 0.0, x)
+        if p.zscores is not None:
+            x = np.array([_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x)])
+        per[name] = x
+    return per
+
+
+def _run_lines(p: _Printing, per: Mapping[str, np.ndarray], topics: list[str], strings: Mapping[str, list[str]],
+               n_q: int, run_id: str) -> list[TrecLine]:
+    """The lines of one run: per-topic lines (``-q``) then the summary, in trec_eval's order."""
+    z = p.zscores is not None
+    order = [v.name for v in p.values] + p.extras
+    lines: list[TrecLine] = []
+    if p.per_topic:
+        topic_names = [n for n in order if p.kinds[n] not in ("runid", "num_q", "gm")]
+        for i, t in enumerate(topics):
+            for name in topic_names:
+                kind = p.kinds[name]
+                if kind == "relstring":
+                    lines.append(TrecLine(name, t, strings[name][i], kind))
+                else:
+                    lines.append(TrecLine(name, t, float(per[name][i]), kind, z))
+    if not p.summary:
+        return lines
+    n_eval = len(topics)
+    for name in order:
+        kind = p.kinds[name]
+        if kind == "runid":
+            lines.append(TrecLine("runid", "all", run_id, "runid"))
+        elif kind == "num_q":
+            lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
+        elif kind in ("long", "extra_long"):
+            total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None and not z) \
+                else _seq_sum(per[name])
+            lines.append(TrecLine(name, "all", float(total), kind, z))
+        elif kind == "gm":
+            total = _seq_sum(per[name]) + ((n_q - n_eval) * math.log(1e-5) if p.complete else 0.0)
+            lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
+        elif kind != "relstring":
+            lines.append(TrecLine(name, "all", _seq_sum(per[name]) / n_q if n_q else 0.0, kind, z))
+    return lines
+
+
+# --------------------------------------------------------------------------------------
+# public entry points
+# --------------------------------------------------------------------------------------
+
+def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[str] = (), *,
+                   run_ids: Mapping[str, str] | None = None, version: str = "9.0.8", per_topic: bool = False,
+                   complete: bool = False, rel_level: int = 1, depth: int | None = None,
+                   judged_only: bool = False, num_docs_in_coll: int = 0, summary: bool = True,
+                   debug_query: str | None = None,
+                   zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+                   order: str | None = None, rel_format: str = "qrels"
+                   ) -> list[tuple[str, list[TrecLine] | TrecEvalError]]:
+    """The lines trec_eval prints for each run of a run frame, as if each were its own file.
+
+    Every system of ``runs`` is one run (one trec_eval call); they are aligned and
+    evaluated together (one pass over all rows), with each run's own topics, documents and
+    ``-c``/``-M``/``-J`` semantics.  Parameters as :func:`trec_eval_values`, plus:
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        ``system, topic, doc, score`` (:func:`irframe.io.read_runs` with a name per file).
+        Irframe measure strings in ``measures`` see every system: those that depend on the
+        other systems (rarity, ``LR``) differ from one call per run.
+    run_ids : mapping, optional
+        System → the run id to print (default: the system name).
+
+    Returns
+    -------
+    list of (system, lines or TrecEvalError)
+        In system order (sorted by code point); a run trec_eval would stop on holds the
+        error (message and exit status) instead of lines.
+
+    Raises
+    ------
+    TrecEvalError
+        The errors of every run alike: an unknown or malformed measure, a measure the
+        relevance format cannot give.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> two = pd.concat([runs.assign(system="a"), runs[runs.topic != "303"].assign(system="b")])
+    >>> [(s, [round(x.value, 4) for x in lines]) for s, lines in trec_eval_runs(qrels, two, ["map"])]
+    [('a', [0.1785]), ('b', [0.2249])]
+
+    (``b`` retrieved for topics 301 and 302 only: the mean of their AP, 0.0324 and 0.4175.)
+    """
+    from .align import align
+
+    values, extras = _request(measures, version, rel_format)
+    qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
+    qrels_topics = sorted({str(t) for t in qrels["topic"].unique()}, key=_utf8)
+    systems = sorted({str(s) for s in runs["system"].unique()}, key=_utf8)
+    if debug_query is not None:
+        runs = runs[runs["topic"].astype(str) == debug_query]
+        qrels = qrels[qrels["topic"].astype(str) == debug_query]
+        qrels_topics = [t for t in qrels_topics if t == debug_query]
+    run_topics = _topics_by_system(runs, systems, set(qrels_topics))
+    errors = {s: _topic_error(version, complete, qrels_topics, rt) for s, rt in zip(systems, run_topics)}
+    if all(errors.values()):
+        return [(s, errors[s]) for s in systems]
+
+    labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
+    options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
+                   judged_only=judged_only, complete=complete)
+    aligned = align(runs, qrels, **options)
+    cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
+    table, aggs = _measure_table(aligned, runs, qrels, jg_qrels, prefs, cube_labels, rel_level=rel_level,
+                                 num_docs_in_coll=num_docs_in_coll, **options)
+    col = {lab: j for j, lab in enumerate(cube_labels)}
+    strings = _relstrings(aligned, values)
+    p = _printing(values, extras, aggs, qrels, per_topic=per_topic, summary=summary, complete=complete,
+                  zscores=zscores)
+    tindex = {str(t): i for i, t in enumerate(aligned.topics)}
+    sindex = {str(s): i for i, s in enumerate(aligned.systems)}
+    out: list[tuple[str, list[TrecLine] | TrecEvalError]] = []
+    for s, rt in zip(systems, run_topics):   # a loop over runs (files), not over rows
+        if errors[s] is not None:
+            out.append((s, errors[s]))
+            continue
+        # 10.0 prints every qrels topic it evaluates (-c: with an empty ranking); 9.0.8 the run's
+        topics = [t for t in qrels_topics if t in tindex and (version == "10.0" or t in rt)]
+        if not topics:
+            out.append((s, TrecEvalError("trec_eval: No queries with both results and relevance info", 7)))
+            continue
+        n_q = len(qrels_topics) if complete else len(topics)
+        rows = [tindex[t] for t in topics]
+        si = sindex[s]
+        run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
+        per = _printed_values(p, table[si], col, rows, topics)
+        out.append((s, _run_lines(p, per, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
+    return out
+
+
 def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[str] = (), *,
                      version: str = "9.0.8", per_topic: bool = False, complete: bool = False,
                      rel_level: int = 1, depth: int | None = None, judged_only: bool = False,
@@ -99,8 +438,9 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     Parameters
     ----------
     qrels, run : pandas.DataFrame
-        Frames as :func:`irframe.read_qrels` / :func:`irframe.read_run` return them; the run
-        holds one system.
+        Frames as :func:`irframe.read_qrels` / :func:`irframe.read_run` return them; every
+        row of ``run`` belongs to the one run (as every line of a trec_eval results file,
+        whatever its tag).
     measures : sequence of str
         ``-m`` arguments: trec_eval families/nicknames with parameters (``P.5,10``,
         ``all_trec``) or irframe measure strings (printed as given, after trec_eval's).
@@ -116,7 +456,8 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     order : str, optional
         Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
     run_id : str, optional
-        The run id to print (default: the system name of the run frame's last row).
+        The run id to print (default: the system name of the run frame's last row, as
+        trec_eval prints the tag of the file's last line).
     rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}
         ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
         groups, :func:`irframe.read_qrels` ``kind="jg"``); the ``*_avgjg`` measures evaluate the
@@ -142,182 +483,15 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     >>> [(x.name, round(x.value, 4)) for x in trec_eval_values(qrels, runs, ["map", "P.5"])]
     [('map', 0.1785), ('P_5', 0.2667)]
     """
-    from .align import align
-    from .evaluate import evaluate_aligned
-    from .measures import parse_measure
-    from .measures.trec_eval_syntax import expand, is_trec_request
-
-    trec_req = [m for m in measures if is_trec_request(m, version)]
-    extras = [m for m in measures if not is_trec_request(m, version)]
-    for m in extras:           # unknown names fail like trec_eval's "illegal measure"
-        try:
-            parse_measure(m)
-        except (IrframeError, ValueError) as e:
-            name = m.partition(".")[0]
-            raise TrecEvalError(f"trec_eval: illegal measure '{name}'\n{e}", 1) from None
-    try:
-        values = expand(trec_req, version) if (trec_req or not extras) else []
-    except IrframeError as e:
-        status = 1 if "illegal" in str(e) or "improper" in str(e) else 2
-        msg = str(e) + ("\ntrec_eval: Cannot initialize measure" if status == 2 else "")
-        raise TrecEvalError(msg, status) from None
-    fmt_needs = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}[rel_format]
-    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != fmt_needs]
-    if wrong:
-        raise TrecEvalError(f"trec_eval: Can't calculate measure '{wrong[0]}' with rel_info format "
-                            f"'{rel_format}'", 4)
-    jg_qrels = prefs = None
-    if rel_format == "qrels_jg":
-        jg_qrels = qrels
-        qrels = qrels.drop(columns="jg").drop_duplicates(["topic", "doc"])
-    elif fmt_needs == "prefs":
-        prefs = qrels if "jsg" in qrels.columns else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
-        qrels = prefs[["topic", "doc", "rel"]].drop_duplicates(["topic", "doc"])
-
-    order = order or ("trec_eval10" if version == "10.0" else "trec_eval")
-    run_topics = set(map(str, run["topic"].unique()))  # distinct values first: cheap on categoricals
-    qrels_topics = sorted(set(map(str, qrels["topic"].unique())), key=lambda s: s.encode("utf-8"))
-    if debug_query is not None:
-        run = run[run["topic"].astype(str) == debug_query]
-        qrels = qrels[qrels["topic"].astype(str) == debug_query]
-        qrels_topics = [t for t in qrels_topics if t == debug_query]
-    if version == "10.0" and not complete:
-        for t in qrels_topics:
-            if t not in run_topics:
-                raise TrecEvalError(f"trec_eval: result qid '{t}' not found in qrels", 4)
-    if not (run_topics & set(qrels_topics)) and not (complete and version == "10.0" and qrels_topics):
-        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     if run_id is None:
         run_id = str(run["system"].iloc[-1]) if len(run) else ""
-
-    numeric = [v for v in values if v.kind in ("float", "long", "gm")]
-    labels = list(dict.fromkeys([v.measure for v in numeric] + extras))
-    aligned = align(run, qrels, order=order, depth=depth, complete=complete, judged_only=judged_only)
-    cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
-    opts = {"rel_level": rel_level}
-    if cube_labels and prefs is not None:
-        from .prefs import prefs_values
-        per_topic_prefs = prefs_values(prefs, run, [str(t) for t in aligned.topics], depth=depth,
-                                       float32=order != "trec_eval10")
-        data = np.array([[per_topic_prefs.get(str(t), {}).get(lab, 0.0) for lab in cube_labels]
-                         for t in aligned.topics], dtype=np.float64).reshape(len(aligned.topics), len(cube_labels))
-        col = {lab: j for j, lab in enumerate(cube_labels)}
-        aggs = {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in cube_labels}
-    elif cube_labels and jg_qrels is not None:
-        data = _avg_over_judgment_groups(run, jg_qrels, cube_labels, aligned.topics, rel_level=rel_level,
-                                         order=order, depth=depth, judged_only=judged_only, complete=complete)
-        col = {lab: j for j, lab in enumerate(cube_labels)}
-        aggs = {lab: "mean" for lab in cube_labels}
-    elif cube_labels:
-        needs_n = any(parse_measure(lab).definition.options for lab in cube_labels)
-        extra_opts = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
-        cube = evaluate_aligned(aligned, cube_labels, **opts, **extra_opts)
-        data = cube.values[0]  # (topic, measure); cube.isel would import dask.array (~1 s) when installed
-        col = {lab: j for j, lab in enumerate(cube_labels)}
-        aggs = dict(zip(cube_labels, cube.coords["aggregate"].values.tolist()))
-    else:
-        data, col, aggs = np.zeros((len(aligned.topics), 0)), {}, {}
-    topics = [str(t) for t in aligned.topics]
-    tindex = {t: i for i, t in enumerate(topics)}
-    strings = {}
-    for v in values:
-        if v.kind == "relstring":
-            from .measures.trec import relstrings
-            strings[v.name] = dict(zip(topics, relstrings(aligned, v.measure)))
-
-    # topics evaluated (and printed with -q)
-    if version == "10.0":
-        evaluated = [t for t in qrels_topics if t in tindex]
-    else:
-        evaluated = [t for t in qrels_topics if t in run_topics and t in tindex]
-    n_eval = len(evaluated)
-    n_q = len(qrels_topics) if complete else n_eval
-    if n_eval == 0:
-        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
-    rows = [tindex[t] for t in evaluated]
-
-    def zs(t, name, x):
-        return _zscore(x, zscores.get((t, name))) if zscores is not None else x
-
-    # per-topic matrix of printed values (after z-scores), one column per printed line
-    printed: list[tuple[str, str, str | None]] = []   # (name, kind, label)
-    for v in values:
-        if v.kind in ("float", "long", "gm"):
-            printed.append((v.name, v.kind, v.measure))
-    for e in extras:
-        printed.append((e, "extra_long" if aggs.get(e) == "sum" else
-                        ("gm" if aggs.get(e) == "gmean" else "extra_float"), e))
-    kind_of = {name: kind for name, kind, _ in printed}
-    per = {}
-    for name, kind, lab in printed:
-        x = data[rows, col[lab]] if lab in col else np.zeros(len(rows))
-        x = np.where(np.isnan(x), 0.0, x)
-        if zscores is not None:
-            x = np.array([zs(t, name, float(xi)) for t, xi in zip(evaluated, x)])
-        per[name] = x
-
-    lines: list[TrecLine] = []
-    z = zscores is not None
-    if per_topic:
-        for i, t in enumerate(evaluated):
-            for v in values:
-                if v.kind in ("runid", "num_q", "gm"):
-                    continue
-                if v.kind == "relstring":
-                    lines.append(TrecLine(v.name, t, strings[v.name].get(t, ""), "relstring"))
-                    continue
-                lines.append(TrecLine(v.name, t, float(per[v.name][i]), v.kind, z))
-            for e in extras:
-                if kind_of[e] != "gm":
-                    lines.append(TrecLine(e, t, float(per[e][i]), kind_of[e], z))
-    if not summary:
-        return lines
-    for name, kind in [(v.name, v.kind) for v in values] + [(e, kind_of[e]) for e in extras]:
-        if kind == "runid":
-            lines.append(TrecLine("runid", "all", run_id, "runid"))
-            continue
-        if kind == "num_q":
-            lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
-            continue
-        if kind == "relstring":
-            continue
-        x = per[name]
-        if kind in ("long", "extra_long"):
-            total = _seq_sum(x)
-            if complete and name == "num_rel" and not z:
-                total = float(_num_rel_all(qrels))
-            lines.append(TrecLine(name, "all", total, kind, z))
-        elif kind == "gm":
-            total = _seq_sum(x)
-            if complete:
-                total += (n_q - n_eval) * math.log(1e-5)
-            lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
-        else:
-            lines.append(TrecLine(name, "all", _seq_sum(x) / n_q if n_q else 0.0, kind, z))
-    return lines
-
-
-def _avg_over_judgment_groups(run: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], topics,
-                              **options) -> np.ndarray:
-    """Per topic (rows, in ``topics`` order) and measure: the mean over the topic's judgment
-    groups of the measure computed with that group's judgments (trec_eval's ``*_avgjg``:
-    summed over the groups in order, divided by their number when there are several)."""
-    from .evaluate import evaluate
-    index = pd.Index([str(t) for t in topics])
-    total = np.zeros((len(index), len(labels)))
-    count = np.zeros(len(index))
-    groups = sorted(jg_qrels["jg"].astype(str).unique(), key=lambda s: s.encode("utf-8"))
-    for jg in groups:   # a loop over judgment groups (a handful), not over topics
-        sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
-        cube = evaluate(run, sub, labels, **options)
-        rows = index.get_indexer([str(t) for t in cube.coords["topic"].values])
-        ok = rows >= 0
-        total[rows[ok]] += np.nan_to_num(cube.values[0][ok])
-        count += index.isin(sub["topic"].astype(str).unique())
-    return total / np.where(count > 1, count, 1)[:, None]
-
-
-def _num_rel_all(qrels: pd.DataFrame) -> int:
-    """trec_eval -c's num_rel: qrels lines with (integer-truncated) grade > 0, every topic."""
-    rel = pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64)
-    return int((np.trunc(rel) > 0).sum())
+    one = pd.DataFrame({"system": pd.Categorical.from_codes(np.zeros(len(run), np.int8), ["run"]),
+                        **{c: run[c] for c in run.columns if c != "system"}}, copy=False)
+    ((_, result),) = trec_eval_runs(
+        qrels, one, measures, run_ids={"run": run_id}, version=version, per_topic=per_topic,
+        complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only,
+        num_docs_in_coll=num_docs_in_coll, summary=summary, debug_query=debug_query, zscores=zscores,
+        order=order, rel_format=rel_format)
+    if isinstance(result, TrecEvalError):
+        raise result
+    return result

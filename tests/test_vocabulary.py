@@ -44,6 +44,7 @@ EXCEPTIONS = {
     ("irframe.agreement.label_confusion", "rel_level"): "None compares the grades themselves",
     ("irframe.evaluate.evaluate_aligned", "order"): "None: the order the input was aligned with",
     ("irframe.treceval.trec_eval_values", "order"): "None: the order of the trec_eval version reproduced",
+    ("irframe.treceval.trec_eval_runs", "order"): "None: the order of the trec_eval version reproduced",
     ("irframe.io.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
     ("irframe.dask.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
 }

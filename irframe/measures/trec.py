@@ -429,7 +429,8 @@ def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarra
     """Interpolated precision (G × F) at the given recall fractions, trec_eval style."""
     rows = _rel_rows(ctx, level)
     rel_offsets = rows.offsets
-    best = segment_suffix_max(_prec_at_rel(ctx, level), rel_offsets)  # max precision at or below
+    best = ctx.memo(("iprec_best", level),   # max precision at or below; shared by every recall
+                    lambda: segment_suffix_max(_prec_at_rel(ctx, level), rel_offsets))
     nrel = _num_rel(ctx, level)
     nrr = rows.count
     cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), nrel)

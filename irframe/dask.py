@@ -68,7 +68,7 @@ from .schema import check_id_column, no_overlap_error, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
-           "check_measures", "NotPartitionedError", "UnsupportedMeasureError"]
+           "check_measures", "NotPartitionedError", "UnsupportedMeasureError", "NotOnDaskError"]
 
 #: Measure families whose per-(system, topic) value depends only on that topic's qrels and
 #: rankings, so evaluating a frame split by topic gives the same cube:
@@ -87,6 +87,10 @@ _POS_ROW = "__irframe_row__"
 
 class UnsupportedMeasureError(IrframeError, ValueError):
     """A measure that cannot be evaluated topic by topic (not declared topic-local)."""
+
+
+class NotOnDaskError(IrframeError, NotImplementedError):
+    """An ``ddf.ir`` entry point of the pandas accessor that Dask frames do not offer (yet)."""
 
 
 class NotPartitionedError(InputError):
@@ -596,3 +600,52 @@ class DaskIrAccessor:
         if qrels is None:
             raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
         return evaluate(self._obj, qrels, measures, **options)
+
+    def summary(self, measures: str | Iterable[str], qrels: pd.DataFrame, *, missing: str = "skip",
+                **options: Any) -> pd.DataFrame:
+        """Means over topics as a system × measure table (:func:`irframe.summarize` of :meth:`metric`)."""
+        from .cube import summarize
+        return summarize(self.metric(measures, qrels, **options), missing=missing)
+
+    def cwl(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        raise _not_yet("ddf.ir.cwl (the C/W/L Dataset of EU, ETU, EC, ETC, ED)",
+                       "C/W/L measures are: ddf.ir.metric(['CWL(C=INST(T=2))', 'CWLA(C=RBP(p=0.8),A=max)'], "
+                       "qrels=...)")
+
+    def cwla_grid(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        raise _not_yet("ddf.ir.cwla_grid", "each C/W/L/A combination is a measure: ddf.ir.metric(['CWLA(C=...,A=...)', "
+                       "...], qrels=...)")
+
+    def lexirecall(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        raise _not_yet("ddf.ir.lexirecall (the system × other × topic preference cube)",
+                       "the per-topic lexicographic metrics are: ddf.ir.metric(['LR', 'TSE(n=...)'], qrels=...)")
+
+    def lexiprecision(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        raise _not_yet("ddf.ir.lexiprecision (the system × other × topic preference cube)",
+                       "the per-topic lexicographic metrics are: ddf.ir.metric(['LR', 'TSE(n=...)'], qrels=...)")
+
+    def rarity(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        raise _not_yet("ddf.ir.rarity (the table of relevant documents and the systems finding them)",
+                       "the rarity measures are (the partition of a topic holds the rankings of every system for it): "
+                       "ddf.ir.metric(['P_rare(alpha=0.5)@10', 'AP_rare(alpha=1)'], qrels=...)")
+
+    def join(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames (raises :class:`NotOnDaskError`): pass ``qrels=`` to :meth:`metric`."""
+        raise _not_yet("ddf.ir.join", "pass qrels= to ddf.ir.metric (the qrels stay in memory and are sent to "
+                       "the workers once)", later=False)
+
+    def to_trec(self, *args: Any, **kwargs: Any) -> Any:
+        """Not on Dask frames (raises :class:`NotOnDaskError`)."""
+        raise _not_yet("ddf.ir.to_trec", "write each partition with ddf.map_partitions and irframe.io.write_run, "
+                       "or ddf.compute().ir.to_trec(path) when the frame fits in memory", later=False)
+
+
+def _not_yet(what: str, instead: str, later: bool = True) -> "NotOnDaskError":
+    return NotOnDaskError(
+        f"{what} is not supported on Dask frames{' yet' if later else ''}; {instead}. Or compute the frame "
+        f"(ddf.compute()) and use the pandas accessor, if it fits in memory.")

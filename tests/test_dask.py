@@ -9,6 +9,7 @@ collections, several partitionings, ``complete=``, ``depth=`` and ``order=``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -416,3 +417,19 @@ def test_no_overlap_is_an_input_error_on_every_path():
                                   meta=runs.iloc[:0])
         with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
             idk.evaluate(ddf, other, "AP", **opts)
+
+
+def test_other_accessor_entry_points():
+    """summary is the in-memory summary; every other entry point of the pandas accessor raises
+    NotOnDaskError naming itself and the measure strings that do run on Dask (which do)."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=6)
+    ddf = dd.from_pandas(runs, npartitions=2)
+    pd.testing.assert_frame_equal(ddf.ir.summary(["AP", "P@5"], qrels=qrels), runs.ir.summary(["AP", "P@5"], qrels))
+    for name in ["cwl", "cwla_grid", "lexirecall", "lexiprecision", "rarity", "join", "to_trec"]:
+        assert hasattr(runs.ir, name)
+        with pytest.raises(idk.NotOnDaskError, match=f"ddf.ir.{name}") as err:
+            getattr(ddf.ir, name)(qrels)
+        assert isinstance(err.value, NotImplementedError)
+        for ms in re.findall(r"'([^']+)'", str(err.value)):  # the measure strings it suggests run on Dask
+            if "..." not in ms:
+                assert_same(ddf.ir.metric(ms, qrels=qrels), runs.ir.metric(ms, qrels))

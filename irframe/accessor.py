@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
 from .errors import ColumnError, InputError
 from .qrelsets import is_qrels_sets, over_qrels

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
 from ._version import __version__
 from .align import Aligned

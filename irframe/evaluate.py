@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
 from .align import Aligned, align
 from .errors import ColumnError, InputError
@@ -29,7 +29,7 @@ from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_s
 from .options import aligned_options, make_options
 from .params import check_gains
 
-__all__ = ["evaluate", "evaluate_aligned", "evaluate_part", "Whole", "list_measures"]
+__all__ = ["evaluate", "evaluate_aligned", "evaluate_groups", "evaluate_part", "Whole", "list_measures"]
 
 _CORE_OPTIONS = ("rel_level", "gains")
 
@@ -290,6 +290,43 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
     scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
+    specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
+    if bounds:
+        check_bounds_supported(specs)
+    values = _values(aligned, specs, opts, order)
+    labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
+    cube_kw = dict(options=cube_options, measures=[m.canonical for m in specs])
+    low = make_cube(aligned, values, labels, aggs, **cube_kw)
+    if not bounds:
+        return low
+    grade = bound_grade(aligned, unjudged_grade, cube_options.rel_level)
+    high = _values(labelled(aligned, grade), specs, opts, order)
+    for j, m in enumerate(specs):
+        if label_free(m):
+            high[:, j] = values[:, j]
+    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, **cube_kw), [bound_exact(m) for m in specs], grade)
+
+
+def evaluate_groups(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,
+                    rel_level: float = 1, gains: Mapping[float, float] | None = None,
+                    **options: Any) -> tuple[np.ndarray, list[Measure]]:
+    """The values :func:`evaluate_aligned` puts in its cube, per group: a (G × M) array whose
+    row ``g`` is the group ``(aligned.group_system[g], aligned.group_topic[g])``, and the
+    parsed measures (labels, aggregates).  No cube is built (xarray is not imported).
+
+    >>> import irframe as irf
+    >>> from irframe.align import align
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> values, specs = evaluate_groups(align(runs, qrels), ["AP", "num_ret"])
+    >>> values.round(4).tolist(), [m.definition.aggregate for m in specs]
+    ([[0.0324, 500.0], [0.4175, 500.0], [0.0858, 500.0]], ['mean', 'sum'])
+    """
+    specs, opts, _, _ = _prepare(aligned, measures, rel_level, gains, None, options)
+    return _values(aligned, specs, opts, None), specs
+
+
+def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
+    """Checked measures, kernel options, cube options and tie order of :func:`evaluate_aligned`."""
     specs = parse_measures(measures)
     if order is not None and order != aligned.order:
         if order not in TIE_ORDERS:
@@ -315,20 +352,7 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
     if order is not None:
         check_tie_order(specs, order, gains)
     opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
-    if bounds:
-        check_bounds_supported(specs)
-    values = _values(aligned, specs, opts, order)
-    labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw = dict(options=cube_options, measures=[m.canonical for m in specs])
-    low = make_cube(aligned, values, labels, aggs, **cube_kw)
-    if not bounds:
-        return low
-    grade = bound_grade(aligned, unjudged_grade, rel_level)
-    high = _values(labelled(aligned, grade), specs, opts, order)
-    for j, m in enumerate(specs):
-        if label_free(m):
-            high[:, j] = values[:, j]
-    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, **cube_kw), [bound_exact(m) for m in specs], grade)
+    return specs, opts, cube_options, order
 
 
 def _bounds_cube(low: xr.DataArray, high: xr.DataArray, exact: list[bool], grade: float) -> xr.DataArray:

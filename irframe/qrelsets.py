@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
 from .errors import InputError
 from .schema import qrels_columns

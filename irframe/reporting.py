@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
 from .options import check_missing
 

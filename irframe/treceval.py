@@ -203,12 +203,12 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
         data = _avg_over_judgment_groups(runs, jg_qrels, labels, aligned.systems, aligned.topics,
                                          rel_level=rel_level, **align_options)
         return data, dict.fromkeys(labels, "mean")
-    from .evaluate import evaluate_aligned
+    from .cube import scatter
+    from .evaluate import evaluate_groups
     needs_n = any(parse_measure(lab).definition.options for lab in labels)
     extra = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
-    cube = evaluate_aligned(aligned, labels, rel_level=rel_level, **extra)
-    # cube.values, not cube.isel: isel would import dask.array (~1 s) when it is installed
-    return cube.values, dict(zip(labels, cube.coords["aggregate"].values.tolist()))
+    values, specs = evaluate_groups(aligned, labels, rel_level=rel_level, **extra)  # no cube: no xarray
+    return scatter(aligned, values), dict(zip(labels, [m.definition.aggregate for m in specs]))
 
 
 def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:

@@ -224,3 +224,13 @@ def test_parameter_lists_expand_in_python():
     with pytest.raises(ValueError, match="relstring"):
         irf.evaluate(runs, qrels, ["relstring"])
     assert irf.evaluate(runs, qrels, "success").measure.values.tolist() == ["success_1", "success_5", "success_10"]
+
+
+def test_command_line_does_not_import_xarray():
+    """`irframe eval` builds no cube: xarray (~0.1 s, ~13 MB) stays unimported (docs/performance.md)."""
+    code = ("import io, sys; from irframe import cli; "
+            f"assert cli.main(['eval', '-q', '-m', 'all_trec', {str(DATA / 'qrels.test')!r}, "
+            f"{str(DATA / 'results.test')!r}], out=io.StringIO()) == 0; "
+            "assert 'xarray' not in sys.modules, 'xarray imported'")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr

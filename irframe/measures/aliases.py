@@ -51,7 +51,8 @@ import numpy as np
 
 from ..align import segment_cumsum, segment_sum
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
-from .trec import REL, _hits, _level, _num_rel, _Rows, _safe_div
+from .trec import REL
+from . import trec_arrays as ta
 
 _RANX = {  # ranx name -> irframe measure (k filled in)
     "hits": "Hits", "hit_rate": "Success", "precision": "P", "recall": "R", "f1": "F1", "mrr": "RR",
@@ -78,17 +79,17 @@ def _num_q(ctx: EvalContext, m: Measure) -> np.ndarray:
 
 
 def _f1(ctx: EvalContext, m: Measure) -> np.ndarray:
-    level = _level(ctx, m)
-    hits = _hits(ctx, level, m.cutoff)
+    level = ta.measure_rel_level(ctx, m)
+    hits = ta.hits(ctx, level, m.cutoff)
     n = ctx.aligned.group_len if m.cutoff is None else np.full(ctx.aligned.n_groups, m.cutoff)
-    p, r = _safe_div(hits, n), _safe_div(hits, _num_rel(ctx, level))
-    return _safe_div(2 * p * r, p + r)
+    p, r = ta.safe_div(hits, n), ta.safe_div(hits, ta.num_rel(ctx, level))
+    return ta.safe_div(2 * p * r, p + r)
 
 
 def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
     """Per topic: 1 − (non-relevant above each relevant, summed) / (relevant × non-relevant)."""
     a = ctx.aligned
-    level = _level(ctx, m)
+    level = ta.measure_rel_level(ctx, m)
     rel = np.nan_to_num(a.row_rel, nan=-np.inf) >= level
     if m.cutoff is not None:
         keep = a.row_rank <= m.cutoff
@@ -100,7 +101,7 @@ def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
     above = segment_sum(np.where(rel, nonrel_above, 0).astype(np.float64), a.offsets)
     n_rel = segment_sum(rel.astype(np.float64), a.offsets)
     n_non = segment_sum(nonrel.astype(np.float64), a.offsets)
-    value = 1.0 - _safe_div(above, n_rel * n_non)
+    value = 1.0 - ta.safe_div(above, n_rel * n_non)
     # no relevant document retrieved: 0 (ir_measures leaves the topic out of its mean);
     # nothing non-relevant among them: 1 (ir_measures divides by zero)
     return np.where(n_rel > 0, value, 0.0)
@@ -132,7 +133,7 @@ def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
     # retrieved docs ranked above it (the run's order), then unretrieved same-grade docs
     grade = np.nan_to_num(a.row_rel, nan=0.0)
     relrow = grade > 0
-    rows = _Rows(ctx, relrow)
+    rows = ta.Rows(ctx, relrow)
     row_group = np.repeat(np.arange(a.n_groups), rows.count)
     g = grade[rows.pos]
     t = g_topic[row_group]
@@ -161,18 +162,18 @@ def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
     mx = np.maximum(r_rank, s_rank)
     D = depth[row_group]
     contrib = T[D] - T[mx - 1]
-    score = _safe_div(segment_sum(contrib, rows.offsets), norm[depth])
+    score = ta.safe_div(segment_sum(contrib, rows.offsets), norm[depth])
     if m.param("normalize"):
         # the ideal ranking against itself: the j-th document contributes T(D) - T(j - 1)
         j_cum = np.concatenate([[0.0], np.cumsum(T[:dmax])])                    # sum_{j<n} T(j)
-        best = _safe_div(n_ideal * T[depth] - j_cum[n_ideal], norm[depth])
-        score = np.where(best > 0, _safe_div(score, best), score)
+        best = ta.safe_div(n_ideal * T[depth] - j_cum[n_ideal], norm[depth])
+        score = np.where(best > 0, ta.safe_div(score, best), score)
     return score
 
 
 register(MeasureDef("NumQ", _num_q, cutoff="none", aggregate="sum", family="ir_measures",
                     description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)"))
-register(MeasureDef("Hits", lambda ctx, m: _hits(ctx, _level(ctx, m), m.cutoff), params={"rel": REL},
+register(MeasureDef("Hits", lambda ctx, m: ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff), params={"rel": REL},
                     family="ranx", description="relevant documents in the top k, averaged over topics (ranx hits; "
                     "NumRelRet is the same per topic, summed)"))
 register(MeasureDef("F1", _f1, params={"rel": REL}, family="ranx",

@@ -32,7 +32,7 @@ from ..options import check_k as _check_k
 from ..options import check_rel_level
 from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
-from .trec import num_rel_topic
+from .trec_arrays import num_rel_topic
 
 __all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "relevant_mask",
            "retrieved_relevant_rows"]

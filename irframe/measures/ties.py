@@ -48,7 +48,7 @@ import numpy as np
 from ..align import Aligned
 from ..errors import MeasureParamError
 from . import cwl as _cwl_measures
-from . import trec as _trec
+from . import trec_arrays as _arrays
 
 __all__ = ["TIE_ORDERS", "Ties", "tie_groups", "order_ties", "expected_values", "check_tie_order",
            "expand_ranges"]
@@ -129,7 +129,7 @@ def check_tie_order(specs, order: str, gains=None) -> None:
                                     f"Supported: {', '.join(supported)}; use order='trec_eval' for the others")
         if order != "expected":
             own = m.param("gains")
-            mapping = _trec._parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
+            mapping = _arrays.parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
             if mapping:
                 vals = [float(v) for _, v in sorted((float(k), v) for k, v in mapping.items())]
                 if any(b < a for a, b in zip(vals, vals[1:])) or vals[0] < 0:
@@ -187,7 +187,7 @@ class _Selected:
     def relevant(cls, ctx, level: float) -> "_Selected":
         """The tie groups holding relevant rows (memoised per level)."""
         def build():
-            rows = _t()._rel_rows(ctx, level)
+            rows = _t().rel_rows(ctx, level)
             return cls(ctx, rows.pos, np.ones(len(rows.pos)))
         return ctx.memo(("tie_selected_rel", level), build)
 
@@ -250,12 +250,12 @@ def _prefix(ctx, key, w):
 
 
 def _exp_hits(ctx, m, k=None):
-    sel = _Selected.relevant(ctx, _t()._level(ctx, m))
+    sel = _Selected.relevant(ctx, _t().measure_rel_level(ctx, m))
     return _tie_weighted(ctx, None, sel, m.cutoff if k is None else k, _count_w, _count_cum)
 
 
 def _t():
-    return _trec
+    return _arrays
 
 
 def _exp_p(ctx, m):
@@ -268,7 +268,7 @@ def _exp_r(ctx, m):
     T = _t()
     if m.cutoff is None:
         return m.definition.compute(ctx, m)
-    return T._safe_div(_exp_hits(ctx, m), T._num_rel(ctx, T._level(ctx, m)))
+    return T.safe_div(_exp_hits(ctx, m), T.num_rel(ctx, T.measure_rel_level(ctx, m)))
 
 
 def _exp_num_rel_ret(ctx, m):
@@ -277,10 +277,10 @@ def _exp_num_rel_ret(ctx, m):
 
 def _exp_rprec(ctx, m):
     T = _t()
-    nrel = T._num_rel(ctx, T._level(ctx, m))
+    nrel = T.num_rel(ctx, T.measure_rel_level(ctx, m))
     mult = m.param("mult")
     k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
-    return T._safe_div(_exp_hits(ctx, m, k=k), k)
+    return T.safe_div(_exp_hits(ctx, m, k=k), k)
 
 
 def _exp_judged(ctx, m):
@@ -289,7 +289,7 @@ def _exp_judged(ctx, m):
     a = ctx.aligned
     pos = np.flatnonzero(~np.isnan(a.row_rel))
     e = _tie_weighted(ctx, pos, np.ones(len(pos)), m.cutoff, _count_w, _count_cum)
-    return _t()._safe_div(e, np.minimum(a.group_len, m.cutoff))
+    return _t().safe_div(e, np.minimum(a.group_len, m.cutoff))
 
 
 def _same(ctx, m):
@@ -308,7 +308,7 @@ def _first_relevant_tie(ctx, m):
     """Per ranking with a relevant document: the tie group of its first relevant document —
     (group, first rank f, size n, relevant count r)."""
     T = _t()
-    rows = T._rel_rows(ctx, T._level(ctx, m))
+    rows = T.rel_rows(ctx, T.measure_rel_level(ctx, m))
     has = rows.count > 0
     g = np.flatnonzero(has)
     first_pos = rows.pos[rows.offsets[:-1][has]]
@@ -354,8 +354,8 @@ def _exp_rr(ctx, m):
 
 def _exp_ap(ctx, m):
     T = _t()
-    level = T._level(ctx, m)
-    rows = T._rel_rows(ctx, level)
+    level = T.measure_rel_level(ctx, m)
+    rows = T.rel_rows(ctx, level)
     sel = _Selected.relevant(ctx, level)
     f, n, r = sel.first.astype(np.float64), sel.n.astype(np.float64), sel.total
     before = (sel.index - rows.offsets[:-1][sel.group]).astype(np.float64)   # relevant docs in earlier groups
@@ -372,16 +372,16 @@ def _exp_ap(ctx, m):
         multi = (r / n) * (1.0 + before) * h + pair * (npos - f * h)
     term = np.where(n == 1, (1.0 + before) / f, multi)
     total = np.bincount(sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups)
-    return T._safe_div(total, T._num_rel(ctx, level))
+    return T.safe_div(total, T.num_rel(ctx, level))
 
 
 def _exp_ndcg(ctx, m):
     T = _t()
-    rows, gains = T._gain_rows(ctx, m)
+    rows, gains = T.gain_rows(ctx, m)
     disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
     dcg = _tie_weighted(ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i])
-    ideal = T._dcg_parts(ctx, m)[1]
-    return np.where(ideal > 0, T._safe_div(dcg, ideal), 0.0)
+    ideal = T.dcg_parts(ctx, m)[1]
+    return np.where(ideal > 0, T.safe_div(dcg, ideal), 0.0)
 
 
 def _exp_rbp(ctx, m):

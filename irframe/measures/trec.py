@@ -14,140 +14,38 @@ log(1e-5).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-from ..align import range_sum, segment_cumsum, segment_suffix_max, segment_sum
+from ..align import segment_cumsum, segment_suffix_max, segment_sum
+from . import trec_arrays as ta
+from .trec_arrays import UNJUDGED, num_rel_topic  # noqa: F401  (num_rel_topic: public here too)
 from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register,
                        register_alias_pattern)
 
-NONPOOL = -1.0     # retrieved, not in the qrels
-UNJUDGED = -2.0    # retrieved, in the qrels with a negative grade
 INFAP_EPSILON = 0.00001
 GM_FLOOR = 0.00001
 
 
-# ------------------------------------------------------------------ shared arrays
-def _level(ctx: EvalContext, m: Measure) -> float:
-    rel = m.param("rel")
-    return ctx.options["rel_level"] if rel is None else rel
-
-
-def _trec_rel(ctx: EvalContext) -> np.ndarray:
-    """Per-row trec_eval relevance value: truncated grade, NONPOOL or UNJUDGED."""
-    def build():
-        r = ctx.aligned.row_rel
-        t = np.trunc(r)
-        t = np.where(np.isnan(r), NONPOOL, np.where(t < 0, UNJUDGED, t))
-        return t + 0.0  # -0.0 -> 0.0
-    return ctx.memo("trec_rel", build)
-
-
-def _is_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    """Per row: relevant in trec_eval's sense, trunc(grade) >= level and >= 0 (unjudged: no).
-
-    One comparison on the grades: for level > 0 that is grade >= ceil(level); otherwise it is
-    trunc(grade) >= 0, i.e. grade > -1.
-    """
-    r = ctx.aligned.row_rel
-    return ctx.memo(("is_rel", level), lambda: r >= np.ceil(level) if level > 0 else r > -1)
-
-
-class _Rows:
-    """Selected rows (e.g. the relevant ones) as a compact CSR over the groups."""
-
-    def __init__(self, ctx: EvalContext, mask: np.ndarray):
-        a = ctx.aligned
-        self.pos = np.flatnonzero(mask)                      # row positions, in group order
-        self.offsets = np.searchsorted(self.pos, a.offsets)  # per group, into pos
-        self.count = np.diff(self.offsets)
-        self.rank = self.pos - np.repeat(a.offsets[:-1], self.count) + 1
-        self.index = np.arange(len(self.pos)) - np.repeat(self.offsets[:-1], self.count)  # 0-based
-        self._starts = a.offsets[:-1]
-        self._len = a.group_len
-
-    def within(self, k) -> np.ndarray:
-        """Selected rows among the top k of each group (k scalar, per-group array or None)."""
-        if k is None:
-            return self.count
-        return np.searchsorted(self.pos, self._starts + np.minimum(self._len, k)) - self.offsets[:-1]
-
-    def top_sum(self, values: np.ndarray, k) -> np.ndarray:
-        """Per group, the sum of ``values`` (one per selected row) over the top k."""
-        start = self.offsets[:-1]
-        return range_sum(values, start, start + self.within(k))
-
-
-def _rel_rows(ctx: EvalContext, level: float) -> _Rows:
-    return ctx.memo(("rel_rows", level), lambda: _Rows(ctx, _is_rel(ctx, level)))
-
-
-def num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
-    """trec_eval's recall base per topic: judged docs with truncated grade >= level (and >= 0)."""
-    return _num_rel_topic(ctx, level)
-
-
-def _num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
-    def build():
-        a = ctx.aligned
-        t = np.trunc(a.qrels_rel)
-        ok = (t >= level) & (t >= 0)
-        return np.bincount(a.qrels_topic, weights=ok, minlength=len(a.topics)).astype(np.int64)
-    return ctx.memo(("num_rel_topic", level), build)
-
-
-def _num_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    """num_rel per group."""
-    return _num_rel_topic(ctx, level)[ctx.aligned.group_topic]
-
-
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    out = np.zeros(np.broadcast(num, den).shape)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-def _hits(ctx: EvalContext, level: float, k) -> np.ndarray:
-    """Relevant documents in the top ``k`` of each group."""
-    return _rel_rows(ctx, level).within(k).astype(np.float64)
-
-
+# ------------------------------------------------------------------ standard measures
+# (the shared arrays -- relevance per row, relevant-row CSR, recall base, gains -- are in trec_arrays)
 def _num_ret(ctx, m):
     n = ctx.aligned.group_len.astype(np.float64)
     return n if m.cutoff is None else np.minimum(n, m.cutoff)
 
 
 def _num_rel_k(ctx, m):
-    return _num_rel(ctx, _level(ctx, m)).astype(np.float64)
+    return ta.num_rel(ctx, ta.measure_rel_level(ctx, m)).astype(np.float64)
 
 
 def _num_rel_ret(ctx, m):
-    return _hits(ctx, _level(ctx, m), m.cutoff)
-
-
-def _prec_at_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    """Precision at each relevant row (one value per relevant row): AP's summands."""
-    def build():
-        rows = _rel_rows(ctx, level)
-        return (rows.index + 1) / rows.rank
-    return ctx.memo(("prec_at_rel", level), build)
-
-
-def _ap_cum(ctx: EvalContext, level: float) -> np.ndarray:
-    """Per relevant row, the running sum of precisions at relevant rows, left to right within
-    each ranking: trec_eval's ``sum += rel_so_far / (i + 1)``, so map and map_cut_k round as its do."""
-    return ctx.memo(("ap_cum", level),
-                    lambda: segment_cumsum(_prec_at_rel(ctx, level), _rel_rows(ctx, level).offsets))
+    return ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff)
 
 
 def _ap(ctx, m):
-    level = _level(ctx, m)
-    rows = _rel_rows(ctx, level)
-    total = _cum_at(_ap_cum(ctx, level), rows.offsets[:-1], rows.within(m.cutoff))
-    return _safe_div(total, _num_rel(ctx, level))
+    level = ta.measure_rel_level(ctx, m)
+    rows = ta.rel_rows(ctx, level)
+    total = ta.cum_at(ta.ap_cum(ctx, level), rows.offsets[:-1], rows.within(m.cutoff))
+    return ta.safe_div(total, ta.num_rel(ctx, level))
 
 
 def _gm_ap(ctx, m):
@@ -155,75 +53,75 @@ def _gm_ap(ctx, m):
 
 
 def _rprec(ctx, m):
-    level = _level(ctx, m)
-    nrel = _num_rel(ctx, level)
+    level = ta.measure_rel_level(ctx, m)
+    nrel = ta.num_rel(ctx, level)
     mult = float(m.param("mult"))
     # Rprec_mult: precision at (long)(mult * R + 0.9) documents (trec_eval 9 and 10 alike)
     k = nrel if mult == 1.0 else np.floor(np.minimum(mult * nrel + 0.9, 2.0 ** 53)).astype(np.int64)
-    return _safe_div(_hits(ctx, level, k), k)
+    return ta.safe_div(ta.hits(ctx, level, k), k)
 
 
 def _rr(ctx, m):
-    rows = _rel_rows(ctx, _level(ctx, m))
+    rows = ta.rel_rows(ctx, ta.measure_rel_level(ctx, m))
     first = np.where(rows.count > 0, rows.rank[np.minimum(rows.offsets[:-1], max(len(rows.rank) - 1, 0))]
                      if len(rows.rank) else 0, 0)
     ok = (first > 0) if m.cutoff is None else (first > 0) & (first <= m.cutoff)
-    return _safe_div(ok, np.where(ok, first, 1))
+    return ta.safe_div(ok, np.where(ok, first, 1))
 
 
 def _precision(ctx, m):
-    hits = _hits(ctx, _level(ctx, m), m.cutoff)
+    hits = ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff)
     if m.cutoff is None:  # set_P
-        return _safe_div(hits, ctx.aligned.group_len)
+        return ta.safe_div(hits, ctx.aligned.group_len)
     return hits / m.cutoff
 
 
 def _recall(ctx, m):
-    level = _level(ctx, m)
-    return _safe_div(_hits(ctx, level, m.cutoff), _num_rel(ctx, level))
+    level = ta.measure_rel_level(ctx, m)
+    return ta.safe_div(ta.hits(ctx, level, m.cutoff), ta.num_rel(ctx, level))
 
 
 def _success(ctx, m):
-    return (_hits(ctx, _level(ctx, m), m.cutoff) > 0).astype(np.float64)
+    return (ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff) > 0).astype(np.float64)
 
 
 def _judged(ctx, m):
     a = ctx.aligned
-    rows = ctx.memo("judged_rows", lambda: _Rows(ctx, ~np.isnan(a.row_rel)))
+    rows = ctx.memo("judged_rows", lambda: ta.Rows(ctx, ~np.isnan(a.row_rel)))
     n = a.group_len if m.cutoff is None else np.minimum(a.group_len, m.cutoff)
-    return _safe_div(rows.within(m.cutoff), n)
+    return ta.safe_div(rows.within(m.cutoff), n)
 
 
 def _nonrel_so_far(ctx: EvalContext, level: float) -> np.ndarray:
     """Per row: judged non-relevant documents (0 <= grade < level) at or above it."""
     def build():
-        tr = _trec_rel(ctx)
+        tr = ta.trec_rel(ctx)
         return segment_cumsum(((tr >= 0) & (tr < level)).astype(np.int64), ctx.aligned.offsets)
     return ctx.memo(("nonrel_so_far", level), build)
 
 
 def _bpref(ctx, m):
-    level = _level(ctx, m)
+    level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    rel = _is_rel(ctx, level)
+    rel = ta.is_rel(ctx, level)
     nonrel_so_far = _nonrel_so_far(ctx, level)
-    nrel_t = _num_rel_topic(ctx, level)
+    nrel_t = ta.num_rel_topic(ctx, level)
     t = np.trunc(a.qrels_rel)
     n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
     R = nrel_t[a.row_topic]
     N = n_nonrel_t[a.row_topic]
     denom = np.minimum(N, R)
     frac = np.where(nonrel_so_far > 0,
-                    1.0 - _safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
-    total = _seq_group_sum(np.where(rel, frac, 0.0), a.offsets)   # left to right, as trec_eval
-    return _safe_div(total, _num_rel(ctx, level))
+                    1.0 - ta.safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
+    total = ta.seq_group_sum(np.where(rel, frac, 0.0), a.offsets)   # left to right, as trec_eval
+    return ta.safe_div(total, ta.num_rel(ctx, level))
 
 
 def _infap(ctx, m):
-    level = _level(ctx, m)
+    level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    rel = _is_rel(ctx, level)
-    unj = _trec_rel(ctx) == UNJUDGED
+    rel = ta.is_rel(ctx, level)
+    unj = ta.trec_rel(ctx) == UNJUDGED
     rel_so_far = segment_cumsum(rel.astype(np.int64), a.offsets)
     nonrel_so_far = _nonrel_so_far(ctx, level)
     unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)
@@ -234,184 +132,21 @@ def _infap(ctx, m):
                 + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j)
                 * ((r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)))
     term = np.where(j == 0, 1.0, term)
-    total = _seq_group_sum(np.where(rel, term, 0.0), a.offsets)
-    return _safe_div(total, _num_rel(ctx, level))
-
-
-def _parse_gain_pairs(text: str) -> dict:
-    """trec_eval's ``level=gain,...`` text → {level: gain}; non-integer names (``p=``) are skipped."""
-    from .trec_eval_syntax import c_atof, c_atol
-    out = {}
-    for item in text.split(","):
-        name, eq, value = item.partition("=")
-        if not eq:
-            continue
-        if re.fullmatch(r"[+-]?\d+", name):
-            out.setdefault(c_atol(name), c_atof(value))
-    return out
-
-
-def _gain_map(ctx: EvalContext, m: Measure | None = None) -> dict:
-    """Grade → gain: the measure's ``gains=`` (trec_eval ``ndcg.1=3,2=9``), else the option."""
-    gains = m.param("gains") if m is not None else None
-    if isinstance(gains, str):
-        return _parse_gain_pairs(gains)
-    if m is not None and m.param("dcg") == "exp-log2":   # gain 2^grade - 1 (gdeval, ranx burges)
-        grades = ctx.aligned.qrels_grades_all
-        top = int(np.nanmax(np.trunc(grades))) if grades is not None and len(grades) else 0
-        return {lev: 2.0 ** lev - 1.0 for lev in range(1, top + 1)}
-    gains = gains or ctx.options.get("gains") or {}
-    out = {}
-    for k, v in gains.items():
-        kf = float(k)
-        if not kf.is_integer():
-            raise MeasureParamError(f"gains= keys must be integer grades (trec_eval levels), got {k!r}")
-        out[int(kf)] = float(v)
-    return out
-
-
-def _gain_key(ctx: EvalContext, m: Measure | None) -> tuple:
-    return tuple(sorted(_gain_map(ctx, m).items()))
-
-
-def _gain_rows(ctx: EvalContext, m: Measure | None = None) -> tuple[_Rows, np.ndarray]:
-    """Rows with a non-zero nDCG gain (compact CSR) and their gains.
-
-    Gain = truncated grade for judged documents (trec_eval), or ``gains[grade]`` when given;
-    unjudged and negatively judged documents gain 0 unless ``gains`` maps their level.
-    """
-    mapping = _gain_map(ctx, m)
-
-    def build():
-        if not mapping:
-            r = ctx.aligned.row_rel
-            rows = _Rows(ctx, r >= 1)
-            return rows, np.trunc(r[rows.pos])
-        tr = _trec_rel(ctx)
-        g = np.where(tr >= 0, tr, 0.0)
-        for level, gain in mapping.items():
-            g = np.where(tr == level, gain, g)
-        rows = _Rows(ctx, g != 0)
-        return rows, g[rows.pos]
-    return ctx.memo(("ndcg_gain_rows", tuple(sorted(mapping.items()))), build)
-
-
-def _glibc_msort(items: list, cmp) -> list:
-    """glibc's qsort for small arrays (a top-down merge sort taking the left item when cmp <= 0)."""
-    n = len(items)
-    if n <= 1:
-        return list(items)
-    left, right = _glibc_msort(items[:n // 2], cmp), _glibc_msort(items[n // 2:], cmp)
-    out, i, j = [], 0, 0
-    while i < len(left) and j < len(right):
-        if cmp(left[i], right[j]) <= 0:
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    return out + left[i:] + right[j:]
-
-
-def _trec_level_order(pairs: dict, max_level: int) -> list[int]:
-    """The grades trec_eval's ideal ranking walks through, best first, for custom gains.
-
-    trec_eval (``setup_gains``) lists the ``level=gain`` parameters in the order given, then
-    the topic's other grades 0..max with gain = grade, sorts the list with ``qsort`` and a
-    comparator returning ``(int)(gain1 - gain2)`` — differences below 1 compare equal, so
-    fractional gains keep their list order — and walks it from the end while the gain is
-    positive.  This reproduces that order (glibc's merge sort), e.g. with ``1=0.5,2=1`` on a
-    topic without grade-2 documents the walk starts at grade 2 (count 0), then meets grade 0
-    and stops: trec_eval's ideal DCG is 0 and its nDCG 0.
-    """
-    items = list(pairs.items()) + [(lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs]
-    ordered = _glibc_msort(items, lambda a, b: int(a[1] - b[1]))
-    walk = []
-    for lev, gain in reversed(ordered):
-        if gain <= 0:
-            break
-        walk.append(lev)
-    return walk
-
-
-def _ideal_gains(ctx: EvalContext, m: Measure | None = None):
-    """Per topic: the gains of trec_eval's ideal ranking, best first, in CSR layout.
-
-    Judged documents with a positive gain, by decreasing gain; with trec_eval-syntax gains
-    (``gains='1=0.5,2=1'``) in the order trec_eval's own sort gives (see ``_trec_level_order``).
-    """
-    mapping = _gain_map(ctx, m)
-    text = isinstance(m.param("gains") if m is not None else None, str)
-
-    def build():
-        a = ctx.aligned
-        t = np.trunc(a.qrels_rel)
-        judged = t >= 0
-        g = np.where(judged, t, 0.0)
-        for level, gain in mapping.items():
-            g = np.where(judged & (t == level), gain, g)
-        if text and mapping:
-            maxlev = np.full(len(a.topics), -1, dtype=np.int64)
-            np.maximum.at(maxlev, a.qrels_topic[judged], t[judged].astype(np.int64))
-            n_lev = int(max(maxlev.max(initial=0), max(mapping, default=0))) + 1
-            rank_of = np.full((n_lev + 1, n_lev), -1, dtype=np.int64)   # [max level + 1, level]
-            for L in np.unique(maxlev):
-                for r, lev in enumerate(_trec_level_order(mapping, int(L))):
-                    if 0 <= lev < n_lev:
-                        rank_of[L + 1, lev] = r
-            lev = np.where(judged, t, 0).astype(np.int64)
-            key = np.where(judged, rank_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)], -1)
-            keep = judged & (key >= 0) & (g > 0)
-            topic, gains, key = a.qrels_topic[keep], g[keep], key[keep]
-            order = np.lexsort((key, topic))
-        else:
-            keep = g > 0
-            topic, gains = a.qrels_topic[keep], g[keep]
-            order = np.lexsort((-gains, topic))
-        topic, gains = topic[order], gains[order]
-        offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
-        return offs, gains
-    return ctx.memo(("ideal_gains", tuple(sorted(mapping.items())), text), build)
-
-
-def _ideal_cum(ctx: EvalContext, m: Measure | None = None):
-    """Per topic: discounted ideal gains (CSR) and their left-to-right cumulative sums."""
-    def build():
-        offs, gains = _ideal_gains(ctx, m)
-        rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
-        disc = gains / np.log2(rank + 1.0)
-        return offs, disc, segment_cumsum(disc, offs)
-    text = isinstance(m.param("gains") if m is not None else None, str)
-    return ctx.memo(("ndcg_ideal", _gain_key(ctx, m), text), build)
-
-
-def _dcg_parts(ctx: EvalContext, m: Measure):
-    """(dcg, ideal dcg) per group, both summed left to right over ranks as trec_eval does."""
-    a = ctx.aligned
-    rows, gains = _gain_rows(ctx, m)
-    key = _gain_key(ctx, m)
-    contrib = ctx.memo(("dcg_contrib", key), lambda: gains / np.log2(rows.rank + 1.0))
-    cum = ctx.memo(("dcg_cum", key), lambda: segment_cumsum(contrib, rows.offsets))
-    n = rows.within(m.cutoff)
-    start = rows.offsets[:-1]
-    dcg = np.where(n > 0, cum[np.maximum(start + n - 1, 0)] if len(cum) else 0.0, 0.0)
-    offs, _, icum = _ideal_cum(ctx, m)
-    cnt = np.diff(offs) if m.cutoff is None else np.minimum(np.diff(offs), m.cutoff)
-    ideal_t = np.where(cnt > 0, icum[np.maximum(offs[:-1] + cnt - 1, 0)] if len(icum) else 0.0, 0.0)
-    return dcg, ideal_t[a.group_topic]
+    total = ta.seq_group_sum(np.where(rel, term, 0.0), a.offsets)
+    return ta.safe_div(total, ta.num_rel(ctx, level))
 
 
 def _ndcg(ctx, m):
-    dcg, ideal = _dcg_parts(ctx, m)
-    return np.where(ideal > 0, _safe_div(dcg, ideal), 0.0)
+    dcg, ideal = ta.dcg_parts(ctx, m)
+    return np.where(ideal > 0, ta.safe_div(dcg, ideal), 0.0)
 
 
 def _dcg(ctx, m):
-    return _dcg_parts(ctx, m)[0]
+    return ta.dcg_parts(ctx, m)[0]
 
 
 def _ideal_dcg(ctx, m):
-    return _dcg_parts(ctx, m)[1]
+    return ta.dcg_parts(ctx, m)[1]
 
 
 def _recall_cutoffs(ctx: EvalContext, fractions: np.ndarray, nrel: np.ndarray) -> np.ndarray:
@@ -427,11 +162,11 @@ def _recall_cutoffs(ctx: EvalContext, fractions: np.ndarray, nrel: np.ndarray) -
 
 def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarray:
     """Interpolated precision (G × F) at the given recall fractions, trec_eval style."""
-    rows = _rel_rows(ctx, level)
+    rows = ta.rel_rows(ctx, level)
     rel_offsets = rows.offsets
     best = ctx.memo(("iprec_best", level),   # max precision at or below; shared by every recall
-                    lambda: segment_suffix_max(_prec_at_rel(ctx, level), rel_offsets))
-    nrel = _num_rel(ctx, level)
+                    lambda: segment_suffix_max(ta.prec_at_rel(ctx, level), rel_offsets))
+    nrel = ta.num_rel(ctx, level)
     nrr = rows.count
     cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), nrel)
     # cutoff c >= 1 -> value at the c-th relevant doc; c == 0 -> value at the first one
@@ -444,7 +179,7 @@ def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarra
 
 
 def _iprec(ctx, m):
-    return _iprec_matrix(ctx, _level(ctx, m), (float(m.param("recall")),))[:, 0]
+    return _iprec_matrix(ctx, ta.measure_rel_level(ctx, m), (float(m.param("recall")),))[:, 0]
 
 
 _ELEVEN = tuple(round(0.1 * i, 1) for i in range(11))
@@ -452,7 +187,7 @@ _ELEVEN = tuple(round(0.1 * i, 1) for i in range(11))
 
 def _iprec_avg(ctx, m):
     recalls = _ELEVEN if m.param("recalls") is None else m.param("recalls")
-    mat = _iprec_matrix(ctx, _level(ctx, m), recalls)
+    mat = _iprec_matrix(ctx, ta.measure_rel_level(ctx, m), recalls)
     total = np.zeros(len(mat))
     for j in range(mat.shape[1] - 1, -1, -1):  # trec_eval adds from the highest recall down
         total = total + mat[:, j]
@@ -553,44 +288,36 @@ register_alias_pattern(r"Rprec_mult_([0-9.]+)", lambda m: f"Rprec(mult={m.group(
 
 
 # ------------------------------------------------------------------ more trec_eval measures
-def _seq_group_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per group, the left-to-right sum of ``values`` (trec_eval's ``sum += ...`` loop)."""
-    cs = segment_cumsum(np.asarray(values, dtype=np.float64), offsets)
-    ends = offsets[1:]
-    out = np.zeros(len(ends))
-    ok = ends > offsets[:-1]
-    out[ok] = cs[ends[ok] - 1]
-    return out
 
 
 def _set_counts(ctx, m):
-    level = _level(ctx, m)
+    level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    return (a.group_len.astype(np.float64), _num_rel(ctx, level).astype(np.float64),
-            _hits(ctx, level, None))
+    return (a.group_len.astype(np.float64), ta.num_rel(ctx, level).astype(np.float64),
+            ta.hits(ctx, level, None))
 
 
 def _set_relative_p(ctx, m):
     ret, rel, rr = _set_counts(ctx, m)
-    return _safe_div(rr, np.where((ret > 0) & (rel > 0), np.minimum(ret, rel), 0))
+    return ta.safe_div(rr, np.where((ret > 0) & (rel > 0), np.minimum(ret, rel), 0))
 
 
 def _set_map(ctx, m):
     ret, rel, rr = _set_counts(ctx, m)
-    return _safe_div(rr * rr, ret * rel)
+    return ta.safe_div(rr * rr, ret * rel)
 
 
 def _set_f(ctx, m):
     ret, rel, rr = _set_counts(ctx, m)
     x = m.param("beta")
-    p, r = _safe_div(rr, ret), _safe_div(rr, rel)
-    return np.where(rr > 0, _safe_div((x + 1.0) * p * r, x * p + r), 0.0)
+    p, r = ta.safe_div(rr, ret), ta.safe_div(rr, rel)
+    return np.where(rr > 0, ta.safe_div((x + 1.0) * p * r, x * p + r), 0.0)
 
 
 def _num_nonrel_judged_ret(ctx, m):
-    level = _level(ctx, m)
-    tr = _trec_rel(ctx)
-    nonrel = (tr >= 0) & ~_is_rel(ctx, level)
+    level = ta.measure_rel_level(ctx, m)
+    tr = ta.trec_rel(ctx)
+    nonrel = (tr >= 0) & ~ta.is_rel(ctx, level)
     if m.cutoff is not None:
         nonrel = nonrel & (ctx.aligned.row_rank <= m.cutoff)
     return segment_sum(nonrel.astype(np.float64), ctx.aligned.offsets)
@@ -602,33 +329,33 @@ def _gm_bpref(ctx, m):
 
 def _ap_sum(ctx, level):
     """Per group: the sum of precision at each relevant document, left to right."""
-    rows = _rel_rows(ctx, level)
-    return _cum_at(_ap_cum(ctx, level), rows.offsets[:-1], rows.count)
+    rows = ta.rel_rows(ctx, level)
+    return ta.cum_at(ta.ap_cum(ctx, level), rows.offsets[:-1], rows.count)
 
 
 def _yaap(ctx, m):
-    level = _level(ctx, m)
+    level = ta.measure_rel_level(ctx, m)
     s = _ap_sum(ctx, level)
-    return np.log((1.0 + s) / (1.0 + _num_rel(ctx, level) - s))
+    return np.log((1.0 + s) / (1.0 + ta.num_rel(ctx, level) - s))
 
 
 def _bin_g(ctx, m):
-    level = _level(ctx, m)
-    rows = _rel_rows(ctx, level)
+    level = ta.measure_rel_level(ctx, m)
+    rows = ta.rel_rows(ctx, level)
     nonrel_before = rows.rank - rows.index - 1
-    s = _seq_group_sum(1.0 / np.log2(2.0 + nonrel_before), rows.offsets)
-    return _safe_div(s, _num_rel(ctx, level))
+    s = ta.seq_group_sum(1.0 / np.log2(2.0 + nonrel_before), rows.offsets)
+    return ta.safe_div(s, ta.num_rel(ctx, level))
 
 
 def _relative_p(ctx, m):
-    level = _level(ctx, m)
-    nrel = _num_rel(ctx, level)
-    return _safe_div(_hits(ctx, level, m.cutoff), np.where(nrel > 0, np.minimum(nrel, m.cutoff), 0))
+    level = ta.measure_rel_level(ctx, m)
+    nrel = ta.num_rel(ctx, level)
+    return ta.safe_div(ta.hits(ctx, level, m.cutoff), np.where(nrel > 0, np.minimum(nrel, m.cutoff), 0))
 
 
 def _unj(ctx, m):
     a = ctx.aligned
-    rows = ctx.memo("unjudged_rows", lambda: _Rows(ctx, _trec_rel(ctx) < 0))
+    rows = ctx.memo("unjudged_rows", lambda: ta.Rows(ctx, ta.trec_rel(ctx) < 0))
     return rows.within(m.cutoff) / float(m.cutoff)
 
 
@@ -693,45 +420,32 @@ register_alias_pattern(r"unj_(\d+)", lambda m: f"unj@{m.group(1)}")
 
 
 # ------------------------------------------------------------------ gain-based experimental measures
-def _cum_at(cum: np.ndarray, start: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``cum[start + n - 1]`` where n > 0, else 0 (a CSR cumulative sum read at n items)."""
-    n = np.asarray(n)
-    if len(cum) == 0:
-        return np.zeros(np.broadcast(start, n).shape)
-    return np.where(n > 0, cum[np.clip(start + n - 1, 0, len(cum) - 1)], 0.0)
-
-
-def _ideal_at(ctx: EvalContext, m: Measure, topic: np.ndarray, r) -> np.ndarray:
-    """Ideal DCG of the first r positions of each topic (r capped at its positive gains)."""
-    offs, _, icum = _ideal_cum(ctx, m)
-    n = np.minimum(np.diff(offs)[topic], r)
-    return _cum_at(icum, offs[:-1][topic], n)
 
 
 def _ndcg_rel(ctx, m):
     a = ctx.aligned
-    rows, gains = _gain_rows(ctx, m)
-    _dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))   # fills the memo
-    cum = ctx.memo(("dcg_cum", _gain_key(ctx, m)), lambda: None)
+    rows, gains = ta.gain_rows(ctx, m)
+    ta.dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))   # fills the memo
+    cum = ctx.memo(("dcg_cum", ta.gain_key(ctx, m)), lambda: None)
     row_group = np.repeat(np.arange(a.n_groups), rows.count)
     positive = gains > 0
-    ideal_here = _ideal_at(ctx, m, a.group_topic[row_group], rows.rank)
-    term = np.where(positive, _safe_div(cum, ideal_here), 0.0)
-    total = _seq_group_sum(term, rows.offsets)
-    offs, _, icum = _ideal_cum(ctx, m)
+    ideal_here = ta.ideal_at(ctx, m, a.group_topic[row_group], rows.rank)
+    term = np.where(positive, ta.safe_div(cum, ideal_here), 0.0)
+    total = ta.seq_group_sum(term, rows.offsets)
+    offs, _, icum = ta.ideal_cum(ctx, m)
     n_pos = np.diff(offs)[a.group_topic]
     nrr = segment_sum(positive.astype(np.float64), rows.offsets)
-    dcg_all = _cum_at(cum, rows.offsets[:-1], rows.count)
-    total = total + (n_pos - nrr) * _safe_div(dcg_all, _ideal_at(ctx, m, a.group_topic, n_pos))
-    return np.where(total > 0, _safe_div(total, n_pos), 0.0)
+    dcg_all = ta.cum_at(cum, rows.offsets[:-1], rows.count)
+    total = total + (n_pos - nrr) * ta.safe_div(dcg_all, ta.ideal_at(ctx, m, a.group_topic, n_pos))
+    return np.where(total > 0, ta.safe_div(total, n_pos), 0.0)
 
 
 def _rndcg(ctx, m):
     a = ctx.aligned
-    rows, gains = _gain_rows(ctx, m)
-    _dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))
-    cum = ctx.memo(("dcg_cum", _gain_key(ctx, m)), lambda: None)
-    offs, ideal = _ideal_gains(ctx, m)
+    rows, gains = ta.gain_rows(ctx, m)
+    ta.dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))
+    cum = ctx.memo(("dcg_cum", ta.gain_key(ctx, m)), lambda: None)
+    offs, ideal = ta.ideal_gains(ctx, m)
     # boundaries: where the ideal gain changes value (end of each run of equal positive gains)
     last_of_run = np.ones(len(ideal), bool)
     last_of_run[:-1] = (ideal[1:] != ideal[:-1]) | (np.diff(np.searchsorted(offs, np.arange(len(ideal)),
@@ -747,40 +461,40 @@ def _rndcg(ctx, m):
     count = np.zeros(a.n_groups)
 
     def dcg_first(x):
-        return _cum_at(cum, rows.offsets[:-1], rows.within(x))
+        return ta.cum_at(cum, rows.offsets[:-1], rows.within(x))
 
     for j in range(int(per_topic.max(initial=0))):
         has = per_topic[g_topic] > j
         idx = np.where(has, b_offs[:-1][g_topic] + j, 0)
         bj = np.where(has, b_count[idx] if len(b_count) else 0, 0)
-        term = _safe_div(dcg_first(np.minimum(bj, n_ret)), _ideal_at(ctx, m, g_topic, bj))
+        term = ta.safe_div(dcg_first(np.minimum(bj, n_ret)), ta.ideal_at(ctx, m, g_topic, bj))
         total = np.where(has, total + term, total)
         count = count + has
     n_pos = np.diff(offs)[g_topic]
     final = (n_pos > 0) & (n_pos + 1 < n_ret)
-    term = _safe_div(dcg_first(n_ret), _ideal_at(ctx, m, g_topic, n_pos))
+    term = ta.safe_div(dcg_first(n_ret), ta.ideal_at(ctx, m, g_topic, n_pos))
     total = np.where(final, total + term, total)
     count = count + final
-    out = _safe_div(total, count)
-    return np.where(_num_rel(ctx, _level(ctx, m)) > 0, out, 0.0)
+    out = ta.safe_div(total, count)
+    return np.where(ta.num_rel(ctx, ta.measure_rel_level(ctx, m)) > 0, out, 0.0)
 
 
 def _g(ctx, m):
     a = ctx.aligned
-    rows, gains = _gain_rows(ctx, m)
-    key = _gain_key(ctx, m)
+    rows, gains = ta.gain_rows(ctx, m)
+    key = ta.gain_key(ctx, m)
     sum_results = ctx.memo(("gain_cum", key), lambda: segment_cumsum(gains, rows.offsets))
-    offs, ideal = _ideal_gains(ctx, m)
+    offs, ideal = ta.ideal_gains(ctx, m)
     cost1 = ctx.memo(("ideal_cost_cum", key), lambda: segment_cumsum(np.maximum(ideal, 1.0), offs))
     row_group = np.repeat(np.arange(a.n_groups), rows.count)
     t = a.group_topic[row_group]
     n_pos = np.diff(offs)[t]
     r = rows.rank
-    cost = _cum_at(cost1, offs[:-1][t], np.minimum(r, n_pos)) + np.maximum(r - n_pos, 0)
+    cost = ta.cum_at(cost1, offs[:-1][t], np.minimum(r, n_pos)) + np.maximum(r - n_pos, 0)
     term = gains / np.log2(2.0 + cost - sum_results)
-    total = _seq_group_sum(term, rows.offsets)
-    sum_ideal = _seq_group_sum(ideal, offs)[a.group_topic]
-    return np.where(sum_ideal > 0, _safe_div(total, sum_ideal), 0.0)
+    total = ta.seq_group_sum(term, rows.offsets)
+    sum_ideal = ta.seq_group_sum(ideal, offs)[a.group_topic]
+    return np.where(sum_ideal > 0, ta.safe_div(total, sum_ideal), 0.0)
 
 
 def _rbp_params(m: Measure) -> tuple[float, dict]:
@@ -791,7 +505,7 @@ def _rbp_params(m: Measure) -> tuple[float, dict]:
         name, eq, value = item.partition("=")
         if eq and name == "p":
             p = c_atof(value)
-    return p, _parse_gain_pairs(text)
+    return p, ta.parse_gain_pairs(text)
 
 
 def _powers(p: float, n: int) -> np.ndarray:
@@ -804,7 +518,7 @@ def _powers(p: float, n: int) -> np.ndarray:
 def _rbp10(ctx, m):
     a = ctx.aligned
     p, pairs = _rbp_params(m)
-    tr = _trec_rel(ctx)
+    tr = ta.trec_rel(ctx)
     t_all = np.trunc(a.qrels_rel)
     maxlev = np.full(len(a.topics), -1.0)
     judged = t_all >= 0
@@ -823,18 +537,18 @@ def _rbp10(ctx, m):
     known = ((tr >= 0) & (tr <= maxlev[row_t])) | np.isin(tr, list(pairs))
     rescale = ((lo < 0) | (hi > 1))[row_t]
     span = (hi - lo)[row_t]
-    g = np.where(known & rescale, _safe_div(g - lo[row_t], span), np.where(known, g, 0.0))
+    g = np.where(known & rescale, ta.safe_div(g - lo[row_t], span), np.where(known, g, 0.0))
     pw = _powers(p, int(a.group_len.max(initial=0)))
     term = np.where(g != 0, g * pw[a.row_rank - 1], 0.0)
-    return (1.0 - p) * _seq_group_sum(term, a.offsets)
+    return (1.0 - p) * ta.seq_group_sum(term, a.offsets)
 
 
 def _rbp_resid(ctx, m):
     a = ctx.aligned
     p, _ = _rbp_params(m)
-    unj = _trec_rel(ctx) < 0
+    unj = ta.trec_rel(ctx) < 0
     pw = _powers(p, int(a.group_len.max(initial=0)))
-    s = _seq_group_sum(np.where(unj, pw[a.row_rank - 1], 0.0), a.offsets)
+    s = ta.seq_group_sum(np.where(unj, pw[a.row_rank - 1], 0.0), a.offsets)
     any_unj = segment_sum(unj.astype(np.float64), a.offsets) > 0
     return np.where(any_unj, pw[a.group_len] + (1 - p) * s, 0.0)
 

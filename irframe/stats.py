@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -39,6 +38,8 @@ import xarray as xr
 from scipy import stats as _st
 
 from .params import ALPHA, DRAWS
+from ._paired import (CORRECTIONS, TESTS, CompareOptions, bootstrap_means, compare_options, difference_summary,
+                      paired_tests, percentile_ci)
 from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 from .cube import result
@@ -60,11 +61,7 @@ __all__ = [
     "CORRECTIONS",
 ]
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "bh", None)
 _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
-_EXACT_MAX_TOPICS = 16
-_CHUNK_ELEMENTS = 4_000_000  # pairs x samples per block (bounds memory to ~32 MB a block)
 
 
 # ---------------------------------------------------------------------------
@@ -191,173 +188,11 @@ def adjust_pvalues(pvalues, method: str | None = "holm", *, use_statsmodels: boo
 
 
 # ---------------------------------------------------------------------------
-# paired test kernels: D is (P, n) -- one row of per-topic differences per pair
-# ---------------------------------------------------------------------------
-
-def _t_kernel(D, alpha):
-    res = _st.ttest_1samp(D, 0.0, axis=1)
-    n = D.shape[1]
-    mean = D.mean(axis=1)
-    se = D.std(axis=1, ddof=1) / np.sqrt(n)
-    h = _st.t.ppf(1 - alpha / 2, n - 1) * se
-    return np.asarray(res.statistic, float), np.asarray(res.pvalue, float), mean - h, mean + h
-
-
-def _wilcoxon_kernel(D, zero_method):
-    P = D.shape[0]
-    stat = np.full(P, np.nan)
-    pval = np.ones(P)
-    nz = (D != 0).any(axis=1) if zero_method != "zsplit" else np.ones(P, bool)
-    if nz.any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = _st.wilcoxon(D[nz], axis=1, zero_method=zero_method)
-        stat[nz] = r.statistic
-        pval[nz] = r.pvalue
-    return stat, pval
-
-
-def _iter_blocks(total: int, P: int):
-    step = max(1, _CHUNK_ELEMENTS // max(P, 1))
-    for start in range(0, total, step):
-        yield start, min(total, start + step)
-
-
-def _randomization_kernel(D, n_samples, rng, exact):
-    P, n = D.shape
-    obs = D.sum(axis=1)
-    tol = 1e-9 * np.maximum(np.abs(D).sum(axis=1), 1e-300)
-    thresh = np.abs(obs) - tol
-    count = np.zeros(P, dtype=np.int64)
-    bits = np.arange(n, dtype=np.int64)
-    if exact:
-        total = 1 << n
-        for a, b in _iter_blocks(total, P):
-            k = np.arange(a, b, dtype=np.int64)
-            F = (((k[:, None] >> bits) & 1) * 2 - 1).astype(np.float64)  # (B, n)
-            count += (np.abs(D @ F.T) >= thresh[:, None]).sum(axis=1)
-        p = count / total
-    else:
-        for a, b in _iter_blocks(n_samples, P):
-            F = rng.integers(0, 2, size=(b - a, n)).astype(np.float64) * 2 - 1
-            count += (np.abs(D @ F.T) >= thresh[:, None]).sum(axis=1)
-        p = (count + 1) / (n_samples + 1)
-    return obs / n, np.minimum(p, 1.0)
-
-
-def _bootstrap_means(D, n_samples, rng):
-    """(P, B) bootstrap means of each row, resampling topics with replacement."""
-    P, n = D.shape
-    out = np.empty((P, n_samples))
-    for a, b in _iter_blocks(n_samples, P):
-        W = rng.multinomial(n, np.full(n, 1.0 / n), size=b - a).astype(np.float64)  # (B, n)
-        out[:, a:b] = (D @ W.T) / n
-    return out
-
-
-def _bootstrap_p(D, boot):
-    mean = D.mean(axis=1)
-    tol = 1e-9 * np.maximum(np.abs(D).mean(axis=1), 1e-300)
-    count = (np.abs(boot - mean[:, None]) >= (np.abs(mean) - tol)[:, None]).sum(axis=1)
-    return (count + 1) / (boot.shape[1] + 1)
-
-
-def _percentile_ci(boot, alpha):
-    lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=1)
-    return lo, hi
-
-
-# ---------------------------------------------------------------------------
 # compare
 # ---------------------------------------------------------------------------
 
 _COMPARE_VARS = ("statistic", "pvalue", "pvalue_adjusted", "ci_low", "ci_high", "effect", "effect_size",
                  "wins", "ties", "losses", "n_topics")
-
-
-@dataclass
-class _CompareOptions:
-    test: str
-    correction: str | None
-    alpha: float
-    n_samples: int
-    ci: str
-    exact: bool | None
-    zero_method: str
-    missing: str
-    gen: np.random.Generator | None
-    used_exact: bool = False
-
-
-def _compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method) -> _CompareOptions:
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if int(n_samples) < 1:
-        raise ValueError(f"n_samples must be positive, got {n_samples}")
-    if ci is None:
-        ci = "bootstrap" if test == "bootstrap" else "t"
-    if ci not in ("t", "bootstrap"):
-        raise ValueError(f"ci must be 't' or 'bootstrap', got {ci!r}")
-    if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
-    gen = as_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
-    return _CompareOptions(test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen)
-
-
-def _paired_tests(D: np.ndarray, o: _CompareOptions) -> dict[str, np.ndarray]:
-    """Test every row of D (U, T; NaN = topic not shared) -> statistic, pvalue, ci_low, ci_high (U,).
-
-    Rows with the same pattern of shared topics are tested together in one block.
-    """
-    U = D.shape[0]
-    res = {k: np.full(U, np.nan) for k in ("statistic", "pvalue", "ci_low", "ci_high")}
-    patterns, inv = np.unique(~np.isnan(D), axis=0, return_inverse=True)
-    inv = np.asarray(inv).ravel()
-    for g in range(patterns.shape[0]):
-        rows = np.flatnonzero(inv == g)
-        n = int(patterns[g].sum())
-        if n < 2:
-            continue
-        Dg = D[np.ix_(rows, np.flatnonzero(patterns[g]))]
-        boot = lo = hi = None
-        if o.test == "t":
-            stat, p, lo, hi = _t_kernel(Dg, o.alpha)
-        elif o.test == "wilcoxon":
-            stat, p = _wilcoxon_kernel(Dg, o.zero_method)
-        elif o.test == "randomization":
-            ex = (n <= _EXACT_MAX_TOPICS) if o.exact is None else bool(o.exact)
-            if ex and n > 30:
-                raise ValueError(f"exact randomization with {n} topics would enumerate 2**{n} sign vectors")
-            o.used_exact = o.used_exact or ex
-            stat, p = _randomization_kernel(Dg, o.n_samples, o.gen, ex)
-        else:  # bootstrap
-            boot = _bootstrap_means(Dg, o.n_samples, o.gen)
-            stat, p = Dg.mean(axis=1), _bootstrap_p(Dg, boot)
-        if o.ci == "bootstrap":
-            lo, hi = _percentile_ci(boot if boot is not None else _bootstrap_means(Dg, o.n_samples, o.gen), o.alpha)
-        elif lo is None:
-            _, _, lo, hi = _t_kernel(Dg, o.alpha)
-        for k, v in (("statistic", stat), ("pvalue", p), ("ci_low", lo), ("ci_high", hi)):
-            res[k][rows] = v
-    return res
-
-
-def _difference_summary(D: np.ndarray) -> dict[str, np.ndarray]:
-    """Per row of D (U, T; NaN = not shared): mean, Cohen's d_z, wins/ties/losses, n_topics."""
-    mask = ~np.isnan(D)
-    ntop = mask.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        Dn = np.where(mask, D, 0.0)
-        mean = np.where(ntop > 0, Dn.sum(axis=1) / np.maximum(ntop, 1), np.nan)
-        var = np.where(ntop > 1, ((Dn - mean[:, None]) ** 2 * mask).sum(axis=1) / np.maximum(ntop - 1, 1), np.nan)
-        esize = mean / np.sqrt(var)
-    return {"effect": mean, "effect_size": esize, "wins": (D > 0).sum(axis=1).astype(float),
-            "ties": (D == 0).sum(axis=1).astype(float), "losses": (D < 0).sum(axis=1).astype(float),
-            "n_topics": ntop.astype(float)}
 
 
 def _to_cells(res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Sequence[str]) -> np.ndarray:
@@ -378,17 +213,17 @@ def _to_cells(res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Seq
     return np.stack([out[k] for k in names], axis=-1)
 
 
-def _paired_block(X: np.ndarray, layout, o: _CompareOptions) -> np.ndarray:
+def _paired_block(X: np.ndarray, layout, o: CompareOptions) -> np.ndarray:
     """One family: X (S, T) -> (S, O, len(_COMPARE_VARS))."""
     pa, pb = layout[0], layout[1]
     X = apply_missing(X, o.missing)
     D = X[pa] - X[pb]  # (U, T)
-    res = {**_paired_tests(D, o), **_difference_summary(D)}
+    res = {**paired_tests(D, o), **difference_summary(D)}
     res["pvalue_adjusted"] = adjust_pvalues(res["pvalue"], o.correction)
     return _to_cells(res, layout, o.test != "wilcoxon", _COMPARE_VARS)
 
 
-def _replicate_block(Y: np.ndarray, layout, o: _CompareOptions) -> np.ndarray:
+def _replicate_block(Y: np.ndarray, layout, o: CompareOptions) -> np.ndarray:
     """One family with replicates: Y (S, R, T) -> (S, O, len(_COMPARE_VARS) + 1)."""
     res = replicate_pair_tests(Y, layout[0], layout[1], alpha=o.alpha, missing=o.missing)
     res["pvalue_adjusted"] = adjust_pvalues(res["pvalue"], o.correction)
@@ -505,7 +340,7 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
     >>> compare(two, baseline="a").pvalue.dims
     ('system', 'other', 'qrels')
     """
-    o = _compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
+    o = compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
     keep = () if replicates is None else (replicates,)
     if replicates is not None and replicates == dim:
         raise ValueError(f"replicates={replicates!r} must differ from the topic dim")
@@ -849,8 +684,8 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
                 h = _st.t.ppf(1 - alpha / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
                 lo[s, k], hi[s, k] = mean[s, k] - h, mean[s, k] + h
             else:
-                b = _bootstrap_means(x[None, :], int(n_samples), gen)
-                lo[s, k], hi[s, k] = (v[0] for v in _percentile_ci(b, alpha))
+                b = bootstrap_means(x[None, :], int(n_samples), gen)
+                lo[s, k], hi[s, k] = (v[0] for v in percentile_ci(b, alpha))
     dims = ("system", "measure")
     ds = xr.Dataset({"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},
                     coords={"system": list(c.indexes["system"])})

@@ -96,21 +96,7 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.r
     grade = np.where(relevant, rng.choice([1, 1, 1, 2, 2, 3], size=(T, P)) if graded else 1, 0)
     judged = relevant | (rng.random((T, P)) < 0.5)
 
-    # runs: scores (S, T, P), keep the top K per (system, topic)
-    skill = np.linspace(0.3, 2.0, S) if S > 1 else np.array([1.0])
-    score = rng.standard_normal((S, T, P)) + skill[:, None, None] * grade[None]
-    top = np.argpartition(-score, K - 1, axis=2)[:, :, :K] if K < P else \
-        np.broadcast_to(np.arange(P), (S, T, P)).copy()
-    top_score = np.take_along_axis(score, top, axis=2)
-    order = np.argsort(-top_score, axis=2)
-    top = np.take_along_axis(top, order, axis=2)
-    top_score = np.round(np.take_along_axis(top_score, order, axis=2), 4)
-    if ties > 0 and K > 1:
-        tie = rng.random((S, T, K)) < ties
-        tie[:, :, 0] = False
-        src = np.where(tie, 0, np.arange(K))
-        src = np.maximum.accumulate(src, axis=2)             # forward-fill the tied positions
-        top_score = np.take_along_axis(top_score, src, axis=2)
+    top, top_score = _top_scores(rng, grade, S, K, ties)
 
     width = len(str(S - 1))
     sys_names = [f"sys{s:0{width}d}" for s in range(S)]
@@ -129,7 +115,34 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.r
         qrels = pd.DataFrame({"topic": _cat(jt, topic_ids), "doc": _cat(jt * P + jd, doc_names),
                               "rel": grade[jt, jd].astype(np.int64)})
         return qrels, runs
+    return _diversity_qrels(rng, grade, judged, topic_ids, doc_names), runs
 
+
+def _top_scores(rng: np.random.Generator, grade: np.ndarray, S: int, K: int, ties: float):
+    """Scores ``N(0, 1) + skill * grade`` of every pooled document (S, T, P); the top K per (system,
+    topic), best first, rounded to 4 decimals, a fraction ``ties`` tied with the one above."""
+    T, P = grade.shape
+    skill = np.linspace(0.3, 2.0, S) if S > 1 else np.array([1.0])
+    score = rng.standard_normal((S, T, P)) + skill[:, None, None] * grade[None]
+    top = np.argpartition(-score, K - 1, axis=2)[:, :, :K] if K < P else \
+        np.broadcast_to(np.arange(P), (S, T, P)).copy()
+    top_score = np.take_along_axis(score, top, axis=2)
+    order = np.argsort(-top_score, axis=2)
+    top = np.take_along_axis(top, order, axis=2)
+    top_score = np.round(np.take_along_axis(top_score, order, axis=2), 4)
+    if ties > 0 and K > 1:
+        tie = rng.random((S, T, K)) < ties
+        tie[:, :, 0] = False
+        src = np.where(tie, 0, np.arange(K))
+        src = np.maximum.accumulate(src, axis=2)             # forward-fill the tied positions
+        top_score = np.take_along_axis(top_score, src, axis=2)
+    return top, top_score
+
+
+def _diversity_qrels(rng: np.random.Generator, grade: np.ndarray, judged: np.ndarray, topic_ids: list,
+                     doc_names: list) -> pd.DataFrame:
+    """Subtopic qrels: 2–6 subtopics per topic, each relevant document relevant to a random non-empty subset."""
+    T, P = grade.shape
     n_sub = rng.integers(2, 7, size=T)                       # 2..6 subtopics per topic
     M = int(n_sub.max())
     # each relevant doc: relevant to a random non-empty subset of its topic's subtopics
@@ -144,7 +157,7 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.r
     qrels = pd.DataFrame({"topic": _cat(rows_t, topic_ids), "subtopic": _cat(rows_s, sub_names),
                           "doc": _cat(rows_t * P + rows_d, doc_names),
                           "rel": sub_rel[rows_t, rows_d, rows_s].astype(np.int64)})
-    return qrels, runs
+    return qrels
 
 
 def trec_eval_sample() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -241,30 +241,8 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     rows, pair_ds = [], []
     systems = list(c.indexes["system"])
     for k, m in enumerate(c.indexes["measure"]):
-        X0 = c.values[:, :, k]
-        if missing in ("common", "skip"):
-            keep = ~np.isnan(X0).any(axis=0)
-        else:
-            keep = np.ones(T_all, bool)
-        X = X0[:, keep] if missing in ("common", "skip") else complete_topics(X0, missing)
-        T = X.shape[1]
-        nt = T // 2 if n_topics is None else int(n_topics)
-        if T < 2 or not 1 <= nt <= T:
-            raise ValueError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
-        kk = keys[:, keep]
-        sel = np.argsort(kk, axis=1)[:, :nt]
-        W = np.zeros((int(n_trials), T))
-        np.put_along_axis(W, sel, 1.0, axis=1)
-        means = X @ W.T / nt  # (S, R)
-        out, iu = _pair_outcomes(means, fuzziness)
-        wins = (out > 0).sum(axis=1)
-        losses = (out < 0).sum(axis=1)
-        ties = (out == 0).sum(axis=1)
-        R = int(n_trials)
-        rows.append({"measure": m, "stability": float(np.mean(np.maximum(wins, losses) / R)),
-                     "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
-                     "tie_rate": float(ties.sum() / (len(wins) * R)), "pairs": len(wins),
-                     "n_topics": nt, "n_trials": R})
+        row, wins, losses, ties, iu = _stability_of(c.values[:, :, k], keys, m, n_topics, missing, fuzziness)
+        rows.append(row)
         if per_pair:
             S = len(systems)
             mat = {n: np.full((S, S), np.nan) for n in ("wins", "losses", "ties")}
@@ -284,6 +262,34 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
                              parameters={"n_trials": int(n_trials), "n_topics": n_topics, "fuzziness": float(fuzziness),
                                          "missing": missing, "per_pair": per_pair, "dim": dim})
     return table
+
+
+def _stability_of(X0: np.ndarray, keys: np.ndarray, m, n_topics, missing: str, fuzziness: float):
+    """One measure's trials: X0 (S, T) scores, keys (R, T) shared random keys → (table row, wins, losses,
+    ties per pair, pair indices)."""
+    T_all = X0.shape[1]
+    if missing in ("common", "skip"):
+        keep = ~np.isnan(X0).any(axis=0)
+    else:
+        keep = np.ones(T_all, bool)
+    X = X0[:, keep] if missing in ("common", "skip") else complete_topics(X0, missing)
+    T = X.shape[1]
+    nt = T // 2 if n_topics is None else int(n_topics)
+    if T < 2 or not 1 <= nt <= T:
+        raise ValueError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
+    R = keys.shape[0]
+    sel = np.argsort(keys[:, keep], axis=1)[:, :nt]
+    W = np.zeros((R, T))
+    np.put_along_axis(W, sel, 1.0, axis=1)
+    means = X @ W.T / nt  # (S, R)
+    out, iu = _pair_outcomes(means, fuzziness)
+    wins = (out > 0).sum(axis=1)
+    losses = (out < 0).sum(axis=1)
+    ties = (out == 0).sum(axis=1)
+    row = {"measure": m, "stability": float(np.mean(np.maximum(wins, losses) / R)),
+           "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
+           "tie_rate": float(ties.sum() / (len(wins) * R)), "pairs": len(wins), "n_topics": nt, "n_trials": R}
+    return row, wins, losses, ties, iu
 
 
 def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, rng=None,

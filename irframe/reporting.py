@@ -272,6 +272,22 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
     from . import stats
     from .cube import summarize
 
+    cube, systems, lower = _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better)
+    cmp = stats.compare(cube, baseline, test=test, correction=correction, alpha=alpha, missing=missing,
+                        n_samples=n_samples, rng=rng)
+    means = summarize(cube, missing=missing)
+    means.index = means.index.astype(str)
+    means.columns = means.columns.astype(str)
+    intervals = stats.mean_ci(cube, alpha=alpha, missing=missing) if ci else None
+    letters = None if baseline is not None else dict(zip(systems, _letters(len(systems))))
+    cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
+    legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
+        " Best value per measure in bold." if cells else "")
+    return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend)
+
+
+def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better):
+    """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
         raise ValueError(f"report needs a cube with dims (system, topic, measure), got {got}; "
@@ -291,17 +307,13 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
     unknown = lower - {str(m) for m in cube.measure.values}
     if unknown:
         raise ValueError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
+    return cube, systems, lower
 
-    cmp = stats.compare(cube, baseline, test=test, correction=correction, alpha=alpha, missing=missing,
-                        n_samples=n_samples, rng=rng)
-    means = summarize(cube, missing=missing)
-    means.index = means.index.astype(str)
-    means.columns = means.columns.astype(str)
-    intervals = stats.mean_ci(cube, alpha=alpha, missing=missing) if ci else None
 
-    rounded = means.round(int(digits))
+def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digits) -> dict:
+    """One :class:`_Cell` per (system, measure): the mean, bold when best, markers, CI and W/T/L."""
+    rounded = means.round(digits)
     best = {m: (rounded[m].min() if m in lower else rounded[m].max()) for m in rounded.columns}
-    letters = None if baseline is not None else dict(zip(systems, _letters(len(systems))))
     sig = cmp["significant"].transpose("system", "other", "measure")
     effect = cmp["effect"].transpose("system", "other", "measure")
     cells: dict[tuple[str, str], _Cell] = {}
@@ -311,7 +323,7 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
         down = sig.values[:, :, j] & ~better & (effect.values[:, :, j] != 0)
         for i, s in enumerate(systems):
             v = means.iloc[i, j]
-            text = "–" if np.isnan(v) else f"{v:.{int(digits)}f}"
+            text = "–" if np.isnan(v) else f"{v:.{digits}f}"
             arrow = lett = ci_text = wtl = ""
             if baseline is not None:
                 if s != baseline:
@@ -327,10 +339,13 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
                 lo = float(intervals["ci_low"].sel(system=s, measure=m))
                 hi = float(intervals["ci_high"].sel(system=s, measure=m))
                 if not (np.isnan(lo) or np.isnan(hi)):
-                    ci_text = f"[{lo:.{int(digits)}f}, {hi:.{int(digits)}f}]"
+                    ci_text = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
             cells[(s, m)] = _Cell(text, bool(not np.isnan(v) and rounded.iloc[i, j] == best[m]),
                                   arrow, lett, ci_text, wtl)
+    return cells
 
+
+def _report_legend(test, correction, alpha, baseline, ci, wins) -> str:
     how = f"{_TEST_NAMES[test]}, " + (f"{_CORRECTION_NAMES[correction]} correction"
                                       if correction else "no correction") + f", α = {alpha:g}"
     if baseline is not None:
@@ -341,5 +356,4 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
         legend += f" [lo, hi]: {1 - alpha:.0%} t confidence interval of the mean."
     if wins:
         legend += f" W/T/L: topics above/equal to/below {baseline}."
-    bolded = " Best value per measure in bold." if cells else ""
-    return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend + bolded)
+    return legend

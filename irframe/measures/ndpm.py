@@ -343,7 +343,6 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
     judged and h the retrieved documents of a higher grade.
     """
     a = aligned
-    G = a.n_groups
     q_grade = a.qrels_rel if rel_level is None else (a.qrels_rel >= rel_level).astype(np.float64)
     levels = np.unique(q_grade)
     L = len(levels)
@@ -375,7 +374,35 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
     H = np.searchsorted(qkey, rkey, side="left") - a.qrels_offsets[topic]      # judged, higher grade
     N_same = np.searchsorted(qkey, rkey, side="right") - np.searchsorted(qkey, rkey, side="left")
 
-    # tie classes among retrieved judged rows
+    class_start, S_ret, T_ret, sq_r = _retrieved_ties(a, rows, roff, r_g, code, L)
+
+    # unretrieved judged documents: one tie class at the bottom
+    gt = a.group_topic
+    u = n_t[gt] - r_g
+    cross_NS = _isum(N_same, roff)                              # Σℓ N_tℓ r_gℓ
+    sq_u = sq_topic[gt] - 2 * cross_NS + sq_r                   # Σℓ u_gℓ²
+    T_unret = (sq_u - u) // 2
+    S_t = S_ret + _pairs(u)
+    Tb = T_ret + T_unret
+
+    # contradicting pairs
+    C_cross = _isum(H, roff) - (r_g * r_g - sq_r) // 2          # retrieved d above unretrieved d' ≻u d
+    C_within = _before_greater_counts(code, class_start, roff, L)
+
+    n = n_t[gt]
+    C = _pairs(n) - U_topic[gt]
+    C_minus = C_cross + C_within
+    C_u = S_t - Tb
+    C_s = U_topic[gt] - Tb
+    C_plus = C - C_minus - C_u
+    return {"n": n, "C": C, "C_plus": C_plus, "C_minus": C_minus, "C_u": C_u, "C_s": C_s}
+
+
+def _retrieved_ties(a: Aligned, rows: np.ndarray, roff: np.ndarray, r_g: np.ndarray, code: np.ndarray, L: int):
+    """Tie classes among the retrieved judged rows (equal scores under trec_eval's orders) →
+    (class starts, system-tied pairs S, pairs tied by both system and user T, Σℓ r_gℓ²) per group."""
+    G = a.n_groups
+    grp = a.row_group[rows]
     seg_first = np.zeros(len(rows), bool)
     seg_first[roff[:-1][r_g > 0]] = True
     if a.order in ("trec_eval", "trec_eval10"):
@@ -400,27 +427,7 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
         T_ret = np.zeros(G, dtype=np.int64)
     gk_u, gk_n = np.unique(grp * L + code, return_counts=True)
     sq_r = np.bincount(gk_u // L, weights=gk_n.astype(np.float64) ** 2, minlength=G).astype(np.int64)  # Σℓ r_gℓ²
-
-    # unretrieved judged documents: one tie class at the bottom
-    gt = a.group_topic
-    u = n_t[gt] - r_g
-    cross_NS = _isum(N_same, roff)                              # Σℓ N_tℓ r_gℓ
-    sq_u = sq_topic[gt] - 2 * cross_NS + sq_r                   # Σℓ u_gℓ²
-    T_unret = (sq_u - u) // 2
-    S_t = S_ret + _pairs(u)
-    Tb = T_ret + T_unret
-
-    # contradicting pairs
-    C_cross = _isum(H, roff) - (r_g * r_g - sq_r) // 2          # retrieved d above unretrieved d' ≻u d
-    C_within = _before_greater_counts(code, class_start, roff, L)
-
-    n = n_t[gt]
-    C = _pairs(n) - U_topic[gt]
-    C_minus = C_cross + C_within
-    C_u = S_t - Tb
-    C_s = U_topic[gt] - Tb
-    C_plus = C - C_minus - C_u
-    return {"n": n, "C": C, "C_plus": C_plus, "C_minus": C_minus, "C_u": C_u, "C_s": C_s}
+    return class_start, S_ret, T_ret, sq_r
 
 
 def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:

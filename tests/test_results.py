@@ -32,6 +32,7 @@ import irframe as irf
 from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
+from irframe.evaluate import Whole, evaluate_part
 from irframe.options import Options
 
 #: public functions that return xarray objects but are not results of their own
@@ -81,6 +82,9 @@ def _cases(d):
     cases = {
         "irframe.evaluate.evaluate": (ev, lambda kw: irf.evaluate(r, q, ["AP"], **kw), {"depth": 20}),
         "irframe.evaluate.evaluate_aligned": (ev, lambda kw: irf.evaluate_aligned(a, ["AP"], **kw), {"rel_level": 2}),
+        "irframe.evaluate.evaluate_part": (ev, lambda kw: evaluate_part(r[r.system == "sys1"], q, ["AP"],
+                                                                        Whole(systems=np.array(["sys0", "sys1"])),
+                                                                        **kw), {"complete": True}),
         "irframe.cwl.cwl": (ev, lambda kw: cwl(r, q, "RBP@0.8", gains="auto", **kw), {"depth": 50}),
         "irframe.cwl.cwla_grid": (ev, lambda kw: cwla_grid(r, q, ["RBP(p=0.8)"], ["ERG"], gains="auto", **kw),
                                  {"depth": 50}),

@@ -14,7 +14,9 @@ its print order and ``%-22s\\t%s\\t%6.4f`` lines, its error messages and exit st
 
 irframe's extras, which never change the trec_eval-compatible output:
 
-- several RUN files: each is evaluated and printed in turn, as separate trec_eval calls;
+- several RUN files: printed in turn, as separate trec_eval calls would print them, but read
+  and aligned once (each file one system; file by file for ``-`` , ``-R`` other than
+  ``qrels`` and irframe measure strings, some of which depend on the other runs);
 - ``-m`` with an irframe measure string (``-m nDCG@10``, ``-m "RBP(p=0.8)"``): printed as
   given, after trec_eval's measures;
 - ``--format csv`` / ``--format json``: tidy rows ``run, topic, measure, value`` (JSON is
@@ -36,6 +38,7 @@ from __future__ import annotations
 import getopt
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -317,6 +320,42 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     return out
 
 
+#: run files evaluated together hold at most this much text (gzip counted 5×): the
+#: command's memory stays bounded, whatever the number of files (~6× the text at peak)
+BATCH_BYTES = 256 * 2**20
+
+
+def _chunks(paths: Sequence[str]) -> list[list[str]]:
+    """Consecutive groups of run files of at most ``BATCH_BYTES`` of text each (estimated
+    from the file sizes; a file that cannot be sized is left to the reader to report)."""
+    out: list[list[str]] = [[]]
+    limit = BATCH_BYTES
+    total = 0
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size * (5 if f.read(2) == b"\x1f\x8b" else 1)
+        except OSError:
+            size = 0
+        if out[-1] and total + size > limit:
+            out.append([])
+            total = 0
+        out[-1].append(path)
+        total += size
+    return out
+
+
+def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
+    """``(run id, lines)`` per run file in order, then ``(None, (message, status))`` at the
+    first failure: groups of files read and aligned together when possible."""
+    for chunk in _chunks(paths):
+        batch = _all_at_once(qrels, chunk, o, zscores)
+        for run_id, lines in (batch if batch is not None else _one_by_one(qrels, chunk, o, zscores)):
+            yield run_id, lines
+            if run_id is None:
+                return
+
+
 def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     try:
         o = parse_eval_args(argv)
@@ -343,7 +382,7 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         return 2
     qrels, zscores = rel_info
     run_paths = o["files"][1:]
-    results = _all_at_once(qrels, run_paths, o, zscores) or _one_by_one(qrels, run_paths, o, zscores)
+    results = _results(qrels, run_paths, o, zscores)
     rows: list[dict[str, Any]] = []
     for run_id, lines in results:
         if run_id is None:   # a failure: (message, exit status)

@@ -129,3 +129,24 @@ def test_robust03_runs_in_one_call_equal_trec_eval(shared_data, tmp_path, versio
     if out != want:
         bad = [(g, e) for g, e in zip(out.splitlines(), want.splitlines()) if g != e]
         pytest.fail(f"{len(bad)} lines differ, e.g. {bad[:3]}")
+
+
+@pytest.mark.parametrize("limit", [1, 200_000, 10**9])
+def test_groups_of_files_same_output(runs, monkeypatch, limit):
+    """Files are evaluated in groups of bounded size (memory); any grouping prints the same."""
+    files = [runs[0], runs[1], runs[0], runs[2], runs[1]]
+    want = "".join(_ok("-q", "-c", DATA / "qrels.test", f) for f in files)
+    monkeypatch.setattr(cli, "BATCH_BYTES", limit)
+    assert _ok("-q", "-c", DATA / "qrels.test", *files) == want
+
+
+def test_many_files_take_the_one_alignment_path(runs, monkeypatch):
+    """The comparisons above are not vacuous: without failures the files are evaluated
+    together, never one by one."""
+    want = _ok("-q", "-m", "all_trec", DATA / "qrels.test", *runs)
+
+    def one_by_one(*args):
+        raise AssertionError("evaluated file by file")
+    monkeypatch.setattr(cli, "_one_by_one", one_by_one)
+    assert _ok("-q", "-m", "all_trec", DATA / "qrels.test", *runs) == want
+    assert _ok("-q", "-c", "--trec-eval-version", "10.0", DATA / "qrels.test", *runs)

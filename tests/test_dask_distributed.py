@@ -4,7 +4,8 @@ References: trec_eval 9.0.8's expected outputs (tests/data/trec_eval) for the tr
 evaluated on the cluster; for every other layout the in-memory ``irframe.evaluate`` on the same
 pandas frame (checked against trec_eval, cwl_eval and ndeval by the parity tests) — the cube
 from the cluster must be *identical* to it.  The data are small (the cluster start-up dominates);
-marked ``slow`` (CI runs it; ``-m "not slow"`` deselects it while iterating).
+marked ``slow`` (CI runs it; ``-m "not slow"`` deselects it while iterating).  The out-of-core test
+measures peak memory (``VmHWM``), not time.
 """
 
 from __future__ import annotations
@@ -169,3 +170,55 @@ def test_errors_come_back_with_their_type(client, collection):
     bad = runs.assign(score=runs.score.where(runs.index != 3))
     with pytest.raises(irf.errors.InputError, match="score"):
         idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
+
+
+IN_MEMORY = r"""
+import pickle, sys, pandas as pd, pyarrow as pa, pyarrow.dataset as ds, irframe as irf
+runs = pd.read_parquet(sys.argv[1], partitioning=ds.partitioning(pa.schema([("topic", pa.string())]), flavor="hive"))
+cube = irf.evaluate(runs, pd.read_parquet(sys.argv[2]), sys.argv[3].split(","))
+open(sys.argv[4], "wb").write(pickle.dumps(cube))
+print([int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")][0] * 1024)
+"""
+
+
+def _peak_bytes() -> int:
+    """This process's peak resident set (VmHWM, Linux)."""
+    return [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")][0] * 1024
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory is read from /proc (Linux)")
+def test_out_of_core_under_a_limit_the_in_memory_path_exceeds(tmp_path):
+    """The small twin of benchmarks/bench_dask.py's 27.5 M-row run: 3 M rows (60 systems × 50 topics
+    × 1000, string ids, tied scores) as hive parquet by topic. The in-memory path (read + evaluate,
+    in a fresh process) peaks above 512 MiB; a LocalCluster whose workers are limited to 512 MiB each
+    (the nanny restarts a worker above 95 % of it; none is restarted) evaluates the same files, every
+    worker's peak stays under the limit, and the cube is identical."""
+    import subprocess
+    import sys
+    limit = 512 * 2**20
+    ms = ["AP", "nDCG@10", "P@10", "Rprec"]
+    qrels, runs = irf.datasets.synthetic(60, 50, 1000, rng=0)
+    runs.astype({c: str for c in ("system", "topic", "doc")}).to_parquet(tmp_path / "runs", partition_cols=["topic"])
+    qrels.astype({c: str for c in ("topic", "doc")}).to_parquet(tmp_path / "qrels.parquet")
+    del runs
+    env = {**os.environ, "PYTHONPATH": str(Path(irf.__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", IN_MEMORY, str(tmp_path / "runs"), str(tmp_path / "qrels.parquet"),
+                          ",".join(ms), str(tmp_path / "cube.pkl")], capture_output=True, text=True, env=env, check=True)
+    in_memory_peak = int(out.stdout.split()[-1])
+    assert in_memory_peak > limit, f"the in-memory path peaked at {in_memory_peak / 2**20:.0f} MiB"
+
+    import pyarrow as pa
+    schema = pa.schema([("topic", pa.string())])
+    ddf = dd.read_parquet(tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}})
+    with dask.config.set({"distributed.worker.daemon": False}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit,
+                                     dashboard_address=":0", silence_logs=50) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:
+        c.run(lambda: __import__("irframe.dask"))
+        pids = c.run(os.getpid)
+        with dask.config.set(scheduler=c.get):
+            got = idk.evaluate(ddf, pd.read_parquet(tmp_path / "qrels.parquet"), ms, partitioned_by="topic")
+        assert c.run(os.getpid) == pids  # no worker was restarted for its memory
+        peaks = c.run(_peak_bytes)
+    assert max(peaks.values()) < limit, {a: p / 2**20 for a, p in peaks.items()}
+    assert_same(got, pickle.loads((tmp_path / "cube.pkl").read_bytes()))

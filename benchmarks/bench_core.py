@@ -24,8 +24,8 @@ What it times (7 measures: AP, nDCG, nDCG@10, P@10, RR, R@1000, Rprec):
   ``str`` frames against the median of three warm calls (median over 3 processes).
 
 Every section runs ``--rounds`` alternating rounds (contestant A, B, C, A, B, C, ...) in this
-one process and reports the median per contestant; every ratio is peer median / irframe
-median (> 1: irframe is faster).  Before timing, irframe's per-topic values are checked
+one process and reports the median wall and CPU time per contestant; every ratio is peer
+median / irframe median (> 1: irframe is faster).  Before timing, irframe's per-topic values are checked
 against pytrec_eval's (trec_eval's C code): the benchmark refuses to time wrong numbers.
 Peers that take many seconds (ir_measures) run ``--slow-rounds`` rounds.
 """
@@ -76,29 +76,35 @@ def load_gen():
 
 
 # ---- timing ----------------------------------------------------------------------------
-def rounds(contestants: dict, n: int, slow: dict | None = None) -> dict[str, list[float]]:
-    """Alternating rounds; ``slow`` maps contestant → its own (smaller) number of rounds."""
-    times: dict[str, list[float]] = {k: [] for k in contestants}
+def rounds(contestants: dict, n: int, slow: dict | None = None) -> dict[str, list[tuple[float, float]]]:
+    """Alternating rounds of (wall, CPU) seconds; ``slow`` maps contestant → its own (smaller)
+    number of rounds.  CPU is this process's user + system time (every thread)."""
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in contestants}
     for r in range(n):
         for name, fn in contestants.items():
             if slow and r >= slow.get(name, n):
                 continue
             gc.collect()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             fn()
-            times[name].append(time.perf_counter() - t)
+            times[name].append((time.perf_counter() - t, time.process_time() - c))
     return times
 
 
-def report(title: str, times: dict[str, list[float]], base: str, notes: dict | None = None) -> dict:
-    med = {k: statistics.median(v) for k, v in times.items()}
+def report(title: str, times: dict[str, list[tuple[float, float]]], base: str) -> dict:
+    """Print the medians and peer/irframe ratios of wall and CPU time.  On a busy machine the
+    CPU ratio is the steadier one; irframe's file readers use threads, so their CPU time can
+    exceed their wall time (the CPU ratio then understates irframe)."""
+    wall = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
     print(f"\n{title}")
-    print(f"  {'contestant':<46} {'median s':>9} {'peer/irframe':>13}   rounds")
+    print(f"  {'contestant':<46} {'wall s':>7} {'ratio':>6} {'CPU s':>7} {'ratio':>6}   wall per round")
     for k, v in times.items():
-        ratio = "" if k == base else f"{med[k] / med[base]:13.2f}"
-        print(f"  {k:<46} {med[k]:9.3f} {ratio:>13}   {' '.join(f'{x:.3f}' for x in v)}"
-              + (f"  ({notes[k]})" if notes and k in notes else ""))
-    return {k: {"median": med[k], "ratio": med[k] / med[base], "rounds": v} for k, v in times.items()}
+        rw = "" if k == base else f"{wall[k] / wall[base]:6.2f}"
+        rc = "" if k == base else f"{cpu[k] / cpu[base]:6.2f}"
+        print(f"  {k:<46} {wall[k]:7.3f} {rw:>6} {cpu[k]:7.3f} {rc:>6}   {' '.join(f'{w:.3f}' for w, _ in v)}")
+    return {k: {"median": wall[k], "ratio": wall[k] / wall[base], "cpu_median": cpu[k],
+                "cpu_ratio": cpu[k] / cpu[base], "rounds": [w for w, _ in v]} for k, v in times.items()}
 
 
 # ---- peers ------------------------------------------------------------------------------
@@ -306,18 +312,25 @@ def section_files(args, qpath, paths, peers, title) -> dict:
 
 
 FIRST_CALL = """
-import json, statistics, sys, time
+import json, resource, statistics, sys, time
 t0 = time.perf_counter()
 import irframe as irf
 t1 = time.perf_counter()
 import pandas as pd
 runs, qrels = pd.read_parquet(sys.argv[1]), pd.read_parquet(sys.argv[2])[["topic", "doc", "rel"]]
 ms = json.loads(sys.argv[3])
-t2 = time.perf_counter(); irf.evaluate(runs, qrels, ms); t3 = time.perf_counter()
-warm = []
-for _ in range(3):
-    t = time.perf_counter(); irf.evaluate(runs, qrels, ms); warm.append(time.perf_counter() - t)
-print(json.dumps({"import": t1 - t0, "first": t3 - t2, "warm": statistics.median(warm)}))
+
+def call():
+    r0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    irf.evaluate(runs, qrels, ms)
+    r1, t2 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    return t2 - t, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+
+first = call()
+warm = [call() for _ in range(3)]
+med = [statistics.median(w[i] for w in warm) for i in range(3)]
+print(json.dumps({"import": t1 - t0, "first": first[0], "warm": med[0], "first_user": first[1],
+                  "warm_user": med[1], "first_sys": first[2], "warm_sys": med[2]}))
 """
 
 
@@ -335,6 +348,8 @@ def section_first(work: Path, n: int = 3) -> dict:
     print(f"  import irframe {med['import']:.3f} s; first evaluate {med['first']:.3f} s; warm "
           f"{med['warm']:.3f} s; first/warm {statistics.median(ratios):.2f} "
           f"(per process: {' '.join(f'{x:.2f}' for x in ratios)})")
+    print(f"  CPU of the first call: user {med['first_user']:.3f} s, system {med['first_sys']:.3f} s; "
+          f"of a warm call: user {med['warm_user']:.3f} s, system {med['warm_sys']:.3f} s")
     return {**med, "first_over_warm": statistics.median(ratios), "ratios": ratios}
 
 

@@ -67,8 +67,8 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
         enc = pa.chunked_array([enc.combine_chunks()])
         dictionary = enc.chunk(0).dictionary
     # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
-    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
-             if enc.num_chunks else np.zeros(0, np.int32)).astype(np.int64)
+    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int64)
+             if enc.num_chunks else np.zeros(0, np.int64))
     if heads is not None:
         codes = np.repeat(codes, np.diff(np.append(heads, n)))
     return codes, dictionary

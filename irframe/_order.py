@@ -25,16 +25,24 @@ __all__ = ["order_rows", "permute", "float32_desc_key", "float64_desc_key"]
 
 def float32_desc_key(score: np.ndarray) -> np.ndarray:
     """int32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
-    f = -(score.astype(np.float32)) + np.float32(0.0)   # negate: ascending key = descending score
+    f = np.negative(score, dtype=np.float32)  # negate: ascending key = descending score
+    f += np.float32(0.0)                      # -0.0 + 0.0 = +0.0
     i = f.view(np.int32)
-    return i ^ ((i >> 31) & np.int32(0x7FFFFFFF))
+    sign = i >> 31
+    sign &= np.int32(0x7FFFFFFF)
+    i ^= sign
+    return i
 
 
 def float64_desc_key(score: np.ndarray) -> np.ndarray:
     """int64 key whose ascending order is float64 score descending (-0.0 == 0.0)."""
-    f = -(score.astype(np.float64)) + 0.0
+    f = np.negative(score, dtype=np.float64)
+    f += 0.0
     i = f.view(np.int64)
-    return i ^ ((i >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+    sign = i >> 63
+    sign &= np.int64(0x7FFFFFFFFFFFFFFF)
+    i ^= sign
+    return i
 
 
 def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
@@ -79,27 +87,30 @@ def _break_ties(idx: np.ndarray, same: np.ndarray, doc: np.ndarray, docs: np.nda
     return pos
 
 
-def _block_order(group: np.ndarray, primary: np.ndarray) -> np.ndarray | None:
+def _block_order(group: np.ndarray, primary: np.ndarray) -> tuple[np.ndarray | None, bool]:
     """Permutation putting rows in (group, primary) order when the input is ordered by
-    ``primary`` inside contiguous groups (files written ranking by ranking), else None.
+    ``primary`` inside contiguous groups (files written ranking by ranking), else None; and
+    whether that permutation is the identity (the rows are in order already).
 
     Only whole groups move (O(rows), no sort of the rows).
     """
     n = len(group)
     change = group[1:] != group[:-1]
-    if ((primary[1:] < primary[:-1]) & ~change).any():
-        return None
+    down = primary[1:] < primary[:-1]
+    down &= ~change
+    if down.any():
+        return None, False
     starts = np.flatnonzero(np.concatenate([[True], change]))
     first = group[starts]
     by_group = np.argsort(first, kind="stable")
     sorted_first = first[by_group]
     if (sorted_first[1:] == sorted_first[:-1]).any():  # a group in several pieces
-        return None
+        return None, False
     lens = np.diff(np.append(starts, n))
     if np.array_equal(by_group, np.arange(len(by_group))):
-        return np.arange(n)
+        return np.arange(n), True
     new_starts = np.cumsum(lens[by_group]) - lens[by_group]
-    return np.arange(n) + np.repeat(starts[by_group] - new_starts, lens[by_group])
+    return np.arange(n) + np.repeat(starts[by_group] - new_starts, lens[by_group]), False
 
 
 def order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
@@ -118,7 +129,7 @@ def order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
         if np.all(group[1:] >= group[:-1]):
             return np.arange(n), np.zeros(0, np.int64)
         return np.argsort(group, kind="stable"), None
-    idx = _block_order(group, primary) if n else np.arange(0)
+    idx, identity = _block_order(group, primary) if n else (np.arange(0), True)
     if idx is None and primary.dtype == np.int32 and group.max() < 2**31:
         key = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
         key <<= 32
@@ -127,21 +138,23 @@ def order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
         idx = np.argsort(key, kind="stable")
     elif idx is None:
         idx = np.lexsort((primary, group))
-    identity = bool(n == 0 or (idx[0] == 0 and idx[-1] == n - 1 and np.all(idx[1:] > idx[:-1])))
+    identity = identity or bool(idx[0] == 0 and idx[-1] == n - 1 and np.all(idx[1:] > idx[:-1]))
     gs, ps = (group, primary) if identity else (group[idx], primary[idx])
-    same = (gs[1:] == gs[:-1]) & (ps[1:] == ps[:-1])
+    same = gs[1:] == gs[:-1]
+    same &= ps[1:] == ps[:-1]
     if not same.any():
         return idx, (np.zeros(0, np.int64) if identity else None)
     moved = _break_ties(idx, same, doc, docs)
     return idx, (moved if identity else None)
 
 
-def permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None) -> np.ndarray:
-    """``x[idx]``, touching only the ``moved`` positions when there are few."""
+def permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None, inplace: bool = False) -> np.ndarray:
+    """``x[idx]``, touching only the ``moved`` positions when there are few (in ``x`` itself
+    when ``inplace``: only for arrays this module's caller owns)."""
     if moved is None:
         return x[idx]
     if len(moved) == 0:
         return x
-    y = x.copy()
-    y[moved] = x[idx[moved]]
+    y = x if inplace else x.copy()
+    y[moved] = x[idx[moved]]  # the right side is gathered first: safe in place
     return y

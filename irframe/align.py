@@ -395,7 +395,8 @@ def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | Non
 def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     """(integer sort key, score as stored in the aligned arrays) for an ``order``."""
     if order == "trec_eval":
-        return float32_desc_key(score), score.astype(np.float32).astype(np.float64)
+        f32 = score.astype(np.float32)
+        return float32_desc_key(f32), f32.astype(np.float64)
     if order == "trec_eval10":
         return float64_desc_key(score), score
     if order == "rank":
@@ -509,7 +510,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     src = np.arange(len(runs)) if kept is None else kept
     n_t = len(eval_topic)
     r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
-    group_key = r_sys_s * n_t + r_topic_s
+    group_key = r_sys_s * n_t
+    group_key += r_topic_s
 
     # ---- relevance lookup through (topic, doc) cells; ordering -----------------------------
     q_t = topic_recode[q_topic]
@@ -518,7 +520,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     primary, sc = _primary_key(order, take(score), take(rank))
     perm, moved = order_rows(group_key, primary, r_doc_s, ids.docs)
-    r_doc_s, src, cell = (permute(x, perm, moved) for x in (r_doc_s, src, cell))
+    r_doc_s, cell = (permute(x, perm, moved) for x in (r_doc_s, cell))
+    src = permute(src, perm, moved, inplace=True)  # src is this function's own array
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
         group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
     if sc is None:

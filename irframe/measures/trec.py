@@ -103,17 +103,16 @@ def _nonrel_so_far(ctx: EvalContext, level: float) -> np.ndarray:
 def _bpref(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    rel = ta.is_rel(ctx, level)
-    nonrel_so_far = _nonrel_so_far(ctx, level)
-    nrel_t = ta.num_rel_topic(ctx, level)
+    rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
+    nonrel_so_far = _nonrel_so_far(ctx, level)[rows.pos]
+    topic = np.repeat(a.group_topic, rows.count)
     t = np.trunc(a.qrels_rel)
     n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
-    R = nrel_t[a.row_topic]
-    N = n_nonrel_t[a.row_topic]
-    denom = np.minimum(N, R)
+    R = ta.num_rel_topic(ctx, level)[topic]
+    denom = np.minimum(n_nonrel_t[topic], R)
     frac = np.where(nonrel_so_far > 0,
                     1.0 - ta.safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
-    total = ta.seq_group_sum(np.where(rel, frac, 0.0), a.offsets)   # left to right, as trec_eval
+    total = ta.seq_group_sum(frac, rows.offsets)   # left to right, as trec_eval
     return ta.safe_div(total, ta.num_rel(ctx, level))
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 import typing
 from fractions import Fraction
 
@@ -27,13 +26,13 @@ import numpy as np
 import pytest
 import xarray as xr
 
-import irframe
 import irframe as irf
 from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
 from irframe.options import Options
+from public_api import public_functions
 
 #: public functions that return xarray objects but are not results of their own
 NOT_RESULTS = {
@@ -52,19 +51,7 @@ def _returns_xarray(f) -> bool:
 
 
 def _xarray_functions() -> set[str]:
-    found = set()
-    for info in pkgutil.walk_packages(irframe.__path__, "irframe."):
-        if info.name.rsplit(".", 1)[-1].startswith("_") or info.name in ("irframe.cli", "irframe.__main__"):
-            continue
-        try:
-            mod = importlib.import_module(info.name)
-        except ImportError:  # an optional dependency (dask) is missing
-            continue
-        for name in getattr(mod, "__all__", []):
-            f = getattr(mod, name, None)
-            if inspect.isfunction(f) and f.__module__.startswith("irframe") and _returns_xarray(f):
-                found.add(f"{f.__module__}.{f.__qualname__}")
-    return found
+    return {q for q, f in public_functions(accessor=False).items() if _returns_xarray(f)}
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,12 @@ differences are listed in ``EXCEPTIONS`` with the reason (also stated in docs/in
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
-import pkgutil
 
 import pytest
 
-import irframe
 from irframe.options import MISSING, Options
+from public_api import public_functions
 
 #: a synonym seen in a signature -> the one name irframe uses
 SYNONYMS = {
@@ -49,27 +47,7 @@ EXCEPTIONS = {
     ("irframe.dask.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
 }
 
-def _public_functions():
-    found = {}
-    for info in pkgutil.walk_packages(irframe.__path__, "irframe."):
-        leaf = info.name.rsplit(".", 1)[-1]
-        if leaf.startswith("_") or info.name in ("irframe.cli", "irframe.__main__"):
-            continue
-        try:
-            mod = importlib.import_module(info.name)
-        except ImportError:  # an optional dependency (dask) is missing
-            continue
-        for name in getattr(mod, "__all__", []):
-            f = getattr(mod, name, None)
-            if inspect.isfunction(f) and f.__module__.startswith("irframe"):
-                found[f"{f.__module__}.{f.__qualname__}"] = f
-    for name, f in vars(irframe.IrAccessor).items():
-        if inspect.isfunction(f) and not name.startswith("_"):
-            found[f"irframe.accessor.IrAccessor.{name}"] = f
-    return found
-
-
-FUNCTIONS = _public_functions()
+FUNCTIONS = public_functions()
 
 
 def test_enough_functions_are_checked():

@@ -1,20 +1,27 @@
 """Benchmark: every diversity measure on 8 runs x 50 topics at depth 10 000 (issue 5: < 3 s).
 
-Prints align time, evaluate-only time, end-to-end time, and pyndeval's time for the
-ndeval measures on the same collection (pyndeval evaluates one run at a time).
+Prints align, evaluate-only and end-to-end times in ``--rounds`` alternating rounds (median,
+and the median per-round ratio to ``align``; ``benchmarks/_rounds.py``), then pyndeval's time
+for the ndeval measures on the same collection once (it evaluates one run at a time; minutes).
 
-Usage: python benchmarks/bench_diversity.py [--depth 10000] [--repeat 3] [--no-peer]
+Usage: python benchmarks/bench_diversity.py [--depth 10000] [--rounds 5] [--no-peer]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import sys
 import time
+from pathlib import Path
 
 import irframe as irf
 from irframe.align import align
 from irframe.datasets import synthetic
 from irframe.evaluate import evaluate_aligned
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rounds import rounds, table  # noqa: E402
 
 MEASURES = ["alpha_DCG@20", "alpha_nDCG@20", "alpha_nDCG(alpha=0.25)@20", "ERR_IA@20",
             "ERR_IA(graded=true)@20", "nERR_IA@20", "NRBP", "nNRBP", "AP_IA", "P_IA@20",
@@ -22,32 +29,23 @@ MEASURES = ["alpha_DCG@20", "alpha_nDCG@20", "alpha_nDCG(alpha=0.25)@20", "ERR_I
             "CT@20", "Dsharp(lam=0.5)@20", "D_nDCG@20", "RBU(p=0.8,e=0.03)@20", "RBU(p=0.99,e=0.01)"]
 
 
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--systems", type=int, default=8)
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--depth", type=int, default=10_000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
     qrels, runs = synthetic(systems=args.systems, topics=args.topics, depth=args.depth, rng=0,
                             diversity=True)
     print(f"{len(runs):,} run rows, {len(qrels):,} qrels rows, {len(MEASURES)} measures")
-    t_align, a = best(lambda: align(runs, qrels), args.repeat)
-    t_eval, _ = best(lambda: evaluate_aligned(a, MEASURES), args.repeat)
-    t_all, _ = best(lambda: irf.evaluate(runs, qrels, MEASURES), args.repeat)
-    print(f"align only      {t_align:7.3f} s")
-    print(f"evaluate only   {t_eval:7.3f} s   (all {len(MEASURES)} diversity measures)")
-    print(f"end to end      {t_all:7.3f} s   (target < 3 s)")
+    a = align(runs, qrels)
+    times = rounds({"align": lambda: align(runs, qrels),
+                    f"evaluate_aligned (all {len(MEASURES)} measures)": lambda: evaluate_aligned(a, MEASURES),
+                    "end to end (irf.evaluate)": lambda: irf.evaluate(runs, qrels, MEASURES)}, args.rounds)
+    table(times, "align", targets={"end to end (irf.evaluate)": "target < 3 s"})
+    t_all = statistics.median(times["end to end (irf.evaluate)"])
     if args.no_peer:
         return
     try:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_rarity_ndpm.py [--data DIR]  (default: $IRFRAME_BENCH50, else irframe-bench50 in the system temp dir) [--repeat 3]
+    python benchmarks/bench_rarity_ndpm.py [--data DIR]  (default: $IRFRAME_BENCH50, else irframe-bench50 in the system temp dir) [--rounds 5]
 
 ``--data`` is a folder written by ``../shared/bench/gen.py`` (``runs.parquet`` and
 ``qrels.txt``; ~1550 judged documents per topic); when it does not exist it is generated
@@ -14,7 +14,9 @@ Targets (issue 6):
   ``irf.evaluate(runs, qrels, "P@10")``;
 * ``ndpm`` for 50 systems × 50 topics × 1000 (≈1500 judged per topic) under 3 s.
 
-Every timing is the best of ``--repeat`` runs, from the in-memory frames to the result.
+Every task runs in ``--rounds`` alternating rounds in one process, from the in-memory frames
+to the result; the table gives the median and the median per-round ratio to ``evaluate P@10``
+(``benchmarks/_rounds.py``): on a shared machine the ratio is the figure to quote.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import tempfile
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -33,16 +34,11 @@ import irframe as irf
 from irframe.align import align
 from irframe.rarity import rarity, rarity_aligned
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _rounds import rounds, table  # noqa: E402
+
 RARE = ["P_rare(alpha=0.5)@100", "AP_rare(alpha=0.5)@100"]
-
-
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+NDPM_FAMILY = ["ndpm", "dpm", "dpm_drf", "dpm_p", "dpm_r", "dpm_pa", "dpm_ra", "dpm_m", "dpm_e"]
 
 
 def load(path: Path):
@@ -63,15 +59,13 @@ def load(path: Path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.environ.get("IRFRAME_BENCH50", os.path.join(tempfile.gettempdir(), "irframe-bench50")))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
     runs, qrels = load(Path(args.data))
     n_judged = qrels.groupby("topic").size().mean()
     print(f"{len(runs):,} run rows, {runs.system.nunique()} systems, {runs.topic.nunique()} topics, "
           f"{n_judged:.0f} judged documents per topic")
     irf.evaluate(runs, qrels, "P@10")  # warm-up (imports, caches)
-
-    t_p10 = best(lambda: irf.evaluate(runs, qrels, "P@10"), args.repeat)
 
     def rare_one_align():
         a = align(runs, qrels)
@@ -82,19 +76,17 @@ def main(argv=None):
         rarity(runs, qrels, k=100)
         irf.evaluate(runs, qrels, RARE)
 
-    t_rare1 = best(rare_one_align, args.repeat)
-    t_rare2 = best(rare_two_calls, args.repeat)
-    t_meas = best(lambda: irf.evaluate(runs, qrels, RARE), args.repeat)
-    t_ndpm = best(lambda: irf.evaluate(runs, qrels, "ndpm"), args.repeat)
-    t_all = best(lambda: irf.evaluate(runs, qrels, ["ndpm", "dpm", "dpm_drf", "dpm_p", "dpm_r", "dpm_pa",
-                                                    "dpm_ra", "dpm_m", "dpm_e"]), args.repeat)
-    print(f"{'evaluate P@10':<58}{t_p10:7.3f} s")
-    print(f"{'evaluate P_rare@100 + AP_rare@100':<58}{t_meas:7.3f} s  ({t_meas / t_p10:.2f}x P@10)")
-    print(f"{'rarity table + both measures, one align (evaluate_aligned)':<58}{t_rare1:7.3f} s  "
-          f"({t_rare1 / t_p10:.2f}x P@10; target <= 2x)")
-    print(f"{'rarity(...) + evaluate(...), two calls':<58}{t_rare2:7.3f} s  ({t_rare2 / t_p10:.2f}x P@10)")
-    print(f"{'evaluate ndpm':<58}{t_ndpm:7.3f} s  (target < 3 s)")
-    print(f"{'evaluate the 9 ndpm-family measures':<58}{t_all:7.3f} s")
+    tasks = {
+        "evaluate P@10": lambda: irf.evaluate(runs, qrels, "P@10"),
+        "evaluate P_rare@100 + AP_rare@100": lambda: irf.evaluate(runs, qrels, RARE),
+        "rarity table + both measures, one align (evaluate_aligned)": rare_one_align,
+        "rarity(...) + evaluate(...), two calls": rare_two_calls,
+        "evaluate ndpm": lambda: irf.evaluate(runs, qrels, "ndpm"),
+        "evaluate the 9 ndpm-family measures": lambda: irf.evaluate(runs, qrels, NDPM_FAMILY),
+    }
+    table(rounds(tasks, args.rounds), "evaluate P@10",
+          targets={"rarity table + both measures, one align (evaluate_aligned)": "target <= 2x",
+                   "evaluate ndpm": "target < 3 s"})
 
 
 if __name__ == "__main__":

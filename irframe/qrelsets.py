@@ -100,6 +100,8 @@ def over_qrels_frames(fn: Callable, qrels: Mapping, *, judgments: str = "each",
                       columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
     >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})

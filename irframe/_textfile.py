@@ -116,6 +116,16 @@ def _as_float(b: bytes) -> float | None:
         return None
 
 
+def _bad_number(b: bytes, what: str, help_: str) -> str | None:
+    """Why the field ``b`` is not a finite number as C's strtod reads it (None: it is)."""
+    value = _as_float(b)
+    if value is None:
+        return f"{what} {_show(b)!r} is not a number ({help_})"
+    if not np.isfinite(value):
+        return f"{what} {_show(b)!r} is not finite"
+    return None
+
+
 def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
     """Walk the lines to find the first malformed one; returns the error to raise."""
     help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
@@ -134,19 +144,13 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
                 return _fail(path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})")
             if not -2**63 <= int(f[3]) < 2**63:
                 return _fail(path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer")
-            score = _as_float(f[4])
-            if score is None:
-                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not a number ({help_})")
-            if not np.isfinite(score):
-                return _fail(path, lineno, line, f"score {_show(f[4])!r} is not finite")
+            why = _bad_number(f[4], "score", help_)
         else:
             if len(f) != 4:
                 return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
-            rel = _as_float(f[3])
-            if rel is None:
-                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not a number ({help_})")
-            if not np.isfinite(rel):
-                return _fail(path, lineno, line, f"relevance {_show(f[3])!r} is not finite")
+            why = _bad_number(f[3], "relevance", help_)
+        if why is not None:
+            return _fail(path, lineno, line, why)
     reason = f" ({cause})" if cause is not None else ""
     return ParseError(f"{path}: could not parse the file{reason}; every line looks well formed, so "
                       f"this is a reader limitation — please report it", path=path)

@@ -67,7 +67,7 @@ from .measures import Measure, MeasureDef, parse_measures
 from .schema import check_id_column, no_overlap_error, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
-__all__ = ["evaluate", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
+__all__ = ["evaluate", "lexirecall", "lexiprecision", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
            "check_measures", "NotPartitionedError", "UnsupportedMeasureError", "NotOnDaskError"]
 
 #: Measure families whose per-(system, topic) value depends only on that topic's qrels and
@@ -237,9 +237,100 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     >>> float(cube.sel(measure="P@10").mean().round(4))
     0.3
     """
+    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
+    check_measures(measures, system_local=partitioned_by == "system")
+    core = dict(rel_level=rel_level, order=order, depth=depth, gains=gains, judged_only=judged_only,
+                duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, **options)
+    return _by_partition(ddf, qrels, _Measures(measures, core), columns=columns, qrels_columns=qrels_columns,
+                         order=order, duplicates=duplicates, complete=complete, partitioned_by=partitioned_by,
+                         npartitions=npartitions, shuffle_method=shuffle_method)
+
+
+def lexirecall(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float = 1, partitioned_by: str | None = None,
+               npartitions: int | None = None, shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+    """:func:`irframe.lexi.lexirecall` of a Dask run frame, topic by topic; the same cube.
+
+    The preferences of a topic compare every system's ranking of it, so the frame is split by
+    topic as in :func:`evaluate` (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
+    every partition is told all systems.  ``options`` as for :func:`irframe.lexi.lexirecall`.
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask as idk
+    >>> qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=1)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     pref = idk.lexirecall(dd.from_pandas(runs, npartitions=2), qrels)
+    >>> pref.identical(irf.lexi.lexirecall(runs, qrels))
+    True
+    """
+    return _lexi(ddf, qrels, "recall", rel_level, partitioned_by, npartitions, shuffle_method, options)
+
+
+def lexiprecision(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float = 1,
+                  partitioned_by: str | None = None, npartitions: int | None = None,
+                  shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+    """:func:`irframe.lexi.lexiprecision` of a Dask run frame, topic by topic (see :func:`lexirecall`)."""
+    return _lexi(ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options)
+
+
+def _lexi(ddf, qrels, kind: str, rel_level: float, partitioned_by, npartitions, shuffle_method,
+          options: dict) -> xr.DataArray:
+    from .lexi import _ALIGN_OPTIONS
+    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, f"lexi{kind}")
+    unknown = set(options) - set(_ALIGN_OPTIONS)
+    if unknown:
+        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}")
+    if partitioned_by == "system":
+        raise UnsupportedMeasureError(
+            f"lexi{kind} compares every system's ranking of a topic, so it cannot be computed on a frame split by "
+            f"system; drop partitioned_by='system' (irframe.dask then shuffles by topic)")
+    opts = {"order": "trec_eval", "duplicates": "error", **options}
+    return _by_partition(ddf, qrels, _Lexi(kind, rel_level, opts), columns=opts.get("columns"),
+                         qrels_columns=opts.get("qrels_columns"), order=opts["order"], duplicates=opts["duplicates"],
+                         complete=bool(opts.get("complete", False)), partitioned_by=partitioned_by,
+                         npartitions=npartitions, shuffle_method=shuffle_method)
+
+
+class _Measures:
+    """The work of :func:`evaluate` on one part: a measure cube (no extra facts)."""
+
+    def __init__(self, measures: Any, core: dict) -> None:
+        self.measures, self.core = measures, core
+
+    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[xr.DataArray, list]:
+        return _evaluate_part(run, q, self.measures, whole, complete=complete, **self.core), []
+
+    def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
+        return cube
+
+
+class _Lexi:
+    """The work of :func:`lexirecall` / :func:`lexiprecision` on one part: the preference cube of
+    its topics, and the topics it dropped (no relevant document), for the stitched attrs."""
+
+    def __init__(self, kind: str, rel_level: float, opts: dict) -> None:
+        self.kind, self.rel_level, self.opts = kind, rel_level, opts
+
+    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[xr.DataArray, list]:
+        from .align import align
+        from .lexi import lexiprecision_aligned, lexirecall_aligned
+        from .options import make_options
+        a = whole.widen(align(run, q, **make_options(**{**self.opts, "complete": complete}).align_kwargs()))
+        cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(a, rel_level=self.rel_level)
+        kept = set(cube.topic.values.tolist())
+        return cube, [str(t) for t in a.topics if t not in kept]
+
+    def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
+        from .lexi import dropped_topic_attrs
+        cube.attrs.update(dropped_topic_attrs(sorted(dropped)))
+        return cube
+
+
+def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.DataFrame:
+    """Argument checks shared by the entry points; the qrels in memory."""
     if isinstance(ddf, pd.DataFrame):
-        raise TypeError("irframe.dask.evaluate takes a dask DataFrame; for a pandas frame use "
-                        "irframe.evaluate(runs, qrels, measures), or wrap it with dask.dataframe.from_pandas")
+        raise TypeError(f"irframe.dask.{name} takes a dask DataFrame; for a pandas frame use the in-memory "
+                        f"function (irframe.{name}), or wrap it with dask.dataframe.from_pandas")
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
     if isinstance(qrels, dd.DataFrame):
@@ -248,8 +339,14 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
         raise ValueError(f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}")
     if npartitions is not None and (not isinstance(npartitions, (int, np.integer)) or npartitions < 1):
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
-    specs = check_measures(measures, system_local=partitioned_by == "system")
+    return qrels
 
+
+def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _Lexi", *, columns, qrels_columns,
+                  order: str, duplicates: str, complete: bool, partitioned_by: str | None,
+                  npartitions: int | None, shuffle_method: str | None) -> xr.DataArray:
+    """Split ``ddf`` by topic (or take the caller's split), run ``work`` on every partition told
+    the whole's facts, and stitch the results (see :func:`evaluate`, Notes)."""
     # ---- resolve columns on the (empty) meta frame ---------------------------------------
     meta = ddf._meta
     topic_name = role_names(columns)["topic"]
@@ -260,11 +357,8 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     for col in (rc.system, rc.topic, rc.doc):
         check_id_column(meta, col, "run frame")
     qc = _qrels_columns(qrels, qrels_columns)
-
-    core = dict(rel_level=rel_level, order=order, depth=depth, gains=gains, judged_only=judged_only,
-                duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, **options)
     # validate qrels, measures and options on the client (a one-row evaluation), before any work
-    probe = _probe(rc, qrels, qc, measures, core)
+    probe = _probe(rc, qrels, qc, work)
 
     # ---- split by topic (or take the caller's split) -------------------------------------------
     frame = ddf
@@ -303,23 +397,25 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
     # produced it), against its topics' qrels rows
     task = dask.delayed(_evaluate_partition, pure=True)
-    cubes = [task(p, qrels_d, shared_d, measures=measures, rc=rc, qc=qc, split=split,
-                  restore_order=keep_order and shuffled, complete=complete, core=core)
+    cubes = [task(p, qrels_d, shared_d, work=work, rc=rc, qc=qc, split=split,
+                  restore_order=keep_order and shuffled, complete=complete)
              for p in frame.to_delayed()]
     if shuffled:
         *results, shared = dask.compute(*cubes, shared_d)
     else:
         results = list(dask.compute(*cubes))
     results = [c for c in results if c is not None]
+    dropped = [t for r in results if isinstance(r, tuple) for t in r[1]]
+    results = [r[0] if isinstance(r, tuple) else r for r in results]
     if split == "system":
-        return _combine_systems(results, probe, complete)
-    return _combine(results, shared, probe, complete)
+        return work.finish(_combine_systems(results, probe, complete), dropped)
+    return work.finish(_combine(results, shared, probe, complete), dropped)
 
 
-def _probe(rc, qrels: pd.DataFrame, qc, measures, core: dict) -> xr.DataArray:
+def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi") -> xr.DataArray:
     """Validate qrels, measures and options on the client: evaluate a one-document ranking
     (a judged document of the first qrels topic) against the full qrels.  Its values are
-    discarded; its measure coordinates and attrs are the stitched cube's."""
+    discarded; its other dims, coordinates and attrs are the stitched cube's."""
     run = pd.DataFrame({rc.system: ["probe"], rc.topic: [str(qrels[qc.topic].iloc[0])],
                         rc.doc: [str(qrels[qc.doc].iloc[0])]})
     if rc.score:
@@ -328,7 +424,7 @@ def _probe(rc, qrels: pd.DataFrame, qc, measures, core: dict) -> xr.DataArray:
         run[rc.rank] = 1
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
         warnings.simplefilter("ignore")
-        cube = _evaluate_part(run, qrels, measures, Whole(), complete=False, **core)
+        cube, _ = work(run, qrels, Whole(), False)
     return cube.isel(topic=slice(0, 0))
 
 
@@ -382,10 +478,10 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
             "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
 
 
-def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *,
-                        measures, rc, qc, split: str, restore_order: bool, complete: bool,
-                        core: dict) -> xr.DataArray | np.ndarray | None:
-    """Evaluate one partition with :func:`irframe.evaluate.evaluate_part` (the unit of work).
+def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *, work: "_Measures | _Lexi",
+                        rc, qc, split: str, restore_order: bool,
+                        complete: bool) -> tuple[xr.DataArray, list] | np.ndarray | None:
+    """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).
 
     ``split="topic"``: the partition holds whole topics; it is evaluated against their qrels
     rows, told every system and grade of the whole (and, in the partition holding
@@ -408,16 +504,17 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *
         whole = Whole(systems=shared["systems"], grades=shared["grades"])
     if len(q) == 0:
         try:  # the checks the in-memory alignment makes on every row (ids, scores); then no overlap
-            _evaluate_part(part, qrels, measures, Whole(), complete=False, **core)
+            work(part, qrels, Whole(), False)
         except EmptyOverlapError:
             return _distinct(part[rc.system]) if split == "system" else None
         raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
-    return _evaluate_part(part, q, measures, whole, complete=complete, **core)
+    return work(part, q, whole, complete)
 
 
 def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool) -> xr.DataArray:
     """Stitch per-partition cubes (every one over all systems) along ``topic``, sorted."""
     systems = np.asarray(shared["systems"], dtype=object)
+    axis = probe.dims.index("topic")
     blocks, topics = [], []
     for c in cubes:
         if not np.array_equal(c.system.values, systems):  # pragma: no cover - every partition knows all systems
@@ -425,9 +522,12 @@ def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, compl
         blocks.append(c.values)
         topics.append(c.topic.values)
     topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    data = np.concatenate(blocks, axis=1) if blocks else np.empty((len(systems), 0) + probe.shape[2:])
+    empty = tuple(0 if d == "topic" else len(systems) if d in ("system", "other") else probe.sizes[d]
+                  for d in probe.dims)
+    data = np.concatenate(blocks, axis=axis) if blocks else np.empty(empty, dtype=probe.dtype)
     order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
-    return _stitched(data[:, order, :], systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
+    data = np.take(data, np.asarray(order, dtype=np.int64), axis=axis)
+    return _stitched(data, systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
 
 
 def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
@@ -499,6 +599,8 @@ def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: 
     """The cube of stitched partition values, with the probe's other dims (``measure``, and
     ``bound`` with ``bounds=True``), their coordinates and attrs."""
     coords: dict[str, Any] = {"system": systems, "topic": topics}
+    if "other" in probe.dims:  # a preference cube: system × other
+        coords["other"] = systems
     coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
     return result(data, probe.dims, coords, name=probe.name, attrs={**probe.attrs, "complete": int(bool(complete))})
 
@@ -618,15 +720,13 @@ class DaskIrAccessor:
         raise _not_yet("ddf.ir.cwla_grid", "each C/W/L/A combination is a measure: ddf.ir.metric(['CWLA(C=...,A=...)', "
                        "...], qrels=...)")
 
-    def lexirecall(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
-        raise _not_yet("ddf.ir.lexirecall (the system × other × topic preference cube)",
-                       "the per-topic lexicographic metrics are: ddf.ir.metric(['LR', 'TSE(n=...)'], qrels=...)")
+    def lexirecall(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
+        """Lexicographic recall preferences ``(system, other, topic)``; see :func:`irframe.dask.lexirecall`."""
+        return lexirecall(self._obj, qrels, **options)
 
-    def lexiprecision(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
-        raise _not_yet("ddf.ir.lexiprecision (the system × other × topic preference cube)",
-                       "the per-topic lexicographic metrics are: ddf.ir.metric(['LR', 'TSE(n=...)'], qrels=...)")
+    def lexiprecision(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
+        """Lexicographic precision preferences ``(system, other, topic)``; see :func:`irframe.dask.lexiprecision`."""
+        return lexiprecision(self._obj, qrels, **options)
 
     def rarity(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""

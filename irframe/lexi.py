@@ -92,13 +92,18 @@ _ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"
 # =====================================================================================
 
 
+def dropped_topic_attrs(dropped: list[str]) -> dict[str, Any]:
+    """The attrs naming the topics dropped for lacking relevant documents (the first 50 ids)."""
+    return {"dropped_topics": len(dropped),
+            "dropped_topic_ids": ",".join(dropped[:50]) + (",..." if len(dropped) > 50 else "")}
+
+
 def _lexi_result(values: np.ndarray, pos: Positions, name: str, a: Aligned, rel_level: float, *,
                  pairwise: bool = True, attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
     """A lexicographic result over ``(system, other, topic)`` (``pairwise``) or ``(system, topic)``."""
     S, T = pos.shape
     systems, topics = np.asarray(pos.systems, dtype=object), np.asarray(pos.topics, dtype=object)
-    own = {"measure": name, "dropped_topics": pos.n_dropped_topics,
-           "dropped_topic_ids": ",".join(pos.dropped_topics[:50]) + (",..." if len(pos.dropped_topics) > 50 else "")}
+    own = {"measure": name, **dropped_topic_attrs(pos.dropped_topics)}
     if pairwise:
         own["description"] = ("+1: system preferred to other; topics without relevant documents dropped; "
                               "a topic missing from a run is its worst case")

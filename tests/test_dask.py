@@ -419,13 +419,49 @@ def test_no_overlap_is_an_input_error_on_every_path():
             idk.evaluate(ddf, other, "AP", **opts)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(coll=collections(), nparts=st.sampled_from([1, 2, 3]), complete=st.booleans(),
+       depth=st.sampled_from([None, 3]), kind=st.sampled_from(["lexirecall", "lexiprecision"]))
+def test_lexi_preferences_equal_in_memory(coll, nparts, complete, depth, kind):
+    """The preference cubes (system × other × topic) and their dropped-topic attrs, shuffled by topic
+    and through the accessor, are the in-memory ones."""
+    runs, qrels = coll
+    if not set(runs.topic) & set(qrels.topic):  # no judged topic: both refuse
+        for f in (lambda: getattr(irf.lexi, kind)(runs, qrels),
+                  lambda: getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels)):
+            with pytest.raises(irf.EmptyOverlapError):
+                f()
+        return
+    want = getattr(irf.lexi, kind)(runs, qrels, complete=complete, depth=depth)
+    got = getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels, complete=complete, depth=depth)
+    assert_same(got, want)
+    assert_same(getattr(dd.from_pandas(runs, npartitions=nparts).ir, kind)(qrels, complete=complete, depth=depth),
+                want)
+
+
+def test_lexi_preferences_by_topic_and_errors():
+    qrels, runs = irf.datasets.synthetic(3, 150, 10, rng=9)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    topics = sorted(runs.topic.unique())
+    qrels = qrels[qrels.topic.isin(topics[::3]) | (qrels.rel == 0)]  # 100 topics without a relevant document
+    got = idk.lexirecall(_split(runs, "topic", [topics[:70], topics[70:]]), qrels, partitioned_by="topic")
+    want = irf.lexi.lexirecall(runs, qrels)
+    assert want.attrs["dropped_topics"] > 50  # the attrs name the first 50 dropped topics
+    assert_same(got, want)
+    with pytest.raises(idk.UnsupportedMeasureError, match="system"):
+        idk.lexiprecision(dd.from_pandas(runs, npartitions=2), qrels, partitioned_by="system")
+    with pytest.raises(TypeError, match="unexpected option"):
+        idk.lexirecall(dd.from_pandas(runs, npartitions=2), qrels, gains={1: 2})
+
+
 def test_other_accessor_entry_points():
-    """summary is the in-memory summary; every other entry point of the pandas accessor raises
+    """summary is the in-memory summary (lexirecall/lexiprecision: tested above); every other entry point of the pandas accessor raises
     NotOnDaskError naming itself and the measure strings that do run on Dask (which do)."""
     qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=6)
     ddf = dd.from_pandas(runs, npartitions=2)
     pd.testing.assert_frame_equal(ddf.ir.summary(["AP", "P@5"], qrels=qrels), runs.ir.summary(["AP", "P@5"], qrels))
-    for name in ["cwl", "cwla_grid", "lexirecall", "lexiprecision", "rarity", "join", "to_trec"]:
+    for name in ["cwl", "cwla_grid", "rarity", "join", "to_trec"]:
         assert hasattr(runs.ir, name)
         with pytest.raises(idk.NotOnDaskError, match=f"ddf.ir.{name}") as err:
             getattr(ddf.ir, name)(qrels)

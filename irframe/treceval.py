@@ -79,14 +79,6 @@ def _zscore(value: float, ms: tuple[float, float] | None) -> float:
     return 0.0 if value == mean else MISSING_ZSCORE
 
 
-def _seq_sum(values: np.ndarray) -> float:
-    """Left-to-right float sum (trec_eval's ``+=`` in topic order)."""
-    total = 0.0
-    for v in values.tolist():
-        total += v
-    return total
-
-
 def _utf8(s: str) -> bytes:
     return s.encode("utf-8")
 
@@ -141,27 +133,30 @@ def _rel_info(qrels: pd.DataFrame, rel_format: str):
 # --------------------------------------------------------------------------------------
 
 def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
-    """Integer codes and distinct values (as str) of an id column; cheap on categoricals."""
+    """Integer codes (-1: missing) and distinct values (as str) of an id column; free on categoricals."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        return s.cat.codes.to_numpy().astype(np.int64), [str(c) for c in s.cat.categories]
+        return s.cat.codes.to_numpy(), [str(c) for c in s.cat.categories]
     codes, uniques = pd.factorize(s)
-    return codes.astype(np.int64), [str(u) for u in uniques]
+    return codes, [str(u) for u in uniques]
 
 
 def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) -> list[set[str]]:
     """For each system (in ``systems`` order), the topics of ``wanted`` it retrieved for."""
     s_codes, s_names = _codes(runs["system"])
     t_codes, t_names = _codes(runs["topic"])
-    t_keep = np.array([t in wanted for t in t_names] + [False], dtype=bool)  # code -1: missing id
+    width = len(t_names) + 1                   # codes shifted by one: -1 (missing) becomes 0
+    pair = s_codes.astype(np.int64) + 1
+    pair *= width
+    pair += t_codes
+    pair += 1
+    space = (len(s_names) + 1) * width
+    found = np.flatnonzero(np.bincount(pair, minlength=space)) if space <= 4 * len(pair) + 4096 \
+        else np.unique(pair)
     pos = {s: i for i, s in enumerate(systems)}
-    s_map = np.array([pos.get(s, -1) for s in s_names] + [-1], dtype=np.int64)
-    ok = t_keep[t_codes] & (s_map[s_codes] >= 0)
-    key = s_map[s_codes[ok]] * max(len(t_names), 1) + t_codes[ok]
-    space = len(systems) * len(t_names)
-    found = np.flatnonzero(np.bincount(key, minlength=space)) if space <= 4 * len(key) + 4096 else np.unique(key)
     out: list[set[str]] = [set() for _ in systems]
-    for k in found.tolist():
-        out[k // len(t_names)].add(t_names[k % len(t_names)])
+    for s_code, t_code in zip(*np.divmod(found, width)):
+        if s_code and t_code and t_names[t_code - 1] in wanted and s_names[s_code - 1] in pos:
+            out[pos[s_names[s_code - 1]]].add(t_names[t_code - 1])
     return out
 
 
@@ -282,20 +277,25 @@ def _printing(values, extras: list[str], aggs: Mapping[str, str], qrels: pd.Data
 
 
 def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], rows: list[int],
-                    topics: list[str]) -> dict[str, np.ndarray]:
-    """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with -Z)."""
-    per = {}
-    for name, lab in p.label.items():
-        x = table[rows, col[lab]] if lab in col else np.zeros(len(rows))
-        x = np.where(np.isnan(x), 0.0, x)
-        if p.zscores is not None:
-            x = np.array([_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x)])
-        per[name] = x
-    return per
+                    topics: list[str]) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with
+    -Z) and their sum, added left to right in topic order (trec_eval's ``+=``)."""
+    names = list(p.label)
+    cols = [col.get(p.label[n], -1) for n in names]
+    x = table[np.ix_(rows, [max(c, 0) for c in cols])] if table.size else np.zeros((len(rows), len(names)))
+    x[:, [k for k, c in enumerate(cols) if c < 0]] = 0.0
+    x = np.where(np.isnan(x), 0.0, x)
+    if p.zscores is not None:
+        for k, name in enumerate(names):
+            x[:, k] = [_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])]
+    sums = np.zeros(len(names))
+    for row in x:   # one topic at a time, every measure at once: the same additions as a scalar loop
+        sums += row
+    return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist()))
 
 
-def _run_lines(p: _Printing, per: Mapping[str, np.ndarray], topics: list[str], strings: Mapping[str, list[str]],
-               n_q: int, run_id: str) -> list[TrecLine]:
+def _run_lines(p: _Printing, per: Mapping[str, np.ndarray], sums: Mapping[str, float], topics: list[str],
+               strings: Mapping[str, list[str]], n_q: int, run_id: str) -> list[TrecLine]:
     """The lines of one run: per-topic lines (``-q``) then the summary, in trec_eval's order."""
     z = p.zscores is not None
     order = [v.name for v in p.values] + p.extras
@@ -320,13 +320,13 @@ def _run_lines(p: _Printing, per: Mapping[str, np.ndarray], topics: list[str], s
             lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
         elif kind in ("long", "extra_long"):
             total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None and not z) \
-                else _seq_sum(per[name])
+                else sums[name]
             lines.append(TrecLine(name, "all", float(total), kind, z))
         elif kind == "gm":
-            total = _seq_sum(per[name]) + ((n_q - n_eval) * math.log(1e-5) if p.complete else 0.0)
+            total = sums[name] + ((n_q - n_eval) * math.log(1e-5) if p.complete else 0.0)
             lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
         elif kind != "relstring":
-            lines.append(TrecLine(name, "all", _seq_sum(per[name]) / n_q if n_q else 0.0, kind, z))
+            lines.append(TrecLine(name, "all", sums[name] / n_q if n_q else 0.0, kind, z))
     return lines
 
 
@@ -421,8 +421,8 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         rows = [tindex[t] for t in topics]
         si = sindex[s]
         run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
-        per = _printed_values(p, table[si], col, rows, topics)
-        out.append((s, _run_lines(p, per, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
+        per, sums = _printed_values(p, table[si], col, rows, topics)
+        out.append((s, _run_lines(p, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
     return out
 
 

@@ -119,19 +119,18 @@ def _bpref(ctx, m):
 def _infap(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    rel = ta.is_rel(ctx, level)
+    rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
     unj = ta.trec_rel(ctx) == UNJUDGED
-    rel_so_far = segment_cumsum(rel.astype(np.int64), a.offsets)
-    nonrel_so_far = _nonrel_so_far(ctx, level)
-    unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)
-    j = (a.row_rank - 1).astype(np.float64)
-    r1 = rel_so_far - 1
+    nonrel_so_far = _nonrel_so_far(ctx, level)[rows.pos]
+    unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)[rows.pos]
+    j = (rows.rank - 1).astype(np.float64)
+    r1 = rows.index                  # relevant rows above this one
     with np.errstate(divide="ignore", invalid="ignore"):
         term = (1.0 / (j + 1.0)
                 + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j)
                 * ((r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)))
     term = np.where(j == 0, 1.0, term)
-    total = ta.seq_group_sum(np.where(rel, term, 0.0), a.offsets)
+    total = ta.seq_group_sum(term, rows.offsets)   # left to right, as trec_eval
     return ta.safe_div(total, ta.num_rel(ctx, level))
 
 

@@ -43,6 +43,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from .treceval import format_trec_line  # noqa: E402  (re-exported: the output line format)
+
 __all__ = ["main", "format_trec_line", "parse_eval_args", "USAGE", "TREC_EVAL_DEFAULT"]
 
 #: trec_eval's default (``official``) values after ``runid`` and ``num_q``, in its print order.
@@ -171,42 +173,6 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
 # formatting
 # --------------------------------------------------------------------------------------
 
-def _c_long(v: float) -> int:
-    """C's ``(long) x``: truncation toward zero."""
-    return int(math.trunc(v)) if math.isfinite(v) else 0
-
-
-def format_trec_line(name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False) -> str:
-    """One line of trec_eval output: ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts).
-
-    Examples
-    --------
-    >>> format_trec_line("map", "all", 0.178545)
-    'map                   \\tall\\t0.1785'
-    >>> format_trec_line("num_ret", "301", 500.0, integer=True)
-    'num_ret               \\t301\\t500'
-    """
-    prefix = "Z" if zscore else ""
-    if isinstance(value, str):
-        text = value
-    elif integer and not zscore:
-        text = str(_c_long(float(value)))
-    else:
-        v = float(value)
-        if math.isnan(v):  # C's printf: "nan" or "-nan" by the sign bit
-            text = f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
-        else:
-            text = f"{v:6.4f}"
-    return f"{prefix}{name:<22}\t{topic}\t{text}"
-
-
-def _line_text(line) -> str:
-    if line.kind == "relstring":
-        return f"{line.name:<22}\t{line.topic}\t'{line.value}'"
-    return format_trec_line(line.name, line.topic, line.value,
-                            integer=line.kind in ("long", "extra_long", "runid"), zscore=line.zscore)
-
-
 def _json_value(line) -> Any:
     if isinstance(line.value, str):
         return line.value
@@ -214,7 +180,7 @@ def _json_value(line) -> Any:
     if not math.isfinite(v):
         return None
     if line.kind in ("long", "extra_long") and not line.zscore:
-        return _c_long(v)
+        return int(math.trunc(v))   # C's (long) x
     return v
 
 
@@ -265,10 +231,10 @@ def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
 
 
 def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
-    """Yield ``(run id, lines)`` per run file, each read and evaluated on its own; on a
+    """Yield ``(run id, TrecRun)`` per run file, each read and evaluated on its own; on a
     failure yield ``(None, (message, exit status))`` and stop."""
     from .errors import IrframeError
-    from .treceval import TrecEvalError, trec_eval_values
+    from .treceval import TrecEvalError, one_run, trec_eval_runs
     for path in paths:
         try:
             run = _read_run(path)
@@ -276,7 +242,11 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2)
             return
         try:
-            lines = trec_eval_values(qrels, run, o["measures"], **_options(o, zscores))
+            frame, run_id = one_run(run)
+            ((_, result),) = trec_eval_runs(qrels, frame, o["measures"], run_ids={"run": run_id},
+                                            **_options(o, zscores))
+            if isinstance(result, TrecEvalError):
+                raise result
         except TrecEvalError as e:
             yield None, (f"{e}\n", e.status)
             return
@@ -284,7 +254,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
             yield None, (f"irframe: error: {msg}\n", 1)
             return
-        yield str(run["system"].iloc[-1]), lines
+        yield run_id, result
 
 
 def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
@@ -312,11 +282,11 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     tag = dict(zip(files, tags))
     out = []
     for path in paths:
-        lines = results[name[path]]
-        if isinstance(lines, TrecEvalError):
-            out.append((None, (f"{lines}\n", lines.status)))
+        result = results[name[path]]
+        if isinstance(result, TrecEvalError):
+            out.append((None, (f"{result}\n", result.status)))
             break
-        out.append((tag[path], lines))
+        out.append((tag[path], result))
     return out
 
 
@@ -346,12 +316,12 @@ def _chunks(paths: Sequence[str]) -> list[list[str]]:
 
 
 def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
-    """``(run id, lines)`` per run file in order, then ``(None, (message, status))`` at the
+    """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status))`` at the
     first failure: groups of files read and aligned together when possible."""
     for chunk in _chunks(paths):
         batch = _all_at_once(qrels, chunk, o, zscores)
-        for run_id, lines in (batch if batch is not None else _one_by_one(qrels, chunk, o, zscores)):
-            yield run_id, lines
+        for run_id, result in (batch if batch is not None else _one_by_one(qrels, chunk, o, zscores)):
+            yield run_id, result
             if run_id is None:
                 return
 
@@ -384,14 +354,14 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     run_paths = o["files"][1:]
     results = _results(qrels, run_paths, o, zscores)
     rows: list[dict[str, Any]] = []
-    for run_id, lines in results:
+    for run_id, result in results:
         if run_id is None:   # a failure: (message, exit status)
-            err.write(lines[0])
-            return lines[1]
+            err.write(result[0])
+            return result[1]
         if o["format"] == "trec":
-            if lines:
-                out.write("\n".join(_line_text(x) for x in lines) + "\n")
+            out.write(result.text())
         else:
+            lines = result.lines()
             run_id = next((x.value for x in lines if x.kind == "runid"), None) or run_id
             rows.extend({"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
                         for x in lines if x.kind != "runid")

@@ -23,13 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import IrframeError
 
-__all__ = ["TrecEvalError", "TrecLine", "trec_eval_values", "trec_eval_runs", "read_zscores"]
+__all__ = ["TrecEvalError", "TrecLine", "TrecRun", "trec_eval_values", "trec_eval_runs", "one_run",
+           "read_zscores", "format_trec_line", "line_text"]
 
 MISSING_ZSCORE = -1000000.0
 
@@ -294,40 +296,123 @@ def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], row
     return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist()))
 
 
-def _run_lines(p: _Printing, per: Mapping[str, np.ndarray], sums: Mapping[str, float], topics: list[str],
-               strings: Mapping[str, list[str]], n_q: int, run_id: str) -> list[TrecLine]:
-    """The lines of one run: per-topic lines (``-q``) then the summary, in trec_eval's order."""
-    z = p.zscores is not None
-    order = [v.name for v in p.values] + p.extras
-    lines: list[TrecLine] = []
-    if p.per_topic:
-        topic_names = [n for n in order if p.kinds[n] not in ("runid", "num_q", "gm")]
-        for i, t in enumerate(topics):
-            for name in topic_names:
-                kind = p.kinds[name]
-                if kind == "relstring":
-                    lines.append(TrecLine(name, t, strings[name][i], kind))
-                else:
-                    lines.append(TrecLine(name, t, float(per[name][i]), kind, z))
-    if not p.summary:
+@dataclass
+class TrecRun:
+    """What trec_eval prints for one run, as arrays: :meth:`lines` gives the lines as data,
+    :meth:`text` the output text (formatted without a Python object per line)."""
+
+    p: _Printing
+    per: Mapping[str, np.ndarray]     # printed name → value per evaluated topic
+    sums: Mapping[str, float]         # printed name → sum over the evaluated topics
+    topics: list[str]                 # evaluated topics, in trec_eval's order
+    strings: Mapping[str, list[str]]  # relstring name → string per evaluated topic
+    n_q: int
+    run_id: str
+
+    def _topic_names(self) -> list[str]:
+        """Names printed per topic (``-q``), in trec_eval's order."""
+        if not self.p.per_topic:
+            return []
+        order = [v.name for v in self.p.values] + self.p.extras
+        return [n for n in order if self.p.kinds[n] not in ("runid", "num_q", "gm")]
+
+    def lines(self) -> list[TrecLine]:
+        """Per-topic lines (``-q``) then the summary, in trec_eval's order."""
+        z = self.p.zscores is not None
+        lines = [TrecLine(name, t, self.strings[name][i], "relstring") if self.p.kinds[name] == "relstring"
+                 else TrecLine(name, t, float(self.per[name][i]), self.p.kinds[name], z)
+                 for i, t in enumerate(self.topics) for name in self._topic_names()]
+        return lines + self._summary()
+
+    def text(self) -> str:
+        """The output text: ``lines()`` formatted by :func:`line_text`, one column at a time."""
+        z = self.p.zscores is not None
+        columns = []
+        for name in self._topic_names():
+            kind = self.p.kinds[name]
+            if kind == "relstring":
+                columns.append([f"{name:<22}\t{t}\t'{x}'" for t, x in zip(self.topics, self.strings[name])])
+                continue
+            head = f"{'Z' if z else ''}{name:<22}\t"
+            texts = _value_texts(self.per[name], integer=kind in ("long", "extra_long") and not z)
+            columns.append([f"{head}{t}\t{x}" for t, x in zip(self.topics, texts)])
+        out = [line for row in zip(*columns) for line in row]     # topic by topic
+        out += [line_text(x) for x in self._summary()]
+        return "\n".join(out) + "\n" if out else ""
+
+    def _summary(self) -> list[TrecLine]:
+        p, z, n_q = self.p, self.p.zscores is not None, self.n_q
+        if not p.summary:
+            return []
+        lines = []
+        for name in [v.name for v in p.values] + p.extras:
+            kind = p.kinds[name]
+            if kind == "runid":
+                lines.append(TrecLine("runid", "all", self.run_id, "runid"))
+            elif kind == "num_q":
+                lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
+            elif kind in ("long", "extra_long"):
+                total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None and not z) \
+                    else self.sums[name]
+                lines.append(TrecLine(name, "all", float(total), kind, z))
+            elif kind == "gm":
+                total = self.sums[name] + ((n_q - len(self.topics)) * math.log(1e-5) if p.complete else 0.0)
+                lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
+            elif kind != "relstring":
+                lines.append(TrecLine(name, "all", self.sums[name] / n_q if n_q else 0.0, kind, z))
         return lines
-    n_eval = len(topics)
-    for name in order:
-        kind = p.kinds[name]
-        if kind == "runid":
-            lines.append(TrecLine("runid", "all", run_id, "runid"))
-        elif kind == "num_q":
-            lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
-        elif kind in ("long", "extra_long"):
-            total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None and not z) \
-                else sums[name]
-            lines.append(TrecLine(name, "all", float(total), kind, z))
-        elif kind == "gm":
-            total = sums[name] + ((n_q - n_eval) * math.log(1e-5) if p.complete else 0.0)
-            lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
-        elif kind != "relstring":
-            lines.append(TrecLine(name, "all", sums[name] / n_q if n_q else 0.0, kind, z))
-    return lines
+
+
+# --------------------------------------------------------------------------------------
+# output text
+# --------------------------------------------------------------------------------------
+
+def _c_long(v: float) -> int:
+    """C's ``(long) x``: truncation toward zero."""
+    return int(math.trunc(v)) if math.isfinite(v) else 0
+
+
+def _float_text(v: float) -> str:
+    if math.isnan(v):  # C's printf: "nan" or "-nan" by the sign bit
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
+    return f"{v:6.4f}"
+
+
+def _value_texts(x: np.ndarray, integer: bool) -> list[str]:
+    """``%ld`` (C's truncation) or ``%6.4f`` of every value."""
+    if integer:
+        return [str(v) for v in np.trunc(np.where(np.isfinite(x), x, 0.0)).astype(np.int64).tolist()]
+    if np.isnan(x).any():
+        return [_float_text(v) for v in x.tolist()]
+    return [f"{v:6.4f}" for v in x.tolist()]
+
+
+def format_trec_line(name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False) -> str:
+    """One line of trec_eval output: ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts).
+
+    Examples
+    --------
+    >>> format_trec_line("map", "all", 0.178545)
+    'map                   \\tall\\t0.1785'
+    >>> format_trec_line("num_ret", "301", 500.0, integer=True)
+    'num_ret               \\t301\\t500'
+    """
+    prefix = "Z" if zscore else ""
+    if isinstance(value, str):
+        text = value
+    elif integer and not zscore:
+        text = str(_c_long(float(value)))
+    else:
+        text = _float_text(float(value))
+    return f"{prefix}{name:<22}\t{topic}\t{text}"
+
+
+def line_text(line: TrecLine) -> str:
+    """The text trec_eval prints for ``line``."""
+    if line.kind == "relstring":
+        return f"{line.name:<22}\t{line.topic}\t'{line.value}'"
+    return format_trec_line(line.name, line.topic, line.value,
+                            integer=line.kind in ("long", "extra_long", "runid"), zscore=line.zscore)
 
 
 # --------------------------------------------------------------------------------------
@@ -341,8 +426,8 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                    debug_query: str | None = None,
                    zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
                    order: str | None = None, rel_format: str = "qrels"
-                   ) -> list[tuple[str, list[TrecLine] | TrecEvalError]]:
-    """The lines trec_eval prints for each run of a run frame, as if each were its own file.
+                   ) -> list[tuple[str, TrecRun | TrecEvalError]]:
+    """What trec_eval prints for each run of a run frame, as if each were its own file.
 
     Every system of ``runs`` is one run (one trec_eval call); they are aligned and
     evaluated together (one pass over all rows), with each run's own topics, documents and
@@ -359,9 +444,10 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
 
     Returns
     -------
-    list of (system, lines or TrecEvalError)
-        In system order (sorted by code point); a run trec_eval would stop on holds the
-        error (message and exit status) instead of lines.
+    list of (system, TrecRun or TrecEvalError)
+        In system order (sorted by code point): ``TrecRun.lines()`` are the lines as data,
+        ``TrecRun.text()`` the text trec_eval prints; a run trec_eval would stop on holds
+        the error (message and exit status) instead.
 
     Raises
     ------
@@ -374,8 +460,10 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> two = pd.concat([runs.assign(system="a"), runs[runs.topic != "303"].assign(system="b")])
-    >>> [(s, [round(x.value, 4) for x in lines]) for s, lines in trec_eval_runs(qrels, two, ["map"])]
+    >>> [(s, [round(x.value, 4) for x in r.lines()]) for s, r in trec_eval_runs(qrels, two, ["map"])]
     [('a', [0.1785]), ('b', [0.2249])]
+    >>> print(trec_eval_runs(qrels, two, ["map"])[1][1].text(), end="")
+    map                   \tall\t0.2249
 
     (``b`` retrieved for topics 301 and 302 only: the mean of their AP, 0.0324 and 0.4175.)
     """
@@ -407,7 +495,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                   zscores=zscores)
     tindex = {str(t): i for i, t in enumerate(aligned.topics)}
     sindex = {str(s): i for i, s in enumerate(aligned.systems)}
-    out: list[tuple[str, list[TrecLine] | TrecEvalError]] = []
+    out: list[tuple[str, TrecRun | TrecEvalError]] = []
     for s, rt in zip(systems, run_topics):   # a loop over runs (files), not over rows
         if errors[s] is not None:
             out.append((s, errors[s]))
@@ -422,7 +510,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         si = sindex[s]
         run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
         per, sums = _printed_values(p, table[si], col, rows, topics)
-        out.append((s, _run_lines(p, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
+        out.append((s, TrecRun(p, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
     return out
 
 
@@ -483,15 +571,27 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     >>> [(x.name, round(x.value, 4)) for x in trec_eval_values(qrels, runs, ["map", "P.5"])]
     [('map', 0.1785), ('P_5', 0.2667)]
     """
-    if run_id is None:
-        run_id = str(run["system"].iloc[-1]) if len(run) else ""
-    one = pd.DataFrame({"system": pd.Categorical.from_codes(np.zeros(len(run), np.int8), ["run"]),
-                        **{c: run[c] for c in run.columns if c != "system"}}, copy=False)
+    one, default_id = one_run(run)
     ((_, result),) = trec_eval_runs(
-        qrels, one, measures, run_ids={"run": run_id}, version=version, per_topic=per_topic,
-        complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only,
+        qrels, one, measures, run_ids={"run": default_id if run_id is None else run_id}, version=version,
+        per_topic=per_topic, complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only,
         num_docs_in_coll=num_docs_in_coll, summary=summary, debug_query=debug_query, zscores=zscores,
         order=order, rel_format=rel_format)
     if isinstance(result, TrecEvalError):
         raise result
-    return result
+    return result.lines()
+
+
+def one_run(run: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """A run frame as one run, the way trec_eval reads a file: every row in system ``"run"``
+    whatever its tag; and the run id trec_eval prints (the system of the last row).
+
+    >>> import pandas as pd
+    >>> frame, run_id = one_run(pd.DataFrame({"system": ["a", "b"], "topic": "1", "doc": ["x", "y"]}))
+    >>> frame.system.tolist(), run_id
+    (['run', 'run'], 'b')
+    """
+    run_id = str(run["system"].iloc[-1]) if len(run) else ""
+    frame = pd.DataFrame({"system": pd.Categorical.from_codes(np.zeros(len(run), np.int8), ["run"]),
+                          **{c: run[c] for c in run.columns if c != "system"}}, copy=False)
+    return frame, run_id

@@ -1,9 +1,11 @@
-"""trec_eval's evaluation procedure on one run: which topics, which values, which summary.
+"""trec_eval's evaluation procedure: which topics, which values, which summary, which text.
 
 :func:`trec_eval_values` reproduces what the ``trec_eval`` program computes for one run
-file and one qrels file, as data (the command line formats it byte for byte).  The
-numbers come from irframe's measures (:func:`irframe.evaluate_aligned`); this module
-adds only trec_eval's bookkeeping:
+file and one qrels file, as data; :func:`trec_eval_runs` does it for every system of a run
+frame at once (one alignment), each system as its own trec_eval call, and returns
+:class:`TrecRun` objects whose ``text()`` is trec_eval's output, byte for byte (the
+command line prints it).  The numbers come from irframe's measures
+(:func:`irframe.evaluate.evaluate_groups`); this module adds only trec_eval's bookkeeping:
 
 - **topics**: 9.0.8 evaluates the run's topics that have qrels, in ``strcmp`` order; 10.0
   walks the qrels topics and stops with "result qid 'X' not found in qrels" (exit 4)

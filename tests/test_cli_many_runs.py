@@ -150,3 +150,11 @@ def test_many_files_take_the_one_alignment_path(runs, monkeypatch):
     monkeypatch.setattr(cli, "_one_by_one", one_by_one)
     assert _ok("-q", "-m", "all_trec", DATA / "qrels.test", *runs) == want
     assert _ok("-q", "-c", "--trec-eval-version", "10.0", DATA / "qrels.test", *runs)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_tables_same_from_one_alignment_and_file_by_file(runs, monkeypatch, fmt):
+    args = ["-q", "-c", "-m", "all_trec", "--format", fmt, DATA / "qrels.test", *runs]
+    together = _ok(*args)
+    monkeypatch.setattr(cli, "BATCH_BYTES", 1)       # every file its own group: file by file
+    assert _ok(*args) == together

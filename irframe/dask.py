@@ -67,7 +67,7 @@ from .measures import Measure, MeasureDef, parse_measures
 from .schema import check_id_column, no_overlap_error, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
-__all__ = ["evaluate", "lexirecall", "lexiprecision", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
+__all__ = ["evaluate", "lexirecall", "lexiprecision", "rarity", "rare_finds", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
            "check_measures", "NotPartitionedError", "UnsupportedMeasureError", "NotOnDaskError"]
 
 #: Measure families whose per-(system, topic) value depends only on that topic's qrels and
@@ -326,6 +326,76 @@ class _Lexi:
         return cube
 
 
+def rarity(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
+           partitioned_by: str | None = None, npartitions: int | None = None, shuffle_method: str | None = None,
+           **options: Any) -> pd.DataFrame:
+    """:func:`irframe.rarity.rarity` of a Dask run frame, topic by topic: the same table.
+
+    A relevant document's S_d counts the systems retrieving it in their top ``k`` *for its
+    topic*, and S counts all systems, so the frame is split by topic (shuffled, or
+    ``partitioned_by="topic"``; not ``"system"``) and every partition is told all systems.
+    ``options`` as for :func:`irframe.rarity.rarity` (one qrels frame).
+
+    Examples
+    --------
+    >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask as idk
+    >>> qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=1)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     table = idk.rarity(dd.from_pandas(runs, npartitions=2), qrels, k=10)
+    >>> table.equals(irf.rarity.rarity(runs, qrels, k=10))
+    True
+    """
+    return _table(ddf, qrels, "rarity", dict(k=k, rel_level=rel_level), partitioned_by, npartitions,
+                  shuffle_method, options)
+
+
+def rare_finds(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
+               max_systems: int | None = 1, partitioned_by: str | None = None, npartitions: int | None = None,
+               shuffle_method: str | None = None, **options: Any) -> pd.DataFrame:
+    """:func:`irframe.rarity.rare_finds` of a Dask run frame, topic by topic (see :func:`rarity`)."""
+    return _table(ddf, qrels, "rare_finds", dict(k=k, rel_level=rel_level, max_systems=max_systems),
+                  partitioned_by, npartitions, shuffle_method, options)
+
+
+def _table(ddf, qrels, kind: str, params: dict, partitioned_by, npartitions, shuffle_method,
+           options: dict) -> pd.DataFrame:
+    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, f"rarity.{kind}")
+    allowed = {"reference", "order", "depth", "complete", "judged_only", "columns", "qrels_columns", "duplicates"}
+    unknown = set(options) - allowed
+    if unknown:
+        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+    if partitioned_by == "system":
+        raise UnsupportedMeasureError(
+            f"{kind} counts the systems retrieving each document of a topic, so it cannot be computed on a frame "
+            f"split by system; drop partitioned_by='system' (irframe.dask then shuffles by topic)")
+    opts = {"order": "trec_eval", "duplicates": "error", **options}
+    return _by_partition(ddf, qrels, _Table(kind, params, opts), columns=opts.get("columns"),
+                         qrels_columns=opts.get("qrels_columns"), order=opts["order"], duplicates=opts["duplicates"],
+                         complete=bool(opts.get("complete", False)), partitioned_by=partitioned_by,
+                         npartitions=npartitions, shuffle_method=shuffle_method)
+
+
+class _Table:
+    """The work of :func:`rarity` / :func:`rare_finds` on one part: its topics' rows of the table."""
+
+    def __init__(self, kind: str, params: dict, opts: dict) -> None:
+        self.kind, self.params = kind, params
+        self.reference = opts.get("reference")
+        self.opts = {k: v for k, v in opts.items() if k != "reference"}
+
+    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[pd.DataFrame, list]:
+        from .align import align
+        from .options import make_options
+        from .rarity import rare_finds_aligned, rarity_aligned
+        a = whole.widen(align(run, q, **make_options(**{**self.opts, "complete": complete}).align_kwargs()))
+        f = rarity_aligned if self.kind == "rarity" else rare_finds_aligned
+        return f(a, reference=self.reference, **self.params), []
+
+    def finish(self, table: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:
+        keys = ["topic", "doc"] if self.kind == "rarity" else ["system", "topic", "rank"]
+        return table.sort_values(keys, kind="stable", ignore_index=True)
+
+
 def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.DataFrame:
     """Argument checks shared by the entry points; the qrels in memory."""
     if isinstance(ddf, pd.DataFrame):
@@ -342,7 +412,7 @@ def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.Data
     return qrels
 
 
-def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _Lexi", *, columns, qrels_columns,
+def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _Lexi | _Table", *, columns, qrels_columns,
                   order: str, duplicates: str, complete: bool, partitioned_by: str | None,
                   npartitions: int | None, shuffle_method: str | None) -> xr.DataArray:
     """Split ``ddf`` by topic (or take the caller's split), run ``work`` on every partition told
@@ -407,12 +477,15 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
     results = [c for c in results if c is not None]
     dropped = [t for r in results if isinstance(r, tuple) for t in r[1]]
     results = [r[0] if isinstance(r, tuple) else r for r in results]
+    if isinstance(probe, pd.DataFrame):  # a table per partition (rarity): rows of disjoint topics
+        rows = [r for r in results if len(r)]  # (an empty table's id columns are object, not str)
+        return work.finish(pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped)
     if split == "system":
         return work.finish(_combine_systems(results, probe, complete), dropped)
     return work.finish(_combine(results, shared, probe, complete), dropped)
 
 
-def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi") -> xr.DataArray:
+def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi | _Table") -> xr.DataArray | pd.DataFrame:
     """Validate qrels, measures and options on the client: evaluate a one-document ranking
     (a judged document of the first qrels topic) against the full qrels.  Its values are
     discarded; its other dims, coordinates and attrs are the stitched cube's."""
@@ -425,7 +498,7 @@ def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi") -> xr.DataArr
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
         warnings.simplefilter("ignore")
         cube, _ = work(run, qrels, Whole(), False)
-    return cube.isel(topic=slice(0, 0))
+    return cube.iloc[:0] if isinstance(cube, pd.DataFrame) else cube.isel(topic=slice(0, 0))
 
 
 def _tag_positions(df: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
@@ -478,7 +551,7 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
             "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
 
 
-def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *, work: "_Measures | _Lexi",
+def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *, work: "_Measures | _Lexi | _Table",
                         rc, qc, split: str, restore_order: bool,
                         complete: bool) -> tuple[xr.DataArray, list] | np.ndarray | None:
     """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).
@@ -728,11 +801,9 @@ class DaskIrAccessor:
         """Lexicographic precision preferences ``(system, other, topic)``; see :func:`irframe.dask.lexiprecision`."""
         return lexiprecision(self._obj, qrels, **options)
 
-    def rarity(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
-        raise _not_yet("ddf.ir.rarity (the table of relevant documents and the systems finding them)",
-                       "the rarity measures are (the partition of a topic holds the rankings of every system for it): "
-                       "ddf.ir.metric(['P_rare(alpha=0.5)@10', 'AP_rare(alpha=1)'], qrels=...)")
+    def rarity(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
+        """Per relevant document: how many systems found it in their top k; see :func:`irframe.dask.rarity`."""
+        return rarity(self._obj, qrels, **options)
 
     def join(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames (raises :class:`NotOnDaskError`): pass ``qrels=`` to :meth:`metric`."""

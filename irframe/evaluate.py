@@ -174,7 +174,7 @@ class Whole:
         out = a if self.grades is None else replace(a, qrels_grades_all=np.asarray(self.grades, np.float64))
         if self.systems is None:
             return out
-        systems = pd.Index(np.asarray(self.systems, dtype=object), name="system", dtype=object)
+        systems = pd.Index(np.asarray(self.systems, dtype=object), name="system").astype(a.systems.dtype)
         pos = systems.get_indexer(a.systems)
         if (pos < 0).any() or (np.diff(pos) <= 0).any():
             raise RuntimeError("internal error: a part's systems must be a subset of the whole's, in its order")

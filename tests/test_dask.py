@@ -455,13 +455,50 @@ def test_lexi_preferences_by_topic_and_errors():
         idk.lexirecall(dd.from_pandas(runs, npartitions=2), qrels, gains={1: 2})
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(coll=collections(), nparts=st.sampled_from([1, 2, 3]), complete=st.booleans(),
+       depth=st.sampled_from([None, 3]), k=st.sampled_from([None, 2]))
+def test_rarity_tables_equal_in_memory(coll, nparts, complete, depth, k):
+    """The rarity table (S_d over every system of a topic, S = all systems) and the rare finds,
+    shuffled by topic and through the accessor, are the in-memory tables."""
+    runs, qrels = coll
+    if not set(runs.topic) & set(qrels.topic):
+        return
+    ddf = dd.from_pandas(runs, npartitions=nparts)
+    opts = dict(k=k, complete=complete, depth=depth)
+    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts))
+    pd.testing.assert_frame_equal(ddf.ir.rarity(qrels, **opts), irf.rarity.rarity(runs, qrels, **opts))
+    for m in (1, None):
+        pd.testing.assert_frame_equal(idk.rare_finds(ddf, qrels, max_systems=m, **opts),
+                                      irf.rarity.rare_finds(runs, qrels, max_systems=m, **opts))
+
+
+def test_rarity_by_topic_reference_and_errors():
+    qrels, runs = irf.datasets.synthetic(4, 8, 30, rng=12)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs[~((runs.system == "sys2") & runs.topic.isin(["401", "406"]))]
+    topics = sorted(runs.topic.unique())
+    ddf = _split(runs, "topic", [topics[:3], topics[3:]])
+    want = irf.rarity.rarity(runs, qrels, k=10)
+    assert (want.S == 4).all()  # S counts every system, also in topics where sys2 retrieved nothing
+    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, k=10, partitioned_by="topic"), want)
+    ref = runs[runs.system.isin(["sys0", "sys1"])]
+    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, k=10, reference=ref, partitioned_by="topic"),
+                                  irf.rarity.rarity(runs, qrels, k=10, reference=ref))
+    with pytest.raises(idk.UnsupportedMeasureError, match="system"):
+        idk.rarity(ddf, qrels, partitioned_by="system")
+    with pytest.raises(TypeError, match="unexpected option"):
+        idk.rare_finds(ddf, qrels, gains={1: 2})
+
+
 def test_other_accessor_entry_points():
-    """summary is the in-memory summary (lexirecall/lexiprecision: tested above); every other entry point of the pandas accessor raises
+    """summary is the in-memory summary (lexirecall/lexiprecision/rarity: tested above); every other entry point of the pandas accessor raises
     NotOnDaskError naming itself and the measure strings that do run on Dask (which do)."""
     qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=6)
     ddf = dd.from_pandas(runs, npartitions=2)
     pd.testing.assert_frame_equal(ddf.ir.summary(["AP", "P@5"], qrels=qrels), runs.ir.summary(["AP", "P@5"], qrels))
-    for name in ["cwl", "cwla_grid", "rarity", "join", "to_trec"]:
+    for name in ["cwl", "cwla_grid", "join", "to_trec"]:
         assert hasattr(runs.ir, name)
         with pytest.raises(idk.NotOnDaskError, match=f"ddf.ir.{name}") as err:
             getattr(ddf.ir, name)(qrels)

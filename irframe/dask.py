@@ -276,19 +276,35 @@ def lexiprecision(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float 
 def _lexi(ddf, qrels, kind: str, rel_level: float, partitioned_by, npartitions, shuffle_method,
           options: dict) -> xr.DataArray:
     from .lexi import _ALIGN_OPTIONS
-    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, f"lexi{kind}")
-    unknown = set(options) - set(_ALIGN_OPTIONS)
+    return _per_topic(ddf, qrels, lambda opts: _Lexi(kind, rel_level, opts), f"lexi{kind}",
+                      "compares every system's ranking of a topic", _ALIGN_OPTIONS, partitioned_by, npartitions,
+                      shuffle_method, options)
+
+
+def _per_topic(ddf, qrels, make_work: Callable[[dict], Any], name: str, why: str, allowed: Iterable[str],
+               partitioned_by, npartitions, shuffle_method, options: dict) -> Any:
+    """An entry point whose result for a topic looks at every system's ranking of it (lexi, rarity
+    tables): options checked, split by topic only, then :func:`_by_partition`."""
+    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, name)
+    unknown = set(options) - set(allowed)
     if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}")
+        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
     if partitioned_by == "system":
         raise UnsupportedMeasureError(
-            f"lexi{kind} compares every system's ranking of a topic, so it cannot be computed on a frame split by "
-            f"system; drop partitioned_by='system' (irframe.dask then shuffles by topic)")
+            f"{name} {why}, so it cannot be computed on a frame split by system; drop partitioned_by='system' "
+            f"(irframe.dask then shuffles by topic)")
     opts = {"order": "trec_eval", "duplicates": "error", **options}
-    return _by_partition(ddf, qrels, _Lexi(kind, rel_level, opts), columns=opts.get("columns"),
+    return _by_partition(ddf, qrels, make_work(opts), columns=opts.get("columns"),
                          qrels_columns=opts.get("qrels_columns"), order=opts["order"], duplicates=opts["duplicates"],
                          complete=bool(opts.get("complete", False)), partitioned_by=partitioned_by,
                          npartitions=npartitions, shuffle_method=shuffle_method)
+
+
+def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, complete: bool):
+    """The part aligned with ``opts`` (align options), as if within the whole."""
+    from .align import align
+    from .options import make_options
+    return whole.widen(align(run, q, **make_options(**{**opts, "complete": complete}).align_kwargs()))
 
 
 class _Measures:
@@ -312,10 +328,8 @@ class _Lexi:
         self.kind, self.rel_level, self.opts = kind, rel_level, opts
 
     def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[xr.DataArray, list]:
-        from .align import align
         from .lexi import lexiprecision_aligned, lexirecall_aligned
-        from .options import make_options
-        a = whole.widen(align(run, q, **make_options(**{**self.opts, "complete": complete}).align_kwargs()))
+        a = _aligned_part(run, q, whole, self.opts, complete)
         cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(a, rel_level=self.rel_level)
         kept = set(cube.topic.values.tolist())
         return cube, [str(t) for t in a.topics if t not in kept]
@@ -359,20 +373,10 @@ def rare_finds(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100,
 
 def _table(ddf, qrels, kind: str, params: dict, partitioned_by, npartitions, shuffle_method,
            options: dict) -> pd.DataFrame:
-    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, f"rarity.{kind}")
     allowed = {"reference", "order", "depth", "complete", "judged_only", "columns", "qrels_columns", "duplicates"}
-    unknown = set(options) - allowed
-    if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
-    if partitioned_by == "system":
-        raise UnsupportedMeasureError(
-            f"{kind} counts the systems retrieving each document of a topic, so it cannot be computed on a frame "
-            f"split by system; drop partitioned_by='system' (irframe.dask then shuffles by topic)")
-    opts = {"order": "trec_eval", "duplicates": "error", **options}
-    return _by_partition(ddf, qrels, _Table(kind, params, opts), columns=opts.get("columns"),
-                         qrels_columns=opts.get("qrels_columns"), order=opts["order"], duplicates=opts["duplicates"],
-                         complete=bool(opts.get("complete", False)), partitioned_by=partitioned_by,
-                         npartitions=npartitions, shuffle_method=shuffle_method)
+    return _per_topic(ddf, qrels, lambda opts: _Table(kind, params, opts), kind,
+                      "counts the systems retrieving each document of a topic", allowed, partitioned_by,
+                      npartitions, shuffle_method, options)
 
 
 class _Table:
@@ -384,10 +388,8 @@ class _Table:
         self.opts = {k: v for k, v in opts.items() if k != "reference"}
 
     def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[pd.DataFrame, list]:
-        from .align import align
-        from .options import make_options
         from .rarity import rare_finds_aligned, rarity_aligned
-        a = whole.widen(align(run, q, **make_options(**{**self.opts, "complete": complete}).align_kwargs()))
+        a = _aligned_part(run, q, whole, self.opts, complete)
         f = rarity_aligned if self.kind == "rarity" else rare_finds_aligned
         return f(a, reference=self.reference, **self.params), []
 

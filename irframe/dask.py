@@ -3,10 +3,13 @@
 Every measure irframe registers is *topic-local*: the value of a (system, topic) cell
 depends only on that topic's qrels and on the rankings of that topic (its own ranking,
 and for rarity and metric lexirecall the other systems' rankings of the same topic).
-So a run frame split by topic can be evaluated one partition at a time with
-:func:`irframe.evaluate`, each partition against the (small, in-memory) qrels, and the
-per-partition cubes stitched together along ``topic``.  Only cubes travel back to the
-client; the run rows never do.
+So a run frame split by topic can be evaluated one partition at a time
+(:func:`irframe.evaluate.evaluate_part`), each partition against its topics' rows of the
+(small, in-memory) qrels and told the systems and grades of the whole
+(:class:`irframe.evaluate.Whole`), and the per-partition cubes stitched together along
+``topic``.  Only cubes travel back to the client; the run rows never do.  The same holds
+for the preference cubes of :mod:`irframe.lexi` (:func:`lexirecall`, :func:`lexiprecision`)
+and the tables of :mod:`irframe.rarity` (:func:`rarity`, :func:`rare_finds`).
 
 ``import irframe.dask`` registers a thin ``.ir`` accessor on Dask DataFrames::
 

@@ -43,7 +43,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .treceval import format_trec_line  # noqa: E402  (re-exported: the output line format)
+from .measures.trec_eval_syntax import c_atol
+from .treceval import format_trec_line  # re-exported: the output line format
 
 __all__ = ["main", "format_trec_line", "parse_eval_args", "USAGE", "TREC_EVAL_DEFAULT"]
 
@@ -97,23 +98,17 @@ def _flag(value: bool):
 
 def _debug(text: str) -> tuple[int, str | None]:
     """``-D level[.qid]`` → (level, qid or None)."""
-    from .measures.trec_eval_syntax import c_atol
     level, dot, qid = text.partition(".")
     return c_atol(level), (qid if dot else None)
-
-
-def _long(text: str) -> int:
-    from .measures.trec_eval_syntax import c_atol
-    return c_atol(text)
 
 
 #: trec_eval's options: letter → (key(s) of the parsed dict, converter of the option's text)
 _OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
     "h": ("help", _flag(True)), "v": ("version", _flag(True)), "q": ("per_topic", _flag(True)),
     "m": ("measures", None),  # repeatable: appended
-    "c": ("complete", _flag(True)), "l": ("rel_level", _long), "n": ("summary", _flag(False)),
+    "c": ("complete", _flag(True)), "l": ("rel_level", c_atol), "n": ("summary", _flag(False)),
     "D": (("debug_level", "debug_query"), _debug), "J": ("judged_only", _flag(True)),
-    "N": ("num_docs", _long), "M": ("depth", _long), "R": ("rel_format", str),
+    "N": ("num_docs", c_atol), "M": ("depth", c_atol), "R": ("rel_format", str),
     "T": ("results_format", str), "o": ("old_format", _flag(True)), "Z": ("zscores", str),
 }
 #: irframe's own long options: name → (key, allowed values, message when the value is not allowed)
@@ -170,7 +165,7 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------
-# formatting
+# tables (--format csv / json)
 # --------------------------------------------------------------------------------------
 
 def _json_value(line) -> Any:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    flock /work/heavy.lock python benchmarks/bench_cli.py --trec-eval PATH/TO/trec_eval \\
+    python benchmarks/bench_cli.py --trec-eval PATH/TO/trec_eval \\
         [--rounds 5] [--runs 50] [--sections one,robust03,gen]
 
 * **one** — one Robust03 run (``../shared/data/robust03``, gunzipped first: trec_eval reads no

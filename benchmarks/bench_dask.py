@@ -8,7 +8,7 @@ Usage::
         [--work DIR] [--layouts in-memory,hive-topic,...]
 
     # the scale: 27.5 M rows, 3 GiB for everything
-    flock /work/heavy.lock python benchmarks/bench_dask.py --systems 110 --topics 250 \\
+    python benchmarks/bench_dask.py --systems 110 --topics 250 \\
         --depth 1000 --memory-limit 1.25GiB --total-limit 3GiB
 
 Step 1 (skipped when ``DIR`` already holds the data) writes one collection, generated topic by

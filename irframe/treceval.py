@@ -464,8 +464,8 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     >>> two = pd.concat([runs.assign(system="a"), runs[runs.topic != "303"].assign(system="b")])
     >>> [(s, [round(x.value, 4) for x in r.lines()]) for s, r in trec_eval_runs(qrels, two, ["map"])]
     [('a', [0.1785]), ('b', [0.2249])]
-    >>> print(trec_eval_runs(qrels, two, ["map"])[1][1].text(), end="")
-    map                   \tall\t0.2249
+    >>> trec_eval_runs(qrels, two, ["map"])[1][1].text()
+    'map                   \\tall\\t0.2249\\n'
 
     (``b`` retrieved for topics 301 and 302 only: the mean of their AP, 0.0324 and 0.4175.)
     """

@@ -471,8 +471,10 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
 
     # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
     # produced it), against its topics' qrels rows
+    # the work (measures and options, e.g. rarity's reference= runs) also goes to the workers once
+    work_d = client.scatter(work, broadcast=True, hash=False) if client else work
     task = dask.delayed(_evaluate_partition, pure=True)
-    cubes = [task(p, qrels_d, shared_d, work=work, rc=rc, qc=qc, split=split,
+    cubes = [task(p, qrels_d, shared_d, work_d, rc=rc, qc=qc, split=split,
                   restore_order=keep_order and shuffled, complete=complete)
              for p in frame.to_delayed()]
     if shuffled:
@@ -556,7 +558,7 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
             "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
 
 
-def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, *, work: "_Measures | _Lexi | _Table",
+def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures | _Lexi | _Table", *,
                         rc, qc, split: str, restore_order: bool,
                         complete: bool) -> tuple[xr.DataArray, list] | np.ndarray | None:
     """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).

@@ -114,6 +114,23 @@ def test_cluster_cube_is_the_in_memory_cube(client, collection, tmp_path, layout
     assert ("407" in got.topic.values) == complete
 
 
+def test_lexi_and_rarity_on_the_cluster(client, collection, tmp_path):
+    """The preference cube and the rarity table computed by the worker processes are the in-memory
+    ones; rarity's reference= runs (larger than the large-graph threshold here) travel to the
+    workers once, not inside the graph (the runs are read from parquet by the workers)."""
+    qrels, runs = collection
+    runs.sample(frac=1.0, random_state=2).to_parquet(tmp_path / "runs.parquet", row_group_size=150)
+    ddf = dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True)
+    assert_same(idk.lexirecall(ddf, qrels, complete=True), irf.lexi.lexirecall(runs, qrels, complete=True))
+    ref = runs[runs.system.isin(["sys0", "sys2"])]
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": len(pickle.dumps(ref)) // 2}), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = idk.rarity(ddf, qrels, k=10, reference=ref)
+    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [str(w.message) for w in caught]
+    pd.testing.assert_frame_equal(got, irf.rarity.rarity(runs, qrels, k=10, reference=ref))
+
+
 def test_hive_parquet_without_the_string_schema_is_not_ids(collection, tmp_path):
     """Why the recipe is needed: dask reads a hive partition key as a category of int32."""
     qrels, runs = collection

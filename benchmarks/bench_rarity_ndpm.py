@@ -28,10 +28,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import irframe as irf
 from irframe.align import align
+from irframe.measures.ndpm import pair_counts_aligned
 from irframe.rarity import rarity, rarity_aligned
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -76,8 +78,16 @@ def main(argv=None):
         rarity(runs, qrels, k=100)
         irf.evaluate(runs, qrels, RARE)
 
+    a = align(runs, qrels)
+    # many distinct float grades: ndpm counts contradicting pairs by merge sort instead of per level
+    fq = qrels.assign(rel=qrels["rel"] + np.random.default_rng(0).uniform(0, 0.5, len(qrels)))
     tasks = {
         "evaluate P@10": lambda: irf.evaluate(runs, qrels, "P@10"),
+        "align only": lambda: align(runs, qrels),
+        "on one Aligned: rarity table": lambda: rarity_aligned(a, k=100),
+        "on one Aligned: P_rare@100 + AP_rare@100 (evaluate_aligned)": lambda: irf.evaluate_aligned(a, RARE),
+        "on one Aligned: ndpm pair counts": lambda: pair_counts_aligned(a),
+        "evaluate ndpm, float grades (merge-sort count)": lambda: irf.evaluate(runs, fq, "ndpm"),
         "evaluate P_rare@100 + AP_rare@100": lambda: irf.evaluate(runs, qrels, RARE),
         "rarity table + both measures, one align (evaluate_aligned)": rare_one_align,
         "rarity(...) + evaluate(...), two calls": rare_two_calls,

@@ -168,3 +168,17 @@ def test_attrs_survive_a_netcdf_round_trip(results, tmp_path):
     res.to_netcdf(path)
     with xr.open_dataset(path) as back:
         assert back.attrs == res.attrs
+
+
+def test_evaluation_variants_keep_the_attrs(data):
+    """The cubes stacked from several evaluations (judgment sets, bounds, replicates) keep the
+    evaluation attrs of one evaluation."""
+    r, q = data["runs"], data["qrels"]
+    one = irf.evaluate(r, q, ["AP"], depth=20).attrs
+    sets = irf.evaluate(r, {"a": q, "b": q.iloc[::2]}, ["AP"], depth=20)
+    bounds = irf.evaluate(r, q.iloc[::2], ["AP"], depth=20, bounds=True)
+    reps = irf.evaluate(r.assign(replicate=0), q, ["AP"], depth=20)
+    for cube in (sets, bounds, reps):
+        for k in (*OPTION_ATTRS, "measures", "irframe_version"):
+            assert cube.attrs[k] == one[k], (cube.dims, k)
+    assert sets.attrs["judgments"] == "each" and "unjudged_grade" in bounds.attrs

@@ -8,6 +8,7 @@ and DESIGN.md §3), or come from a plain-Python transcription of the formula
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
+import irframe.measures.diversity_kernels as dk
 
 
 def _q(rows):
@@ -305,8 +307,29 @@ def test_greedy_ideal_equals_brute_force(rows, alpha):
     from irframe.measures.registry import EvalContext
     qrels = pd.DataFrame(rows, columns=["topic", "doc", "subtopic", "rel"]).astype({"subtopic": str})
     runs = pd.DataFrame({"system": "s", "topic": sorted(set(qrels.topic)), "doc": "zz", "score": 1.0})
-    ctx = EvalContext(align(runs, qrels), {"rel_level": 1})
-    offs, gains = ideal_alpha_gains(ctx, alpha, False, False, None)
     want = _greedy_ideal_brute_force(qrels, alpha)
-    for i, t in enumerate(ctx.aligned.topics):
-        assert gains[offs[i]:offs[i + 1]].tolist() == want.get(str(t), [])  # bit for bit
+    for cells in (dk._DENSE_MAX_CELLS, 0):            # the dense form, then the sparse one
+        ctx = EvalContext(align(runs, qrels), {"rel_level": 1})
+        with mock.patch.object(dk, "_DENSE_MAX_CELLS", cells):
+            offs, gains = ideal_alpha_gains(ctx, alpha, False, False, None)
+        for i, t in enumerate(ctx.aligned.topics):
+            assert gains[offs[i]:offs[i + 1]].tolist() == want.get(str(t), [])  # bit for bit
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.booleans(), st.booleans(),
+       st.sampled_from([None, 1, 3, 20]), st.sampled_from([None, 0.5, 0.9]))
+def test_greedy_ideal_dense_and_sparse_forms_agree(seed, alpha, graded, weighted, depth, beta):
+    """The two forms of the greedy ideal (dense block for few subtopics, sparse beyond
+    _DENSE_MAX_CELLS) give the same gains bit for bit, graded/weighted/truncated alike."""
+    from irframe.align import align
+    from irframe.measures.diversity_kernels import ideal_alpha_gains
+    from irframe.measures.registry import EvalContext
+    qrels, runs = irf.datasets.synthetic(2, 3, 30, rng=seed, diversity=True)
+    got = []
+    for cells in (dk._DENSE_MAX_CELLS, 0):
+        ctx = EvalContext(align(runs, qrels), {"rel_level": 1})
+        with mock.patch.object(dk, "_DENSE_MAX_CELLS", cells):
+            got.append(ideal_alpha_gains(ctx, alpha, graded, weighted, depth, beta))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])

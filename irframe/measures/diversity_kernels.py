@@ -380,58 +380,105 @@ def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: in
         n_doc_t = np.diff(t_off)
         D = int(n_doc_t.max())
         col = pos - t_off[ut_s[pos]]
-        # one cell per (topic, column) document: u = t * D + col; its (doc, aspect) pairs, aspects
-        # ascending within a document (ndeval sums over subtopics in index order)
-        u = t * D + col[dinv]
-        po = np.lexsort((s, u))
-        p_u, p_s, p_g = u[po], s[po], gv[po]
-        u_start = np.searchsorted(p_u, np.arange(T * D + 1))
-        ao = np.argsort(p_s, kind="stable")                  # pairs by aspect: who shares an aspect
-        a_start = np.searchsorted(p_s[ao], np.arange(asp.n + 1))
         w = aspect_weights(ctx, graded=graded) if weighted else np.ones(asp.n)
-        sub_gain = np.ones(asp.n)
-
-        def doc_scores(cells: np.ndarray) -> np.ndarray:
-            """Marginal gain of each cell: Σ_aspects g · (sub_gain · w), summed in aspect order."""
-            return _sequential_sums(u_start[cells], u_start[cells + 1], p_g * (sub_gain[p_s] * w[p_s]))
-
         valid = np.arange(D)[None, :] < n_doc_t[:, None]
-        score = np.full(T * D, -np.inf)
-        cells = np.flatnonzero(valid.ravel())
-        score[cells] = doc_scores(cells)
-        score = score.reshape(T, D)
+        A = int(np.diff(asp.offsets).max())
         n_steps = D if depth is None else min(depth, D)
         if depth is None and beta is not None and beta < 1:
             # further ranks add < beta**s * A / (1 - beta) <= 2**-60 of the first gain
-            A = int(np.diff(asp.offsets).max())
             lim = int(np.ceil((60 * np.log(2) + np.log(max(A, 1) / (1 - beta))) / -np.log(beta))) + 1
             n_steps = min(D, max(lim, 1))
-        placed = ~valid
-        out = np.zeros((T, n_steps))
-        rows = np.arange(T)
-        for step in range(n_steps):  # O(pairs of the affected documents) per rank, all topics at once
-            best = np.argmax(np.where(placed, -np.inf, score), axis=1)
-            active = ~placed[rows, best]
-            chosen = (rows * D + best)[active]
-            # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
-            lo, hi = u_start[chosen], u_start[chosen + 1]
-            ps = _ranges(lo, hi)
-            out[active, step] = _sequential_sums(lo - lo, hi - lo, (p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]],
-                                                 offsets=np.concatenate([[0], np.cumsum(hi - lo)])[:-1])
-            hit = np.unique(p_s[ps])
-            sub_gain[hit] *= (1.0 - alpha)
-            placed[rows[active], best[active]] = True
-            if placed.all():
-                out = out[:, :step + 1]
-                break
-            touched = np.unique(p_u[ao[_ranges(a_start[hit], a_start[hit + 1])]])
-            touched = touched[~placed.ravel()[touched]]
-            score.ravel()[touched] = doc_scores(touched)
+        greedy = _greedy_dense if T * D * A <= _DENSE_MAX_CELLS else _greedy_sparse
+        out = greedy(t, col[dinv], s, gv, w, asp, valid, alpha, n_steps)
         lens = np.minimum(n_doc_t, out.shape[1])
         offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         flat = out[np.arange(out.shape[1])[None, :] < lens[:, None]]
         return offs, flat
     return ctx.memo(key, build)
+
+
+#: the greedy ideal scores a dense topics x documents x subtopics block up to this many cells
+#: (few subtopics per topic: one multiply-add per subtopic and rank is fastest); beyond it, the
+#: sparse form, which recomputes only the documents sharing a subtopic with each pick.  Both sum
+#: over subtopics in index order, so their values and tie-breaks are bit for bit the same.
+_DENSE_MAX_CELLS = 1 << 22
+
+
+def _greedy_dense(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> np.ndarray:
+    """Greedy ideal gains (T × n_steps) over a dense (T, D, A) gain block; see ideal_alpha_gains."""
+    T, D = valid.shape
+    A = int(np.diff(asp.offsets).max())
+    G = np.zeros((T, D, A))
+    G[t, col, s - asp.offsets[asp.topic[s]]] = gv
+    w_mult = np.zeros((T, A))
+    ai = np.arange(asp.n)
+    w_mult[asp.topic, ai - asp.offsets[asp.topic]] = w
+    sub_gain = np.ones((T, A))
+    placed = ~valid
+    out = np.zeros((T, n_steps))
+    rows = np.arange(T)
+    for step in range(n_steps):
+        score = np.zeros((T, D))
+        for j in range(A):  # ndeval sums over subtopics in index order
+            score += G[:, :, j] * (sub_gain[:, j] * w_mult[:, j])[:, None]
+        best = np.argmax(np.where(placed, -np.inf, score), axis=1)
+        active = ~placed[rows, best]
+        gain_rel = G[rows, best, :] > 0
+        # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
+        contrib = np.zeros(T)
+        for j in range(A):
+            contrib += np.where(gain_rel[:, j], G[rows, best, j] * sub_gain[:, j] * w_mult[:, j], 0.0)
+        out[:, step] = np.where(active, contrib, 0.0)
+        sub_gain = np.where(gain_rel & active[:, None], sub_gain * (1.0 - alpha), sub_gain)
+        placed[rows[active], best[active]] = True
+        if placed.all():
+            return out[:, :step + 1]
+    return out
+
+
+def _greedy_sparse(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> np.ndarray:
+    """Greedy ideal gains (T × n_steps), recomputing per rank only the documents that share a
+    subtopic with the pick: O(pairs of the affected documents) per rank; see ideal_alpha_gains."""
+    T, D = valid.shape
+    # one cell per (topic, column) document: u = t * D + col; its (doc, aspect) pairs, aspects
+    # ascending within a document (ndeval sums over subtopics in index order)
+    u = t * D + col
+    po = np.lexsort((s, u))
+    p_u, p_s, p_g = u[po], s[po], gv[po]
+    u_start = np.searchsorted(p_u, np.arange(T * D + 1))
+    ao = np.argsort(p_s, kind="stable")                  # pairs by aspect: who shares an aspect
+    a_start = np.searchsorted(p_s[ao], np.arange(asp.n + 1))
+    sub_gain = np.ones(asp.n)
+
+    def doc_scores(cells: np.ndarray) -> np.ndarray:
+        """Marginal gain of each cell: Σ_aspects g · (sub_gain · w), summed in aspect order."""
+        return _sequential_sums(u_start[cells], u_start[cells + 1], p_g * (sub_gain[p_s] * w[p_s]))
+
+    score = np.full(T * D, -np.inf)
+    cells = np.flatnonzero(valid.ravel())
+    score[cells] = doc_scores(cells)
+    score = score.reshape(T, D)
+    placed = ~valid
+    out = np.zeros((T, n_steps))
+    rows = np.arange(T)
+    for step in range(n_steps):  # all topics at once
+        best = np.argmax(np.where(placed, -np.inf, score), axis=1)
+        active = ~placed[rows, best]
+        chosen = (rows * D + best)[active]
+        # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
+        lo, hi = u_start[chosen], u_start[chosen + 1]
+        ps = _ranges(lo, hi)
+        out[active, step] = _sequential_sums(lo - lo, hi - lo, (p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]],
+                                             offsets=np.concatenate([[0], np.cumsum(hi - lo)])[:-1])
+        hit = np.unique(p_s[ps])
+        sub_gain[hit] *= (1.0 - alpha)
+        placed[rows[active], best[active]] = True
+        if placed.all():
+            return out[:, :step + 1]
+        touched = np.unique(p_u[ao[_ranges(a_start[hit], a_start[hit + 1])]])
+        touched = touched[~placed.ravel()[touched]]
+        score.ravel()[touched] = doc_scores(touched)
+    return out
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -221,10 +221,26 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
         return None
     has_tab, has_space = b"\t" in data, b" " in data
     if has_space and not has_tab:
-        return b" ", False
+        return None if _empty_field(data, b" ") else (b" ", False)
     if has_tab:
+        if _empty_field(data, b"\t") or (has_space and _SPACE_ONLY_FIELD.search(data)):
+            return None
         return b"\t", has_space
     return None
+
+
+#: a tab-separated field holding only spaces (trec_eval's whitespace split sees no field there)
+_SPACE_ONLY_FIELD = re.compile(rb"(?m)(?:^|\t) +(?:\t|\r?$)")
+
+
+def _empty_field(data: bytes, d: bytes) -> bool:
+    """Would splitting on ``d`` make an empty field (``d`` doubled, or at a line's start or end)?
+
+    trec_eval splits lines on runs of whitespace, so ``"1  d1 0"`` has three fields, not four
+    with an empty second one: such files take the normalising path.  Substring searches only
+    (no pass in Python over the lines)."""
+    return (data[:1] == d or data.endswith(d) or d + d in data or b"\n" + d in data
+            or d + b"\n" in data or d + b"\r" in data)
 
 
 def _has_space(col: Any) -> bool:

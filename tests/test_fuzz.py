@@ -153,6 +153,35 @@ def test_random_files(tmp_path, reader, kind, gz, data):
     assert rows == want
 
 
+EMPTY_FIELD_CASES = [  # a separator doubled, leading or trailing: trec_eval's whitespace split sees no field there
+    ("qrels", b" 0 d1 0\n"), ("qrels", b"\xef\xbb\xbf 0 d1 0\n\n"), ("qrels", b"1  d1 0\n"),
+    ("qrels", b"1 0 d1 \n"), ("qrels", b"1 0 d1 0 \n"), ("qrels", b"1\t\td1\t0\n"), ("qrels", b"\t0\td1\t0\n"),
+    ("qrels", b"1\t0\td1\t\n"), ("qrels", b"1\t \td1\t0\n"), ("qrels", b"1\t0\td1\t0\r\n1\t  \td2\t1\r\n"),
+    ("qrels", b"1 0 d1 1\n2 0 d2 1 \r\n"), ("run", b"1  d1 1 0.5 r\n"), ("run", b"1 Q0 d1 1 0.5 \n"),
+    ("run", b" Q0 d1 1 0.5 r\n"), ("run", b"1\tQ0\td1\t1\t0.5\t\n"), ("run", b"1\t\td1\t1\t0.5\tr\n"),
+]
+
+
+@pytest.mark.parametrize("kind,raw", EMPTY_FIELD_CASES)
+def test_empty_fields_are_not_fields(tmp_path, reader, kind, raw):
+    """Regression (found by test_random_files): a line split on single spaces or tabs had an empty
+    field where trec_eval's whitespace split has none, and a 3-field qrels line was read as
+    topic ''.  Outside reference: the independent parser above."""
+    path = tmp_path / "f"
+    path.write_bytes(raw)
+    want = _reference_parse(raw, kind)
+    read = irf.read_run if kind == "run" else irf.read_qrels
+    if isinstance(want, list):
+        got = read(path)
+        cols = (["system", "topic", "doc"] if kind == "run" else ["topic", "doc"])
+        assert [tuple(map(str, r)) for r in got[cols].itertuples(index=False)] == \
+            [tuple(w[:len(cols)]) for w in want]
+    else:
+        with pytest.raises(irf.ParseError) as e:
+            read(path)
+        assert e.value.lineno == want
+
+
 # ------------------------------------------------------------------------------ frames
 _ID_KINDS = ["str", "category", "int", "mixed", "nan", "float", "bytes", "bool"]
 

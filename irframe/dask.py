@@ -62,12 +62,12 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
     raise ImportError("irframe.dask needs dask with its dataframe part: "
                       "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')") from _e
 
-from .cube import result
+from ._dask_parts import _collect, _combine, _combine_systems, _distinct, _partition_keys, _repeated
 from .errors import EmptyOverlapError, InputError, IrframeError
 from .evaluate import Whole
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
-from .schema import check_id_column, no_overlap_error, role_names, run_columns
+from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = ["evaluate", "lexirecall", "lexiprecision", "rarity", "rare_finds", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
@@ -523,41 +523,6 @@ def _as_run_frame(part: pd.DataFrame, rc, restore_order: bool) -> pd.DataFrame:
     return part[cols]
 
 
-def _partition_keys(part: pd.DataFrame, system: str, topic: str) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct systems and topics of one partition (strings)."""
-    if topic not in part.columns and part.index.name == topic:
-        t = part.index.to_series()
-    else:
-        t = part[topic]
-    return _distinct(part[system]), _distinct(t)
-
-
-def _distinct(s: pd.Series) -> np.ndarray:
-    """Distinct values as an object array of str (unique first: cheap on categoricals)."""
-    u = pd.unique(s)
-    return np.asarray([str(x) for x in u], dtype=object)
-
-
-def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str,
-             complete: bool) -> dict:
-    """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
-    the sorted systems and every grade of the qrels frame; with ``complete=True`` also the
-    judged topics no partition holds and the judged run topic whose partition evaluates them
-    (``host``: a partition whose rows overlap the qrels)."""
-    systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
-    run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
-    qrels_topics = set(_distinct(qrels[qc.topic]).tolist())
-    if not run_topics & qrels_topics:
-        raise no_overlap_error(sorted(run_topics), sorted(qrels_topics))
-    q = qrels
-    if duplicates == "first":  # the grades the in-memory alignment keeps (Aligned.qrels_grades_all)
-        cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
-        q = q.drop_duplicates(subset=cols, keep="first")
-    missing = sorted(qrels_topics - run_topics) if complete else []
-    return {"systems": np.asarray(systems, dtype=object), "grades": np.unique(pd.to_numeric(q[qc.rel]).to_numpy(np.float64)),
-            "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
-
-
 def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures | _Lexi | _Table", *,
                         rc, qc, split: str, restore_order: bool,
                         complete: bool) -> tuple[xr.DataArray, list] | np.ndarray | None:
@@ -589,25 +554,6 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
             return _distinct(part[rc.system]) if split == "system" else None
         raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
     return work(part, q, whole, complete)
-
-
-def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool) -> xr.DataArray:
-    """Stitch per-partition cubes (every one over all systems) along ``topic``, sorted."""
-    systems = np.asarray(shared["systems"], dtype=object)
-    axis = probe.dims.index("topic")
-    blocks, topics = [], []
-    for c in cubes:
-        if not np.array_equal(c.system.values, systems):  # pragma: no cover - every partition knows all systems
-            raise RuntimeError("internal error: a partition cube lacks systems")
-        blocks.append(c.values)
-        topics.append(c.topic.values)
-    topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    empty = tuple(0 if d == "topic" else len(systems) if d in ("system", "other") else probe.sizes[d]
-                  for d in probe.dims)
-    data = np.concatenate(blocks, axis=axis) if blocks else np.empty(empty, dtype=probe.dtype)
-    order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
-    data = np.take(data, np.asarray(order, dtype=np.int64), axis=axis)
-    return _stitched(data, systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
 
 
 def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
@@ -642,47 +588,6 @@ def _distributed_client() -> Any:
         return None
     client = getattr(scheduler, "__self__", scheduler)
     return client if isinstance(client, Client) else None
-
-
-def _repeated(labels: np.ndarray) -> list[str]:
-    """Labels that occur more than once (a topic or system split across partitions)."""
-    if not len(labels):
-        return []
-    uniq, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
-    return [str(t) for t, n in zip(uniq, counts) if n > 1]
-
-
-def _combine_systems(parts: list[xr.DataArray | np.ndarray], probe: xr.DataArray, complete: bool) -> xr.DataArray:
-    """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated
-    (a partition given as an array of system names evaluated no topic: NaN rows)."""
-    cubes = [c for c in parts if isinstance(c, xr.DataArray)]
-    names = [c.system.values if isinstance(c, xr.DataArray) else c for c in parts]
-    systems = np.concatenate(names) if names else np.array([], dtype=object)
-    topics = sorted(set().union(*(c.topic.values.tolist() for c in cubes)) if cubes else set(),
-                    key=lambda t: np.str_(t))
-    topics_arr = np.asarray(topics, dtype=object)
-    order = np.argsort(np.array(topics, dtype=str), kind="stable") if topics else []
-    topics_arr = topics_arr[order]
-    pos = pd.Index(topics_arr)
-    data = np.full((len(systems), len(topics_arr)) + probe.shape[2:], np.nan)
-    row = 0
-    for c, n in zip(parts, names):
-        if isinstance(c, xr.DataArray):
-            data[row:row + len(n), pos.get_indexer(c.topic.values)] = c.values
-        row += len(n)
-    s_order = np.argsort(np.array(systems.tolist(), dtype=str), kind="stable") if len(systems) else []
-    return _stitched(data[s_order], np.asarray(systems, dtype=object)[s_order], topics_arr, probe, complete)
-
-
-def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray,
-              complete: bool) -> xr.DataArray:
-    """The cube of stitched partition values, with the probe's other dims (``measure``, and
-    ``bound`` with ``bounds=True``), their coordinates and attrs."""
-    coords: dict[str, Any] = {"system": systems, "topic": topics}
-    if "other" in probe.dims:  # a preference cube: system × other
-        coords["other"] = systems
-    coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
-    return result(data, probe.dims, coords, name=probe.name, attrs={**probe.attrs, "complete": int(bool(complete))})
 
 
 # ----------------------------------------------------------------------- reading

@@ -1,6 +1,7 @@
 """Id columns → integer codes: the one place where run and qrels ids are factorized.
 
-Every id column (system, topic, doc, subtopic) becomes int64 codes plus its distinct ids,
+Every id column (system, topic, doc, subtopic) becomes integer codes (int32 while the
+distinct ids fit, else int64: half the memory traffic per row) plus its distinct ids,
 never a fixed-width string array, so memory is proportional to the ids themselves.
 Arrow-backed strings are encoded with pyarrow's hash tables, ``category`` columns reuse
 their codes, ``object`` columns use pandas' hash table and are checked on their distinct
@@ -24,7 +25,12 @@ import pandas as pd
 from .errors import InputError
 from .schema import check_id_column
 
-__all__ = ["encode", "sorted_codes", "str_sort_order"]
+__all__ = ["encode", "sorted_codes", "str_sort_order", "code_dtype"]
+
+
+def code_dtype(n: int) -> type:
+    """The smallest of int32/int64 holding the codes ``0..n`` (and -1)."""
+    return np.int32 if n < 2**31 - 1 else np.int64
 
 
 def _arrow_strings(s: pd.Series):
@@ -67,8 +73,8 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
         enc = pa.chunked_array([enc.combine_chunks()])
         dictionary = enc.chunk(0).dictionary
     # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
-    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int64)
-             if enc.num_chunks else np.zeros(0, np.int64))
+    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32)
+             if enc.num_chunks else np.zeros(0, np.int32))  # arrow's dictionary indices are int32
     if heads is not None:
         codes = np.repeat(codes, np.diff(np.append(heads, n)))
     return codes, dictionary
@@ -84,22 +90,22 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
             heads = np.arange(n)
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
-            return np.repeat(codes.astype(np.int64), np.diff(np.append(heads, n))), uniques
+            return np.repeat(codes.astype(code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
     codes, uniques = pd.factorize(values)
-    return codes.astype(np.int64, copy=False), uniques
+    return codes.astype(code_dtype(len(uniques)), copy=False), uniques
 
 
 def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
-    """Codes (int64) and uniques of one id column; uniques are exactly the ids present
+    """Codes (int32, int64 beyond 2**31 ids) and uniques of one id column; uniques are exactly the ids present
     (unused categories dropped): a pyarrow string array for arrow-backed data, else an
     object array."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        codes = s.cat.codes.to_numpy().astype(np.int64)
         cats = s.cat.categories
+        codes = s.cat.codes.to_numpy().astype(code_dtype(len(cats)))
         used = np.zeros(len(cats), bool)
         used[codes] = True
         if not used.all():
-            remap = np.cumsum(used) - 1
+            remap = (np.cumsum(used) - 1).astype(codes.dtype)
             codes, cats = remap[codes], cats[used]
         arr = _arrow_strings(pd.Series(cats))
         return codes, (arr.combine_chunks() if arr is not None else np.asarray(cats, dtype=object))
@@ -152,9 +158,10 @@ def encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> 
         return _arrow_merge(parts)
     all_uniques = np.concatenate([_as_str(u) for _, u in parts])
     merged, uniques = pd.factorize(all_uniques)
+    merged = merged.astype(code_dtype(len(uniques)))
     out, start = [], 0
     for codes, u in parts:
-        out.append(merged[start:start + len(u)].astype(np.int64)[codes])
+        out.append(merged[start:start + len(u)][codes])
         start += len(u)
     return out, np.asarray(uniques, dtype=object)
 
@@ -177,7 +184,7 @@ def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray],
         if new.any():
             pos[new] = len(base) + np.arange(int(new.sum()))
             base = pa.concat_arrays([base, u.filter(pa.array(new))])
-        out.append(pos[codes])
+        out.append(pos.astype(code_dtype(len(base)))[codes])
     return out, _as_str(base)
 
 
@@ -201,6 +208,6 @@ def sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
     order = sel[str_sort_order(uniques[sel])]
     if len(order) == len(uniques) and np.array_equal(order, np.arange(len(order))):
         return codes, uniques  # already in order (sorted categories, sorted frames)
-    recode = np.full(len(uniques), -1, np.int64)
+    recode = np.full(len(uniques), -1, code_dtype(len(uniques)))
     recode[order] = np.arange(len(order))
     return [recode[c] for c in codes], uniques[order]

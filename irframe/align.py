@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ._ids import encode, sorted_codes
+from ._ids import code_dtype, encode, sorted_codes
 from ._order import float32_desc_key, float64_desc_key, order_rows, permute
 from .errors import InputError
 from .options import ORDERS, check_depth
@@ -135,7 +135,10 @@ class Aligned:
     @cached_property
     def row_rank(self) -> np.ndarray:
         """1-based rank of every row within its group (int64, length N)."""
-        return np.arange(1, self.n_rows + 1, dtype=np.int64) - np.repeat(self.offsets[:-1], self.group_len)
+        step = np.ones(self.n_rows, np.int64)  # +1 per row, back to 1 at each group start
+        nonempty = np.flatnonzero(self.group_len)
+        step[self.offsets[nonempty[1:]]] -= self.group_len[nonempty[:-1]]
+        return np.cumsum(step, out=step)
 
     @cached_property
     def row_topic(self) -> np.ndarray:
@@ -278,23 +281,25 @@ def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
     is the cell id; otherwise a marking array numbers the cells when the (topic × doc) space
     is small, and they are hashed when it is not.
     """
-    topic_of = np.full(n_docs, -1, np.int64)
+    topic_of = np.full(n_docs, -1, topic.dtype)
     topic_of[doc] = topic
     if np.array_equal(topic_of[doc], topic):
         q_topic, q_doc = np.divmod(q_cell_keys, n_docs)
         return doc, n_docs, np.where(topic_of[q_doc] == q_topic, q_doc, -1)
     if n_space <= min(_DENSE_LOOKUP_MAX, 16 * (len(doc) + len(q_cell_keys))):  # memory ∝ input
-        cell = topic * n_docs + doc
+        cell = topic.astype(code_dtype(n_space))  # n_space < 2**31 here: no overflow
+        cell *= n_docs
+        cell += doc
         used = np.zeros(n_space, bool)
         used[cell] = True
         used_cells = np.flatnonzero(used)
         compact = np.empty(n_space, np.int32 if len(used_cells) < 2**31 else np.int64)
         compact[used_cells] = np.arange(len(used_cells))
         q = np.where(used[q_cell_keys], compact[q_cell_keys], -1) if len(q_cell_keys) else q_cell_keys
-        return compact[cell].astype(np.int64), len(used_cells), q.astype(np.int64)
-    ids, uniques = pd.factorize(topic * n_docs + doc)
+        return compact[cell], len(used_cells), q.astype(np.int64)
+    ids, uniques = pd.factorize(topic.astype(np.int64) * n_docs + doc)
     q = pd.Index(uniques).get_indexer(q_cell_keys)
-    return ids.astype(np.int64, copy=False), len(uniques), q
+    return ids.astype(code_dtype(len(uniques))), len(uniques), q
 
 
 def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray, n_cells: int) -> bool:
@@ -347,8 +352,10 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
     (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
-    return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic, topics_all,
-                r_doc, q_doc, docs)
+    # run rows keep int32 codes (half the memory traffic); qrels codes, small, go to int64
+    # because qrels keys multiply them (topic * n_docs + doc)
+    return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic.astype(np.int64), topics_all,
+                r_doc, q_doc.astype(np.int64), docs)
 
 
 def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
@@ -431,7 +438,7 @@ def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
     else:
         r_topic = ids.r_topic if src is None else ids.r_topic[src]
         eval_topic = np.flatnonzero(np.bincount(r_topic, minlength=n_topics_all))
-    topic_recode = np.full(n_topics_all, -1, np.int64)
+    topic_recode = np.full(n_topics_all, -1, code_dtype(n_topics_all))
     topic_recode[eval_topic] = np.arange(len(eval_topic))
     return src, eval_topic, topic_recode
 
@@ -510,17 +517,21 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     src = np.arange(len(runs)) if kept is None else kept
     n_t = len(eval_topic)
     r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
-    group_key = r_sys_s * n_t
+    group_key = r_sys_s.astype(code_dtype(len(ids.systems) * n_t))  # a copy: r_sys_s is needed below
+    group_key *= n_t
     group_key += r_topic_s
 
     # ---- relevance lookup through (topic, doc) cells; ordering -----------------------------
-    q_t = topic_recode[q_topic]
+    q_t = topic_recode[q_topic].astype(np.int64)  # qrels keys multiply it
     q_in = q_t >= 0
     qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     primary, sc = _primary_key(order, take(score), take(rank))
     perm, moved = order_rows(group_key, primary, r_doc_s, ids.docs)
-    r_doc_s, cell = (permute(x, perm, moved) for x in (r_doc_s, cell))
+    cell = permute(cell, perm, moved)
+    # the aligned doc codes are int64 (kernels multiply them): widen while permuting, one copy
+    r_doc_s = (r_doc_s[perm].astype(np.int64) if moved is None
+               else permute(r_doc_s.astype(np.int64), perm, moved, inplace=True))
     src = permute(src, perm, moved, inplace=True)  # src is this function's own array
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
         group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
@@ -534,7 +545,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     # ---- run duplicates: (system, topic, doc) twice; "first" keeps each one's first row ------
     if _sorted_has_duplicates(r_sys_s, len(ids.systems), cell, n_cells):
-        r_key = (ids.r_sys * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
+        r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # removing rows changes neither the others' order nor their grades
             group_key, r_doc_s, rel, src, sc = (x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc))

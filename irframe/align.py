@@ -402,8 +402,8 @@ def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | Non
 def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     """(integer sort key, score as stored in the aligned arrays) for an ``order``."""
     if order == "trec_eval":
-        f32 = score.astype(np.float32)
-        return float32_desc_key(f32), f32.astype(np.float64)
+        f32 = score.astype(np.float32)  # widened to float64 once the rows are ordered
+        return float32_desc_key(f32), f32
     if order == "trec_eval10":
         return float64_desc_key(score), score
     if order == "rank":
@@ -514,7 +514,6 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     def take(x: np.ndarray | None) -> np.ndarray | None:
         return x if kept is None or x is None else x[kept]
 
-    src = np.arange(len(runs)) if kept is None else kept
     n_t = len(eval_topic)
     r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
     group_key = r_sys_s.astype(code_dtype(len(ids.systems) * n_t))  # a copy: r_sys_s is needed below
@@ -532,7 +531,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     # the aligned doc codes are int64 (kernels multiply them): widen while permuting, one copy
     r_doc_s = (r_doc_s[perm].astype(np.int64) if moved is None
                else permute(r_doc_s.astype(np.int64), perm, moved, inplace=True))
-    src = permute(src, perm, moved, inplace=True)  # src is this function's own array
+    # each row's position in the caller's frame: (0..n-1 or kept) permuted, i.e. perm itself
+    src = perm.astype(np.int64, copy=False) if kept is None else kept[perm]
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
         group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
     if sc is None:

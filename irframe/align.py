@@ -302,15 +302,17 @@ def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
     return ids.astype(code_dtype(len(uniques))), len(uniques), q
 
 
-def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray, n_cells: int) -> bool:
-    """Whether a (system, cell) pair repeats; rows must be grouped by system (sorted).
+def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell: np.ndarray,
+                           n_cells: int) -> bool:
+    """Whether a (system, cell) pair repeats; rows must be sorted by ``group_key`` = system
+    * ``n_t`` + topic.
 
     Works in chunks of systems whose (system × cell) table stays under a fixed size: each row
     writes its index into the table and a duplicate is a row that reads back another's index.
     """
     if len(cell) == 0 or n_cells == 0:
         return False
-    bounds = np.searchsorted(system, np.arange(n_systems + 1))
+    bounds = np.searchsorted(group_key, np.arange(n_systems + 1, dtype=np.int64) * n_t)
     per_chunk = max(1, _DUP_TABLE_MAX // n_cells)
     table = np.empty(min(n_systems, per_chunk) * n_cells, np.int32)
     for s0 in range(0, n_systems, per_chunk):
@@ -318,7 +320,7 @@ def _sorted_has_duplicates(system: np.ndarray, n_systems: int, cell: np.ndarray,
         a, b = bounds[s0], bounds[s1]
         if a == b:
             continue
-        key = (system[a:b] - s0) * n_cells + cell[a:b]
+        key = (group_key[a:b] // n_t - s0) * n_cells + cell[a:b]
         idx = np.arange(b - a, dtype=np.int32)
         table[key] = idx
         if (table[key] != idx).any():
@@ -515,8 +517,10 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         return x if kept is None or x is None else x[kept]
 
     n_t = len(eval_topic)
-    r_sys_s, r_doc_s, r_topic_s = take(ids.r_sys), take(ids.r_doc), topic_recode[take(ids.r_topic)]
-    group_key = r_sys_s.astype(code_dtype(len(ids.systems) * n_t))  # a copy: r_sys_s is needed below
+    r_doc_s, r_topic_s = take(ids.r_doc), take(ids.r_topic)
+    if not np.array_equal(topic_recode, np.arange(len(topic_recode))):  # else every topic is evaluated
+        r_topic_s = topic_recode[r_topic_s]
+    group_key = take(ids.r_sys).astype(code_dtype(len(ids.systems) * n_t))  # a copy
     group_key *= n_t
     group_key += r_topic_s
 
@@ -534,7 +538,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     # each row's position in the caller's frame: (0..n-1 or kept) permuted, i.e. perm itself
     src = perm.astype(np.int64, copy=False) if kept is None else kept[perm]
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
-        group_key, r_sys_s = group_key[perm], r_sys_s[perm]  # group and system are constant
+        group_key = group_key[perm]  # the group is constant
     if sc is None:
         sc = np.full(len(src), np.nan)
     elif moved is None or order == "rank":  # in score orders the tie key is the score itself
@@ -544,7 +548,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     rel = rel_by_cell[cell]
 
     # ---- run duplicates: (system, topic, doc) twice; "first" keeps each one's first row ------
-    if _sorted_has_duplicates(r_sys_s, len(ids.systems), cell, n_cells):
+    if _sorted_has_duplicates(group_key, n_t, len(ids.systems), cell, n_cells):
         r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # removing rows changes neither the others' order nor their grades

@@ -29,7 +29,11 @@ __all__ = ["encode", "sorted_codes", "str_sort_order", "code_dtype"]
 
 
 def code_dtype(n: int) -> type:
-    """The smallest of int32/int64 holding the codes ``0..n`` (and -1)."""
+    """The smallest of int32/int64 holding the codes ``0..n`` (and -1).
+
+    >>> code_dtype(150_000).__name__, code_dtype(2**31).__name__
+    ('int32', 'int64')
+    """
     return np.int32 if n < 2**31 - 1 else np.int64
 
 

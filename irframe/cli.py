@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .measures.trec_eval_syntax import c_atol
+from .treceval import REL_FORMATS
 from .treceval import format_trec_line  # re-exported: the output line format
 
 __all__ = ["main", "format_trec_line", "parse_eval_args", "USAGE", "TREC_EVAL_DEFAULT"]
@@ -229,7 +230,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """Yield ``(run id, TrecRun)`` per run file, each read and evaluated on its own; on a
     failure yield ``(None, (message, exit status))`` and stop."""
     from .errors import IrframeError
-    from .treceval import TrecEvalError, one_run, trec_eval_runs
+    from .treceval import TrecEvalError, trec_eval_run
     for path in paths:
         try:
             run = _read_run(path)
@@ -237,11 +238,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2)
             return
         try:
-            frame, run_id = one_run(run)
-            ((_, result),) = trec_eval_runs(qrels, frame, o["measures"], run_ids={"run": run_id},
-                                            **_options(o, zscores))
-            if isinstance(result, TrecEvalError):
-                raise result
+            result = trec_eval_run(qrels, run, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
             yield None, (f"{e}\n", e.status)
             return
@@ -249,22 +246,19 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
             yield None, (f"irframe: error: {msg}\n", 1)
             return
-        yield run_id, result
+        yield result.run_id, result
 
 
 def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """The results of :func:`_one_by_one` from one read and one alignment of every file
-    (each file one system), or None when that is not possible: a file fails (the caller
-    then goes file by file, which reports the failure in trec_eval's order), standard input,
-    or measures that depend on the other runs (irframe's measure strings) or on the
-    judgment format (``-R`` other than qrels)."""
+    (each file one system), or None when that is not possible: fewer than two files, or a
+    file fails (the caller then goes file by file, which reports the failure in trec_eval's
+    order)."""
     from .errors import IrframeError
     from .io import read_runs
-    from .measures.trec_eval_syntax import is_trec_request
     from .treceval import TrecEvalError, trec_eval_runs
     files = list(dict.fromkeys(paths))
-    if (len(files) < 2 or "-" in files or o["rel_format"] != "qrels"
-            or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
+    if len(files) < 2:
         return None
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
@@ -274,14 +268,13 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
                                       **_options(o, zscores)))
     except (IrframeError, ValueError, OSError, KeyError, TypeError):
         return None
-    tag = dict(zip(files, tags))
     out = []
     for path in paths:
         result = results[name[path]]
         if isinstance(result, TrecEvalError):
             out.append((None, (f"{result}\n", result.status)))
             break
-        out.append((tag[path], result))
+        out.append((result.run_id, result))
     return out
 
 
@@ -312,7 +305,14 @@ def _chunks(paths: Sequence[str]) -> list[list[str]]:
 
 def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status))`` at the
-    first failure: groups of files read and aligned together when possible."""
+    first failure: groups of files read and aligned together when possible (not for standard
+    input, for measures that depend on the other runs, i.e. irframe's measure strings, or on
+    the judgment format, ``-R`` other than qrels)."""
+    from .measures.trec_eval_syntax import is_trec_request
+    if ("-" in paths or o["rel_format"] != "qrels"
+            or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
+        yield from _one_by_one(qrels, paths, o, zscores)
+        return
     for chunk in _chunks(paths):
         batch = _all_at_once(qrels, chunk, o, zscores)
         for run_id, result in (batch if batch is not None else _one_by_one(qrels, chunk, o, zscores)):
@@ -336,7 +336,7 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     if len(o["files"]) < 2:
         err.write(USAGE)
         return 1
-    if o["rel_format"] not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
+    if o["rel_format"] not in REL_FORMATS:
         err.write(f"trec_eval: Illegal rel_format '{o['rel_format']}'\n")
         return 2
     if o["results_format"] != "trec_results":
@@ -356,10 +356,8 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         if o["format"] == "trec":
             out.write(result.text())
         else:
-            lines = result.lines()
-            run_id = next((x.value for x in lines if x.kind == "runid"), None) or run_id
             rows.extend({"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
-                        for x in lines if x.kind != "runid")
+                        for x in result.lines() if x.kind != "runid")
     _write_table(rows, o["format"], out)
     return 0
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from .errors import IrframeError
 
-__all__ = ["TrecEvalError", "TrecLine", "TrecRun", "trec_eval_values", "trec_eval_runs", "one_run",
+__all__ = ["TrecEvalError", "TrecLine", "TrecRun", "trec_eval_values", "trec_eval_run", "trec_eval_runs", "one_run",
            "read_zscores", "format_trec_line", "line_text"]
 
 MISSING_ZSCORE = -1000000.0
@@ -120,6 +120,8 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
 
 
 _REL_NEEDS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+#: trec_eval's ``-R`` relevance formats
+REL_FORMATS = tuple(_REL_NEEDS)
 
 
 def _rel_info(qrels: pd.DataFrame, rel_format: str):
@@ -200,7 +202,7 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
         return data, {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in labels}
     if jg_qrels is not None:
         data = _avg_over_judgment_groups(runs, jg_qrels, labels, aligned.systems, aligned.topics,
-                                         rel_level=rel_level, **align_options)
+                                         rel_level=rel_level, num_docs_in_coll=num_docs_in_coll, **align_options)
         return data, dict.fromkeys(labels, "mean")
     from .cube import scatter
     from .evaluate import evaluate_groups
@@ -221,12 +223,12 @@ def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     return out
 
 
-def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], systems, topics,
-                              **options) -> np.ndarray:
+def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], systems, topics, *,
+                              rel_level: int, num_docs_in_coll: int, **align_options) -> np.ndarray:
     """Per (system, topic, measure), in ``systems`` × ``topics`` order: the mean over the
     topic's judgment groups of the measure computed with that group's judgments (trec_eval's
     ``*_avgjg``: summed over the groups in order, divided by their number when there are several)."""
-    from .evaluate import evaluate
+    from .align import align
     s_index = pd.Index([str(s) for s in systems])
     t_index = pd.Index([str(t) for t in topics])
     total = np.zeros((len(s_index), len(t_index), len(labels)))
@@ -234,11 +236,13 @@ def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels
     groups = sorted(jg_qrels["jg"].astype(str).unique(), key=_utf8)
     for jg in groups:   # a loop over judgment groups (a handful), not over topics
         sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
-        cube = evaluate(runs, sub, labels, **options)
-        si = s_index.get_indexer([str(s) for s in cube.coords["system"].values])
-        ti = t_index.get_indexer([str(t) for t in cube.coords["topic"].values])
+        a = align(runs, sub, **align_options)
+        values, _ = _measure_table(a, runs, sub, None, None, labels, rel_level=rel_level,
+                                   num_docs_in_coll=num_docs_in_coll, **align_options)
+        si = s_index.get_indexer([str(s) for s in a.systems])
+        ti = t_index.get_indexer([str(t) for t in a.topics])
         sv, tv = si >= 0, ti >= 0
-        total[np.ix_(si[sv], ti[tv])] += np.nan_to_num(cube.values[np.ix_(sv, tv)])
+        total[np.ix_(si[sv], ti[tv])] += np.nan_to_num(values[np.ix_(sv, tv)])
         count += t_index.isin(sub["topic"].astype(str).unique())
     return total / np.where(count > 1, count, 1)[None, :, None]
 
@@ -321,9 +325,10 @@ class TrecRun:
     def lines(self) -> list[TrecLine]:
         """Per-topic lines (``-q``) then the summary, in trec_eval's order."""
         z = self.p.zscores is not None
+        names = self._topic_names()
         lines = [TrecLine(name, t, self.strings[name][i], "relstring") if self.p.kinds[name] == "relstring"
                  else TrecLine(name, t, float(self.per[name][i]), self.p.kinds[name], z)
-                 for i, t in enumerate(self.topics) for name in self._topic_names()]
+                 for i, t in enumerate(self.topics) for name in names]
         return lines + self._summary()
 
     def text(self) -> str:
@@ -573,15 +578,30 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     >>> [(x.name, round(x.value, 4)) for x in trec_eval_values(qrels, runs, ["map", "P.5"])]
     [('map', 0.1785), ('P_5', 0.2667)]
     """
+    return trec_eval_run(
+        qrels, run, measures, run_id=run_id, version=version, per_topic=per_topic, complete=complete,
+        rel_level=rel_level, depth=depth, judged_only=judged_only, num_docs_in_coll=num_docs_in_coll,
+        summary=summary, debug_query=debug_query, zscores=zscores, order=order, rel_format=rel_format).lines()
+
+
+def trec_eval_run(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[str] = (), *,
+                  run_id: str | None = None, **options: Any) -> TrecRun:
+    """:func:`trec_eval_runs` for one run (every row of ``run``, as trec_eval reads one file):
+    its :class:`TrecRun`; keywords as for :func:`trec_eval_values`.
+
+    Raises :class:`TrecEvalError` with trec_eval's message and exit status.
+
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> trec_eval_run(qrels, runs, ["map"]).text()
+    'map                   \\tall\\t0.1785\\n'
+    """
     one, default_id = one_run(run)
-    ((_, result),) = trec_eval_runs(
-        qrels, one, measures, run_ids={"run": default_id if run_id is None else run_id}, version=version,
-        per_topic=per_topic, complete=complete, rel_level=rel_level, depth=depth, judged_only=judged_only,
-        num_docs_in_coll=num_docs_in_coll, summary=summary, debug_query=debug_query, zscores=zscores,
-        order=order, rel_format=rel_format)
+    ((_, result),) = trec_eval_runs(qrels, one, measures,
+                                    run_ids={"run": default_id if run_id is None else run_id}, **options)
     if isinstance(result, TrecEvalError):
         raise result
-    return result.lines()
+    return result
 
 
 def one_run(run: pd.DataFrame) -> tuple[pd.DataFrame, str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ids import str_sort_order
+from ._ids import code_dtype, str_sort_order
 
 __all__ = ["order_rows", "permute", "float32_desc_key", "float64_desc_key"]
 
@@ -107,7 +107,7 @@ def _block_order(group: np.ndarray, primary: np.ndarray) -> tuple[np.ndarray | N
     if (sorted_first[1:] == sorted_first[:-1]).any():  # a group in several pieces
         return None, False
     lens = np.diff(np.append(starts, n))
-    dt = np.int32 if n < 2**31 else np.int64  # row positions: int32 halves the traffic
+    dt = code_dtype(n)  # row positions: int32 halves the traffic
     if np.array_equal(by_group, np.arange(len(by_group))):
         return np.arange(n, dtype=dt), True
     new_starts = np.cumsum(lens[by_group]) - lens[by_group]

@@ -293,7 +293,7 @@ def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
         used = np.zeros(n_space, bool)
         used[cell] = True
         used_cells = np.flatnonzero(used)
-        compact = np.empty(n_space, np.int32 if len(used_cells) < 2**31 else np.int64)
+        compact = np.empty(n_space, code_dtype(len(used_cells)))
         compact[used_cells] = np.arange(len(used_cells))
         q = np.where(used[q_cell_keys], compact[q_cell_keys], -1) if len(q_cell_keys) else q_cell_keys
         return compact[cell], len(used_cells), q.astype(np.int64)
@@ -518,7 +518,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     n_t = len(eval_topic)
     r_doc_s, r_topic_s = take(ids.r_doc), take(ids.r_topic)
-    if not np.array_equal(topic_recode, np.arange(len(topic_recode))):  # else every topic is evaluated
+    if n_t < len(topic_recode):  # else every topic is evaluated (eval_topic: a sorted subset)
         r_topic_s = topic_recode[r_topic_s]
     group_key = take(ids.r_sys).astype(code_dtype(len(ids.systems) * n_t))  # a copy
     group_key *= n_t

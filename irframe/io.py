@@ -116,8 +116,7 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     if error.lineno is None and _USE_ARROW:
         # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
         # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
-        buf = _normalise(data, kind)
-        buf = b"\n" + buf if buf[:3] == _BOM else buf
+        # (``buf`` is still the last attempt's: the normalised text, BOM guard applied)
         text_types = {c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()}
         try:
             t = _arrow_table(buf, b" ", names, text_types, threads)

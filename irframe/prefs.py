@@ -144,10 +144,6 @@ class _JG:
         return ful, poss + ful
 
 
-def _ratio(f, p):
-    return f / p
-
-
 def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
     v = dict.fromkeys(PREFS_MEASURES, 0.0)
     fr = sum(j.ful_ret for j in jgs)

@@ -47,6 +47,8 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, segment_cumsum
+from .ties import expand_ranges
+from .trec_arrays import seq_group_sum
 from ..errors import InputError
 
 __all__ = ["AspectTable", "PairTable", "aspects", "pairs", "aspect_weights", "ideal_alpha_gains",
@@ -452,7 +454,8 @@ def _greedy_sparse(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> 
 
     def doc_scores(cells: np.ndarray) -> np.ndarray:
         """Marginal gain of each cell: Σ_aspects g · (sub_gain · w), summed in aspect order."""
-        return _sequential_sums(u_start[cells], u_start[cells + 1], p_g * (sub_gain[p_s] * w[p_s]))
+        lo, n = u_start[cells], u_start[cells + 1] - u_start[cells]
+        return seq_group_sum((p_g * (sub_gain[p_s] * w[p_s]))[expand_ranges(lo, n)[1]], _offsets(n))
 
     score = np.full(T * D, -np.inf)
     cells = np.flatnonzero(valid.ravel())
@@ -466,63 +469,23 @@ def _greedy_sparse(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> 
         active = ~placed[rows, best]
         chosen = (rows * D + best)[active]
         # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
-        lo, hi = u_start[chosen], u_start[chosen + 1]
-        ps = _ranges(lo, hi)
-        out[active, step] = _sequential_sums(lo - lo, hi - lo, (p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]],
-                                             offsets=np.concatenate([[0], np.cumsum(hi - lo)])[:-1])
+        lo, n = u_start[chosen], u_start[chosen + 1] - u_start[chosen]
+        ps = expand_ranges(lo, n)[1]
+        out[active, step] = seq_group_sum((p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]], _offsets(n))
         hit = np.unique(p_s[ps])
         sub_gain[hit] *= (1.0 - alpha)
         placed[rows[active], best[active]] = True
         if placed.all():
             return out[:, :step + 1]
-        touched = np.unique(p_u[ao[_ranges(a_start[hit], a_start[hit + 1])]])
+        touched = np.unique(p_u[ao[expand_ranges(a_start[hit], a_start[hit + 1] - a_start[hit])[1]]])
         touched = touched[~placed.ravel()[touched]]
         score.ravel()[touched] = doc_scores(touched)
     return out
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(lo[i], hi[i])`` for every i (vectorised)."""
-    n = hi - lo
-    total = int(n.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
-    return starts + np.arange(total)
-
-
-def _sequential_sums(lo: np.ndarray, hi: np.ndarray, values: np.ndarray, *,
-                     offsets: np.ndarray | None = None, budget: int = 1 << 20) -> np.ndarray:
-    """Per segment ``values[lo:hi]`` summed strictly left to right (as a C loop would).
-
-    ``offsets`` shifts segment i to ``values[offsets[i] + lo[i] : offsets[i] + hi[i]]``.
-    numpy's ``sum`` adds pairwise and can differ in the last bit; ``cumsum`` along a padded
-    (segments × longest) block is sequential.  Blocks of segments of similar length keep the
-    padding within ``budget`` cells or twice the data.
-    """
-    n = len(lo)
-    out = np.zeros(n)
-    if n == 0:
-        return out
-    base = lo if offsets is None else offsets + lo
-    lens = hi - lo
-    order = np.argsort(lens, kind="stable")
-    limit = max(budget, 2 * int(lens.sum()))
-    i = 0
-    while i < n:
-        cand = np.arange(i + 1, n + 1)
-        cost = (cand - i) * lens[order[cand - 1]]    # cells of the block order[i:cand]
-        j = i + max(1, int(np.searchsorted(cost, limit, side="right")))
-        sel = order[i:j]
-        width = int(lens[sel].max())
-        if width:
-            k = np.arange(width)[None, :]
-            ok = k < lens[sel][:, None]
-            idx = np.where(ok, base[sel][:, None] + k, 0)
-            block = np.where(ok, values[idx] if len(values) else 0.0, 0.0)
-            out[sel] = np.cumsum(block, axis=1)[:, -1]
-        i = j
-    return out
+def _offsets(n: np.ndarray) -> np.ndarray:
+    """CSR offsets of consecutive segments of lengths ``n``."""
+    return np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
 
 
 def _doc_desc_rank(ctx) -> np.ndarray:

@@ -32,7 +32,8 @@ from ..options import check_k as _check_k
 from ..options import check_rel_level
 from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
-from .trec_arrays import num_rel_topic
+from .trec_arrays import measure_rel_level
+from .trec_arrays import num_rel as num_rel_groups
 
 __all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "relevant_mask",
            "retrieved_relevant_rows"]
@@ -231,20 +232,11 @@ def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, lookup: RarityLook
 
 
 # --------------------------------------------------------------------------- registration
-def _level(ctx: EvalContext, m: Measure) -> float:
-    rel = m.param("rel")
-    return ctx.options["rel_level"] if rel is None else rel
-
-
 def _lookup(ctx: EvalContext, m: Measure) -> RarityLookup:
     ref = ctx.options.get("reference")
-    level = _level(ctx, m)
+    level = measure_rel_level(ctx, m)
     key = ("rarity_lookup", m.cutoff, level, id(ref) if ref is not None else None)
     return ctx.memo(key, lambda: rarity_lookup(ctx.aligned, k=m.cutoff, rel_level=level, reference=ref))
-
-
-def _num_rel(ctx: EvalContext, level: float) -> np.ndarray:
-    return num_rel_topic(ctx, level)[ctx.aligned.group_topic]
 
 
 def _base(ctx: EvalContext, name: str, m: Measure, level: float) -> np.ndarray:
@@ -255,7 +247,7 @@ def _base(ctx: EvalContext, name: str, m: Measure, level: float) -> np.ndarray:
 
 def _p(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
-        level = _level(ctx, m)
+        level = measure_rel_level(ctx, m)
         return p_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
                       normalized=normalized, lookup=_lookup(ctx, m), base=_base(ctx, "P", m, level))
     return compute
@@ -263,9 +255,9 @@ def _p(normalized: bool):
 
 def _ap(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
-        level = _level(ctx, m)
+        level = measure_rel_level(ctx, m)
         return ap_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
-                       num_rel=_num_rel(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
+                       num_rel=num_rel_groups(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
                        base=_base(ctx, "AP", m, level))
     return compute
 

@@ -25,7 +25,7 @@ import xarray as xr
 from .options import check_missing
 
 __all__ = ["as_rng", "score_cube", "batch_coords", "pref_cube", "CubeLayout", "mask_missing", "complete_topics",
-           "apply_missing", "is_pref"]
+           "is_pref"]
 
 _STACKED = "measure"      # the batch dim the kernels loop over
 _MEASURE_TMP = "_measure"  # the caller's own measure dim while it is stacked with others
@@ -203,26 +203,18 @@ def _check_no_nan(X: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} has NaN (not evaluated) cells and missing='error'")
 
 
-def apply_missing(x: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:
-    """x: (S, T[, ...]) for pairwise statistics (see :data:`irframe.options.MISSING`): 'skip' keeps
-    NaN (each pair uses the topics both systems have), 'common' blanks every topic some system
-    lacks, 'zero' fills 0, 'error' raises."""
-    check_missing(missing)
-    if missing == "error":
-        _check_no_nan(x, name)
-    return mask_missing(x, "skip" if missing == "error" else missing)
-
-
-def mask_missing(X: np.ndarray, missing: str) -> np.ndarray:
-    """Apply a NaN policy to (S, T, ...) values keeping the shape: 'skip' leaves NaN, 'zero'
-    fills 0, 'common' blanks every topic some system was not evaluated on, 'error' raises."""
+def mask_missing(X: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:
+    """Apply a NaN policy to (S, T, ...) values keeping the shape (see
+    :data:`irframe.options.MISSING`): 'skip' leaves NaN (each pair of systems then uses the
+    topics both have), 'zero' fills 0, 'common' blanks every topic some system was not
+    evaluated on, 'error' raises (naming ``name``)."""
     check_missing(missing)
     if missing == "zero":
         return np.nan_to_num(X, nan=0.0)
     if missing == "common":
         return np.where(np.isnan(X).any(axis=0, keepdims=True), np.nan, X)
     if missing == "error":
-        _check_no_nan(X, "cube")
+        _check_no_nan(X, name)
     return X
 
 

@@ -18,12 +18,12 @@ label_degradation     ties and preference agreement as labels are removed (Diaz 
 qrels_agreement       system-ranking agreement between judgment sets (tau-b, tau-AP, RBO)
 label_agreement       label agreement on commonly judged documents (Cohen's kappa, Krippendorff's alpha)
 label_confusion       confusion matrix of two judgment sets' grades
+decision_flips        pairs whose significance decision differs between judgment sets
 
 References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
 E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
 Metrics", SIGIR 2018 (doi:10.1145/3209978.3210024); Turkmen et al., innovation metrics for IR
 evaluation campaigns, ECIR 2023.
-decision_flips        pairs whose significance decision differs between judgment sets
 """
 
 from __future__ import annotations
@@ -229,8 +229,6 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     """
     n_trials = DRAWS.check("n_trials", n_trials)
     fuzziness = FUZZINESS.check("fuzziness", fuzziness)
-    if int(n_trials) < 1:
-        raise ValueError(f"n_trials must be positive, got {n_trials}")
     gen = as_rng(rng)
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]

@@ -43,7 +43,7 @@ from ._paired import (CORRECTIONS, TESTS, CompareOptions, bootstrap_means, compa
 from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 from .cube import result
-from ._scores import apply_missing, as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
+from ._scores import as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
     "compare",
@@ -216,7 +216,7 @@ def _to_cells(res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Seq
 def _paired_block(X: np.ndarray, layout, o: CompareOptions) -> np.ndarray:
     """One family: X (S, T) -> (S, O, len(_COMPARE_VARS))."""
     pa, pb = layout[0], layout[1]
-    X = apply_missing(X, o.missing)
+    X = mask_missing(X, o.missing)
     D = X[pa] - X[pb]  # (U, T)
     res = {**paired_tests(D, o), **difference_summary(D)}
     res["pvalue_adjusted"] = adjust_pvalues(res["pvalue"], o.correction)

@@ -262,15 +262,18 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     return table
 
 
+def _complete_block(X0: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`complete_topics` of X0 (S, T) and which of the T topics it kept (all of them
+    for 'zero' and 'error'), to index the random keys drawn over every topic."""
+    X = complete_topics(X0, missing)
+    keep = ~np.isnan(X0).any(axis=0) if missing in ("common", "skip") else np.ones(X0.shape[1], bool)
+    return X, keep
+
+
 def _stability_of(X0: np.ndarray, keys: np.ndarray, m, n_topics, missing: str, fuzziness: float):
     """One measure's trials: X0 (S, T) scores, keys (R, T) shared random keys → (table row, wins, losses,
     ties per pair, pair indices)."""
-    T_all = X0.shape[1]
-    if missing in ("common", "skip"):
-        keep = ~np.isnan(X0).any(axis=0)
-    else:
-        keep = np.ones(T_all, bool)
-    X = X0[:, keep] if missing in ("common", "skip") else complete_topics(X0, missing)
+    X, keep = _complete_block(X0, missing)
     T = X.shape[1]
     nt = T // 2 if n_topics is None else int(n_topics)
     if T < 2 or not 1 <= nt <= T:
@@ -324,9 +327,7 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     rows = []
     for k, m in enumerate(c.indexes["measure"]):
         X0 = c.values[:, :, k]
-        complete = missing in ("common", "skip")
-        keep = ~np.isnan(X0).any(axis=0) if complete else np.ones(T_all, bool)
-        X = X0[:, keep] if complete else complete_topics(X0, missing)
+        X, keep = _complete_block(X0, missing)
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:

@@ -150,8 +150,7 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
     if not multi.any():
         return aligned
     cnt = ties.size[multi]
-    tie_id = np.repeat(np.arange(len(cnt), dtype=np.int64), cnt)
-    _, rows = expand_ranges(ties.starts[multi], cnt)
+    tie_id, rows = expand_ranges(ties.starts[multi], cnt)
     rel = aligned.row_rel[rows]
     key = np.where(np.isnan(rel), -np.inf, rel)
     sub = rows[np.lexsort((-key if order == "best" else key, tie_id))]
@@ -187,7 +186,7 @@ class _Selected:
     def relevant(cls, ctx, level: float) -> "_Selected":
         """The tie groups holding relevant rows (memoised per level)."""
         def build():
-            rows = _t().rel_rows(ctx, level)
+            rows = _arrays.rel_rows(ctx, level)
             return cls(ctx, rows.pos, np.ones(len(rows.pos)))
         return ctx.memo(("tie_selected_rel", level), build)
 
@@ -228,7 +227,7 @@ def _tie_weighted(ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, 
     single = sel.n == 1
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(single, weight(sel.first),
-                     (cum_weight(kk) - cum_weight(sel.first - 1)) / np.where(single, 1, sel.n))
+                     (cum_weight(kk) - cum_weight(sel.first - 1)) / sel.n)
     contrib = np.where(inside, sel.total * w, 0.0)
     return np.bincount(sel.group, weights=contrib, minlength=a.n_groups)
 
@@ -250,12 +249,8 @@ def _prefix(ctx, key, w):
 
 
 def _exp_hits(ctx, m, k=None):
-    sel = _Selected.relevant(ctx, _t().measure_rel_level(ctx, m))
+    sel = _Selected.relevant(ctx, _arrays.measure_rel_level(ctx, m))
     return _tie_weighted(ctx, None, sel, m.cutoff if k is None else k, _count_w, _count_cum)
-
-
-def _t():
-    return _arrays
 
 
 def _exp_p(ctx, m):
@@ -265,7 +260,7 @@ def _exp_p(ctx, m):
 
 
 def _exp_r(ctx, m):
-    T = _t()
+    T = _arrays
     if m.cutoff is None:
         return m.definition.compute(ctx, m)
     return T.safe_div(_exp_hits(ctx, m), T.num_rel(ctx, T.measure_rel_level(ctx, m)))
@@ -276,7 +271,7 @@ def _exp_num_rel_ret(ctx, m):
 
 
 def _exp_rprec(ctx, m):
-    T = _t()
+    T = _arrays
     nrel = T.num_rel(ctx, T.measure_rel_level(ctx, m))
     mult = m.param("mult")
     k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
@@ -289,7 +284,7 @@ def _exp_judged(ctx, m):
     a = ctx.aligned
     pos = np.flatnonzero(~np.isnan(a.row_rel))
     e = _tie_weighted(ctx, pos, np.ones(len(pos)), m.cutoff, _count_w, _count_cum)
-    return _t().safe_div(e, np.minimum(a.group_len, m.cutoff))
+    return _arrays.safe_div(e, np.minimum(a.group_len, m.cutoff))
 
 
 def _same(ctx, m):
@@ -307,7 +302,7 @@ def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
 def _first_relevant_tie(ctx, m):
     """Per ranking with a relevant document: the tie group of its first relevant document —
     (group, first rank f, size n, relevant count r)."""
-    T = _t()
+    T = _arrays
     rows = T.rel_rows(ctx, T.measure_rel_level(ctx, m))
     has = rows.count > 0
     g = np.flatnonzero(has)
@@ -353,7 +348,7 @@ def _exp_rr(ctx, m):
 
 
 def _exp_ap(ctx, m):
-    T = _t()
+    T = _arrays
     level = T.measure_rel_level(ctx, m)
     rows = T.rel_rows(ctx, level)
     sel = _Selected.relevant(ctx, level)
@@ -376,7 +371,7 @@ def _exp_ap(ctx, m):
 
 
 def _exp_ndcg(ctx, m):
-    T = _t()
+    T = _arrays
     rows, gains = T.gain_rows(ctx, m)
     disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
     dcg = _tie_weighted(ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i])

@@ -136,16 +136,12 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
     >>> two[["qrels", "doc", "S_d"]].values.tolist()
     [['full', 'a', 2], ['full', 'b', 1], ['full', 'z', 0], ['no_b', 'a', 2], ['no_b', 'z', 0]]
     """
-    if is_qrels_sets(qrels):
-        return over_qrels_frames(lambda q: rarity(runs, q, k=k, rel_level=rel_level, reference=reference,
-                                                  order=order, depth=depth, complete=complete,
-                                                  judged_only=judged_only, columns=columns,
-                                                  qrels_columns=qrels_columns, duplicates=duplicates,
-                                                  system=system), qrels, judgments=judgments,
-                                 columns=qrels_columns)
     opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
                         duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
-    return rarity_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference)
+
+    def one(q: pd.DataFrame) -> pd.DataFrame:
+        return rarity_aligned(align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference)
+    return _over_sets(one, qrels, judgments, qrels_columns)
 
 
 def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1,
@@ -204,14 +200,18 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFra
     >>> rare_finds(runs, qrels, k=10)[["system", "doc", "rank", "S_d"]].values.tolist()
     [['s1', 'b', 2, 1], ['s2', 'c', 2, 1]]
     """
-    if is_qrels_sets(qrels):
-        return over_qrels_frames(lambda q: rare_finds(runs, q, k=k, rel_level=rel_level, max_systems=max_systems,
-                                                      reference=reference, order=order, depth=depth,
-                                                      complete=complete, judged_only=judged_only, columns=columns,
-                                                      qrels_columns=qrels_columns, duplicates=duplicates,
-                                                      system=system), qrels, judgments=judgments,
-                                 columns=qrels_columns)
     opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
                         duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
-    return rare_finds_aligned(align(runs, qrels, **opts.align_kwargs()), k=k, rel_level=rel_level,
-                              max_systems=max_systems, reference=reference)
+
+    def one(q: pd.DataFrame) -> pd.DataFrame:
+        return rare_finds_aligned(align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level,
+                                  max_systems=max_systems, reference=reference)
+    return _over_sets(one, qrels, judgments, qrels_columns)
+
+
+def _over_sets(one, qrels, judgments: str, qrels_columns) -> pd.DataFrame:
+    """``one(qrels)``, or with a mapping of judgment sets each set's table stacked with a
+    leading ``qrels`` column (:func:`irframe.qrelsets.over_qrels_frames`)."""
+    if is_qrels_sets(qrels):
+        return over_qrels_frames(one, qrels, judgments=judgments, columns=qrels_columns)
+    return one(qrels)

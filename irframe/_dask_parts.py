@@ -79,26 +79,18 @@ def _repeated(labels: np.ndarray) -> list[str]:
     return [str(t) for t, n in zip(uniq, counts) if n > 1]
 
 
-def _combine_systems(parts: list[xr.DataArray | np.ndarray], probe: xr.DataArray, complete: bool) -> xr.DataArray:
-    """Stitch per-partition cubes of disjoint systems: union of topics, NaN where not evaluated
-    (a partition given as an array of system names evaluated no topic: NaN rows)."""
-    cubes = [c for c in parts if isinstance(c, xr.DataArray)]
-    names = [c.system.values if isinstance(c, xr.DataArray) else c for c in parts]
-    systems = np.concatenate(names) if names else np.array([], dtype=object)
-    topics = sorted(set().union(*(c.topic.values.tolist() for c in cubes)) if cubes else set(),
-                    key=lambda t: np.str_(t))
-    topics_arr = np.asarray(topics, dtype=object)
-    order = np.argsort(np.array(topics, dtype=str), kind="stable") if topics else []
-    topics_arr = topics_arr[order]
-    pos = pd.Index(topics_arr)
-    data = np.full((len(systems), len(topics_arr)) + probe.shape[2:], np.nan)
-    row = 0
-    for c, n in zip(parts, names):
-        if isinstance(c, xr.DataArray):
-            data[row:row + len(n), pos.get_indexer(c.topic.values)] = c.values
-        row += len(n)
-    s_order = np.argsort(np.array(systems.tolist(), dtype=str), kind="stable") if len(systems) else []
-    return _stitched(data[s_order], np.asarray(systems, dtype=object)[s_order], topics_arr, probe, complete)
+def _combine_systems(cubes: list[xr.DataArray], systems: np.ndarray, probe: xr.DataArray,
+                     complete: bool) -> xr.DataArray:
+    """Stitch per-partition cubes of disjoint systems over every system of the whole
+    (``systems``, sorted as ``align`` sorts them) and the union of their topics, NaN where not
+    evaluated (a system whose partition has no judged topic: a NaN row, as in memory)."""
+    systems = np.asarray(systems, dtype=object)
+    topics = np.asarray(sorted(set().union(*(c.topic.values.tolist() for c in cubes)), key=np.str_), dtype=object)
+    rows, cols = pd.Index(systems), pd.Index(topics)
+    data = np.full((len(systems), len(topics)) + probe.shape[2:], np.nan)
+    for c in cubes:
+        data[np.ix_(rows.get_indexer(c.system.values), cols.get_indexer(c.topic.values))] = c.values
+    return _stitched(data, systems, topics, probe, complete)
 
 
 def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray,

@@ -305,9 +305,8 @@ def _per_topic(ddf, qrels, make_work: Callable[[dict], Any], name: str, why: str
 
 def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, complete: bool):
     """The part aligned with ``opts`` (align options), as if within the whole."""
-    from .align import align
     from .options import make_options
-    return whole.widen(align(run, q, **make_options(**{**opts, "complete": complete}).align_kwargs()))
+    return whole.align(run, q, make_options(**{**opts, "complete": complete}))
 
 
 class _Measures:
@@ -488,7 +487,7 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
         rows = [r for r in results if len(r)]  # (an empty table's id columns are object, not str)
         return work.finish(pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped)
     if split == "system":
-        return work.finish(_combine_systems(results, probe, complete), dropped)
+        return work.finish(_combine_systems(results, shared["systems"], probe, complete), dropped)
     return work.finish(_combine(results, shared, probe, complete), dropped)
 
 
@@ -525,7 +524,7 @@ def _as_run_frame(part: pd.DataFrame, rc, restore_order: bool) -> pd.DataFrame:
 
 def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures | _Lexi | _Table", *,
                         rc, qc, split: str, restore_order: bool,
-                        complete: bool) -> tuple[xr.DataArray, list] | np.ndarray | None:
+                        complete: bool) -> tuple[xr.DataArray, list] | xr.DataArray | pd.DataFrame | None:
     """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).
 
     ``split="topic"``: the partition holds whole topics; it is evaluated against their qrels
@@ -534,7 +533,7 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
     evaluates them as empty rankings).  ``split="system"``: it holds whole systems; told the
     grades (with ``complete=True`` it gets the full qrels anyway).  A partition none of whose
     topics is judged is only validated, as in memory (its rows are checked, then dropped):
-    returns None, or by system the names of its systems (NaN rows)."""
+    returns None (by system, its systems get NaN rows from the whole's system list)."""
     if len(part) == 0:
         return None
     part = _as_run_frame(part, rc, restore_order)
@@ -551,7 +550,7 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
         try:  # the checks the in-memory alignment makes on every row (ids, scores); then no overlap
             work(part, qrels, Whole(), False)
         except EmptyOverlapError:
-            return _distinct(part[rc.system]) if split == "system" else None
+            return None
         raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
     return work(part, q, whole, complete)
 

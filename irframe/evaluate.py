@@ -26,7 +26,7 @@ from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
 from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_supported, label_free,
                                 labelled)
-from .options import aligned_options, make_options
+from .options import Options, aligned_options, make_options
 from .params import check_gains
 
 __all__ = ["evaluate", "evaluate_aligned", "evaluate_groups", "evaluate_part", "Whole", "list_measures"]
@@ -168,6 +168,10 @@ class Whole:
     systems: np.ndarray | None = None
     grades: np.ndarray | None = None
 
+    def align(self, runs: pd.DataFrame, qrels: pd.DataFrame, opts: Options) -> Aligned:
+        """``runs`` aligned with ``opts`` (:class:`irframe.options.Options`), as if within the whole."""
+        return self.widen(align(runs, qrels, **opts.align_kwargs()))
+
     def widen(self, a: Aligned) -> Aligned:
         """``a`` (aligned from the part) as if aligned within the whole: groups renumbered
         over all systems (empty groups added for ``complete``), the whole's grades."""
@@ -204,17 +208,14 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
               unjudged_grade=unjudged_grade, **options)
     whole = whole or Whole()
 
-    def aligned(o):
-        return whole.widen(align(runs, qrels, **o.align_kwargs()))
-
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(aligned(opts), specs, **kw)
+        return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw)]
+    parts = [evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)]
     if rest:
-        parts.insert(0, evaluate_aligned(aligned(opts), rest, **kw))
+        parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(measure=[m.label for m in specs])
     if "measures" in out.attrs:
         out.attrs["measures"] = "; ".join(m.canonical for m in specs)

@@ -495,15 +495,9 @@ def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi | _Table") -> x
     """Validate qrels, measures and options on the client: evaluate a one-document ranking
     (a judged document of the first qrels topic) against the full qrels.  Its values are
     discarded; its other dims, coordinates and attrs are the stitched cube's."""
-    run = pd.DataFrame({rc.system: ["probe"], rc.topic: [str(qrels[qc.topic].iloc[0])],
-                        rc.doc: [str(qrels[qc.doc].iloc[0])]})
-    if rc.score:
-        run[rc.score] = 1.0
-    if rc.rank:
-        run[rc.rank] = 1
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
         warnings.simplefilter("ignore")
-        cube, _ = work(run, qrels, Whole(), False)
+        cube, _ = work(_one_doc_run(rc, qrels, qc, "probe"), qrels, Whole(), False)
     return cube.iloc[:0] if isinstance(cube, pd.DataFrame) else cube.isel(topic=slice(0, 0))
 
 
@@ -539,8 +533,10 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
     part = _as_run_frame(part, rc, restore_order)
     topics = _distinct(part[rc.topic])
     if split == "system":
-        q = qrels if complete else qrels[qrels[qc.topic].astype(str).isin(topics)]
+        q = qrels[qrels[qc.topic].astype(str).isin(topics)]
         whole = Whole(grades=shared["grades"])
+        if complete and len(q):
+            q = qrels
     else:
         if shared["host"] is not None and shared["host"] in set(topics.tolist()):
             topics = np.concatenate([topics, np.asarray(shared["missing"], dtype=object)])
@@ -550,9 +546,32 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
         try:  # the checks the in-memory alignment makes on every row (ids, scores); then no overlap
             work(part, qrels, Whole(), False)
         except EmptyOverlapError:
-            return None
+            return _empty_rankings(part, qrels, shared, work, rc, qc) if split == "system" and complete else None
         raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
     return work(part, q, whole, complete)
+
+
+def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures", rc, qc):
+    """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
+    systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
+    holds a one-document ranking (sorted first, under the empty name no id can have), whose
+    row is then dropped; the measures allowed by system (no cross-system statistic) give each
+    system's values independently of the others."""
+    systems = sorted(_distinct(part[rc.system]).tolist())
+    cube, dropped = work(_one_doc_run(rc, qrels, qc, ""), qrels,
+                         Whole(systems=np.asarray([""] + systems, dtype=object), grades=shared["grades"]), True)
+    return cube.isel(system=slice(1, None)), dropped
+
+
+def _one_doc_run(rc, qrels: pd.DataFrame, qc, system: str) -> pd.DataFrame:
+    """A run frame ranking one judged document (the first qrels row) for ``system``."""
+    run = pd.DataFrame({rc.system: [system], rc.topic: [str(qrels[qc.topic].iloc[0])],
+                        rc.doc: [str(qrels[qc.doc].iloc[0])]})
+    if rc.score:
+        run[rc.score] = 1.0
+    if rc.rank:
+        run[rc.rank] = 1
+    return run
 
 
 def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:

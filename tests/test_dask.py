@@ -189,6 +189,23 @@ def test_partitioned_by_system(complete):
                      partitioned_by="system")
 
 
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("name", ["zz", "a0"])   # the unjudged system sorted last / first
+def test_partitioned_by_system_with_a_run_of_unjudged_topics(complete, name):
+    """Regression (complete=True raised EmptyOverlapError): a run file none of whose topics is
+    judged gives, as in memory, a NaN row, or with complete=True the empty rankings' values for
+    every qrels topic."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 6, rng=1)
+    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = pd.concat([runs, runs[runs.system == "sys0"].assign(system=name, topic="unjudged")], ignore_index=True)
+    ddf = dd.from_delayed([dask.delayed(runs[runs.system == s]) for s in sorted(set(runs.system))],
+                          meta=runs.iloc[:0])
+    ms = ["AP", "P@5", "num_rel", "RBP(p=0.8)"]
+    got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete)
+    assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
+
+
 def _split(runs: pd.DataFrame, col: str, groups: list[list[str]]) -> "dd.DataFrame":
     """A Dask frame with the rows of each group of ``col`` values in one partition."""
     return dd.from_delayed([dask.delayed(runs[runs[col].isin(g)]) for g in groups], meta=runs.iloc[:0])

@@ -554,13 +554,14 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
 def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures", rc, qc):
     """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
     systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
-    holds a one-document ranking (sorted first, under the empty name no id can have), whose
-    row is then dropped; the measures allowed by system (no cross-system statistic) give each
-    system's values independently of the others."""
+    holds a one-document ranking (under a name sorted after all of theirs: the largest one
+    extended), whose row is then dropped; the measures allowed by system (no cross-system
+    statistic) give each system's values independently of the others."""
     systems = sorted(_distinct(part[rc.system]).tolist())
-    cube, dropped = work(_one_doc_run(rc, qrels, qc, ""), qrels,
-                         Whole(systems=np.asarray([""] + systems, dtype=object), grades=shared["grades"]), True)
-    return cube.isel(system=slice(1, None)), dropped
+    extra = systems[-1] + "\x00"
+    cube, dropped = work(_one_doc_run(rc, qrels, qc, extra), qrels,
+                         Whole(systems=np.asarray(systems + [extra], dtype=object), grades=shared["grades"]), True)
+    return cube.isel(system=slice(0, -1)), dropped
 
 
 def _one_doc_run(rc, qrels: pd.DataFrame, qc, system: str) -> pd.DataFrame:

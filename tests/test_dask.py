@@ -190,7 +190,7 @@ def test_partitioned_by_system(complete):
 
 
 @pytest.mark.parametrize("complete", [False, True])
-@pytest.mark.parametrize("name", ["zz", "a0"])   # the unjudged system sorted last / first
+@pytest.mark.parametrize("name", ["zz", "a0", ""])   # the unjudged system sorted last / first / empty
 def test_partitioned_by_system_with_a_run_of_unjudged_topics(complete, name):
     """Regression (complete=True raised EmptyOverlapError): a run file none of whose topics is
     judged gives, as in memory, a NaN row, or with complete=True the empty rankings' values for

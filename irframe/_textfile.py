@@ -210,37 +210,34 @@ def _normalise(data: bytes, kind: str) -> bytes:
 
 
 def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
-    """``(delimiter, check)`` when the file may be split on one character as is, else None.
+    """``(delimiter, check)`` when the file may be split on one character, else None.
 
-    ``check`` asks to verify that no text column holds a space: a tab-separated file
-    may pad its numbers with spaces (``104\\t  2.129133``, which the number parsers
-    accept), but a space anywhere else separates fields, so such a file takes the
-    normalising path.
+    Single-byte searches only (``memchr`` speed): a file with comment lines or without any
+    separator is normalised first.  Whether splitting made an empty field (the
+    separator doubled, leading or trailing, where trec_eval's whitespace split sees none) is
+    checked on the parsed columns (:func:`_has_empty`).  ``check`` asks to verify that no
+    text column holds a space: a tab-separated file may pad its numbers with spaces
+    (``104\\t  2.129133``, which the number parsers accept), but a space anywhere else
+    separates fields, so such a file takes the normalising path.
     """
     if b"#" in data and (data[:1] == b"#" or b"\n#" in data):  # memchr first: cheap
         return None
     has_tab, has_space = b"\t" in data, b" " in data
-    if has_space and not has_tab:
-        return None if _empty_field(data, b" ") else (b" ", False)
     if has_tab:
-        if _empty_field(data, b"\t") or (has_space and _SPACE_ONLY_FIELD.search(data)):
-            return None
         return b"\t", has_space
-    return None
+    return (b" ", False) if has_space else None
 
 
-#: a tab-separated field holding only spaces (trec_eval's whitespace split sees no field there)
-_SPACE_ONLY_FIELD = re.compile(rb"(?m)(?:^|\t) +(?:\t|\r?$)")
-
-
-def _empty_field(data: bytes, d: bytes) -> bool:
-    """Would splitting on ``d`` make an empty field (``d`` doubled, or at a line's start or end)?
-
-    trec_eval splits lines on runs of whitespace, so ``"1  d1 0"`` has three fields, not four
-    with an empty second one: such files take the normalising path.  Substring searches only
-    (no pass in Python over the lines)."""
-    return (data[:1] == d or data.endswith(d) or d + d in data or b"\n" + d in data
-            or d + b"\n" in data or d + b"\r" in data)
+def _has_empty(col: Any) -> bool:
+    """Does a parsed text column hold an empty field?  (Numeric columns: False.)"""
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        for c in chunks:
+            values = c.dictionary if pa.types.is_dictionary(c.type) else c
+            if pa.types.is_string(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+                return True
+        return False
+    return bool((pd.Series(col).str.len() == 0).any())
 
 
 def _has_space(col: Any) -> bool:

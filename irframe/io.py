@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail,
-                        _has_data_fast, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
+                        _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
                         _pandas_table, _read_bytes, _show, _as_float, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
@@ -64,6 +64,7 @@ __all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "wr
 PathLike = Union[str, "os.PathLike[str]"]
 
 _RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+_TEXT = pa.string() if pa is not None else None
 
 # Switch for tests: pretend pyarrow is absent.
 _USE_ARROW = pa is not None
@@ -99,19 +100,25 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
             buf = _normalise(data, kind)
         if buf[:3] == _BOM:  # an id starting with U+FEFF: the CSV parsers would drop it as a BOM
             buf = b"\n" + buf  # (an empty line is skipped and never reported)
+        # Split on one character, every field is read: a field that is empty (the separator
+        # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
+        # with ``check``, holds a space sends the file to the normalised attempt (an empty
+        # number already fails to convert).
+        read = types if buf is not data else {n: types.get(n, _TEXT) for n in names}
         try:
             if _USE_ARROW:
-                t = _arrow_table(buf, d, names, types, threads)
-                cols = {c: t.column(c) for c in types}
+                t = _arrow_table(buf, d, names, read, threads)
+                cols = {c: t.column(c) for c in read}
             else:
-                df = _pandas_table(buf, d, names, list(types))
-                cols = {c: df[c] for c in types}
+                df = _pandas_table(buf, d, names, list(read))
+                cols = {c: df[c] for c in read}
         except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
             last = e
             continue
-        if check and any(_has_space(col) for col in cols.values()):
+        if buf is data and any(_has_empty(col) or (check and _has_space(col))
+                               for col in cols.values()):
             continue
-        return cols
+        return {c: cols[c] for c in types}
     error = _diagnose(data, path, kind, last)
     if error.lineno is None and _USE_ARROW:
         # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',

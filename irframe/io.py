@@ -54,6 +54,7 @@ import pandas as pd
 from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
                         _pandas_table, _read_bytes, _show, _as_float, pa, pc)
+from ._textfile import _bad_number
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
@@ -550,12 +551,27 @@ def read_cost_file(path: Any) -> dict[str, float]:
     return out
 
 
+_PREFS_HELP = "expected 5 fields 'topic jg jsg doc level' separated by whitespace"
+_LEVEL_HELP = "write the level as a decimal number >= 0 such as 2 or 0.5"
+
+
 def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     """Read trec_eval's preference-judgment file (``-R prefs``): ``topic jg jsg doc level``.
 
     Within a judgment sub-group (``jsg``) of a judgment group (``jg``, one user's need) a
     document with a higher level is preferred to one with a lower level; level 0 means
-    non-relevant.  Blank lines and lines starting with ``#`` are skipped.
+    non-relevant.  The file is read as trec_eval reads it: lines end at ``\\n`` (a ``\\r``
+    before it is whitespace, so CRLF files read the same), fields are separated by ASCII
+    whitespace (C's ``isspace``: space, tab, ``\\r``, ``\\v``, ``\\f``), so any other byte,
+    such as a no-break space, belongs to its id.  Like irframe's other readers (and unlike
+    trec_eval, which reports a "Malformed line"), blank lines are skipped, and so are lines
+    whose first non-blank character is ``#`` (trec_eval 10.0 skips a ``#`` line only in the
+    first column and not right after another one; 9.0.8 reads no comments).  A gzipped file is decompressed and a UTF-8 byte order mark dropped.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The file (text or binary file objects are accepted).
 
     Returns
     -------
@@ -565,30 +581,44 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     Raises
     ------
     irframe.errors.ParseError
-        A line without 5 fields or with a non-numeric level (file, line number, line).
+        Naming the file, the 1-based line number and the line: a line without exactly 5
+        fields; an id that is not UTF-8; a level that is not a finite decimal number >= 0
+        as C's ``strtod`` reads the whole field (trec_eval's ``atof`` would read ``abc`` as
+        0, ``1_0`` as 1, and take ``nan``, ``inf`` or a negative level, all without a word;
+        it documents levels as non-negative); a file with no data line.
+    OSError
+        The file cannot be opened or read.
 
     Examples
     --------
     >>> import io
     >>> read_prefs(io.StringIO("q1 u1 s1 d1 3\\nq1 u1 s1 d2 2\\n")).values.tolist()
     [['q1', 'u1', 's1', 'd1', 3.0], ['q1', 'u1', 's1', 'd2', 2.0]]
+    >>> read_prefs(io.StringIO("q1 u1 s1 d1 nan\\n"))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.ParseError: <stream>, line 1: level 'nan' is not finite; write the level as a decimal number >= 0 such as 2 or 0.5: 'q1 u1 s1 d1 nan'
     """
     name = _name_of(path)
-    text = _read_bytes(path).decode("utf-8")
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if not parts or parts[0].startswith("#"):
-            continue
-        if len(parts) != 5:
-            raise ParseError(f"{name}, line {lineno}: expected 5 fields 'topic jg jsg doc level', got "
-                             f"{len(parts)}: {line!r}", path=name, lineno=lineno, line=line)
+    data = _read_bytes(path)
+    rows: list[list[bytes]] = []
+    levels: list[float] = []
+    for lineno, line, f in _iter_lines(data):
         try:
-            level = float(parts[4])
-        except ValueError:
-            raise ParseError(f"{name}, line {lineno}: level {parts[4]!r} is not a number: {line!r}",
-                             path=name, lineno=lineno, line=line) from None
-        rows.append((*parts[:4], level))
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _fail(name, lineno, line, "not valid UTF-8 (re-encode the file as UTF-8)") from None
+        if len(f) != 5:
+            raise _fail(name, lineno, line, f"{len(f)} field(s), {_PREFS_HELP}")
+        why = _bad_number(f[4], "level", "as C's strtod reads the whole field")
+        if why is None and float(f[4]) < 0:
+            why = f"level {_show(f[4])!r} is negative (trec_eval's levels are >= 0; 0 is non-relevant)"
+        if why is not None:
+            raise _fail(name, lineno, line, f"{why}; {_LEVEL_HELP}")
+        rows.append(f)
+        levels.append(float(f[4]) + 0.0)  # + 0.0: '-0' is level 0
     if not rows:
-        raise ParseError(f"{name}: no preference lines found", path=name)
-    return pd.DataFrame(rows, columns=["topic", "jg", "jsg", "doc", "rel"])
+        raise ParseError(f"{name}: no preference lines found (each line is 'topic jg jsg doc level')",
+                         path=name)
+    cols = {c: [r[i].decode("utf-8") for r in rows] for i, c in enumerate(("topic", "jg", "jsg", "doc"))}
+    return pd.DataFrame({**cols, "rel": np.array(levels, dtype=np.float64)})

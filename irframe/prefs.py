@@ -217,13 +217,16 @@ def prefs_values(prefs: pd.DataFrame, run: pd.DataFrame, topics: Sequence[str], 
     topics : sequence of str
         Topics to evaluate.
     float32 : bool
-        Compare scores as float32 (trec_eval 9.0.8) rather than float64 (10.0).
+        Compare scores and levels as float32 (trec_eval 9.0.8) rather than float64 (10.0).
     depth : int, optional
         Keep the top ``depth`` documents (``-M``).
     """
     out = {}
+    rel = prefs["rel"].to_numpy(np.float64)
+    if float32:  # trec_eval 9.0.8 stores levels as C floats: 1.00000001 and 1.0 are one level
+        rel = rel.astype(np.float32).astype(np.float64)
     pt = prefs.assign(topic=prefs["topic"].astype(str), jg=prefs["jg"].astype(str), jsg=prefs["jsg"].astype(str),
-                      doc=prefs["doc"].astype(str))
+                      doc=prefs["doc"].astype(str), rel=rel)
     rt = run.assign(topic=run["topic"].astype(str), doc=run["doc"].astype(str))
     by_topic_p = dict(tuple(pt.groupby("topic", sort=False)))
     by_topic_r = dict(tuple(rt.groupby("topic", sort=False)))

@@ -35,16 +35,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["PREFS_MEASURES", "prefs_values"]
+__all__ = ["PREFS_MEASURES", "Judgments", "prefs_values"]
 
 PREFS_MEASURES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
                   "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
                   "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
                   "prefs_avgjg_imp")
-
-
-def _key(s: str) -> bytes:
-    return s.encode("utf-8")
 
 
 class _JG:
@@ -53,7 +49,7 @@ class _JG:
     def __init__(self, lines: pd.DataFrame, rank: dict, nj: int, njr: int):
         lines = lines.assign(_r=[rank[d] for d in lines["doc"]])
         lines = lines.sort_values(["_r"]).sort_values(["rel"], ascending=False, kind="stable")
-        lines = lines.iloc[np.argsort([_key(j) for j in lines["jsg"]], kind="stable")]
+        lines = lines.sort_values(["jsg"], kind="stable")
         self.nj, self.njr = nj, njr
         jsgs = lines["jsg"].tolist()
         levels = lines["rel"].to_numpy(dtype=np.float64)
@@ -161,20 +157,17 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
     if pr + pi:
         v["prefs_simp_imp"] = (fr + fi) / (pr + pi)
     c = sum(j.a for j in jgs) if jgs else np.zeros((nj, nj), np.int64)
-    for name, blocks in (("prefs_pair", ("rr", "ru", "uu")), ("prefs_pair_ret", ("rr",)),
-                         ("prefs_pair_imp", ("rr", "ru"))):
-        total, pairs = 0.0, 0
-        for blk in blocks:
-            rows = range(0, njr) if blk[0] == "r" else range(njr, nj)
-            for i in rows:
-                cols = range(i + 1, njr) if blk == "rr" else (range(njr, nj) if blk == "ru" else range(i + 1, nj))
-                for j in cols:
-                    if c[i, j] or c[j, i]:
-                        pairs += 1
-                        if blk != "uu":
-                            total += c[i, j] / (c[i, j] + c[j, i])
-        if pairs:
-            v[name] = total / pairs
+    both = c + c.T                    # JGs preferring either document of the pair
+    share = np.divide(c, both, out=np.zeros((nj, nj)), where=both > 0)  # of them, those preferring the row's
+    ret = np.arange(nj) < njr
+    upper = np.triu(np.ones((nj, nj), bool), 1)
+    blocks = {"rr": upper & np.outer(ret, ret), "ru": np.outer(ret, ~ret), "uu": upper & np.outer(~ret, ~ret)}
+    for name, used in (("prefs_pair", ("rr", "ru", "uu")), ("prefs_pair_ret", ("rr",)),
+                       ("prefs_pair_imp", ("rr", "ru"))):
+        pairs = sum(int((both[blocks[b]] > 0).sum()) for b in used)
+        if pairs:  # a sequential sum in row order, rr then ru, as pair by pair (uu pairs add 0)
+            total = np.cumsum(np.concatenate([share[blocks[b]] for b in used if b != "uu"]))
+            v[name] = (float(total[-1]) if len(total) else 0.0) / pairs
     for name, f in (("prefs_avgjg", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur)),
                     ("prefs_avgjg_ret", lambda j: (j.ful_ret, j.poss_ret)),
                     ("prefs_avgjg_imp", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp))):
@@ -204,9 +197,79 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
     return v
 
 
+class Judgments:
+    """Preference judgments prepared once for evaluating any number of runs.
+
+    Per topic: its judged documents in docno order and its judgment groups in name order
+    (trec_eval compares ids with ``strcmp``; Python's str order is the same as the order of
+    their UTF-8 bytes).
+
+    Parameters
+    ----------
+    prefs : pandas.DataFrame
+        Columns ``topic, jg, jsg, doc, rel`` (:func:`irframe.io.read_prefs`).
+    float32 : bool
+        Compare scores and levels as float32 (trec_eval 9.0.8) rather than float64 (10.0).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> prefs = pd.DataFrame({"topic": ["q1"] * 3, "jg": ["u"] * 3, "jsg": ["s"] * 3,
+    ...                       "doc": ["d1", "d2", "d3"], "rel": [2.0, 1.0, 0.0]})
+    >>> run = pd.DataFrame({"topic": ["q1"] * 2, "doc": ["d2", "d1"], "score": [2.0, 1.0]})
+    >>> Judgments(prefs).values(run, ["q1"])["q1"]["prefs_simp"]  # d2 > d1 wrong, the rest right
+    0.6666666666666666
+    """
+
+    def __init__(self, prefs: pd.DataFrame, float32: bool = True):
+        rel = prefs["rel"].to_numpy(np.float64)
+        if float32:  # trec_eval 9.0.8 stores levels as C floats: 1.00000001 and 1.0 are one level
+            rel = rel.astype(np.float32).astype(np.float64)
+        pt = prefs.assign(topic=prefs["topic"].astype(str), jg=prefs["jg"].astype(str),
+                          jsg=prefs["jsg"].astype(str), doc=prefs["doc"].astype(str), rel=rel)
+        self.float32 = float32
+        self.topics: dict[str, tuple[list[str], list[pd.DataFrame]]] = {}
+        for t, p in pt.groupby("topic", sort=False):
+            jgs = [g for _, g in sorted(p.groupby("jg", sort=False), key=lambda kv: kv[0])]
+            self.topics[t] = (sorted(set(p["doc"])), jgs)
+
+    def values(self, run: pd.DataFrame, topics: Sequence[str], *,
+               depth: int | None = None) -> dict[str, dict[str, float]]:
+        """Per topic of ``topics`` with judgments, every preference measure of one system's run.
+
+        ``run`` has columns ``topic, doc, score``; ``depth`` keeps the top ``depth`` documents
+        (``-M``).  Documents are ranked by score descending, ties by docno ascending."""
+        out = {}
+        rt = run.assign(topic=run["topic"].astype(str), doc=run["doc"].astype(str))
+        by_topic_r = dict(tuple(rt.groupby("topic", sort=False)))
+        for t in topics:
+            if t not in self.topics:
+                continue
+            judged, jg_lines = self.topics[t]
+            r = by_topic_r.get(t)
+            ranked = []
+            if r is not None:
+                score = r["score"].to_numpy(np.float32 if self.float32 else np.float64).astype(np.float64)
+                docs = r["doc"].to_numpy(dtype=object)
+                doc_order = pd.factorize(docs, sort=True)[0]
+                order = np.lexsort((doc_order, -score))[:depth]
+                jset = set(judged)
+                ranked = [d for d in docs[order] if d in jset]
+            rank = {d: i for i, d in enumerate(ranked)}
+            njr = len(ranked)
+            for d in judged:
+                if d not in rank:
+                    rank[d] = len(rank)
+            nj = len(judged)
+            out[t] = _topic_values([_JG(g, rank, nj, njr) for g in jg_lines], nj, njr)
+        return out
+
+
 def prefs_values(prefs: pd.DataFrame, run: pd.DataFrame, topics: Sequence[str], *, float32: bool = True,
                  depth: int | None = None) -> dict[str, dict[str, float]]:
     """Per topic, every trec_eval preference measure: {topic: {measure: value}}.
+
+    For several runs, prepare the judgments once with :class:`Judgments`.
 
     Parameters
     ----------
@@ -220,37 +283,14 @@ def prefs_values(prefs: pd.DataFrame, run: pd.DataFrame, topics: Sequence[str], 
         Compare scores and levels as float32 (trec_eval 9.0.8) rather than float64 (10.0).
     depth : int, optional
         Keep the top ``depth`` documents (``-M``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> prefs = pd.DataFrame({"topic": ["q1"] * 2, "jg": ["u"] * 2, "jsg": ["s"] * 2,
+    ...                       "doc": ["d1", "d2"], "rel": [2.0, 1.0]})
+    >>> run = pd.DataFrame({"topic": ["q1"], "doc": ["d1"], "score": [1.0]})
+    >>> prefs_values(prefs, run, ["q1"])["q1"]["prefs_num_prefs_ful"]
+    1.0
     """
-    out = {}
-    rel = prefs["rel"].to_numpy(np.float64)
-    if float32:  # trec_eval 9.0.8 stores levels as C floats: 1.00000001 and 1.0 are one level
-        rel = rel.astype(np.float32).astype(np.float64)
-    pt = prefs.assign(topic=prefs["topic"].astype(str), jg=prefs["jg"].astype(str), jsg=prefs["jsg"].astype(str),
-                      doc=prefs["doc"].astype(str), rel=rel)
-    rt = run.assign(topic=run["topic"].astype(str), doc=run["doc"].astype(str))
-    by_topic_p = dict(tuple(pt.groupby("topic", sort=False)))
-    by_topic_r = dict(tuple(rt.groupby("topic", sort=False)))
-    for t in topics:
-        p = by_topic_p.get(t)
-        r = by_topic_r.get(t)
-        if p is None:
-            continue
-        judged = sorted(set(p["doc"]), key=_key)
-        ranked = []
-        if r is not None:
-            score = r["score"].to_numpy(np.float32 if float32 else np.float64).astype(np.float64)
-            docs = r["doc"].tolist()
-            order = sorted(range(len(docs)), key=lambda i: (-score[i], _key(docs[i])))
-            if depth is not None:
-                order = order[:depth]
-            jset = set(judged)
-            ranked = [docs[i] for i in order if docs[i] in jset]
-        rank = {d: i for i, d in enumerate(ranked)}
-        njr = len(ranked)
-        for d in judged:
-            if d not in rank:
-                rank[d] = len(rank)
-        nj = len(judged)
-        jgs = [_JG(g, rank, nj, njr) for _, g in sorted(p.groupby("jg", sort=False), key=lambda kv: _key(kv[0]))]
-        out[t] = _topic_values(jgs, nj, njr)
-    return out
+    return Judgments(prefs, float32=float32).values(run, topics, depth=depth)

@@ -192,12 +192,13 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
     if not labels:
         return np.zeros(shape), {}
     if prefs is not None:
-        from .prefs import prefs_values
+        from .prefs import Judgments
         topics = [str(t) for t in aligned.topics]
         data = np.zeros(shape)
+        judgments = Judgments(prefs, float32=align_options["order"] != "trec_eval10")
+        by_system = dict(tuple(runs.groupby("system", sort=False, observed=True)))
         for i, s in enumerate(aligned.systems):   # a loop over runs (files), not over rows
-            per_topic = prefs_values(prefs, runs[runs["system"] == s], topics, depth=align_options["depth"],
-                                     float32=align_options["order"] != "trec_eval10")
+            per_topic = judgments.values(by_system.get(s, runs.iloc[:0]), topics, depth=align_options["depth"])
             data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]
         return data, {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in labels}
     if jg_qrels is not None:

@@ -35,6 +35,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .errors import InputError
+
 __all__ = ["PREFS_MEASURES", "Judgments", "prefs_values"]
 
 PREFS_MEASURES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
@@ -47,6 +49,7 @@ class _JG:
     """One judgment group of one topic: its preference matrix and counts."""
 
     def __init__(self, lines: pd.DataFrame, rank: dict, nj: int, njr: int):
+        where = f"topic {lines['topic'].iloc[0]!r}, judgment group {lines['jg'].iloc[0]!r}"
         lines = lines.assign(_r=[rank[d] for d in lines["doc"]])
         lines = lines.sort_values(["_r"]).sort_values(["rel"], ascending=False, kind="stable")
         lines = lines.sort_values(["jsg"], kind="stable")
@@ -60,6 +63,13 @@ class _JG:
             self.ecs = []
             for lev in pd.unique(levels):
                 self.ecs.append((lev, np.sort(ranks[levels == lev])))
+            ranked = np.concatenate([np.unique(r) for _, r in self.ecs])
+            if len(np.unique(ranked)) < len(ranked):  # a document at two levels of the one JSG
+                d = lines["doc"].to_numpy()[lines["_r"].duplicated(keep=False).to_numpy()][0]
+                two = sorted(set(lines.loc[lines["doc"] == d, "rel"]), reverse=True)[:2]
+                raise InputError(f"{where}, sub-group {jsgs[0]!r}: document {d!r} has two levels ({two[0]:g} "
+                                 f"and {two[1]:g}); give it one level per sub-group (trec_eval stops: 'occurs "
+                                 f"with different rel_level in same jsg')")
             for x, (_, r1) in enumerate(self.ecs):
                 for _, r2 in self.ecs[x + 1:]:
                     np.add.at(a, (np.repeat(r1, len(r2)), np.tile(r2, len(r1))), 1)
@@ -67,6 +77,12 @@ class _JG:
             for lev, r in self.ecs:
                 self.rel[r] = lev
         else:         # partial order: per JSG, higher level ≻ lower level, closed transitively
+            zero, pos = lines.loc[levels == 0, "doc"], lines.loc[levels > 0, "doc"]
+            both0 = zero[zero.isin(pos)]
+            if len(both0):
+                raise InputError(f"{where}: document {both0.iloc[0]!r} is non-relevant (level 0) in one sub-group "
+                                 f"and relevant (level > 0) in another; a judgment group must agree on which "
+                                 f"documents are non-relevant (trec_eval stops: 'has both 0 and non-0 rel_level')")
             self.rel = np.full(nj, -1.0)
             n = len(ranks)
             for i in range(n):
@@ -85,7 +101,11 @@ class _JG:
                 b = c
             np.fill_diagonal(b, False)
             if (b & b.T).any():
-                raise ValueError("trec_eval.form_prefs_counts: Pref inconsistency found in a judgment group")
+                i, j = (int(x[0]) for x in np.nonzero(b & b.T))
+                doc = {r: d for d, r in rank.items()}
+                raise InputError(f"{where}: its sub-groups prefer {doc[i]!r} to {doc[j]!r} and {doc[j]!r} to "
+                                 f"{doc[i]!r} (directly or through others); preferences within a judgment group "
+                                 f"must not contradict (trec_eval stops: 'Pref inconsistency found')")
             a = b.astype(np.int64)
         self.a = a
         ret = np.arange(nj) < njr
@@ -96,10 +116,16 @@ class _JG:
         self.ful_imp = int(a[one].sum())
         self.poss_imp = self.ful_imp + int(a[np.outer(~ret, ret)].sum())
         self.notoccur = int(a[none].sum())
-        self.num_rel = int((self.rel > 0).sum())
-        self.num_nonrel = int((self.rel == 0).sum())
-        self.num_rel_ret = int((self.rel[:njr] > 0).sum())
-        self.num_nonrel_ret = int((self.rel[:njr] == 0).sum())
+        if self.ec:  # counted per line, as trec_eval counts its equivalence classes (a repeated line twice)
+            self.num_rel = sum(len(r) for lev, r in self.ecs if lev > 0)
+            self.num_nonrel = sum(len(r) for lev, r in self.ecs if not lev > 0)
+            self.num_rel_ret = sum(int((r < njr).sum()) for lev, r in self.ecs if lev > 0)
+            self.num_nonrel_ret = sum(int((r < njr).sum()) for lev, r in self.ecs if not lev > 0)
+        else:
+            self.num_rel = int((self.rel > 0).sum())
+            self.num_nonrel = int((self.rel == 0).sum())
+            self.num_rel_ret = int((self.rel[:njr] > 0).sum())
+            self.num_nonrel_ret = int((self.rel[:njr] == 0).sum())
 
     # -- prefs_avgjg_Rnonrel: recount with only R non-relevant documents -------------------
     def recount(self, ret_only: bool) -> tuple[int, int]:

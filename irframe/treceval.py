@@ -195,10 +195,15 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
         from .prefs import Judgments
         topics = [str(t) for t in aligned.topics]
         data = np.zeros(shape)
-        judgments = Judgments(prefs, float32=align_options["order"] != "trec_eval10")
+        v10 = align_options["order"] == "trec_eval10"
+        judgments = Judgments(prefs, float32=not v10)
         by_system = dict(tuple(runs.groupby("system", sort=False, observed=True)))
         for i, s in enumerate(aligned.systems):   # a loop over runs (files), not over rows
-            per_topic = judgments.values(by_system.get(s, runs.iloc[:0]), topics, depth=align_options["depth"])
+            run = by_system.get(s, runs.iloc[:0])
+            # 10.0 evaluates every topic (-c: with an empty ranking), 9.0.8 only the run's
+            has = set(run["topic"].astype(str))
+            own = topics if v10 else [t for t in topics if t in has]
+            per_topic = judgments.values(run, own, depth=align_options["depth"])
             data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]
         return data, {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in labels}
     if jg_qrels is not None:

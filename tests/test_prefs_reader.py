@@ -193,13 +193,3 @@ def test_random_files_read_as_the_brute_force_reader(tmp_path, data, gz):
     else:
         assert e.value.lineno == want and str(e.value).startswith(f"{p}, line {want}: ")
 
-
-def test_several_runs_each_equal_trec_eval(tmp_path):
-    """Judgments are prepared once for all runs; each run still prints trec_eval's output."""
-    run = GEN / "prefs.whitespace.run"
-    other = tmp_path / "other.run"  # the same run under another tag and file
-    other.write_bytes(run.read_bytes().replace(b" ws\n", b" other\n"))
-    want = (GEN / "out.prefs.whitespace.v10.0").read_text(encoding="utf-8")
-    got = _eval("--trec-eval-version", "10.0", "-m", "all_prefs", "-q", "-R", "prefs",
-                GEN / "prefs.whitespace", run, other, run)
-    assert got == want + want.replace("\tws\n", "\tother\n") + want

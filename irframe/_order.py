@@ -1,14 +1,16 @@
 """Row order inside each ranking, as trec_eval defines it (docs/conventions.md).
 
-Rows are sorted by (group, primary key ascending, docno descending), where the primary key
-is an integer image of the score (float32 for trec_eval 9, float64 for trec_eval 10) or of
-the rank.  Rankings that arrive already in order (files written ranking by ranking) are not
-sorted: their groups move as blocks and only runs of tied rows are reordered by docno.
+Rows are sorted by (group, value descending, docno descending), where the value is the
+score as float32 (trec_eval 9) or float64 (trec_eval 10), or minus the rank.  Rankings
+that arrive already in order (files written ranking by ranking) are not sorted: one
+linear pass finds the groups and checks that each is in value order; the groups then
+move as blocks, and only runs of tied rows are reordered by docno, comparing the docnos
+of each short run directly.  Only input that is out of order within a group is sorted.
 
 >>> import numpy as np
->>> group = np.array([0, 0, 0]); score = np.array([1.0, 2.0, 2.0])
+>>> group = np.array([0, 0, 0]); score = np.array([1.0, 2.0, 2.0], np.float32)
 >>> docs = np.array(["a", "b", "c"], dtype=object)
->>> idx, _ = order_rows(group, float32_desc_key(score), np.arange(3), docs)
+>>> idx, moved, _ = order_rows(group, score, np.arange(3), docs)
 >>> idx.tolist()
 [2, 1, 0]
 """
@@ -18,9 +20,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ids import code_dtype, str_sort_order
+from ._ids import str_sort_order
 
 __all__ = ["order_rows", "permute", "float32_desc_key", "float64_desc_key"]
+
+_SHORT_RUN = 8  # tie runs up to this length are ordered by comparing their docnos pairwise
 
 
 def float32_desc_key(score: np.ndarray) -> np.ndarray:
@@ -50,105 +54,194 @@ def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
     Python's (and pyarrow's) string order is by code point, which is the byte order of
     UTF-8, i.e. trec_eval's ``strcmp``.  Only the distinct docs involved are compared; when
-    their codes already follow docno order (sorted categories, as irframe's readers
-    produce), a linear check replaces the sort.
+    their codes already follow docno order (sorted categories), a linear check replaces
+    the sort.
     """
     used = np.zeros(len(docs), bool)
     used[doc_codes] = True
     codes = np.flatnonzero(used)
-    if pd.Index(docs[codes]).is_monotonic_increasing:
-        return -doc_codes
-    order = str_sort_order(docs[codes])[::-1]
+    names = docs[codes]
+    if pd.Index(names, dtype=object).is_monotonic_increasing:
+        return -doc_codes.astype(np.int64)
+    order = str_sort_order(names)[::-1]
     rank = np.empty(len(docs), np.int64)
     rank[codes[order]] = np.arange(len(codes))
     return rank[doc_codes]
 
 
-def _break_ties(idx: np.ndarray, same: np.ndarray, doc: np.ndarray, docs: np.ndarray) -> np.ndarray:
+def _docno_less(dc: np.ndarray, docs: np.ndarray):
+    """``less(a, b)``: whether the docno of ``docs[dc[a]]`` is below that of ``docs[dc[b]]``
+    (byte order, trec_eval's ``strcmp``), elementwise over position arrays ``a``, ``b``.
+
+    When the codes of the docs involved follow docno order (sorted categories) the codes
+    are compared; otherwise the docnos themselves, by pyarrow when it is installed (no
+    Python object per comparison).
+    """
+    used = np.zeros(len(docs), bool)
+    used[dc] = True
+    codes = np.flatnonzero(used)
+    names = docs[codes]      # in code order
+    if pd.Index(names, dtype=object).is_monotonic_increasing:
+        return lambda a, b: dc[a] < dc[b]
+    local = np.empty(len(docs), np.int64)
+    local[codes] = np.arange(len(codes))
+    lc = local[dc]           # position of each row's docno in ``names``
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return lambda a, b: names[lc[a]] < names[lc[b]]
+    arr = pa.array(names, pa.large_string())
+
+    def less(a, b):
+        return pc.less(arr.take(lc[a]), arr.take(lc[b])).to_numpy(zero_copy_only=False)
+    return less
+
+
+def _short_run_order(less, first_lt: np.ndarray, run_id: np.ndarray, run_start: np.ndarray,
+                     longest: int) -> np.ndarray:
+    """Positions putting every run of ``run_id`` in docno-descending order, stable for equal
+    docnos; runs are contiguous and at most ``longest`` long; ``less`` compares two
+    positions' docnos (:func:`_docno_less`), ``first_lt`` is ``less(k, k + 1)`` for all k.
+
+    Each element's place in its run is the number of run members that must precede it,
+    counted over the pairs at distance 1 .. longest - 1 (vectorised over all runs)."""
+    m = len(run_id)
+    place = np.zeros(m, np.int64)
+    for j in range(1, longest):
+        a = np.flatnonzero(run_id[j:] == run_id[:-j])  # pairs (a, a + j) in one run
+        if len(a) == 0:
+            break
+        b = a + j
+        later_first = first_lt[a] if j == 1 else less(a, b)  # b has the larger docno: it goes first
+        place[a] += later_first
+        place[b] += ~later_first            # equal docnos keep their order
+    out = np.empty(m, np.int64)
+    out[run_start + place] = np.arange(m)
+    return out
+
+
+def _break_ties(idx: np.ndarray, pairs: np.ndarray, doc: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """Reorder, in place, every run of tied rows of ``idx`` by docno descending.
 
-    ``same[i]`` says that sorted rows i and i + 1 tie (same group and primary key); only
-    the tied rows are looked at.  Returns the positions that may have moved.
+    ``pairs`` are the positions i where rows ``idx[i]`` and ``idx[i + 1]`` tie (same group
+    and value), the pairs of each run of ties consecutive and increasing (runs may come in
+    any order); only those rows are looked at.  Returns the positions that may have moved
+    (none when every run is in docno-descending order already).
     """
-    n = len(idx)
-    tied = np.zeros(n, bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    pos = np.flatnonzero(tied)
+    first = np.ones(len(pairs), bool)      # a pair starting a new run of ties
+    first[1:] = pairs[1:] != pairs[:-1] + 1
+    # the tied positions: each run's first position, then i + 1 for every pair
+    n_runs = int(np.count_nonzero(first))
+    pos = np.empty(len(pairs) + n_runs, np.int64)
+    run_of_pair = np.cumsum(first) - 1
+    at = np.arange(len(pairs)) + run_of_pair + 1  # where pair i's second row lands in pos
+    pos[at] = pairs + 1
+    head_at = at[first] - 1
+    pos[head_at] = pairs[first]
+    run_id = np.zeros(len(pos), np.int64)
+    run_id[head_at[1:]] = 1
+    np.cumsum(run_id, out=run_id)
     sub = idx[pos]
-    dr = _doc_desc_rank(doc[sub], docs)
-    run_id = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))  # a tie run: consecutive `same`
-    dr = dr - dr.min()
+    dc = doc[sub]
+    less = _docno_less(dc, docs)
+    in_run = np.ones(len(pos) - 1, bool)
+    in_run[head_at[1:] - 1] = False       # (k, k + 1) across two runs: no constraint
+    k = np.arange(len(pos) - 1)
+    first_lt = less(k, k + 1) & in_run
+    if not first_lt.any():
+        return np.zeros(0, np.int64)      # every run already docno descending
+    lens = np.diff(np.append(head_at, len(pos)))
+    longest = int(lens.max())
+    if longest <= _SHORT_RUN:
+        idx[pos] = sub[_short_run_order(less, first_lt, run_id, np.repeat(head_at, lens), longest)]
+        return pos
+    dr = _doc_desc_rank(dc, docs)
+    dr -= dr.min()
     width = int(dr.max()) + 1
-    if (int(run_id[-1]) + 1) * width < 2**62:   # one composite key: (tie run, docno desc)
+    if n_runs * width < 2**62:   # one composite key: (tie run, docno desc)
         idx[pos] = sub[np.argsort(run_id * width + dr, kind="stable")]
     else:  # pragma: no cover - astronomically many ties
         idx[pos] = sub[np.lexsort((dr, run_id))]
     return pos
 
 
-def _block_order(group: np.ndarray, primary: np.ndarray) -> tuple[np.ndarray | None, bool]:
-    """Permutation putting rows in (group, primary) order when the input is ordered by
-    ``primary`` inside contiguous groups (files written ranking by ranking), else None; and
-    whether that permutation is the identity (the rows are in order already).
+def _sort_key(value: np.ndarray) -> np.ndarray:
+    """Signed integer key, ascending = ``value`` descending."""
+    return float32_desc_key(value) if value.dtype == np.float32 else float64_desc_key(value)
 
-    Only whole groups move (O(rows), no sort of the rows).
+
+def _sorted(group: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Stable argsort by (group, value descending)."""
+    key = _sort_key(value)
+    if key.dtype == np.int32 and len(group) and group.min() >= 0 and group.max() < 2**31:
+        k = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
+        k <<= 32
+        k += key
+        k += 2**31
+        return np.argsort(k, kind="stable")
+    return np.lexsort((key, group))
+
+
+def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
+               docs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Permutation sorting rows by (group, ``value`` descending, docno descending).
+
+    ``value`` is a float array without NaN (the float32 or float64 score, or minus the
+    rank), or None for input order (kept stable).  Returns ``(idx, moved, group_sorted)``:
+    ``idx`` (intp) is the permutation; ``moved`` lists the only positions where ``idx``
+    differs from the identity (input already in order, the usual case for files written
+    in rank order, so only tied rows move), or is None when ``idx`` is a general
+    permutation; ``group_sorted`` is ``group[idx]`` when it came for free (groups moved
+    as blocks), else None.  Input ordered inside each contiguous group only has its
+    groups moved as blocks; anything else is sorted.
     """
     n = len(group)
-    change = group[1:] != group[:-1]
-    down = primary[1:] < primary[:-1]
-    down &= ~change
-    if down.any():
-        return None, False
-    starts = np.flatnonzero(np.concatenate([[True], change]))
-    first = group[starts]
-    by_group = np.argsort(first, kind="stable")
-    sorted_first = first[by_group]
-    if (sorted_first[1:] == sorted_first[:-1]).any():  # a group in several pieces
-        return None, False
-    lens = np.diff(np.append(starts, n))
-    dt = code_dtype(n)  # row positions: int32 halves the traffic
-    if np.array_equal(by_group, np.arange(len(by_group))):
-        return np.arange(n, dtype=dt), True
-    new_starts = np.cumsum(lens[by_group]) - lens[by_group]
-    idx = np.repeat((starts[by_group] - new_starts).astype(dt), lens[by_group])
-    idx += np.arange(n, dtype=dt)
-    return idx, False
-
-
-def order_rows(group: np.ndarray, primary: np.ndarray | None, doc: np.ndarray,
-                docs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """Permutation sorting rows by (group, primary ascending, docno descending).
-
-    ``primary`` is a signed integer key (or None for input order, kept stable).
-    Returns ``(idx, moved)``: ``moved`` lists the only positions where ``idx`` differs from
-    the identity (input already in order, the usual case for files written in rank order,
-    so only tied rows move), or is None when ``idx`` is a general permutation.  Input
-    ordered inside each contiguous group only has its groups moved as blocks; anything
-    else is sorted.
-    """
-    n = len(group)
-    if primary is None:
+    if value is None:
         if np.all(group[1:] >= group[:-1]):
-            return np.arange(n), np.zeros(0, np.int64)
-        return np.argsort(group, kind="stable"), None
-    idx, identity = _block_order(group, primary) if n else (np.arange(0), True)
-    if idx is None and primary.dtype == np.int32 and group.max() < 2**31:
-        key = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
-        key <<= 32
-        key += primary
-        key += 2**31
-        idx = np.argsort(key, kind="stable")
-    elif idx is None:
-        idx = np.lexsort((primary, group))
-    identity = identity or bool(idx[0] == 0 and idx[-1] == n - 1 and np.all(idx[1:] > idx[:-1]))
-    gs, ps = (group, primary) if identity else (group[idx], primary[idx])
+            return np.arange(n), np.zeros(0, np.int64), None
+        return np.argsort(group, kind="stable"), None, None
+    if n == 0:
+        return np.arange(0), np.zeros(0, np.int64), None
+    # one linear pass: group boundaries, and whether every group is in value order
+    within = group[1:] == group[:-1]
+    up = value[1:] > value[:-1]
+    up &= within
+    if not up.any():
+        starts = np.flatnonzero(~within)
+        starts += 1
+        starts = np.concatenate([[0], starts])
+        first = group[starts]
+        tie = value[1:] == value[:-1]
+        tie &= within
+        pairs = np.flatnonzero(tie)
+        if len(first) < 2 or bool(np.all(first[1:] > first[:-1])):  # groups in order already
+            idx = np.arange(n)
+            moved = _break_ties(idx, pairs, doc, docs) if len(pairs) else np.zeros(0, np.int64)
+            return idx, moved, None
+        by_group = np.argsort(first, kind="stable")
+        sorted_first = first[by_group]
+        if not (sorted_first[1:] == sorted_first[:-1]).any():  # no group in several pieces
+            lens = np.diff(np.append(starts, n))
+            new_starts = np.empty(len(starts), np.int64)   # each block's start once moved
+            new_starts[by_group] = np.cumsum(lens[by_group]) - lens[by_group]
+            shift = starts - new_starts
+            idx = np.repeat(shift[by_group], lens[by_group])
+            idx += np.arange(n)
+            group_sorted = np.repeat(sorted_first, lens[by_group])
+            if len(pairs):  # tie pairs stay adjacent: move them with their block (each
+                # run's pairs stay consecutive and increasing, which is all _break_ties needs)
+                pairs = pairs - shift[np.searchsorted(starts, pairs, side="right") - 1]
+                _break_ties(idx, pairs, doc, docs)
+            return idx, None, group_sorted
+    idx = _sorted(group, value)
+    gs, vs = group[idx], value[idx]
     same = gs[1:] == gs[:-1]
-    same &= ps[1:] == ps[:-1]
-    if not same.any():
-        return idx, (np.zeros(0, np.int64) if identity else None)
-    moved = _break_ties(idx, same, doc, docs)
-    return idx, (moved if identity else None)
+    same &= vs[1:] == vs[:-1]
+    pairs = np.flatnonzero(same)
+    if len(pairs):
+        _break_ties(idx, pairs, doc, docs)
+    return idx, None, gs
 
 
 def permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None, inplace: bool = False) -> np.ndarray:

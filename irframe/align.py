@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._ids import code_dtype, encode, sorted_codes
-from ._order import float32_desc_key, float64_desc_key, order_rows, permute
+from ._order import order_rows, permute
 from .errors import InputError
 from .options import ORDERS, check_depth
 from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
@@ -48,7 +48,8 @@ __all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 _DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
-_DUP_TABLE_MAX = 1_000_000      # (system, cell) entries per duplicate-check chunk (4 MB: cache-sized)
+_DUP_TABLE_MAX = 1_000_000      # (system, cell) flags per duplicate-check chunk (1 MB: cache-sized)
+_DUP_ONE_SYSTEM_ROWS = 4096    # rows per system from which the duplicate check goes one system at a time
 
 
 @dataclass(eq=False)
@@ -307,24 +308,34 @@ def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell
     """Whether a (system, cell) pair repeats; rows must be sorted by ``group_key`` = system
     * ``n_t`` + topic.
 
-    Works in chunks of systems whose (system × cell) table stays under a fixed size: each row
-    writes its index into the table and a duplicate is a row that reads back another's index.
+    Works in chunks of systems whose (system × cell) table of flags stays under a fixed size:
+    each row marks its pair, and a chunk has a duplicate when it marks fewer pairs than rows.
     """
     if len(cell) == 0 or n_cells == 0:
         return False
-    bounds = np.searchsorted(group_key, np.arange(n_systems + 1, dtype=np.int64) * n_t)
-    per_chunk = max(1, _DUP_TABLE_MAX // n_cells)
-    table = np.empty(min(n_systems, per_chunk) * n_cells, np.int32)
+    bounds = np.searchsorted(group_key, (np.arange(n_systems + 1) * n_t).astype(group_key.dtype))
+    # one system at a time (the cells themselves are the key, no arithmetic) when systems have
+    # many rows each and scanning n_cells flags per system costs at most a few passes over the rows
+    n = len(cell)
+    one = n_systems * n_cells <= 8 * n and n_systems * _DUP_ONE_SYSTEM_ROWS <= n
+    per_chunk = 1 if one else max(1, _DUP_TABLE_MAX // n_cells)
+    used = np.zeros(min(n_systems, per_chunk) * n_cells, bool)
     for s0 in range(0, n_systems, per_chunk):
         s1 = min(n_systems, s0 + per_chunk)
         a, b = bounds[s0], bounds[s1]
         if a == b:
             continue
-        key = (group_key[a:b] // n_t - s0) * n_cells + cell[a:b]
-        idx = np.arange(b - a, dtype=np.int32)
-        table[key] = idx
-        if (table[key] != idx).any():
+        if s1 - s0 == 1:
+            key = cell[a:b]
+        else:
+            key = group_key[a:b] // n_t
+            key -= s0
+            key *= n_cells
+            key = key + cell[a:b]
+        used[key] = True
+        if np.count_nonzero(used) != b - a:  # fewer distinct (system, cell) pairs than rows
             return True
+        used.fill(False)
     return False
 
 
@@ -402,14 +413,15 @@ def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | Non
 
 
 def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
-    """(integer sort key, score as stored in the aligned arrays) for an ``order``."""
+    """(value whose descending order is the ranking, score as stored in the aligned arrays)
+    for an ``order``; the value is None for input order."""
     if order == "trec_eval":
         f32 = score.astype(np.float32)  # widened to float64 once the rows are ordered
-        return float32_desc_key(f32), f32
+        return f32, f32
     if order == "trec_eval10":
-        return float64_desc_key(score), score
+        return score, score
     if order == "rank":
-        return float64_desc_key(-rank), score
+        return np.negative(rank), score
     return None, score
 
 
@@ -438,11 +450,22 @@ def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
     if complete:
         eval_topic = np.arange(n_topics_all)
     else:
-        r_topic = ids.r_topic if src is None else ids.r_topic[src]
-        eval_topic = np.flatnonzero(np.bincount(r_topic, minlength=n_topics_all))
+        seen = np.zeros(n_topics_all + 1, bool)  # the last flag: topics without qrels (code -1)
+        seen[_run_heads(ids.r_topic)] = True
+        eval_topic = np.flatnonzero(seen[:-1])
     topic_recode = np.full(n_topics_all, -1, code_dtype(n_topics_all))
     topic_recode[eval_topic] = np.arange(len(eval_topic))
     return src, eval_topic, topic_recode
+
+
+def _run_heads(codes: np.ndarray) -> np.ndarray:
+    """``codes`` or, when it has few runs of equal adjacent values (sorted frames), the first
+    value of each run: the same distinct values, fewer to scatter."""
+    heads = np.flatnonzero(codes[1:] != codes[:-1])
+    if len(heads) > len(codes) // 8:
+        return codes
+    heads += 1
+    return codes[np.concatenate([[0], heads])]
 
 
 def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, depth: int | None,
@@ -517,7 +540,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         return x if kept is None or x is None else x[kept]
 
     n_t = len(eval_topic)
-    r_doc_s, r_topic_s = take(ids.r_doc), take(ids.r_topic)
+    # the aligned doc codes are int64 (kernels multiply them; numpy indexes with int64 directly)
+    r_doc_s, r_topic_s = take(ids.r_doc).astype(np.int64), take(ids.r_topic)
     if n_t < len(topic_recode):  # else every topic is evaluated (eval_topic: a sorted subset)
         r_topic_s = topic_recode[r_topic_s]
     group_key = take(ids.r_sys).astype(code_dtype(len(ids.systems) * n_t))  # a copy
@@ -529,16 +553,15 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     q_in = q_t >= 0
     qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
-    primary, sc = _primary_key(order, take(score), take(rank))
-    perm, moved = order_rows(group_key, primary, r_doc_s, ids.docs)
-    cell = permute(cell, perm, moved)
-    # the aligned doc codes are int64 (kernels multiply them): widen while permuting, one copy
-    r_doc_s = (r_doc_s[perm].astype(np.int64) if moved is None
-               else permute(r_doc_s.astype(np.int64), perm, moved, inplace=True))
+    value, sc = _primary_key(order, take(score), take(rank))
+    perm, moved, group_sorted = order_rows(group_key, value, r_doc_s, ids.docs)
+    cell_is_doc = cell is r_doc_s  # per-topic pools: permute the doc codes once for both
+    r_doc_s = permute(r_doc_s, perm, moved, inplace=True)  # our own copy: permuted in place
+    cell = r_doc_s if cell_is_doc else permute(cell, perm, moved)
     # each row's position in the caller's frame: (0..n-1 or kept) permuted, i.e. perm itself
     src = perm.astype(np.int64, copy=False) if kept is None else kept[perm]
     if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
-        group_key = group_key[perm]  # the group is constant
+        group_key = group_sorted if group_sorted is not None else group_key[perm]  # the group is constant
     if sc is None:
         sc = np.full(len(src), np.nan)
     elif moved is None or order == "rank":  # in score orders the tie key is the score itself

@@ -10,8 +10,13 @@ What it times (7 measures: AP, nDCG, nDCG@10, P@10, RR, R@1000, Rprec):
 
 * **df** — the collection of ``../shared/bench/gen.py`` (graded qrels, S × T × depth, scores
   rounded to 4 decimals so ties occur), written to parquet and read back with
-  ``pandas.read_parquet`` (pandas 3: ``str`` ids), then with the ids cast to ``object``,
-  ``category`` and ``string[pyarrow]``.  irframe from the frames to the cube against
+  ``pandas.read_parquet`` (pandas 3: ``str`` ids), then with the ids as ``object``,
+  ``category`` and ``string[pyarrow]``.  The ``object`` frames hold one Python str per distinct
+  id, shared by every row with that id, as pandas 2.2's ``read_parquet`` makes them (pyarrow's
+  ``to_pandas(deduplicate_objects=True)``; ``read_csv`` shares them per chunk): built by
+  factorizing each column and taking from an object array of its distinct ids.  The worst case,
+  one Python str per row (``astype(object)`` of a pandas 3 ``str`` column), is timed as its own
+  row, ``object, one str per row``.  irframe from the frames to the cube against
   pytrec_eval's whole path (its dict-of-dicts built the fast way a user would, ``zip`` over
   ``.to_numpy()`` arrays, then ``evaluate``) and against its ``evaluate`` alone (dicts built
   outside the timer); ranx (numba warmed up first, not timed) and ir_measures when installed.
@@ -55,8 +60,9 @@ MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec"]
 TREC = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RR": "recip_rank",
         "R@1000": "recall_1000", "Rprec": "Rprec"}
 TREC_SET = {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
+OBJECT_PER_ROW = "object, one str per row"
 RANX = ["map", "ndcg", "ndcg@10", "precision@10", "mrr", "recall@1000", "r-precision"]
-DTYPES = ("str", "object", "category", "string[pyarrow]")
+DTYPES = ("str", "object", OBJECT_PER_ROW, "category", "string[pyarrow]")
 
 
 def shared_dir() -> Path:
@@ -239,10 +245,30 @@ def build_collection(args, work: Path) -> tuple[pd.DataFrame, pd.DataFrame, Path
     return runs, qrels, qpath, paths
 
 
+def shared_objects(s: pd.Series) -> pd.Series:
+    """An ``object`` column holding one Python str per distinct id, shared by its rows (what
+    pandas 2.2's ``read_parquet`` gives)."""
+    codes, uniques = pd.factorize(s.to_numpy(dtype=object))
+    return pd.Series(np.asarray(uniques, dtype=object)[codes], index=s.index, dtype=object, name=s.name)
+
+
 def as_dtype(df: pd.DataFrame, dtype: str, cols) -> pd.DataFrame:
+    """``df`` with the id columns ``cols`` as ``dtype`` (see the module docstring for the two
+    ``object`` variants)."""
     if dtype == "str":
         return df
+    if dtype == "object":
+        return df.assign(**{c: shared_objects(df[c]) for c in cols})
+    if dtype == OBJECT_PER_ROW:
+        return df.astype({c: object for c in cols})
     return df.astype({c: dtype for c in cols})
+
+
+def distinct_objects(s: pd.Series) -> str:
+    """How many Python objects an ``object`` column holds, against its distinct values."""
+    if s.dtype != object:
+        return ""
+    return f", {len({id(x) for x in s.to_numpy()}):,} objects for {s.nunique():,} distinct {s.name} ids"
 
 
 # ---- sections ----------------------------------------------------------------------------------
@@ -266,7 +292,7 @@ def section_df(args, runs, qrels, peers) -> dict:
         if "ir_measures" in peers:
             cs.update(irm_contestant(rr, qq))
             slow = {k: args.slow_rounds for k in cs if k.startswith("ir_measures")}
-        out[dt] = report(f"run frame -> cube, ids {dt} (dtype {rr.doc.dtype.name!r})",
+        out[dt] = report(f"run frame -> cube, ids {dt} (dtype {rr.doc.dtype.name!r}{distinct_objects(rr.doc)})",
                          rounds(cs, args.rounds, slow), "irframe: frame -> cube")
     return out
 

@@ -84,17 +84,78 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     return codes, dictionary
 
 
+class _Addresses:
+    """``np.asarray`` of this is the addresses of an object array's elements as intp, zero copy
+    (numpy refuses ``.view`` on object arrays).  The result's ``base`` is this holder, which
+    keeps the array, hence its objects and their addresses, alive while the result lives."""
+
+    def __init__(self, values: np.ndarray):
+        self.values = np.ascontiguousarray(values, dtype=object)
+        self.__array_interface__ = {"shape": (len(self.values),), "typestr": np.dtype(np.intp).str,
+                                    "data": (self.values.ctypes.data, True), "version": 3}
+
+
+def _first_rows(codes: np.ndarray) -> np.ndarray:
+    """Row of the first appearance of each code, for codes numbered in first-appearance order
+    (a code is new exactly where it exceeds every earlier one)."""
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.diff(seen, prepend=-1))
+
+
+def _int_codes(keys: np.ndarray) -> np.ndarray:
+    """First-appearance codes of an integer array (pyarrow's hash table when installed:
+    faster than pandas' on machine addresses)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return pd.factorize(keys)[0]
+    return pc.dictionary_encode(pa.array(keys)).indices.to_numpy(zero_copy_only=False)
+
+
+def _shared_objects(addresses: np.ndarray) -> bool:
+    """Whether rows share their objects enough for encoding by identity to pay: on a strided
+    sample of ~4√n rows, fewer distinct objects than expected if each object served 4 rows.
+
+    With D = n/r objects each serving r rows, m rows drawn from n hold about
+    D·(1 - (1 - m/n)^r) distinct objects, fewer the larger r; identity first when the sample
+    holds at most the count for r = 4.  One object per row (``astype(object)`` of arrow
+    strings) never repeats, so it is always factorized by value directly.
+    """
+    n = len(addresses)
+    sample = addresses[::max(1, n // (4 * int(np.sqrt(n)) + 1))]
+    m = len(sample)
+    return len(pd.unique(sample)) <= n / 4 * (1 - (1 - m / n) ** 4)
+
+
 def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and uniques of an object array (pandas' hash table), by runs as in _arrow_encode."""
+    """Codes and uniques (first-appearance order) of an object array, by object identity first.
+
+    pandas 2.2 reads strings into one Python object per distinct id (``read_parquet``; per chunk
+    for ``read_csv``), so rows are first told apart by their objects' addresses, with integer
+    hashing, and only the distinct objects are factorized by value (pandas' hash table), which
+    merges equal strings held by distinct objects.  ``runs`` (system/topic): only the first row
+    of every run of one object is factorized (when runs are at most an eighth of the rows; else
+    runs of equal values, as in :func:`_arrow_encode`).  Rows of distinct objects (one object
+    per row) are factorized by value directly.  Missing values (None, NaN, pd.NA) get code -1.
+    """
     n = len(values)
+    holder = _Addresses(values)
+    values, addresses = holder.values, np.asarray(holder)  # addresses into values, which stays alive
     if runs and n > 1:
-        try:
-            heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-        except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
-            heads = np.arange(n)
+        heads = np.flatnonzero(np.concatenate([[True], addresses[1:] != addresses[:-1]]))
+        if len(heads) > n // 8:  # distinct objects in a run: compare the values
+            try:
+                heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+            except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
+                heads = np.arange(n)
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
             return np.repeat(codes.astype(code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
+    if n > 1 and _shared_objects(addresses):
+        rows = _int_codes(addresses)
+        codes, uniques = pd.factorize(values[_first_rows(rows)])
+        return codes.astype(code_dtype(len(uniques)))[rows], uniques
     codes, uniques = pd.factorize(values)
     return codes.astype(code_dtype(len(uniques)), copy=False), uniques
 

@@ -1,0 +1,125 @@
+"""Id columns → codes (``irframe._ids``) against a brute-force encoder written here.
+
+``object`` columns are encoded by object identity first and by value second; these tests mix
+objects shared by many rows, equal strings held by distinct objects, runs and non-runs, and
+missing or non-string ids, and compare with a dict-based first-appearance encoder.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irframe import _ids
+from irframe.errors import InputError
+
+
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
+def brute_force(values) -> tuple[list[int], list]:
+    """First-appearance codes by value (dict lookup); missing values get -1."""
+    seen: dict = {}
+    codes = [-1 if _missing(v) else seen.setdefault(v, len(seen)) for v in values]
+    return codes, list(seen)
+
+
+def fresh(s: str) -> str:
+    """A str equal to ``s`` held by a new object (CPython shares only 0/1-character strings)."""
+    return "".join(list(s))
+
+
+WORDS = ["d1", "d2", "doc-10", "é", "", "D000-000123", "a b", "x"]
+
+
+@st.composite
+def object_ids(draw, missing: bool = False):
+    """An object array of str ids: values drawn as runs of shared or fresh objects."""
+    shared = [fresh(w) for w in WORDS]  # one object per word, shared by the rows that use it
+    pieces = draw(st.lists(st.tuples(st.integers(0, len(WORDS) - 1),   # which word
+                                     st.sampled_from(["shared", "fresh", "mixed"]),
+                                     st.integers(1, 30)),              # run length
+                           max_size=12))
+    values: list = []
+    for w, kind, length in pieces:
+        for i in range(length):
+            use_shared = kind == "shared" or (kind == "mixed" and i % 2 == 0)
+            values.append(shared[w] if use_shared else fresh(WORDS[w]))
+    if draw(st.booleans()):  # rows out of run order
+        perm = draw(st.permutations(range(len(values))))
+        values = [values[i] for i in perm]
+    if missing and values:
+        for _ in range(draw(st.integers(1, 3))):
+            i = draw(st.integers(0, len(values) - 1))
+            values[i] = draw(st.sampled_from([None, float("nan"), np.nan, pd.NA]))
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(object_ids(missing=True), st.booleans())
+def test_object_codes_match_brute_force(values, runs):
+    before = [id(v) for v in values]
+    codes, uniques = _ids._object_encode(values, runs)
+    want_codes, want_uniques = brute_force(values)
+    assert codes.tolist() == want_codes
+    assert list(uniques) == want_uniques and all(type(u) is str for u in uniques)
+    assert codes.dtype == np.int32
+    assert [id(v) for v in values] == before  # the caller's array is untouched
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(object_ids(), object_ids(), st.booleans())
+def test_encode_merges_run_and_qrels_ids_like_brute_force(run_ids, qrels_ids, runs):
+    """encode(): one code per distinct string across both columns, first-appearance order."""
+    frames = [(pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
+              (pd.DataFrame({"doc": pd.Series(qrels_ids, dtype=object)}), "doc", "qrels frame")]
+    (rc, qc), uniques = _ids.encode(frames, runs=runs)
+    want, want_uniques = brute_force(list(run_ids) + list(qrels_ids))
+    assert rc.tolist() + qc.tolist() == want
+    assert uniques.tolist() == want_uniques
+
+
+@pytest.mark.parametrize("kind", ["shared", "fresh"])
+@pytest.mark.parametrize("runs", [False, True])
+@pytest.mark.parametrize("bad", [None, float("nan"), pd.NA, 7, b"d1", 1.5])
+def test_missing_or_non_string_object_ids_name_the_row(kind, runs, bad):
+    """Every path (identity runs, identity hashing, values) still refuses a bad id by row."""
+    n = 400
+    words = [f"doc{i % 5}" for i in range(n)] if not runs else [f"sys{i // 100}" for i in range(n)]
+    pool = {w: fresh(w) for w in set(words)}
+    values = [pool[w] if kind == "shared" else fresh(w) for w in words]
+    values[237] = bad
+    df = pd.DataFrame({"doc": pd.Series(values, dtype=object)})
+    with pytest.raises(InputError, match=r"column 'doc'.*row 237"):
+        _ids.encode([(df, "doc", "run frame")], runs=runs)
+
+
+def test_identity_paths_are_taken():
+    """The sample rule sends shared objects through identity hashing and one object per row
+    past it (so the property tests above exercise both)."""
+    words = [f"D{i % 300:06d}" for i in range(20_000)]
+    pool = {w: fresh(w) for w in set(words)}
+    shared = np.array([pool[w] for w in words], dtype=object)
+    per_row = np.array([fresh(w) for w in words], dtype=object)
+    assert _ids._shared_objects(np.asarray(_ids._Addresses(shared)))
+    assert not _ids._shared_objects(np.asarray(_ids._Addresses(per_row)))
+    for values in (shared, per_row):
+        codes, uniques = _ids._object_encode(values, runs=False)
+        want, want_uniques = brute_force(values)
+        assert codes.tolist() == want and list(uniques) == want_uniques
+
+
+def test_addresses_are_the_objects_ids_and_keep_them_alive():
+    values = np.array([fresh("abc"), fresh("abc"), None], dtype=object)[::-1]  # not contiguous
+    holder = _ids._Addresses(values)
+    addresses = np.asarray(holder)
+    assert addresses.tolist() == [id(v) for v in values]
+    assert addresses.base is holder and not addresses.flags.writeable

@@ -65,7 +65,8 @@ class _JG:
                 self.ecs.append((lev, np.sort(ranks[levels == lev])))
             ranked = np.concatenate([np.unique(r) for _, r in self.ecs])
             if len(np.unique(ranked)) < len(ranked):  # a document at two levels of the one JSG
-                d = lines["doc"].to_numpy()[lines["_r"].duplicated(keep=False).to_numpy()][0]
+                two_levels = lines.groupby("doc", sort=False)["rel"].transform("nunique") > 1
+                d = lines["doc"][two_levels].iloc[0]
                 two = sorted(set(lines.loc[lines["doc"] == d, "rel"]), reverse=True)[:2]
                 raise InputError(f"{where}, sub-group {jsgs[0]!r}: document {d!r} has two levels ({two[0]:g} "
                                  f"and {two[1]:g}); give it one level per sub-group (trec_eval stops: 'occurs "

@@ -55,6 +55,9 @@ STOPS = [  # lines, what irframe names, trec_eval's message (both versions)
     ("q1 u s d1 2|q1 u s d1 1|q1 u s d2 0",
      "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1); give it one level",
      "Internal docid 0 occurs with different rel_level in same jsg"),
+    ("q1 u s d2 0|q1 u s d2 0|q1 u s d1 2|q1 u s d1 1",  # a repeated line is not the conflict
+     "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1)",
+     "Internal docid 0 occurs with different rel_level in same jsg"),
     ("q1 u s d1 2|q1 u s d2 0|q1 u t d1 0|q1 u t d3 1",
      "topic 'q1', judgment group 'u': document 'd1' is non-relevant (level 0) in one sub-group and relevant",
      "doc 'd1' has both 0 and non-0 rel_level assigned"),

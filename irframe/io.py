@@ -601,24 +601,40 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     """
     name = _name_of(path)
     data = _read_bytes(path)
+    try:
+        data.decode("utf-8")
+        utf8 = True
+    except UnicodeDecodeError:  # find the line below
+        utf8 = False
     rows: list[list[bytes]] = []
     levels: list[float] = []
     for lineno, line, f in _iter_lines(data):
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _fail(name, lineno, line, "not valid UTF-8 (re-encode the file as UTF-8)") from None
-        if len(f) != 5:
-            raise _fail(name, lineno, line, f"{len(f)} field(s), {_PREFS_HELP}")
-        why = _bad_number(f[4], "level", "as C's strtod reads the whole field")
-        if why is None and float(f[4]) < 0:
-            why = f"level {_show(f[4])!r} is negative (trec_eval's levels are >= 0; 0 is non-relevant)"
-        if why is not None:
-            raise _fail(name, lineno, line, f"{why}; {_LEVEL_HELP}")
+        try:  # the usual line: 5 fields, a level >= 0 (NaN fails the comparison)
+            level = float(f[4]) if len(f) == 5 and b"_" not in f[4] else -1.0
+        except ValueError:
+            level = -1.0
+        if not (utf8 and 0.0 <= level < np.inf):
+            _prefs_line_check(name, lineno, line, f)
         rows.append(f)
-        levels.append(float(f[4]) + 0.0)  # + 0.0: '-0' is level 0
+        levels.append(level + 0.0)  # + 0.0: '-0' is level 0
     if not rows:
         raise ParseError(f"{name}: no preference lines found (each line is 'topic jg jsg doc level')",
                          path=name)
-    cols = {c: [r[i].decode("utf-8") for r in rows] for i, c in enumerate(("topic", "jg", "jsg", "doc"))}
+    cols = {c: b"\n".join([r[i] for r in rows]).decode("utf-8").split("\n")  # one decode per column
+            for i, c in enumerate(("topic", "jg", "jsg", "doc"))}
     return pd.DataFrame({**cols, "rel": np.array(levels, dtype=np.float64)})
+
+
+def _prefs_line_check(name: str, lineno: int, line: bytes, f: list[bytes]) -> None:
+    """Raise the ParseError of a malformed preference line (return if it is well formed)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _fail(name, lineno, line, "not valid UTF-8 (re-encode the file as UTF-8)") from None
+    if len(f) != 5:
+        raise _fail(name, lineno, line, f"{len(f)} field(s), {_PREFS_HELP}")
+    why = _bad_number(f[4], "level", "as C's strtod reads the whole field")
+    if why is None and float(f[4]) < 0:
+        why = f"level {_show(f[4])!r} is negative (trec_eval's levels are >= 0; 0 is non-relevant)"
+    if why is not None:
+        raise _fail(name, lineno, line, f"{why}; {_LEVEL_HELP}")

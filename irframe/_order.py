@@ -223,12 +223,17 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
         sorted_first = first[by_group]
         if not (sorted_first[1:] == sorted_first[:-1]).any():  # no group in several pieces
             lens = np.diff(np.append(starts, n))
+            old_s, lens_s = starts[by_group], lens[by_group]  # blocks in their new order
             new_starts = np.empty(len(starts), np.int64)   # each block's start once moved
-            new_starts[by_group] = np.cumsum(lens[by_group]) - lens[by_group]
+            new_starts[by_group] = np.cumsum(lens_s) - lens_s
             shift = starts - new_starts
-            idx = np.repeat(shift[by_group], lens[by_group])
-            idx += np.arange(n)
-            group_sorted = np.repeat(sorted_first, lens[by_group])
+            # idx counts up by one inside a block and jumps to the next block's old start: one
+            # array, built by a cumulative sum of its steps
+            idx = np.ones(n, np.int64)
+            idx[0] = old_s[0]
+            idx[new_starts[by_group[1:]]] = old_s[1:] - (old_s[:-1] + lens_s[:-1] - 1)
+            np.cumsum(idx, out=idx)
+            group_sorted = np.repeat(sorted_first, lens_s)
             if len(pairs):  # tie pairs stay adjacent: move them with their block (each
                 # run's pairs stay consecutive and increasing, which is all _break_ties needs)
                 pairs = pairs - shift[np.searchsorted(starts, pairs, side="right") - 1]

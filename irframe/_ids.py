@@ -54,6 +54,50 @@ def _arrow_strings(s: pd.Series):
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
 
 
+_BLOCK = 1 << 22
+
+
+def _fixed_width_heads(arr) -> np.ndarray | None:
+    """Rows whose value differs from the row before (row 0 included) of a pyarrow chunked
+    string array whose values all have one byte length L (system and topic names often do),
+    else None.  Within a run of equal values the data bytes repeat with period L, so one
+    comparison of the data buffer with itself shifted by L bytes finds every change; this reads
+    the bytes once (in blocks of 4 MB), without a per-row string comparison.  None (the caller compares strings)
+    when a chunk has nulls or another layout, or when changes are many (the positions of the
+    differing bytes would outgrow the rows)."""
+    import pyarrow as pa
+
+    heads, start, width, last = [], 0, None, None
+    for c in arr.chunks:
+        m = len(c)
+        if not m:
+            continue
+        if c.null_count or not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)):
+            return None
+        itemsize = 4 if pa.types.is_string(c.type) else 8
+        offsets = np.frombuffer(c.buffers()[1], np.int32 if itemsize == 4 else np.int64, m + 1, c.offset * itemsize)
+        length = int(offsets[1] - offsets[0])
+        if (width is not None and length != width) or offsets[-1] - offsets[0] != length * m or \
+                not (np.diff(offsets) == length).all():
+            return None
+        width = length
+        data = np.frombuffer(c.buffers()[2], np.uint8, length * m, int(offsets[0])) if length else np.zeros(0, np.uint8)
+        changed, count = [], 0  # bytes differing from the byte L before, by blocks of bounded memory
+        for lo in range(0, len(data) - length, _BLOCK):
+            hi = min(len(data) - length, lo + _BLOCK)
+            changed.append(lo + np.flatnonzero(data[lo + length:hi + length] != data[lo:hi]))
+            count += len(changed[-1])
+            if count > m:
+                return None
+        rows = np.concatenate(changed) // length + 1 if changed else np.zeros(0, np.intp)
+        first = data[:length].tobytes()
+        if last is None or first != last:
+            heads.append(np.array([start]))
+        heads.append(start + rows[np.diff(rows, prepend=0) != 0])
+        start, last = start + m, data[len(data) - length:].tobytes()
+    return np.concatenate(heads) if heads else np.zeros(0, np.intp)
+
+
 def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     """Codes and uniques (a pyarrow array) of a pyarrow (chunked) string array; ``runs``
     encodes only the first value of every run of equal adjacent values (a sorted
@@ -64,8 +108,10 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     n = len(arr)
     heads = None
     if runs and n > 1:
-        change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
-        heads = np.flatnonzero(np.concatenate([[True], change]))
+        heads = _fixed_width_heads(arr)
+        if heads is None:
+            change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+            heads = np.flatnonzero(np.concatenate([[True], change]))
         if len(heads) > n // 8:
             heads = None
         else:
@@ -98,8 +144,9 @@ class _Addresses:
 def _first_rows(codes: np.ndarray) -> np.ndarray:
     """Row of the first appearance of each code, for codes numbered in first-appearance order
     (a code is new exactly where it exceeds every earlier one)."""
-    seen = np.maximum.accumulate(codes)
-    return np.flatnonzero(np.diff(seen, prepend=-1))
+    if not len(codes):
+        return np.zeros(0, np.intp)
+    return np.concatenate([[0], np.flatnonzero(codes[1:] > np.maximum.accumulate(codes)[:-1]) + 1])
 
 
 def _int_codes(keys: np.ndarray) -> np.ndarray:

@@ -123,3 +123,54 @@ def test_addresses_are_the_objects_ids_and_keep_them_alive():
     addresses = np.asarray(holder)
     assert addresses.tolist() == [id(v) for v in values]
     assert addresses.base is holder and not addresses.flags.writeable
+
+
+@st.composite
+def arrow_ids(draw):
+    """A pyarrow chunked string array (string or large_string, sliced or not) of runs of a few
+    words, all of one byte length or of mixed lengths."""
+    pa = pytest.importorskip("pyarrow")
+    width = draw(st.sampled_from([None, 0, 1, 3]))  # None: words of mixed lengths
+    alphabet = st.sampled_from("abé")
+    word = (st.text(alphabet, max_size=4) if width is None
+            else st.text(st.sampled_from("ab"), min_size=width, max_size=width))
+    words = draw(st.lists(word, min_size=1, max_size=4))
+    runs = draw(st.lists(st.tuples(st.integers(0, len(words) - 1), st.integers(1, 12)), max_size=10))
+    values = [words[w] for w, length in runs for _ in range(length)]
+    cuts = sorted(draw(st.lists(st.integers(0, len(values)), max_size=3)))
+    typ = draw(st.sampled_from([pa.string(), pa.large_string()]))
+    arr = pa.chunked_array([pa.array(values[a:b], typ) for a, b in zip([0] + cuts, cuts + [len(values)])], typ)
+    skip = draw(st.integers(0, 2))
+    return arr[skip:] if skip <= len(arr) else arr
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrow_ids(), st.booleans())
+def test_arrow_codes_match_brute_force(arr, runs):
+    """pyarrow strings, by runs (the byte-periodicity shortcut for one-width values, string
+    comparison otherwise) and by hashing, against the dict-based encoder."""
+    codes, uniques = _ids._arrow_encode(arr, runs)
+    want_codes, want_uniques = brute_force(arr.to_pylist())
+    assert codes.tolist() == want_codes
+    assert uniques.to_pylist() == want_uniques
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrow_ids(), st.sampled_from([1, 2, 5, 1 << 22]))
+def test_fixed_width_run_heads_match_brute_force(arr, block):
+    """Where the shortcut applies, its run heads are the rows differing from the row before
+    (also when the byte comparison runs in blocks that cut through values)."""
+    values = arr.to_pylist()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_ids, "_BLOCK", block)
+        heads = _ids._fixed_width_heads(arr)
+    if heads is not None:
+        assert heads.tolist() == [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+
+
+def test_fixed_width_shortcut_is_taken_on_sorted_names():
+    pa = pytest.importorskip("pyarrow")
+    names = [f"sys{s:03d}" for s in range(7) for _ in range(500)]
+    arr = pa.chunked_array([pa.array(names[:1200]), pa.array(names[1200:])])
+    assert _ids._fixed_width_heads(arr).tolist() == list(range(0, 3500, 500))
+    assert _ids._fixed_width_heads(pa.chunked_array([pa.array(["a", "bb"] * 10)])) is None  # widths differ

@@ -192,9 +192,9 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
     ``idx`` (intp) is the permutation; ``moved`` lists the only positions where ``idx``
     differs from the identity (input already in order, the usual case for files written
     in rank order, so only tied rows move), or is None when ``idx`` is a general
-    permutation; ``group_sorted`` is ``group[idx]`` when it came for free (groups moved
-    as blocks), else None.  Input ordered inside each contiguous group only has its
-    groups moved as blocks; anything else is sorted.
+    permutation; ``group_sorted`` is ``group[idx]`` when ``idx`` is a general permutation
+    (built without a gather when groups move as blocks), else None.  Input ordered inside
+    each contiguous group only has its groups moved as blocks; anything else is sorted.
     """
     n = len(group)
     if value is None:

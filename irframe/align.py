@@ -442,10 +442,12 @@ def _qrels_table(q_topic, q_doc, q_rel, has_sub: bool, n_docs: int):
 def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
     """Run rows whose topic has qrels (positions; None when all have), the evaluated topics
     (codes into ``ids.topics_all``) and the recoding topics_all → evaluated topic (-1: not)."""
-    row_ok = ids.r_topic >= 0
-    if not row_ok.any():
-        raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
-    src = None if row_ok.all() else np.flatnonzero(row_ok)
+    src = None
+    if ids.r_topic.min() < 0:  # some rows' topics have no qrels (one pass when none)
+        row_ok = ids.r_topic >= 0
+        if not row_ok.any():
+            raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
+        src = np.flatnonzero(row_ok)
     n_topics_all = len(ids.topics_all)
     if complete:
         eval_topic = np.arange(n_topics_all)

@@ -171,16 +171,25 @@ def _sort_key(value: np.ndarray) -> np.ndarray:
     return float32_desc_key(value) if value.dtype == np.float32 else float64_desc_key(value)
 
 
-def _sorted(group: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Stable argsort by (group, value descending)."""
+def _sorted(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stable argsort by (group, value descending); also the sorted groups and whether each
+    sorted row ties with the next (same group and value)."""
     key = _sort_key(value)
-    if key.dtype == np.int32 and len(group) and group.min() >= 0 and group.max() < 2**31:
-        k = group.astype(np.int64, copy=True)  # one int64 key: (group, primary)
+    if key.dtype == np.int32 and group.min() >= 0 and group.max() < 2**31:
+        k = group.astype(np.int64, copy=True)  # one int64 key: (group, value)
         k <<= 32
         k += key
         k += 2**31
-        return np.argsort(k, kind="stable")
-    return np.lexsort((key, group))
+        idx = np.argsort(k, kind="stable")
+        k = k[idx]
+        same = k[1:] == k[:-1]
+        k >>= 32
+        return idx, k.astype(group.dtype), same
+    idx = np.lexsort((key, group))
+    gs, ks = group[idx], key[idx]
+    same = gs[1:] == gs[:-1]
+    same &= ks[1:] == ks[:-1]
+    return idx, gs, same
 
 
 def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
@@ -239,10 +248,7 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
                 pairs = pairs - shift[np.searchsorted(starts, pairs, side="right") - 1]
                 _break_ties(idx, pairs, doc, docs)
             return idx, None, group_sorted
-    idx = _sorted(group, value)
-    gs, vs = group[idx], value[idx]
-    same = gs[1:] == gs[:-1]
-    same &= vs[1:] == vs[:-1]
+    idx, gs, same = _sorted(group, value)
     pairs = np.flatnonzero(same)
     if len(pairs):
         _break_ties(idx, pairs, doc, docs)

@@ -25,13 +25,16 @@ def _trec_key(group: int, value: float, doc: str):
 
 @st.composite
 def _rows(draw):
-    """(group, float32 value, doc code) rows, the docs, and a layout."""
+    """(group, value, doc code) rows, the value dtype (float32: trec_eval; float64:
+    trec_eval10 and rank), the docs, and a layout."""
     n_groups = draw(st.integers(1, 4))
     docs = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=len(NAMES), unique=True))
     if draw(st.booleans()):  # codes in docno order, as sorted categories give
         docs = sorted(docs, key=lambda d: d.encode("utf-8"))
     long_runs = draw(st.booleans())  # tie runs longer than the pairwise limit
-    values = [1.0, 0.5, -0.0, 0.0, 2.0] if not long_runs else [1.0]
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    values = [1.0, 0.5, 0.5 + 1e-12, -0.0, 0.0, 2.0] if not long_runs else [1.0]
+    values = [float(dtype(v)) for v in values]  # 0.5 + 1e-12 ties with 0.5 in float32 only
     rows = []
     for g in range(n_groups):
         size = draw(st.integers(0, 3 * O._SHORT_RUN if long_runs else 10))
@@ -48,12 +51,12 @@ def _rows(draw):
         rows.sort(key=lambda r: (order[r[0]], -r[1]))
     else:
         rows = draw(st.permutations(rows))
-    return rows, np.array(docs, dtype=object)
+    return rows, dtype, np.array(docs, dtype=object)
 
 
-def _check(rows, docs, monkeypatch=None):
+def _check(rows, dtype, docs):
     group = np.array([r[0] for r in rows], np.int32)
-    value = np.array([r[1] for r in rows], np.float32)
+    value = np.array([r[1] for r in rows], dtype)
     doc = np.array([r[2] for r in rows], np.int64)
     expected = sorted(range(len(rows)), key=lambda i: _trec_key(rows[i][0], rows[i][1], docs[rows[i][2]]))
     idx, moved, group_sorted = O.order_rows(group, value, doc, docs)

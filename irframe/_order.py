@@ -63,7 +63,10 @@ def _doc_desc_rank(doc_codes: np.ndarray, docs: np.ndarray) -> np.ndarray:
     names = docs[codes]
     if pd.Index(names, dtype=object).is_monotonic_increasing:
         return -doc_codes.astype(np.int64)
-    order = str_sort_order(names)[::-1]
+    try:
+        order = str_sort_order(names)[::-1]
+    except ValueError:  # ids that are not UTF-8 (lone surrogates): Python's code point order
+        order = np.argsort(names, kind="stable")[::-1]
     rank = np.empty(len(docs), np.int64)
     rank[codes[order]] = np.arange(len(codes))
     return rank[doc_codes]
@@ -89,9 +92,9 @@ def _docno_less(dc: np.ndarray, docs: np.ndarray):
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
-    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        arr = pa.array(names, pa.large_string())
+    except (ImportError, ValueError):  # no pyarrow, or ids that are not UTF-8 (lone surrogates)
         return lambda a, b: names[lc[a]] < names[lc[b]]
-    arr = pa.array(names, pa.large_string())
 
     def less(a, b):
         return pc.less(arr.take(lc[a]), arr.take(lc[b])).to_numpy(zero_copy_only=False)

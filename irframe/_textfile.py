@@ -228,13 +228,17 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     return (b" ", False) if has_space else None
 
 
+def _is_text(t: Any) -> bool:
+    return pa.types.is_string(t) or pa.types.is_binary(t)
+
+
 def _has_empty(col: Any) -> bool:
     """Does a parsed text column hold an empty field?  (Numeric columns: False.)"""
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
         chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
         for c in chunks:
             values = c.dictionary if pa.types.is_dictionary(c.type) else c
-            if pa.types.is_string(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+            if _is_text(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
                 return True
         return False
     return bool((pd.Series(col).str.len() == 0).any())
@@ -245,7 +249,7 @@ def _has_space(col: Any) -> bool:
         chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
         for c in chunks:
             values = c.dictionary if pa.types.is_dictionary(c.type) else c
-            if pa.types.is_string(values.type) and pc.any(pc.match_substring(values, " ")).as_py():
+            if _is_text(values.type) and pc.any(pc.match_substring(values, " ")).as_py():
                 return True
         return False
     return bool(pd.Series(col).str.contains(" ", regex=False).any())

@@ -65,7 +65,8 @@ __all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "wr
 PathLike = Union[str, "os.PathLike[str]"]
 
 _RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
-_TEXT = pa.string() if pa is not None else None
+#: fields read only to be checked (Q0, iter, an unused tag): bytes, any of which trec_eval accepts there
+_TEXT = pa.binary() if pa is not None else None
 
 # Switch for tests: pretend pyarrow is absent.
 _USE_ARROW = pa is not None

@@ -207,3 +207,20 @@ def test_summarize_missing_policies():
     assert common.loc["a", "AP"] == 1.0 and common.loc["b", "AP"] == 1.0
     with pytest.raises(ValueError, match="missing="):
         irf.summarize(cube, missing="drop")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=8), min_size=1, max_size=6))
+def test_rows_at_or_above_counts_like_a_loop(groups):
+    """``Rows.at_or_above`` (the bpref/infAP counts of non-relevant/unjudged rows above each
+    relevant row, from positions only) against a brute-force count written here.  Property test."""
+    import types
+    from irframe.measures.trec_arrays import Rows
+    lens = np.array([len(g) for g in groups])
+    offsets = np.concatenate([[0], np.cumsum(lens)])
+    sel = np.array([s for g in groups for s, _ in g], bool)
+    mask = np.array([m for g in groups for _, m in g], bool)
+    a = types.SimpleNamespace(offsets=offsets, group_len=lens)
+    got = Rows(types.SimpleNamespace(aligned=a), sel).at_or_above(mask).tolist()
+    want = [sum(m for _, m in g[:i + 1]) for g in groups for i, (s, _) in enumerate(g) if s]
+    assert got == want

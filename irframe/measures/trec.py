@@ -93,10 +93,11 @@ def _judged(ctx, m):
 
 
 def _nonrel_so_far(ctx: EvalContext, level: float) -> np.ndarray:
-    """Per row: judged non-relevant documents (0 <= grade < level) at or above it."""
+    """Per relevant row (``rel_rows``): judged non-relevant documents (0 <= grade < level) at
+    or above it."""
     def build():
         tr = ta.trec_rel(ctx)
-        return segment_cumsum(((tr >= 0) & (tr < level)).astype(np.int64), ctx.aligned.offsets)
+        return ta.rel_rows(ctx, level).at_or_above((tr >= 0) & (tr < level))
     return ctx.memo(("nonrel_so_far", level), build)
 
 
@@ -104,7 +105,7 @@ def _bpref(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
     rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
-    nonrel_so_far = _nonrel_so_far(ctx, level)[rows.pos]
+    nonrel_so_far = _nonrel_so_far(ctx, level)
     topic = np.repeat(a.group_topic, rows.count)
     t = np.trunc(a.qrels_rel)
     n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
@@ -118,11 +119,10 @@ def _bpref(ctx, m):
 
 def _infap(ctx, m):
     level = ta.measure_rel_level(ctx, m)
-    a = ctx.aligned
     rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
     unj = ta.trec_rel(ctx) == UNJUDGED
-    nonrel_so_far = _nonrel_so_far(ctx, level)[rows.pos]
-    unj_so_far = segment_cumsum(unj.astype(np.int64), a.offsets)[rows.pos]
+    nonrel_so_far = _nonrel_so_far(ctx, level)
+    unj_so_far = rows.at_or_above(unj)
     j = (rows.rank - 1).astype(np.float64)
     r1 = rows.index                  # relevant rows above this one
     with np.errstate(divide="ignore", invalid="ignore"):

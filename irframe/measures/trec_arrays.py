@@ -62,6 +62,20 @@ class Rows:
         self._starts = a.offsets[:-1]
         self._len = a.group_len
 
+    def at_or_above(self, mask: np.ndarray) -> np.ndarray:
+        """Per selected row: rows of ``mask`` in its group at or above it (exact counts, from
+        the positions of ``mask`` alone, without a pass of cumulative sums over every row).
+
+        >>> import types
+        >>> a = types.SimpleNamespace(offsets=np.array([0, 3, 5]), group_len=np.array([3, 2]))
+        >>> rows = Rows(types.SimpleNamespace(aligned=a), np.array([0, 0, 1, 0, 1], bool))
+        >>> rows.at_or_above(np.array([1, 1, 0, 0, 0], bool)).tolist()
+        [2, 0]
+        """
+        hits = np.flatnonzero(mask)
+        start = self.pos - self.rank + 1
+        return np.searchsorted(hits, self.pos, side="right") - np.searchsorted(hits, start, side="left")
+
     def within(self, k) -> np.ndarray:
         """Selected rows among the top k of each group (k scalar, per-group array or None)."""
         if k is None:

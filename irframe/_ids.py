@@ -59,12 +59,12 @@ _BLOCK = 1 << 22
 
 def _fixed_width_heads(arr) -> np.ndarray | None:
     """Rows whose value differs from the row before (row 0 included) of a pyarrow chunked
-    string array whose values all have one byte length L (system and topic names often do),
-    else None.  Within a run of equal values the data bytes repeat with period L, so one
-    comparison of the data buffer with itself shifted by L bytes finds every change; this reads
-    the bytes once (in blocks of 4 MB), without a per-row string comparison.  None (the caller compares strings)
-    when a chunk has nulls or another layout, or when changes are many (the positions of the
-    differing bytes would outgrow the rows)."""
+    string array whose values all have one byte length L (system and topic names often do).
+
+    Within a run of equal values the data bytes repeat with period L, so comparing the data
+    buffer with itself shifted by L bytes (in blocks of 4 MB) finds every change without a
+    string comparison per row.  None (the caller compares strings) for other widths or
+    layouts, nulls, or many changes (their byte positions would outnumber the rows)."""
     import pyarrow as pa
 
     heads, start, width, last = [], 0, None, None

@@ -1,12 +1,17 @@
-"""Modules imported on first use, so that ``import irframe`` and the command line stay light.
+"""xarray imported on first use, so that the command line stays light.
 
 ``irframe eval`` never builds an xarray cube: importing xarray would cost it ~0.1 s and
-~13 MB of its ~200 MB (measured with ``benchmarks/bench_cli.py``).
+~13 MB of its ~200 MB (measured with ``benchmarks/bench_cli.py``).  Everywhere else the
+first evaluation builds a cube, and importing xarray inside it made the first call ~2×
+slower than the next ones, so ``import irframe`` imports xarray at once unless the process
+is the command line (:func:`command_line`).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 
@@ -29,3 +34,16 @@ class LazyModule:
 
 
 xarray = LazyModule("xarray")
+
+
+def command_line() -> bool:
+    """Is this process irframe's command line: the ``irframe`` script or ``python -m irframe``?
+
+    >>> command_line()  # a test runner is not
+    False
+    """
+    argv = list(getattr(sys, "orig_argv", ()))
+    if "-m" in argv[:-1] and argv[argv.index("-m") + 1] in ("irframe", "irframe.cli"):
+        return True
+    script = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return script in ("irframe", "irframe.exe", "irframe-script.py")

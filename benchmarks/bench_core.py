@@ -391,12 +391,17 @@ def profile(runs, qrels) -> None:
     pstats.Stats(pr).sort_stats("tottime").print_stats(15)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def collection_args(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The collection's size (gen.py's systems × topics × depth) and the number of rounds."""
     ap.add_argument("--systems", type=int, default=50)
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = collection_args(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     ap.add_argument("--slow-rounds", type=int, default=1, help="rounds for ir_measures")
     ap.add_argument("--peers", default="pytrec_eval,ranx")
     ap.add_argument("--sections", default="df,files,robust03,first")

@@ -30,7 +30,7 @@ import pandas as pd
 from irframe import _ids
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_core import load_gen  # noqa: E402
+from bench_core import collection_args, load_gen  # noqa: E402
 
 
 def by_value(values: np.ndarray, runs: bool):
@@ -55,12 +55,7 @@ def frames(runs: pd.DataFrame, work: Path) -> dict[str, pd.DataFrame]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--systems", type=int, default=50)
-    ap.add_argument("--topics", type=int, default=50)
-    ap.add_argument("--depth", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args(argv)
+    args = collection_args(argparse.ArgumentParser(description=__doc__.split("\n")[0])).parse_args(argv)
     _, runs = load_gen().make(args.systems, args.topics, args.depth, seed=0)
     runs = runs[["system", "topic", "doc", "score"]]
     print(f"pandas {pd.__version__}, numpy {np.__version__}; {len(runs):,} rows")

@@ -184,14 +184,16 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
     merges equal strings held by distinct objects.  ``runs`` (system/topic): only the first row
     of every run of one object is factorized (when runs are at most an eighth of the rows; else
     runs of equal values, as in :func:`_arrow_encode`).  Rows of distinct objects (one object
-    per row) are factorized by value directly.  Missing values (None, NaN, pd.NA) get code -1.
+    per row, :func:`_shared_objects` false) are compared and factorized by value directly.
+    Missing values (None, NaN, pd.NA) get code -1.
     """
     n = len(values)
     holder = _Addresses(values)
     values, addresses = holder.values, np.asarray(holder)  # addresses into values, which stays alive
+    shared = n > 1 and _shared_objects(addresses)
     if runs and n > 1:
-        heads = np.flatnonzero(np.concatenate([[True], addresses[1:] != addresses[:-1]]))
-        if len(heads) > n // 8:  # distinct objects in a run: compare the values
+        heads = np.flatnonzero(np.concatenate([[True], addresses[1:] != addresses[:-1]])) if shared else None
+        if heads is None or len(heads) > n // 8:  # objects not shared along the runs: compare the values
             try:
                 heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
             except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
@@ -199,7 +201,7 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
             return np.repeat(codes.astype(code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
-    if n > 1 and _shared_objects(addresses):
+    if shared:
         rows = _int_codes(addresses)
         codes, uniques = pd.factorize(values[_first_rows(rows)])
         return codes.astype(code_dtype(len(uniques)))[rows], uniques

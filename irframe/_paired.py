@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from ._scores import as_rng
+from .options import make_rng
 
 __all__ = ["TESTS", "CORRECTIONS", "CompareOptions", "compare_options", "paired_tests", "difference_summary",
            "t_kernel", "wilcoxon_kernel", "randomization_kernel", "bootstrap_means", "bootstrap_p", "percentile_ci"]
@@ -133,7 +133,7 @@ def compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact,
         raise ValueError(f"ci must be 't' or 'bootstrap', got {ci!r}")
     if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
         raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
-    gen = as_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
+    gen = make_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
     return CompareOptions(test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen)
 
 

@@ -24,24 +24,11 @@ import xarray as xr
 
 from .options import check_missing
 
-__all__ = ["as_rng", "score_cube", "batch_coords", "pref_cube", "CubeLayout", "mask_missing", "complete_topics",
+__all__ = ["score_cube", "batch_coords", "pref_cube", "CubeLayout", "mask_missing", "complete_topics",
            "is_pref"]
 
 _STACKED = "measure"      # the batch dim the kernels loop over
 _MEASURE_TMP = "_measure"  # the caller's own measure dim while it is stacked with others
-
-
-def as_rng(rng) -> np.random.Generator:
-    """A :class:`numpy.random.Generator` from a Generator, an int seed or None (fresh entropy).
-
-    >>> bool(as_rng(3).integers(10) == as_rng(3).integers(10))
-    True
-    """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, (int, np.integer)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None, not {type(rng).__name__}")
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .options import make_rng
 from ._progress import progress as _progress
-from ._scores import as_rng, is_pref, pref_cube, score_cube
+from ._scores import is_pref, pref_cube, score_cube
 
 __all__ = ["degrade_qrels", "label_degradation"]
 
@@ -77,7 +78,7 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
     missing = [c for c in (topic, doc, rel) if c not in qrels.columns]
     if missing:
         raise KeyError(f"qrels lacks columns {missing}; found {list(qrels.columns)}")
-    gen = as_rng(rng)
+    gen = make_rng(rng)
     q = qrels.copy()
     relevant = pd.to_numeric(q[rel]) >= rel_level
     pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
@@ -187,7 +188,7 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
     >>> t[["fraction", "agreement"]].iloc[0].tolist()
     [0.0, 1.0]
     """
-    gen = as_rng(rng)
+    gen = make_rng(rng)
     full = _preferences(evaluate(qrels.copy()))
     base, labels = full
     rows = []

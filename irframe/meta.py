@@ -36,11 +36,12 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from .options import make_rng
 from .cube import result
 from .params import ALPHA, DRAWS, FUZZINESS
 from .agreement import (cohen_kappa, decision_flips, krippendorff_alpha, label_agreement, label_confusion,
                         qrels_agreement, rbo, tau_ap, tau_b)
-from ._scores import as_rng, batch_coords, complete_topics, is_pref, mask_missing, score_cube
+from ._scores import batch_coords, complete_topics, is_pref, mask_missing, score_cube
 from .degradation import degrade_qrels, label_degradation
 from .stats import compare, sign_test, tukey_hsd
 
@@ -229,7 +230,7 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     """
     n_trials = DRAWS.check("n_trials", n_trials)
     fuzziness = FUZZINESS.check("fuzziness", fuzziness)
-    gen = as_rng(rng)
+    gen = make_rng(rng)
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
     if T_all < 2:
@@ -320,7 +321,7 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
     """
     n_splits = DRAWS.check("n_splits", n_splits)
     fuzziness = FUZZINESS.check("fuzziness", fuzziness)
-    gen = as_rng(rng)
+    gen = make_rng(rng)
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
     keys = gen.random((int(n_splits), T_all))

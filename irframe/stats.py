@@ -37,13 +37,14 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from .options import make_rng
 from .params import ALPHA, DRAWS
 from ._paired import (CORRECTIONS, TESTS, CompareOptions, bootstrap_means, compare_options, difference_summary,
                       paired_tests, percentile_ci)
 from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 from .cube import result
-from ._scores import as_rng, batch_coords, complete_topics, mask_missing, pref_cube, score_cube
+from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
     "compare",
@@ -666,7 +667,7 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
         raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
     c, layout = score_cube(cube, dim=dim)
     X = mask_missing(c.values, missing)
-    gen = as_rng(rng) if method == "bootstrap" else None
+    gen = make_rng(rng) if method == "bootstrap" else None
     S, T, K = X.shape
     mean = np.full((S, K), np.nan)
     lo, hi, nt = mean.copy(), mean.copy(), np.zeros((S, K))

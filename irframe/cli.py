@@ -111,7 +111,7 @@ _OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
     "D": (("debug_level", "debug_query"), _debug), "J": ("judged_only", _flag(True)),
     "N": ("num_docs", c_atol), "M": ("depth", c_atol), "R": ("rel_format", str),
     "T": ("results_format", str), "o": ("old_format", _flag(True)), "Z": ("zscores", str),
-}
+}  # -o is obsolete in trec_eval too (it sets a flag nothing reads): accepted, no effect
 #: irframe's own long options: name → (key, allowed values, message when the value is not allowed)
 _OWN: dict[str, tuple[str, tuple[str, ...], str]] = {
     "format": ("format", FORMATS, f"--format must be one of {', '.join(FORMATS)}"),

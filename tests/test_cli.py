@@ -70,6 +70,14 @@ def test_default_output_equals_trec_eval():
     assert out == (EXPECTED / "out.test").read_text()
 
 
+def test_obsolete_o_flag_changes_nothing():
+    """trec_eval accepts -o (--Output_old_results_format) and ignores it ("obsolete, no longer
+    supported"): NIST's expected output with and without it."""
+    for flag in ("-o", "--Output_old_results_format=1"):  # the long form takes a value (ignored)
+        out = run_main("eval", flag, str(DATA / "qrels.test"), str(DATA / "results.test"))
+        assert out == (EXPECTED / "out.test").read_text()
+
+
 @pytest.mark.parametrize("args, qrels, run, expected", [
     (["-q"], "qrels.test", "results.test", "out.test.aq"),
     (["-q", "-c"], "qrels.test", "results.trunc", "out.test.aqc"),

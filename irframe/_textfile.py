@@ -212,8 +212,9 @@ def _normalise(data: bytes, kind: str) -> bytes:
 def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     """``(delimiter, check)`` when the file may be split on one character, else None.
 
-    Single-byte searches only (``memchr`` speed): a file with comment lines or without any
-    separator is normalised first.  Whether splitting made an empty field (the
+    Single-byte searches (``memchr`` speed): a file with comment lines, without any separator,
+    or with C whitespace the CSV parsers do not split on (vertical tab, form feed, a carriage
+    return that does not end a line) is normalised first.  Whether splitting made an empty field (the
     separator doubled, leading or trailing, where trec_eval's whitespace split sees none) is
     checked on the parsed columns (:func:`_has_empty`).  ``check`` asks to verify that no
     text column holds a space: a tab-separated file may pad its numbers with spaces
@@ -222,6 +223,10 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     """
     if b"#" in data and (data[:1] == b"#" or b"\n#" in data):  # memchr first: cheap
         return None
+    if b"\v" in data or b"\f" in data:  # whitespace to trec_eval (C isspace), data to the parsers
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None  # a CR inside a line is whitespace to trec_eval; the parsers end the line there
     has_tab, has_space = b"\t" in data, b" " in data
     if has_tab:
         return b"\t", has_space
@@ -241,7 +246,7 @@ def _has_empty(col: Any) -> bool:
             if _is_text(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
                 return True
         return False
-    return bool((pd.Series(col).str.len() == 0).any())
+    return False  # the pandas reader reads an empty field as missing and refuses the file itself
 
 
 def _has_space(col: Any) -> bool:

@@ -53,8 +53,7 @@ import pandas as pd
 
 from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
-                        _pandas_table, _read_bytes, _show, _as_float, pa, pc)
-from ._textfile import _bad_number
+                        _pandas_table, _read_bytes, _show, _as_float, _bad_number, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
@@ -98,6 +97,7 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     attempts.append((None, b" ", False))  # normalised
     last: BaseException | None = None
     for buf, d, check in attempts:
+        single = buf is not None  # split on one character as written (else normalised first)
         if buf is None:
             buf = _normalise(data, kind)
         if buf[:3] == _BOM:  # an id starting with U+FEFF: the CSV parsers would drop it as a BOM
@@ -106,7 +106,7 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
         # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
         # with ``check``, holds a space sends the file to the normalised attempt (an empty
         # number already fails to convert).
-        read = types if buf is not data else {n: types.get(n, _TEXT) for n in names}
+        read = {n: types.get(n, _TEXT) for n in names} if single else types
         try:
             if _USE_ARROW:
                 t = _arrow_table(buf, d, names, read, threads)
@@ -117,7 +117,7 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
         except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
             last = e
             continue
-        if buf is data and any(_has_empty(col) or (check and _has_space(col))
+        if single and any(_has_empty(col) or (check and _has_space(col))
                                for col in cols.values()):
             continue
         return {c: cols[c] for c in types}

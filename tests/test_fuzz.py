@@ -29,7 +29,7 @@ FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCh
 _TOKENS = [b"301", b"302", b"Q0", b"0", b"d1", b"d2", b"CR#93", b"1", b"2", b"-1", b"0.5", b"1e400", b"nan",
            b"99999999999999999999", b"-3.25", b"x", b"\xff", b"\xc3\xa9", b"\x00", b"#", b"\xef\xbb\xbf",
            b"sys", b"run1", b"1.0", b"+2", b"inf", b"1_0", b"+1.5", b" -0"]
-_SEPS = [b" ", b"\t", b"  ", b" \t", b"\x0b"]
+_SEPS = [b" ", b"\t", b"  ", b" \t", b"\x0b", b"\t\x0b", b"\x0c ", b"\r "]  # C isspace: \v, \f, a CR inside a line
 _ENDS = [b"\n", b"\r\n", b"\n\n", b""]
 
 
@@ -56,7 +56,7 @@ def file_bytes(draw, kind: str) -> bytes:
         lines.append(line + draw(st.sampled_from(_ENDS[:3])))
     data = b"".join(lines)
     if draw(st.integers(0, 8)) == 0:
-        data = b"\xef\xbb\xbf" + data
+        data = b"\xef\xbb\xbf" * draw(st.integers(1, 2)) + data  # a second one is U+FEFF in the first id
     return data
 
 
@@ -162,11 +162,21 @@ EMPTY_FIELD_CASES = [  # a separator doubled, leading or trailing: trec_eval's w
 ]
 
 
-@pytest.mark.parametrize("kind,raw", EMPTY_FIELD_CASES)
+C_WHITESPACE_CASES = [  # found by review: C's isspace splits on them, the CSV parsers did not
+    ("qrels", b"q1 0 d1 1\rq1 0 d2 1\n"), ("qrels", b"q1\t0\td1\x0b\t1\n"), ("qrels", b"q1\t0\td1\t1\x0c\n"),
+    ("run", b"1 Q0 d1 1 0.5 r\r1 Q0 d2 2 0.4 r\n"), ("run", b"1\tQ0\td1\x0b\t1\t0.5\tr\n"),
+    # after a second BOM (U+FEFF starting the first id) the empty-field and space checks still run
+    ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1  d1 1\n"), ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1\t0\td1 x\t1\n"),
+    ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1\t \td1\t1\n"),
+]
+
+
+@pytest.mark.parametrize("kind,raw", EMPTY_FIELD_CASES + C_WHITESPACE_CASES)
 def test_empty_fields_are_not_fields(tmp_path, reader, kind, raw):
-    """Regression (found by test_random_files): a line split on single spaces or tabs had an empty
-    field where trec_eval's whitespace split has none, and a 3-field qrels line was read as
-    topic ''.  Outside reference: the independent parser above."""
+    """Regression (found by test_random_files and by review): a line split on single spaces or
+    tabs had an empty field where trec_eval's whitespace split has none, and a 3-field qrels line
+    was read as topic ''; a vertical tab, form feed or a CR inside a line is whitespace to
+    trec_eval.  Outside reference: the independent parser above."""
     path = tmp_path / "f"
     path.write_bytes(raw)
     want = _reference_parse(raw, kind)

@@ -5,7 +5,8 @@ score as float32 (trec_eval 9) or float64 (trec_eval 10), or minus the rank.  Ra
 that arrive already in order (files written ranking by ranking) are not sorted: one
 linear pass finds the groups and checks that each is in value order; the groups then
 move as blocks, and only runs of tied rows are reordered by docno, comparing the docnos
-of each short run directly.  Only input that is out of order within a group is sorted.
+of each short run directly.  Input out of order within a group, or whose group is split
+into pieces that are not adjacent, is sorted.
 
 >>> import numpy as np
 >>> group = np.array([0, 0, 0]); score = np.array([1.0, 2.0, 2.0], np.float32)
@@ -205,8 +206,9 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
     differs from the identity (input already in order, the usual case for files written
     in rank order, so only tied rows move), or is None when ``idx`` is a general
     permutation; ``group_sorted`` is ``group[idx]`` when ``idx`` is a general permutation
-    (built without a gather when groups move as blocks), else None.  Input ordered inside
-    each contiguous group only has its groups moved as blocks; anything else is sorted.
+    (built without a gather when groups move as blocks), else None.  Input whose groups are
+    each contiguous and in order inside only has its groups moved as blocks; anything else
+    (a group out of order, or split into pieces that are not adjacent) is sorted.
     """
     n = len(group)
     if value is None:

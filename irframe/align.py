@@ -308,8 +308,11 @@ def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell
     """Whether a (system, cell) pair repeats; rows must be sorted by ``group_key`` = system
     * ``n_t`` + topic.
 
-    Works in chunks of systems whose (system × cell) table of flags stays under a fixed size:
-    each row marks its pair, and a chunk has a duplicate when it marks fewer pairs than rows.
+    Works in chunks of systems whose (system × cell) table stays under a fixed size.  When the
+    table is small beside the chunk's rows, each row marks its pair in a table of flags and a
+    chunk has a duplicate when it marks fewer pairs than rows; otherwise (many systems with
+    many cells, few rows each) each row writes its position and reads it back, so the cost
+    stays proportional to the rows, not to the table.
     """
     if len(cell) == 0 or n_cells == 0:
         return False
@@ -320,6 +323,7 @@ def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell
     one = n_systems * n_cells <= 8 * n and n_systems * _DUP_ONE_SYSTEM_ROWS <= n
     per_chunk = 1 if one else max(1, _DUP_TABLE_MAX // n_cells)
     used = np.zeros(min(n_systems, per_chunk) * n_cells, bool)
+    slot = None
     for s0 in range(0, n_systems, per_chunk):
         s1 = min(n_systems, s0 + per_chunk)
         a, b = bounds[s0], bounds[s1]
@@ -332,10 +336,18 @@ def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell
             key -= s0
             key *= n_cells
             key = key + cell[a:b]
-        used[key] = True
-        if np.count_nonzero(used) != b - a:  # fewer distinct (system, cell) pairs than rows
-            return True
-        used.fill(False)
+        if len(used) <= 4 * (b - a):
+            used[key] = True
+            if np.count_nonzero(used) != b - a:  # fewer distinct (system, cell) pairs than rows
+                return True
+            used.fill(False)
+        else:
+            if slot is None:
+                slot = np.empty(len(used), np.int32)  # stale entries are never read back
+            pos = np.arange(b - a, dtype=np.int32)
+            slot[key] = pos
+            if (slot[key] != pos).any():  # a later row wrote over this row's pair
+                return True
     return False
 
 
@@ -592,7 +604,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         group_system=(groups // n_t).astype(np.int64) if n_t else groups,
         group_topic=(groups % n_t).astype(np.int64) if n_t else groups,
         offsets=offsets,
-        row_doc=r_doc_s.astype(np.int64, copy=False),
+        row_doc=r_doc_s,
         row_rel=rel.astype(np.float64, copy=False),
         row_score=sc.astype(np.float64, copy=False),
         row_source=src.astype(np.int64, copy=False),

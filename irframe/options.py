@@ -101,18 +101,25 @@ def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> st
 
 
 def make_rng(rng: Any) -> np.random.Generator:
-    """``rng=``: a :class:`numpy.random.Generator` (used as is), an int seed, a
-    ``SeedSequence`` or ``BitGenerator``, or None (fresh entropy); anything else is a TypeError.
+    """``rng=``: a :class:`numpy.random.Generator` (used as is), or anything
+    :func:`numpy.random.default_rng` takes as a seed (an int, a sequence of ints, a
+    ``SeedSequence`` or ``BitGenerator``; None: fresh entropy); anything else is a TypeError.
 
     >>> bool(make_rng(3).integers(10) == make_rng(3).integers(10))
     True
+    >>> make_rng(0.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, a sequence of ints, a SeedSequence, a BitGenerator or None), not float
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (int, np.integer, np.random.SeedSequence, np.random.BitGenerator)):
+    try:
         return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a numpy.random.Generator, an int seed, a SeedSequence or None, "
-                    f"not {type(rng).__name__}")
+    except TypeError:  # a negative seed keeps numpy's own ValueError
+        raise TypeError("rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, "
+                        f"a sequence of ints, a SeedSequence, a BitGenerator or None), not {type(rng).__name__}"
+                        ) from None
 
 
 @dataclass(frozen=True)

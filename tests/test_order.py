@@ -88,16 +88,19 @@ def test_order_rows_without_pyarrow(data):
 
 
 @pytest.mark.parametrize("one_system", [True, False])
+@pytest.mark.parametrize("wide_qrels", [False, True])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_duplicate_check_against_pandas(one_system, data):
-    """The run duplicate check (one system at a time, or chunks of systems) against pandas'
-    ``duplicated`` on (system, topic, doc)."""
+def test_duplicate_check_against_pandas(one_system, wide_qrels, data):
+    """The run duplicate check (one system at a time, or chunks of systems; flags, or positions
+    written and read back when the table is large beside the rows, as with ``wide_qrels``)
+    against pandas' ``duplicated`` on (system, topic, doc)."""
     n_sys, n_top = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 3))
     rows = data.draw(st.lists(st.tuples(st.integers(0, n_sys - 1), st.integers(0, n_top - 1),
                                         st.integers(0, 5)), min_size=1, max_size=40))
     frame = pd.DataFrame(rows, columns=["system", "topic", "doc"]).astype(str).assign(score=1.0)
-    qrels = pd.DataFrame({"topic": [str(t) for t in range(n_top)], "doc": "0", "rel": 1})
+    docs = [str(d) for d in range(200)] if wide_qrels else ["0"]
+    qrels = pd.DataFrame([(str(t), d, 1) for t in range(n_top) for d in docs], columns=["topic", "doc", "rel"])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(A, "_DUP_ONE_SYSTEM_ROWS", 0 if one_system else 10**9)
         mp.setattr(A, "_DUP_TABLE_MAX", data.draw(st.sampled_from([1, 7, 10**6])))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
+import numpy as np
 import pytest
 
 from irframe.options import MISSING, Options
@@ -88,3 +89,20 @@ def test_exceptions_are_real():
         assert q in FUNCTIONS, q
         default = inspect.signature(FUNCTIONS[q]).parameters[p].default
         assert default != DEFAULTS[p], f"{q}({p}=) no longer differs: remove it from EXCEPTIONS ({why})"
+
+
+def test_rng_accepts_what_default_rng_takes():
+    """``rng=``: a Generator is used as is; every seed numpy's ``default_rng`` takes gives the
+    draws ``default_rng`` gives (outside reference: numpy); anything else is a TypeError."""
+    from irframe.options import make_rng
+    g = np.random.default_rng(1)
+    assert make_rng(g) is g
+    for seed in (7, [1, 2], np.random.SeedSequence(5), None):
+        if seed is None:
+            assert isinstance(make_rng(seed), np.random.Generator)
+            continue
+        assert make_rng(seed).integers(10**9, size=3).tolist() == \
+            np.random.default_rng(seed).integers(10**9, size=3).tolist()
+    for bad in (0.5, "x", object()):
+        with pytest.raises(TypeError, match="rng must be"):
+            make_rng(bad)

@@ -610,10 +610,9 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     rows: list[list[bytes]] = []
     levels: list[float] = []
     for lineno, line, f in _iter_lines(data):
-        try:  # the usual line: 5 fields, a level >= 0 (NaN fails the comparison)
-            level = float(f[4]) if len(f) == 5 and b"_" not in f[4] else -1.0
-        except ValueError:
-            level = -1.0
+        # the usual line: 5 fields, a level >= 0 as strtod reads it (NaN fails the comparison)
+        level = _as_float(f[4]) if len(f) == 5 else None
+        level = -1.0 if level is None else level
         if not (utf8 and 0.0 <= level < np.inf):
             _prefs_line_check(name, lineno, line, f)
         rows.append(f)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..align import segment_cumsum, segment_sum
+from ..align import segment_sum
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
 from .trec import REL
 from . import trec_arrays as ta
@@ -96,10 +96,9 @@ def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
     else:
         keep = np.ones(len(rel), bool)
     nonrel = keep & ~rel
-    rel = keep & rel
-    nonrel_above = segment_cumsum(nonrel.astype(np.int64), a.offsets)
-    above = segment_sum(np.where(rel, nonrel_above, 0).astype(np.float64), a.offsets)
-    n_rel = segment_sum(rel.astype(np.float64), a.offsets)
+    rows = ta.Rows(ctx, keep & rel)   # the relevant rows, and the non-relevant ones above each
+    above = rows.top_sum(rows.at_or_above(nonrel).astype(np.float64), None)
+    n_rel = rows.count.astype(np.float64)
     n_non = segment_sum(nonrel.astype(np.float64), a.offsets)
     value = 1.0 - ta.safe_div(above, n_rel * n_non)
     # no relevant document retrieved: 0 (ir_measures leaves the topic out of its mean);

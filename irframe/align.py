@@ -80,6 +80,9 @@ class Aligned:
     order, depth, complete, judged_only : options used to build the arrays.
     n_dropped_rows : int
         Run rows whose topic is not in the qrels (ignored, as trec_eval does).
+    group_retrieved : numpy.ndarray or None
+        With ``complete`` and ``judged_only``: per group, whether the system retrieved for
+        the topic (before ``depth`` and ``judged_only``); None: every group was retrieved.
     qrels_grades_all : numpy.ndarray
         Every grade of the qrels frame, all topics: collection-wide gain scales must not
         depend on which topics a run happens to cover.
@@ -108,6 +111,7 @@ class Aligned:
     complete: bool = False
     judged_only: bool = False
     n_dropped_rows: int = 0
+    group_retrieved: np.ndarray | None = None
     qrels_grades_all: np.ndarray | None = None
     extras: dict = field(default_factory=dict)
 
@@ -451,13 +455,13 @@ def _qrels_table(q_topic, q_doc, q_rel, has_sub: bool, n_docs: int):
     return qk[o], q_rel[o]
 
 
-def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
+def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool, empty_ok: bool = False):
     """Run rows whose topic has qrels (positions; None when all have), the evaluated topics
     (codes into ``ids.topics_all``) and the recoding topics_all → evaluated topic (-1: not)."""
     src = None
     if ids.r_topic.min() < 0:  # some rows' topics have no qrels (one pass when none)
         row_ok = ids.r_topic >= 0
-        if not row_ok.any():
+        if not row_ok.any() and not empty_ok:
             raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
         src = np.flatnonzero(row_ok)
     n_topics_all = len(ids.topics_all)
@@ -508,7 +512,8 @@ def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, dept
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
           depth: int | None = None, complete: bool = False, judged_only: bool = False,
           columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-          duplicates: str = "error", system: str | None = None) -> Aligned:
+          duplicates: str = "error", system: str | None = None,
+          no_common_topic: str = "error") -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
 
     Parameters
@@ -536,18 +541,25 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
     system : str, optional
         Name of the one system of a run frame without a system column (default ``"run"``).
+    no_common_topic : {"error", "empty"}
+        Run and qrels without a topic in common: an :class:`~irframe.errors.EmptyOverlapError`
+        (default), or, with ``complete``, every qrels topic with an empty ranking for every
+        system (what trec_eval 10.0 ``-c`` prints; 9.0.8 stops).
 
     Returns
     -------
     Aligned
     """
     runs, qrels, rc, qc, depth = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
+    if no_common_topic not in ("error", "empty"):
+        raise ValueError(f"no_common_topic={no_common_topic!r} is not one of ('error', 'empty')")
     ids = _encode_ids(runs, qrels, rc, qc)
     q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, duplicates)
     n_docs = max(len(ids.docs), 1)
     score, rank = _ordering_keys(runs, rc, order)
 
-    kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
+    kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete,
+                                                       empty_ok=complete and no_common_topic == "empty")
     n_dropped = 0 if kept is None else len(runs) - len(kept)
 
     def take(x: np.ndarray | None) -> np.ndarray | None:
@@ -594,6 +606,10 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     groups, keep_rows = _groups(group_key, len(ids.systems) * n_t if complete else None, rel, depth,
                                 judged_only)
+    retrieved = None
+    if complete and judged_only:  # groups are 0..n-1 = group keys: which ones hold rows
+        retrieved = np.zeros(len(groups), bool)
+        retrieved[group_key] = True
     if keep_rows is not None:
         group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
     offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
@@ -611,6 +627,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         qrels_offsets=np.zeros(1, np.int64), qrels_doc=np.zeros(0, np.int64), qrels_rel=np.zeros(0),
         order=order, depth=depth, complete=complete, judged_only=judged_only,
         n_dropped_rows=n_dropped,
+        group_retrieved=retrieved,
         qrels_grades_all=q_rel,
     )
     _attach_qrels(aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs)

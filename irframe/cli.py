@@ -228,23 +228,23 @@ def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
 
 def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """Yield ``(run id, TrecRun)`` per run file, each read and evaluated on its own; on a
-    failure yield ``(None, (message, exit status))`` and stop."""
+    failure yield ``(None, (message, exit status, text printed before it))`` and stop."""
     from .errors import IrframeError
     from .treceval import TrecEvalError, trec_eval_run
     for path in paths:
         try:
             run = _read_run(path)
         except (IrframeError, ValueError, OSError) as e:
-            yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2)
+            yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
         try:
             result = trec_eval_run(qrels, run, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
-            yield None, (f"{e}\n", e.status)
+            yield None, (f"{e}\n", e.status, e.printed)
             return
         except (IrframeError, ValueError, KeyError, TypeError) as e:
             msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
-            yield None, (f"irframe: error: {msg}\n", 1)
+            yield None, (f"irframe: error: {msg}\n", 1, "")
             return
         yield result.run_id, result
 
@@ -272,7 +272,7 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     for path in paths:
         result = results[name[path]]
         if isinstance(result, TrecEvalError):
-            out.append((None, (f"{result}\n", result.status)))
+            out.append((None, (f"{result}\n", result.status, result.printed)))
             break
         out.append((result.run_id, result))
     return out
@@ -304,7 +304,7 @@ def _chunks(paths: Sequence[str]) -> list[list[str]]:
 
 
 def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
-    """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status))`` at the
+    """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status, printed))`` at the
     first failure: groups of files read and aligned together when possible (not for standard
     input, for measures that depend on the other runs, i.e. irframe's measure strings, or on
     the judgment format, ``-R`` other than qrels)."""
@@ -350,7 +350,9 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     results = _results(qrels, run_paths, o, zscores)
     rows: list[dict[str, Any]] = []
     for run_id, result in results:
-        if run_id is None:   # a failure: (message, exit status)
+        if run_id is None:   # a failure: (message, exit status, what trec_eval printed before it)
+            if o["format"] == "trec":
+                out.write(result[2])
             err.write(result[0])
             return result[1]
         if o["format"] == "trec":

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -39,11 +39,14 @@ MISSING_ZSCORE = -1000000.0
 
 
 class TrecEvalError(IrframeError, ValueError):
-    """An error trec_eval reports with this message and exit status."""
+    """An error trec_eval reports with this message and exit status; ``printed``: what it
+    printed on standard output before stopping (10.0 ``-q``: the topics before the one that
+    stops it)."""
 
-    def __init__(self, message: str, status: int):
+    def __init__(self, message: str, status: int, printed: str = ""):
         super().__init__(message)
         self.status = status
+        self.printed = printed
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,21 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
     return scatter(aligned, values), dict(zip(labels, [m.definition.aggregate for m in specs]))
 
 
+def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | None:
+    """(system, topic, measure) cells whose trec_eval value is C's 0.0/0.0, printed ``-nan``
+    (:func:`irframe.measures.trec.iprec_zero_by_zero`; the table keeps 0.0 there: NaN in
+    it means *not evaluated*); None when there is none."""
+    from .measures.trec import iprec_zero_by_zero
+    out = None
+    for j, lab in enumerate(labels):
+        groups = iprec_zero_by_zero(aligned, lab, rel_level)
+        if groups is not None:
+            if out is None:
+                out = np.zeros((len(aligned.systems), len(aligned.topics), len(labels)), bool)
+            out[aligned.group_system[groups], aligned.group_topic[groups], j] = True
+    return out
+
+
 def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     """trec_eval's relstring values: {printed name: {(system code, topic code): string}}."""
     from .measures.trec import relstrings
@@ -291,7 +309,8 @@ def _printing(values, extras: list[str], aggs: Mapping[str, str], qrels: pd.Data
 
 
 def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], rows: list[int],
-                    topics: list[str]) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+                    topics: list[str], undefined: np.ndarray | None = None
+                    ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with
     -Z) and their sum, added left to right in topic order (trec_eval's ``+=``)."""
     names = list(p.label)
@@ -299,6 +318,10 @@ def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], row
     x = table[np.ix_(rows, [max(c, 0) for c in cols])] if table.size else np.zeros((len(rows), len(names)))
     x[:, [k for k, c in enumerate(cols) if c < 0]] = 0.0
     x = np.where(np.isnan(x), 0.0, x)
+    if undefined is not None:  # C's 0.0/0.0 (see _zero_by_zero)
+        u = undefined[np.ix_(rows, [max(c, 0) for c in cols])]
+        u[:, [k for k, c in enumerate(cols) if c < 0]] = False
+        x[u] = -np.nan
     if p.zscores is not None:
         for k, name in enumerate(names):
             x[:, k] = [_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])]
@@ -492,16 +515,23 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         qrels_topics = [t for t in qrels_topics if t == debug_query]
     run_topics = _topics_by_system(runs, systems, set(qrels_topics))
     errors = {s: _topic_error(version, complete, qrels_topics, rt) for s, rt in zip(systems, run_topics)}
-    if all(errors.values()):
+    # 10.0 -q prints the topics before the qrels topic the run lacks, then stops
+    printed_before = {s: qrels_topics[:min(i for i, t in enumerate(qrels_topics) if t not in rt)]
+                      for s, rt in zip(systems, run_topics)
+                      if per_topic and errors[s] is not None and errors[s].status == 4}
+    printed_before = {s: ts for s, ts in printed_before.items() if ts}
+    if all(errors.values()) and not printed_before:
         return [(s, errors[s]) for s in systems]
 
     labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
     options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
                    judged_only=judged_only, complete=complete)
-    aligned = align(runs, qrels, **options)
+    # 10.0 -c evaluates every qrels topic even when no run retrieved for any (empty rankings)
+    aligned = align(runs, qrels, no_common_topic="empty" if version == "10.0" else "error", **options)
     cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
     table, aggs = _measure_table(aligned, runs, qrels, jg_qrels, prefs, cube_labels, rel_level=rel_level,
                                  num_docs_in_coll=num_docs_in_coll, **options)
+    undefined = _zero_by_zero(aligned, cube_labels, rel_level) if jg_qrels is None and prefs is None else None
     col = {lab: j for j, lab in enumerate(cube_labels)}
     strings = _relstrings(aligned, values)
     p = _printing(values, extras, aggs, qrels, per_topic=per_topic, summary=summary, complete=complete,
@@ -509,8 +539,20 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     tindex = {str(t): i for i, t in enumerate(aligned.topics)}
     sindex = {str(s): i for i, s in enumerate(aligned.systems)}
     out: list[tuple[str, TrecRun | TrecEvalError]] = []
+
+    def run(s: str, topics: list[str], n_q: int, printing: _Printing) -> TrecRun:
+        si, rows = sindex[s], [tindex[t] for t in topics]
+        per, sums = _printed_values(printing, table[si], col, rows, topics,
+                                    None if undefined is None else undefined[si])
+        run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
+        return TrecRun(printing, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))
+
     for s, rt in zip(systems, run_topics):   # a loop over runs (files), not over rows
         if errors[s] is not None:
+            if s in printed_before:
+                ts = printed_before[s]
+                errors[s] = TrecEvalError(str(errors[s]), errors[s].status,
+                                          run(s, ts, len(ts), replace(p, summary=False)).text())
             out.append((s, errors[s]))
             continue
         # 10.0 prints every qrels topic it evaluates (-c: with an empty ranking); 9.0.8 the run's
@@ -518,12 +560,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         if not topics:
             out.append((s, TrecEvalError("trec_eval: No queries with both results and relevance info", 7)))
             continue
-        n_q = len(qrels_topics) if complete else len(topics)
-        rows = [tindex[t] for t in topics]
-        si = sindex[s]
-        run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
-        per, sums = _printed_values(p, table[si], col, rows, topics)
-        out.append((s, TrecRun(p, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))))
+        out.append((s, run(s, topics, len(qrels_topics) if complete else len(topics), p)))
     return out
 
 

@@ -259,3 +259,53 @@ def test_library_imports_xarray_at_import():
     r = subprocess.run([sys.executable, "-c", "import sys, irframe; assert 'xarray' in sys.modules"],
                        capture_output=True, text=True, cwd=REPO, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+# --------------------------------------- -J leaving no document, 10.0's -c and -q stops
+_GEN = DATA / "generated"
+_JUDGED_OUT = {v: [line.split("\t") for line in (_GEN / f"status.judged_out.v{v}").read_text().splitlines()]
+               for v in ("9.0.8", "10.0")}
+_JUDGED_OUT_ARGS = {
+    "q.J": "-q -J -m all_trec qrels.judged_out run.judged_out",
+    "q.J.c": "-q -J -c -m all_trec qrels.judged_out run.judged_out",
+    "J.c": "-J -c -m all_trec qrels.judged_out run.judged_out",
+    "q.J.c.params": "-q -J -c -m iprec_at_recall.0.05,0.3,0.6 -m 11pt_avg.0.25,0.5 qrels.judged_out run.judged_out",
+    "q.J.l2": "-q -J -l 2 -m iprec_at_recall -m 11pt_avg -m map qrels.judged_out run.judged_out",
+    "q": "-q -m map -m P.5 qrels.judged_out run.judged_out",
+    "c.nocommon": "-c -m all_trec qrels.judged_out run.no_common",
+    "q.J.c.nocommon": "-q -J -c -m all_trec qrels.judged_out run.no_common",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_JUDGED_OUT_ARGS))
+def test_judged_out_topics_and_stops_equal_trec_eval(version, case):
+    """Outputs of the trec_eval 9.0.8 and 10.0 binaries (tests/data/trec_eval/SOURCE.txt):
+    -J leaving a retrieved topic without a document (iprec_at_recall/11pt_avg: C's 0.0/0.0,
+    printed -nan, where a cutoff is 0 relevant documents); 10.0 -c with no run topic in the
+    qrels (every topic evaluated with an empty ranking; 9.0.8 exits 7); 10.0 -q printing the
+    topics before the qrels topic the run lacks, then exiting 4."""
+    status_line = {name: (int(st), err) for name, st, err in _JUDGED_OUT[version]}[case]
+    args = [str(_GEN / a) if (_GEN / a).is_file() else a for a in _JUDGED_OUT_ARGS[case].split()]
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(["eval", "--trec-eval-version", version, *args], out=out, err=err)
+    assert (status, err.getvalue()) == (status_line[0], status_line[1] + "\n" if status_line[1] else "")
+    assert out.getvalue() == (_GEN / f"out.judged_out.{case}.v{version}").read_text()
+
+
+def test_zero_by_zero_cells_are_trec_evals_nan_and_zero_in_the_cube():
+    """The groups iprec_zero_by_zero flags are the topics trec_eval 10.0 prints -nan for; the
+    cube holds 0.0 there (finite: NaN in a cube means not evaluated)."""
+    import irframe as irf
+    from irframe.align import align
+    from irframe.measures.trec import iprec_zero_by_zero
+    qrels = irf.read_qrels(_GEN / "qrels.judged_out")
+    run = irf.read_run(_GEN / "run.judged_out")
+    text = (_GEN / "out.judged_out.q.J.c.v10.0").read_text().splitlines()
+    nan_topics = sorted({line.split("\t")[1] for line in text
+                         if line.startswith("iprec_at_recall_0.00") and line.endswith("-nan") and "\tall\t" not in line})
+    a = align(run, qrels, judged_only=True, complete=True, order="trec_eval10")
+    flagged = iprec_zero_by_zero(a, "IPrec(recall=0.0)", 1)
+    assert sorted(str(a.topics[t]) for t in a.group_topic[flagged]) == nan_topics == ["1", "3", "4"]
+    cube = irf.evaluate(run, qrels, "IPrec(recall=0.0)", judged_only=True, complete=True, order="trec_eval10")
+    assert (cube.sel(topic=nan_topics).values == 0.0).all()

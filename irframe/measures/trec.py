@@ -19,8 +19,8 @@ import numpy as np
 from ..align import segment_cumsum, segment_suffix_max, segment_sum
 from . import trec_arrays as ta
 from .trec_arrays import UNJUDGED, num_rel_topic  # noqa: F401  (num_rel_topic: public here too)
-from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register,
-                       register_alias_pattern)
+from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, parse_measure,
+                       register, register_alias_pattern)
 
 INFAP_EPSILON = 0.00001
 GM_FLOOR = 0.00001
@@ -174,6 +174,46 @@ def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarra
     pos = np.where(ok, pos, 0)
     vals = best[pos] if len(best) else np.zeros(pos.shape)
     return np.where(ok, vals, 0.0)
+
+
+def iprec_zero_by_zero(aligned, measure: str, rel_level: float) -> np.ndarray | None:
+    """Groups where trec_eval's ``iprec_at_recall``/``11pt_avg`` value is C's 0.0/0.0
+    (printed ``-nan``), as a bool per group; None when there is none.
+
+    trec_eval starts the interpolation from the precision at the last rank, num_rel_ret /
+    num_ret, which is 0/0 when -J (``judged_only``) leaves a retrieved topic without a
+    document, or 10.0's -c stand-in ranking (one unjudged document) without it; the recall
+    levels whose cutoff (in relevant documents) is 0 keep that value, and ``11pt_avg`` sums
+    them.  irframe's cube keeps 0.0 there (NaN in a cube means *not evaluated*); the
+    trec_eval printer writes ``-nan``.  ``measure`` is an ``IPrec``/``IPrecAvg`` string.
+
+    >>> import irframe as irf
+    >>> from irframe.align import align
+    >>> qrels, runs = irf.datasets.trec_eval_sample()
+    >>> unjudged = runs.assign(doc="not-judged-" + runs.doc.astype(str))
+    >>> iprec_zero_by_zero(align(unjudged, qrels, judged_only=True), "IPrec(recall=0.0)", 1)
+    array([ True,  True,  True])
+    """
+    a = aligned
+    if not a.judged_only:
+        return None
+    empty = np.diff(a.offsets) == 0
+    if a.group_retrieved is not None and a.order != "trec_eval10":  # 9.0.8 -c: not computed
+        empty &= a.group_retrieved
+    if not empty.any():
+        return None
+    m = parse_measure(measure)
+    if m.name == "IPrec":
+        fractions: tuple = (float(m.param("recall")),)
+    elif m.name == "IPrecAvg":
+        fractions = _ELEVEN if m.param("recalls") is None else m.param("recalls")
+    else:
+        return None
+    ctx = EvalContext(a, {"rel_level": rel_level})
+    level = ta.measure_rel_level(ctx, m)
+    cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), ta.num_rel(ctx, level))
+    out = empty & (cut == 0).any(axis=1)
+    return out if out.any() else None
 
 
 def _iprec(ctx, m):

@@ -309,3 +309,34 @@ def test_zero_by_zero_cells_are_trec_evals_nan_and_zero_in_the_cube():
     assert sorted(str(a.topics[t]) for t in a.group_topic[flagged]) == nan_topics == ["1", "3", "4"]
     cube = irf.evaluate(run, qrels, "IPrec(recall=0.0)", judged_only=True, complete=True, order="trec_eval10")
     assert (cube.sel(topic=nan_topics).values == 0.0).all()
+
+
+# ------------------------------------- cases found by differential fuzzing against trec_eval
+def _binary_case(name: str, case: str, args: str, version: str) -> None:
+    """``irframe eval`` equals the trec_eval binary's stdout, stderr and exit status kept in
+    generated/out.<name>.<case>.v<version> and generated/status.<name>.v<version> (provenance
+    in tests/data/trec_eval/SOURCE.txt)."""
+    rows = [line.split("\t") for line in (_GEN / f"status.{name}.v{version}").read_text().splitlines()]
+    st, msg = {c: (int(s), e) for c, s, e in rows}[case]
+    argv = [str(_GEN / a) if (_GEN / a).is_file() else a for a in args.split()]
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(["eval", "--trec-eval-version", version, *argv], out=out, err=err)
+    assert (status, err.getvalue()) == (st, msg + "\n" if msg else "")
+    assert out.getvalue() == (_GEN / f"out.{name}.{case}.v{version}").read_text()
+
+
+_GAIN_WALK_ARGS = {
+    "ndcg": "-q -m ndcg.1=0.5,2=2 -m ndcg_rel.1=0.5,2=2 -m G.1=0.5,2=2 qrels.gain_walk run.gain_walk",
+    "ndcg0": "-q -m ndcg.0=1,1=2,2=4 -m ndcg_rel.0=1,1=2,2=4 qrels.gain_walk run.gain_walk",
+    "ndcg3": "-q -m ndcg.1=3,2=0.5,3=0 -m G.1=3,2=0.5,3=0 qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_GAIN_WALK_ARGS))
+def test_custom_gain_ideal_walk_equals_trec_eval(version, case):
+    """Custom gains: trec_eval's ideal ranking skips the gain levels without documents in the
+    topic, whatever their gain, and stops at the first level holding documents whose gain is
+    not positive (``1=0.5,2=2``: level 0 sorts between 1 and 2; it stops the walk only in
+    topics with grade-0 documents)."""
+    _binary_case("gain_walk", case, _GAIN_WALK_ARGS[case], version)

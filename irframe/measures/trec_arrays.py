@@ -228,25 +228,22 @@ def _glibc_msort(items: list, cmp) -> list:
     return out + left[i:] + right[j:]
 
 
-def _trec_level_order(pairs: dict, max_level: int) -> list[int]:
-    """The grades trec_eval's ideal ranking walks through, best first, for custom gains.
+def _trec_level_order(pairs: dict, max_level: int) -> list[tuple[int, float]]:
+    """trec_eval's list of (grade, gain) for custom gains, in the order its ideal ranking walks it.
 
     trec_eval (``setup_gains``) lists the ``level=gain`` parameters in the order given, then
-    the topic's other grades 0..max with gain = grade, sorts the list with ``qsort`` and a
+    the topic's other grades 0..max with gain = grade, and sorts the list with ``qsort`` and a
     comparator returning ``(int)(gain1 - gain2)`` — differences below 1 compare equal, so
-    fractional gains keep their list order — and walks it from the end while the gain is
-    positive.  This reproduces that order (glibc's merge sort), e.g. with ``1=0.5,2=1`` on a
-    topic without grade-2 documents the walk starts at grade 2 (count 0), then meets grade 0
-    and stops: trec_eval's ideal DCG is 0 and its nDCG 0.
+    fractional gains keep their list order.  This returns that list from its end (glibc's
+    merge sort, reversed): the ideal ranking starts at its first entry (nothing when that gain
+    is not positive), skips the entries without documents in the topic, whatever their gain,
+    and stops at the first entry holding documents with a gain that is not positive.  E.g.
+    with ``1=0.5,2=2`` the list is grade 1 (0.5), grade 0 (0), grade 2 (2) — the comparator
+    ties 0.5 with 0 — so the walk meets grade 0 before grade 1, and stops there only when the
+    topic has grade-0 documents.
     """
     items = list(pairs.items()) + [(lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs]
-    ordered = _glibc_msort(items, lambda a, b: int(a[1] - b[1]))
-    walk = []
-    for lev, gain in reversed(ordered):
-        if gain <= 0:
-            break
-        walk.append(lev)
-    return walk
+    return list(reversed(_glibc_msort(items, lambda a, b: int(a[1] - b[1]))))
 
 
 def ideal_gains(ctx: EvalContext, m: Measure | None = None):
@@ -269,14 +266,21 @@ def ideal_gains(ctx: EvalContext, m: Measure | None = None):
             maxlev = np.full(len(a.topics), -1, dtype=np.int64)
             np.maximum.at(maxlev, a.qrels_topic[judged], t[judged].astype(np.int64))
             n_lev = int(max(maxlev.max(initial=0), max(mapping, default=0))) + 1
-            rank_of = np.full((n_lev + 1, n_lev), -1, dtype=np.int64)   # [max level + 1, level]
+            pos_of = np.zeros((n_lev + 1, n_lev), dtype=np.int64)   # [max level + 1, level]: place in the walk
+            top_stops = np.zeros(n_lev + 1, dtype=bool)              # the walk's first gain is not positive
             for L in np.unique(maxlev):
-                for r, lev in enumerate(_trec_level_order(mapping, int(L))):
+                walk = _trec_level_order(mapping, int(L))
+                top_stops[L + 1] = bool(walk) and walk[0][1] <= 0
+                for r, (lev, _) in enumerate(walk):
                     if 0 <= lev < n_lev:
-                        rank_of[L + 1, lev] = r
+                        pos_of[L + 1, lev] = r
             lev = np.where(judged, t, 0).astype(np.int64)
-            key = np.where(judged, rank_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)], -1)
-            keep = judged & (key >= 0) & (g > 0)
+            key = pos_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)]
+            # the walk stops at the first level holding documents whose gain is not positive
+            cut = np.where(top_stops[maxlev + 1], 0, np.iinfo(np.int64).max)
+            stop = judged & (g <= 0)
+            np.minimum.at(cut, a.qrels_topic[stop], key[stop])
+            keep = judged & (g > 0) & (key < cut[a.qrels_topic])
             topic, gains, key = a.qrels_topic[keep], g[keep], key[keep]
             order = np.lexsort((key, topic))
         else:

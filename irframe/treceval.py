@@ -223,12 +223,15 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
 
 def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | None:
     """(system, topic, measure) cells whose trec_eval value is C's 0.0/0.0, printed ``-nan``
-    (:func:`irframe.measures.trec.iprec_zero_by_zero`; the table keeps 0.0 there: NaN in
+    (:func:`irframe.measures.trec.iprec_zero_by_zero`, :func:`~irframe.measures.trec.rndcg_zero_by_zero`;
+    the table keeps 0.0 there: NaN in
     it means *not evaluated*); None when there is none."""
-    from .measures.trec import iprec_zero_by_zero
+    from .measures.trec import iprec_zero_by_zero, rndcg_zero_by_zero
     out = None
     for j, lab in enumerate(labels):
         groups = iprec_zero_by_zero(aligned, lab, rel_level)
+        if groups is None:
+            groups = rndcg_zero_by_zero(aligned, lab, rel_level)
         if groups is not None:
             if out is None:
                 out = np.zeros((len(aligned.systems), len(aligned.topics), len(labels)), bool)

@@ -340,3 +340,19 @@ def test_custom_gain_ideal_walk_equals_trec_eval(version, case):
     not positive (``1=0.5,2=2``: level 0 sorts between 1 and 2; it stops the walk only in
     topics with grade-0 documents)."""
     _binary_case("gain_walk", case, _GAIN_WALK_ARGS[case], version)
+
+
+_RNDCG_ARGS = {
+    "l0.c": "-q -c -l 0 -m Rndcg -m ndcg qrels.rndcg run.rndcg",
+    "gains.c": "-q -c -m Rndcg.1=0,2=2 qrels.rndcg run.rndcg",
+    "l0": "-l 0 -m Rndcg -m map qrels.rndcg run.rndcg",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_RNDCG_ARGS))
+def test_rndcg_without_ideal_ranking_is_trec_evals_nan(version, case):
+    """Rndcg of a topic with relevant documents and an empty ideal ranking (``-l 0`` and only
+    grade 0, or no positive custom gain) is C's 0.0/0.0: trec_eval prints ``-nan``, and so
+    does its ``all`` line."""
+    _binary_case("rndcg", case, _RNDCG_ARGS[case], version)

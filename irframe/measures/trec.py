@@ -216,6 +216,34 @@ def iprec_zero_by_zero(aligned, measure: str, rel_level: float) -> np.ndarray | 
     return out if out.any() else None
 
 
+def rndcg_zero_by_zero(aligned, measure: str, rel_level: float) -> np.ndarray | None:
+    """Groups where trec_eval's ``Rndcg`` is C's 0.0/0.0 (printed ``-nan``), as a bool per
+    group; None when there is none.
+
+    trec_eval averages nDCG over the points where the ideal gain changes after a positive
+    ideal DCG; a topic with relevant documents (``num_rel`` > 0 at ``-l``) whose ideal ranking
+    is empty has no such point and divides 0 by 0: with ``-l 0`` a topic judged only 0, or
+    custom gains without a positive gain for the topic's grades.  The cube keeps 0.0 there.
+
+    >>> import pandas as pd
+    >>> from irframe.align import align
+    >>> qrels = pd.DataFrame({"topic": ["1", "1"], "doc": ["a", "b"], "rel": [0, 0]})
+    >>> run = pd.DataFrame({"topic": ["1"], "doc": ["a"], "score": [1.0]})
+    >>> rndcg_zero_by_zero(align(run, qrels), "Rndcg", 0)
+    array([ True])
+    """
+    m = parse_measure(measure)
+    if m.name != "Rndcg":
+        return None
+    a = aligned
+    ctx = EvalContext(a, {"rel_level": rel_level})
+    offs, _ = ta.ideal_gains(ctx, m)
+    out = (ta.num_rel(ctx, ta.measure_rel_level(ctx, m)) > 0) & (np.diff(offs)[a.group_topic] == 0)
+    if a.group_retrieved is not None and a.order != "trec_eval10":  # 9.0.8 -c: not computed
+        out &= a.group_retrieved
+    return out if out.any() else None
+
+
 def _iprec(ctx, m):
     return _iprec_matrix(ctx, ta.measure_rel_level(ctx, m), (float(m.param("recall")),))[:, 0]
 

@@ -9,8 +9,10 @@ command line prints it).  The numbers come from irframe's measures
 
 - **topics**: 9.0.8 evaluates the run's topics that have qrels, in ``strcmp`` order; 10.0
   walks the qrels topics and stops with "result qid 'X' not found in qrels" (exit 4)
-  when the run lacks one, unless ``-c``, which gives such a topic an empty ranking (10.0
-  also prints its per-topic lines; 9.0.8 only counts it in the averages).
+  when the run lacks one, unless ``-c``: 9.0.8 then counts such a topic as 0 in the averages,
+  10.0 evaluates it with a stand-in ranking of one document (``ceci_nest_pas_un_docno``,
+  unjudged unless the qrels name it), prints its lines, and resets ``num_ret``, ``utility``,
+  ``unj*``, ``rbp_resid`` (to 0) and ``relstring`` (to '') — those printed names only.
 - **summary**: a float measure is the sum over evaluated topics, left to right in topic
   order, divided by the number of topics (all qrels topics with ``-c``); counts are summed;
   ``gm_map``/``gm_bpref`` are ``exp(mean of log(max(x, 1e-5)))`` with ``log(1e-5)`` for
@@ -169,6 +171,51 @@ def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) 
     return out
 
 
+#: the document of 10.0's stand-in ranking for a qrels topic the run lacks under -c
+#: (trec_eval.c's ``bogus_ranking``: this docno, score 1.0)
+STAND_IN_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str, list[str]]) -> pd.DataFrame:
+    """``runs`` plus 10.0's stand-in ranking (one document, :data:`STAND_IN_DOCNO`, score 1.0)
+    for each (system, qrels topic) of ``missing``; categorical columns keep a categorical dtype."""
+    pairs = [(s, t) for s, ts in missing.items() for t in ts]
+    if not pairs:
+        return runs
+    system = {str(s): s for s in runs["system"].unique()}
+    topic = {str(t): t for t in qrels["topic"].unique()}
+    extra = {"system": [system[s] for s, _ in pairs], "topic": [topic[t] for _, t in pairs],
+             "doc": [STAND_IN_DOCNO] * len(pairs)}
+    if "score" in runs.columns:
+        extra["score"] = [1.0] * len(pairs)
+    if "rank" in runs.columns:
+        extra["rank"] = [1] * len(pairs)
+    extra = pd.DataFrame(extra)
+    out = {}
+    for col in runs.columns:
+        x = runs[col]
+        if col not in extra.columns:
+            out[col] = pd.concat([x.reset_index(drop=True), pd.Series([None] * len(pairs))], ignore_index=True)
+            continue
+        if isinstance(x.dtype, pd.CategoricalDtype):
+            try:
+                out[col] = pd.Series(pd.api.types.union_categoricals(
+                    [x.array, pd.Categorical(extra[col])], ignore_order=True))
+                continue
+            except TypeError:
+                pass
+        out[col] = pd.concat([x.reset_index(drop=True), extra[col].astype(x.dtype if x.dtype != "category"
+                                                                            else object)], ignore_index=True)
+    return pd.DataFrame(out)
+
+
+def _cleared_on_stand_in(name: str) -> bool:
+    """Printed names 10.0 sets to 0 (relstring: empty) after evaluating a stand-in ranking: it
+    compares the printed name, so ``utility_1,-1,0,0``, ``relstring_5`` and ``rbp_resid_p=0.5``
+    keep the stand-in document's values."""
+    return name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj")
+
+
 def _topic_error(version: str, complete: bool, qrels_topics: list[str],
                  run_topics: set[str]) -> TrecEvalError | None:
     """trec_eval's per-run stop: 10.0 without -c and a qrels topic the run lacks (status 4);
@@ -312,8 +359,8 @@ def _printing(values, extras: list[str], aggs: Mapping[str, str], qrels: pd.Data
 
 
 def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], rows: list[int],
-                    topics: list[str], undefined: np.ndarray | None = None
-                    ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+                    topics: list[str], undefined: np.ndarray | None = None,
+                    stand_in: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with
     -Z) and their sum, added left to right in topic order (trec_eval's ``+=``)."""
     names = list(p.label)
@@ -325,6 +372,10 @@ def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], row
         u = undefined[np.ix_(rows, [max(c, 0) for c in cols])]
         u[:, [k for k, c in enumerate(cols) if c < 0]] = False
         x[u] = -np.nan
+    if stand_in is not None and stand_in.any():  # 10.0 -c: values it resets after a stand-in ranking
+        for k, name in enumerate(names):
+            if name not in p.extras and _cleared_on_stand_in(name):
+                x[stand_in, k] = 0.0
     if p.zscores is not None:
         for k, name in enumerate(names):
             x[:, k] = [_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])]
@@ -526,6 +577,10 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     if all(errors.values()) and not printed_before:
         return [(s, errors[s]) for s in systems]
 
+    # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
+    stand_in = {s: [t for t in qrels_topics if t not in rt] for s, rt in zip(systems, run_topics)
+                if errors[s] is None} if version == "10.0" and complete else {}
+    runs = _with_stand_in(runs, qrels, stand_in)
     labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
     options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
                    judged_only=judged_only, complete=complete)
@@ -545,9 +600,12 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
 
     def run(s: str, topics: list[str], n_q: int, printing: _Printing) -> TrecRun:
         si, rows = sindex[s], [tindex[t] for t in topics]
+        bogus = set(stand_in.get(s, ()))
+        mask = np.array([t in bogus for t in topics], dtype=bool) if bogus else None
         per, sums = _printed_values(printing, table[si], col, rows, topics,
-                                    None if undefined is None else undefined[si])
-        run_strings = {name: [by.get((si, r), "") for r in rows] for name, by in strings.items()}
+                                    None if undefined is None else undefined[si], mask)
+        run_strings = {name: [by.get((si, r), "") if not (bogus and name == "relstring" and t in bogus) else ""
+                              for r, t in zip(rows, topics)] for name, by in strings.items()}
         return TrecRun(printing, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))
 
     for s, rt in zip(systems, run_topics):   # a loop over runs (files), not over rows

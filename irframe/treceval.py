@@ -171,6 +171,42 @@ def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) 
     return out
 
 
+def _judged_below_zero_first(errors: dict, printed_before: dict, values: list, qrels: pd.DataFrame,
+                             qrels_topics: list[str], systems: list[str], run_topics: list[set[str]],
+                             version: str, complete: bool) -> None:
+    """trec_eval's stop when the first topic it evaluates has only grades below 0 (exit 4,
+    "Can't calculate measure 'X'", X the first requested family, in its table order, that
+    forms the ranking's relevance list); ``errors`` is updated in place.
+
+    ``te_form_res_rels`` sizes its per-grade counts by the topic's highest grade + 1 with a
+    helper that returns the existing buffer when that size is not above the one allocated,
+    i.e. NULL on its first call, which then fails.  Once a topic with a grade >= 0 has been
+    evaluated, a later topic whose highest grade is -1 is evaluated normally (and one whose
+    highest grade is below -1 makes trec_eval write past memory: undefined behaviour there,
+    evaluated normally here).  10.0 meets it before a later qrels topic the run lacks:
+    ``errors`` and ``printed_before`` (updated in place) then hold this stop instead.
+    """
+    family = next((v.family for v in values if v.family not in ("runid", "num_q")), None)
+    if family is None:
+        return
+    grade = pd.DataFrame({"topic": qrels["topic"].astype(str).to_numpy(),
+                          "rel": np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64))})
+    top = grade.groupby("topic", sort=False)["rel"].max()
+    below = set(top.index[top.to_numpy() < 0])
+    if not below:
+        return
+    for s, rt in zip(systems, run_topics):
+        # the first topic evaluated: 10.0 the first qrels topic (when the run has it, or -c),
+        # 9.0.8 the first of the run's topics with qrels
+        if version == "10.0":
+            first = qrels_topics[0] if qrels_topics and (complete or qrels_topics[0] in rt) else None
+        else:
+            first = None if errors[s] is not None else next((t for t in qrels_topics if t in rt), None)
+        if first in below:
+            errors[s] = TrecEvalError(f"trec_eval: Can't calculate measure '{family}'", 4)
+            printed_before.pop(s, None)
+
+
 #: the document of 10.0's stand-in ranking for a qrels topic the run lacks under -c
 #: (trec_eval.c's ``bogus_ranking``: this docno, score 1.0)
 STAND_IN_DOCNO = "ceci_nest_pas_un_docno"
@@ -574,6 +610,9 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                       for s, rt in zip(systems, run_topics)
                       if per_topic and errors[s] is not None and errors[s].status == 4}
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
+    if rel_format == "qrels":
+        _judged_below_zero_first(errors, printed_before, values, qrels, qrels_topics, systems, run_topics,
+                                 version, complete)
     if all(errors.values()) and not printed_before:
         return [(s, errors[s]) for s in systems]
 

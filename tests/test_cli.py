@@ -382,3 +382,21 @@ def test_complete_stand_in_ranking_equals_trec_eval(case, version):
     (utility_1,-1,0,0 keeps -1, relstring_3 '-', ndcg.-1=1 counts the unjudged gain);
     9.0.8 counts such a topic as 0 in the averages."""
     _binary_case("stand_in", case, _STAND_IN_ARGS[case], version)
+
+
+_BELOW_ZERO_ARGS = {
+    "q": "-q qrels.below_zero run.below_zero",
+    "q.later": "-q -m map -m P.2 -m num_rel qrels.below_zero run.below_zero_later",
+    "q.c.later": "-q -c -m map -m num_rel qrels.below_zero run.below_zero_later",
+    "relstring": "-q -m relstring -m runid qrels.below_zero run.below_zero",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_BELOW_ZERO_ARGS))
+def test_first_topic_judged_below_zero_stops_as_trec_eval(version, case):
+    """When the first topic trec_eval evaluates has only grades below 0 it stops with "Can't
+    calculate measure" (the first requested family in its table order) and exit 4; a later
+    such topic is evaluated (9.0.8 q.later); 10.0 meets it before a qrels topic the run lacks
+    (and with -c evaluates that topic first, with its stand-in ranking)."""
+    _binary_case("below_zero", case, _BELOW_ZERO_ARGS[case], version)

@@ -22,6 +22,9 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
                           ``SDCG(max_rel=2)@10``, ``BPM(T=1,max_rel=2)@10``, ``NERR8@k``,
                           ``NERR9@k``, ``NERR10(p=0.9)``, ``NERR11(T=1)``): irframe's
                           ``CWL(C=..., gmax=max_rel)``, gain = grade / max_rel (min_rel = 0)
+``NumRet(rel=k)``         retrieved documents with grade >= k: ``NumRelRet(rel=k)``
+                          (ir_measures: ``NumRelRet = NumRet(rel=1)``); ``NumRet``
+                          alone counts every retrieved document
 ========================  ==========================================================
 
 ranx (Bassani 2022, ECIR) names, ``name@k`` and ``-lN`` (relevance level N):
@@ -194,6 +197,10 @@ register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
 register_alias_pattern(r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
                        r"(@(\d+))?(-l(\d+))?", _ranx)
 register_alias_pattern(r"rbp\.(\d+)", lambda m: f"RBP(p=0.{m.group(1)})")
+# ir_measures' NumRet(rel=k) counts the retrieved documents with grade >= k (its NumRelRet is
+# NumRet(rel=1)); without rel it counts them all
+register_alias_pattern(r"NumRet\(((?:[^()]*,)?\s*rel\s*=[^()]*)\)(@\d+)?",
+                       lambda m: f"NumRelRet({m.group(1)})" + (m.group(2) or ""))
 
 
 def _ir_measures_cwl(m) -> str:

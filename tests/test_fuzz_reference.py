@@ -21,13 +21,19 @@ module runs in well under a minute; the exploration behind it ran thousands of c
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pandas as pd
+import pytest
 
 import irframe as irf
 
 from conftest import reference_module
+
+
+def _close(a: float, b: float, tol: float = 1e-9) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=tol) or (math.isnan(a) and math.isnan(b))
 
 
 def _ir_measures_values(ir_measures, name, qrels, run):
@@ -54,3 +60,22 @@ def test_num_ret_rel_counts_documents_at_the_level():
     # judged_only removes unjudged documents first: the relevant ones stay
     assert cube.sel(system="S", measure="NumRet(judged_only=True,rel=1)").values.tolist() == \
         cube.sel(system="S", measure="NumRet(rel=1)").values.tolist()
+
+
+@pytest.mark.parametrize("name", ["INST(T=1.0,max_rel=2)", "INSQ(T=2.0,max_rel=2)", "SDCG(max_rel=2)@5",
+                                  "BPM(T=1.0,max_rel=2)@5", "NERR8(max_rel=2)@3", "NERR9(max_rel=2)@3",
+                                  "NERR10(p=0.9,max_rel=2)", "NERR11(T=1.0,max_rel=2)"])
+def test_ir_measures_cwl_names_clip_grades_above_max_rel(name):
+    """ir_measures' cwl_eval provider clips grades into [0, max_rel] before scaling them
+    (a grade above max_rel counts as max_rel); irframe used to refuse such grades."""
+    ir_measures = reference_module("ir_measures")
+    import logging
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    qrels = [("1", "a", 4), ("1", "b", 1), ("1", "c", -1), ("1", "d", 2), ("2", "a", 3), ("2", "b", 0)]
+    run = [("1", d, s) for d, s in zip("eabcd", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("ba", [2.0, 1])]
+    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
+                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), [name])
+    ref = _ir_measures_values(ir_measures, name, qrels, run)
+    assert set(ref) == {"1", "2"}
+    for t, want in ref.items():
+        assert _close(float(cube.sel(system="S", topic=t, measure=name)), want), (t, want)

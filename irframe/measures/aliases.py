@@ -21,7 +21,8 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
 ``INST(T=1,max_rel=2)``   cwl_eval's measures as ir_measures names them (also ``INSQ``,
                           ``SDCG(max_rel=2)@10``, ``BPM(T=1,max_rel=2)@10``, ``NERR8@k``,
                           ``NERR9@k``, ``NERR10(p=0.9)``, ``NERR11(T=1)``): irframe's
-                          ``CWL(C=..., gmax=max_rel)``, gain = grade / max_rel (min_rel = 0)
+                          ``CWL(C=..., gmax=max_rel, clip=true)``, gain = min(grade,
+                          max_rel) / max_rel, negative grades 0 (min_rel = 0)
 ``NumRet(rel=k)``         retrieved documents with grade >= k: ``NumRelRet(rel=k)``
                           (ir_measures: ``NumRelRet = NumRet(rel=1)``); ``NumRet``
                           alone counts every retrieved document
@@ -226,7 +227,9 @@ def _ir_measures_cwl(m) -> str:
     if c is None or params or k:
         raise ValueError(f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
                          f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)")
-    return f"CWL(C={c}" + (f",gmax={gmax})" if gmax is not None else ")")
+    # ir_measures clips grades into [min_rel, max_rel] before scaling (a grade above max_rel
+    # counts as max_rel, with a warning), so the alias clips too
+    return f"CWL(C={c}" + (f",gmax={gmax},clip=true)" if gmax is not None else ")")
 
 
 register_alias_pattern(r"(INST|INSQ|SDCG|BPM|NERR8|NERR9|NERR10|NERR11)(?:\((.*)\))?(@(\d+))?", _ir_measures_cwl)

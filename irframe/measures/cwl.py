@@ -293,6 +293,8 @@ def _gain_rule(ctx: EvalContext, m: Measure):
         return ("map", tuple(sorted(ctx.options["gains"].items()))), dict(ctx.options["gains"])
     gmax = m.param("gmax")
     if gmax is not None:
+        if m.param("clip"):   # ir_measures' max_rel: grades clipped into [0, max_rel], then scaled
+            return ("gmax_clip", float(gmax)), (lambda x, g=float(gmax): np.clip(x, 0.0, g) / g)
         return ("gmax", float(gmax)), (lambda x, g=float(gmax): np.maximum(x, 0.0) / g)
     return ("auto",), "auto"
 
@@ -332,6 +334,8 @@ def _c_check(cwl_eval_names: bool):
 
 GMAX_OPT = Param("float", None, low=0, low_open=True,
                  description="gain = grade / gmax (default: grades scaled into [0, 1] automatically)")
+CLIP_OPT = Param("bool", False, description="with gmax: grades above gmax count as gmax (ir_measures' max_rel) "
+                                            "instead of an error")
 C_IRF = Param("str", REQUIRED, check_fn=_c_check(False), allowed_text="a C function such as RBP(p=0.8)",
               description="the C function (continuation probabilities) of the user model")
 A_FN = Param("str", "ERG", check_fn=lambda text: a_function(text) and None,
@@ -433,12 +437,14 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
 
 
 register(MeasureDef(
-    name="CWLA", compute=_cwla, params={"C": C_IRF, "A": A_FN, "gmax": GMAX_OPT}, cutoff="optional",
+    name="CWLA", compute=_cwla, params={"C": C_IRF, "A": A_FN, "gmax": GMAX_OPT, "clip": CLIP_OPT},
+    cutoff="optional",
     description="C/W/L/A metric sum_i L(i) A(i) (Moffat et al. 2022), e.g. CWLA(C=RBP(p=0.8),A=max); "
                 "@k = depth of the sums (default 1000)",
     family="cwl", properties={"cwla": True}))
 register(MeasureDef(
-    name="CWL", compute=_cwl_measure, params={"C": C_CWL, "out": OUT, "gmax": GMAX_OPT}, cutoff="optional",
+    name="CWL", compute=_cwl_measure, params={"C": C_CWL, "out": OUT, "gmax": GMAX_OPT, "clip": CLIP_OPT},
+    cutoff="optional",
     description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
     family="cwl"))
 register(MeasureDef(

@@ -212,13 +212,14 @@ def _judged_below_zero_first(errors: dict, printed_before: dict, values: list, q
 STAND_IN_DOCNO = "ceci_nest_pas_un_docno"
 
 
-def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str, list[str]]) -> pd.DataFrame:
+def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str, list[str]],
+                   system: Mapping[str, Any]) -> pd.DataFrame:
     """``runs`` plus 10.0's stand-in ranking (one document, :data:`STAND_IN_DOCNO`, score 1.0)
-    for each (system, qrels topic) of ``missing``; categorical columns keep a categorical dtype."""
+    for each (system, qrels topic) of ``missing`` (``system``: name → value in ``runs``);
+    categorical columns keep a categorical dtype."""
     pairs = [(s, t) for s, ts in missing.items() for t in ts]
     if not pairs:
         return runs
-    system = {str(s): s for s in runs["system"].unique()}
     topic = {str(t): t for t in qrels["topic"].unique()}
     extra = {"system": [system[s] for s, _ in pairs], "topic": [topic[t] for _, t in pairs],
              "doc": [STAND_IN_DOCNO] * len(pairs)}
@@ -599,6 +600,9 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
     qrels_topics = sorted({str(t) for t in qrels["topic"].unique()}, key=_utf8)
     systems = sorted({str(s) for s in runs["system"].unique()}, key=_utf8)
+    # -c averages over every qrels topic and counts num_rel over them, even with -D's one topic
+    all_qrels, n_qrels_topics = qrels, len(qrels_topics)
+    system_values = {str(s): s for s in runs["system"].unique()}
     if debug_query is not None:
         runs = runs[runs["topic"].astype(str) == debug_query]
         qrels = qrels[qrels["topic"].astype(str) == debug_query]
@@ -619,7 +623,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
     stand_in = {s: [t for t in qrels_topics if t not in rt] for s, rt in zip(systems, run_topics)
                 if errors[s] is None} if version == "10.0" and complete else {}
-    runs = _with_stand_in(runs, qrels, stand_in)
+    runs = _with_stand_in(runs, qrels, stand_in, system_values)
     labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
     options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
                    judged_only=judged_only, complete=complete)
@@ -631,7 +635,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     undefined = _zero_by_zero(aligned, cube_labels, rel_level) if jg_qrels is None and prefs is None else None
     col = {lab: j for j, lab in enumerate(cube_labels)}
     strings = _relstrings(aligned, values)
-    p = _printing(values, extras, aggs, qrels, per_topic=per_topic, summary=summary, complete=complete,
+    p = _printing(values, extras, aggs, all_qrels, per_topic=per_topic, summary=summary, complete=complete,
                   zscores=zscores)
     tindex = {str(t): i for i, t in enumerate(aligned.topics)}
     sindex = {str(s): i for i, s in enumerate(aligned.systems)}
@@ -660,7 +664,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         if not topics:
             out.append((s, TrecEvalError("trec_eval: No queries with both results and relevance info", 7)))
             continue
-        out.append((s, run(s, topics, len(qrels_topics) if complete else len(topics), p)))
+        out.append((s, run(s, topics, n_qrels_topics if complete else len(topics), p)))
     return out
 
 

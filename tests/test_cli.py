@@ -400,3 +400,19 @@ def test_first_topic_judged_below_zero_stops_as_trec_eval(version, case):
     such topic is evaluated (9.0.8 q.later); 10.0 meets it before a qrels topic the run lacks
     (and with -c evaluates that topic first, with its stand-in ranking)."""
     _binary_case("below_zero", case, _BELOW_ZERO_ARGS[case], version)
+
+
+_DEBUG_QUERY_ARGS = {
+    "c.D": "-q -c -D 0.2 -m map -m num_rel -m gm_map -m P.1 -m relative_P.2 qrels.judged_out run.judged_out",
+    "D": "-D 0.2 -m map -m num_rel -m gm_map qrels.judged_out run.judged_out",
+    "c.D.absent": "-c -D 0.3 -m map -m num_rel qrels.judged_out run.judged_out",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_DEBUG_QUERY_ARGS))
+def test_complete_with_one_debug_topic_averages_over_every_qrels_topic(version, case):
+    """-D L.qid evaluates that topic only, but -c still averages over every qrels topic
+    (num_q, the means, gm_map's log(1e-5) per topic left out) and counts num_rel over the
+    whole qrels file; 10.0 -c evaluates a debug topic the run lacks with its stand-in."""
+    _binary_case("debug_query", case, _DEBUG_QUERY_ARGS[case], version)

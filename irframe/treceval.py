@@ -171,20 +171,98 @@ def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) 
     return out
 
 
-def _judged_below_zero_first(errors: dict, printed_before: dict, values: list, qrels: pd.DataFrame,
-                             qrels_topics: list[str], systems: list[str], run_topics: list[set[str]],
-                             version: str, complete: bool) -> None:
-    """trec_eval's stop when the first topic it evaluates has only grades below 0 (exit 4,
-    "Can't calculate measure 'X'", X the first requested family, in its table order, that
-    forms the ranking's relevance list); ``errors`` is updated in place.
+def _trec_rank(runs: pd.DataFrame, version: str) -> np.ndarray:
+    """Each row's place in trec_eval's order of its (system, topic): score descending (9.0.8:
+    as a C float), then docno descending in ``strcmp`` order; 0-based."""
+    score = runs["score"].to_numpy(dtype=np.float64)
+    if version != "10.0":
+        score = score.astype(np.float32).astype(np.float64)
+    doc = pd.Index(runs["doc"].astype(str).to_numpy())
+    doc_code = pd.Index(sorted(doc.unique(), key=_utf8)).get_indexer(doc)
+    system = pd.factorize(runs["system"].astype(str).to_numpy())[0]
+    topic = pd.factorize(runs["topic"].astype(str).to_numpy())[0]
+    order = np.lexsort((-doc_code, -score, topic, system))
+    key = system.astype(np.int64) * (int(topic.max(initial=0)) + 1) + topic
+    sorted_key = key[order]
+    first = np.r_[0, np.flatnonzero(sorted_key[1:] != sorted_key[:-1]) + 1]
+    start = np.repeat(first, np.diff(np.r_[first, len(order)]))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - start
+    return rank
 
-    ``te_form_res_rels`` sizes its per-grade counts by the topic's highest grade + 1 with a
-    helper that returns the existing buffer when that size is not above the one allocated,
-    i.e. NULL on its first call, which then fails.  Once a topic with a grade >= 0 has been
-    evaluated, a later topic whose highest grade is -1 is evaluated normally (and one whose
-    highest grade is below -1 makes trec_eval write past memory: undefined behaviour there,
-    evaluated normally here).  10.0 meets it before a later qrels topic the run lacks:
-    ``errors`` and ``printed_before`` (updated in place) then hold this stop instead.
+
+def _id_codes(x: pd.Series) -> np.ndarray:
+    """Integer codes of an id column (equal ids, equal codes) without building strings."""
+    if isinstance(x.dtype, pd.CategoricalDtype):
+        return x.cat.codes.to_numpy().astype(np.int64)
+    return pd.factorize(x.astype(str).to_numpy())[0].astype(np.int64)
+
+
+def _duplicated(*codes: np.ndarray) -> np.ndarray:
+    """Per row: its combination of codes occurs on another row too."""
+    if not len(codes[0]):
+        return np.zeros(0, dtype=bool)
+    key = np.zeros(len(codes[0]), dtype=np.int64)
+    size = 1
+    for c in codes:
+        width = int(c.max(initial=0)) + 2
+        if size * width >= 2**62:   # recode densely before the combined key could overflow
+            key = pd.factorize(key)[0].astype(np.int64)
+            size = int(key.max(initial=0)) + 1
+        key = key * width + (c + 1)
+        size *= width
+    return pd.Series(key).duplicated(keep=False).to_numpy()
+
+
+def _duplicates(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int | None, version: str):
+    """trec_eval's duplicate checks (``te_form_res_rels``): per (system, topic) the smallest
+    docno (``strcmp``) the ranking holds twice among its top ``depth`` documents, per topic
+    the smallest docno the qrels hold twice; and ``runs``/``qrels`` without the extra copies
+    (a run keeps each document's best-ranked copy), ready to align."""
+    run_dup = _duplicated(_id_codes(runs["system"]), _id_codes(runs["topic"]), _id_codes(runs["doc"]))
+    q_dup = _duplicated(_id_codes(qrels["topic"]), _id_codes(qrels["doc"]))
+    run_docs: dict[tuple[str, str], str] = {}
+    q_docs: dict[str, str] = {}
+    if q_dup.any():
+        q_key = pd.DataFrame({"topic": qrels["topic"].astype(str).to_numpy(),
+                              "doc": qrels["doc"].astype(str).to_numpy()})
+        q_docs = {t: min(g, key=_utf8) for t, g in q_key[q_dup].groupby("topic")["doc"]}
+        qrels = qrels[~q_key.duplicated(keep="first").to_numpy()]
+    if run_dup.any():
+        sub = runs[run_dup]   # only the rows whose document occurs twice in their ranking
+        run_key = pd.DataFrame({"system": sub["system"].astype(str).to_numpy(),
+                                "topic": sub["topic"].astype(str).to_numpy(),
+                                "doc": sub["doc"].astype(str).to_numpy()})
+        # the place in its ranking (with -M: among every row; else among the copies, same order)
+        sub_rank = _trec_rank(runs, version)[run_dup] if depth is not None else _trec_rank(sub, version)
+        top = run_key[sub_rank < depth] if depth is not None else run_key
+        top = top[top.duplicated(keep=False).to_numpy()]
+        run_docs = {(s, t): min(g, key=_utf8) for (s, t), g in top.groupby(["system", "topic"])["doc"]}
+        best = run_key.assign(rank=sub_rank).sort_values("rank", kind="stable")
+        extra = best.duplicated(["system", "topic", "doc"], keep="first").sort_index().to_numpy()
+        drop = np.zeros(len(runs), dtype=bool)
+        drop[np.flatnonzero(run_dup)[extra]] = True
+        runs = runs[~drop]
+    return run_docs, q_docs, runs, qrels
+
+
+def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.DataFrame, qrels_topics: list[str],
+                 systems: list[str], run_topics: list[set[str]], run_docs: Mapping[tuple[str, str], str],
+                 q_docs: Mapping[str, str], version: str, complete: bool, per_topic: bool) -> None:
+    """trec_eval's stops inside ``te_form_res_rels`` (exit 4, "Can't calculate measure 'X'",
+    X the first requested family, in its table order, that forms the ranking's relevance
+    list) at the first topic of each run's evaluation order where one applies; ``errors``
+    and ``printed_before`` (10.0/9.0.8 ``-q``: the topics printed before) are updated in place.
+
+    At a topic, in trec_eval's order: 10.0 without -c stops first on a qrels topic the run
+    lacks; then a docno the ranking holds twice among its top ``-M`` documents ("duplicate
+    docs", printed without a newline), a docno the topic's qrels hold twice; and, on the
+    first topic evaluated only, grades all below 0: the per-grade counts are sized by the
+    highest grade + 1 with a helper that returns the existing buffer when that size is not
+    above the one allocated, i.e. NULL on the first call.  Once a topic with a grade >= 0
+    has been evaluated, a later topic whose highest grade is -1 is evaluated (one whose
+    highest grade is below -1 makes trec_eval clear memory with a negative size: undefined
+    behaviour there, evaluated normally here).
     """
     family = next((v.family for v in values if v.family not in ("runid", "num_q")), None)
     if family is None:
@@ -193,18 +271,33 @@ def _judged_below_zero_first(errors: dict, printed_before: dict, values: list, q
                           "rel": np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64))})
     top = grade.groupby("topic", sort=False)["rel"].max()
     below = set(top.index[top.to_numpy() < 0])
-    if not below:
-        return
-    for s, rt in zip(systems, run_topics):
-        # the first topic evaluated: 10.0 the first qrels topic (when the run has it, or -c),
-        # 9.0.8 the first of the run's topics with qrels
+    dup_systems = {s for s, _ in run_docs}
+    calc = f"trec_eval: Can't calculate measure '{family}'"
+    for s, rt in zip(systems, run_topics):   # a loop over runs (files); topics only where one fails
+        if not (below or q_docs or s in dup_systems):
+            continue
         if version == "10.0":
-            first = qrels_topics[0] if qrels_topics and (complete or qrels_topics[0] in rt) else None
+            seq = qrels_topics
+        elif errors[s] is not None:
+            continue
         else:
-            first = None if errors[s] is not None else next((t for t in qrels_topics if t in rt), None)
-        if first in below:
-            errors[s] = TrecEvalError(f"trec_eval: Can't calculate measure '{family}'", 4)
+            seq = [t for t in qrels_topics if t in rt]
+        for k, t in enumerate(seq):
+            if version == "10.0" and not complete and t not in rt:
+                break                  # the stop already in errors: "result qid ... not found"
+            if (s, t) in run_docs:
+                msg = f"trec_eval.form_res_qrels: duplicate docs {run_docs[s, t]}{calc}"
+            elif t in q_docs:
+                msg = f"trec_eval.form_res_rels: duplicate docs {q_docs[t]}\n{calc}"
+            elif k == 0 and t in below:
+                msg = calc
+            else:
+                continue
+            errors[s] = TrecEvalError(msg, 4)
             printed_before.pop(s, None)
+            if per_topic and k:
+                printed_before[s] = seq[:k]
+            break
 
 
 #: the document of 10.0's stand-in ranking for a qrels topic the run lacks under -c
@@ -595,6 +688,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     (``b`` retrieved for topics 301 and 302 only: the mean of their AP, 0.0324 and 0.4175.)
     """
     from .align import align
+    from .errors import DuplicateError
 
     values, extras = _request(measures, version, rel_format)
     qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
@@ -614,21 +708,40 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                       for s, rt in zip(systems, run_topics)
                       if per_topic and errors[s] is not None and errors[s].status == 4}
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
-    if rel_format == "qrels":
-        _judged_below_zero_first(errors, printed_before, values, qrels, qrels_topics, systems, run_topics,
-                                 version, complete)
-    if all(errors.values()) and not printed_before:
-        return [(s, errors[s]) for s in systems]
-
-    # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
-    stand_in = {s: [t for t in qrels_topics if t not in rt] for s, rt in zip(systems, run_topics)
-                if errors[s] is None} if version == "10.0" and complete else {}
-    runs = _with_stand_in(runs, qrels, stand_in, system_values)
     labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
     options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
                    judged_only=judged_only, complete=complete)
-    # 10.0 -c evaluates every qrels topic even when no run retrieved for any (empty rankings)
-    aligned = align(runs, qrels, no_common_topic="empty" if version == "10.0" else "error", **options)
+    run_docs: Mapping[tuple[str, str], str] = {}
+    q_docs: Mapping[str, str] = {}
+    base_errors, base_printed, base_runs = errors, printed_before, runs
+    deduplicated = False
+    while True:   # twice at most: again without the duplicates when alignment finds some
+        errors, printed_before = dict(base_errors), dict(base_printed)
+        if rel_format == "qrels":
+            _first_stops(errors, printed_before, values, qrels, qrels_topics, systems, run_topics, run_docs,
+                         q_docs, version, complete, per_topic)
+        if all(errors.values()) and not printed_before:
+            if rel_format == "qrels" and not deduplicated:   # an earlier topic may hold a duplicate
+                deduplicated = True
+                run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
+                if run_docs or q_docs:
+                    continue
+            return [(s, errors[s]) for s in systems]
+        # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
+        stand_in = {s: [t for t in qrels_topics if t not in rt] for s, rt in zip(systems, run_topics)
+                    if errors[s] is None or s in printed_before} if version == "10.0" and complete else {}
+        runs = _with_stand_in(base_runs, qrels, stand_in, system_values)
+        try:
+            # 10.0 -c evaluates every qrels topic even when no run retrieved for any (empty rankings)
+            aligned = align(runs, qrels, no_common_topic="empty" if version == "10.0" else "error", **options)
+            break
+        except DuplicateError:
+            if rel_format != "qrels" or deduplicated:
+                raise
+            deduplicated = True
+            # trec_eval stops at the first evaluated topic holding a duplicate (checked only now:
+            # alignment finds them at no extra cost)
+            run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
     cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
     table, aggs = _measure_table(aligned, runs, qrels, jg_qrels, prefs, cube_labels, rel_level=rel_level,
                                  num_docs_in_coll=num_docs_in_coll, **options)

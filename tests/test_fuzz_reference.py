@@ -270,6 +270,7 @@ def test_diversity_matches_pyndeval(case):
 IRM_NAMES = ["P@3", "P(rel=2)@5", "P(judged_only=True)@3", "R@5", "AP", "AP(rel=2)@5", "AP(judged_only=True)",
              "RR", "RR(rel=2)", "nDCG", "nDCG@3", "nDCG(judged_only=True)@5", "Rprec", "Bpref", "infAP", "NumRet",
              "NumRet(rel=1)", "NumRet(rel=2)", "NumRelRet", "NumRel", "NumQ", "Success@2", "IPrec@0.5", "SetP",
+             "SetP(relative=True)", "SetP(relative=True,rel=2)",
              "SetR", "SetF(beta=0.5)", "SetAP", "SetRelP", "Judged@5", "RBP(p=0.5,rel=1)", "Compat(p=0.8)",
              "Accuracy@5", "INST(T=1.0,max_rel=2)", "INSQ(T=2.0,max_rel=3)", "SDCG(max_rel=2)@5",
              "BPM(T=1.0,max_rel=2)@5", "NERR8(max_rel=2)@3", "NERR9(max_rel=2)@3", "NERR10(p=0.9,max_rel=2)",
@@ -362,6 +363,20 @@ def test_num_ret_rel_counts_documents_at_the_level():
     # judged_only removes unjudged documents first: the relevant ones stay
     assert cube.sel(system="S", measure="NumRet(judged_only=True,rel=1)").values.tolist() == \
         cube.sel(system="S", measure="NumRet(rel=1)").values.tolist()
+
+
+def test_set_p_relative_is_set_relative_p():
+    """``SetP(relative=True)`` is how ir_measures prints SetRelP (set_relative_P); irframe refused it."""
+    ir_measures = reference_module("ir_measures")
+    assert str(ir_measures.parse_measure("SetRelP")) == "SetP(relative=True)"
+    qrels = [("1", "a", 2), ("1", "b", 1), ("1", "x", 1), ("1", "y", 1), ("2", "a", 1), ("2", "c", 0)]
+    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("ab", [2.0, 1])]
+    names = ["SetP(relative=True)", "SetP(relative=True,rel=2)", "SetP(relative=False)"]
+    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
+                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), names)
+    for name in names:
+        for t, want in _ir_measures_values(ir_measures, name, qrels, run).items():
+            assert _close(float(cube.sel(system="S", topic=t, measure=name)), want), (name, t)
 
 
 @pytest.mark.parametrize("name", ["INST(T=1.0,max_rel=2)", "INSQ(T=2.0,max_rel=2)", "SDCG(max_rel=2)@5",

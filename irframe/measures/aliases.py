@@ -5,6 +5,7 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
 
 ========================  ==========================================================
 ``SetP``, ``SetR``        precision / recall of the whole retrieved set (trec_eval set_P, set_recall)
+``SetP(relative=True)``   set_relative_P, as ir_measures prints ``SetRelP``
 ``SetF(beta=1)``          set F (trec_eval set_F)
 ``SetAP``                 set_map: num_rel_ret² / (num_ret · num_rel)
 ``SetRelP``               set_relative_P
@@ -189,6 +190,18 @@ register(MeasureDef("Compat", _compat, cutoff="none", family="ir_measures", para
     "normalize": Param("bool", True, description="divide by the ideal ranking's own score")},
     description="compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021, TOIS), ir_measures"))
 
+def _set_p_relative(m) -> str:
+    """ir_measures' ``SetP(relative=True)`` (how it prints ``SetRelP``) is set_relative_P; ``relative=False`` is P."""
+    items = [x.strip() for x in m.group(2).split(",") if x.strip()]
+    rest = [x for x in items if x.partition("=")[0].strip() != "relative"]
+    value = next(x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "relative")
+    if value.lower() not in ("true", "false", "1", "0"):
+        raise ValueError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
+    target = "set_relative_P" if value.lower() in ("true", "1") else "P"
+    return target + (f"({','.join(rest)})" if rest else "") + (m.group(3) or "")
+
+
+register_alias_pattern(r"(SetP|SetRelP)\(([^()]*\brelative\s*=[^()]*)\)(@\d+)?", _set_p_relative)
 for _name, _target in {"SetP": "P", "SetR": "R", "SetF": "set_F", "SetAP": "set_map", "SetRelP": "set_relative_P",
                        "Precision": "P", "r-precision": "Rprec", "r_precision": "Rprec"}.items():
     register_alias_pattern(rf"{_name}(\(.*\))?(@\d+)?",

@@ -41,16 +41,27 @@ def t_kernel(D, alpha):
 
 
 def wilcoxon_kernel(D, zero_method):
+    """Wilcoxon signed-rank test of every row of D, each as :func:`scipy.stats.wilcoxon` tests it alone.
+
+    scipy's ``method="auto"`` picks the exact null distribution when a sample has no zero
+    and no tied ``|d|`` (and at most 50 values), a permutation or normal approximation
+    otherwise -- but given a 2-D array it decides once for the whole array, so one tied
+    row would switch every row to the approximation.  Rows with and without zeros/ties
+    are therefore tested in separate calls.
+    """
     P = D.shape[0]
     stat = np.full(P, np.nan)
     pval = np.ones(P)
     nz = (D != 0).any(axis=1) if zero_method != "zsplit" else np.ones(P, bool)
-    if nz.any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = _st.wilcoxon(D[nz], axis=1, zero_method=zero_method)
-        stat[nz] = r.statistic
-        pval[nz] = r.pvalue
+    A = np.sort(np.abs(D), axis=1)
+    plain = ~(A == 0).any(axis=1) & ~(np.diff(A, axis=1) == 0).any(axis=1)  # no zero, no tied |d|
+    for rows in (nz & plain, nz & ~plain):
+        if rows.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = _st.wilcoxon(D[rows], axis=1, zero_method=zero_method)
+            stat[rows] = r.statistic
+            pval[rows] = r.pvalue
     return stat, pval
 
 

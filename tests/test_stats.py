@@ -72,6 +72,24 @@ def test_wilcoxon_matches_scipy():
         assert float(cell.pvalue) == pytest.approx(ref.pvalue, rel=1e-10)
 
 
+def test_wilcoxon_each_pair_as_scipy_tests_it_alone():
+    # scipy.stats.wilcoxon(method="auto") on a 2-D array chooses exact vs approximate
+    # p-values once for the whole array: a pair with tied or zero differences must not
+    # switch a tie-free pair from the exact distribution to the normal approximation.
+    # Found by differential fuzzing.
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(3, 20))
+    x[2, :8] = x[0, :8]  # s0 - s2 has zero differences; s0 - s1 and s1 - s2 have none
+    cube = xr.DataArray(x, dims=("system", "topic"), coords={"system": ["s0", "s1", "s2"]})
+    for zero_method in ("wilcox", "pratt", "zsplit"):
+        res = irs.compare(cube, test="wilcoxon", correction=None, zero_method=zero_method)
+        for a, b in itertools.combinations(range(3), 2):
+            ref = st.wilcoxon(x[a], x[b], zero_method=zero_method)
+            cell = res.isel(system=a, other=b)
+            assert float(cell.statistic) == pytest.approx(ref.statistic)
+            assert float(cell.pvalue) == pytest.approx(ref.pvalue, rel=1e-10)
+
+
 def test_missing_topics_aligned_by_label_not_position():
     cube = make_cube(S=3, T=12, seed=4)
     x = cube.values.copy()

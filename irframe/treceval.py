@@ -113,9 +113,13 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
     try:
         values = expand(trec_req, version) if (trec_req or not extras) else []
     except IrframeError as e:
-        status = 1 if "illegal" in str(e) or "improper" in str(e) else 2
-        msg = str(e) + ("\ntrec_eval: Cannot initialize measure" if status == 2 else "")
-        raise TrecEvalError(msg, status) from None
+        family = getattr(e, "trec_family", None)
+        if family is not None:     # trec_eval's two lines
+            raise TrecEvalError(f"{e.trec_text}\ntrec_eval: Cannot initialize measure '{family}'", 2) from None
+        msg = str(e)
+        if msg.startswith("trec_eval: improper measure in parameter '"):   # then main's own line
+            msg += f"\ntrec_eval: illegal measure '{msg.split(chr(39))[1]}'"
+        raise TrecEvalError(msg, 1) from None
     needs = _REL_NEEDS[rel_format]
     wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
     if wrong:

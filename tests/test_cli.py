@@ -439,3 +439,23 @@ def test_duplicate_docs_stop_where_trec_eval_evaluates_them(version, case):
     ranking's message without a newline), after printing the topics before it (-q); a
     duplicate below -M, or in qrels of a topic it does not evaluate, changes nothing."""
     _binary_case("dups", case, _DUPS_ARGS[case], version)
+
+
+_PARAMS_ARGS = {
+    "P0": "-m P.0 qrels.gain_walk run.gain_walk",
+    "P55": "-m map -m P.5,5 qrels.gain_walk run.gain_walk",
+    "Pdot": "-m P. qrels.gain_walk run.gain_walk",
+    "ndcg1": "-m ndcg.1 qrels.gain_walk run.gain_walk",
+    "Pcomma": "-m P., qrels.gain_walk run.gain_walk",
+    "iprec": "-m iprec_at_recall.0.1,0.1 qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_PARAMS_ARGS))
+def test_rejected_parameters_print_trec_evals_lines(version, case):
+    """Parameters trec_eval refuses: its own line ("Negative cutoff detected", "duplicate
+    cutoffs detected", "malformed pair parameters in '1'") then "Cannot initialize measure
+    'P'" (exit 2); an empty parameter: "improper measure in parameter 'P'" then "illegal
+    measure 'P'" (exit 1)."""
+    _binary_case("params", case, _PARAMS_ARGS[case], version)

@@ -208,19 +208,28 @@ def is_trec_request(text: str, version: str = "10.0") -> bool:
     return name in NICKNAMES or name in {f.name for f in _families(version)}
 
 
+def _param_error(trec_text: str, family: str, request: str) -> MeasureParamError:
+    """trec_eval's refusal of a family's parameters: the message names the request; the
+    attributes ``trec_text`` (trec_eval's own line) and ``trec_family`` let the command line
+    print trec_eval's two lines (``trec_eval: Cannot initialize measure 'P'``)."""
+    e = MeasureParamError(f"{trec_text} in '{request}'")
+    e.trec_text, e.trec_family = trec_text, family
+    return e
+
+
 def _cut_longs(family: str, params: str) -> list[int]:
     ks = sorted(c_atol(p) for p in params.split(","))
     if ks[0] <= 0:
-        raise MeasureParamError(f"trec_eval: Negative cutoff detected in '{family}.{params}'")
+        raise _param_error("trec_eval: Negative cutoff detected", family, f"{family}.{params}")
     if len(set(ks)) != len(ks):
-        raise MeasureParamError(f"trec_eval: duplicate cutoffs detected in '{family}.{params}'")
+        raise _param_error("trec_eval: duplicate cutoffs detected", family, f"{family}.{params}")
     return ks
 
 
 def _cut_doubles(family: str, params: str) -> list[float]:
     xs = sorted(c_atof(p) for p in params.split(","))
     if len(set(xs)) != len(xs):
-        raise MeasureParamError(f"trec_eval: duplicate cutoffs detected in '{family}.{params}'")
+        raise _param_error("trec_eval: duplicate cutoffs detected", family, f"{family}.{params}")
     return xs
 
 
@@ -238,7 +247,9 @@ def _pairs(family: str, params: str) -> str:
                 break
             last = "="
     if last != "=":
-        raise MeasureParamError(f"trec_eval: malformed pair parameters in '{params}'")
+        e = MeasureParamError(f"trec_eval: malformed pair parameters in '{params}'")
+        e.trec_text, e.trec_family = str(e), family
+        raise e
     return params
 
 

@@ -84,8 +84,9 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
     alpha : float
         Level of the (1 - alpha) confidence interval.
     missing : {"skip", "common", "zero", "error"}
-        ``"skip"``/``"common"``: a pair uses the topics every present run of both systems was
-        evaluated on; ``"zero"``: NaN cells of present runs count as 0.
+        ``"skip"``: a pair uses the topics every present run of both systems was evaluated
+        on; ``"common"``: the topics every present run of every system was evaluated on;
+        ``"zero"``: NaN cells of present runs count as 0.
 
     Returns
     -------
@@ -105,6 +106,8 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
     """
     Y, present = _complete_runs(np.asarray(Y, dtype=np.float64), missing)
     complete = ~(np.isnan(Y) & present[:, :, None]).any(axis=1)        # (S, T)
+    if missing == "common":  # only the topics every system's present runs were evaluated on
+        complete = np.broadcast_to(complete.all(axis=0), complete.shape)
     M = complete[pa] & complete[pb]                                     # (U, T)
     Ra, ga, ca, ssa, ea = _system_parts(Y[pa], present[pa], M)
     Rb, gb, cb, ssb, eb = _system_parts(Y[pb], present[pb], M)

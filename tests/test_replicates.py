@@ -121,6 +121,24 @@ def test_negative_seed_variance_with_unequal_seeds_close_to_reml(seed):
     assert float(cell.effect / cell.statistic) == pytest.approx(se_nm, rel=5e-3)
 
 
+def test_missing_common_uses_the_topics_every_system_has():
+    # missing="common" keeps only the topics every system was evaluated on, with replicates
+    # as without; it used to act as "skip" (the pair's own topics).  Found by differential
+    # fuzzing.
+    rng = np.random.default_rng(5)
+    Y = simulate(3, 3, 15, rng, shift=[0.0, 0.3, 0.6])
+    Y[2, :, :4] = np.nan                                  # s2 not evaluated on four topics
+    res = irs.compare(as_cube(Y), replicates="replicate", correction=None, missing="common")
+    cell = res.sel(system="s1", other="s0")
+    eff, se, vcomp, _ = mixedlm_pair(Y[:, :, 4:], 1, 0)   # the pair on the common topics
+    assert (vcomp > 1e-3).all()
+    assert float(cell.n_topics) == 11
+    assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
+    assert float(cell.effect / cell.statistic) == pytest.approx(se, rel=2e-3)
+    skip = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    assert float(skip.n_topics) == 15
+
+
 def test_corrections_and_layout_as_without_replicates():
     from statsmodels.stats.multitest import multipletests
     rng = np.random.default_rng(1)

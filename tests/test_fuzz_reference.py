@@ -270,7 +270,7 @@ def test_diversity_matches_pyndeval(case):
 IRM_NAMES = ["P@3", "P(rel=2)@5", "P(judged_only=True)@3", "R@5", "AP", "AP(rel=2)@5", "AP(judged_only=True)",
              "RR", "RR(rel=2)", "nDCG", "nDCG@3", "nDCG(judged_only=True)@5", "Rprec", "Bpref", "infAP", "NumRet",
              "NumRet(rel=1)", "NumRet(rel=2)", "NumRelRet", "NumRel", "NumQ", "Success@2", "IPrec@0.5", "SetP",
-             "SetP(relative=True)", "SetP(relative=True,rel=2)",
+             "SetP(relative=True)", "SetP(relative=True,rel=2)", "nDCG(gains={0:0,1:3,2:1})@5", "nDCG(gains={2:10})",
              "SetR", "SetF(beta=0.5)", "SetAP", "SetRelP", "Judged@5", "RBP(p=0.5,rel=1)", "Compat(p=0.8)",
              "Accuracy@5", "INST(T=1.0,max_rel=2)", "INSQ(T=2.0,max_rel=3)", "SDCG(max_rel=2)@5",
              "BPM(T=1.0,max_rel=2)@5", "NERR8(max_rel=2)@3", "NERR9(max_rel=2)@3", "NERR10(p=0.9,max_rel=2)",
@@ -348,21 +348,30 @@ def test_ir_measures_names_match(case):
 
 
 # ================================================================= regressions found by the fuzzing
+def _assert_matches_ir_measures(names, qrels, run):
+    """irframe's value of each name equals ir_measures' on every topic it reports; returns the cube."""
+    ir_measures = reference_module("ir_measures")
+    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
+                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), names)
+    for name in names:
+        ref = _ir_measures_values(ir_measures, name, qrels, run)
+        assert set(ref) == {t for t, _, _ in run}
+        for t, want in ref.items():
+            assert _close(float(cube.sel(system="S", topic=t, measure=name)), want), (name, t, want)
+    return cube
+
+
 def test_num_ret_rel_counts_documents_at_the_level():
     """ir_measures' NumRet(rel=k) is the number of retrieved documents with grade >= k
     (its NumRelRet is NumRet(rel=1)); irframe used to ignore rel and count them all."""
-    ir_measures = reference_module("ir_measures")
     qrels = [("1", "a", 2), ("1", "b", 1), ("1", "c", 0), ("2", "a", 1), ("2", "z", 3)]
     run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("ab", [2.0, 1])]
-    names = ["NumRet(rel=1)", "NumRet(rel=2)", "NumRet(judged_only=True,rel=1)", "NumRet"]
-    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
-                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), names)
-    for name in names[:2] + names[3:]:
-        for t, want in _ir_measures_values(ir_measures, name, qrels, run).items():
-            assert float(cube.sel(system="S", topic=t, measure=name)) == want, (name, t)
-    # judged_only removes unjudged documents first: the relevant ones stay
-    assert cube.sel(system="S", measure="NumRet(judged_only=True,rel=1)").values.tolist() == \
-        cube.sel(system="S", measure="NumRet(rel=1)").values.tolist()
+    cube = _assert_matches_ir_measures(["NumRet(rel=1)", "NumRet(rel=2)", "NumRet"], qrels, run)
+    # judged_only (not an ir_measures parameter of NumRet) removes unjudged documents first:
+    # the relevant ones stay
+    judged = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
+                          pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), "NumRet(judged_only=True,rel=1)")
+    assert judged.values.ravel().tolist() == cube.sel(measure="NumRet(rel=1)").values.ravel().tolist()
 
 
 def test_set_p_relative_is_set_relative_p():
@@ -371,12 +380,17 @@ def test_set_p_relative_is_set_relative_p():
     assert str(ir_measures.parse_measure("SetRelP")) == "SetP(relative=True)"
     qrels = [("1", "a", 2), ("1", "b", 1), ("1", "x", 1), ("1", "y", 1), ("2", "a", 1), ("2", "c", 0)]
     run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("ab", [2.0, 1])]
-    names = ["SetP(relative=True)", "SetP(relative=True,rel=2)", "SetP(relative=False)"]
-    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
-                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), names)
-    for name in names:
-        for t, want in _ir_measures_values(ir_measures, name, qrels, run).items():
-            assert _close(float(cube.sel(system="S", topic=t, measure=name)), want), (name, t)
+    _assert_matches_ir_measures(["SetP(relative=True)", "SetP(relative=True,rel=2)", "SetP(relative=False)"],
+                                qrels, run)
+
+
+def test_ndcg_gains_dict_as_ir_measures_writes_it():
+    """ir_measures' ``nDCG(gains={grade: gain})`` (its qrels remapped before pytrec_eval's ndcg)
+    is irframe's ``nDCG(gains='grade=gain')``; irframe could not parse the dict."""
+    qrels = [("1", "a", 2), ("1", "b", 1), ("1", "c", 0), ("1", "y", 3), ("2", "a", 1), ("2", "c", 2)]
+    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("cab", [3.0, 2, 1])]
+    _assert_matches_ir_measures(["nDCG(gains={0:0,1:1,2:3})@3", "nDCG(gains={3:1, 2:5})",
+                                 "nDCG(gains={1:0},judged_only=True)@5"], qrels, run)
 
 
 @pytest.mark.parametrize("name", ["INST(T=1.0,max_rel=2)", "INSQ(T=2.0,max_rel=2)", "SDCG(max_rel=2)@5",
@@ -385,14 +399,8 @@ def test_set_p_relative_is_set_relative_p():
 def test_ir_measures_cwl_names_clip_grades_above_max_rel(name):
     """ir_measures' cwl_eval provider clips grades into [0, max_rel] before scaling them
     (a grade above max_rel counts as max_rel); irframe used to refuse such grades."""
-    ir_measures = reference_module("ir_measures")
     import logging
-    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)    # its notes on grades above max_rel
     qrels = [("1", "a", 4), ("1", "b", 1), ("1", "c", -1), ("1", "d", 2), ("2", "a", 3), ("2", "b", 0)]
     run = [("1", d, s) for d, s in zip("eabcd", [5.0, 4, 3, 2, 1])] + [("2", d, s) for d, s in zip("ba", [2.0, 1])]
-    cube = irf.evaluate(pd.DataFrame(run, columns=["topic", "doc", "score"]).assign(system="S"),
-                        pd.DataFrame(qrels, columns=["topic", "doc", "rel"]), [name])
-    ref = _ir_measures_values(ir_measures, name, qrels, run)
-    assert set(ref) == {"1", "2"}
-    for t, want in ref.items():
-        assert _close(float(cube.sel(system="S", topic=t, measure=name)), want), (t, want)
+    _assert_matches_ir_measures([name], qrels, run)

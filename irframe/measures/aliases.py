@@ -12,6 +12,8 @@ ir_measures (MacAvaney et al. 2022, ECIR) names:
 ``NumQ``                  1 per evaluated topic, summed: the number of topics
 ``IPrec@0.1``             interpolated precision at recall 0.1 (= ``IPrec(recall=0.1)``)
 ``nDCG(dcg='exp-log2')``  nDCG with gain 2^grade − 1 (gdeval, ranx ``ndcg_burges``)
+``nDCG(gains={2:3})``     nDCG with grade 2 gaining 3 (other grades: their value), irframe's
+                          ``nDCG(gains='2=3')`` (trec_eval ``ndcg.2=3``)
 ``Accuracy@k``            share of (relevant, non-relevant) pairs of the top k where the
                           relevant one is ranked first; 0 when no relevant document is
                           retrieved (ir_measures leaves such topics out of its mean), 1
@@ -202,6 +204,23 @@ def _set_p_relative(m) -> str:
 
 
 register_alias_pattern(r"(SetP|SetRelP)\(([^()]*\brelative\s*=[^()]*)\)(@\d+)?", _set_p_relative)
+
+
+def _ndcg_gains_dict(m) -> str:
+    """ir_measures' ``nDCG(gains={0:0,1:1,2:3})`` → irframe's ``nDCG(gains='0=0,1=1,2=3')``.
+
+    ir_measures maps the qrels grades through the dict (unlisted grades keep their value)
+    before pytrec_eval's ndcg; irframe's ``gains=`` has the same meaning (trec_eval's
+    ``ndcg.0=0,1=1,2=3``).
+    """
+    pairs = [x.strip() for x in m.group(2).split(",") if x.strip()]
+    if not all(p.count(":") == 1 for p in pairs):
+        raise ValueError(f"{m.group(0)!r}: gains must be a mapping such as {{0:0,1:1,2:3}}")
+    mapping = ",".join("=".join(y.strip() for y in p.split(":")) for p in pairs)
+    return f"nDCG({m.group(1)}gains='{mapping}'{m.group(3)})" + (m.group(4) or "")
+
+
+register_alias_pattern(r"nDCG\(([^{}()]*?)gains\s*=\s*\{([^{}()]*)\}([^{}()]*)\)(@\d+)?", _ndcg_gains_dict)
 for _name, _target in {"SetP": "P", "SetR": "R", "SetF": "set_F", "SetAP": "set_map", "SetRelP": "set_relative_P",
                        "Precision": "P", "r-precision": "Rprec", "r_precision": "Rprec"}.items():
     register_alias_pattern(rf"{_name}(\(.*\))?(@\d+)?",

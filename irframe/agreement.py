@@ -61,20 +61,27 @@ def tau_ap(x, y) -> float:
     Yilmaz, Aslam & Robertson (SIGIR 2008): walking ``x``'s ordering from the top,
     ``tau_AP = 2/(n-1) * sum_{i=2..n} C(i)/(i-1) - 1`` where ``C(i)`` counts the items
     above position ``i`` that ``y`` also ranks above it; a pair tied in either vector
-    counts 1/2.
+    counts 1/2.  Items tied in ``x`` have no order of their own: the result is the mean
+    over every order of each tie group (so it does not depend on the input order), in
+    closed form -- an item of a group occupying positions ``p..q`` (0-based) is at each
+    of them with probability ``1/(q-p+1)``.
 
     >>> round(tau_ap([3, 4, 2, 1], [4, 3, 2, 1]), 4)   # a swap at the top costs most
     0.3333
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = x.size
-    order = np.argsort(-x, kind="stable")
-    xs, ys = x[order], y[order]
-    total = 0.0
-    for i in range(1, n):
-        above_x, above_y = xs[:i], ys[:i]
-        tie = (above_x == xs[i]) | (above_y == ys[i])
-        total += np.where(tie, 0.5, (above_y > ys[i]).astype(float)).sum() / i
+    above = x[None, :] > x[:, None]                      # [e, f]: f strictly above e in x
+    # C from the items of higher x groups (1, or 1/2 when tied in y)
+    A = (above * ((y[None, :] > y[:, None]) + 0.5 * (y[None, :] == y[:, None]))).sum(axis=1)
+    p = above.sum(axis=1)                                # first position of e's tie group
+    g = (x[None, :] == x[:, None]).sum(axis=1)           # size of e's tie group
+    q = p + g - 1                                        # last position
+    harm = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, max(n, 1)))])  # harm[k] = sum_{i<=k} 1/i
+    lo = np.maximum(p, 1)                                # position 0 contributes no term
+    H = harm[q] - harm[lo - 1]                           # sum_{i=lo..q} 1/i
+    within = (q - lo + 1) - p * H                        # sum_{i=lo..q} (i - p)/i: tied items above count 1/2
+    total = ((A * H + 0.5 * within) / g).sum()
     return float(2.0 * total / (n - 1) - 1.0)
 
 

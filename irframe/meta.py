@@ -399,7 +399,8 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
         ``"ap"``: tau-AP of Yilmaz, Aslam & Robertson (SIGIR 2008), which weights errors
         near the top more: ``2/(n-1) * sum_{i=2..n} C(i)/(i-1) - 1`` where ``C(i)`` is the
         number of systems ranked above position ``i`` by ``a`` that ``b`` also ranks above
-        it.  ``a`` is the ranking under test and ``b`` the reference; ties count 1/2.
+        it.  ``a`` is the ranking under test and ``b`` the reference; ties count 1/2, and
+        systems tied in ``a`` are averaged over their orders (see :func:`tau_ap`).
     symmetric : bool
         For ``"ap"``: average tau-AP(a, b) and tau-AP(b, a).
 

@@ -121,14 +121,22 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
             msg += f"\ntrec_eval: illegal measure '{msg.split(chr(39))[1]}'"
         raise TrecEvalError(msg, 1) from None
     needs = _REL_NEEDS[rel_format]
-    wrong = [v.name for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
-    if wrong:
-        raise TrecEvalError(f"trec_eval: Can't calculate measure '{wrong[0]}' with rel_info format "
-                            f"'{rel_format}'", 4)
+    wrong = [v for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
+    if wrong:   # the first family (trec_eval's order) whose ranking form refuses the format
+        raise TrecEvalError(f"{_FORMAT_REFUSAL[wrong[0].needs]}\n"
+                            f"trec_eval: Can't calculate measure '{wrong[0].family}'", 4)
     return values, extras
 
 
 _REL_NEEDS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+#: what trec_eval's te_form_res_rels, te_form_res_rels_jg and form_prefs_counts print when
+#: the relevance format is not theirs
+_FORMAT_REFUSAL = {
+    "qrels": "trec_eval.form_res_qrels: rel_info format not qrels or results format not trec_results",
+    "qrels_jg": "trec_eval: rel_info format not qrels_jg or results format not trec_results",
+    "prefs": "trec_eval.form_prefs_info: prefs_info format not (prefs or qrels_prefs) or results format "
+             "not trec_results",
+}
 #: trec_eval's ``-R`` relevance formats
 REL_FORMATS = tuple(_REL_NEEDS)
 

@@ -459,3 +459,21 @@ def test_rejected_parameters_print_trec_evals_lines(version, case):
     'P'" (exit 2); an empty parameter: "improper measure in parameter 'P'" then "illegal
     measure 'P'" (exit 1)."""
     _binary_case("params", case, _PARAMS_ARGS[case], version)
+
+
+_FORMAT_ARGS = {
+    "jg_map": "-R qrels_jg -m map qrels.gain_walk run.gain_walk",
+    "q_avgjg": "-m P_avgjg qrels.gain_walk run.gain_walk",
+    "q_prefs": "-m prefs_simp -m map qrels.gain_walk run.gain_walk",
+    "prefs_map": "-R prefs -m map -m prefs_simp prefs.duplicates prefs.duplicates.run",
+    "qp_avgjg": "-R qrels_prefs -m P_avgjg qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_FORMAT_ARGS))
+def test_measure_needing_another_rel_format_fails_as_trec_eval(version, case):
+    """A measure whose relevance format is not -R's: the refusal of its ranking form
+    (form_res_qrels, form_res_rels_jg or form_prefs_info) then "Can't calculate measure"
+    with the family name, exit 4."""
+    _binary_case("format", case, _FORMAT_ARGS[case], version)

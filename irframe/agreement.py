@@ -336,14 +336,22 @@ def label_agreement(qrels: Mapping[str, pd.DataFrame], reference=None, *, level:
 def label_confusion(qrels: pd.DataFrame, other: pd.DataFrame, *, rel_level: float | None = None) -> pd.DataFrame:
     """Confusion matrix of the grades two judgment sets gave the documents both judged.
 
+    Rows (``qrels``) and columns (``other``) are the same sorted labels -- every grade
+    either set gave -- so the diagonal counts agreements, as in
+    :func:`sklearn.metrics.confusion_matrix`.
+
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 1]})
     >>> b = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 0]})
     >>> label_confusion(a, b).values.tolist()
     [[1, 0], [1, 1]]
+    >>> label_confusion(a, b.assign(rel=[2, 1, 1])).values.tolist()   # grade 2 only in b
+    [[0, 0, 1], [0, 2, 0], [0, 0, 0]]
     """
     a, b, _, _ = _common_labels(qrels, other, rel_level, ("qrels", "other"))
-    return pd.crosstab(pd.Series(a, name="qrels"), pd.Series(b, name="other"))
+    vals, counts = _cross_counts(a, b)
+    return pd.DataFrame(counts.astype(np.int64), index=pd.Index(vals, name="qrels"),
+                        columns=pd.Index(vals, name="other"))
 
 
 def decision_flips(result: xr.Dataset, *, dim: str = "qrels", reference=None, all_pairs: bool = False) -> pd.DataFrame:

@@ -207,6 +207,21 @@ def test_label_agreement_and_confusion_against_sklearn():
     np.testing.assert_array_equal(conf.values, sklearn_metrics.confusion_matrix(m.rel_a, m.rel_b))
 
 
+def test_label_confusion_is_square_over_both_sets_labels():
+    # A grade only one set uses still gets its row and column, so the diagonal counts
+    # agreements as in sklearn's confusion_matrix; it was a cross-tabulation whose rows and
+    # columns could hold different grades.  Found by differential fuzzing.
+    a = pd.DataFrame({"topic": "1", "doc": list("uvwx"), "rel": [0, 3, 3, 1]})
+    b = pd.DataFrame({"topic": "1", "doc": list("uvwx"), "rel": [2, 3, 2, 2]})
+    conf = meta.label_confusion(a, b)
+    labels = [0, 1, 2, 3]
+    np.testing.assert_array_equal(conf.values, sklearn_metrics.confusion_matrix(a.rel, b.rel, labels=labels))
+    assert list(conf.index) == labels and list(conf.columns) == labels
+    binary = meta.label_confusion(a, b.assign(rel=[0, 0, 0, 0]), rel_level=1)
+    np.testing.assert_array_equal(binary.values, sklearn_metrics.confusion_matrix(
+        a.rel >= 1, [False] * 4, labels=[False, True]))
+
+
 @pytest.fixture(scope="module")
 def sample():
     qrels, runs = irf.datasets.trec_eval_sample()

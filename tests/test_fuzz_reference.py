@@ -347,6 +347,39 @@ def test_ir_measures_names_match(case):
                 assert _close(got, want), (system, name, t, got, want)
 
 
+@st.composite
+def gdeval_cases(draw):
+    """Numeric topics and grades -1..4 (gdeval refuses others), tied and near-tied scores."""
+    topics = draw(st.lists(st.sampled_from(["1", "2", "10"]), min_size=1, max_size=2, unique=True))
+    docs = [draw(st.sampled_from(["d", "D", "x"])) + str(i) for i in range(draw(st.integers(1, 10)))]
+    qrels = [(t, d, draw(st.integers(-1, 4))) for t in topics for d in docs if draw(st.booleans())]
+    run = []
+    for t in topics:
+        ranked = draw(st.permutations(docs))[:draw(st.integers(1, len(docs)))]
+        run += [(t, d, draw(st.sampled_from([0.0, 1.0, 2.0, 1.0 + 1e-9]))) for d in ranked]
+    return dict(qrels=qrels, run=run, k=draw(st.sampled_from([1, 3, 10])))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=gdeval_cases())
+def test_gdeval_ties_follow_order_trec_eval10(case):
+    """gdeval (ir_measures' provider of ERR@k and nDCG(dcg='exp-log2')@k, perl) sorts by score as a
+    double, ties by docno descending: irframe's order="trec_eval10"; values to its 5 printed decimals."""
+    ir_measures = reference_module("ir_measures")
+    from conftest import reference_tool
+    reference_tool("perl")
+    if not ({q[0] for q in case["qrels"]} & {r[0] for r in case["run"]}):
+        return
+    names = [f"ERR@{case['k']}", f"nDCG(dcg='exp-log2')@{case['k']}"]
+    cube = irf.evaluate(pd.DataFrame(case["run"], columns=["topic", "doc", "score"]).assign(system="S"),
+                        pd.DataFrame(case["qrels"], columns=["topic", "doc", "rel"]), names, order="trec_eval10")
+    run_topics = {r[0] for r in case["run"]}
+    for name in names:
+        for t, want in _ir_measures_values(ir_measures, name, case["qrels"], case["run"]).items():
+            if t in run_topics:
+                assert abs(float(cube.sel(system="S", topic=t, measure=name)) - want) <= 5.1e-6, (name, t, want)
+
+
 # ================================================================= regressions found by the fuzzing
 def _assert_matches_ir_measures(names, qrels, run):
     """irframe's value of each name equals ir_measures' on every topic it reports; returns the cube."""

@@ -192,6 +192,7 @@ register(MeasureDef("Compat", _compat, cutoff="none", family="ir_measures", para
     "normalize": Param("bool", True, description="divide by the ideal ranking's own score")},
     description="compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021, TOIS), ir_measures"))
 
+
 def _set_p_relative(m) -> str:
     """ir_measures' ``SetP(relative=True)`` (how it prints ``SetRelP``) is set_relative_P; ``relative=False`` is P."""
     items = [x.strip() for x in m.group(2).split(",") if x.strip()]
@@ -221,6 +222,7 @@ def _ndcg_gains_dict(m) -> str:
 
 
 register_alias_pattern(r"nDCG\(([^{}()]*?)gains\s*=\s*\{([^{}()]*)\}([^{}()]*)\)(@\d+)?", _ndcg_gains_dict)
+
 for _name, _target in {"SetP": "P", "SetR": "R", "SetF": "set_F", "SetAP": "set_map", "SetRelP": "set_relative_P",
                        "Precision": "P", "r-precision": "Rprec", "r_precision": "Rprec"}.items():
     register_alias_pattern(rf"{_name}(\(.*\))?(@\d+)?",

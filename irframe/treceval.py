@@ -346,8 +346,9 @@ def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str
                 continue
             except TypeError:
                 pass
-        out[col] = pd.concat([x.reset_index(drop=True), extra[col].astype(x.dtype if x.dtype != "category"
-                                                                            else object)], ignore_index=True)
+        categorical = isinstance(x.dtype, pd.CategoricalDtype)   # ids union_categoricals refused
+        out[col] = pd.concat([x.reset_index(drop=True).astype(object if categorical else x.dtype),
+                              extra[col].astype(object if categorical else x.dtype)], ignore_index=True)
     return pd.DataFrame(out)
 
 
@@ -413,8 +414,7 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
 def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | None:
     """(system, topic, measure) cells whose trec_eval value is C's 0.0/0.0, printed ``-nan``
     (:func:`irframe.measures.trec.iprec_zero_by_zero`, :func:`~irframe.measures.trec.rndcg_zero_by_zero`;
-    the table keeps 0.0 there: NaN in
-    it means *not evaluated*); None when there is none."""
+    the table keeps 0.0 there: NaN in it means *not evaluated*); None when there is none."""
     from .measures.trec import iprec_zero_by_zero, rndcg_zero_by_zero
     out = None
     for j, lab in enumerate(labels):

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -51,7 +52,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail,
+from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
                         _pandas_table, _read_bytes, _show, _as_float, _bad_number, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
@@ -516,15 +517,48 @@ def read_qrels(path: PathLike | Any, kind: str = "trec", *,
 def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
     k = "diversity" if kind == "diversity" else "trec"
     try:
-        return _concat(_num_chunks(col, np.int64), np.int64)
+        rel = _concat(_num_chunks(col, np.int64), np.int64)
     except (ValueError, TypeError, OverflowError):
         pass
+    else:  # arrow reads '0x10' as 16
+        _check_atol(col, rel, data, path, k)
+        return rel
     try:
         rel = _num_chunks(col, np.float64)
     except (ValueError, TypeError, OverflowError) as e:
         raise _diagnose(data, path, k, e) from None
     _check_finite(rel, data, path, "relevance")
-    return _concat(rel, np.float64)
+    rel = _concat(rel, np.float64)
+    _check_atol(col, rel, data, path, k)
+    return rel
+
+
+_PLAIN_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$"
+
+
+def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) -> None:
+    """Grades whose number (strtod) truncates to another value than trec_eval's ``atol``
+    reads (its leading integer: ``1e1`` → 1, ``0x10`` → 0, ``.5e1`` → 0) are refused.
+
+    Plain decimals (``2``, ``-1``, ``1.7``, ``.5``) always agree; only the other spellings
+    (exponents, hexadecimal) are compared, one by one (they are rare).
+    """
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        other = np.flatnonzero(~pc.utf8_is_digit(col).to_numpy(zero_copy_only=False))  # cheap first pass
+        if len(other):
+            taken = col.take(pa.array(other))
+            other = other[~pc.match_substring_regex(taken, _PLAIN_DECIMAL).to_numpy(zero_copy_only=False)]
+    else:
+        other = np.flatnonzero(~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool))
+    for row in other:
+        lineno, line = _nth_data_line(data, int(row))
+        text = line.split()[3]
+        lead = re.match(rb"[+-]?[0-9]*", text).group()
+        atol = int(lead) if lead.strip(b"+-") else 0
+        if atol != int(np.trunc(rel[row])):
+            raise _fail(path, lineno, line, f"grade {_show(text)!r} is {rel[row]:g} as a number but {atol} to "
+                        f"trec_eval{' and ndeval' if kind == 'diversity' else ''} (C's atol reads its leading "
+                        f"integer); write it as a plain integer or decimal")
 
 
 def read_cost_file(path: Any) -> dict[str, float]:

@@ -467,3 +467,29 @@ def test_diversity_qrels(shared_data):
     q = iio.read_qrels(p, kind="auto")
     assert q.columns.tolist() == ["topic", "subtopic", "doc", "rel"]
     assert q.topic.nunique() == 50
+
+
+_GRADES_AGREE = ["2", "+3", "-2", "007", "1.5", ".5", "-1.5", "1e0", "2E0", "-1e0", "0e5", "1.9e0"]
+_GRADES_DIFFER = ["1e1", "0x10", "0X1f", ".5e1", "5e-1", "1.5e1", "2e-3"]
+
+
+@pytest.mark.parametrize("kind", ["trec", "diversity"])
+def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
+    """trec_eval (get_qrels.c) and ndeval read a grade with C's atol, its leading integer.  A
+    grade whose number truncates to the same integer is read (the float kept); one that
+    does not (exponents, hexadecimal) is refused, naming the line.  Reference: the C
+    library's own atol (ctypes), not a rewrite of it."""
+    import ctypes
+    import ctypes.util
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.atol.restype = ctypes.c_long
+    second = "0" if kind == "trec" else "s1"
+    for g in _GRADES_AGREE:
+        q = iio.read_qrels(write(tmp_path, "q.txt", f"1 {second} a {g}\n1 {second} b 1\n"), kind=kind)
+        assert int(np.trunc(q.rel.iloc[0])) == libc.atol(g.encode()), g
+    for g in _GRADES_DIFFER:
+        assert int(np.trunc(float(g) if "x" not in g.lower() else int(g, 16))) != libc.atol(g.encode())
+        # (the pandas reader refuses hexadecimal as no number at all)
+        with pytest.raises(ParseError, match=rf"line 2: (grade '{g}' is .* but {libc.atol(g.encode())} to trec_eval"
+                                             rf"|relevance '{g}' is not a number)"):
+            iio.read_qrels(write(tmp_path, "q.txt", f"1 {second} b 1\n1 {second} a {g}\n"), kind=kind)

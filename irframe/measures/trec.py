@@ -304,8 +304,11 @@ JUDGED_ONLY = Param("bool", False, description="evaluate on the judged documents
                                              "first (ir_measures judged_only=, trec_eval -J); needs evaluate()")
 
 
-def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=()):
-    register(MeasureDef(name=name, compute=fn, params={"rel": REL, "judged_only": JUDGED_ONLY, **(params or {})},
+def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=(), rel=True):
+    """Register a trec_eval-family measure; ``rel=False``: one that no relevance threshold
+    changes (its ``rel=`` would be accepted and ignored)."""
+    shared = {"rel": REL, "judged_only": JUDGED_ONLY} if rel else {"judged_only": JUDGED_ONLY}
+    register(MeasureDef(name=name, compute=fn, params={**shared, **(params or {})},
                         cutoff=cutoff,
                         aggregate=aggregate, description=desc, family="trec_eval"),
              aliases=aliases)
@@ -331,9 +334,9 @@ _def("dcg", _dcg, "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and lo
 _def("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
      params={"gains": GAINS})
 _def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
-     params={})
+     params={}, rel=False)
 _def("NumRet", _num_ret, "number of retrieved documents (summed over topics)", aggregate="sum",
-     params={}, aliases=("num_ret",))
+     params={}, aliases=("num_ret",), rel=False)
 _def("NumRel", _num_rel_k, "number of relevant documents in the qrels (summed over topics)",
      aggregate="sum", cutoff="none", aliases=("num_rel",))
 _def("NumRelRet", _num_rel_ret, "number of relevant documents retrieved (summed over topics)",

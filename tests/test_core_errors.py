@@ -153,10 +153,9 @@ def test_callers_frames_unchanged_by_every_entry_point(frames):
 def test_measures_without_a_threshold_refuse_rel():
     """NumRet and Judged count documents whatever their grade: a rel= would be ignored, so it
     is refused (ir_measures' NumRet(rel=k) is read as its meaning, NumRelRet(rel=k))."""
-    import irframe as irf
     from irframe.measures import get_definition
     for name in ("NumRet", "Judged"):
         assert "rel" not in get_definition(name).params
-    with pytest.raises(irf.errors.MeasureParamError, match="unknown parameter"):
+    with pytest.raises(MeasureParamError, match="unknown parameter"):
         irf.parse_measure("Judged(rel=2)@10")
     assert irf.parse_measure("NumRet(rel=2)").name == "NumRelRet"

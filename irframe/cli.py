@@ -208,6 +208,15 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
     except (IrframeError, ValueError, OSError) as e:
         err.write(f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n")
         return None
+    if o["rel_format"] == "qrels_jg":
+        # trec_eval's get_qrels_jg.c refuses a (topic, jg, doc) judged twice, naming the
+        # first one in its (strcmp) order of topic, jg, doc, whatever the two grades are
+        dup = qrels[qrels.duplicated(["topic", "jg", "doc"], keep=False)]
+        if len(dup):
+            first = min(zip(dup["topic"].astype(str), dup["jg"].astype(str), dup["doc"].astype(str)),
+                        key=lambda k: tuple(f.encode() for f in k))
+            err.write(f"trec_eval.get_qrels: duplicate docs {first[2]}\ntrec_eval: Quit in file '{path}'\n")
+            return None
     zscores = None
     if o["zscores"] is not None:
         try:

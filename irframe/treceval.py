@@ -96,9 +96,11 @@ def _utf8(s: str) -> bytes:
 # the request: which values, which relevance information
 # --------------------------------------------------------------------------------------
 
-def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[list, list[str]]:
-    """trec_eval's printed values (:class:`~irframe.measures.trec_eval_syntax.TrecValue`) and
-    the irframe measure strings (``extras``) of a ``-m`` list; trec_eval's errors otherwise."""
+def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[list, list[str], str | None]:
+    """trec_eval's printed values (:class:`~irframe.measures.trec_eval_syntax.TrecValue`),
+    the irframe measure strings (``extras``) of a ``-m`` list and the stop (stderr text) of
+    the first requested family whose ranking form refuses the relevance format, or None
+    (trec_eval meets it on the first topic it evaluates); trec_eval's errors otherwise."""
     from .measures import parse_measure
     from .measures.trec_eval_syntax import expand, is_trec_request
 
@@ -122,10 +124,10 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
         raise TrecEvalError(msg, 1) from None
     needs = _REL_NEEDS[rel_format]
     wrong = [v for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
+    refusal = None
     if wrong:   # the first family (trec_eval's order) whose ranking form refuses the format
-        raise TrecEvalError(f"{_FORMAT_REFUSAL[wrong[0].needs]}\n"
-                            f"trec_eval: Can't calculate measure '{wrong[0].family}'", 4)
-    return values, extras
+        refusal = f"{_FORMAT_REFUSAL[wrong[0].needs]}\ntrec_eval: Can't calculate measure '{wrong[0].family}'"
+    return values, extras, refusal
 
 
 _REL_NEEDS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
@@ -702,7 +704,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
     from .align import align
     from .errors import DuplicateError
 
-    values, extras = _request(measures, version, rel_format)
+    values, extras, refusal = _request(measures, version, rel_format)
     qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
     qrels_topics = sorted({str(t) for t in qrels["topic"].unique()}, key=_utf8)
     systems = sorted({str(s) for s in runs["system"].unique()}, key=_utf8)
@@ -720,6 +722,11 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                       for s, rt in zip(systems, run_topics)
                       if per_topic and errors[s] is not None and errors[s].status == 4}
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
+    if refusal is not None:   # a family refusing -R's format stops on the first topic evaluated,
+        for s, rt in zip(systems, run_topics):   # unless the run has none or 10.0 first meets a missing one
+            if errors[s] is None or (errors[s].status == 4 and qrels_topics[0] in rt):
+                errors[s] = TrecEvalError(refusal, 4)
+                printed_before.pop(s, None)
     labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
     options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
                    judged_only=judged_only, complete=complete)

@@ -366,6 +366,23 @@ def test_qrels_jg_duplicate_judgment_stops_as_trec_eval(version, case):
     _binary_case("jg_dup", case, _JG_DUP_ARGS[case], version)
 
 
+_FORMAT_STOP_ARGS = {
+    "refuse.missing": "-R qrels_jg -m map -m map_avgjg qrels.jg_twogroups run.jg_only2",
+    "refuse.none": "-q -R qrels_jg qrels.jg_twogroups run.jg_other",
+    "refuse.qp": "-q -R qrels_prefs -m num_ret -m prefs_simp qrels.jg_twogroups run.jg_only2",
+    "refuse.first": "-q -R qrels_jg -m P.1 qrels.jg_twogroups run.jg_dup",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_FORMAT_STOP_ARGS))
+def test_format_refusal_stops_on_the_first_topic_evaluated(version, case):
+    """A family whose ranking form refuses -R's format stops trec_eval on the first topic it
+    evaluates: a run sharing no topic with the judgments stops before (9.0.8: "No queries
+    with both ...", exit 7), and 10.0 stops first on a first judged topic the run lacks."""
+    _binary_case("jg_dup", case, _FORMAT_STOP_ARGS[case], version)
+
+
 _RNDCG_ARGS = {
     "l0.c": "-q -c -l 0 -m Rndcg -m ndcg qrels.rndcg run.rndcg",
     "gains.c": "-q -c -m Rndcg.1=0,2=2 qrels.rndcg run.rndcg",

@@ -452,8 +452,13 @@ def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels
     total = np.zeros((len(s_index), len(t_index), len(labels)))
     count = np.zeros(len(t_index))
     groups = sorted(jg_qrels["jg"].astype(str).unique(), key=_utf8)
+    run_topics = set(runs["topic"].astype(str).unique())
     for jg in groups:   # a loop over judgment groups (a handful), not over topics
         sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
+        sub_topics = sub["topic"].astype(str).unique()
+        count += t_index.isin(sub_topics)
+        if run_topics.isdisjoint(sub_topics):   # nothing retrieved for this group: it adds 0
+            continue
         a = align(runs, sub, **align_options)
         values, _ = _measure_table(a, runs, sub, None, None, labels, rel_level=rel_level,
                                    num_docs_in_coll=num_docs_in_coll, **align_options)
@@ -461,7 +466,6 @@ def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels
         ti = t_index.get_indexer([str(t) for t in a.topics])
         sv, tv = si >= 0, ti >= 0
         total[np.ix_(si[sv], ti[tv])] += np.nan_to_num(values[np.ix_(sv, tv)])
-        count += t_index.isin(sub["topic"].astype(str).unique())
     return total / np.where(count > 1, count, 1)[None, :, None]
 
 

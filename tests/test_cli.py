@@ -383,6 +383,20 @@ def test_format_refusal_stops_on_the_first_topic_evaluated(version, case):
     _binary_case("jg_dup", case, _FORMAT_STOP_ARGS[case], version)
 
 
+_JG_APART_ARGS = {
+    "apart": "-q -R qrels_jg -m map_avgjg -m P_avgjg.1 qrels.jg_apart run.jg_apart",
+    "apart.c": "-q -c -R qrels_jg -m map_avgjg -m Rprec_mult_avgjg qrels.jg_apart run.jg_apart",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_JG_APART_ARGS))
+def test_avgjg_with_a_group_judging_only_topics_the_run_lacks(version, case):
+    """-R qrels_jg: a judgment group whose topics the run does not retrieve is evaluated as
+    trec_eval does (nothing retrieved, 0 for -c), not refused as sharing no topic with the run."""
+    _binary_case("jg_dup", case, _JG_APART_ARGS[case], version)
+
+
 _RNDCG_ARGS = {
     "l0.c": "-q -c -l 0 -m Rndcg -m ndcg qrels.rndcg run.rndcg",
     "gains.c": "-q -c -m Rndcg.1=0,2=2 qrels.rndcg run.rndcg",

@@ -590,7 +590,7 @@ class TrecRun:
             elif kind == "num_q":
                 lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
             elif kind in ("long", "extra_long"):
-                total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None and not z) \
+                total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None) \
                     else self.sums[name]
                 lines.append(TrecLine(name, "all", float(total), kind, z))
             elif kind == "gm":

@@ -397,6 +397,21 @@ def test_avgjg_with_a_group_judging_only_topics_the_run_lacks(version, case):
     _binary_case("jg_dup", case, _JG_APART_ARGS[case], version)
 
 
+_ZC_ARGS = {
+    "c": "-c -m num_rel -m map -Z zscores.zc qrels.zc run.zc",
+    "q.c": "-q -c -m num_rel -Z zscores.zc qrels.zc run.zc",
+    "noc": "-m num_rel -m map -Z zscores.zc qrels.zc run.zc",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_ZC_ARGS))
+def test_zscores_with_complete_num_rel_is_the_raw_count(version, case):
+    """-c -Z: trec_eval's all line of num_rel is recomputed from every qrels topic (relevant
+    lines counted, no z-score), not the sum of the topics' z-scores (which it is without -c)."""
+    _binary_case("zc", case, _ZC_ARGS[case], version)
+
+
 _RNDCG_ARGS = {
     "l0.c": "-q -c -l 0 -m Rndcg -m ndcg qrels.rndcg run.rndcg",
     "gains.c": "-q -c -m Rndcg.1=0,2=2 qrels.rndcg run.rndcg",

@@ -311,6 +311,25 @@ def test_zero_by_zero_cells_are_trec_evals_nan_and_zero_in_the_cube():
     assert (cube.sel(topic=nan_topics).values == 0.0).all()
 
 
+
+@pytest.mark.parametrize(("version", "order"), [("9.0.8", "trec_eval"), ("10.0", "trec_eval10")])
+def test_rndcg_zero_by_zero_groups_are_the_topics_trec_eval_prints_nan_for(version, order):
+    """rndcg_zero_by_zero flags exactly the topics each binary prints -nan for with -q -c -l 0:
+    10.0 evaluates topic 4 (not in the run) with its stand-in ranking, 9.0.8 does not evaluate
+    it at all (it adds 0 to the average), so it is not flagged there."""
+    import irframe as irf
+    from irframe.align import align
+    from irframe.measures.trec import rndcg_zero_by_zero
+    qrels = irf.read_qrels(_GEN / "qrels.rndcg")
+    run = irf.read_run(_GEN / "run.rndcg")
+    text = (_GEN / f"out.rndcg.l0.c.v{version}").read_text().splitlines()
+    nan_topics = sorted(line.split("\t")[1] for line in text
+                        if line.startswith("Rndcg ") and line.endswith("-nan") and "\tall\t" not in line)
+    a = align(run, qrels, complete=True, order=order)
+    flagged = rndcg_zero_by_zero(a, "Rndcg", 0)
+    assert sorted(str(a.topics[t]) for t in a.group_topic[flagged]) == nan_topics
+
+
 # ------------------------------------- cases found by differential fuzzing against trec_eval
 def _binary_case(name: str, case: str, args: str, version: str) -> None:
     """``irframe eval`` equals the trec_eval binary's stdout, stderr and exit status kept in

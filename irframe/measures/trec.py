@@ -197,9 +197,10 @@ def iprec_zero_by_zero(aligned, measure: str, rel_level: float) -> np.ndarray | 
     a = aligned
     if not a.judged_only:
         return None
-    empty = np.diff(a.offsets) == 0
-    if a.group_retrieved is not None and a.order != "trec_eval10":  # 9.0.8 -c: not computed
-        empty &= a.group_retrieved
+    empty = a.group_len == 0
+    computed = _computed_by_trec_eval(a)
+    if computed is not None:
+        empty &= computed
     if not empty.any():
         return None
     m = parse_measure(measure)
@@ -239,9 +240,20 @@ def rndcg_zero_by_zero(aligned, measure: str, rel_level: float) -> np.ndarray | 
     ctx = EvalContext(a, {"rel_level": rel_level})
     offs, _ = ta.ideal_gains(ctx, m)
     out = (ta.num_rel(ctx, ta.measure_rel_level(ctx, m)) > 0) & (np.diff(offs)[a.group_topic] == 0)
-    if a.group_retrieved is not None and a.order != "trec_eval10":  # 9.0.8 -c: not computed
-        out &= a.group_retrieved
+    computed = _computed_by_trec_eval(a)
+    if computed is not None:
+        out &= computed
     return out if out.any() else None
+
+
+def _computed_by_trec_eval(a) -> np.ndarray | None:
+    """Groups trec_eval computes a value for (None: every group): under 9.0.8's -c a topic
+    the run lacks is not evaluated (it adds 0 to the averages); 10.0 evaluates it with its
+    stand-in ranking.  Without -J an empty group is one the run lacks; with -J,
+    ``group_retrieved`` tells them apart from rankings -J emptied."""
+    if not a.complete or a.order == "trec_eval10":
+        return None
+    return a.group_retrieved if a.group_retrieved is not None else a.group_len > 0
 
 
 def _iprec(ctx, m):

@@ -455,13 +455,13 @@ def _qrels_table(q_topic, q_doc, q_rel, has_sub: bool, n_docs: int):
     return qk[o], q_rel[o]
 
 
-def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool, empty_ok: bool = False):
+def _evaluated_topics(runs: pd.DataFrame, rc, ids: _Ids, complete: bool):
     """Run rows whose topic has qrels (positions; None when all have), the evaluated topics
     (codes into ``ids.topics_all``) and the recoding topics_all → evaluated topic (-1: not)."""
     src = None
     if ids.r_topic.min() < 0:  # some rows' topics have no qrels (one pass when none)
         row_ok = ids.r_topic >= 0
-        if not row_ok.any() and not empty_ok:
+        if not row_ok.any():
             raise no_overlap_error(pd.unique(runs[rc.topic]), ids.topics_all)
         src = np.flatnonzero(row_ok)
     n_topics_all = len(ids.topics_all)
@@ -512,8 +512,7 @@ def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, dept
 def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
           depth: int | None = None, complete: bool = False, judged_only: bool = False,
           columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-          duplicates: str = "error", system: str | None = None,
-          no_common_topic: str = "error") -> Aligned:
+          duplicates: str = "error", system: str | None = None) -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
 
     Parameters
@@ -541,25 +540,18 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
     system : str, optional
         Name of the one system of a run frame without a system column (default ``"run"``).
-    no_common_topic : {"error", "empty"}
-        Run and qrels without a topic in common: an :class:`~irframe.errors.EmptyOverlapError`
-        (default), or, with ``complete``, every qrels topic with an empty ranking for every
-        system (what trec_eval 10.0 ``-c`` prints; 9.0.8 stops).
 
     Returns
     -------
     Aligned
     """
     runs, qrels, rc, qc, depth = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
-    if no_common_topic not in ("error", "empty"):
-        raise ValueError(f"no_common_topic={no_common_topic!r} is not one of ('error', 'empty')")
     ids = _encode_ids(runs, qrels, rc, qc)
     q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, duplicates)
     n_docs = max(len(ids.docs), 1)
     score, rank = _ordering_keys(runs, rc, order)
 
-    kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete,
-                                                       empty_ok=complete and no_common_topic == "empty")
+    kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
     n_dropped = 0 if kept is None else len(runs) - len(kept)
 
     def take(x: np.ndarray | None) -> np.ndarray | None:

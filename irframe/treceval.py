@@ -755,8 +755,7 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
                     if errors[s] is None or s in printed_before} if version == "10.0" and complete else {}
         runs = _with_stand_in(base_runs, qrels, stand_in, system_values)
         try:
-            # 10.0 -c evaluates every qrels topic even when no run retrieved for any (empty rankings)
-            aligned = align(runs, qrels, no_common_topic="empty" if version == "10.0" else "error", **options)
+            aligned = align(runs, qrels, **options)
             break
         except DuplicateError:
             if rel_format != "qrels" or deduplicated:

@@ -193,19 +193,3 @@ def test_duplicates_first_keeps_each_first_row(frame, data):
     assert [dup.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
     assert a.n_dropped_rows == int((first & ~dup.topic.isin(qrels.topic).to_numpy()).sum())
 
-
-def test_no_common_topic_option():
-    """`no_common_topic="empty"` (trec_eval 10.0's -c) gives every qrels topic an empty ranking
-    for every system, only with `complete`; the default and a bare call still raise.  The
-    printed values are checked against trec_eval 10.0 in tests/test_cli.py."""
-    import irframe as irf
-    from irframe.align import align
-    qrels, runs = irf.datasets.trec_eval_sample()
-    other = runs.assign(topic="999")
-    a = align(other, qrels, complete=True, no_common_topic="empty")
-    assert list(a.topics) == sorted(qrels.topic.astype(str).unique())
-    assert a.n_rows == 0 and len(a.offsets) == len(a.topics) + 1
-    with pytest.raises(irf.errors.EmptyOverlapError):
-        align(other, qrels, no_common_topic="empty")   # without complete: nothing to evaluate
-    with pytest.raises(ValueError, match="no_common_topic"):
-        align(runs, qrels, no_common_topic="zeros")

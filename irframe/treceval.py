@@ -214,18 +214,7 @@ def _id_codes(x: pd.Series) -> np.ndarray:
 
 def _duplicated(*codes: np.ndarray) -> np.ndarray:
     """Per row: its combination of codes occurs on another row too."""
-    if not len(codes[0]):
-        return np.zeros(0, dtype=bool)
-    key = np.zeros(len(codes[0]), dtype=np.int64)
-    size = 1
-    for c in codes:
-        width = int(c.max(initial=0)) + 2
-        if size * width >= 2**62:   # recode densely before the combined key could overflow
-            key = pd.factorize(key)[0].astype(np.int64)
-            size = int(key.max(initial=0)) + 1
-        key = key * width + (c + 1)
-        size *= width
-    return pd.Series(key).duplicated(keep=False).to_numpy()
+    return pd.DataFrame(dict(enumerate(codes))).duplicated(keep=False).to_numpy(dtype=bool)
 
 
 def _duplicates(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int | None, version: str):
@@ -513,12 +502,14 @@ def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], row
     -Z) and their sum, added left to right in topic order (trec_eval's ``+=``)."""
     names = list(p.label)
     cols = [col.get(p.label[n], -1) for n in names]
-    x = table[np.ix_(rows, [max(c, 0) for c in cols])] if table.size else np.zeros((len(rows), len(names)))
-    x[:, [k for k, c in enumerate(cols) if c < 0]] = 0.0
+    at = np.ix_(rows, [max(c, 0) for c in cols])
+    absent = [k for k, c in enumerate(cols) if c < 0]   # printed names the table does not hold
+    x = table[at] if table.size else np.zeros((len(rows), len(names)))
+    x[:, absent] = 0.0
     x = np.where(np.isnan(x), 0.0, x)
     if undefined is not None:  # C's 0.0/0.0 (see _zero_by_zero)
-        u = undefined[np.ix_(rows, [max(c, 0) for c in cols])]
-        u[:, [k for k, c in enumerate(cols) if c < 0]] = False
+        u = undefined[at]
+        u[:, absent] = False
         x[u] = -np.nan
     if stand_in is not None and stand_in.any():  # 10.0 -c: values it resets after a stand-in ranking
         for k, name in enumerate(names):

@@ -107,6 +107,19 @@ def _is_int(b: bytes) -> bool:
     return re.fullmatch(rb"[+-]?[0-9]+", b) is not None  # not Python's '1_000'
 
 
+_NUM_PREFIX = re.compile(r"^\s*[+-]?\d+")
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text``, 0 when there is none.
+
+    >>> c_atol("23.4"), c_atol("abc"), c_atol(" -7x")
+    (23, 0, -7)
+    """
+    m = _NUM_PREFIX.match(text)
+    return int(m.group(0)) if m else 0
+
+
 def _as_float(b: bytes) -> float | None:
     if b"_" in b:  # Python's float() reads '1_0' as 10; C's strtod and arrow do not
         return None

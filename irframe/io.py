@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-import re
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -54,7 +53,7 @@ import pandas as pd
 
 from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
-                        _pandas_table, _read_bytes, _show, _as_float, _bad_number, pa, pc)
+                        _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
@@ -553,8 +552,7 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
     for row in other:
         lineno, line = _nth_data_line(data, int(row))
         text = line.split()[3]
-        lead = re.match(rb"[+-]?[0-9]*", text).group()
-        atol = int(lead) if lead.strip(b"+-") else 0
+        atol = c_atol(text.decode("utf-8", "surrogateescape"))
         if atol != int(np.trunc(rel[row])):
             raise _fail(path, lineno, line, f"grade {_show(text)!r} is {rel[row]:g} as a number but {atol} to "
                         f"trec_eval{' and ndeval' if kind == 'diversity' else ''} (C's atol reads its leading "

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
 from ..errors import MeasureParamError
 
 __all__ = ["TrecValue", "FAMILIES", "NICKNAMES", "VERSIONS", "expand", "is_trec_request", "c_atol",
@@ -162,19 +163,8 @@ class TrecValue:
     needs: str = "qrels"
 
 
-_NUM_PREFIX = re.compile(r"^\s*[+-]?\d+")
 _SPECIAL_PREFIX = re.compile(r"^\s*([+-]?)(nan|inf)", re.IGNORECASE)
 _FLOAT_PREFIX = re.compile(r"^\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)")
-
-
-def c_atol(text: str) -> int:
-    """C's ``atol``: the leading integer of ``text``, 0 when there is none.
-
-    >>> c_atol("23.4"), c_atol("abc"), c_atol(" -7x")
-    (23, 0, -7)
-    """
-    m = _NUM_PREFIX.match(text)
-    return int(m.group(0)) if m else 0
 
 
 def c_atof(text: str) -> float:

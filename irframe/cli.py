@@ -290,44 +290,75 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
 #: run files evaluated together hold at most this much text (gzip counted 5×): the
 #: command's memory stays bounded, whatever the number of files (~6× the text at peak)
 BATCH_BYTES = 256 * 2**20
+#: a group with at least this much text is evaluated as two halves on two threads
+HALVES_BYTES = 8 * 2**20
 
 
-def _chunks(paths: Sequence[str]) -> list[list[str]]:
-    """Consecutive groups of run files of at most ``BATCH_BYTES`` of text each (estimated
-    from the file sizes; a file that cannot be sized is left to the reader to report)."""
-    out: list[list[str]] = [[]]
-    limit = BATCH_BYTES
+def _size(path: str) -> int:
+    """Text bytes of a file (gzip counted 5×); 0 when it cannot be sized (the reader reports it)."""
+    try:
+        with open(path, "rb") as f:
+            return os.fstat(f.fileno()).st_size * (5 if f.read(2) == b"\x1f\x8b" else 1)
+    except OSError:
+        return 0
+
+
+def _chunks(paths: Sequence[str]) -> list[list[tuple[str, int]]]:
+    """Consecutive groups of run files (with their sizes) of at most ``BATCH_BYTES`` of text each."""
+    out: list[list[tuple[str, int]]] = [[]]
     total = 0
     for path in paths:
-        try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size * (5 if f.read(2) == b"\x1f\x8b" else 1)
-        except OSError:
-            size = 0
-        if out[-1] and total + size > limit:
+        size = _size(path)
+        if out[-1] and total + size > BATCH_BYTES:
             out.append([])
             total = 0
-        out[-1].append(path)
+        out[-1].append((path, size))
         total += size
     return out
+
+
+def _halves(group: list[tuple[str, int]]) -> list[list[str]]:
+    """The group's files, as two consecutive halves of about equal text when the group is
+    large enough to pay for a second thread (and the machine has a second core), else whole."""
+    paths = [p for p, _ in group]
+    total = sum(n for _, n in group)
+    if len(group) < 4 or total < HALVES_BYTES or (os.cpu_count() or 1) < 2:
+        return [paths]
+    before = 0
+    for i, (_, n) in enumerate(group):
+        if before + n / 2 >= total / 2:
+            break
+        before += n
+    cut = min(max(i, 2), len(group) - 2)  # each half has two files, to be read together
+    return [paths[:cut], paths[cut:]]
 
 
 def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status, printed))`` at the
     first failure: groups of files read and aligned together when possible (not for standard
     input, for measures that depend on the other runs, i.e. irframe's measure strings, or on
-    the judgment format, ``-R`` other than qrels)."""
+    the judgment format, ``-R`` other than qrels).  Each file is its own trec_eval call, so a
+    large group is evaluated as two halves at once, one per thread (numpy and pyarrow
+    release the GIL); their results are given in file order."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .measures.trec_eval_syntax import is_trec_request
     if ("-" in paths or o["rel_format"] != "qrels"
             or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
         yield from _one_by_one(qrels, paths, o, zscores)
         return
-    for chunk in _chunks(paths):
-        batch = _all_at_once(qrels, chunk, o, zscores)
-        for run_id, result in (batch if batch is not None else _one_by_one(qrels, chunk, o, zscores)):
-            yield run_id, result
-            if run_id is None:
-                return
+    for group in _chunks(paths):
+        parts = _halves(group)
+        if len(parts) > 1:
+            with ThreadPoolExecutor(len(parts)) as pool:
+                batches = list(pool.map(lambda part: _all_at_once(qrels, part, o, zscores), parts))
+        else:
+            batches = [_all_at_once(qrels, parts[0], o, zscores)]
+        for part, batch in zip(parts, batches):
+            for run_id, result in (batch if batch is not None else _one_by_one(qrels, part, o, zscores)):
+                yield run_id, result
+                if run_id is None:
+                    return
 
 
 def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:

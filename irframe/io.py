@@ -178,14 +178,96 @@ def _encode_group(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     return combined.indices.to_numpy(zero_copy_only=False), combined.dictionary  # pragma: no cover
 
 
-def _categorical(parts: Sequence[Any]) -> pd.Categorical:
-    """One categorical from several string columns; categories sorted by code point."""
+#: below this many rows, :func:`_encode_halves` is not worth its threads
+_HALVES_MIN_ROWS = 1 << 19
+
+
+def _topic_halves(topic: pd.Categorical, first_file_rows: int) -> np.ndarray | None:
+    """Per row: whether its topic is in the "first half" of the topics, for :func:`_encode_halves`.
+
+    Documents are mostly retrieved for one topic, so the doc ids of the two halves barely
+    overlap.  The halves follow the first file's topic order (files usually list topics in
+    the same order, so each file splits into two slices); topics the first file lacks go by
+    code parity.  Only speed depends on this choice, never a value.
+    """
+    codes = np.asarray(topic.codes)
+    if len(codes) < _HALVES_MIN_ROWS or (os.cpu_count() or 1) < 2 or len(topic.categories) < 2:
+        return None
+    first = codes[:first_file_rows]
+    seen = pd.unique(first)
+    rows_before = np.cumsum(np.bincount(first, minlength=len(topic.categories))[seen])
+    in_first = np.arange(len(topic.categories)) % 2 == 0
+    in_first[seen] = rows_before <= rows_before[-1] / 2
+    in_first[seen[0]] = True
+    return in_first[codes]
+
+
+def _encode_halves(chunks: list[Any], half: np.ndarray) -> tuple[np.ndarray, Any]:
+    """:func:`_encode_group` on two threads: the rows with ``half`` and the others are
+    dictionary-encoded apart (pyarrow releases the GIL), then only the two dictionaries are
+    merged.  A chunk whose rows of one half come first is cut in two slices (no copy); other
+    chunks are filtered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pieces: tuple[list[Any], list[Any]] = ([], [])
+    places: tuple[list[Any], list[Any]] = ([], [])  # row slice, or (start, mask), per piece
+    start = 0
+    for c in chunks:
+        m = len(c)
+        h = half[start:start + m]
+        k = int(np.count_nonzero(h))
+        if k in (0, m):
+            side = 0 if k else 1
+            pieces[side].append(c)
+            places[side].append(slice(start, start + m))
+        elif h[:k].all() or h[m - k:].all():
+            lo, hi = (0, k) if h[0] else (m - k, m)   # the rows of the first half
+            pieces[0].append(c.slice(lo, hi - lo))
+            places[0].append(slice(start + lo, start + hi))
+            pieces[1].append(c.slice(k if h[0] else 0, m - k))
+            places[1].append(slice(start + k, start + m) if h[0] else slice(start, start + m - k))
+        else:
+            for side, mask in ((0, h), (1, ~h)):
+                pieces[side].append(c.filter(pa.array(mask)))
+                places[side].append((start, mask))
+        start += m
+    with ThreadPoolExecutor(2) as pool:
+        encoded = list(pool.map(lambda p: _encode_group(p) if p else (np.zeros(0, np.int32), None), pieces))
+    dicts = [d for _, d in encoded if d is not None]
+    both = pc.dictionary_encode(pa.concat_arrays(dicts))
+    remap = both.indices.to_numpy(zero_copy_only=False)
+    codes = np.empty(start, np.int32)
+    offset = 0
+    for side, (idx, d) in enumerate(encoded):
+        if d is None:
+            continue
+        rm = remap[offset:offset + len(d)]
+        offset += len(d)
+        pos = 0
+        for place, piece in zip(places[side], pieces[side]):
+            n = len(piece)
+            if isinstance(place, slice):
+                codes[place] = rm[idx[pos:pos + n]]
+            else:
+                s, mask = place
+                codes[s:s + len(mask)][mask] = rm[idx[pos:pos + n]]
+            pos += n
+    return codes, both.dictionary
+
+
+def _categorical(parts: Sequence[Any], half: np.ndarray | None = None) -> pd.Categorical:
+    """One categorical from several string columns; categories sorted by code point.
+
+    ``half`` (a bool per row, see :func:`_topic_halves`) encodes on two threads."""
     if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
         chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
         chunks = [c for c in chunks if len(c)]
         if not chunks:
             return pd.Categorical([], categories=pd.Index([], dtype=str))
-        indices, dictionary = _arrow_codes(chunks)
+        if half is not None and not pa.types.is_dictionary(chunks[0].type):
+            indices, dictionary = _encode_halves(chunks, half)
+        else:
+            indices, dictionary = _arrow_codes(chunks)
         order = pc.array_sort_indices(dictionary).to_numpy()
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
@@ -421,8 +503,9 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
         codes = np.repeat(rank, [p["n"] for p in parts])
         sys_col = pd.Categorical.from_codes(
             codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)
-    frame = _run_frame(sys_col, _categorical([p["topic"] for p in parts]),
-                       _categorical([p["doc"] for p in parts]),
+    topic_col = _categorical([p["topic"] for p in parts])
+    frame = _run_frame(sys_col, topic_col,
+                       _categorical([p["doc"] for p in parts], _topic_halves(topic_col, parts[0]["n"])),
                        _concat([c for p in parts for c in p["rank"]], np.int64),
                        _concat([c for p in parts for c in p["score"]], np.float64), columns)
     if last_tags:

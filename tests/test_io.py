@@ -493,3 +493,29 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
         with pytest.raises(ParseError, match=rf"line 2: (grade '{g}' is .* but {libc.atol(g.encode())} to trec_eval"
                                              rf"|relevance '{g}' is not a number)"):
             iio.read_qrels(write(tmp_path, "q.txt", f"1 {second} b 1\n1 {second} a {g}\n"), kind=kind)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_read_runs_doc_ids_on_two_threads_are_the_files_ids(tmp_path_factory, monkeypatch, data):
+    """Property test against a plain Python reader: with the two-thread doc encoding forced
+    (0-row threshold), every row's topic and doc are the file's own fields, whatever the
+    topic order inside the files (one topic block after another, interleaved, topics only
+    some files have; the halves are slices, filtered chunks or one side empty)."""
+    monkeypatch.setattr(iio, "_HALVES_MIN_ROWS", 0)
+    monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
+    d = tmp_path_factory.mktemp("halves")
+    topics = data.draw(st.lists(st.sampled_from(["1", "2", "10", "301", "b"]), min_size=1, max_size=30), "topics")
+    paths, want = [], []
+    for i in range(data.draw(st.integers(1, 4), "files")):
+        ts = data.draw(st.permutations(topics), f"order{i}") if i else topics
+        docs = data.draw(st.lists(st.sampled_from(["d1", "d2", "D3", "é", "d10", "x" * 40]),
+                                  min_size=len(ts), max_size=len(ts)), f"docs{i}")
+        lines = [f"{t} Q0 {doc} {r} {-r}.5 tag" for r, (t, doc) in enumerate(zip(ts, docs), 1)]
+        p = d / f"s{i}.txt"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(p)
+        want += [tuple(line.split()[::2][:2]) for line in lines]
+    runs = iio.read_runs(paths)
+    assert list(zip(runs.topic.astype(str), runs.doc.astype(str))) == want
+    assert list(runs.doc.cat.categories) == sorted({doc for _, doc in want}, key=lambda x: x.encode())

@@ -176,6 +176,22 @@ def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
     raise IndexError(row)  # pragma: no cover
 
 
+def _last_data_fields(data: bytes) -> list[bytes] | None:
+    """Fields of the last data line (as :func:`_iter_lines` splits them), found from the end.
+
+    >>> _last_data_fields(b"1 Q0 a 1 2 x\\n1 Q0 b 2 1 y\\n# note\\n  \\n")
+    [b'1', b'Q0', b'b', b'2', b'1', b'y']
+    """
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        fields = data[start:end].split()
+        if fields and not fields[0].startswith(b"#"):
+            return fields
+        end = start - 1
+    return None
+
+
 def _has_data(data: bytes) -> bool:
     return any(True for _ in _iter_lines(data))
 

@@ -184,13 +184,19 @@ def _json_value(line) -> Any:
 # the eval command
 # --------------------------------------------------------------------------------------
 
-def _read_run(path: str):
-    from .io import read_run
+def _read_run(path: str, ranks: bool):
+    from .io import _read_run
     if path == "-":
         import io
         data = sys.stdin.buffer.read()
-        return read_run(io.BytesIO(data))
-    return read_run(path)
+        return _read_run(io.BytesIO(data), ranks=ranks)
+    return _read_run(path, ranks=ranks)
+
+
+def _ranks(o: dict[str, Any]) -> bool:
+    """Whether the run files' rank column is read: only ``--order rank`` uses it; trec_eval
+    skips the field, so it may hold any text otherwise."""
+    return o["order"] == "rank"
 
 
 def _read_rel_info(o: dict[str, Any], err: TextIO):
@@ -242,7 +248,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .treceval import TrecEvalError, trec_eval_run
     for path in paths:
         try:
-            run = _read_run(path)
+            run = _read_run(path, _ranks(o))
         except (IrframeError, ValueError, OSError) as e:
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
@@ -264,7 +270,7 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     file fails (the caller then goes file by file, which reports the failure in trec_eval's
     order)."""
     from .errors import IrframeError
-    from .io import read_runs
+    from .io import _read_runs
     from .treceval import TrecEvalError, trec_eval_runs
     files = list(dict.fromkeys(paths))
     if len(files) < 2:
@@ -272,7 +278,7 @@ def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
     try:
-        runs, tags = read_runs(files, system=name.__getitem__, last_tags=True)
+        runs, tags = _read_runs(files, system=name.__getitem__, last_tags=True, ranks=_ranks(o))
         results = dict(trec_eval_runs(qrels, runs, o["measures"], run_ids=dict(zip(name.values(), tags)),
                                       **_options(o, zscores)))
     except (IrframeError, ValueError, OSError, KeyError, TypeError):

@@ -51,8 +51,8 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
-                        _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
+from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _last_data_fields,
+                        _nth_data_line, _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
                         _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
@@ -135,18 +135,33 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     raise error
 
 
-def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True) -> dict[str, Any]:
-    """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks)."""
-    names = ["topic", "doc", "rank", "score"] + (["tag"] if want_tag else [])
+def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True,
+                      want_rank: bool = True) -> dict[str, Any]:
+    """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
+
+    Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
+    which skips it) and no ``rank`` column is returned."""
+    names = ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
     cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads)
     try:
-        cols["rank"] = _num_chunks(cols["rank"], np.int64)
+        if want_rank:
+            cols["rank"] = _num_chunks(cols["rank"], np.int64)
         cols["score"] = _num_chunks(cols["score"], np.float64)
     except (ValueError, TypeError, OverflowError) as e:
         raise _diagnose(data, path, "run", e) from None
     _check_finite(cols["score"], data, path, "score")
-    cols["n"] = sum(len(c) for c in cols["rank"])
+    cols["n"] = sum(len(c) for c in cols["score"])
     return cols
+
+
+def _last_tag(data: bytes, path: str, threads: bool) -> str:
+    """The tag (6th field) of the last data line of a run file that parsed: what trec_eval
+    prints as the run id.  A tag that is not UTF-8 is left to the column reader to report."""
+    fields = _last_data_fields(data)
+    try:
+        return fields[5].decode("utf-8")  # type: ignore[index]
+    except (UnicodeDecodeError, TypeError, IndexError):
+        return _last_string(_read_run_columns(data, path, want_tag=True, threads=threads)["tag"])
 
 
 # --------------------------------------------------------------------------------------
@@ -342,21 +357,28 @@ def read_run(path: PathLike | Any, system: str | None = None, *,
     >>> iio.read_run(io.StringIO(text), system="mine").system.tolist()
     ['mine', 'mine']
     """
+    return _read_run(path, system, columns)
+
+
+def _read_run(path: PathLike | Any, system: str | None = None, columns: Mapping[str, str] | None = None,
+              ranks: bool = True) -> pd.DataFrame:
+    """:func:`read_run`; ``ranks`` as in :func:`_read_runs`."""
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a str or None, got {type(system).__name__}")
     name = _name_of(path)
     data = _read_bytes(path)
-    cols = _read_run_columns(data, name, want_tag=system is None)
+    cols = _read_run_columns(data, name, want_tag=system is None, want_rank=ranks)
     n = cols["n"]
     sys_col = _categorical([cols["tag"]]) if system is None else _constant_categorical(system, n)
     return _run_frame(sys_col, _categorical([cols["topic"]]), _categorical([cols["doc"]]),
-                      _concat(cols["rank"], np.int64), _concat(cols["score"], np.float64), columns)
+                      _concat(cols["rank"], np.int64) if ranks else None,
+                      _concat(cols["score"], np.float64), columns)
 
 
 def _run_frame(system, topic, doc, rank, score, columns) -> pd.DataFrame:
     n = role_names(columns, RUN_ROLES)
-    return pd.DataFrame({n["system"]: system, n["topic"]: topic, n["doc"]: doc,
-                         n["rank"]: rank, n["score"]: score}, copy=False)
+    cols = {n["system"]: system, n["topic"]: topic, n["doc"]: doc, n["rank"]: rank, n["score"]: score}
+    return pd.DataFrame({k: v for k, v in cols.items() if v is not None}, copy=False)
 
 
 def _strip_suffixes(name: str) -> str:
@@ -470,6 +492,14 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
     >>> iio.read_runs(sorted(d.iterdir()), system="tag").system.tolist()
     ['x', 'y', 'y']
     """
+    return _read_runs(paths_or_glob, system, columns, last_tags)
+
+
+def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Callable[[str], str] = "file",
+               columns: Mapping[str, str] | None = None, last_tags: bool = False,
+               ranks: bool = True) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
+    """:func:`read_runs`; without ``ranks`` (the command line's trec_eval orders) the rank
+    field may hold any text, as trec_eval skips it, and the frame has no rank column."""
     files = _expand(paths_or_glob)
     by_file = system_names(files, system)
     by_tag = system == "tag"
@@ -478,7 +508,11 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
-        return _read_run_columns(_read_bytes(f), f, want_tag=by_tag or last_tags, threads=len(files) == 1)
+        data, threads = _read_bytes(f), len(files) == 1
+        cols = _read_run_columns(data, f, want_tag=by_tag, threads=threads, want_rank=ranks)
+        if last_tags:   # the last line's tag, without reading every line's
+            cols["last_tag"] = _last_string(cols["tag"]) if by_tag else _last_tag(data, f, threads)
+        return cols
 
     workers = min(len(files), os.cpu_count() or 1, 8)
     if workers > 1:
@@ -506,10 +540,10 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
     topic_col = _categorical([p["topic"] for p in parts])
     frame = _run_frame(sys_col, topic_col,
                        _categorical([p["doc"] for p in parts], _topic_halves(topic_col, parts[0]["n"])),
-                       _concat([c for p in parts for c in p["rank"]], np.int64),
+                       _concat([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
                        _concat([c for p in parts for c in p["score"]], np.float64), columns)
     if last_tags:
-        return frame, [_last_string(p["tag"]) for p in parts]
+        return frame, [p["last_tag"] for p in parts]
     return frame
 
 

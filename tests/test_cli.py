@@ -591,3 +591,24 @@ def test_measure_needing_another_rel_format_fails_as_trec_eval(version, case):
     (form_res_qrels, form_res_rels_jg or form_prefs_info) then "Can't calculate measure"
     with the family name, exit 4."""
     _binary_case("format", case, _FORMAT_ARGS[case], version)
+
+
+_RANK_TEXT_ARGS = {
+    "q": "-q -m all_trec qrels.rank_text run.rank_text",
+    "two": "-m map -m runid qrels.rank_text run.rank_text run.rank_text2",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_RANK_TEXT_ARGS))
+def test_rank_field_may_hold_any_text_as_in_trec_eval(version, case):
+    """trec_eval skips the rank field (get_trec_results.c): ranks such as ``abc``, ``-``,
+    ``2.5`` or ``NaN`` change nothing.  One run file, and two in one command (read together),
+    against the binaries' outputs."""
+    _binary_case("rank_text", case, _RANK_TEXT_ARGS[case], version)
+
+
+def test_order_rank_still_needs_integer_ranks(capsys):
+    args = ["eval", "--order", "rank", str(_GEN / "qrels.rank_text"), str(_GEN / "run.rank_text")]
+    assert cli.main(args, out=io.StringIO()) == 2
+    assert "rank 'abc' is not an integer" in capsys.readouterr().err

@@ -51,9 +51,9 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _last_data_fields,
-                        _nth_data_line, _has_data_fast, _has_empty, _has_space, _iter_lines, _name_of, _normalise, _num_chunks,
-                        _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
+from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
+                        _has_data_fast, _has_empty, _has_space, _iter_lines, _last_data_fields, _name_of, _normalise,
+                        _num_chunks, _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names

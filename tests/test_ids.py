@@ -174,3 +174,16 @@ def test_fixed_width_shortcut_is_taken_on_sorted_names():
     arr = pa.chunked_array([pa.array(names[:1200]), pa.array(names[1200:])])
     assert _ids._fixed_width_heads(arr).tolist() == list(range(0, 3500, 500))
     assert _ids._fixed_width_heads(pa.chunked_array([pa.array(["a", "bb"] * 10)])) is None  # widths differ
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(object_ids(), st.lists(st.sampled_from(["zz", "unused", "d2", "0"]), max_size=4), st.booleans())
+def test_category_codes_drop_unused_categories_like_brute_force(values, extra, runs):
+    """``category`` columns, with categories no row uses (a filtered frame), in runs or not:
+    the uniques are exactly the ids present, each row's code points at its own id."""
+    cats = sorted(set(values) | set(extra))
+    s = pd.Series(pd.Categorical(values, categories=cats))
+    codes, uniques = _ids._encode_one(s, runs)
+    uniques = list(_ids._as_str(uniques))
+    assert sorted(uniques) == sorted(set(values))
+    assert [uniques[c] for c in codes] == list(values)

@@ -57,6 +57,17 @@ def _arrow_strings(s: pd.Series):
 _BLOCK = 1 << 22
 
 
+def _heads(changed: np.ndarray) -> np.ndarray:
+    """Rows starting a run of equal values (row 0 included), from ``changed`` (per row after
+    the first: differs from the row before).
+
+    >>> x = np.array([1, 1, 2, 2, 2, 1])
+    >>> _heads(x[1:] != x[:-1]).tolist()
+    [0, 2, 5]
+    """
+    return np.flatnonzero(np.concatenate([[True], changed]))
+
+
 def _fixed_width_heads(arr) -> np.ndarray | None:
     """Rows whose value differs from the row before (row 0 included) of a pyarrow chunked
     string array whose values all have one byte length L (system and topic names often do).
@@ -111,7 +122,7 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
         heads = _fixed_width_heads(arr)
         if heads is None:
             change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
-            heads = np.flatnonzero(np.concatenate([[True], change]))
+            heads = _heads(change)
         if len(heads) > n // 8:
             heads = None
         else:
@@ -192,10 +203,10 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
     values, addresses = holder.values, np.asarray(holder)  # addresses into values, which stays alive
     shared = n > 1 and _shared_objects(addresses)
     if runs and n > 1:
-        heads = np.flatnonzero(np.concatenate([[True], addresses[1:] != addresses[:-1]])) if shared else None
+        heads = _heads(addresses[1:] != addresses[:-1]) if shared else None
         if heads is None or len(heads) > n // 8:  # objects not shared along the runs: compare the values
             try:
-                heads = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+                heads = _heads(values[1:] != values[:-1])
             except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
                 heads = np.arange(n)
         if len(heads) <= n // 8:
@@ -220,10 +231,9 @@ def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
         used = np.zeros(len(cats), bool)
         # which categories occur: from the first row of each run of equal codes when the
         # column comes in runs (system, topic), which spares indexing with every row
-        heads = (np.flatnonzero(raw[1:] != raw[:-1]) + 1) if runs and len(raw) > 1 else None
+        heads = _heads(raw[1:] != raw[:-1]) if runs and len(raw) > 1 else None
         if heads is not None and len(heads) <= len(raw) // 8:
             used[raw[heads]] = True
-            used[raw[0]] = True
         else:
             used[codes] = True
         if not used.all():

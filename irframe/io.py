@@ -225,7 +225,7 @@ def _encode_halves(chunks: list[Any], half: np.ndarray) -> tuple[np.ndarray, Any
     from concurrent.futures import ThreadPoolExecutor
 
     pieces: tuple[list[Any], list[Any]] = ([], [])
-    places: tuple[list[Any], list[Any]] = ([], [])  # row slice, or (start, mask), per piece
+    places: tuple[list[Any], list[Any]] = ([], [])  # each piece's rows: a slice, or their positions
     start = 0
     for c in chunks:
         m = len(c)
@@ -244,7 +244,7 @@ def _encode_halves(chunks: list[Any], half: np.ndarray) -> tuple[np.ndarray, Any
         else:
             for side, mask in ((0, h), (1, ~h)):
                 pieces[side].append(c.filter(pa.array(mask)))
-                places[side].append((start, mask))
+                places[side].append(start + np.flatnonzero(mask))
         start += m
     with ThreadPoolExecutor(2) as pool:
         encoded = list(pool.map(lambda p: _encode_group(p) if p else (np.zeros(0, np.int32), None), pieces))
@@ -260,13 +260,8 @@ def _encode_halves(chunks: list[Any], half: np.ndarray) -> tuple[np.ndarray, Any
         offset += len(d)
         pos = 0
         for place, piece in zip(places[side], pieces[side]):
-            n = len(piece)
-            if isinstance(place, slice):
-                codes[place] = rm[idx[pos:pos + n]]
-            else:
-                s, mask = place
-                codes[s:s + len(mask)][mask] = rm[idx[pos:pos + n]]
-            pos += n
+            codes[place] = rm[idx[pos:pos + len(piece)]]
+            pos += len(piece)
     return codes, both.dictionary
 
 

@@ -193,91 +193,75 @@ def _encode_group(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     return combined.indices.to_numpy(zero_copy_only=False), combined.dictionary  # pragma: no cover
 
 
-#: below this many rows, :func:`_encode_halves` is not worth its threads
-_HALVES_MIN_ROWS = 1 << 19
+#: below this many rows, :func:`_encode_by_topic` is not worth its threads
+_GROUPS_MIN_ROWS = 1 << 18
+#: about this many rows per topic group in :func:`_encode_by_topic`
+_GROUP_ROWS = 1 << 17
+#: :func:`_encode_by_topic` gives up when its slices hold fewer rows than this on average
+_MIN_SLICE_ROWS = 1 << 10
 
 
-def _topic_halves(topic: pd.Categorical, first_file_rows: int) -> np.ndarray | None:
-    """Per row: whether its topic is in the "first half" of the topics, for :func:`_encode_halves`.
+def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarray, Any] | None:
+    """:func:`_encode_group` for doc ids, faster: the rows are encoded in groups of a few
+    topics each, on two threads, and only the groups' dictionaries are merged.
 
-    Documents are mostly retrieved for one topic, so the doc ids of the two halves barely
-    overlap.  The halves follow the first file's topic order (files usually list topics in
-    the same order, so each file splits into two slices); topics the first file lacks go by
-    code parity.  Only speed depends on this choice, never a value.
+    Documents are retrieved for one topic, so a group's rows hold few distinct doc ids and
+    its hash table stays in the processor's cache (one table for every row is ~2× slower
+    per row, whatever the threads).  A group is a list of slices of the chunks, no copy:
+    run files list a topic's rows together.  None (encode whole) for small inputs, one core
+    or files whose topics alternate from row to row.  Only speed depends on the groups.
     """
     codes = np.asarray(topic.codes)
-    if len(codes) < _HALVES_MIN_ROWS or (os.cpu_count() or 1) < 2 or len(topic.categories) < 2:
+    n = len(codes)
+    n_groups = min(n // _GROUP_ROWS, len(topic.categories), 255)
+    if n < _GROUPS_MIN_ROWS or n_groups < 2 or (os.cpu_count() or 1) < 2:
         return None
-    first = codes[:first_file_rows]
-    seen = pd.unique(first)
-    rows_before = np.cumsum(np.bincount(first, minlength=len(topic.categories))[seen])
-    in_first = np.arange(len(topic.categories)) % 2 == 0
-    in_first[seen] = rows_before <= rows_before[-1] / 2
-    in_first[seen[0]] = True
-    return in_first[codes]
-
-
-def _encode_halves(chunks: list[Any], half: np.ndarray) -> tuple[np.ndarray, Any]:
-    """:func:`_encode_group` on two threads: the rows with ``half`` and the others are
-    dictionary-encoded apart (pyarrow releases the GIL), then only the two dictionaries are
-    merged.  A chunk whose rows of one half come first is cut in two slices (no copy); other
-    chunks are filtered."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pieces: tuple[list[Any], list[Any]] = ([], [])
-    places: tuple[list[Any], list[Any]] = ([], [])  # each piece's rows: a slice, or their positions
-    start = 0
-    for c in chunks:
-        m = len(c)
-        h = half[start:start + m]
-        k = int(np.count_nonzero(h))
-        if k in (0, m):
-            side = 0 if k else 1
-            pieces[side].append(c)
-            places[side].append(slice(start, start + m))
-        elif h[:k].all() or h[m - k:].all():
-            lo, hi = (0, k) if h[0] else (m - k, m)   # the rows of the first half
-            pieces[0].append(c.slice(lo, hi - lo))
-            places[0].append(slice(start + lo, start + hi))
-            pieces[1].append(c.slice(k if h[0] else 0, m - k))
-            places[1].append(slice(start + k, start + m) if h[0] else slice(start, start + m - k))
-        else:
-            for side, mask in ((0, h), (1, ~h)):
-                pieces[side].append(c.filter(pa.array(mask)))
-                places[side].append(start + np.flatnonzero(mask))
-        start += m
+    # topics (in code order) cut into groups of about equal rows
+    rows_before = np.cumsum(np.bincount(codes, minlength=len(topic.categories))) - 1
+    group = (rows_before * n_groups // n).astype(np.uint8)[codes]
+    lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
+    chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    starts = np.union1d(np.flatnonzero(group[1:] != group[:-1]) + 1, chunk_starts)
+    if len(starts) * _MIN_SLICE_ROWS > n:   # topics alternate: slices would be too short
+        return None
+    ends = np.append(starts[1:], n)
+    in_chunk = np.searchsorted(chunk_starts, starts, side="right") - 1
+    slices: list[list[Any]] = [[] for _ in range(n_groups)]
+    places: list[list[tuple[int, int]]] = [[] for _ in range(n_groups)]
+    for start, end, c, g in zip(starts.tolist(), ends.tolist(), in_chunk.tolist(), group[starts].tolist()):
+        slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
+        places[g].append((start, end))
     with ThreadPoolExecutor(2) as pool:
-        encoded = list(pool.map(lambda p: _encode_group(p) if p else (np.zeros(0, np.int32), None), pieces))
+        encoded = list(pool.map(lambda s: _encode_group(s) if s else (np.zeros(0, np.int32), None), slices))
     dicts = [d for _, d in encoded if d is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts))
     remap = both.indices.to_numpy(zero_copy_only=False)
-    codes = np.empty(start, np.int32)
+    out = np.empty(n, np.int32)
     offset = 0
-    for side, (idx, d) in enumerate(encoded):
+    for (idx, d), where in zip(encoded, places):
         if d is None:
             continue
         rm = remap[offset:offset + len(d)]
         offset += len(d)
         pos = 0
-        for place, piece in zip(places[side], pieces[side]):
-            codes[place] = rm[idx[pos:pos + len(piece)]]
-            pos += len(piece)
-    return codes, both.dictionary
+        for start, end in where:
+            out[start:end] = rm[idx[pos:pos + end - start]]
+            pos += end - start
+    return out, both.dictionary
 
 
-def _categorical(parts: Sequence[Any], half: np.ndarray | None = None) -> pd.Categorical:
+def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:
     """One categorical from several string columns; categories sorted by code point.
 
-    ``half`` (a bool per row, see :func:`_topic_halves`) encodes on two threads."""
+    ``topic`` (each row's topic, for doc ids) encodes by topic groups (:func:`_encode_by_topic`)."""
     if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
         chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
         chunks = [c for c in chunks if len(c)]
         if not chunks:
             return pd.Categorical([], categories=pd.Index([], dtype=str))
-        if half is not None and not pa.types.is_dictionary(chunks[0].type):
-            indices, dictionary = _encode_halves(chunks, half)
-        else:
-            indices, dictionary = _arrow_codes(chunks)
+        grouped = (None if topic is None or pa.types.is_dictionary(chunks[0].type)
+                   else _encode_by_topic(chunks, topic))
+        indices, dictionary = grouped if grouped is not None else _arrow_codes(chunks)
         order = pc.array_sort_indices(dictionary).to_numpy()
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
@@ -534,7 +518,7 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
             codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)
     topic_col = _categorical([p["topic"] for p in parts])
     frame = _run_frame(sys_col, topic_col,
-                       _categorical([p["doc"] for p in parts], _topic_halves(topic_col, parts[0]["n"])),
+                       _categorical([p["doc"] for p in parts], topic_col),
                        _concat([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
                        _concat([c for p in parts for c in p["score"]], np.float64), columns)
     if last_tags:

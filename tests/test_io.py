@@ -497,12 +497,19 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_read_runs_doc_ids_on_two_threads_are_the_files_ids(tmp_path_factory, monkeypatch, data):
-    """Property test against a plain Python reader: with the two-thread doc encoding forced
-    (0-row threshold), every row's topic and doc are the file's own fields, whatever the
-    topic order inside the files (one topic block after another, interleaved, topics only
-    some files have; the halves are slices, filtered chunks or one side empty)."""
-    monkeypatch.setattr(iio, "_HALVES_MIN_ROWS", 0)
+def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, monkeypatch, data):
+    """Property test against a plain Python reader: with the doc encoding by topic groups
+    forced (no size thresholds, a group per topic up to ``groups``), every row's topic and
+    doc are the file's own fields, whatever the topic order inside the files (one topic
+    block after another, interleaved, topics only some files have, groups left empty), and
+    when slices are too short (``min_slice``) and the docs are encoded whole instead."""
+    monkeypatch.setattr(iio, "_GROUPS_MIN_ROWS", 0)
+    monkeypatch.setattr(iio, "_GROUP_ROWS", 1)
+    min_slice = data.draw(st.sampled_from([0, 0, 2]), "min_slice")
+    monkeypatch.setattr(iio, "_MIN_SLICE_ROWS", min_slice)
+    grouped = []
+    encode = iio._encode_by_topic
+    monkeypatch.setattr(iio, "_encode_by_topic", lambda *a: grouped.append(encode(*a)) or grouped[-1])
     monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
     d = tmp_path_factory.mktemp("halves")
     topics = data.draw(st.lists(st.sampled_from(["1", "2", "10", "301", "b"]), min_size=1, max_size=30), "topics")
@@ -519,3 +526,5 @@ def test_read_runs_doc_ids_on_two_threads_are_the_files_ids(tmp_path_factory, mo
     runs = iio.read_runs(paths)
     assert list(zip(runs.topic.astype(str), runs.doc.astype(str))) == want
     assert list(runs.doc.cat.categories) == sorted({doc for _, doc in want}, key=lambda x: x.encode())
+    if min_slice == 0:   # the groups were used (two topics or more)
+        assert (grouped[0] is not None) == (len(set(topics)) > 1)

@@ -264,27 +264,42 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
         yield result.run_id, result
 
 
-def _all_at_once(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
-    """The results of :func:`_one_by_one` from one read and one alignment of every file
-    (each file one system), or None when that is not possible: fewer than two files, or a
-    file fails (the caller then goes file by file, which reports the failure in trec_eval's
-    order)."""
+def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores):
+    """The results of :func:`_one_by_one` from one read and one alignment of every file of
+    ``group`` (paths with their sizes; each file one system), or None when that is not
+    possible: fewer than two files, or a file fails (the caller then goes file by file,
+    which reports the failure in trec_eval's order).  A large group is read once and
+    evaluated as two halves of its files at once, one per thread (numpy and pyarrow
+    release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
     from .errors import IrframeError
     from .io import _read_runs
     from .treceval import TrecEvalError, trec_eval_runs
-    files = list(dict.fromkeys(paths))
+    sizes = dict(group)
+    files = list(sizes)
     if len(files) < 2:
         return None
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
     try:
         runs, tags = _read_runs(files, system=name.__getitem__, last_tags=True, ranks=_ranks(o))
-        results = dict(trec_eval_runs(qrels, runs, o["measures"], run_ids=dict(zip(name.values(), tags)),
-                                      **_options(o, zscores)))
+        run_ids = dict(zip(name.values(), tags))
+        cut = _cut([sizes[f] for f in files])
+        parts = [runs]
+        if cut is not None:   # the files' rows follow one another: the halves are two row slices
+            row = int(np.searchsorted(np.asarray(runs["system"].cat.codes), cut))
+            parts = [runs.iloc[:row], runs.iloc[row:]]
+        with ThreadPoolExecutor(len(parts)) as pool:
+            lists = list(pool.map(lambda part: trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids,
+                                                              **_options(o, zscores)), parts))
+        results = dict(x for lst in lists for x in lst)
     except (IrframeError, ValueError, OSError, KeyError, TypeError):
         return None
     out = []
-    for path in paths:
+    for path, _ in group:
         result = results[name[path]]
         if isinstance(result, TrecEvalError):
             out.append((None, (f"{result}\n", result.status, result.printed)))
@@ -323,48 +338,37 @@ def _chunks(paths: Sequence[str]) -> list[list[tuple[str, int]]]:
     return out
 
 
-def _halves(group: list[tuple[str, int]]) -> list[list[str]]:
-    """The group's files, as two consecutive halves of about equal text when the group is
-    large enough to pay for a second thread (and the machine has a second core), else whole."""
-    paths = [p for p, _ in group]
-    total = sum(n for _, n in group)
-    if len(group) < 4 or total < HALVES_BYTES or (os.cpu_count() or 1) < 2:
-        return [paths]
+def _cut(sizes: list[int]) -> int | None:
+    """Where to cut a group's files into two halves of about equal text, evaluated on two
+    threads: when the group is large enough to pay for a second thread (and the machine
+    has a second core), else None."""
+    total = sum(sizes)
+    if len(sizes) < 4 or total < HALVES_BYTES or (os.cpu_count() or 1) < 2:
+        return None
     before = 0
-    for i, (_, n) in enumerate(group):
+    for i, n in enumerate(sizes):
         if before + n / 2 >= total / 2:
             break
         before += n
-    cut = min(max(i, 2), len(group) - 2)  # each half has two files, to be read together
-    return [paths[:cut], paths[cut:]]
+    return min(max(i, 2), len(sizes) - 2)  # each half has two files or more
 
 
 def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     """``(run id, TrecRun)`` per run file in order, then ``(None, (message, status, printed))`` at the
     first failure: groups of files read and aligned together when possible (not for standard
     input, for measures that depend on the other runs, i.e. irframe's measure strings, or on
-    the judgment format, ``-R`` other than qrels).  Each file is its own trec_eval call, so a
-    large group is evaluated as two halves at once, one per thread (numpy and pyarrow
-    release the GIL); their results are given in file order."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    the judgment format, ``-R`` other than qrels)."""
     from .measures.trec_eval_syntax import is_trec_request
     if ("-" in paths or o["rel_format"] != "qrels"
             or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
         yield from _one_by_one(qrels, paths, o, zscores)
         return
     for group in _chunks(paths):
-        parts = _halves(group)
-        if len(parts) > 1:
-            with ThreadPoolExecutor(len(parts)) as pool:
-                batches = list(pool.map(lambda part: _all_at_once(qrels, part, o, zscores), parts))
-        else:
-            batches = [_all_at_once(qrels, parts[0], o, zscores)]
-        for part, batch in zip(parts, batches):
-            for run_id, result in (batch if batch is not None else _one_by_one(qrels, part, o, zscores)):
-                yield run_id, result
-                if run_id is None:
-                    return
+        batch = _all_at_once(qrels, group, o, zscores)
+        for run_id, result in (batch if batch is not None else _one_by_one(qrels, [p for p, _ in group], o, zscores)):
+            yield run_id, result
+            if run_id is None:
+                return
 
 
 def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:

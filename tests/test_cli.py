@@ -121,14 +121,16 @@ def test_several_runs_one_block_each(tmp_path):
 
 @pytest.mark.parametrize("bad", [None, 1, 4])
 def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, capsys, bad):
-    """Files read as two halves on two threads (forced here by a 0-byte threshold) print
+    """Files evaluated as two halves on two threads (forced here by a 0-byte threshold) print
     trec_eval 9.0.8's own output for each file (expected_v9.0.8/out.test), in file order;
     a malformed file stops the command there, as a series of trec_eval calls would stop,
     whichever half it is in (nothing of the files after it is printed)."""
+    import irframe.treceval as tv
     monkeypatch.setattr(cli, "HALVES_BYTES", 0)
     parts = []
-    real = cli._all_at_once
-    monkeypatch.setattr(cli, "_all_at_once", lambda q, paths, o, z: parts.append(len(paths)) or real(q, paths, o, z))
+    real = tv.trec_eval_runs
+    monkeypatch.setattr(tv, "trec_eval_runs", lambda q, runs, *a, **k: parts.append(runs.system.nunique())
+                        or real(q, runs, *a, **k))
     files = []
     for i in range(6):
         f = tmp_path / f"run{i}.txt"
@@ -136,7 +138,7 @@ def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, cap
         files.append(str(f))
     out = io.StringIO()
     status = cli.main(["eval", str(DATA / "qrels.test"), *files], out=out)
-    assert sorted(parts) == [3, 3]
+    assert sorted(parts) == ([3, 3] if bad is None else [1] * bad)  # (else file by file)
     expected = (EXPECTED / "out.test").read_text()
     if bad is None:
         assert status == 0 and out.getvalue() == expected * 6
@@ -146,9 +148,9 @@ def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, cap
 
 
 def test_halves_split_by_text_size():
-    groups = [[(f"f{i}", n) for i, n in enumerate(sizes)] for sizes in
-              ([10 << 20] * 4, [1, 1, 1, 30 << 20], [30 << 20, 1, 1, 1], [1 << 20] * 3)]
-    assert [[len(h) for h in cli._halves(g)] for g in groups] == [[2, 2], [2, 2], [2, 2], [3]]
+    sizes = ([10 << 20] * 4, [1, 1, 1, 30 << 20], [30 << 20, 1, 1, 1], [1 << 20] * 3, [10 << 20] * 5,
+             [1 << 20] * 10)
+    assert [cli._cut(s) for s in sizes] == [2, 2, 2, None, 2, 5]
 
 
 def test_csv_and_json(tmp_path):

@@ -31,11 +31,13 @@ def measure_rel_level(ctx: EvalContext, m: Measure) -> float:
 
 def trec_rel(ctx: EvalContext) -> np.ndarray:
     """Per-row trec_eval relevance value: truncated grade, NONPOOL or UNJUDGED."""
-    def build():
+    def build():   # in place on one new array (the rows are many)
         r = ctx.aligned.row_rel
         t = np.trunc(r)
-        t = np.where(np.isnan(r), NONPOOL, np.where(t < 0, UNJUDGED, t))
-        return t + 0.0  # -0.0 -> 0.0
+        t[t < 0] = UNJUDGED        # (NaN < 0 is False)
+        t[np.isnan(r)] = NONPOOL
+        t += 0.0  # -0.0 -> 0.0
+        return t
     return ctx.memo("trec_rel", build)
 
 

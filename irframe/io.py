@@ -202,8 +202,9 @@ _MIN_SLICE_ROWS = 1 << 10
 
 
 def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarray, Any] | None:
-    """:func:`_encode_group` for doc ids, faster: the rows are encoded in groups of a few
-    topics each, on two threads, and only the groups' dictionaries are merged.
+    """Codes and sorted dictionary (:func:`_sort_dictionary`) of doc ids: the rows are
+    encoded in groups of a few topics each, on two threads, and only the groups'
+    dictionaries are merged.
 
     Documents are retrieved for one topic, so a group's rows hold few distinct doc ids and
     its hash table stays in the processor's cache (one table for every row is ~2× slower
@@ -235,7 +236,8 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         encoded = list(pool.map(lambda s: _encode_group(s) if s else (np.zeros(0, np.int32), None), slices))
     dicts = [d for _, d in encoded if d is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts))
-    remap = both.indices.to_numpy(zero_copy_only=False)
+    rank, dictionary = _sort_dictionary(both.dictionary)
+    remap = rank[both.indices.to_numpy(zero_copy_only=False)]  # group's code -> sorted code
     out = np.empty(n, np.int32)
     offset = 0
     for (idx, d), where in zip(encoded, places):
@@ -247,7 +249,15 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         for start, end in where:
             out[start:end] = rm[idx[pos:pos + end - start]]
             pos += end - start
-    return out, both.dictionary
+    return out, dictionary
+
+
+def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
+    """(rank of each entry in code point order, the sorted dictionary) of a pyarrow string array."""
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank, dictionary.take(pa.array(order))
 
 
 def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:
@@ -261,12 +271,13 @@ def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> p
             return pd.Categorical([], categories=pd.Index([], dtype=str))
         grouped = (None if topic is None or pa.types.is_dictionary(chunks[0].type)
                    else _encode_by_topic(chunks, topic))
-        indices, dictionary = grouped if grouped is not None else _arrow_codes(chunks)
-        order = pc.array_sort_indices(dictionary).to_numpy()
-        rank = np.empty(len(order), dtype=np.int32)
-        rank[order] = np.arange(len(order), dtype=np.int32)
-        codes = rank[indices]
-        categories = pd.Index(dictionary.take(pa.array(order)).to_pandas(), dtype=str)
+        if grouped is not None:
+            codes, dictionary = grouped
+        else:
+            indices, dictionary = _arrow_codes(chunks)
+            rank, dictionary = _sort_dictionary(dictionary)
+            codes = rank[indices]
+        categories = pd.Index(dictionary.to_pandas(), dtype=str)
     else:
         values = (np.concatenate([np.asarray(p, dtype=object) for p in parts])
                   if parts else np.array([], dtype=object))

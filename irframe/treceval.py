@@ -270,10 +270,9 @@ def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.Dat
     family = next((v.family for v in values if v.family not in ("runid", "num_q")), None)
     if family is None:
         return
-    grade = pd.DataFrame({"topic": qrels["topic"].astype(str).to_numpy(),
-                          "rel": np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64))})
-    top = grade.groupby("topic", sort=False)["rel"].max()
-    below = set(top.index[top.to_numpy() < 0])
+    t_codes, t_names = _codes(qrels["topic"])
+    top = pd.Series(np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64))).groupby(t_codes).max()
+    below = {t_names[c] for c in top.index[top.to_numpy() < 0] if c >= 0}
     dup_systems = {s for s, _ in run_docs}
     calc = f"trec_eval: Can't calculate measure '{family}'"
     for s, rt in zip(systems, run_topics):   # a loop over runs (files); topics only where one fails

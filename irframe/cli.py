@@ -269,8 +269,8 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     ``group`` (paths with their sizes; each file one system), or None when that is not
     possible: fewer than two files, or a file fails (the caller then goes file by file,
     which reports the failure in trec_eval's order).  A large group is read once and
-    evaluated as two halves of its files at once, one per thread (numpy and pyarrow
-    release the GIL)."""
+    evaluated as two halves of its files at once, one per thread (each file is its own
+    trec_eval call, so only the time depends on the cut)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np

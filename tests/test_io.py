@@ -499,7 +499,7 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
 @given(data=st.data())
 def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, monkeypatch, data):
     """Property test against a plain Python reader: with the doc encoding by topic groups
-    forced (no size thresholds, a group per topic up to ``groups``), every row's topic and
+    forced (no size thresholds: a group per topic), every row's topic and
     doc are the file's own fields, whatever the topic order inside the files (one topic
     block after another, interleaved, topics only some files have, groups left empty), and
     when slices are too short (``min_slice``) and the docs are encoded whole instead."""

@@ -51,6 +51,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from ._ids import _heads
 from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _last_data_fields, _name_of, _normalise,
                         _num_chunks, _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
@@ -222,7 +223,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     group = (rows_before * n_groups // n).astype(np.uint8)[codes]
     lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
     chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    starts = np.union1d(np.flatnonzero(group[1:] != group[:-1]) + 1, chunk_starts)
+    starts = np.union1d(_heads(group[1:] != group[:-1]), chunk_starts)   # slices: one group, one chunk
     if len(starts) * _MIN_SLICE_ROWS > n:   # topics alternate: slices would be too short
         return None
     ends = np.append(starts[1:], n)

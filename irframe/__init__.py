@@ -12,6 +12,13 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__  # noqa: E402,F401
+from . import _lazy  # noqa: E402
+
+if _lazy.command_line():  # read the run files while pandas is imported (see _prefetch)
+    import sys
+
+    from . import _prefetch
+    _prefetch.start(sys.argv[1:])
 
 from . import errors  # noqa: E402
 from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
@@ -23,8 +30,6 @@ from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
 from .measures import MeasureDef, parse_measure, register, registry_scope, unregister  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .uncertainty import flips, tie_sensitivity  # noqa: E402
-
-from . import _lazy  # noqa: E402
 
 if not _lazy.command_line():  # the first cube would otherwise pay xarray's import (see _lazy)
     importlib.import_module("xarray")  # not bound here: irframe.xarray is no public name

@@ -19,12 +19,16 @@ import os
 import re
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import ParseError
+
+if TYPE_CHECKING:
+    import pandas as pd
+# pandas is imported inside the few functions that need it: the command line reads its run
+# files with this module while pandas is still being imported (irframe._prefetch)
 
 try:  # optional dependency
     import pyarrow as pa
@@ -262,6 +266,45 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     return (b" ", False) if has_space else None
 
 
+#: the fields of a run line, and those the reader dictionary-encodes (few distinct values)
+_RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+_RUN_DICT_COLS = ("topic", "tag")
+#: fields read only to be checked (Q0, iter, an unused tag): bytes, any of which trec_eval accepts there
+_TEXT = pa.binary() if pa is not None else None
+
+
+def _run_columns(want_tag: bool, want_rank: bool) -> list[str]:
+    """The run fields kept as columns."""
+    return ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
+
+
+def _arrow_types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
+    """Arrow types of the columns ``cols`` (``rank`` int64, ``score`` float64, ``dict_cols``
+    dictionary-encoded strings, other fields strings)."""
+    special = {"rank": pa.int64(), "score": pa.float64()}
+    dict_type = pa.dictionary(pa.int32(), pa.string())
+    return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
+
+
+def _bom_guard(buf: bytes) -> bytes:
+    """``buf`` with an empty line first when it starts with a UTF-8 BOM: an id starting with
+    U+FEFF, which the CSV parsers would drop as a BOM (an empty line is skipped, never reported)."""
+    return b"\n" + buf if buf[:3] == _BOM else buf
+
+
+def _single_split(data: bytes) -> tuple[bytes, bytes, bool] | None:
+    """The first way to read ``data``: split on one character as written, as
+    ``(buffer, delimiter, check)`` (see :func:`_delimiter`); None: normalise it first."""
+    plan = _delimiter(data)
+    return None if plan is None else (_bom_guard(data), *plan)
+
+
+def _single_types(names: Sequence[str], types: Mapping[str, Any]) -> dict[str, Any]:
+    """Column types when splitting on one character: every field is read (as bytes, when
+    it is not one of the ``types`` kept), so that an empty or spaced field can be seen."""
+    return {n: types.get(n, _TEXT) for n in names}
+
+
 def _is_text(t: Any) -> bool:
     return pa.types.is_string(t) or pa.types.is_binary(t)
 
@@ -286,6 +329,7 @@ def _has_space(col: Any) -> bool:
             if _is_text(values.type) and pc.any(pc.match_substring(values, " ")).as_py():
                 return True
         return False
+    import pandas as pd
     return bool(pd.Series(col).str.contains(" ", regex=False).any())
 
 
@@ -315,6 +359,7 @@ def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[
 
 
 def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
     df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=object,
                      keep_default_na=False, na_filter=True, na_values=[""], quoting=csv.QUOTE_NONE,
                      skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="surrogateescape")
@@ -352,11 +397,12 @@ def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
             except pa.ArrowInvalid:  # text arrow cannot cast ('+2'): Python's int/float, per value
                 return [_text_numbers(c.to_numpy(zero_copy_only=False), dtype) for c in chunks]
         return [c.to_numpy(zero_copy_only=False) for c in chunks]
-    return [_text_numbers(pd.Series(col).to_numpy(dtype=object), dtype)]
+    return [_text_numbers(np.asarray(col, dtype=object), dtype)]
 
 
 def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
     """Numbers written as text, with C's syntax (``atol``/``strtod``): ValueError otherwise."""
+    import pandas as pd
     s = pd.Series(values, dtype=object)
     ok = s.str.fullmatch(r"[+-]?[0-9]+") if dtype is np.int64 else ~s.str.contains("_", regex=False)
     if not ok.all():

@@ -35,7 +35,6 @@ Examples
 
 from __future__ import annotations
 
-import getopt
 import json
 import math
 import os
@@ -43,7 +42,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .measures.trec_eval_syntax import c_atol
+from . import _prefetch
+from ._cliargs import (BATCH_BYTES, FORMATS, ORDERS, USAGE, VERSION_TEXT, UsageError,  # noqa: F401 (re-exported)
+                       parse_eval_args)
 from .treceval import REL_FORMATS
 from .treceval import format_trec_line  # re-exported: the output line format
 
@@ -55,24 +56,6 @@ TREC_EVAL_DEFAULT: tuple[str, ...] = (
     *(f"iprec_at_recall_{k / 10:.2f}" for k in range(11)),
     *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )
-
-USAGE = ("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
-         "   -h: Give full help information, including other options\n"
-         "   -q: In addition to summary evaluation, give evaluation for each query\n"
-         "   -m: calculate and print measures indicated by 'measure'\n"
-         "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n")
-
-_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = {  # trec_eval's long options → short letter (None: irframe's own)
-    "help": "h", "version": "v", "query_eval_wanted": "q", "measure=": "m",
-    "complete_rel_info_wanted": "c", "level_for_rel=": "l", "nosummary": "n", "Debug_level=": "D",
-    "Judged_docs_only": "J", "Number_docs_in_coll=": "N", "Max_retrieved_per_topic=": "M",
-    "Rel_info_format=": "R", "Results_format=": "T", "Output_old_results_format=": "o", "Zscore=": "Z",
-    "format=": None, "order=": None, "trec-eval-version=": None,
-}
-ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
-FORMATS = ("trec", "csv", "json")
-VERSION_TEXT = {"9.0.8": "9.0.7", "10.0": "10.0-rc3"}  # what each release's binary prints for -v
 
 HELP = f"""irframe eval: trec_eval's command line on irframe's measures.
 
@@ -87,82 +70,6 @@ irframe's options: several RUN files; -m with irframe measures (nDCG@10, RBP(p=0
 --format trec|csv|json; --order trec_eval|trec_eval10|rank|input;
 --trec-eval-version 9.0.8|10.0 (default 9.0.8).
 """
-
-
-class UsageError(Exception):
-    """A command line trec_eval would reject with its usage message (exit 1)."""
-
-
-def _flag(value: bool):
-    return lambda _text: value
-
-
-def _debug(text: str) -> tuple[int, str | None]:
-    """``-D level[.qid]`` → (level, qid or None)."""
-    level, dot, qid = text.partition(".")
-    return c_atol(level), (qid if dot else None)
-
-
-#: trec_eval's options: letter → (key(s) of the parsed dict, converter of the option's text)
-_OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
-    "h": ("help", _flag(True)), "v": ("version", _flag(True)), "q": ("per_topic", _flag(True)),
-    "m": ("measures", None),  # repeatable: appended
-    "c": ("complete", _flag(True)), "l": ("rel_level", c_atol), "n": ("summary", _flag(False)),
-    "D": (("debug_level", "debug_query"), _debug), "J": ("judged_only", _flag(True)),
-    "N": ("num_docs", c_atol), "M": ("depth", c_atol), "R": ("rel_format", str),
-    "T": ("results_format", str), "o": ("old_format", _flag(True)), "Z": ("zscores", str),
-}  # -o is obsolete in trec_eval too (it sets a flag nothing reads): accepted, no effect
-#: irframe's own long options: name → (key, allowed values, message when the value is not allowed)
-_OWN: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "format": ("format", FORMATS, f"--format must be one of {', '.join(FORMATS)}"),
-    "order": ("order", ORDERS, f"--order must be one of {', '.join(ORDERS)}"),
-    "trec-eval-version": ("trec_eval_version", tuple(VERSION_TEXT), "--trec-eval-version must be 9.0.8 or 10.0"),
-}
-
-
-def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
-    """Parse ``irframe eval``'s arguments with trec_eval's GNU getopt semantics.
-
-    Returns a dict of options; raises :class:`UsageError` (message for stderr) on bad usage.
-
-    Examples
-    --------
-    >>> o = parse_eval_args(["-q", "qrels", "-m", "map", "run", "-l2", "--nosummary"])
-    >>> o["files"], o["measures"], o["per_topic"], o["rel_level"], o["summary"]
-    (['qrels', 'run'], ['map'], True, 2, False)
-    """
-    try:
-        opts, files = getopt.gnu_getopt(list(argv), _SHORT, list(_LONG))
-    except getopt.GetoptError as e:
-        opt = e.opt
-        if opt and len(opt) == 1:
-            msg = f"irframe: invalid option -- '{opt}'\n" if "not recognized" in e.msg else \
-                f"irframe: option requires an argument -- '{opt}'\n"
-        else:
-            msg = f"irframe: {e.msg}\n"
-        raise UsageError(msg + USAGE) from None
-    o: dict[str, Any] = {"help": False, "version": False, "per_topic": False, "measures": [], "complete": False,
-                         "rel_level": 1, "summary": True, "debug_level": 0, "debug_query": None,
-                         "judged_only": False, "num_docs": 0, "depth": None, "rel_format": "qrels",
-                         "results_format": "trec_results", "old_format": False, "zscores": None,
-                         "format": "trec", "order": None, "trec_eval_version": "9.0.8", "files": files}
-    for flag, val in opts:
-        name = flag.lstrip("-")
-        if name in _OWN:
-            key, allowed, message = _OWN[name]
-            if val not in allowed:
-                raise UsageError(f"irframe: {message}\n")
-            o[key] = val
-            continue
-        letter = name if len(name) == 1 else _LONG.get(name, _LONG.get(name + "="))
-        key, convert = _OPTIONS[letter]
-        if convert is None:
-            o[key].append(val)
-        elif isinstance(key, tuple):
-            o.update(zip(key, convert(val)))
-        else:
-            o[key] = convert(val)
-    return o
 
 
 # --------------------------------------------------------------------------------------
@@ -308,9 +215,6 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     return out
 
 
-#: run files evaluated together hold at most this much text (gzip counted 5×): the
-#: command's memory stays bounded, whatever the number of files (~6× the text at peak)
-BATCH_BYTES = 256 * 2**20
 #: a group with at least this much text is evaluated as two halves on two threads
 HALVES_BYTES = 8 * 2**20
 
@@ -361,10 +265,12 @@ def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .measures.trec_eval_syntax import is_trec_request
     if ("-" in paths or o["rel_format"] != "qrels"
             or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
+        _prefetch.stop()
         yield from _one_by_one(qrels, paths, o, zscores)
         return
     for group in _chunks(paths):
         batch = _all_at_once(qrels, group, o, zscores)
+        _prefetch.stop()  # the files read while pandas was imported were the first group's
         for run_id, result in (batch if batch is not None else _one_by_one(qrels, [p for p, _ in group], o, zscores)):
             yield run_id, result
             if run_id is None:
@@ -429,16 +335,6 @@ def _write_table(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
         out.write("\n")
 
 
-def _use_system_allocator() -> None:
-    """In the command's own process: pyarrow's default allocator (mimalloc) keeps the memory
-    it frees, the system allocator hands it back (about 50 MB less peak memory per run)."""
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - pyarrow is optional
-        return
-    pa.set_memory_pool(pa.system_memory_pool())
-
-
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of the ``irframe`` console script (and ``python -m irframe``).
 
@@ -450,7 +346,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     if argv is None:  # the command itself, not a call from Python code
-        _use_system_allocator()
+        _prefetch.use_system_allocator()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         out.write("usage: irframe eval [trec_eval options] QRELS RUN [RUN...]\n\n" + HELP)

@@ -51,8 +51,10 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from . import _prefetch
 from ._ids import _heads
-from ._textfile import (_BOM, _arrow_table, _check_finite, _concat, _delimiter, _diagnose, _fail, _nth_data_line,
+from ._textfile import (_RUN_DICT_COLS, _RUN_FIELDS, _arrow_table, _arrow_types, _bom_guard, _run_columns,
+                        _single_split, _single_types, _check_finite, _concat, _diagnose, _fail, _nth_data_line,
                         _has_data_fast, _has_empty, _has_space, _iter_lines, _last_data_fields, _name_of, _normalise,
                         _num_chunks, _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
@@ -64,10 +66,6 @@ __all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "wr
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
-#: fields read only to be checked (Q0, iter, an unused tag): bytes, any of which trec_eval accepts there
-_TEXT = pa.binary() if pa is not None else None
-
 # Switch for tests: pretend pyarrow is absent.
 _USE_ARROW = pa is not None
 
@@ -78,39 +76,35 @@ _USE_ARROW = pa is not None
 
 def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
     """Arrow column types for the reader (None values in pandas mode)."""
-    if not _USE_ARROW:
-        return dict.fromkeys(cols)
-    special = {"rank": pa.int64(), "score": pa.float64()}
-    dict_type = pa.dictionary(pa.int32(), pa.string())
-    return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
+    return _arrow_types(cols, dict_cols) if _USE_ARROW else dict.fromkeys(cols)
 
 
 def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
-           types: Mapping[str, Any], threads: bool = True) -> dict[str, Any]:
-    """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str)."""
+           types: Mapping[str, Any], threads: bool = True, first: Any = None) -> dict[str, Any]:
+    """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str).
+
+    ``first``: the arrow table of the first attempt (:func:`irframe._textfile._single_split`,
+    read with :func:`irframe._textfile._single_types` of ``names`` and ``types``), already
+    read by :mod:`irframe._prefetch`."""
     if not _has_data_fast(data):
         what = "run" if kind == "run" else "qrels"
         raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
-    plan = _delimiter(data)
-    attempts: list[tuple[bytes | None, bytes, bool]] = []
-    if plan is not None:
-        attempts.append((data, *plan))
-    attempts.append((None, b" ", False))  # normalised
+    split = _single_split(data)
+    attempts: list[tuple[bytes, bytes, bool] | None] = [split] if split is not None else []
+    attempts.append(None)  # normalised
     last: BaseException | None = None
-    for buf, d, check in attempts:
-        single = buf is not None  # split on one character as written (else normalised first)
-        if buf is None:
-            buf = _normalise(data, kind)
-        if buf[:3] == _BOM:  # an id starting with U+FEFF: the CSV parsers would drop it as a BOM
-            buf = b"\n" + buf  # (an empty line is skipped and never reported)
+    buf = data
+    for attempt in attempts:
+        single = attempt is not None  # split on one character as written (else normalised first)
+        buf, d, check = attempt if single else (_bom_guard(_normalise(data, kind)), b" ", False)
         # Split on one character, every field is read: a field that is empty (the separator
         # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
         # with ``check``, holds a space sends the file to the normalised attempt (an empty
         # number already fails to convert).
-        read = {n: types.get(n, _TEXT) for n in names} if single else types
+        read = _single_types(names, types) if single else types
         try:
             if _USE_ARROW:
-                t = _arrow_table(buf, d, names, read, threads)
+                t = first if single and first is not None else _arrow_table(buf, d, names, read, threads)
                 cols = {c: t.column(c) for c in read}
             else:
                 df = _pandas_table(buf, d, names, list(read))
@@ -137,13 +131,13 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
 
 
 def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True,
-                      want_rank: bool = True) -> dict[str, Any]:
+                      want_rank: bool = True, first: Any = None) -> dict[str, Any]:
     """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
 
     Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
-    which skips it) and no ``rank`` column is returned."""
-    names = ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
-    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads)
+    which skips it) and no ``rank`` column is returned.  ``first``: see :func:`_parse`."""
+    names = _run_columns(want_tag, want_rank)
+    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=_RUN_DICT_COLS), threads, first)
     try:
         if want_rank:
             cols["rank"] = _num_chunks(cols["rank"], np.int64)
@@ -499,8 +493,10 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
-        data, threads = _read_bytes(f), len(files) == 1
-        cols = _read_run_columns(data, f, want_tag=by_tag, threads=threads, want_rank=ranks)
+        taken = _prefetch.take(f, _run_columns(by_tag, ranks))  # read while pandas was imported
+        data, first = taken if taken is not None else (_read_bytes(f), None)
+        threads = len(files) == 1
+        cols = _read_run_columns(data, f, want_tag=by_tag, threads=threads, want_rank=ranks, first=first)
         if last_tags:   # the last line's tag, without reading every line's
             cols["last_tag"] = _last_string(cols["tag"]) if by_tag else _last_tag(data, f, threads)
         return cols

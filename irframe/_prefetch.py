@@ -1,0 +1,123 @@
+"""The command line's run files, read while pandas is imported.
+
+``irframe eval`` spends ~0.3 s importing pandas (and the rest of irframe, built on it) on
+one core before it can read its first file.  :func:`start`, called by ``irframe/__init__``
+in the command's own process before those imports, reads the run files named on the
+command line meanwhile, on a second thread: each file's bytes and the first attempt of the
+reader (:func:`irframe.io._parse`: split on the file's one separator by pyarrow's CSV
+reader, which releases the GIL).  The reader then takes each file's result with
+:func:`take` instead of reading it again.  A file the thread did not reach, could not read
+or read with other columns is read by the reader as usual, which also reports every error:
+only the time depends on this module.
+
+This module imports neither pandas nor the rest of irframe (only the pandas-free
+:mod:`irframe._textfile` and :mod:`irframe._cliargs`).
+
+>>> take("no-such-run.txt", ["topic", "doc", "score"]) is None  # nothing read in a notebook
+True
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args
+from ._textfile import (_RUN_DICT_COLS, _RUN_FIELDS, _arrow_table, _arrow_types, _has_data_fast, _read_bytes,
+                        _run_columns, _single_split, _single_types, pa)
+
+__all__ = ["start", "take", "stop", "use_system_allocator"]
+
+_QUEUED, _READING = "queued", "reading"
+_cond = threading.Condition()
+#: run file → _QUEUED, _READING, (bytes, first table or None) once read, or None: read it yourself
+_state: dict[str, Any] = {}
+_columns: list[str] = []   # the columns the thread reads (see _run_columns)
+_generation = 0            # one per start(); a thread stops when its generation is over
+
+
+def start(argv: Sequence[str]) -> bool:
+    """Start reading the run files of the command line ``argv`` (``eval [options] QRELS RUN...``)
+    on a thread; False (nothing started) when the command reads no run files as a batch:
+    another command, bad usage, help, fewer than two run files, standard input, or a
+    judgment or results format other than trec_eval's default.  Sets pyarrow's system
+    allocator first (:func:`use_system_allocator`)."""
+    global _columns, _generation
+    if pa is None or (os.cpu_count() or 1) < 2 or not argv or argv[0] != "eval":
+        return False
+    try:
+        o = parse_eval_args(argv[1:])
+    except UsageError:
+        return False
+    paths = list(dict.fromkeys(o["files"][1:]))
+    if (o["help"] or o["version"] or len(paths) < 2 or "-" in paths or o["rel_format"] != "qrels"
+            or o["results_format"] != "trec_results"):
+        return False
+    use_system_allocator()
+    with _cond:
+        _generation += 1
+        _state.clear()
+        _state.update(dict.fromkeys(paths, _QUEUED))
+        _columns = _run_columns(want_tag=False, want_rank=o["order"] == "rank")  # as irframe.cli reads them
+        generation = _generation
+    threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True).start()
+    return True
+
+
+def use_system_allocator() -> None:
+    """In the command's own process: pyarrow's default allocator (mimalloc) keeps the memory
+    it frees, the system allocator hands it back (about 50 MB less peak memory per run)."""
+    if pa is not None:
+        pa.set_memory_pool(pa.system_memory_pool())
+
+
+def _work(paths: list[str], generation: int) -> None:
+    types = _single_types(_RUN_FIELDS, _arrow_types(_columns, _RUN_DICT_COLS))
+    total = 0
+    for path in paths:
+        with _cond:
+            if generation != _generation or total > BATCH_BYTES:  # the command's first batch at most (memory)
+                return
+            if _state.get(path) != _QUEUED:   # the reader took it first
+                continue
+            _state[path] = _READING
+        result = None
+        try:
+            data = _read_bytes(path)
+            total += len(data)
+            split = _single_split(data) if _has_data_fast(data) else None
+            table = None if split is None else _arrow_table(split[0], split[1], _RUN_FIELDS, types, threads=False)
+            result = (data, table)
+        except Exception:  # noqa: BLE001 - the reader reads the file again and reports the error
+            result = None
+        with _cond:
+            if generation == _generation:
+                _state[path] = result
+            _cond.notify_all()
+
+
+def take(path: str, columns: Sequence[str]) -> tuple[bytes, Any] | None:
+    """``(bytes, first table or None)`` of the run file ``path`` read by the thread (then
+    forgotten), waiting while the thread reads it; None: read it yourself (not a file of
+    the command line, not reached by the thread, which will now skip it, not readable, or
+    read with other ``columns`` than the caller's :func:`irframe._textfile._run_columns`)."""
+    with _cond:
+        state = _state.get(path)
+        while state == _READING:
+            _cond.wait()
+            state = _state.get(path)
+        if state is None:
+            return None
+        _state[path] = None
+        return None if state == _QUEUED or list(columns) != _columns else state
+
+
+def stop() -> None:
+    """Stop the thread after its current file and forget what it read and nobody took."""
+    global _generation
+    with _cond:
+        _generation += 1
+        _state.clear()
+        _cond.notify_all()

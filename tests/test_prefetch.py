@@ -1,0 +1,146 @@
+"""The command line's run files read while pandas is imported (irframe._prefetch).
+
+Only the time may depend on the prefetch: the outputs are checked against trec_eval 9.0.8's
+own (tests/data/trec_eval/expected_v9.0.8), with a spy showing that the files read by the
+thread were used (and not read again) or, when the thread read them with other columns, read
+again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from irframe import _prefetch, cli
+import irframe.io as iio
+from irframe._textfile import _run_columns
+
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
+EXPECTED = DATA / "expected_v9.0.8"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _forget():
+    yield
+    _prefetch.stop()
+
+
+def _runs(tmp_path: Path) -> list[str]:
+    """results.test as written (tab-separated, spaces before the scores), results.trunc
+    re-spaced with single spaces (without the text some of its lines have after the 6th
+    field, which trec_eval ignores), and results.test gzipped."""
+    trunc = (DATA / "results.trunc").read_bytes()
+    spaced = tmp_path / "spaced.txt"
+    spaced.write_bytes(b"\n".join(b" ".join(line.split()[:6]) for line in trunc.splitlines()) + b"\n")
+    zipped = tmp_path / "zipped.gz"
+    zipped.write_bytes(gzip.compress((DATA / "results.test").read_bytes()))
+    return [str(DATA / "results.test"), str(spaced), str(zipped)]
+
+
+#: trec_eval 9.0.8's ``-q -c -m all_trec`` output for the files of :func:`_runs`
+def _expected() -> str:
+    aq, aqc = ((EXPECTED / name).read_text() for name in ("out.test.aq", "out.test.aqc"))
+    return aq + aqc + aq
+
+
+def _wait(paths: list[str]) -> None:
+    deadline = time.monotonic() + 60
+    while any(_prefetch._state.get(p) in (_prefetch._QUEUED, _prefetch._READING) for p in paths):
+        assert time.monotonic() < deadline, "the prefetch thread did not finish"
+        time.sleep(0.01)
+
+
+def _spy(monkeypatch) -> dict[str, int]:
+    """Counts of files taken from the thread and of files the reader parsed itself."""
+    counts = {"taken": 0, "parsed": 0}
+    take, parse = _prefetch.take, iio._arrow_table
+
+    def spy_take(path, columns):
+        got = take(path, columns)
+        counts["taken"] += got is not None and got[1] is not None
+        return got
+
+    def spy_parse(*a, **k):
+        counts["parsed"] += 1
+        return parse(*a, **k)
+    monkeypatch.setattr(_prefetch, "take", spy_take)
+    monkeypatch.setattr(iio, "_arrow_table", spy_parse)
+    return counts
+
+
+def test_files_read_while_importing_give_trec_eval_output(tmp_path, monkeypatch):
+    runs = _runs(tmp_path)
+    argv = ["eval", "-q", "-c", "-m", "all_trec", str(DATA / "qrels.test"), *runs]
+    assert _prefetch.start(argv)
+    _wait(runs)
+    counts = _spy(monkeypatch)
+    out = io.StringIO()
+    assert cli.main(argv, out=out) == 0
+    assert out.getvalue() == _expected()
+    assert counts == {"taken": 3, "parsed": 1}  # the qrels file only
+    assert _prefetch._state == {}  # forgotten once the first batch is read
+
+
+def test_files_read_with_other_columns_are_read_again(tmp_path, monkeypatch):
+    """``--order rank`` reads the rank column: the thread's tables (without it) are not used."""
+    runs = _runs(tmp_path)
+    assert _prefetch.start(["eval", str(DATA / "qrels.test"), *runs])
+    _wait(runs)
+    assert _prefetch.take(runs[0], _run_columns(want_tag=False, want_rank=True)) is None
+    assert _prefetch.take(runs[0], _run_columns(want_tag=False, want_rank=False)) is None  # forgotten
+    data, table = _prefetch.take(runs[2], _run_columns(want_tag=False, want_rank=False))
+    assert data == (DATA / "results.test").read_bytes() and table.num_rows == 1500  # gunzipped
+
+
+def test_unreadable_files_are_reported_by_the_reader(tmp_path, monkeypatch, capsys):
+    """A malformed second file: the thread's failure is silent; the reader reports it as
+    trec_eval would, after printing the first file's output."""
+    runs = _runs(tmp_path)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"301 Q0 doc 1\n")
+    argv = ["eval", str(DATA / "qrels.test"), runs[0], str(bad), runs[2]]
+    assert _prefetch.start(argv)
+    _wait([runs[0], str(bad), runs[2]])
+    out = io.StringIO()
+    assert cli.main(argv, out=out) == 2
+    assert out.getvalue() == (EXPECTED / "out.test").read_text()
+    assert f"trec_eval: Quit in file '{bad}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["help"], ["eval"], ["eval", "-x", "q", "a", "b"], ["eval", "-h", "q", "a", "b"], ["eval", "q", "a"],
+    ["eval", "q", "a", "-"], ["eval", "-R", "prefs", "q", "a", "b"], ["eval", "-T", "other", "q", "a", "b"],
+])
+def test_nothing_read_for_other_commands(argv):
+    assert not _prefetch.start(argv)
+    assert _prefetch._state == {}
+
+
+def test_reader_takes_files_the_thread_has_not_reached(tmp_path, monkeypatch):
+    """Files still queued are read by the reader; the thread then skips them."""
+    runs = _runs(tmp_path)
+    monkeypatch.setattr(_prefetch, "_work", lambda paths, generation: None)  # a thread that never starts
+    assert _prefetch.start(["eval", str(DATA / "qrels.test"), *runs])
+    counts = _spy(monkeypatch)
+    frame = iio.read_runs(runs)
+    assert counts == {"taken": 0, "parsed": 3}
+    assert len(frame) == len((DATA / "results.trunc").read_bytes().splitlines()) + 2 * 1500
+    assert all(_prefetch._state[p] is None for p in runs)
+
+
+def test_command_output_with_prefetch(tmp_path):
+    """The command itself (``python -m irframe``, which starts the thread in ``irframe/__init__``)."""
+    runs = _runs(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "irframe", "eval", "-q", "-c", "-m", "all_trec", str(DATA / "qrels.test"), *runs],
+                       capture_output=True, text=True, cwd=REPO, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout == _expected()

@@ -1,7 +1,8 @@
 """Id columns → integer codes: the one place where run and qrels ids are factorized.
 
 Every id column (system, topic, doc, subtopic) becomes integer codes (int32 while the
-distinct ids fit, else int64: half the memory traffic per row) plus its distinct ids,
+distinct ids fit, else int64: half the memory traffic per row; a ``category`` column's own
+codes, int8 to int32, read-only and not copied) plus its distinct ids,
 never a fixed-width string array, so memory is proportional to the ids themselves.
 Arrow-backed strings are encoded with pyarrow's hash tables, ``category`` columns reuse
 their codes, ``object`` columns use pandas' hash table and are checked on their distinct
@@ -221,19 +222,20 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
-    """Codes (int32, int64 beyond 2**31 ids) and uniques of one id column; uniques are exactly the ids present
-    (unused categories dropped): a pyarrow string array for arrow-backed data, else an
-    object array."""
+    """Codes and uniques of one id column; uniques are exactly the ids present (unused
+    categories dropped): a pyarrow string array for arrow-backed data, else an object array.
+    Codes are int32 (int64 beyond 2**31 ids), except a ``category`` column's own codes
+    (int8 to int32 after its number of categories), used as they are (read-only) when every
+    category occurs."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = s.cat.categories
-        raw = s.cat.codes.to_numpy()
-        codes = raw.astype(code_dtype(len(cats)))
+        codes = s.array.codes  # the column's own codes (int8 to int64): a read-only view, no copy
         used = np.zeros(len(cats), bool)
         # which categories occur: from the first row of each run of equal codes when the
         # column comes in runs (system, topic), which spares indexing with every row
-        heads = _heads(raw[1:] != raw[:-1]) if runs and len(raw) > 1 else None
-        if heads is not None and len(heads) <= len(raw) // 8:
-            used[raw[heads]] = True
+        heads = _heads(codes[1:] != codes[:-1]) if runs and len(codes) > 1 else None
+        if heads is not None and len(heads) <= len(codes) // 8:
+            used[codes[heads]] = True
         else:
             used[codes] = True
         if not used.all():

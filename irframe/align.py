@@ -381,8 +381,8 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
     (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
-    # run rows keep int32 codes (half the memory traffic); qrels codes, small, go to int64
-    # because qrels keys multiply them (topic * n_docs + doc)
+    # run rows keep their codes (int32, or a category column's own int8..int32 codes, read-only:
+    # no copy); qrels codes, small, go to int64 because qrels keys multiply them (topic * n_docs + doc)
     return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic.astype(np.int64), topics_all,
                 r_doc, q_doc.astype(np.int64), docs)
 
@@ -394,7 +394,7 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
     if qc.subtopic:  # ids first: their errors come before the grades'
         (s_code,), subtopics = encode([(qrels, qc.subtopic, "qrels frame")])
         (s_code,), subtopics = sorted_codes([s_code], subtopics)
-        sub = (s_code, subtopics)
+        sub = (s_code.astype(np.int64), subtopics)  # the kernels multiply subtopic codes
     q_rel = numeric_column(qrels, qc.rel, "qrels frame")
     n_docs = max(len(ids.docs), 1)
     q_topic, q_doc = ids.q_topic, ids.q_doc

@@ -395,7 +395,11 @@ def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
     bad = non_string_ids(s)
     if bad is not None and (bad.any() or s.dtype != object):  # an empty numeric column too (dask meta)
         raise id_error(df, col, what, bad)
-    if s.isna().any():
+    if isinstance(s.dtype, pd.CategoricalDtype):  # missing: code -1 (no array of flags per row)
+        missing = len(s) > 0 and s.array.codes.min() < 0
+    else:
+        missing = s.isna().any()
+    if missing:
         mask = s.isna().to_numpy()
         raise InputError(f"{what}: column {col!r} has {int(mask.sum())} missing id(s): "
                          f"{_rows(df, mask, [col])}. Drop or fill those rows.")

@@ -163,29 +163,51 @@ def _last_tag(data: bytes, path: str, threads: bool) -> str:
 # categorical encoding (sorted categories)
 # --------------------------------------------------------------------------------------
 
-def _arrow_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
-    """(codes, dictionary) of arrow string or dictionary chunks, one shared dictionary."""
+def _index_dtype(n: int) -> type:
+    """The integer type pandas keeps the codes of ``n`` categories in (``Categorical``'s
+    smallest of int8/int16/int32/int64): codes written in it are not copied again."""
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return t
+    return np.int64
+
+
+def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
+    """(codes, sorted dictionary) of arrow string or dictionary chunks, one shared dictionary
+    sorted by code point (:func:`_sort_dictionary`); the codes are written once, per chunk,
+    in pandas' code type (:func:`_index_dtype`)."""
     if pa.types.is_dictionary(chunks[0].type):
-        # Small per-chunk dictionaries (topics, tags): unify them, remap the indices.
-        all_dict = pa.concat_arrays([c.dictionary for c in chunks])
-        enc = pc.dictionary_encode(all_dict)
-        remap = enc.indices.to_numpy(zero_copy_only=False)
-        offsets = np.cumsum([0] + [len(c.dictionary) for c in chunks])
-        codes = np.concatenate([remap[off + c.indices.to_numpy(zero_copy_only=False)]
-                                for off, c in zip(offsets, chunks)])
-        return codes, enc.dictionary
-    return _encode_group(chunks)
+        # Small per-chunk dictionaries (topics, tags): unified; each chunk's indices then map
+        # through its own part of the unified entries
+        enc = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
+        rank, dictionary = _sort_dictionary(enc.dictionary)
+        lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(_index_dtype(len(dictionary)))
+        ends = np.cumsum([len(c.dictionary) for c in chunks])
+        parts = [(lookup[end - len(c.dictionary):end], c.indices) for c, end in zip(chunks, ends)]
+    else:
+        enc = _encode_group(chunks)
+        rank, dictionary = _sort_dictionary(enc.chunk(0).dictionary)
+        lookup = rank.astype(_index_dtype(len(dictionary)))
+        parts = [(lookup, c.indices) for c in enc.chunks]
+    codes = np.empty(sum(len(i) for _, i in parts), lookup.dtype)
+    row = 0
+    for table, indices in parts:
+        stop = row + len(indices)
+        np.take(table, indices.to_numpy(zero_copy_only=False), out=codes[row:stop],
+                mode="clip")  # (valid indices: clip skips a buffer)
+        row = stop
+    return codes, dictionary
 
 
-def _encode_group(chunks: list[Any]) -> tuple[np.ndarray, Any]:
+def _encode_group(chunks: list[Any]) -> Any:
+    """The chunks dictionary-encoded together: one chunked array whose chunks share one
+    dictionary (of every chunk's strings, in first-appearance order)."""
     enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
-    dictionary = enc.chunk(0).dictionary
     # dictionary_encode shares one memo table across chunks: every chunk then points
     # at the same dictionary buffer (comparing the contents would cost more).
     if len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) == 1:
-        return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]), dictionary
-    combined = enc.combine_chunks()  # pragma: no cover - other pyarrow versions
-    return combined.indices.to_numpy(zero_copy_only=False), combined.dictionary  # pragma: no cover
+        return enc
+    return pa.chunked_array([enc.combine_chunks()])  # pragma: no cover - other pyarrow versions
 
 
 #: below this many rows, :func:`_encode_by_topic` is not worth its threads
@@ -228,22 +250,25 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
         places[g].append((start, end))
     with ThreadPoolExecutor(2) as pool:
-        encoded = list(pool.map(lambda s: _encode_group(s) if s else (np.zeros(0, np.int32), None), slices))
-    dicts = [d for _, d in encoded if d is not None]
+        encoded = list(pool.map(lambda s: _encode_group(s) if s else None, slices))
+    dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts))
     rank, dictionary = _sort_dictionary(both.dictionary)
-    remap = rank[both.indices.to_numpy(zero_copy_only=False)]  # group's code -> sorted code
-    out = np.empty(n, np.int32)
+    dtype = _index_dtype(len(dictionary))
+    remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(dtype)  # group's code -> sorted code
+    out = np.empty(n, dtype)
     offset = 0
-    for (idx, d), where in zip(encoded, places):
-        if d is None:
+    for enc, where in zip(encoded, places):
+        if enc is None:
             continue
-        rm = remap[offset:offset + len(d)]
-        offset += len(d)
-        pos = 0
-        for start, end in where:
-            out[start:end] = rm[idx[pos:pos + end - start]]
-            pos += end - start
+        size = len(enc.chunk(0).dictionary)
+        rm = remap[offset:offset + size]
+        offset += size
+        idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
+        if len(idx) != len(where):  # pragma: no cover - chunks combined (other pyarrow versions)
+            idx = np.split(np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1])
+        for i, (start, end) in zip(idx, where):   # one chunk per slice, in order
+            np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
     return out, dictionary
 
 
@@ -266,12 +291,7 @@ def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> p
             return pd.Categorical([], categories=pd.Index([], dtype=str))
         grouped = (None if topic is None or pa.types.is_dictionary(chunks[0].type)
                    else _encode_by_topic(chunks, topic))
-        if grouped is not None:
-            codes, dictionary = grouped
-        else:
-            indices, dictionary = _arrow_codes(chunks)
-            rank, dictionary = _sort_dictionary(dictionary)
-            codes = rank[indices]
+        codes, dictionary = grouped if grouped is not None else _sorted_codes(chunks)
         categories = pd.Index(dictionary.to_pandas(), dtype=str)
     else:
         values = (np.concatenate([np.asarray(p, dtype=object) for p in parts])
@@ -519,8 +539,8 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         sys_col = _categorical([p["tag"] for p in parts])
     else:
         order = np.argsort(np.array(names, dtype=object), kind="stable")
-        rank = np.empty(len(order), dtype=np.int32)
-        rank[order] = np.arange(len(order), dtype=np.int32)
+        rank = np.empty(len(order), dtype=_index_dtype(len(order)))
+        rank[order] = np.arange(len(order))
         codes = np.repeat(rank, [p["n"] for p in parts])
         sys_col = pd.Categorical.from_codes(
             codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)

@@ -3,17 +3,20 @@
 ``irframe eval`` spends ~0.3 s importing pandas (and the rest of irframe, built on it) on
 one core before it can read its first file.  :func:`start`, called by ``irframe/__init__``
 in the command's own process before those imports, reads the run files named on the
-command line meanwhile, on a second thread: each file's bytes and the first attempt of the
-reader (:func:`irframe.io._parse`: split on the file's one separator by pyarrow's CSV
-reader, which releases the GIL).  The reader then takes each file's result with
-:func:`take` instead of reading it again.  A file the thread did not reach, could not read
-or read with other columns is read by the reader as usual, which also reports every error:
-only the time depends on this module.
+command line meanwhile, on a second thread, into the columns the reader keeps
+(:func:`irframe._textfile._load_run`, mostly pyarrow's CSV reader, which releases the GIL).
+The reader then takes each file's columns with :func:`take` instead of reading it again.
+A file the thread did not reach, could not read or read with other options is read by the
+reader as usual, which also reports every error: only the time depends on this module.
 
 This module imports neither pandas nor the rest of irframe (only the pandas-free
-:mod:`irframe._textfile` and :mod:`irframe._cliargs`).
+:mod:`irframe._textfile` and :mod:`irframe._cliargs`), and the thread must never wait for
+pandas' import: pyarrow's ``Array.to_numpy`` imports pandas, so the reader takes numbers
+from the arrow buffers (:func:`irframe._textfile._numbers`).  Measured on 50 runs of
+``../shared/bench/gen.py`` (docs/performance.md): ~18 of the 50 files are read when the
+imports end, and the command takes ~3 % less time.
 
->>> take("no-such-run.txt", ["topic", "doc", "score"]) is None  # nothing read in a notebook
+>>> take("no-such-run.txt", (False, True, False)) is None  # nothing read in a notebook
 True
 """
 
@@ -25,16 +28,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args
-from ._textfile import (_RUN_DICT_COLS, _RUN_FIELDS, _arrow_table, _arrow_types, _has_data_fast, _read_bytes,
-                        _run_columns, _single_split, _single_types, pa)
+from ._textfile import _load_run, _read_bytes, pa
 
 __all__ = ["start", "take", "stop", "use_system_allocator"]
 
 _QUEUED, _READING = "queued", "reading"
 _cond = threading.Condition()
-#: run file → _QUEUED, _READING, (bytes, first table or None) once read, or None: read it yourself
+#: run file → _QUEUED, _READING, its columns once read, or None: read it yourself
 _state: dict[str, Any] = {}
-_columns: list[str] = []   # the columns the thread reads (see _run_columns)
+_options: tuple[bool, bool, bool] = (False, False, True)  # _load_run's (want_tag, want_rank, last_tag)
 _generation = 0            # one per start(); a thread stops when its generation is over
 
 
@@ -44,7 +46,7 @@ def start(argv: Sequence[str]) -> bool:
     another command, bad usage, help, fewer than two run files, standard input, or a
     judgment or results format other than trec_eval's default.  Sets pyarrow's system
     allocator first (:func:`use_system_allocator`)."""
-    global _columns, _generation
+    global _options, _generation
     if pa is None or (os.cpu_count() or 1) < 2 or not argv or argv[0] != "eval":
         return False
     try:
@@ -60,7 +62,7 @@ def start(argv: Sequence[str]) -> bool:
         _generation += 1
         _state.clear()
         _state.update(dict.fromkeys(paths, _QUEUED))
-        _columns = _run_columns(want_tag=False, want_rank=o["order"] == "rank")  # as irframe.cli reads them
+        _options = (False, o["order"] == "rank", True)  # as irframe.cli reads them (one system per file)
         generation = _generation
     threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True).start()
     return True
@@ -74,7 +76,7 @@ def use_system_allocator() -> None:
 
 
 def _work(paths: list[str], generation: int) -> None:
-    types = _single_types(_RUN_FIELDS, _arrow_types(_columns, _RUN_DICT_COLS))
+    want_tag, want_rank, last_tag = _options
     total = 0
     for path in paths:
         with _cond:
@@ -83,13 +85,10 @@ def _work(paths: list[str], generation: int) -> None:
             if _state.get(path) != _QUEUED:   # the reader took it first
                 continue
             _state[path] = _READING
-        result = None
         try:
             data = _read_bytes(path)
             total += len(data)
-            split = _single_split(data) if _has_data_fast(data) else None
-            table = None if split is None else _arrow_table(split[0], split[1], _RUN_FIELDS, types, threads=False)
-            result = (data, table)
+            result = _load_run(data, path, want_tag, want_rank, last_tag, threads=False)
         except Exception:  # noqa: BLE001 - the reader reads the file again and reports the error
             result = None
         with _cond:
@@ -98,11 +97,11 @@ def _work(paths: list[str], generation: int) -> None:
             _cond.notify_all()
 
 
-def take(path: str, columns: Sequence[str]) -> tuple[bytes, Any] | None:
-    """``(bytes, first table or None)`` of the run file ``path`` read by the thread (then
-    forgotten), waiting while the thread reads it; None: read it yourself (not a file of
-    the command line, not reached by the thread, which will now skip it, not readable, or
-    read with other ``columns`` than the caller's :func:`irframe._textfile._run_columns`)."""
+def take(path: str, options: tuple[bool, bool, bool]) -> dict[str, Any] | None:
+    """The columns of the run file ``path`` read by the thread (then forgotten), waiting
+    while the thread reads it; None: read it yourself (not a file of the command line, not
+    reached by the thread, which will now skip it, not readable, or read with other
+    ``options``: :func:`irframe._textfile._load_run`'s ``(want_tag, want_rank, last_tag)``)."""
     with _cond:
         state = _state.get(path)
         while state == _READING:
@@ -111,7 +110,7 @@ def take(path: str, columns: Sequence[str]) -> tuple[bytes, Any] | None:
         if state is None:
             return None
         _state[path] = None
-        return None if state == _QUEUED or list(columns) != _columns else state
+        return None if state == _QUEUED or tuple(options) != _options else state
 
 
 def stop() -> None:

@@ -396,8 +396,17 @@ def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
                 chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
             except pa.ArrowInvalid:  # text arrow cannot cast ('+2'): Python's int/float, per value
                 return [_text_numbers(c.to_numpy(zero_copy_only=False), dtype) for c in chunks]
-        return [c.to_numpy(zero_copy_only=False) for c in chunks]
+        return [_numbers(c, dtype) for c in chunks]
     return [_text_numbers(np.asarray(col, dtype=object), dtype)]
+
+
+def _numbers(c: Any, dtype: type) -> np.ndarray:
+    """A numeric arrow array (int64 or float64) as numpy, zero copy when it has no nulls:
+    a read-only view of its buffer, as ``Array.to_numpy`` gives but without importing pandas
+    (pyarrow's pandas shim), which the command line's reading thread must not wait for."""
+    if c.null_count == 0:
+        return np.frombuffer(c.buffers()[1], dtype, len(c), c.offset * np.dtype(dtype).itemsize)
+    return c.to_numpy(zero_copy_only=False)  # pragma: no cover - the readers' numbers have no nulls
 
 
 def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
@@ -427,3 +436,110 @@ def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: st
             more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
             raise _fail(path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}")
         offset += len(values)
+
+
+# --------------------------------------------------------------------------------------
+# parsing into columns
+# --------------------------------------------------------------------------------------
+
+# Switch for tests: pretend pyarrow is absent.
+_USE_ARROW = pa is not None
+
+
+def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
+    """Arrow column types for the reader (None values in pandas mode)."""
+    return _arrow_types(cols, dict_cols) if _USE_ARROW else dict.fromkeys(cols)
+
+
+def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
+           types: Mapping[str, Any], threads: bool = True) -> dict[str, Any]:
+    """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str)."""
+    if not _has_data_fast(data):
+        what = "run" if kind == "run" else "qrels"
+        raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
+    split = _single_split(data)
+    attempts: list[tuple[bytes, bytes, bool] | None] = [split] if split is not None else []
+    attempts.append(None)  # normalised
+    last: BaseException | None = None
+    buf = data
+    for attempt in attempts:
+        single = attempt is not None  # split on one character as written (else normalised first)
+        buf, d, check = attempt if single else (_bom_guard(_normalise(data, kind)), b" ", False)
+        # Split on one character, every field is read: a field that is empty (the separator
+        # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
+        # with ``check``, holds a space sends the file to the normalised attempt (an empty
+        # number already fails to convert).
+        read = _single_types(names, types) if single else types
+        try:
+            if _USE_ARROW:
+                t = _arrow_table(buf, d, names, read, threads)
+                cols = {c: t.column(c) for c in read}
+            else:
+                df = _pandas_table(buf, d, names, list(read))
+                cols = {c: df[c] for c in read}
+        except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
+            last = e
+            continue
+        if single and any(_has_empty(col) or (check and _has_space(col))
+                               for col in cols.values()):
+            continue
+        return {c: cols[c] for c in types}
+    error = _diagnose(data, path, kind, last)
+    if error.lineno is None and _USE_ARROW:
+        # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
+        # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
+        # (``buf`` is still the last attempt's: the normalised text, BOM guard applied)
+        text_types = {c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()}
+        try:
+            t = _arrow_table(buf, b" ", names, text_types, threads)
+            return {c: t.column(c) for c in types}
+        except ValueError:
+            pass
+    raise error
+
+
+def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True,
+                      want_rank: bool = True) -> dict[str, Any]:
+    """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
+
+    Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
+    which skips it) and no ``rank`` column is returned."""
+    names = _run_columns(want_tag, want_rank)
+    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=_RUN_DICT_COLS), threads)
+    try:
+        if want_rank:
+            cols["rank"] = _num_chunks(cols["rank"], np.int64)
+        cols["score"] = _num_chunks(cols["score"], np.float64)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _diagnose(data, path, "run", e) from None
+    _check_finite(cols["score"], data, path, "score")
+    cols["n"] = sum(len(c) for c in cols["score"])
+    return cols
+
+
+def _last_tag(data: bytes, path: str, threads: bool) -> str:
+    """The tag (6th field) of the last data line of a run file that parsed: what trec_eval
+    prints as the run id.  A tag that is not UTF-8 is left to the column reader to report."""
+    fields = _last_data_fields(data)
+    try:
+        return fields[5].decode("utf-8")  # type: ignore[index]
+    except (UnicodeDecodeError, TypeError, IndexError):
+        return _last_string(_read_run_columns(data, path, want_tag=True, threads=threads)["tag"])
+
+
+def _last_string(col: Any) -> str:
+    """The last value of a string column (arrow or pandas) as str."""
+    if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
+        return str(col[len(col) - 1].as_py())
+    return str(col.iloc[-1])  # a pandas Series (the reader without pyarrow)
+
+
+def _load_run(data: bytes, path: str, want_tag: bool, want_rank: bool, last_tag: bool,
+              threads: bool) -> dict[str, Any]:
+    """:func:`_read_run_columns` of one run file and, with ``last_tag``, the tag of its last
+    line as ``"last_tag"`` (what trec_eval prints as the run id), without reading every
+    line's tag unless ``want_tag``."""
+    cols = _read_run_columns(data, path, want_tag=want_tag, threads=threads, want_rank=want_rank)
+    if last_tag:
+        cols["last_tag"] = _last_string(cols["tag"]) if want_tag else _last_tag(data, path, threads)
+    return cols

@@ -53,10 +53,9 @@ import pandas as pd
 
 from . import _prefetch
 from ._ids import _heads
-from ._textfile import (_RUN_DICT_COLS, _RUN_FIELDS, _arrow_table, _arrow_types, _bom_guard, _run_columns,
-                        _single_split, _single_types, _check_finite, _concat, _diagnose, _fail, _nth_data_line,
-                        _has_data_fast, _has_empty, _has_space, _iter_lines, _last_data_fields, _name_of, _normalise,
-                        _num_chunks, _pandas_table, _read_bytes, _show, _as_float, _bad_number, c_atol, pa, pc)
+from ._textfile import (_check_finite, _concat, _diagnose, _fail, _iter_lines,
+                        _load_run, _name_of, _nth_data_line, _num_chunks, _parse, _read_bytes, _read_run_columns,
+                        _show, _as_float, _bad_number, c_atol, pa, pc)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
@@ -65,99 +64,6 @@ __all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "wr
            "format_run", "format_qrels", "read_cost_file"]
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-# Switch for tests: pretend pyarrow is absent.
-_USE_ARROW = pa is not None
-
-
-# --------------------------------------------------------------------------------------
-# parsing into columns
-# --------------------------------------------------------------------------------------
-
-def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
-    """Arrow column types for the reader (None values in pandas mode)."""
-    return _arrow_types(cols, dict_cols) if _USE_ARROW else dict.fromkeys(cols)
-
-
-def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
-           types: Mapping[str, Any], threads: bool = True, first: Any = None) -> dict[str, Any]:
-    """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str).
-
-    ``first``: the arrow table of the first attempt (:func:`irframe._textfile._single_split`,
-    read with :func:`irframe._textfile._single_types` of ``names`` and ``types``), already
-    read by :mod:`irframe._prefetch`."""
-    if not _has_data_fast(data):
-        what = "run" if kind == "run" else "qrels"
-        raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
-    split = _single_split(data)
-    attempts: list[tuple[bytes, bytes, bool] | None] = [split] if split is not None else []
-    attempts.append(None)  # normalised
-    last: BaseException | None = None
-    buf = data
-    for attempt in attempts:
-        single = attempt is not None  # split on one character as written (else normalised first)
-        buf, d, check = attempt if single else (_bom_guard(_normalise(data, kind)), b" ", False)
-        # Split on one character, every field is read: a field that is empty (the separator
-        # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
-        # with ``check``, holds a space sends the file to the normalised attempt (an empty
-        # number already fails to convert).
-        read = _single_types(names, types) if single else types
-        try:
-            if _USE_ARROW:
-                t = first if single and first is not None else _arrow_table(buf, d, names, read, threads)
-                cols = {c: t.column(c) for c in read}
-            else:
-                df = _pandas_table(buf, d, names, list(read))
-                cols = {c: df[c] for c in read}
-        except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
-            last = e
-            continue
-        if single and any(_has_empty(col) or (check and _has_space(col))
-                               for col in cols.values()):
-            continue
-        return {c: cols[c] for c in types}
-    error = _diagnose(data, path, kind, last)
-    if error.lineno is None and _USE_ARROW:
-        # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
-        # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
-        # (``buf`` is still the last attempt's: the normalised text, BOM guard applied)
-        text_types = {c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()}
-        try:
-            t = _arrow_table(buf, b" ", names, text_types, threads)
-            return {c: t.column(c) for c in types}
-        except ValueError:
-            pass
-    raise error
-
-
-def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True,
-                      want_rank: bool = True, first: Any = None) -> dict[str, Any]:
-    """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
-
-    Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
-    which skips it) and no ``rank`` column is returned.  ``first``: see :func:`_parse`."""
-    names = _run_columns(want_tag, want_rank)
-    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=_RUN_DICT_COLS), threads, first)
-    try:
-        if want_rank:
-            cols["rank"] = _num_chunks(cols["rank"], np.int64)
-        cols["score"] = _num_chunks(cols["score"], np.float64)
-    except (ValueError, TypeError, OverflowError) as e:
-        raise _diagnose(data, path, "run", e) from None
-    _check_finite(cols["score"], data, path, "score")
-    cols["n"] = sum(len(c) for c in cols["score"])
-    return cols
-
-
-def _last_tag(data: bytes, path: str, threads: bool) -> str:
-    """The tag (6th field) of the last data line of a run file that parsed: what trec_eval
-    prints as the run id.  A tag that is not UTF-8 is left to the column reader to report."""
-    fields = _last_data_fields(data)
-    try:
-        return fields[5].decode("utf-8")  # type: ignore[index]
-    except (UnicodeDecodeError, TypeError, IndexError):
-        return _last_string(_read_run_columns(data, path, want_tag=True, threads=threads)["tag"])
-
 
 # --------------------------------------------------------------------------------------
 # categorical encoding (sorted categories)
@@ -513,13 +419,11 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
-        taken = _prefetch.take(f, _run_columns(by_tag, ranks))  # read while pandas was imported
-        data, first = taken if taken is not None else (_read_bytes(f), None)
-        threads = len(files) == 1
-        cols = _read_run_columns(data, f, want_tag=by_tag, threads=threads, want_rank=ranks, first=first)
-        if last_tags:   # the last line's tag, without reading every line's
-            cols["last_tag"] = _last_string(cols["tag"]) if by_tag else _last_tag(data, f, threads)
-        return cols
+        taken = _prefetch.take(f, (by_tag, ranks, last_tags))  # read while pandas was imported
+        if taken is not None:
+            return taken
+        return _load_run(_read_bytes(f), f, want_tag=by_tag, want_rank=ranks, last_tag=last_tags,
+                         threads=len(files) == 1)
 
     workers = min(len(files), os.cpu_count() or 1, 8)
     if workers > 1:
@@ -552,12 +456,6 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
     if last_tags:
         return frame, [p["last_tag"] for p in parts]
     return frame
-
-
-def _last_string(col: Any) -> str:
-    """The last value of a string column (arrow or pandas) as str."""
-    return str(col[len(col) - 1].as_py() if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array))
-               else pd.Series(col).iloc[-1])
 
 
 def _detect_qrels_kind(second: pd.Categorical) -> str:

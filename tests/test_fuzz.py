@@ -105,7 +105,7 @@ def reader(request, monkeypatch):
     import irframe.io as iio
     if request.param == "arrow" and iio.pa is None:  # pragma: no cover
         pytest.skip("pyarrow is not installed")
-    monkeypatch.setattr(iio, "_USE_ARROW", request.param == "arrow")
+    monkeypatch.setattr("irframe._textfile._USE_ARROW", request.param == "arrow")
     return request.param
 
 

@@ -24,7 +24,7 @@ def engine(request, monkeypatch):
     if request.param == "arrow":
         pytest.importorskip("pyarrow")
     else:
-        monkeypatch.setattr(iio, "_USE_ARROW", False)
+        monkeypatch.setattr("irframe._textfile._USE_ARROW", False)
     return request.param
 
 

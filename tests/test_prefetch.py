@@ -2,7 +2,7 @@
 
 Only the time may depend on the prefetch: the outputs are checked against trec_eval 9.0.8's
 own (tests/data/trec_eval/expected_v9.0.8), with a spy showing that the files read by the
-thread were used (and not read again) or, when the thread read them with other columns, read
+thread were used (and not read again) or, when the thread read them with other options, read
 again.
 """
 
@@ -20,7 +20,7 @@ import pytest
 
 from irframe import _prefetch, cli
 import irframe.io as iio
-from irframe._textfile import _run_columns
+import irframe._textfile as tf
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 EXPECTED = DATA / "expected_v9.0.8"
@@ -61,18 +61,18 @@ def _wait(paths: list[str]) -> None:
 def _spy(monkeypatch) -> dict[str, int]:
     """Counts of files taken from the thread and of files the reader parsed itself."""
     counts = {"taken": 0, "parsed": 0}
-    take, parse = _prefetch.take, iio._arrow_table
+    take, parse = _prefetch.take, tf._arrow_table
 
-    def spy_take(path, columns):
-        got = take(path, columns)
-        counts["taken"] += got is not None and got[1] is not None
+    def spy_take(path, options):
+        got = take(path, options)
+        counts["taken"] += got is not None
         return got
 
     def spy_parse(*a, **k):
         counts["parsed"] += 1
         return parse(*a, **k)
     monkeypatch.setattr(_prefetch, "take", spy_take)
-    monkeypatch.setattr(iio, "_arrow_table", spy_parse)
+    monkeypatch.setattr(tf, "_arrow_table", spy_parse)
     return counts
 
 
@@ -89,15 +89,17 @@ def test_files_read_while_importing_give_trec_eval_output(tmp_path, monkeypatch)
     assert _prefetch._state == {}  # forgotten once the first batch is read
 
 
-def test_files_read_with_other_columns_are_read_again(tmp_path, monkeypatch):
-    """``--order rank`` reads the rank column: the thread's tables (without it) are not used."""
+def test_files_read_with_other_options_are_read_again(tmp_path, monkeypatch):
+    """A reader that wants the rank column (``--order rank``) or the tags does not use the
+    thread's columns (read without them)."""
     runs = _runs(tmp_path)
     assert _prefetch.start(["eval", str(DATA / "qrels.test"), *runs])
     _wait(runs)
-    assert _prefetch.take(runs[0], _run_columns(want_tag=False, want_rank=True)) is None
-    assert _prefetch.take(runs[0], _run_columns(want_tag=False, want_rank=False)) is None  # forgotten
-    data, table = _prefetch.take(runs[2], _run_columns(want_tag=False, want_rank=False))
-    assert data == (DATA / "results.test").read_bytes() and table.num_rows == 1500  # gunzipped
+    assert _prefetch.take(runs[0], (False, True, True)) is None       # want_rank
+    assert _prefetch.take(runs[0], (False, False, True)) is None      # forgotten once asked for
+    assert _prefetch.take(runs[1], (True, False, True)) is None       # want_tag
+    cols = _prefetch.take(runs[2], (False, False, True))
+    assert cols["n"] == 1500 and cols["last_tag"] == "STANDARD" and "rank" not in cols  # gunzipped
 
 
 def test_unreadable_files_are_reported_by_the_reader(tmp_path, monkeypatch, capsys):

@@ -160,9 +160,18 @@ def _rel_info(qrels: pd.DataFrame, rel_format: str):
 def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
     """Integer codes (-1: missing) and distinct values (as str) of an id column; free on categoricals."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        return s.cat.codes.to_numpy(), [str(c) for c in s.cat.categories]
+        return s.array.codes, [str(c) for c in s.cat.categories]   # (a read-only view: no copy)
     codes, uniques = pd.factorize(s)
     return codes, [str(u) for u in uniques]
+
+
+def _distinct(s: pd.Series) -> list:
+    """The distinct values of an id column (unordered); from the codes of a categorical."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        used = np.zeros(len(s.cat.categories) + 1, bool)   # the last flag: missing (code -1)
+        used[s.array.codes] = True
+        return list(s.cat.categories[used[:-1]])
+    return list(s.unique())
 
 
 def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) -> list[set[str]]:
@@ -700,11 +709,12 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
 
     values, extras, refusal = _request(measures, version, rel_format)
     qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
-    qrels_topics = sorted({str(t) for t in qrels["topic"].unique()}, key=_utf8)
-    systems = sorted({str(s) for s in runs["system"].unique()}, key=_utf8)
+    qrels_topics = sorted({str(t) for t in _distinct(qrels["topic"])}, key=_utf8)
+    run_systems = _distinct(runs["system"])
+    systems = sorted({str(s) for s in run_systems}, key=_utf8)
     # -c averages over every qrels topic and counts num_rel over them, even with -D's one topic
     all_qrels, n_qrels_topics = qrels, len(qrels_topics)
-    system_values = {str(s): s for s in runs["system"].unique()}
+    system_values = {str(s): s for s in run_systems}
     if debug_query is not None:
         runs = runs[runs["topic"].astype(str) == debug_query]
         qrels = qrels[qrels["topic"].astype(str) == debug_query]

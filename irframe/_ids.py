@@ -313,7 +313,13 @@ def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray],
     out = [parts[0][0]]
     for codes, u in parts[1:]:
         u = arrow(u)
-        pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        if len(u) < len(base):  # hash the smaller side (a table that stays in cache), look up the other
+            at = pc.index_in(base, value_set=u)   # each known id's place in u (null: not in u)
+            found = pc.is_valid(at).to_numpy(zero_copy_only=False)
+            pos = np.full(len(u), -1, np.int64)
+            pos[at.drop_null().to_numpy(zero_copy_only=False)] = np.flatnonzero(found)
+        else:
+            pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         new = pos < 0
         if new.any():
             pos[new] = len(base) + np.arange(int(new.sum()))

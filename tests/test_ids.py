@@ -187,3 +187,23 @@ def test_category_codes_drop_unused_categories_like_brute_force(values, extra, r
     uniques = list(_ids._as_str(uniques))
     assert sorted(uniques) == sorted(set(values))
     assert [uniques[c] for c in codes] == list(values)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(object_ids(), object_ids(), st.sampled_from(["str", "category"]), st.booleans())
+def test_encode_merges_arrow_and_category_ids_like_brute_force(run_ids, qrels_ids, dtype, runs):
+    """encode() of arrow-backed str or category columns (the pyarrow merge, which hashes the
+    smaller of the two sets of ids, either side): one code per distinct string across both
+    columns.  str: first-appearance order, as the brute force; category: each column's
+    codes decode to its values and the uniques are distinct."""
+    pytest.importorskip("pyarrow")
+    pa_str = pd.StringDtype("pyarrow")
+    frames = [(pd.DataFrame({"doc": pd.Series(ids, dtype=object).astype(pa_str).astype(
+        "category" if dtype == "category" else pa_str)}), "doc", what)
+        for ids, what in ((run_ids, "run frame"), (qrels_ids, "qrels frame"))]
+    (rc, qc), uniques = _ids.encode(frames, runs=runs)
+    assert uniques[rc].tolist() == list(run_ids) and uniques[qc].tolist() == list(qrels_ids)
+    assert len(set(uniques.tolist())) == len(uniques)
+    if dtype == "str":
+        want, want_uniques = brute_force(list(run_ids) + list(qrels_ids))
+        assert rc.tolist() + qc.tolist() == want and uniques.tolist() == want_uniques

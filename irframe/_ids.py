@@ -2,7 +2,8 @@
 
 Every id column (system, topic, doc, subtopic) becomes integer codes (int32 while the
 distinct ids fit, else int64: half the memory traffic per row; a ``category`` column's own
-codes, int8 to int32, read-only and not copied) plus its distinct ids,
+codes, int8 to int32, read-only and not copied; columns encoded by runs, system and topic,
+in the smallest type, :func:`small_code_dtype`) plus its distinct ids,
 never a fixed-width string array, so memory is proportional to the ids themselves.
 Arrow-backed strings are encoded with pyarrow's hash tables, ``category`` columns reuse
 their codes, ``object`` columns use pandas' hash table and are checked on their distinct
@@ -26,7 +27,7 @@ import pandas as pd
 from .errors import InputError
 from .schema import check_id_column
 
-__all__ = ["encode", "sorted_codes", "str_sort_order", "code_dtype"]
+__all__ = ["encode", "sorted_codes", "str_sort_order", "code_dtype", "small_code_dtype"]
 
 
 def code_dtype(n: int) -> type:
@@ -36,6 +37,20 @@ def code_dtype(n: int) -> type:
     ('int32', 'int64')
     """
     return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def small_code_dtype(n: int) -> type:
+    """The smallest signed integer type holding the codes ``0..n-1`` and -1, as pandas keeps a
+    categorical's codes (int8 below 127 values, int16, int32, int64): for columns of few
+    distinct ids (system, topic), whose codes repeat over many rows.
+
+    >>> small_code_dtype(50).__name__, small_code_dtype(150_000).__name__
+    ('int8', 'int32')
+    """
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return t
+    return np.int64
 
 
 def _arrow_strings(s: pd.Series):
@@ -138,7 +153,7 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32)
              if enc.num_chunks else np.zeros(0, np.int32))  # arrow's dictionary indices are int32
     if heads is not None:
-        codes = np.repeat(codes, np.diff(np.append(heads, n)))
+        codes = np.repeat(codes.astype(small_code_dtype(len(dictionary))), np.diff(np.append(heads, n)))
     return codes, dictionary
 
 
@@ -212,7 +227,7 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
                 heads = np.arange(n)
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
-            return np.repeat(codes.astype(code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
+            return np.repeat(codes.astype(small_code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
     if shared:
         rows = _int_codes(addresses)
         codes, uniques = pd.factorize(values[_first_rows(rows)])
@@ -226,7 +241,7 @@ def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
     categories dropped): a pyarrow string array for arrow-backed data, else an object array.
     Codes are int32 (int64 beyond 2**31 ids), except a ``category`` column's own codes
     (int8 to int32 after its number of categories), used as they are (read-only) when every
-    category occurs."""
+    category occurs, and codes encoded by ``runs``, in :func:`small_code_dtype`."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = s.cat.categories
         codes = s.array.codes  # the column's own codes (int8 to int64): a read-only view, no copy

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from . import _prefetch
-from ._ids import _heads
+from ._ids import _heads, small_code_dtype
 from ._textfile import (_check_finite, _concat, _diagnose, _fail, _iter_lines,
                         _load_run, _name_of, _nth_data_line, _num_chunks, _parse, _read_bytes, _read_run_columns,
                         _show, _as_float, _bad_number, c_atol, pa, pc)
@@ -69,31 +69,22 @@ PathLike = Union[str, "os.PathLike[str]"]
 # categorical encoding (sorted categories)
 # --------------------------------------------------------------------------------------
 
-def _index_dtype(n: int) -> type:
-    """The integer type pandas keeps the codes of ``n`` categories in (``Categorical``'s
-    smallest of int8/int16/int32/int64): codes written in it are not copied again."""
-    for t in (np.int8, np.int16, np.int32):
-        if n < np.iinfo(t).max:
-            return t
-    return np.int64
-
-
 def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     """(codes, sorted dictionary) of arrow string or dictionary chunks, one shared dictionary
     sorted by code point (:func:`_sort_dictionary`); the codes are written once, per chunk,
-    in pandas' code type (:func:`_index_dtype`)."""
+    in the type pandas keeps them in (:func:`irframe._ids.small_code_dtype`: no copy in ``from_codes``)."""
     if pa.types.is_dictionary(chunks[0].type):
         # Small per-chunk dictionaries (topics, tags): unified; each chunk's indices then map
         # through its own part of the unified entries
         enc = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
         rank, dictionary = _sort_dictionary(enc.dictionary)
-        lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(_index_dtype(len(dictionary)))
+        lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(small_code_dtype(len(dictionary)))
         ends = np.cumsum([len(c.dictionary) for c in chunks])
         parts = [(lookup[end - len(c.dictionary):end], c.indices) for c, end in zip(chunks, ends)]
     else:
         enc = _encode_group(chunks)
         rank, dictionary = _sort_dictionary(enc.chunk(0).dictionary)
-        lookup = rank.astype(_index_dtype(len(dictionary)))
+        lookup = rank.astype(small_code_dtype(len(dictionary)))
         parts = [(lookup, c.indices) for c in enc.chunks]
     codes = np.empty(sum(len(i) for _, i in parts), lookup.dtype)
     row = 0
@@ -160,7 +151,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts))
     rank, dictionary = _sort_dictionary(both.dictionary)
-    dtype = _index_dtype(len(dictionary))
+    dtype = small_code_dtype(len(dictionary))
     remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(dtype)  # group's code -> sorted code
     out = np.empty(n, dtype)
     offset = 0
@@ -443,7 +434,7 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         sys_col = _categorical([p["tag"] for p in parts])
     else:
         order = np.argsort(np.array(names, dtype=object), kind="stable")
-        rank = np.empty(len(order), dtype=_index_dtype(len(order)))
+        rank = np.empty(len(order), dtype=small_code_dtype(len(order)))
         rank[order] = np.arange(len(order))
         codes = np.repeat(rank, [p["n"] for p in parts])
         sys_col = pd.Categorical.from_codes(

@@ -381,8 +381,9 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
     (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
-    # run rows keep their codes (int32, or a category column's own int8..int32 codes, read-only:
-    # no copy); qrels codes, small, go to int64 because qrels keys multiply them (topic * n_docs + doc)
+    # run rows keep their codes as encoded (int32, a category column's own int8..int32 codes,
+    # read-only, or int8/int16 for system and topic columns in runs): nothing here does arithmetic
+    # on them in their own type; qrels codes, small, go to int64 because qrels keys multiply them
     return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic.astype(np.int64), topics_all,
                 r_doc, q_doc.astype(np.int64), docs)
 

@@ -30,7 +30,7 @@ from typing import Any
 from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args
 from ._textfile import _load_run, _read_bytes, pa
 
-__all__ = ["start", "take", "stop", "use_system_allocator"]
+__all__ = ["start", "take", "stop", "reading", "use_system_allocator"]
 
 _QUEUED, _READING = "queued", "reading"
 _cond = threading.Condition()
@@ -38,6 +38,7 @@ _cond = threading.Condition()
 _state: dict[str, Any] = {}
 _options: tuple[bool, bool, bool] = (False, False, True)  # _load_run's (want_tag, want_rank, last_tag)
 _generation = 0            # one per start(); a thread stops when its generation is over
+_thread: threading.Thread | None = None
 
 
 def start(argv: Sequence[str]) -> bool:
@@ -46,7 +47,7 @@ def start(argv: Sequence[str]) -> bool:
     another command, bad usage, help, fewer than two run files, standard input, or a
     judgment or results format other than trec_eval's default.  Sets pyarrow's system
     allocator first (:func:`use_system_allocator`)."""
-    global _options, _generation
+    global _options, _generation, _thread
     if pa is None or (os.cpu_count() or 1) < 2 or not argv or argv[0] != "eval":
         return False
     try:
@@ -64,8 +65,14 @@ def start(argv: Sequence[str]) -> bool:
         _state.update(dict.fromkeys(paths, _QUEUED))
         _options = (False, o["order"] == "rank", True)  # as irframe.cli reads them (one system per file)
         generation = _generation
-    threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True).start()
+    _thread = threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True)
+    _thread.start()
     return True
+
+
+def reading() -> bool:
+    """Whether the thread is still reading files (the reader then needs no other thread)."""
+    return _thread is not None and _thread.is_alive()
 
 
 def use_system_allocator() -> None:

@@ -417,7 +417,12 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
                          threads=len(files) == 1)
 
     workers = min(len(files), os.cpu_count() or 1, 8)
-    if workers > 1:
+    if _prefetch.reading():
+        # the command line's reading thread is the second reader: it reads from the first
+        # file on, this thread from the last one back, so the two meet once (no wait, and no
+        # third thread with its own allocator arena: fresh memory costs more than it saves)
+        parts = [load(f) for f in files[::-1]][::-1]
+    elif workers > 1:
         with ThreadPoolExecutor(workers) as pool:
             parts = list(pool.map(load, files))
     else:

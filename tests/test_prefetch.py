@@ -146,3 +146,29 @@ def test_command_output_with_prefetch(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout == _expected()
+
+
+def test_reader_reads_back_from_the_last_file_while_the_thread_reads(tmp_path, monkeypatch):
+    """While the thread is at work the reader reads on its own thread from the last file
+    back (the thread from the first on); here the thread waits until the reader is done, so
+    the reader reads every file itself, in reverse, and the output is still trec_eval's."""
+    import threading
+    test, trunc, zipped = _runs(tmp_path)
+    runs = [test, zipped, trunc]   # not symmetric: reading them back must be undone
+    go = threading.Event()
+    work = _prefetch._work
+    monkeypatch.setattr(_prefetch, "_work", lambda paths, generation: go.wait(60) and work(paths, generation))
+    argv = ["eval", "-q", "-c", "-m", "all_trec", str(DATA / "qrels.test"), *runs]
+    assert _prefetch.start(argv)
+    assert _prefetch.reading()
+    order = []
+    load = iio._load_run
+    monkeypatch.setattr(iio, "_load_run", lambda data, path, *a, **k: order.append(path) or load(data, path, *a, **k))
+    out = io.StringIO()
+    try:
+        assert cli.main(argv, out=out) == 0
+    finally:
+        go.set()
+    assert order == runs[::-1]
+    aq, aqc = ((EXPECTED / name).read_text() for name in ("out.test.aq", "out.test.aqc"))
+    assert out.getvalue() == aq + aq + aqc

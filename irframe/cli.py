@@ -199,9 +199,11 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
         if cut is not None:   # the files' rows follow one another: the halves are two row slices
             row = int(np.searchsorted(np.asarray(runs["system"].cat.codes), cut))
             parts = [runs.iloc[:row], runs.iloc[row:]]
-        with ThreadPoolExecutor(len(parts)) as pool:
-            lists = list(pool.map(lambda part: trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids,
-                                                              **_options(o, zscores)), parts))
+        def evaluate(part):
+            return trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids, **_options(o, zscores))
+        with ThreadPoolExecutor(1) as pool:  # the second half on one more thread, the first on this one
+            later = [pool.submit(evaluate, part) for part in parts[1:]]
+            lists = [evaluate(parts[0])] + [f.result() for f in later]
         results = dict(x for lst in lists for x in lst)
     except (IrframeError, ValueError, OSError, KeyError, TypeError):
         return None

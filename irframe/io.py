@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -146,8 +147,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     for start, end, c, g in zip(starts.tolist(), ends.tolist(), in_chunk.tolist(), group[starts].tolist()):
         slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
         places[g].append((start, end))
-    with ThreadPoolExecutor(2) as pool:
-        encoded = list(pool.map(lambda s: _encode_group(s) if s else None, slices))
+    encoded = _map(lambda s: _encode_group(s) if s else None, slices, 2)
     dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts))
     rank, dictionary = _sort_dictionary(both.dictionary)
@@ -167,6 +167,39 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         for i, (start, end) in zip(idx, where):   # one chunk per slice, in order
             np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
     return out, dictionary
+
+
+def _map(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
+    """``[f(x) for x in items]`` on this thread and ``threads - 1`` more, each taking the next
+    item (this thread works too: one allocator arena less to fill with fresh memory, which
+    costs more on some machines than a thread saves); the first item's error in item order
+    is raised once every item is done."""
+    items = list(items)
+    threads = max(1, min(threads, len(items)))
+    if threads == 1:
+        return [f(x) for x in items]
+    out: list[Any] = [None] * len(items)
+    errors: dict[int, BaseException] = {}
+    nxt = iter(range(len(items)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                i = next(nxt, None)
+            if i is None:
+                return
+            try:
+                out[i] = f(items[i])
+            except BaseException as e:  # noqa: BLE001 - raised below, in item order
+                errors[i] = e
+    with ThreadPoolExecutor(threads - 1) as pool:
+        for _ in range(threads - 1):
+            pool.submit(work)
+        work()
+    if errors:
+        raise errors[min(errors)]
+    return out
 
 
 def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
@@ -422,11 +455,8 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         # file on, this thread from the last one back, so the two meet once (no wait, and no
         # third thread with its own allocator arena: fresh memory costs more than it saves)
         parts = [load(f) for f in files[::-1]][::-1]
-    elif workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(load, files))
     else:
-        parts = [load(f) for f in files]
+        parts = _map(load, files, workers)
 
     if by_tag:
         for f, p in zip(files, parts):

@@ -528,3 +528,22 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, m
     assert list(runs.doc.cat.categories) == sorted({doc for _, doc in want}, key=lambda x: x.encode())
     if min_slice == 0:   # the groups were used (two topics or more)
         assert (grouped[0] is not None) == (len(set(topics)) > 1)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("bad", [(), (5,), (3, 7), (0, 9)])
+def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
+    """io._map (this thread and more each taking the next item): results in item order and,
+    of several failing items, the first one's error, whichever finished first."""
+    import time
+
+    def f(i):
+        if i in bad:
+            time.sleep(0.01 * (10 - i))   # later failures finish first
+            raise ValueError(f"item {i}")
+        return i * i
+    if bad:
+        with pytest.raises(ValueError, match=f"item {min(bad)}$"):
+            iio._map(f, range(10), threads)
+        return
+    assert iio._map(f, range(10), threads) == [i * i for i in range(10)]

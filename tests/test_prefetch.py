@@ -172,3 +172,21 @@ def test_reader_reads_back_from_the_last_file_while_the_thread_reads(tmp_path, m
     assert order == runs[::-1]
     aq, aqc = ((EXPECTED / name).read_text() for name in ("out.test.aq", "out.test.aqc"))
     assert out.getvalue() == aq + aq + aqc
+
+
+@pytest.mark.parametrize("command", [True, False])
+def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command):
+    """The command's process pauses the cyclic garbage collector while irframe imports pandas
+    and freezes the imported objects; it is enabled again once ``import irframe`` returns.  A
+    library process keeps the collector as it was.  Property test."""
+    code = "import gc, irframe; print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+    if command:
+        script = tmp_path / "irframe"   # the console script's name: irframe's own process
+        script.write_text(code)
+        cmd = [sys.executable, str(script), "eval", "-h"]
+    else:
+        cmd = [sys.executable, "-c", code]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True" if command else "False"]

@@ -266,45 +266,6 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     return (b" ", False) if has_space else None
 
 
-#: the fields of a run line, and those the reader dictionary-encodes (few distinct values)
-_RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
-_RUN_DICT_COLS = ("topic", "tag")
-#: fields read only to be checked (Q0, iter, an unused tag): bytes, any of which trec_eval accepts there
-_TEXT = pa.binary() if pa is not None else None
-
-
-def _run_columns(want_tag: bool, want_rank: bool) -> list[str]:
-    """The run fields kept as columns."""
-    return ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
-
-
-def _arrow_types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
-    """Arrow types of the columns ``cols`` (``rank`` int64, ``score`` float64, ``dict_cols``
-    dictionary-encoded strings, other fields strings)."""
-    special = {"rank": pa.int64(), "score": pa.float64()}
-    dict_type = pa.dictionary(pa.int32(), pa.string())
-    return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
-
-
-def _bom_guard(buf: bytes) -> bytes:
-    """``buf`` with an empty line first when it starts with a UTF-8 BOM: an id starting with
-    U+FEFF, which the CSV parsers would drop as a BOM (an empty line is skipped, never reported)."""
-    return b"\n" + buf if buf[:3] == _BOM else buf
-
-
-def _single_split(data: bytes) -> tuple[bytes, bytes, bool] | None:
-    """The first way to read ``data``: split on one character as written, as
-    ``(buffer, delimiter, check)`` (see :func:`_delimiter`); None: normalise it first."""
-    plan = _delimiter(data)
-    return None if plan is None else (_bom_guard(data), *plan)
-
-
-def _single_types(names: Sequence[str], types: Mapping[str, Any]) -> dict[str, Any]:
-    """Column types when splitting on one character: every field is read (as bytes, when
-    it is not one of the ``types`` kept), so that an empty or spaced field can be seen."""
-    return {n: types.get(n, _TEXT) for n in names}
-
-
 def _is_text(t: Any) -> bool:
     return pa.types.is_string(t) or pa.types.is_binary(t)
 
@@ -442,13 +403,22 @@ def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: st
 # parsing into columns
 # --------------------------------------------------------------------------------------
 
+_RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+#: fields read only to be checked (Q0, iter, an unused tag): bytes, any of which trec_eval accepts there
+_TEXT = pa.binary() if pa is not None else None
+
+
 # Switch for tests: pretend pyarrow is absent.
 _USE_ARROW = pa is not None
 
 
 def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
     """Arrow column types for the reader (None values in pandas mode)."""
-    return _arrow_types(cols, dict_cols) if _USE_ARROW else dict.fromkeys(cols)
+    if not _USE_ARROW:
+        return dict.fromkeys(cols)
+    special = {"rank": pa.int64(), "score": pa.float64()}
+    dict_type = pa.dictionary(pa.int32(), pa.string())
+    return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
 
 
 def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
@@ -457,19 +427,23 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     if not _has_data_fast(data):
         what = "run" if kind == "run" else "qrels"
         raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
-    split = _single_split(data)
-    attempts: list[tuple[bytes, bytes, bool] | None] = [split] if split is not None else []
-    attempts.append(None)  # normalised
+    plan = _delimiter(data)
+    attempts: list[tuple[bytes | None, bytes, bool]] = []
+    if plan is not None:
+        attempts.append((data, *plan))
+    attempts.append((None, b" ", False))  # normalised
     last: BaseException | None = None
-    buf = data
-    for attempt in attempts:
-        single = attempt is not None  # split on one character as written (else normalised first)
-        buf, d, check = attempt if single else (_bom_guard(_normalise(data, kind)), b" ", False)
+    for buf, d, check in attempts:
+        single = buf is not None  # split on one character as written (else normalised first)
+        if buf is None:
+            buf = _normalise(data, kind)
+        if buf[:3] == _BOM:  # an id starting with U+FEFF: the CSV parsers would drop it as a BOM
+            buf = b"\n" + buf  # (an empty line is skipped and never reported)
         # Split on one character, every field is read: a field that is empty (the separator
         # doubled, leading or trailing, where trec_eval's whitespace split sees no field) or,
         # with ``check``, holds a space sends the file to the normalised attempt (an empty
         # number already fails to convert).
-        read = _single_types(names, types) if single else types
+        read = {n: types.get(n, _TEXT) for n in names} if single else types
         try:
             if _USE_ARROW:
                 t = _arrow_table(buf, d, names, read, threads)
@@ -504,8 +478,8 @@ def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = Tr
 
     Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
     which skips it) and no ``rank`` column is returned."""
-    names = _run_columns(want_tag, want_rank)
-    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=_RUN_DICT_COLS), threads)
+    names = ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
+    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads)
     try:
         if want_rank:
             cols["rank"] = _num_chunks(cols["rank"], np.int64)

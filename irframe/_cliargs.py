@@ -16,7 +16,7 @@ from typing import Any
 
 from ._textfile import c_atol
 
-__all__ = ["parse_eval_args", "UsageError", "USAGE", "ORDERS", "FORMATS", "VERSION_TEXT", "BATCH_BYTES"]
+__all__ = ["parse_eval_args", "reads_ranks", "UsageError", "USAGE", "ORDERS", "FORMATS", "VERSION_TEXT", "BATCH_BYTES"]
 
 USAGE = ("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
          "   -h: Give full help information, including other options\n"
@@ -112,6 +112,11 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
             o[key] = convert(val)
     return o
 
+
+def reads_ranks(o: dict[str, Any]) -> bool:
+    """Whether the run files' rank column is read: only ``--order rank`` uses it; trec_eval
+    skips the field, so it may hold any text otherwise."""
+    return o["order"] == "rank"
 
 
 #: run files evaluated together hold at most this much text (gzip counted 5×): the

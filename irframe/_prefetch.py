@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args
+from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args, reads_ranks
 from ._textfile import _load_run, _read_bytes, pa
 
 __all__ = ["start", "take", "stop", "reading", "use_system_allocator"]
@@ -63,7 +63,7 @@ def start(argv: Sequence[str]) -> bool:
         _generation += 1
         _state.clear()
         _state.update(dict.fromkeys(paths, _QUEUED))
-        _options = (False, o["order"] == "rank", True)  # as irframe.cli reads them (one system per file)
+        _options = (False, reads_ranks(o), True)  # as irframe.cli reads them (one system per file)
         generation = _generation
     _thread = threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True)
     _thread.start()

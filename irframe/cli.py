@@ -44,7 +44,7 @@ from typing import Any, TextIO
 
 from . import _prefetch
 from ._cliargs import (BATCH_BYTES, FORMATS, ORDERS, USAGE, VERSION_TEXT, UsageError,  # noqa: F401 (re-exported)
-                       parse_eval_args)
+                       parse_eval_args, reads_ranks)
 from .treceval import REL_FORMATS
 from .treceval import format_trec_line  # re-exported: the output line format
 
@@ -100,12 +100,6 @@ def _read_run(path: str, ranks: bool):
     return _read_run(path, ranks=ranks)
 
 
-def _ranks(o: dict[str, Any]) -> bool:
-    """Whether the run files' rank column is read: only ``--order rank`` uses it; trec_eval
-    skips the field, so it may hold any text otherwise."""
-    return o["order"] == "rank"
-
-
 def _read_rel_info(o: dict[str, Any], err: TextIO):
     """The qrels (or preferences) and z-scores files; None after writing the error."""
     from .errors import IrframeError
@@ -155,7 +149,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .treceval import TrecEvalError, trec_eval_run
     for path in paths:
         try:
-            run = _read_run(path, _ranks(o))
+            run = _read_run(path, reads_ranks(o))
         except (IrframeError, ValueError, OSError) as e:
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
@@ -178,12 +172,10 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     which reports the failure in trec_eval's order).  A large group is read once and
     evaluated as two halves of its files at once, one per thread (each file is its own
     trec_eval call, so only the time depends on the cut)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     import numpy as np
 
     from .errors import IrframeError
-    from .io import _read_runs
+    from .io import _map, _read_runs
     from .treceval import TrecEvalError, trec_eval_runs
     sizes = dict(group)
     files = list(sizes)
@@ -192,18 +184,15 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
     try:
-        runs, tags = _read_runs(files, system=name.__getitem__, last_tags=True, ranks=_ranks(o))
+        runs, tags = _read_runs(files, system=name.__getitem__, last_tags=True, ranks=reads_ranks(o))
         run_ids = dict(zip(name.values(), tags))
         cut = _cut([sizes[f] for f in files])
         parts = [runs]
         if cut is not None:   # the files' rows follow one another: the halves are two row slices
             row = int(np.searchsorted(np.asarray(runs["system"].cat.codes), cut))
             parts = [runs.iloc[:row], runs.iloc[row:]]
-        def evaluate(part):
-            return trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids, **_options(o, zscores))
-        with ThreadPoolExecutor(1) as pool:  # the second half on one more thread, the first on this one
-            later = [pool.submit(evaluate, part) for part in parts[1:]]
-            lists = [evaluate(parts[0])] + [f.result() for f in later]
+        lists = _map(lambda part: trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids,
+                                                 **_options(o, zscores)), parts, 2)  # this thread and one more
         results = dict(x for lst in lists for x in lst)
     except (IrframeError, ValueError, OSError, KeyError, TypeError):
         return None

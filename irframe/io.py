@@ -449,7 +449,7 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         return _load_run(_read_bytes(f), f, want_tag=by_tag, want_rank=ranks, last_tag=last_tags,
                          threads=len(files) == 1)
 
-    workers = min(len(files), os.cpu_count() or 1, 8)
+    workers = min(os.cpu_count() or 1, 8)
     if _prefetch.reading():
         # the command line's reading thread is the second reader: it reads from the first
         # file on, this thread from the last one back, so the two meet once (no wait, and no

@@ -9,21 +9,54 @@ of each short run directly.  Input out of order within a group, or whose group i
 into pieces that are not adjacent, is sorted.
 
 >>> import numpy as np
->>> group = np.array([0, 0, 0]); score = np.array([1.0, 2.0, 2.0], np.float32)
->>> docs = np.array(["a", "b", "c"], dtype=object)
->>> idx, moved, _ = order_rows(group, score, np.arange(3), docs)
->>> idx.tolist()
+>>> group = np.array([0, 0, 0]); docs = np.array(["a", "b", "c"], dtype=object)
+>>> o = order_rows(group, np.array([1.0, 2.0, 2.0], np.float32), np.arange(3), docs)
+>>> o.source(3).tolist()   # sorted: score descending, the tie docno descending
 [2, 1, 0]
+>>> o = order_rows(group, np.array([2.0, 2.0, 1.0], np.float32), np.arange(3), docs)
+>>> o.idx is None, o.moved.tolist(), o.moved_from.tolist()  # in order but for the tie
+(True, [0, 1], [1, 0])
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ._ids import str_sort_order
 
-__all__ = ["order_rows", "permute", "float32_desc_key", "float64_desc_key"]
+__all__ = ["Order", "order_rows", "permute", "float32_desc_key", "float64_desc_key"]
+
+
+class Order(NamedTuple):
+    """A permutation of rows, as :func:`order_rows` finds it.
+
+    Either ``idx`` is the permutation (every sorted row's position in the input, intp) and
+    ``group_sorted`` the groups in that order; or, for input already in order but for its
+    tied rows (files written ranking by ranking), ``idx`` is None: the identity, except that
+    sorted position ``moved[i]`` takes input row ``moved_from[i]``.  Nothing of the size of
+    the input is then built (the identity would be 8 bytes per row of fresh memory).
+    """
+
+    idx: np.ndarray | None
+    moved: np.ndarray | None = None
+    moved_from: np.ndarray | None = None
+    group_sorted: np.ndarray | None = None
+
+    def source(self, n: int) -> np.ndarray:
+        """The permutation as int64 positions into the input (length ``n``)."""
+        if self.idx is not None:
+            return self.idx.astype(np.int64, copy=False)
+        src = np.arange(n, dtype=np.int64)
+        src[self.moved] = self.moved_from
+        return src
+
+
+def _identity(moved: np.ndarray | None = None, moved_from: np.ndarray | None = None) -> Order:
+    empty = np.zeros(0, np.int64)
+    return Order(None, empty if moved is None else moved, empty if moved_from is None else moved_from)
 
 _SHORT_RUN = 8  # tie runs up to this length are ordered by comparing their docnos pairwise
 
@@ -125,13 +158,15 @@ def _short_run_order(less, first_lt: np.ndarray, run_id: np.ndarray, run_start: 
     return out
 
 
-def _break_ties(idx: np.ndarray, pairs: np.ndarray, doc: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Reorder, in place, every run of tied rows of ``idx`` by docno descending.
+def _break_ties(idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray,
+                docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every run of tied rows of ``idx`` (None: the identity) in docno-descending order.
 
     ``pairs`` are the positions i where rows ``idx[i]`` and ``idx[i + 1]`` tie (same group
     and value), the pairs of each run of ties consecutive and increasing (runs may come in
-    any order); only those rows are looked at.  Returns the positions that may have moved
-    (none when every run is in docno-descending order already).
+    any order); only those rows are looked at.  Returns ``(pos, rows)``: position ``pos[i]``
+    of ``idx`` takes row ``rows[i]`` (both empty when every run is in docno-descending order
+    already); ``idx`` itself is not changed.
     """
     first = np.ones(len(pairs), bool)      # a pair starting a new run of ties
     first[1:] = pairs[1:] != pairs[:-1] + 1
@@ -146,7 +181,7 @@ def _break_ties(idx: np.ndarray, pairs: np.ndarray, doc: np.ndarray, docs: np.nd
     run_id = np.zeros(len(pos), np.int64)
     run_id[head_at[1:]] = 1
     np.cumsum(run_id, out=run_id)
-    sub = idx[pos]
+    sub = pos if idx is None else idx[pos]
     dc = doc[sub]
     less = _docno_less(dc, docs)
     in_run = np.ones(len(pos) - 1, bool)
@@ -154,20 +189,17 @@ def _break_ties(idx: np.ndarray, pairs: np.ndarray, doc: np.ndarray, docs: np.nd
     k = np.arange(len(pos) - 1)
     first_lt = less(k, k + 1) & in_run
     if not first_lt.any():
-        return np.zeros(0, np.int64)      # every run already docno descending
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)  # every run already docno descending
     lens = np.diff(np.append(head_at, len(pos)))
     longest = int(lens.max())
     if longest <= _SHORT_RUN:
-        idx[pos] = sub[_short_run_order(less, first_lt, run_id, np.repeat(head_at, lens), longest)]
-        return pos
+        return pos, sub[_short_run_order(less, first_lt, run_id, np.repeat(head_at, lens), longest)]
     dr = _doc_desc_rank(dc, docs)
     dr -= dr.min()
     width = int(dr.max()) + 1
     if n_runs * width < 2**62:   # one composite key: (tie run, docno desc)
-        idx[pos] = sub[np.argsort(run_id * width + dr, kind="stable")]
-    else:  # pragma: no cover - astronomically many ties
-        idx[pos] = sub[np.lexsort((dr, run_id))]
-    return pos
+        return pos, sub[np.argsort(run_id * width + dr, kind="stable")]
+    return pos, sub[np.lexsort((dr, run_id))]  # pragma: no cover - astronomically many ties
 
 
 def _sort_key(value: np.ndarray) -> np.ndarray:
@@ -197,26 +229,24 @@ def _sorted(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
-               docs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Permutation sorting rows by (group, ``value`` descending, docno descending).
+               docs: np.ndarray) -> Order:
+    """The :class:`Order` sorting rows by (group, ``value`` descending, docno descending).
 
     ``value`` is a float array without NaN (the float32 or float64 score, or minus the
-    rank), or None for input order (kept stable).  Returns ``(idx, moved, group_sorted)``:
-    ``idx`` (intp) is the permutation; ``moved`` lists the only positions where ``idx``
-    differs from the identity (input already in order, the usual case for files written
-    in rank order, so only tied rows move), or is None when ``idx`` is a general
-    permutation; ``group_sorted`` is ``group[idx]`` when ``idx`` is a general permutation
-    (built without a gather when groups move as blocks), else None.  Input whose groups are
-    each contiguous and in order inside only has its groups moved as blocks; anything else
-    (a group out of order, or split into pieces that are not adjacent) is sorted.
+    rank), or None for input order (kept stable).  Input already in order (the usual case
+    for files written in rank order, where only tied rows move) gives the identity with the
+    moved rows; otherwise ``idx`` is the permutation and ``group_sorted`` is ``group[idx]``
+    (built without a gather when groups move as blocks) or None (input order).  Input whose
+    groups are each contiguous and in order inside only has its groups moved as blocks;
+    anything else (a group out of order, or split into pieces that are not adjacent) is sorted.
     """
     n = len(group)
     if value is None:
         if np.all(group[1:] >= group[:-1]):
-            return np.arange(n), np.zeros(0, np.int64), None
-        return np.argsort(group, kind="stable"), None, None
+            return _identity()
+        return Order(np.argsort(group, kind="stable"))
     if n == 0:
-        return np.arange(0), np.zeros(0, np.int64), None
+        return _identity()
     # one linear pass: group boundaries, and whether every group is in value order
     within = group[1:] == group[:-1]
     up = value[1:] > value[:-1]
@@ -230,9 +260,7 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
         tie &= within
         pairs = np.flatnonzero(tie)
         if len(first) < 2 or bool(np.all(first[1:] > first[:-1])):  # groups in order already
-            idx = np.arange(n)
-            moved = _break_ties(idx, pairs, doc, docs) if len(pairs) else np.zeros(0, np.int64)
-            return idx, moved, None
+            return _identity(*_break_ties(None, pairs, doc, docs)) if len(pairs) else _identity()
         by_group = np.argsort(first, kind="stable")
         sorted_first = first[by_group]
         if not (sorted_first[1:] == sorted_first[:-1]).any():  # no group in several pieces
@@ -251,22 +279,24 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
             if len(pairs):  # tie pairs stay adjacent: move them with their block (each
                 # run's pairs stay consecutive and increasing, which is all _break_ties needs)
                 pairs = pairs - shift[np.searchsorted(starts, pairs, side="right") - 1]
-                _break_ties(idx, pairs, doc, docs)
-            return idx, None, group_sorted
+                pos, rows = _break_ties(idx, pairs, doc, docs)
+                idx[pos] = rows
+            return Order(idx, group_sorted=group_sorted)
     idx, gs, same = _sorted(group, value)
     pairs = np.flatnonzero(same)
     if len(pairs):
-        _break_ties(idx, pairs, doc, docs)
-    return idx, None, gs
+        pos, rows = _break_ties(idx, pairs, doc, docs)
+        idx[pos] = rows
+    return Order(idx, group_sorted=gs)
 
 
-def permute(x: np.ndarray, idx: np.ndarray, moved: np.ndarray | None, inplace: bool = False) -> np.ndarray:
-    """``x[idx]``, touching only the ``moved`` positions when there are few (in ``x`` itself
-    when ``inplace``: only for arrays this module's caller owns)."""
-    if moved is None:
-        return x[idx]
-    if len(moved) == 0:
+def permute(x: np.ndarray, order: Order, inplace: bool = False) -> np.ndarray:
+    """``x`` in ``order``: ``x[order.idx]``, or only the moved positions rewritten (in ``x``
+    itself when ``inplace``: only for arrays this module's caller owns)."""
+    if order.idx is not None:
+        return x[order.idx]
+    if len(order.moved) == 0:
         return x
     y = x if inplace else x.copy()
-    y[moved] = x[idx[moved]]  # the right side is gathered first: safe in place
+    y[order.moved] = x[order.moved_from]  # the right side is gathered first: safe in place
     return y

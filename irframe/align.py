@@ -68,8 +68,14 @@ class Aligned:
         int64, length G + 1; rows of group ``g`` are ``offsets[g]:offsets[g+1]``.
     row_doc, row_rel, row_score, row_source : numpy.ndarray
         Per row: doc code, grade (float64, NaN = unjudged; max over subtopics),
-        score used for ordering (float64; NaN when ordering by rank/input without
-        scores), and the position of the row in the caller's run frame.
+        score used for ordering (under ``order="trec_eval"`` the float32 scores that
+        trec_eval compares, else float64; NaN when ordering by rank/input without
+        scores), and the position of the row in the caller's run frame (int64; built from
+        ``source`` when first asked).
+    source : numpy.ndarray or tuple
+        ``row_source`` itself or, for input already in order but for its tied rows,
+        ``(moved, moved_from)``: the identity, except that row ``moved[i]`` came from
+        position ``moved_from[i]`` (no array of the input's length is built for it).
     qrels_offsets, qrels_doc, qrels_rel : numpy.ndarray
         Judged documents per evaluated topic (CSR over topics), grade descending.
     subtopics : pandas.Index or None
@@ -97,7 +103,7 @@ class Aligned:
     row_doc: np.ndarray
     row_rel: np.ndarray
     row_score: np.ndarray
-    row_source: np.ndarray
+    source: np.ndarray | tuple[np.ndarray, np.ndarray]
     qrels_offsets: np.ndarray
     qrels_doc: np.ndarray
     qrels_rel: np.ndarray
@@ -144,6 +150,17 @@ class Aligned:
         nonempty = np.flatnonzero(self.group_len)
         step[self.offsets[nonempty[1:]]] -= self.group_len[nonempty[:-1]]
         return np.cumsum(step, out=step)
+
+    @cached_property
+    def row_source(self) -> np.ndarray:
+        """Position of every row in the caller's run frame (int64, length N): ``source`` as
+        it is, or the identity but at the rows ``source = (moved, moved_from)`` name."""
+        if not isinstance(self.source, tuple):
+            return self.source
+        moved, moved_from = self.source
+        src = np.arange(self.n_rows, dtype=np.int64)
+        src[moved] = moved_from
+        return src
 
     @cached_property
     def row_topic(self) -> np.ndarray:
@@ -433,7 +450,7 @@ def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     """(value whose descending order is the ranking, score as stored in the aligned arrays)
     for an ``order``; the value is None for input order."""
     if order == "trec_eval":
-        f32 = score.astype(np.float32)  # widened to float64 once the rows are ordered
+        f32 = score.astype(np.float32)  # kept as the aligned row_score
         return f32, f32
     if order == "trec_eval10":
         return score, score
@@ -573,18 +590,24 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     value, sc = _primary_key(order, take(score), take(rank))
-    perm, moved, group_sorted = order_rows(group_key, value, r_doc_s, ids.docs)
+    o = order_rows(group_key, value, r_doc_s, ids.docs)
     cell_is_doc = cell is r_doc_s  # per-topic pools: permute the doc codes once for both
-    r_doc_s = permute(r_doc_s, perm, moved, inplace=True)  # our own copy: permuted in place
-    cell = r_doc_s if cell_is_doc else permute(cell, perm, moved)
-    # each row's position in the caller's frame: (0..n-1 or kept) permuted, i.e. perm itself
-    src = perm.astype(np.int64, copy=False) if kept is None else kept[perm]
-    if moved is None:  # a general permutation; otherwise only tied rows moved, and within a tie
-        group_key = group_sorted if group_sorted is not None else group_key[perm]  # the group is constant
+    r_doc_s = permute(r_doc_s, o, inplace=True)  # our own copy: permuted in place
+    cell = r_doc_s if cell_is_doc else permute(cell, o)
+    # each row's position in the caller's frame: (0..n-1 or kept) permuted; for input in order
+    # but for its ties, (moved, moved_from) stand for it until a caller asks (Aligned.row_source)
+    if kept is not None:
+        src = permute(kept, o)
+    elif o.idx is not None:
+        src = o.idx.astype(np.int64, copy=False)
+    else:
+        src = (o.moved, o.moved_from)
+    if o.idx is not None:  # a general permutation; otherwise only tied rows moved, and within a
+        group_key = o.group_sorted if o.group_sorted is not None else group_key[o.idx]  # tie the group is constant
     if sc is None:
-        sc = np.full(len(src), np.nan)
-    elif moved is None or order == "rank":  # in score orders the tie key is the score itself
-        sc = permute(sc, perm, moved)
+        sc = np.full(len(r_doc_s), np.nan)
+    elif o.idx is not None or order == "rank":  # in score orders the tie key is the score itself
+        sc = permute(sc, o)
     rel_by_cell = np.full(n_cells + 1, np.nan)  # the last cell: qrels (topic, doc) not retrieved
     rel_by_cell[q_cell] = qr_u
     rel = rel_by_cell[cell]
@@ -594,6 +617,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # removing rows changes neither the others' order nor their grades
+            src = o.source(len(r_doc_s)) if isinstance(src, tuple) else src
             group_key, r_doc_s, rel, src, sc = (x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc))
             n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
@@ -604,6 +628,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
+        src = o.source(len(r_doc_s)) if isinstance(src, tuple) else src
         group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
     offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
     aligned = Aligned(
@@ -615,8 +640,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         offsets=offsets,
         row_doc=r_doc_s,
         row_rel=rel.astype(np.float64, copy=False),
-        row_score=sc.astype(np.float64, copy=False),
-        row_source=src.astype(np.int64, copy=False),
+        row_score=sc if sc.dtype == np.float32 else sc.astype(np.float64, copy=False),
+        source=src if isinstance(src, tuple) else src.astype(np.int64, copy=False),
         qrels_offsets=np.zeros(1, np.int64), qrels_doc=np.zeros(0, np.int64), qrels_rel=np.zeros(0),
         order=order, depth=depth, complete=complete, judged_only=judged_only,
         n_dropped_rows=n_dropped,

@@ -61,14 +61,22 @@ def _check(rows, dtype, docs):
     value = np.array([r[1] for r in rows], dtype)
     doc = np.array([r[2] for r in rows], np.int64)
     expected = sorted(range(len(rows)), key=lambda i: _trec_key(rows[i][0], rows[i][1], docs[rows[i][2]]))
-    idx, moved, group_sorted = O.order_rows(group, value, doc, docs)
+    o = O.order_rows(group, value, doc, docs)
+    idx = o.source(len(rows))
     assert idx.tolist() == expected
-    if moved is not None:  # only the listed positions differ from the identity
-        rest = np.ones(len(rows), bool)
-        rest[moved] = False
-        assert (idx[rest] == np.arange(len(rows))[rest]).all()
-    if group_sorted is not None:
-        assert group_sorted.tolist() == group[idx].tolist()
+    if o.idx is None:  # the identity but at the listed positions
+        assert o.group_sorted is None and len(o.moved) == len(o.moved_from)
+        ident = np.arange(len(rows))
+        ident[o.moved] = o.moved_from
+        assert ident.tolist() == expected
+    else:
+        assert o.moved is None and o.idx.tolist() == expected
+    if o.group_sorted is not None:
+        assert o.group_sorted.tolist() == group[idx].tolist()
+    for x in (doc, value):  # permute: the order applied, copied or (inplace) in place
+        assert O.permute(x, o).tolist() == x[expected].tolist()
+        y = x.copy()
+        assert O.permute(y, o, inplace=True).tolist() == x[expected].tolist()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -159,7 +159,7 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
     perm = np.arange(aligned.n_rows)
     perm[rows] = sub
     return replace(aligned, row_doc=aligned.row_doc[perm], row_rel=aligned.row_rel[perm],
-                   row_source=aligned.row_source[perm])
+                   source=aligned.row_source[perm])
 
 
 def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -27,10 +27,10 @@ import pandas as pd
 
 from ._ids import str_sort_order
 
-__all__ = ["Order", "order_rows", "permute", "float32_desc_key", "float64_desc_key"]
+__all__ = ["RowOrder", "order_rows", "permute", "float32_desc_key", "float64_desc_key"]
 
 
-class Order(NamedTuple):
+class RowOrder(NamedTuple):
     """A permutation of rows, as :func:`order_rows` finds it.
 
     Either ``idx`` is the permutation (every sorted row's position in the input, intp) and
@@ -54,9 +54,9 @@ class Order(NamedTuple):
         return src
 
 
-def _identity(moved: np.ndarray | None = None, moved_from: np.ndarray | None = None) -> Order:
+def _identity(moved: np.ndarray | None = None, moved_from: np.ndarray | None = None) -> RowOrder:
     empty = np.zeros(0, np.int64)
-    return Order(None, empty if moved is None else moved, empty if moved_from is None else moved_from)
+    return RowOrder(None, empty if moved is None else moved, empty if moved_from is None else moved_from)
 
 _SHORT_RUN = 8  # tie runs up to this length are ordered by comparing their docnos pairwise
 
@@ -229,8 +229,8 @@ def _sorted(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
-               docs: np.ndarray) -> Order:
-    """The :class:`Order` sorting rows by (group, ``value`` descending, docno descending).
+               docs: np.ndarray) -> RowOrder:
+    """The :class:`RowOrder` sorting rows by (group, ``value`` descending, docno descending).
 
     ``value`` is a float array without NaN (the float32 or float64 score, or minus the
     rank), or None for input order (kept stable).  Input already in order (the usual case
@@ -244,7 +244,7 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
     if value is None:
         if np.all(group[1:] >= group[:-1]):
             return _identity()
-        return Order(np.argsort(group, kind="stable"))
+        return RowOrder(np.argsort(group, kind="stable"))
     if n == 0:
         return _identity()
     # one linear pass: group boundaries, and whether every group is in value order
@@ -281,16 +281,16 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
                 pairs = pairs - shift[np.searchsorted(starts, pairs, side="right") - 1]
                 pos, rows = _break_ties(idx, pairs, doc, docs)
                 idx[pos] = rows
-            return Order(idx, group_sorted=group_sorted)
+            return RowOrder(idx, group_sorted=group_sorted)
     idx, gs, same = _sorted(group, value)
     pairs = np.flatnonzero(same)
     if len(pairs):
         pos, rows = _break_ties(idx, pairs, doc, docs)
         idx[pos] = rows
-    return Order(idx, group_sorted=gs)
+    return RowOrder(idx, group_sorted=gs)
 
 
-def permute(x: np.ndarray, order: Order, inplace: bool = False) -> np.ndarray:
+def permute(x: np.ndarray, order: RowOrder, inplace: bool = False) -> np.ndarray:
     """``x`` in ``order``: ``x[order.idx]``, or only the moved positions rewritten (in ``x``
     itself when ``inplace``: only for arrays this module's caller owns)."""
     if order.idx is not None:

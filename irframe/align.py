@@ -602,8 +602,9 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         src = o.idx.astype(np.int64, copy=False)
     else:
         src = (o.moved, o.moved_from)
-    if o.idx is not None:  # a general permutation; otherwise only tied rows moved, and within a
-        group_key = o.group_sorted if o.group_sorted is not None else group_key[o.idx]  # tie the group is constant
+    if o.idx is not None:  # a general permutation (otherwise only tied rows moved, each within
+        # its tie, where the group is constant)
+        group_key = o.group_sorted if o.group_sorted is not None else group_key[o.idx]
     if sc is None:
         sc = np.full(len(r_doc_s), np.nan)
     elif o.idx is not None or order == "rank":  # in score orders the tie key is the score itself

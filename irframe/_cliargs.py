@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._textfile import c_atol
+from .options import ORDERS  # (pandas-free, as this module must be)
 
 __all__ = ["parse_eval_args", "reads_ranks", "UsageError", "USAGE", "ORDERS", "FORMATS", "VERSION_TEXT", "BATCH_BYTES"]
 
@@ -32,7 +33,6 @@ _LONG = {  # trec_eval's long options → short letter (None: irframe's own)
     "Rel_info_format=": "R", "Results_format=": "T", "Output_old_results_format=": "o", "Zscore=": "Z",
     "format=": None, "order=": None, "trec-eval-version=": None,
 }
-ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
 FORMATS = ("trec", "csv", "json")
 VERSION_TEXT = {"9.0.8": "9.0.7", "10.0": "10.0-rc3"}  # what each release's binary prints for -v
 

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._ids import code_dtype, encode, sorted_codes
-from ._order import order_rows, permute
+from ._order import RowOrder, order_rows, permute
 from .errors import InputError
 from .options import ORDERS, check_depth
 from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
@@ -72,10 +72,10 @@ class Aligned:
         trec_eval compares, else float64; NaN when ordering by rank/input without
         scores), and the position of the row in the caller's run frame (int64; built from
         ``source`` when first asked).
-    source : numpy.ndarray or tuple
-        ``row_source`` itself or, for input already in order but for its tied rows,
-        ``(moved, moved_from)``: the identity, except that row ``moved[i]`` came from
-        position ``moved_from[i]`` (no array of the input's length is built for it).
+    source : numpy.ndarray or irframe._order.RowOrder
+        ``row_source`` itself or, for input already in order but for its tied rows, the
+        :class:`~irframe._order.RowOrder` that moved them (no array of the input's length
+        is built for it).
     qrels_offsets, qrels_doc, qrels_rel : numpy.ndarray
         Judged documents per evaluated topic (CSR over topics), grade descending.
     subtopics : pandas.Index or None
@@ -103,7 +103,7 @@ class Aligned:
     row_doc: np.ndarray
     row_rel: np.ndarray
     row_score: np.ndarray
-    source: np.ndarray | tuple[np.ndarray, np.ndarray]
+    source: np.ndarray | RowOrder
     qrels_offsets: np.ndarray
     qrels_doc: np.ndarray
     qrels_rel: np.ndarray
@@ -154,13 +154,10 @@ class Aligned:
     @cached_property
     def row_source(self) -> np.ndarray:
         """Position of every row in the caller's run frame (int64, length N): ``source`` as
-        it is, or the identity but at the rows ``source = (moved, moved_from)`` name."""
-        if not isinstance(self.source, tuple):
-            return self.source
-        moved, moved_from = self.source
-        src = np.arange(self.n_rows, dtype=np.int64)
-        src[moved] = moved_from
-        return src
+        it is, or the permutation its :class:`~irframe._order.RowOrder` stands for."""
+        if isinstance(self.source, RowOrder):
+            return self.source.source(self.n_rows)
+        return self.source
 
     @cached_property
     def row_topic(self) -> np.ndarray:
@@ -595,13 +592,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     r_doc_s = permute(r_doc_s, o, inplace=True)  # our own copy: permuted in place
     cell = r_doc_s if cell_is_doc else permute(cell, o)
     # each row's position in the caller's frame: (0..n-1 or kept) permuted; for input in order
-    # but for its ties, (moved, moved_from) stand for it until a caller asks (Aligned.row_source)
+    # but for its ties, the order itself stands for it until a caller asks (Aligned.row_source)
     if kept is not None:
         src = permute(kept, o)
     elif o.idx is not None:
         src = o.idx.astype(np.int64, copy=False)
     else:
-        src = (o.moved, o.moved_from)
+        src = o
     if o.idx is not None:  # a general permutation (otherwise only tied rows moved, each within
         # its tie, where the group is constant)
         group_key = o.group_sorted if o.group_sorted is not None else group_key[o.idx]
@@ -618,7 +615,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # removing rows changes neither the others' order nor their grades
-            src = o.source(len(r_doc_s)) if isinstance(src, tuple) else src
+            src = o.source(len(r_doc_s)) if src is o else src
             group_key, r_doc_s, rel, src, sc = (x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc))
             n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
@@ -629,7 +626,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
-        src = o.source(len(r_doc_s)) if isinstance(src, tuple) else src
+        src = o.source(len(r_doc_s)) if src is o else src
         group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
     offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
     aligned = Aligned(
@@ -642,7 +639,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         row_doc=r_doc_s,
         row_rel=rel.astype(np.float64, copy=False),
         row_score=sc if sc.dtype == np.float32 else sc.astype(np.float64, copy=False),
-        source=src if isinstance(src, tuple) else src.astype(np.int64, copy=False),
+        source=src if src is o else src.astype(np.int64, copy=False),
         qrels_offsets=np.zeros(1, np.int64), qrels_doc=np.zeros(0, np.int64), qrels_rel=np.zeros(0),
         order=order, depth=depth, complete=complete, judged_only=judged_only,
         n_dropped_rows=n_dropped,

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._arrow import POOL
 from .errors import InputError
 from .schema import check_id_column
 
@@ -137,13 +138,13 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     if runs and n > 1:
         heads = _fixed_width_heads(arr)
         if heads is None:
-            change = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+            change = pc.not_equal(arr[1:], arr[:-1], memory_pool=POOL).to_numpy(zero_copy_only=False)
             heads = _heads(change)
         if len(heads) > n // 8:
             heads = None
         else:
-            arr = arr.take(pa.array(heads))
-    enc = pc.dictionary_encode(arr)
+            arr = pc.take(arr, pa.array(heads), memory_pool=POOL)
+    enc = pc.dictionary_encode(arr, memory_pool=POOL)
     dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
     if enc.num_chunks > 1 and len({(c.dictionary.buffers()[1].address, len(c.dictionary))
                                    for c in enc.chunks}) > 1:  # pragma: no cover - other pyarrow
@@ -184,7 +185,7 @@ def _int_codes(keys: np.ndarray) -> np.ndarray:
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
         return pd.factorize(keys)[0]
-    return pc.dictionary_encode(pa.array(keys)).indices.to_numpy(zero_copy_only=False)
+    return pc.dictionary_encode(pa.array(keys), memory_pool=POOL).indices.to_numpy(zero_copy_only=False)
 
 
 def _shared_objects(addresses: np.ndarray) -> bool:

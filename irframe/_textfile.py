@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._arrow import POOL
 from .errors import ParseError
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ try:  # optional dependency
     import pyarrow.csv as pacsv
 except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
     pa = pc = pacsv = None
+
 
 _RUN_HELP = "expected 'topic Q0 doc rank score tag'"
 _QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
@@ -316,7 +318,8 @@ def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[
                                          ignore_empty_lines=True),
         convert_options=pacsv.ConvertOptions(column_types=dict(types), include_columns=list(types),
                                              null_values=[], strings_can_be_null=False,
-                                             quoted_strings_can_be_null=False, check_utf8=True))
+                                             quoted_strings_can_be_null=False, check_utf8=True),
+        memory_pool=POOL)
 
 
 def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:

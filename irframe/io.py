@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from . import _prefetch
+from ._arrow import POOL
 from ._ids import _heads, small_code_dtype
 from ._textfile import (_check_finite, _concat, _diagnose, _fail, _iter_lines,
                         _load_run, _name_of, _nth_data_line, _num_chunks, _parse, _read_bytes, _read_run_columns,
@@ -77,7 +78,8 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     if pa.types.is_dictionary(chunks[0].type):
         # Small per-chunk dictionaries (topics, tags): unified; each chunk's indices then map
         # through its own part of the unified entries
-        enc = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
+        enc = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks], memory_pool=POOL),
+                                   memory_pool=POOL)
         rank, dictionary = _sort_dictionary(enc.dictionary)
         lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(small_code_dtype(len(dictionary)))
         ends = np.cumsum([len(c.dictionary) for c in chunks])
@@ -100,7 +102,7 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
 def _encode_group(chunks: list[Any]) -> Any:
     """The chunks dictionary-encoded together: one chunked array whose chunks share one
     dictionary (of every chunk's strings, in first-appearance order)."""
-    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
+    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()), memory_pool=POOL)
     # dictionary_encode shares one memo table across chunks: every chunk then points
     # at the same dictionary buffer (comparing the contents would cost more).
     if len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) == 1:
@@ -157,7 +159,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         places[g].append((start, end))
     encoded = _map(lambda s: _encode_group(s) if s else None, slices, 2)
     dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
-    both = pc.dictionary_encode(pa.concat_arrays(dicts))
+    both = pc.dictionary_encode(pa.concat_arrays(dicts, memory_pool=POOL), memory_pool=POOL)
     rank, dictionary = _sort_dictionary(both.dictionary)
     dtype = small_code_dtype(len(dictionary))
     remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(dtype)  # group's code -> sorted code
@@ -212,10 +214,10 @@ def _map(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[An
 
 def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
     """(rank of each entry in code point order, the sorted dictionary) of a pyarrow string array."""
-    order = pc.array_sort_indices(dictionary).to_numpy()
+    order = pc.array_sort_indices(dictionary, memory_pool=POOL).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    return rank, dictionary.take(pa.array(order))
+    return rank, pc.take(dictionary, pa.array(order), memory_pool=POOL)
 
 
 def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:

@@ -588,6 +588,7 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     value, sc = _primary_key(order, take(score), take(rank))
     o = order_rows(group_key, value, r_doc_s, ids.docs)
+    del value  # (the score orders' value is sc: its unpermuted copy is freed once sc is permuted)
     cell_is_doc = cell is r_doc_s  # per-topic pools: permute the doc codes once for both
     r_doc_s = permute(r_doc_s, o, inplace=True)  # our own copy: permuted in place
     cell = r_doc_s if cell_is_doc else permute(cell, o)

@@ -38,7 +38,6 @@ try:  # optional dependency
 except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
     pa = pc = pacsv = None
 
-
 _RUN_HELP = "expected 'topic Q0 doc rank score tag'"
 _QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
 _BOM = b"\xef\xbb\xbf"

@@ -208,3 +208,18 @@ def test_encode_merges_arrow_and_category_ids_like_brute_force(run_ids, qrels_id
     if dtype == "str":
         want, want_uniques = brute_force(list(run_ids) + list(qrels_ids))
         assert rc.tolist() + qc.tolist() == want and uniques.tolist() == want_uniques
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "bb", "", "ccc", "é"]), max_size=6), min_size=1, max_size=6),
+       st.data())
+def test_take_increasing_matches_pyarrow_take(chunks, data):
+    """Chunk-by-chunk take against pyarrow's own take of the concatenated column (empty
+    chunks included)."""
+    pa = pytest.importorskip("pyarrow")
+    arr = pa.chunked_array(chunks, type=pa.string())
+    n = len(arr)
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))) if n else [],
+                    dtype=np.int64)
+    got = _ids._take_increasing(arr, rows)
+    assert got.to_pylist() == arr.combine_chunks().take(pa.array(rows, pa.int64())).to_pylist()

@@ -54,7 +54,7 @@ import pandas as pd
 
 from . import _prefetch
 from ._arrow import POOL
-from ._ids import _heads, small_code_dtype
+from ._ids import _heads, _take_increasing, small_code_dtype
 from ._textfile import (_check_finite, _concat, _diagnose, _fail, _iter_lines,
                         _load_run, _name_of, _nth_data_line, _num_chunks, _parse, _read_bytes, _read_run_columns,
                         _show, _as_float, _bad_number, c_atol, pa, pc)
@@ -611,7 +611,7 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
         other = np.flatnonzero(~pc.utf8_is_digit(col).to_numpy(zero_copy_only=False))  # cheap first pass
         if len(other):
-            taken = col.take(pa.array(other))
+            taken = _take_increasing(col, other)  # (pyarrow's take would copy a chunked column first)
             other = other[~pc.match_substring_regex(taken, _PLAIN_DECIMAL).to_numpy(zero_copy_only=False)]
     else:
         other = np.flatnonzero(~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool))

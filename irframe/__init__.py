@@ -16,8 +16,14 @@ from . import _lazy  # noqa: E402
 
 if _lazy.command_line():  # the command's own process: read the run files while pandas is imported
     import gc
+    import os
     import sys
 
+    # pyarrow's C++ default pool, set before pyarrow is imported: its conversions to numpy
+    # (``to_numpy`` of a chunked array) take their memory there whatever ``pa.set_memory_pool``
+    # says (_prefetch.use_system_allocator), and mimalloc would reserve its arena and keep
+    # ~4 MB of 2 MB pages for them; a value the user set is kept
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from . import _prefetch
     gc.disable()  # no cyclic garbage collection during the imports (~10 % of their time): enabled below
     _prefetch.start(sys.argv[1:])

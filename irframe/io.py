@@ -609,10 +609,12 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
     (exponents, hexadecimal) are compared, one by one (they are rare).
     """
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
-        other = np.flatnonzero(~pc.utf8_is_digit(col).to_numpy(zero_copy_only=False))  # cheap first pass
+        digits = pc.utf8_is_digit(col, memory_pool=POOL)  # cheap first pass
+        other = np.flatnonzero(~digits.to_numpy(zero_copy_only=False))
         if len(other):
             taken = _take_increasing(col, other)  # (pyarrow's take would copy a chunked column first)
-            other = other[~pc.match_substring_regex(taken, _PLAIN_DECIMAL).to_numpy(zero_copy_only=False)]
+            other = other[~pc.match_substring_regex(taken, _PLAIN_DECIMAL, memory_pool=POOL)
+                          .to_numpy(zero_copy_only=False)]
     else:
         other = np.flatnonzero(~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool))
     for row in other:

@@ -190,3 +190,34 @@ def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command
                        env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "True" if command else "False"]
+
+
+@pytest.mark.parametrize("command, user_pool, expected", [
+    (True, None, "system"), (True, "mimalloc", "mimalloc"), (False, None, "mimalloc")])
+def test_the_command_sets_pyarrows_cpp_default_pool(tmp_path, command, user_pool, expected):
+    """The command's own process makes pyarrow's C++ default pool the system allocator before
+    pyarrow is imported (``ARROW_DEFAULT_MEMORY_POOL``): pyarrow's conversions to numpy take
+    their memory there whatever ``pa.set_memory_pool`` says, so mimalloc never starts; a pool
+    the user chose is kept, and a library process keeps pyarrow's default.  Property test of
+    where memory comes from."""
+    pa = pytest.importorskip("pyarrow")
+    if "mimalloc" not in pa.supported_memory_backends():
+        pytest.skip("this pyarrow has no mimalloc: nothing to tell apart")
+    code = ("import irframe, pyarrow as pa, pyarrow.compute as pc\n"
+            "backend = pa.default_memory_pool().backend_name\n"
+            "pa.set_memory_pool(pa.system_memory_pool())\n"
+            "pc.equal(pa.chunked_array([[1] * 100_000, [2]]), 1).to_numpy(zero_copy_only=False)\n"
+            "print(backend, pa.mimalloc_memory_pool().max_memory() > 0)\n")
+    if command:
+        script = tmp_path / "irframe"   # the console script's name: irframe's own process
+        script.write_text(code)
+        cmd = [sys.executable, str(script), "eval", "-h"]
+    else:
+        cmd = [sys.executable, "-c", code]
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if user_pool:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = user_pool
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
+                       env=dict(env, PYTHONPATH=str(REPO)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [expected, str(expected == "mimalloc")]

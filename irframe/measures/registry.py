@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from ..params import REQUIRED, Param, check_cutoff_text
+from .trec_eval_syntax import expand_for_api
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
@@ -465,7 +466,6 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
                         f"got {type(measures).__name__} {measures!r:.60}")
     from dataclasses import replace
 
-    from .trec_eval_syntax import expand_for_api
     out = []
     for m in measures:
         expanded = expand_for_api(m, lambda n: n in _REGISTRY or n in _ALIASES) if isinstance(m, str) else None

@@ -174,12 +174,10 @@ def test_reader_reads_back_from_the_last_file_while_the_thread_reads(tmp_path, m
     assert out.getvalue() == aq + aq + aqc
 
 
-@pytest.mark.parametrize("command", [True, False])
-def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command):
-    """The command's process pauses the cyclic garbage collector while irframe imports pandas
-    and freezes the imported objects; it is enabled again once ``import irframe`` returns.  A
-    library process keeps the collector as it was.  Property test."""
-    code = "import gc, irframe; print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+def _python(tmp_path: Path, code: str, command: bool, env) -> list[str]:
+    """The words ``code`` prints in a new Python process: irframe's command's own process
+    (a script named like the console script, called as ``irframe eval -h``) or, when not
+    ``command``, a library process (``python -c``)."""
     if command:
         script = tmp_path / "irframe"   # the console script's name: irframe's own process
         script.write_text(code)
@@ -187,9 +185,19 @@ def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command
     else:
         cmd = [sys.executable, "-c", code]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
-                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+                       env=dict(env, PYTHONPATH=str(REPO)))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["True", "True" if command else "False"]
+    return r.stdout.split()
+
+
+@pytest.mark.parametrize("command", [True, False])
+def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command):
+    """The command's process pauses the cyclic garbage collector while irframe imports pandas
+    and freezes the imported objects; it is enabled again once ``import irframe`` returns.  A
+    library process keeps the collector as it was.  Property test."""
+    out = _python(tmp_path, "import gc, irframe; print(gc.isenabled(), gc.get_freeze_count() > 0)\n",
+                  command, os.environ)
+    assert out == ["True", "True" if command else "False"]
 
 
 @pytest.mark.parametrize("command, user_pool, expected", [
@@ -208,16 +216,7 @@ def test_the_command_sets_pyarrows_cpp_default_pool(tmp_path, command, user_pool
             "pa.set_memory_pool(pa.system_memory_pool())\n"
             "pc.equal(pa.chunked_array([[1] * 100_000, [2]]), 1).to_numpy(zero_copy_only=False)\n"
             "print(backend, pa.mimalloc_memory_pool().max_memory() > 0)\n")
-    if command:
-        script = tmp_path / "irframe"   # the console script's name: irframe's own process
-        script.write_text(code)
-        cmd = [sys.executable, str(script), "eval", "-h"]
-    else:
-        cmd = [sys.executable, "-c", code]
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     if user_pool:
         env["ARROW_DEFAULT_MEMORY_POOL"] = user_pool
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
-                       env=dict(env, PYTHONPATH=str(REPO)))
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == [expected, str(expected == "mimalloc")]
+    assert _python(tmp_path, code, command, env) == [expected, str(expected == "mimalloc")]

@@ -223,7 +223,7 @@ def _shared_objects(addresses: np.ndarray) -> bool:
     return len(pd.unique(sample)) <= n / 4 * (1 - (1 - m / n) ** 4)
 
 
-def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+def _object_encode(values: np.ndarray, runs: bool, by_value: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Codes and uniques (first-appearance order) of an object array, by object identity first.
 
     pandas 2.2 reads strings into one Python object per distinct id (``read_parquet``; per chunk
@@ -234,6 +234,11 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
     runs of equal values, as in :func:`_arrow_encode`).  Rows of distinct objects (one object
     per row, :func:`_shared_objects` false) are compared and factorized by value directly.
     Missing values (None, NaN, pd.NA) get code -1.
+
+    ``by_value=False`` leaves the last step to the caller on the identity path: codes number
+    the distinct objects and the uniques are those objects, which may repeat a value (equal
+    strings in distinct objects) and hold missing values (:func:`encode` factorizes them once
+    with the other columns' uniques, instead of once per column and once more to merge).
     """
     n = len(values)
     holder = _Addresses(values)
@@ -251,18 +256,22 @@ def _object_encode(values: np.ndarray, runs: bool) -> tuple[np.ndarray, np.ndarr
             return np.repeat(codes.astype(small_code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
     if shared:
         rows = _int_codes(addresses)
-        codes, uniques = pd.factorize(values[_first_rows(rows)])
+        objects = values[_first_rows(rows)]
+        if not by_value:
+            return rows.astype(code_dtype(len(objects)), copy=False), objects
+        codes, uniques = pd.factorize(objects)
         return codes.astype(code_dtype(len(uniques)))[rows], uniques
     codes, uniques = pd.factorize(values)
     return codes.astype(code_dtype(len(uniques)), copy=False), uniques
 
 
-def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
+def _encode_one(s: pd.Series, runs: bool, by_value: bool = True) -> tuple[np.ndarray, Any]:
     """Codes and uniques of one id column; uniques are exactly the ids present (unused
     categories dropped): a pyarrow string array for arrow-backed data, else an object array.
     Codes are int32 (int64 beyond 2**31 ids), except a ``category`` column's own codes
     (int8 to int32 after its number of categories), used as they are (read-only) when every
-    category occurs, and codes encoded by ``runs``, in :func:`small_code_dtype`."""
+    category occurs, and codes encoded by ``runs``, in :func:`small_code_dtype`.
+    ``by_value`` is passed on to :func:`_object_encode` for ``object`` columns."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = s.cat.categories
         codes = s.array.codes  # the column's own codes (int8 to int64): a read-only view, no copy
@@ -282,7 +291,7 @@ def _encode_one(s: pd.Series, runs: bool) -> tuple[np.ndarray, Any]:
     arr = _arrow_strings(s)
     if arr is not None:
         return _arrow_encode(arr, runs)
-    return _object_encode(s.to_numpy(dtype=object), runs)
+    return _object_encode(s.to_numpy(dtype=object), runs, by_value)
 
 
 def _as_str(uniques: Any) -> np.ndarray:
@@ -295,18 +304,21 @@ def _as_str(uniques: Any) -> np.ndarray:
     return uniques
 
 
-def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool) -> tuple[np.ndarray, np.ndarray]:
+def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool,
+                    by_value: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
 
     Typed columns are checked first (from their dtype and missing-value mask, cheap); an
     ``object`` column is checked on its distinct values after encoding (missing ids get
-    code -1), and only a failing column is scanned row by row for the error message.
+    code -1), and only a failing column is scanned row by row for the error message.  Without
+    ``by_value`` (:func:`_object_encode`) a missing id is one of the uniques, which are then
+    not all str: the same check finds it.
     """
     s = df[col]
     if s.dtype != object:
         check_id_column(df, col, what)
         return _encode_one(s, runs)
-    codes, uniques = _encode_one(s, runs)
+    codes, uniques = _encode_one(s, runs, by_value)
     if (len(codes) and codes.min() < 0) or (
             len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"):
         check_id_column(df, col, what)  # raises, naming the rows
@@ -319,9 +331,11 @@ def encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> 
 
     ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
     as an object array of str in first-appearance order).  Each column is encoded on its
-    own and only the uniques are merged, so the rows are hashed once.
+    own and only the uniques are merged, so the rows are hashed once.  When every column is
+    ``object``, their distinct objects are factorized by value once, in the merge.
     """
-    parts = [_checked_encode(df, col, what, runs) for df, col, what in columns]
+    by_value = len(columns) == 1 or any(df[col].dtype != object for df, col, _ in columns)
+    parts = [_checked_encode(df, col, what, runs, by_value) for df, col, what in columns]
     if len(parts) == 1:
         return [parts[0][0]], _as_str(parts[0][1])
     if any(not isinstance(u, np.ndarray) for _, u in parts):

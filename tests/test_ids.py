@@ -118,6 +118,35 @@ def test_identity_paths_are_taken():
         assert codes.tolist() == want and list(uniques) == want_uniques
 
 
+@pytest.mark.parametrize("bad", [None, pd.NA, 7])
+def test_encode_of_object_columns_by_identity_merges_equal_strings(bad):
+    """Two ``object`` columns large enough for the identity path (checked), each holding
+    every id in two distinct objects, the qrels ids partly the run's: encode() factorizes the
+    distinct objects by value once, in the merge (one column: on its own), and must still
+    give one code per string (brute force) and refuse a bad id by column and row."""
+    rng = np.random.default_rng(7)
+    run_words = [f"D{i:06d}" for i in rng.integers(0, 3000, 30_000)]
+    q_words = [f"D{i:06d}" for i in rng.integers(2000, 4000, 8_000)]
+    pools = [{w: fresh(w) for w in set(run_words + q_words)} for _ in range(2)]
+    run_ids = np.array([pools[(i // 7) % 2][w] for i, w in enumerate(run_words)], dtype=object)
+    q_ids = np.array([pools[i % 2][w] for i, w in enumerate(q_words)], dtype=object)
+    for ids in (run_ids, q_ids):
+        assert _ids._shared_objects(np.asarray(_ids._Addresses(ids)))
+    def frames():  # object columns (pandas 3 would infer str from the arrays)
+        return [(pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
+                (pd.DataFrame({"doc": pd.Series(q_ids, dtype=object)}), "doc", "qrels frame")]
+    (rc, qc), uniques = _ids.encode(frames())
+    want, want_uniques = brute_force(list(run_ids) + list(q_ids))
+    assert rc.tolist() + qc.tolist() == want
+    assert uniques.tolist() == want_uniques
+    (rc,), uniques = _ids.encode(frames()[:1])  # one column: factorized by value on its own
+    want, want_uniques = brute_force(list(run_ids))
+    assert rc.tolist() == want and uniques.tolist() == want_uniques
+    q_ids[4321] = bad
+    with pytest.raises(InputError, match=r"qrels frame.*column 'doc'.*row 4321"):
+        _ids.encode(frames())
+
+
 def test_addresses_are_the_objects_ids_and_keep_them_alive():
     values = np.array([fresh("abc"), fresh("abc"), None], dtype=object)[::-1]  # not contiguous
     holder = _ids._Addresses(values)

@@ -106,14 +106,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sections = set(args.sections.split(","))
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_core import build_collection, shared_dir
+    from bench_core import build_collection, child_env, shared_dir
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   PYTHONPYCACHEPREFIX=str(work / "pycache"))
+        env = child_env(work)
         irframe = [sys.executable, "-m", "irframe.cli", "eval"]
         te = args.trec_eval
         rob = shared_dir() / "robust03"

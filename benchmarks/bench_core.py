@@ -364,14 +364,19 @@ print(json.dumps({"import": t1 - t0, "first": first[0], "warm": med[0], "first_u
 """
 
 
-def section_first(work: Path, n: int = 5) -> dict:
-    # modules byte-compiled as in an installed package: one untimed process writes the
-    # bytecode of every module the first call imports into a prefix in the temporary folder
-    # (the checkout is not touched); a PYTHONDONTWRITEBYTECODE in the environment would
-    # otherwise make every first call compile the modules evaluate imports lazily
+def child_env(work: Path) -> dict:
+    """The environment of a timed child process: this checkout's irframe, its modules
+    byte-compiled as in an installed package (bytecode written under ``PYTHONPYCACHEPREFIX``
+    in the temporary folder ``work``, so the checkout is not touched; a
+    ``PYTHONDONTWRITEBYTECODE`` in the environment would make every child compile them)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                PYTHONPYCACHEPREFIX=str(work / "pycache"))
+    return env
+
+
+def section_first(work: Path, n: int = 5) -> dict:
+    env = child_env(work)  # one untimed process first writes the bytecode the first call needs
     res = []
     for _ in range(n + 1):
         p = subprocess.run([sys.executable, "-c", FIRST_CALL, str(work / "runs.parquet"),

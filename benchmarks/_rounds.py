@@ -26,7 +26,9 @@ def rounds(tasks: dict[str, Callable[[], object]], n: int) -> dict[str, list[flo
     return times
 
 
-def table(times: dict[str, list[float]], base: str, *, targets: dict[str, str] | None = None) -> dict:
+def table(
+    times: dict[str, list[float]], base: str, *, targets: dict[str, str] | None = None
+) -> dict:
     """Print median seconds and the median per-round ratio to ``base``; return both per task."""
     out = {}
     print(f"  {'task':<58} {'median s':>9} {'x ' + base[:18]:>22}   rounds (s)")
@@ -34,5 +36,7 @@ def table(times: dict[str, list[float]], base: str, *, targets: dict[str, str] |
         ratio = statistics.median(a / b for a, b in zip(v, times[base]))
         out[k] = {"median": statistics.median(v), "ratio": ratio}
         note = f"  [{targets[k]}]" if targets and k in targets else ""
-        print(f"  {k:<58} {out[k]['median']:9.3f} {ratio:22.2f}   {' '.join(f'{x:.2f}' for x in v)}{note}")
+        print(
+            f"  {k:<58} {out[k]['median']:9.3f} {ratio:22.2f}   {' '.join(f'{x:.2f}' for x in v)}{note}"
+        )
     return out

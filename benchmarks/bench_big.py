@@ -67,15 +67,34 @@ def main(argv=None) -> int:
         print(f"wrote {len(r):,} run rows, {len(q):,} qrels to {work}")
         del q, r
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    variants = {"pd.read_parquet(path)": {},
-                "pd.read_parquet(path, read_dictionary=[ids])": {"read_dictionary": ["system", "topic", "doc"]}}
+    variants = {
+        "pd.read_parquet(path)": {},
+        "pd.read_parquet(path, read_dictionary=[ids])": {
+            "read_dictionary": ["system", "topic", "doc"]
+        },
+    }
     for name, kw in variants.items():
-        out = subprocess.run([sys.executable, "-c", STEP2, str(runs_path), str(qrels_path), json.dumps(MEASURES),
-                              json.dumps(kw)], capture_output=True, text=True, env=env, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                STEP2,
+                str(runs_path),
+                str(qrels_path),
+                json.dumps(MEASURES),
+                json.dumps(kw),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         res = json.loads(out.stdout)
-        print(f"{name}: {res['rows']:,} rows ({res['dtype']} ids): read {res['read_parquet']:.2f} s + "
-              f"evaluate {res['evaluate']:.2f} s = {res['total']:.2f} s; peak RSS {res['peak_rss_gb']:.2f} GB "
-              f"(whole process, frames included); load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{name}: {res['rows']:,} rows ({res['dtype']} ids): read {res['read_parquet']:.2f} s + "
+            f"evaluate {res['evaluate']:.2f} s = {res['total']:.2f} s; peak RSS {res['peak_rss_gb']:.2f} GB "
+            f"(whole process, frames included); load average {os.getloadavg()[0]:.1f}"
+        )
     if tmp is not None:
         tmp.cleanup()
     return 0

@@ -45,8 +45,12 @@ def run(cmd: list[str], env: dict, stdout) -> tuple[float, float, float]:
     """(wall s, cpu s, peak RSS MB) of one child process, measured by GNU time (a child forked
     from this Python process would count this process's memory in its own peak)."""
     with tempfile.NamedTemporaryFile("r") as f:
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", f.name, *cmd], env=env,
-                           stdout=stdout, stderr=subprocess.PIPE)
+        p = subprocess.run(
+            ["/usr/bin/time", "-f", "%e %U %S %M", "-o", f.name, *cmd],
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+        )
         if p.returncode != 0:
             sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode()}")
         wall, user, system, rss_kb = f.read().split()[-4:]
@@ -71,7 +75,9 @@ def compare(irframe_cmd, trec_cmds, env) -> None:
 
 
 def show(cmd: list[str], n: int = 1) -> str:
-    text = " ".join(Path(c).name if os.sep in c else c for c in cmd[:12]) + (" ..." if len(cmd) > 12 else "")
+    text = " ".join(Path(c).name if os.sep in c else c for c in cmd[:12]) + (
+        " ..." if len(cmd) > 12 else ""
+    )
     return text if n == 1 else f"{n} x: {text}"
 
 
@@ -89,10 +95,15 @@ def bench(title: str, contestants: dict[str, list[list[str]]], env: dict, rounds
     for k, v in res.items():
         wall, cpu, rss = (statistics.median(x[i] for x in v) for i in range(3))
         base = base or (wall, cpu)
-        ratio = "" if (wall, cpu) == base else \
-            f"  {k}/irframe: wall {wall / base[0]:.2f}, cpu {cpu / base[1]:.2f}"
-        print(f"  {k:<28} wall {wall:6.2f} s  cpu {cpu:6.2f} s  peak {rss:6.0f} MB{ratio}"
-              f"   (walls: {' '.join(f'{x[0]:.2f}' for x in v)})")
+        ratio = (
+            ""
+            if (wall, cpu) == base
+            else f"  {k}/irframe: wall {wall / base[0]:.2f}, cpu {cpu / base[1]:.2f}"
+        )
+        print(
+            f"  {k:<28} wall {wall:6.2f} s  cpu {cpu:6.2f} s  peak {rss:6.0f} MB{ratio}"
+            f"   (walls: {' '.join(f'{x[0]:.2f}' for x in v)})"
+        )
         out[k] = (wall, cpu, rss)
     return out
 
@@ -122,11 +133,17 @@ def main(argv=None) -> int:
             one.write_bytes(gzip.decompress((rob / "runs" / "input.aplrob03a.gz").read_bytes()))
             ir1 = irframe + ["-q", "-m", "all_trec", str(qrels), str(one)]
             te1 = [te, "-q", "-m", "all_trec", str(qrels), str(one)]
-            compare(ir1, [te1], env)   # also byte-compiles irframe's modules
-            r = bench("one Robust03 run (aplrob03a, 100 topics), -q -m all_trec",
-                      {"irframe": [ir1], "trec_eval": [te1]}, env, args.rounds)
-            print(f"  irframe: {r['irframe'][0]:.2f} s wall (target <= 1.2 s), "
-                  f"{r['irframe'][2]:.0f} MB peak (target <= 200 MB)")
+            compare(ir1, [te1], env)  # also byte-compiles irframe's modules
+            r = bench(
+                "one Robust03 run (aplrob03a, 100 topics), -q -m all_trec",
+                {"irframe": [ir1], "trec_eval": [te1]},
+                env,
+                args.rounds,
+            )
+            print(
+                f"  irframe: {r['irframe'][0]:.2f} s wall (target <= 1.2 s), "
+                f"{r['irframe'][2]:.0f} MB peak (target <= 200 MB)"
+            )
         if "robust03" in sections:
             files = []
             for f in sorted((rob / "runs").glob("input.*.gz")):
@@ -135,19 +152,32 @@ def main(argv=None) -> int:
             ir = irframe + ["-q", "-m", "all_trec", str(qrels)] + [str(f) for f in files]
             tes = [[te, "-q", "-m", "all_trec", str(qrels), str(f)] for f in files]
             compare(ir, tes, env)
-            bench(f"the {len(files)} Robust03 runs, -q -m all_trec: one irframe call vs one trec_eval call per run",
-                  {"irframe": [ir], "trec_eval": tes}, env, args.rounds)
+            bench(
+                f"the {len(files)} Robust03 runs, -q -m all_trec: one irframe call vs one trec_eval call per run",
+                {"irframe": [ir], "trec_eval": tes},
+                env,
+                args.rounds,
+            )
         if "gen" in sections:
             ns = argparse.Namespace(systems=args.runs, topics=50, depth=1000)
             _, _, gq, paths = build_collection(ns, work)
             files = [str(p) for p in paths]
-            for flags, name in (([], "trec_eval's default measures"), (["-m", "all_trec"], "-m all_trec")):
+            for flags, name in (
+                ([], "trec_eval's default measures"),
+                (["-m", "all_trec"], "-m all_trec"),
+            ):
                 ir = irframe + flags + [str(gq)] + files
                 tes = [[te] + flags + [str(gq), f] for f in files]
                 compare(ir, tes, env)
-                r = bench(f"{len(files)} gen.py runs, {name}: one irframe call vs one trec_eval call per run",
-                          {"irframe": [ir], "trec_eval": tes}, env, args.rounds)
-                print(f"  trec_eval / irframe wall: {r['trec_eval'][0] / r['irframe'][0]:.2f} (target >= 3)")
+                r = bench(
+                    f"{len(files)} gen.py runs, {name}: one irframe call vs one trec_eval call per run",
+                    {"irframe": [ir], "trec_eval": tes},
+                    env,
+                    args.rounds,
+                )
+                print(
+                    f"  trec_eval / irframe wall: {r['trec_eval'][0] / r['irframe'][0]:.2f} (target >= 3)"
+                )
     return 0
 
 

@@ -61,8 +61,15 @@ import irframe as irf
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec"]
-TREC = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RR": "recip_rank",
-        "R@1000": "recall_1000", "Rprec": "Rprec"}
+TREC = {
+    "AP": "map",
+    "nDCG": "ndcg",
+    "nDCG@10": "ndcg_cut_10",
+    "P@10": "P_10",
+    "RR": "recip_rank",
+    "R@1000": "recall_1000",
+    "Rprec": "Rprec",
+}
 TREC_SET = {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
 OBJECT_PER_ROW = "object, one str per row"
 RANX = ["map", "ndcg", "ndcg@10", "precision@10", "mrr", "recall@1000", "r-precision"]
@@ -86,7 +93,9 @@ def load_gen():
 
 
 # ---- timing ----------------------------------------------------------------------------
-def rounds(contestants: dict, n: int, slow: dict | None = None) -> dict[str, list[tuple[float, float]]]:
+def rounds(
+    contestants: dict, n: int, slow: dict | None = None
+) -> dict[str, list[tuple[float, float]]]:
     """Alternating rounds of (wall, CPU) seconds; ``slow`` maps contestant → its own (smaller)
     number of rounds.  CPU is this process's user + system time (every thread)."""
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in contestants}
@@ -108,13 +117,25 @@ def report(title: str, times: dict[str, list[tuple[float, float]]], base: str) -
     wall = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
     print(f"\n{title}")
-    print(f"  {'contestant':<46} {'wall s':>7} {'ratio':>6} {'CPU s':>7} {'ratio':>6}   wall per round")
+    print(
+        f"  {'contestant':<46} {'wall s':>7} {'ratio':>6} {'CPU s':>7} {'ratio':>6}   wall per round"
+    )
     for k, v in times.items():
         rw = "" if k == base else f"{wall[k] / wall[base]:6.2f}"
         rc = "" if k == base else f"{cpu[k] / cpu[base]:6.2f}"
-        print(f"  {k:<46} {wall[k]:7.3f} {rw:>6} {cpu[k]:7.3f} {rc:>6}   {' '.join(f'{w:.3f}' for w, _ in v)}")
-    return {k: {"median": wall[k], "ratio": wall[k] / wall[base], "cpu_median": cpu[k],
-                "cpu_ratio": cpu[k] / cpu[base], "rounds": [w for w, _ in v]} for k, v in times.items()}
+        print(
+            f"  {k:<46} {wall[k]:7.3f} {rw:>6} {cpu[k]:7.3f} {rc:>6}   {' '.join(f'{w:.3f}' for w, _ in v)}"
+        )
+    return {
+        k: {
+            "median": wall[k],
+            "ratio": wall[k] / wall[base],
+            "cpu_median": cpu[k],
+            "cpu_ratio": cpu[k] / cpu[base],
+            "rounds": [w for w, _ in v],
+        }
+        for k, v in times.items()
+    }
 
 
 # ---- peers ------------------------------------------------------------------------------
@@ -129,14 +150,19 @@ def pytrec_dicts(runs: pd.DataFrame, qrels: pd.DataFrame) -> tuple[dict, dict]:
     """The fast way a user builds pytrec_eval's dicts from frames: zip over .to_numpy()."""
     q = pytrec_qrels(qrels.topic.to_numpy(), qrels.doc.to_numpy(), qrels.rel.to_numpy().tolist())
     r: dict = {}
-    for s, t, d, sc in zip(runs.system.to_numpy(), runs.topic.to_numpy(), runs.doc.to_numpy(),
-                           runs.score.to_numpy().tolist()):
+    for s, t, d, sc in zip(
+        runs.system.to_numpy(),
+        runs.topic.to_numpy(),
+        runs.doc.to_numpy(),
+        runs.score.to_numpy().tolist(),
+    ):
         r.setdefault(s, {}).setdefault(t, {})[d] = sc
     return q, r
 
 
 def pytrec_evaluate(q: dict, r: dict) -> dict:
     import pytrec_eval
+
     ev = pytrec_eval.RelevanceEvaluator(q, TREC_SET)
     return {s: ev.evaluate(x) for s, x in r.items()}
 
@@ -175,14 +201,17 @@ def check_against_pytrec(cube, res: dict, what: str) -> None:
     worst = float(np.nanmax(np.abs(values - theirs)))
     if np.isnan(values).sum() != np.isnan(theirs).sum():
         sys.exit(f"irframe and pytrec_eval evaluate different (system, topic) pairs on {what}")
-    print(f"  check {what}: max |irframe - pytrec_eval| over every system, topic, measure = {worst:.1e}")
+    print(
+        f"  check {what}: max |irframe - pytrec_eval| over every system, topic, measure = {worst:.1e}"
+    )
     if worst > 1e-9:
         sys.exit(f"irframe disagrees with pytrec_eval on {what}; not timing wrong numbers")
 
 
 def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
     try:
-        from ranx import Qrels, Run, evaluate as rx_eval
+        from ranx import Qrels, Run
+        from ranx import evaluate as rx_eval
     except ImportError:
         print("  ranx not installed; skipped")
         return {}
@@ -190,11 +219,21 @@ def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
     rx = runs.rename(columns={"topic": "q_id", "doc": "doc_id"})
 
     def build():  # ranx wants object ids and int grades
-        rq = Qrels.from_df(qx[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
-                           q_id_col="q_id", doc_id_col="doc_id", score_col="score")
-        rr = {s: Run.from_df(g[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
-                             q_id_col="q_id", doc_id_col="doc_id", score_col="score")
-              for s, g in rx.groupby("system", observed=True)}
+        rq = Qrels.from_df(
+            qx[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
+            q_id_col="q_id",
+            doc_id_col="doc_id",
+            score_col="score",
+        )
+        rr = {
+            s: Run.from_df(
+                g[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
+                q_id_col="q_id",
+                doc_id_col="doc_id",
+                score_col="score",
+            )
+            for s, g in rx.groupby("system", observed=True)
+        }
         return rq, rr
 
     rq, rr = build()
@@ -204,9 +243,12 @@ def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
         q2, r2 = build()
         return {s: rx_eval(q2, r, RANX, return_mean=False) for s, r in r2.items()}
 
-    return {"ranx: frame -> Qrels/Run + evaluate (warm JIT)": full,
-            "ranx: evaluate only (warm JIT)": lambda: {s: rx_eval(rq, r, RANX, return_mean=False)
-                                                       for s, r in rr.items()}}
+    return {
+        "ranx: frame -> Qrels/Run + evaluate (warm JIT)": full,
+        "ranx: evaluate only (warm JIT)": lambda: {
+            s: rx_eval(rq, r, RANX, return_mean=False) for s, r in rr.items()
+        },
+    }
 
 
 def irm_contestant(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
@@ -218,8 +260,12 @@ def irm_contestant(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
     ms = [ir_measures.parse_measure(m) for m in MEASURES]
     qdf = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
     rdf = runs.rename(columns={"topic": "query_id", "doc": "doc_id"})
-    return {"ir_measures: iter_calc per system": lambda: {
-        s: list(ir_measures.iter_calc(ms, qdf, g)) for s, g in rdf.groupby("system", observed=True)}}
+    return {
+        "ir_measures: iter_calc per system": lambda: {
+            s: list(ir_measures.iter_calc(ms, qdf, g))
+            for s, g in rdf.groupby("system", observed=True)
+        }
+    }
 
 
 # ---- collection ----------------------------------------------------------------------------
@@ -228,7 +274,7 @@ def build_collection(args, work: Path) -> tuple[pd.DataFrame, pd.DataFrame, Path
     q, r = gen.make(args.systems, args.topics, args.depth, seed=0)
     r.to_parquet(work / "runs.parquet")
     q.to_parquet(work / "qrels.parquet")
-    runs = pd.read_parquet(work / "runs.parquet")   # what a user has: pandas' default dtypes
+    runs = pd.read_parquet(work / "runs.parquet")  # what a user has: pandas' default dtypes
     qrels = pd.read_parquet(work / "qrels.parquet")[["topic", "doc", "rel"]]
     # TREC files written by another tool: a plain Python writer, rank order as generated
     qpath = work / "qrels.txt"
@@ -243,9 +289,11 @@ def build_collection(args, work: Path) -> tuple[pd.DataFrame, pd.DataFrame, Path
                 f.write(f"{t} Q0 {d} {rk} {sc} {s}\n")
         paths.append(p)
     tied = 1 - r.groupby(["system", "topic"]).score.nunique().sum() / len(r)
-    print(f"collection (../shared/bench/gen.py): {args.systems} systems x {args.topics} topics x "
-          f"depth {args.depth} = {len(r):,} rows, {len(q):,} qrels; {tied:.1%} of rows share their "
-          f"score with an earlier row; read_parquet gives {runs.doc.dtype!r} ids")
+    print(
+        f"collection (../shared/bench/gen.py): {args.systems} systems x {args.topics} topics x "
+        f"depth {args.depth} = {len(r):,} rows, {len(q):,} qrels; {tied:.1%} of rows share their "
+        f"score with an earlier row; read_parquet gives {runs.doc.dtype!r} ids"
+    )
     return runs, qrels, qpath, paths
 
 
@@ -253,7 +301,9 @@ def shared_objects(s: pd.Series) -> pd.Series:
     """An ``object`` column holding one Python str per distinct id, shared by its rows (what
     pandas 2.2's ``read_parquet`` gives)."""
     codes, uniques = pd.factorize(s.to_numpy(dtype=object))
-    return pd.Series(np.asarray(uniques, dtype=object)[codes], index=s.index, dtype=object, name=s.name)
+    return pd.Series(
+        np.asarray(uniques, dtype=object)[codes], index=s.index, dtype=object, name=s.name
+    )
 
 
 def as_dtype(df: pd.DataFrame, dtype: str, cols) -> pd.DataFrame:
@@ -264,8 +314,8 @@ def as_dtype(df: pd.DataFrame, dtype: str, cols) -> pd.DataFrame:
     if dtype == "object":
         return df.assign(**{c: shared_objects(df[c]) for c in cols})
     if dtype == OBJECT_PER_ROW:
-        return df.astype({c: object for c in cols})
-    return df.astype({c: dtype for c in cols})
+        return df.astype(dict.fromkeys(cols, object))
+    return df.astype(dict.fromkeys(cols, dtype))
 
 
 def distinct_objects(s: pd.Series) -> str:
@@ -287,8 +337,9 @@ def section_df(args, runs, qrels, peers) -> dict:
             check_against_pytrec(irf.evaluate(rr, qq, MEASURES), res, f"{dt} frame")
         cs = {"irframe: frame -> cube": lambda rr=rr, qq=qq: irf.evaluate(rr, qq, MEASURES)}
         if "pytrec_eval" in peers:
-            cs["pytrec_eval: zip(.to_numpy()) dicts + evaluate"] = \
-                lambda rr=rr, qq=qq: pytrec_evaluate(*pytrec_dicts(rr, qq))
+            cs["pytrec_eval: zip(.to_numpy()) dicts + evaluate"] = lambda rr=rr, qq=qq: (
+                pytrec_evaluate(*pytrec_dicts(rr, qq))
+            )
             cs["pytrec_eval: evaluate only"] = lambda: pytrec_evaluate(q_dicts, r_dicts)
         if "ranx" in peers:
             cs.update(ranx_contestants(rr, qq))
@@ -296,19 +347,26 @@ def section_df(args, runs, qrels, peers) -> dict:
         if "ir_measures" in peers:
             cs.update(irm_contestant(rr, qq))
             slow = {k: args.slow_rounds for k in cs if k.startswith("ir_measures")}
-        out[dt] = report(f"run frame -> cube, ids {dt} (dtype {rr.doc.dtype.name!r}{distinct_objects(rr.doc)})",
-                         rounds(cs, args.rounds, slow), "irframe: frame -> cube")
+        out[dt] = report(
+            f"run frame -> cube, ids {dt} (dtype {rr.doc.dtype.name!r}{distinct_objects(rr.doc)})",
+            rounds(cs, args.rounds, slow),
+            "irframe: frame -> cube",
+        )
     return out
 
 
 def files_contestants(qpath, paths, peers) -> dict:
-    cs = {"irframe: read_runs + read_qrels + evaluate":
-          lambda: irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)}
+    cs = {
+        "irframe: read_runs + read_qrels + evaluate": lambda: irf.evaluate(
+            irf.read_runs(paths), irf.read_qrels(qpath), MEASURES
+        )
+    }
     if "pytrec_eval" in peers:
         cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(qpath, paths)
     if "ranx" in peers and not str(qpath).endswith(".gz"):  # ranx's readers take no gzip
         try:
-            from ranx import Qrels, Run, evaluate as rx_eval
+            from ranx import Qrels, Run
+            from ranx import evaluate as rx_eval
         except ImportError:
             pass
         else:
@@ -317,8 +375,11 @@ def files_contestants(qpath, paths, peers) -> dict:
 
             def rx():
                 q2 = Qrels.from_file(str(qpath), kind="trec")
-                return [rx_eval(q2, Run.from_file(str(p), kind="trec"), RANX, return_mean=False)
-                        for p in paths]
+                return [
+                    rx_eval(q2, Run.from_file(str(p), kind="trec"), RANX, return_mean=False)
+                    for p in paths
+                ]
+
             cs["ranx: from_file + evaluate (warm JIT)"] = rx
     return cs
 
@@ -327,18 +388,26 @@ def tie_share(runs: pd.DataFrame) -> pd.Series:
     """Per system: share of rows whose float32 score equals an earlier row's in the same topic."""
     f32 = runs.assign(s32=runs.score.astype(np.float32))
     g = f32.groupby(["system", "topic"], observed=True)
-    per = g.s32.nunique().groupby(level=0, observed=True).sum() / g.size().groupby(level=0, observed=True).sum()
+    per = (
+        g.s32.nunique().groupby(level=0, observed=True).sum()
+        / g.size().groupby(level=0, observed=True).sum()
+    )
     return 1 - per
 
 
 def section_files(args, qpath, paths, peers, title) -> dict:
     ties = tie_share(irf.read_runs(paths))
-    print(f"\n{title}: tied rows per run from {ties.min():.1%} to {ties.max():.1%} (median {ties.median():.1%})")
+    print(
+        f"\n{title}: tied rows per run from {ties.min():.1%} to {ties.max():.1%} (median {ties.median():.1%})"
+    )
     if "pytrec_eval" in peers:
         cube = irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)
         check_against_pytrec(cube, pytrec_files(qpath, paths), title)
-    return report(title, rounds(files_contestants(qpath, paths, peers), args.rounds),
-                  "irframe: read_runs + read_qrels + evaluate")
+    return report(
+        title,
+        rounds(files_contestants(qpath, paths, peers), args.rounds),
+        "irframe: read_runs + read_qrels + evaluate",
+    )
 
 
 FIRST_CALL = """
@@ -370,8 +439,10 @@ def child_env(work: Path) -> dict:
     in the temporary folder ``work``, so the checkout is not touched; a
     ``PYTHONDONTWRITEBYTECODE`` in the environment would make every child compile them)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               PYTHONPYCACHEPREFIX=str(work / "pycache"))
+    env.update(
+        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        PYTHONPYCACHEPREFIX=str(work / "pycache"),
+    )
     return env
 
 
@@ -379,25 +450,41 @@ def section_first(work: Path, n: int = 5) -> dict:
     env = child_env(work)  # one untimed process first writes the bytecode the first call needs
     res = []
     for _ in range(n + 1):
-        p = subprocess.run([sys.executable, "-c", FIRST_CALL, str(work / "runs.parquet"),
-                            str(work / "qrels.parquet"), json.dumps(MEASURES)],
-                           capture_output=True, text=True, env=env, check=True)
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                FIRST_CALL,
+                str(work / "runs.parquet"),
+                str(work / "qrels.parquet"),
+                json.dumps(MEASURES),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         res.append(json.loads(p.stdout))
     res = res[1:]  # the first process compiled the bytecode: not counted
     med = {k: statistics.median(r[k] for r in res) for k in res[0]}
     ratios = [r["first"] / r["warm"] for r in res]
     print(f"\nfirst call in a fresh process (str frames; {n} processes, modules byte-compiled)")
-    print(f"  import irframe {med['import']:.3f} s; first evaluate {med['first']:.3f} s; warm "
-          f"{med['warm']:.3f} s; first/warm {statistics.median(ratios):.2f} "
-          f"(per process: {' '.join(f'{x:.2f}' for x in ratios)})")
-    print(f"  CPU of the first call: user {med['first_user']:.3f} s, system {med['first_sys']:.3f} s; "
-          f"of a warm call: user {med['warm_user']:.3f} s, system {med['warm_sys']:.3f} s")
+    print(
+        f"  import irframe {med['import']:.3f} s; first evaluate {med['first']:.3f} s; warm "
+        f"{med['warm']:.3f} s; first/warm {statistics.median(ratios):.2f} "
+        f"(per process: {' '.join(f'{x:.2f}' for x in ratios)})"
+    )
+    print(
+        f"  CPU of the first call: user {med['first_user']:.3f} s, system {med['first_sys']:.3f} s; "
+        f"of a warm call: user {med['warm_user']:.3f} s, system {med['warm_sys']:.3f} s"
+    )
     return {**med, "first_over_warm": statistics.median(ratios), "ratios": ratios}
 
 
 def profile(runs, qrels) -> None:
     import cProfile
     import pstats
+
     irf.evaluate(runs, qrels, MEASURES)
     pr = cProfile.Profile()
     pr.enable()
@@ -426,8 +513,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     peers = set(filter(None, args.peers.split(",")))
     sections = set(args.sections.split(","))
-    print(f"python {sys.version.split()[0]}, pandas {pd.__version__}, numpy {np.__version__}, "
-          f"irframe {irf.__version__}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"python {sys.version.split()[0]}, pandas {pd.__version__}, numpy {np.__version__}, "
+        f"irframe {irf.__version__}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}"
+    )
     results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -435,13 +524,18 @@ def main(argv=None) -> int:
         if "df" in sections:
             results["df"] = section_df(args, runs, qrels, peers)
         if "files" in sections:
-            results["files"] = section_files(args, qpath, paths, peers,
-                                             "TREC files (Python writer) -> cube")
+            results["files"] = section_files(
+                args, qpath, paths, peers, "TREC files (Python writer) -> cube"
+            )
         if "robust03" in sections:
             rob = shared_dir() / "robust03"
-            results["robust03"] = section_files(args, rob / "qrels" / "robust03_qrels.txt.gz",
-                                                sorted((rob / "runs").glob("input.*.gz")), peers,
-                                                "Robust03: 15 gzip run files -> cube")
+            results["robust03"] = section_files(
+                args,
+                rob / "qrels" / "robust03_qrels.txt.gz",
+                sorted((rob / "runs").glob("input.*.gz")),
+                peers,
+                "Robust03: 15 gzip run files -> cube",
+            )
         if "first" in sections:
             results["first"] = section_first(work)
         if args.profile:

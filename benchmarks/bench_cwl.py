@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from irframe.cwl import cwl, cwla_grid
 from irframe.measures.cwl import _DEGEN_CACHE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _rounds import rounds, table  # noqa: E402
+from _rounds import rounds, table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,30 +48,57 @@ def main() -> None:
     qrels = irf.read_qrels(shared / "robust03" / "qrels" / "robust03_qrels.txt.gz")
 
     def grid():
-        _DEGEN_CACHE.clear()          # include the X/XX probing in the timing
+        _DEGEN_CACHE.clear()  # include the X/XX probing in the timing
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cwla_grid(runs, qrels, gains="auto")
+
     print(f"Robust03 ({len(runs):,} rows, {runs.system.nunique()} runs), target: grid < 5 s")
-    table(rounds({"evaluate AP": lambda: irf.evaluate(runs, qrels, "AP"), "7 x 8 C x A grid": grid}, a.rounds),
-          "evaluate AP")
+    table(
+        rounds(
+            {"evaluate AP": lambda: irf.evaluate(runs, qrels, "AP"), "7 x 8 C x A grid": grid},
+            a.rounds,
+        ),
+        "evaluate AP",
+    )
 
     bench = Path(a.bench)
     if not (bench / "runs.parquet").exists():
-        subprocess.run([sys.executable, str(ROOT.parent / "shared" / "bench" / "gen.py"), str(bench),
-                        "--systems", "50", "--topics", "50", "--depth", "1000"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT.parent / "shared" / "bench" / "gen.py"),
+                str(bench),
+                "--systems",
+                "50",
+                "--topics",
+                "50",
+                "--depth",
+                "1000",
+            ],
+            check=True,
+        )
     runs = pd.read_parquet(bench / "runs.parquet")
     qrels = irf.read_qrels(bench / "qrels.txt")
-    irf.evaluate(runs, qrels, "AP")   # warm-up (imports, caches)
+    irf.evaluate(runs, qrels, "AP")  # warm-up (imports, caches)
     tasks = {
         "evaluate AP": lambda: irf.evaluate(runs, qrels, "AP"),
-        "cwl(RBP@0.8), input order, no residuals":
-            lambda: cwl(runs, qrels, "RBP@0.8", gains="auto", residuals=False, order="input"),
-        "cwl(RBP@0.8), input order, residuals": lambda: cwl(runs, qrels, "RBP@0.8", gains="auto", order="input"),
-        "cwl(RBP@0.8) (default trec_eval order), residuals": lambda: cwl(runs, qrels, "RBP@0.8", gains="auto"),
-        "cwl(INST-T=2) (trec_eval order), residuals": lambda: cwl(runs, qrels, "INST-T=2", gains="auto"),
+        "cwl(RBP@0.8), input order, no residuals": lambda: cwl(
+            runs, qrels, "RBP@0.8", gains="auto", residuals=False, order="input"
+        ),
+        "cwl(RBP@0.8), input order, residuals": lambda: cwl(
+            runs, qrels, "RBP@0.8", gains="auto", order="input"
+        ),
+        "cwl(RBP@0.8) (default trec_eval order), residuals": lambda: cwl(
+            runs, qrels, "RBP@0.8", gains="auto"
+        ),
+        "cwl(INST-T=2) (trec_eval order), residuals": lambda: cwl(
+            runs, qrels, "INST-T=2", gains="auto"
+        ),
         "evaluate CWL(C=RBP(p=0.8))": lambda: irf.evaluate(runs, qrels, "CWL(C=RBP(p=0.8))"),
-        "evaluate CWLA(C=INST(T=2),A=max)": lambda: irf.evaluate(runs, qrels, "CWLA(C=INST(T=2),A=max)"),
+        "evaluate CWLA(C=INST(T=2),A=max)": lambda: irf.evaluate(
+            runs, qrels, "CWLA(C=INST(T=2),A=max)"
+        ),
     }
     print(f"synthetic ({len(runs):,} rows), target: each <= 2 x evaluate AP")
     table(rounds(tasks, a.rounds), "evaluate AP")

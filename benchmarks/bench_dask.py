@@ -52,8 +52,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "R@1000", "Rprec"]
-LAYOUTS = ["in-memory", "in-memory-limited", "hive-topic", "mixed-parquet", "trec-files-shuffle",
-           "trec-files-by-system"]
+LAYOUTS = [
+    "in-memory",
+    "in-memory-limited",
+    "hive-topic",
+    "mixed-parquet",
+    "trec-files-shuffle",
+    "trec-files-by-system",
+]
 MIXED_FILES = 50
 
 RUN = r"""
@@ -128,6 +134,7 @@ def build(work: Path, systems: int, topics: int, depth: int, seed: int = 0) -> N
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     if (work / "qrels.parquet").exists():
         return
     rng = np.random.default_rng(seed)
@@ -136,9 +143,19 @@ def build(work: Path, systems: int, topics: int, depth: int, seed: int = 0) -> N
     skill = 0.5 + 1.5 * np.arange(systems) / max(1, systems - 1)
     for d in ("hive", "mixed", "trec"):
         (work / d).mkdir(parents=True, exist_ok=True)
-    schema = pa.schema([("system", pa.string()), ("topic", pa.string()), ("doc", pa.string()),
-                        ("score", pa.float64()), ("rank", pa.int64())])
-    mixed = [pq.ParquetWriter(work / "mixed" / f"part.{b:02d}.parquet", schema) for b in range(MIXED_FILES)]
+    schema = pa.schema(
+        [
+            ("system", pa.string()),
+            ("topic", pa.string()),
+            ("doc", pa.string()),
+            ("score", pa.float64()),
+            ("rank", pa.int64()),
+        ]
+    )
+    mixed = [
+        pq.ParquetWriter(work / "mixed" / f"part.{b:02d}.parquet", schema)
+        for b in range(MIXED_FILES)
+    ]
     trec = [open(work / "trec" / f"input.{s}.txt", "w") for s in names]
     qrels = []
     try:
@@ -154,14 +171,25 @@ def build(work: Path, systems: int, topics: int, depth: int, seed: int = 0) -> N
             judged[rng.choice(pool, min(pool, 1500), replace=False)] = True
             judged[relidx] = True
             qrels.append(pd.DataFrame({"topic": tid, "doc": docs[judged], "rel": grade[judged]}))
-            score = np.round(rng.normal(size=(systems, pool)) + skill[:, None] * grade + 0.3 * latent, 4)
-            top = np.argpartition(-score, depth - 1, axis=1)[:, :depth] if depth < pool else \
-                np.tile(np.arange(pool), (systems, 1))
-            top = np.take_along_axis(top, np.argsort(-np.take_along_axis(score, top, 1), axis=1, kind="stable"), 1)
+            score = np.round(
+                rng.normal(size=(systems, pool)) + skill[:, None] * grade + 0.3 * latent, 4
+            )
+            top = (
+                np.argpartition(-score, depth - 1, axis=1)[:, :depth]
+                if depth < pool
+                else np.tile(np.arange(pool), (systems, 1))
+            )
+            top = np.take_along_axis(
+                top, np.argsort(-np.take_along_axis(score, top, 1), axis=1, kind="stable"), 1
+            )
             n = top.size
-            cols = {"system": np.repeat(names, top.shape[1]), "topic": np.full(n, tid, dtype=object),
-                    "doc": docs[top.ravel()], "score": np.take_along_axis(score, top, 1).ravel(),
-                    "rank": np.tile(np.arange(1, top.shape[1] + 1, dtype=np.int64), systems)}
+            cols = {
+                "system": np.repeat(names, top.shape[1]),
+                "topic": np.full(n, tid, dtype=object),
+                "doc": docs[top.ravel()],
+                "score": np.take_along_axis(score, top, 1).ravel(),
+                "rank": np.tile(np.arange(1, top.shape[1] + 1, dtype=np.int64), systems),
+            }
             table = pa.table(cols, schema=schema)
             (work / "hive" / f"topic={tid}").mkdir(exist_ok=True)
             pq.write_table(table.drop(["topic"]), work / "hive" / f"topic={tid}" / "part.0.parquet")
@@ -169,13 +197,24 @@ def build(work: Path, systems: int, topics: int, depth: int, seed: int = 0) -> N
             order = np.argsort(bucket, kind="stable")
             bounds = np.searchsorted(bucket[order], np.arange(MIXED_FILES + 1))
             for b in range(MIXED_FILES):
-                mixed[b].write_table(table.take(order[bounds[b]:bounds[b + 1]]))
-            lines = pd.DataFrame({"topic": cols["topic"], "q0": "Q0", "doc": cols["doc"], "rank": cols["rank"],
-                                  "score": cols["score"], "tag": cols["system"]}).to_csv(
-                sep=" ", header=False, index=False).splitlines(keepends=True)
+                mixed[b].write_table(table.take(order[bounds[b] : bounds[b + 1]]))
+            lines = (
+                pd.DataFrame(
+                    {
+                        "topic": cols["topic"],
+                        "q0": "Q0",
+                        "doc": cols["doc"],
+                        "rank": cols["rank"],
+                        "score": cols["score"],
+                        "tag": cols["system"],
+                    }
+                )
+                .to_csv(sep=" ", header=False, index=False)
+                .splitlines(keepends=True)
+            )
             per = top.shape[1]
             for s, f in enumerate(trec):
-                f.write("".join(lines[s * per:(s + 1) * per]))
+                f.write("".join(lines[s * per : (s + 1) * per]))
     finally:
         for w in mixed:
             w.close()
@@ -198,27 +237,53 @@ def main() -> None:
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
     a = ap.parse_args()
     from dask.utils import parse_bytes
+
     work = a.work or Path(tempfile.mkdtemp(prefix="bench_dask_"))
     work.mkdir(parents=True, exist_ok=True)
     build(work, a.systems, a.topics, a.depth)
     layouts = a.layouts.split(",")
     if not (work / "cube.pkl").exists() and layouts[0] != "in-memory":
         layouts = ["in-memory"] + [x for x in layouts if x != "in-memory"]
-    print(f"{a.systems} systems x {a.topics} topics x depth {a.depth} = {a.systems * a.topics * a.depth:,} rows; "
-          f"{a.workers} workers x {a.memory_limit}; in-memory-limited: RLIMIT_AS {a.total_limit}; "
-          f"data in {work}", flush=True)
+    print(
+        f"{a.systems} systems x {a.topics} topics x depth {a.depth} = {a.systems * a.topics * a.depth:,} rows; "
+        f"{a.workers} workers x {a.memory_limit}; in-memory-limited: RLIMIT_AS {a.total_limit}; "
+        f"data in {work}",
+        flush=True,
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     results: dict[str, list[dict]] = {}
     for r in range(a.rounds):
-        order = layouts if r % 2 == 0 else layouts[:1] + layouts[1:][::-1]  # alternate (the reference first)
+        order = (
+            layouts if r % 2 == 0 else layouts[:1] + layouts[1:][::-1]
+        )  # alternate (the reference first)
         for layout in order:
-            cmd = [sys.executable, "-c", RUN, str(work), layout, json.dumps(MEASURES), str(a.workers),
-                   a.memory_limit, str(parse_bytes(a.total_limit))]
+            cmd = [
+                sys.executable,
+                "-c",
+                RUN,
+                str(work),
+                layout,
+                json.dumps(MEASURES),
+                str(a.workers),
+                a.memory_limit,
+                str(parse_bytes(a.total_limit)),
+            ]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=a.timeout)
-                line = p.stdout.strip().splitlines()[-1] if p.returncode == 0 and p.stdout.strip() else None
-                out = json.loads(line) if line else \
-                    {"layout": layout, "failed": f"exit {p.returncode}: " + " | ".join(p.stderr.strip().splitlines()[-3:])}
+                line = (
+                    p.stdout.strip().splitlines()[-1]
+                    if p.returncode == 0 and p.stdout.strip()
+                    else None
+                )
+                out = (
+                    json.loads(line)
+                    if line
+                    else {
+                        "layout": layout,
+                        "failed": f"exit {p.returncode}: "
+                        + " | ".join(p.stderr.strip().splitlines()[-3:]),
+                    }
+                )
             except subprocess.TimeoutExpired:
                 out = {"layout": layout, "failed": f"timeout after {a.timeout:.0f} s"}
             out["round"] = r
@@ -230,10 +295,16 @@ def main() -> None:
         if not ok:
             print(f"  {layout}: failed in {len(runs)} of {len(runs)} runs ({runs[0]['failed']})")
             continue
-        med = {k: statistics.median(x[k] for x in ok) for k in ("seconds", "driver_peak_mb", "total_peak_mb")}
-        print(f"  {layout}: {med['seconds']:.1f} s, driver {med['driver_peak_mb']:.0f} MB, "
-              f"total {med['total_peak_mb']:.0f} MB, {len(ok)}/{len(runs)} ok, "
-              f"identical {all(x.get('identical') for x in ok)}", flush=True)
+        med = {
+            k: statistics.median(x[k] for x in ok)
+            for k in ("seconds", "driver_peak_mb", "total_peak_mb")
+        }
+        print(
+            f"  {layout}: {med['seconds']:.1f} s, driver {med['driver_peak_mb']:.0f} MB, "
+            f"total {med['total_peak_mb']:.0f} MB, {len(ok)}/{len(runs)} ok, "
+            f"identical {all(x.get('identical') for x in ok)}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -21,12 +21,31 @@ from irframe.datasets import synthetic
 from irframe.evaluate import evaluate_aligned
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _rounds import rounds, table  # noqa: E402
+from _rounds import rounds, table
 
-MEASURES = ["alpha_DCG@20", "alpha_nDCG@20", "alpha_nDCG(alpha=0.25)@20", "ERR_IA@20",
-            "ERR_IA(graded=true)@20", "nERR_IA@20", "NRBP", "nNRBP", "AP_IA", "P_IA@20",
-            "StRecall@20", "nDCG_IA@20", "RR_IA", "RBP_IA(p=0.8)", "S_RR", "EU(alpha=0.5,e=0.05)",
-            "CT@20", "Dsharp(lam=0.5)@20", "D_nDCG@20", "RBU(p=0.8,e=0.03)@20", "RBU(p=0.99,e=0.01)"]
+MEASURES = [
+    "alpha_DCG@20",
+    "alpha_nDCG@20",
+    "alpha_nDCG(alpha=0.25)@20",
+    "ERR_IA@20",
+    "ERR_IA(graded=true)@20",
+    "nERR_IA@20",
+    "NRBP",
+    "nNRBP",
+    "AP_IA",
+    "P_IA@20",
+    "StRecall@20",
+    "nDCG_IA@20",
+    "RR_IA",
+    "RBP_IA(p=0.8)",
+    "S_RR",
+    "EU(alpha=0.5,e=0.05)",
+    "CT@20",
+    "Dsharp(lam=0.5)@20",
+    "D_nDCG@20",
+    "RBU(p=0.8,e=0.03)@20",
+    "RBU(p=0.99,e=0.01)",
+]
 
 
 def main() -> None:
@@ -37,13 +56,21 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
-    qrels, runs = synthetic(systems=args.systems, topics=args.topics, depth=args.depth, rng=0,
-                            diversity=True)
+    qrels, runs = synthetic(
+        systems=args.systems, topics=args.topics, depth=args.depth, rng=0, diversity=True
+    )
     print(f"{len(runs):,} run rows, {len(qrels):,} qrels rows, {len(MEASURES)} measures")
     a = align(runs, qrels)
-    times = rounds({"align": lambda: align(runs, qrels),
-                    f"evaluate_aligned (all {len(MEASURES)} measures)": lambda: evaluate_aligned(a, MEASURES),
-                    "end to end (irf.evaluate)": lambda: irf.evaluate(runs, qrels, MEASURES)}, args.rounds)
+    times = rounds(
+        {
+            "align": lambda: align(runs, qrels),
+            f"evaluate_aligned (all {len(MEASURES)} measures)": lambda: evaluate_aligned(
+                a, MEASURES
+            ),
+            "end to end (irf.evaluate)": lambda: irf.evaluate(runs, qrels, MEASURES),
+        },
+        args.rounds,
+    )
     table(times, "align", targets={"end to end (irf.evaluate)": "target < 3 s"})
     t_all = statistics.median(times["end to end (irf.evaluate)"])
     if args.no_peer:
@@ -53,15 +80,25 @@ def main() -> None:
     except ImportError:
         print("pyndeval not installed; no peer timing")
         return
-    qr = [(str(t), str(s), str(d), int(r)) for t, s, d, r in
-          qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)]
+    qr = [
+        (str(t), str(s), str(d), int(r))
+        for t, s, d, r in qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)
+    ]
     t0 = time.perf_counter()
     for _, sub in runs.groupby("system", observed=True):
-        pyndeval.ndeval(qr, list(sub[["topic", "doc", "score"]].astype({"topic": str, "doc": str})
-                                 .itertuples(index=False, name=None)))
+        pyndeval.ndeval(
+            qr,
+            list(
+                sub[["topic", "doc", "score"]]
+                .astype({"topic": str, "doc": str})
+                .itertuples(index=False, name=None)
+            ),
+        )
     t_peer = time.perf_counter() - t0
-    print(f"pyndeval        {t_peer:7.3f} s   (its 21 default measures, qrels parse included; "
-          f"ratio {t_peer / t_all:.1f}x)")
+    print(
+        f"pyndeval        {t_peer:7.3f} s   (its 21 default measures, qrels parse included; "
+        f"ratio {t_peer / t_all:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import pandas as pd
 from irframe import _ids
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_core import collection_args, load_gen  # noqa: E402
+from bench_core import collection_args, load_gen
 
 
 def by_value(values: np.ndarray, runs: bool):
@@ -45,17 +45,22 @@ def by_value(values: np.ndarray, runs: bool):
 def frames(runs: pd.DataFrame, work: Path) -> dict[str, pd.DataFrame]:
     runs.to_parquet(work / "runs.parquet")
     runs.to_csv(work / "runs.csv", index=False)
-    out = {"read_parquet": pd.read_parquet(work / "runs.parquet"),
-           "read_csv": pd.read_csv(work / "runs.csv", dtype={"topic": str})}
+    out = {
+        "read_parquet": pd.read_parquet(work / "runs.parquet"),
+        "read_csv": pd.read_csv(work / "runs.csv", dtype={"topic": str}),
+    }
     out = {k: v for k, v in out.items() if v.doc.dtype == object}
     if not out:  # pandas 3: str ids; object columns only from astype(object)
         out["read_parquet + astype(object)"] = pd.read_parquet(work / "runs.parquet").astype(
-            {c: object for c in ("system", "topic", "doc")})
+            dict.fromkeys(("system", "topic", "doc"), object)
+        )
     return out
 
 
 def main(argv=None) -> int:
-    args = collection_args(argparse.ArgumentParser(description=__doc__.split("\n")[0])).parse_args(argv)
+    args = collection_args(argparse.ArgumentParser(description=__doc__.split("\n")[0])).parse_args(
+        argv
+    )
     _, runs = load_gen().make(args.systems, args.topics, args.depth, seed=0)
     runs = runs[["system", "topic", "doc", "score"]]
     print(f"pandas {pd.__version__}, numpy {np.__version__}; {len(runs):,} rows")
@@ -77,9 +82,11 @@ def main(argv=None) -> int:
                         fn(values, is_runs)
                         times[name].append(time.process_time() - t)
                 old_t, new_t = (statistics.median(times[k]) for k in ("by value", "irframe"))
-                print(f"  {col:<6} {len({id(x) for x in values}):>9,} objects for {df[col].nunique():>7,} ids; "
-                      f"identity first (non-runs): {str(shared):<5}  factorize by value {old_t * 1e3:6.1f} ms, "
-                      f"irframe {new_t * 1e3:6.1f} ms, ratio {old_t / new_t:5.2f}")
+                print(
+                    f"  {col:<6} {len({id(x) for x in values}):>9,} objects for {df[col].nunique():>7,} ids; "
+                    f"identity first (non-runs): {shared!s:<5}  factorize by value {old_t * 1e3:6.1f} ms, "
+                    f"irframe {new_t * 1e3:6.1f} ms, ratio {old_t / new_t:5.2f}"
+                )
     return 0
 
 

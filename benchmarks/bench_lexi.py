@@ -19,8 +19,14 @@ import numpy as np
 import pandas as pd
 
 
-def synthetic(systems: int = 110, topics: int = 250, depth: int = 1000, rel_mean: int = 70,
-              pool: int = 3000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def synthetic(
+    systems: int = 110,
+    topics: int = 250,
+    depth: int = 1000,
+    rel_mean: int = 70,
+    pool: int = 3000,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Runs (systems x topics x depth) and binary/graded qrels with ~rel_mean relevant per topic."""
     rng = np.random.default_rng(seed)
     n_rel = np.clip(rng.poisson(rel_mean, topics), 1, pool // 2)
@@ -34,21 +40,41 @@ def synthetic(systems: int = 110, topics: int = 250, depth: int = 1000, rel_mean
         q_d.append(np.arange(nj))
         q_r.append(np.where(np.arange(nj) < n_rel[t], rng.integers(1, 3, nj), 0))
     q_t, q_d, q_r = map(np.concatenate, (q_t, q_d, q_r))
-    qrels = pd.DataFrame({"topic": tnames[q_t], "doc": [f"{tnames[t]}-{docnames[d]}" for t, d in zip(q_t, q_d)],
-                          "rel": q_r})
+    qrels = pd.DataFrame(
+        {
+            "topic": tnames[q_t],
+            "doc": [f"{tnames[t]}-{docnames[d]}" for t, d in zip(q_t, q_d)],
+            "rel": q_r,
+        }
+    )
     # runs: each (system, topic) ranks `depth` of the pool; relevant docs get a score boost
     skill = rng.uniform(0.5, 3.0, systems)
     parts = []
-    relmask = np.arange(pool)[None, :] < n_rel[:, None]                      # (topics, pool)
-    for s in range(systems):                                                 # generation only
+    relmask = np.arange(pool)[None, :] < n_rel[:, None]  # (topics, pool)
+    for s in range(systems):  # generation only
         score = rng.standard_normal((topics, pool)).astype(np.float32) + skill[s] * relmask
         top = np.argpartition(-score, depth - 1, axis=1)[:, :depth]
         sc = np.take_along_axis(score, top, axis=1)
-        parts.append((np.full(topics * depth, s), np.repeat(np.arange(topics), depth), top.ravel(), sc.ravel()))
+        parts.append(
+            (
+                np.full(topics * depth, s),
+                np.repeat(np.arange(topics), depth),
+                top.ravel(),
+                sc.ravel(),
+            )
+        )
     s_, t_, d_, sc_ = map(np.concatenate, zip(*parts))
-    docs = pd.Categorical.from_codes(t_ * pool + d_, categories=[f"{t}-{d}" for t in tnames for d in docnames])
-    runs = pd.DataFrame({"system": pd.Categorical.from_codes(s_, [f"sys{i:03d}" for i in range(systems)]),
-                         "topic": pd.Categorical.from_codes(t_, tnames), "doc": docs, "score": sc_.astype(np.float64)})
+    docs = pd.Categorical.from_codes(
+        t_ * pool + d_, categories=[f"{t}-{d}" for t in tnames for d in docnames]
+    )
+    runs = pd.DataFrame(
+        {
+            "system": pd.Categorical.from_codes(s_, [f"sys{i:03d}" for i in range(systems)]),
+            "topic": pd.Categorical.from_codes(t_, tnames),
+            "doc": docs,
+            "score": sc_.astype(np.float64),
+        }
+    )
     return runs, qrels
 
 
@@ -64,17 +90,31 @@ def main() -> None:
 
     t0 = time.perf_counter()
     runs, qrels = synthetic(args.systems, args.topics, args.depth)
-    print(f"generated {len(runs):,} rows, {len(qrels):,} qrels in {time.perf_counter() - t0:.1f} s; "
-          f"relevant/topic = {(qrels.rel > 0).groupby(qrels.topic).sum().mean():.1f}")
+    print(
+        f"generated {len(runs):,} rows, {len(qrels):,} qrels in {time.perf_counter() - t0:.1f} s; "
+        f"relevant/topic = {(qrels.rel > 0).groupby(qrels.topic).sum().mean():.1f}"
+    )
 
     best = {}
     for _ in range(args.repeat):
-        t = time.perf_counter(); a = align(runs, qrels); ta = time.perf_counter() - t
-        t = time.perf_counter(); pr = lexirecall_aligned(a); tr = time.perf_counter() - t
-        t = time.perf_counter(); pp = lexiprecision_aligned(a); tp = time.perf_counter() - t
-        t = time.perf_counter(); lexirecall(runs, qrels); te = time.perf_counter() - t
-        for k, v in (("align", ta), ("lexirecall (aligned)", tr), ("lexiprecision (aligned)", tp),
-                     ("lexirecall end-to-end", te)):
+        t = time.perf_counter()
+        a = align(runs, qrels)
+        ta = time.perf_counter() - t
+        t = time.perf_counter()
+        pr = lexirecall_aligned(a)
+        tr = time.perf_counter() - t
+        t = time.perf_counter()
+        pp = lexiprecision_aligned(a)
+        tp = time.perf_counter() - t
+        t = time.perf_counter()
+        lexirecall(runs, qrels)
+        te = time.perf_counter() - t
+        for k, v in (
+            ("align", ta),
+            ("lexirecall (aligned)", tr),
+            ("lexiprecision (aligned)", tp),
+            ("lexirecall end-to-end", te),
+        ):
             best[k] = min(best.get(k, np.inf), v)
     for k, v in best.items():
         print(f"{k:28s} {v:7.3f} s")
@@ -82,10 +122,14 @@ def main() -> None:
     lexirecall_aligned(a)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"output cube {pr.nbytes / 1e6:.1f} MB; peak extra memory of lexirecall_aligned {peak / 1e6:.1f} MB")
+    print(
+        f"output cube {pr.nbytes / 1e6:.1f} MB; peak extra memory of lexirecall_aligned {peak / 1e6:.1f} MB"
+    )
     ok = best["lexirecall (aligned)"] < 3
-    print(f"target: all-pairs lexirecall < 3 s on the aligned arrays -> {'OK' if ok else 'MISSED'} "
-          f"({best['lexirecall (aligned)']:.3f} s; align, shared with every measure, {best['align']:.1f} s)")
+    print(
+        f"target: all-pairs lexirecall < 3 s on the aligned arrays -> {'OK' if ok else 'MISSED'} "
+        f"({best['lexirecall (aligned)']:.3f} s; align, shared with every measure, {best['align']:.1f} s)"
+    )
     _ = pp
 
 

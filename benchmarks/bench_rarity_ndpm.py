@@ -22,10 +22,10 @@ to the result; the table gives the median and the median per-round ratio to ``ev
 from __future__ import annotations
 
 import argparse
-import tempfile
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,7 @@ from irframe.measures.ndpm import pair_counts_aligned
 from irframe.rarity import rarity, rarity_aligned
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _rounds import rounds, table  # noqa: E402
+from _rounds import rounds, table
 
 RARE = ["P_rare(alpha=0.5)@100", "AP_rare(alpha=0.5)@100"]
 NDPM_FAMILY = ["ndpm", "dpm", "dpm_drf", "dpm_p", "dpm_r", "dpm_pa", "dpm_ra", "dpm_m", "dpm_e"]
@@ -47,26 +47,50 @@ def load(path: Path):
     if not (path / "runs.parquet").exists():
         gen = Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen.py"
         if gen.exists():
-            subprocess.run([sys.executable, str(gen), str(path), "--systems", "50", "--topics", "50",
-                            "--depth", "1000"], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(gen),
+                    str(path),
+                    "--systems",
+                    "50",
+                    "--topics",
+                    "50",
+                    "--depth",
+                    "1000",
+                ],
+                check=True,
+            )
         else:
             qrels, runs = irf.datasets.synthetic(50, 50, 1000, rng=0)
             return runs, qrels
     runs = pd.read_parquet(path / "runs.parquet")
-    qrels = pd.read_csv(path / "qrels.txt", sep=" ", header=None, names=["topic", "iter", "doc", "rel"],
-                        dtype={"topic": str, "doc": str})
+    qrels = pd.read_csv(
+        path / "qrels.txt",
+        sep=" ",
+        header=None,
+        names=["topic", "iter", "doc", "rel"],
+        dtype={"topic": str, "doc": str},
+    )
     return runs, qrels
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=os.environ.get("IRFRAME_BENCH50", os.path.join(tempfile.gettempdir(), "irframe-bench50")))
+    ap.add_argument(
+        "--data",
+        default=os.environ.get(
+            "IRFRAME_BENCH50", os.path.join(tempfile.gettempdir(), "irframe-bench50")
+        ),
+    )
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
     runs, qrels = load(Path(args.data))
     n_judged = qrels.groupby("topic").size().mean()
-    print(f"{len(runs):,} run rows, {runs.system.nunique()} systems, {runs.topic.nunique()} topics, "
-          f"{n_judged:.0f} judged documents per topic")
+    print(
+        f"{len(runs):,} run rows, {runs.system.nunique()} systems, {runs.topic.nunique()} topics, "
+        f"{n_judged:.0f} judged documents per topic"
+    )
     irf.evaluate(runs, qrels, "P@10")  # warm-up (imports, caches)
 
     def rare_one_align():
@@ -85,7 +109,9 @@ def main(argv=None):
         "evaluate P@10": lambda: irf.evaluate(runs, qrels, "P@10"),
         "align only": lambda: align(runs, qrels),
         "on one Aligned: rarity table": lambda: rarity_aligned(a, k=100),
-        "on one Aligned: P_rare@100 + AP_rare@100 (evaluate_aligned)": lambda: irf.evaluate_aligned(a, RARE),
+        "on one Aligned: P_rare@100 + AP_rare@100 (evaluate_aligned)": lambda: irf.evaluate_aligned(
+            a, RARE
+        ),
         "on one Aligned: ndpm pair counts": lambda: pair_counts_aligned(a),
         "evaluate ndpm, float grades (merge-sort count)": lambda: irf.evaluate(runs, fq, "ndpm"),
         "evaluate P_rare@100 + AP_rare@100": lambda: irf.evaluate(runs, qrels, RARE),
@@ -94,9 +120,14 @@ def main(argv=None):
         "evaluate ndpm": lambda: irf.evaluate(runs, qrels, "ndpm"),
         "evaluate the 9 ndpm-family measures": lambda: irf.evaluate(runs, qrels, NDPM_FAMILY),
     }
-    table(rounds(tasks, args.rounds), "evaluate P@10",
-          targets={"rarity table + both measures, one align (evaluate_aligned)": "target <= 2x",
-                   "evaluate ndpm": "target < 3 s"})
+    table(
+        rounds(tasks, args.rounds),
+        "evaluate P@10",
+        targets={
+            "rarity table + both measures, one align (evaluate_aligned)": "target <= 2x",
+            "evaluate ndpm": "target < 3 s",
+        },
+    )
 
 
 if __name__ == "__main__":

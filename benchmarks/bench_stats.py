@@ -26,10 +26,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     rng = np.random.default_rng(1)
-    x = np.clip(rng.uniform(0, 1, a.topics) + rng.normal(scale=0.15, size=(a.systems, a.topics)), 0, 1)
-    cube = xr.DataArray(x, dims=("system", "topic"),
-                        coords={"system": [f"s{i}" for i in range(a.systems)],
-                                "topic": [str(t) for t in range(a.topics)]})
+    x = np.clip(
+        rng.uniform(0, 1, a.topics) + rng.normal(scale=0.15, size=(a.systems, a.topics)), 0, 1
+    )
+    cube = xr.DataArray(
+        x,
+        dims=("system", "topic"),
+        coords={
+            "system": [f"s{i}" for i in range(a.systems)],
+            "topic": [str(t) for t in range(a.topics)],
+        },
+    )
     times = []
     for _ in range(a.repeat):
         t0 = time.perf_counter()
@@ -37,8 +44,10 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     assert res.attrs["exact"] == 0
     pairs = a.systems * (a.systems - 1) // 2
-    print(f"all-pairs randomization: {a.systems} systems x {a.topics} topics ({pairs} pairs), "
-          f"{a.samples} samples: min {min(times):.2f} s, median {float(np.median(times)):.2f} s")
+    print(
+        f"all-pairs randomization: {a.systems} systems x {a.topics} topics ({pairs} pairs), "
+        f"{a.samples} samples: min {min(times):.2f} s, median {float(np.median(times)):.2f} s"
+    )
 
 
 if __name__ == "__main__":

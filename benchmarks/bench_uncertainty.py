@@ -62,11 +62,14 @@ def main(argv=None):
             kw2 = {k: (None if v == "trec_eval" else v) for k, v in kw.items()}
             kern[name].append(timed(lambda: irf.evaluate_aligned(aligned, MEASURES, **kw2)))
     from irframe.measures.ties import tie_groups
+
     t = tie_groups(aligned)
     tied = float((t.size[t.row_tie] > 1).mean())
-    print(f"{len(runs):,} rows ({args.systems} systems x {args.topics} topics x {args.depth}); "
-          f"{tied:.1%} of rows share their float32 score; measures {', '.join(MEASURES)}; "
-          f"median of {args.rounds} alternating rounds")
+    print(
+        f"{len(runs):,} rows ({args.systems} systems x {args.topics} topics x {args.depth}); "
+        f"{tied:.1%} of rows share their float32 score; measures {', '.join(MEASURES)}; "
+        f"median of {args.rounds} alternating rounds"
+    )
     print(f"{'variant':10s} {'end-to-end s':>13s} {'ratio':>6s} {'kernels s':>10s} {'ratio':>6s}")
     p_e, p_k = statistics.median(e2e["plain"]), statistics.median(kern["plain"])
     for name in variants:

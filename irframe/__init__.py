@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib
 
-from ._version import __version__  # noqa: E402,F401
-from . import _lazy  # noqa: E402
+from . import _lazy
+from ._version import __version__
 
 if _lazy.command_line():  # the command's own process: read the run files while pandas is imported
     import gc
@@ -25,36 +25,85 @@ if _lazy.command_line():  # the command's own process: read the run files while 
     # ~4 MB of 2 MB pages for them; a value the user set is kept
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from . import _prefetch
+
     gc.disable()  # no cyclic garbage collection during the imports (~10 % of their time): enabled below
     _prefetch.start(sys.argv[1:])
 
-from . import errors  # noqa: E402
-from .accessor import IrAccessor, join  # noqa: E402  (registers df.ir)
-from .align import Aligned  # noqa: E402
-from .cube import summarize  # noqa: E402
-from .errors import (ColumnError, DuplicateError, EmptyOverlapError, InputError,  # noqa: E402
-                     IrframeError, MeasureParamError, OptionError, ParseError, UnknownMeasureError)
-from .evaluate import evaluate, evaluate_aligned, list_measures  # noqa: E402
-from .measures import MeasureDef, parse_measure, register, registry_scope, unregister  # noqa: E402
-from .reporting import Report, report  # noqa: E402
-from .uncertainty import flips, tie_sensitivity  # noqa: E402
+from . import errors
+from .accessor import IrAccessor, join
+from .align import Aligned
+from .cube import summarize
+from .errors import (
+    ColumnError,
+    DuplicateError,
+    EmptyOverlapError,
+    InputError,
+    IrframeError,
+    MeasureParamError,
+    OptionError,
+    ParseError,
+    UnknownMeasureError,
+)
+from .evaluate import evaluate, evaluate_aligned, list_measures
+from .measures import MeasureDef, parse_measure, register, registry_scope, unregister
+from .reporting import Report, report
+from .uncertainty import flips, tie_sensitivity
 
 if not _lazy.command_line():  # the first cube would otherwise pay xarray's import (see _lazy)
     importlib.import_module("xarray")  # not bound here: irframe.xarray is no public name
 else:
-    gc.freeze()   # the imported modules' objects: never scanned again by the collector
+    gc.freeze()  # the imported modules' objects: never scanned again by the collector
     gc.enable()
 
 _IO = ("read_run", "read_runs", "read_qrels", "write_run", "write_qrels")
-_LAZY = ("io", "datasets", "stats", "meta", "plot", "cli", "cwl", "lexi", "rarity",
-         "axioms", "ndpm", "dask", "options", "lexi_theory")
+_LAZY = (
+    "io",
+    "datasets",
+    "stats",
+    "meta",
+    "plot",
+    "cli",
+    "cwl",
+    "lexi",
+    "rarity",
+    "axioms",
+    "ndpm",
+    "dask",
+    "options",
+    "lexi_theory",
+)
 
-__all__ = ["__version__", "evaluate", "evaluate_aligned", "summarize", "list_measures", "join",
-           "flips", "tie_sensitivity",
-           "Aligned", "IrAccessor", "MeasureDef", "parse_measure", "register", "registry_scope", "unregister", "errors",
-           "IrframeError", "InputError", "ParseError", "ColumnError", "DuplicateError",
-           "UnknownMeasureError", "MeasureParamError", "OptionError", "EmptyOverlapError", "report", "Report",
-           *_IO, *_LAZY]
+__all__ = [
+    "__version__",
+    "evaluate",
+    "evaluate_aligned",
+    "summarize",
+    "list_measures",
+    "join",
+    "flips",
+    "tie_sensitivity",
+    "Aligned",
+    "IrAccessor",
+    "MeasureDef",
+    "parse_measure",
+    "register",
+    "registry_scope",
+    "unregister",
+    "errors",
+    "IrframeError",
+    "InputError",
+    "ParseError",
+    "ColumnError",
+    "DuplicateError",
+    "UnknownMeasureError",
+    "MeasureParamError",
+    "OptionError",
+    "EmptyOverlapError",
+    "report",
+    "Report",
+    *_IO,
+    *_LAZY,
+]
 
 
 def __getattr__(name: str):

@@ -17,21 +17,45 @@ from typing import Any
 from ._textfile import c_atol
 from .options import ORDERS  # (pandas-free, as this module must be)
 
-__all__ = ["parse_eval_args", "reads_ranks", "UsageError", "USAGE", "ORDERS", "FORMATS", "VERSION_TEXT", "BATCH_BYTES"]
+__all__ = [
+    "BATCH_BYTES",
+    "FORMATS",
+    "ORDERS",
+    "USAGE",
+    "VERSION_TEXT",
+    "UsageError",
+    "parse_eval_args",
+    "reads_ranks",
+]
 
-USAGE = ("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
-         "   -h: Give full help information, including other options\n"
-         "   -q: In addition to summary evaluation, give evaluation for each query\n"
-         "   -m: calculate and print measures indicated by 'measure'\n"
-         "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n")
+USAGE = (
+    "Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
+    "   -h: Give full help information, including other options\n"
+    "   -q: In addition to summary evaluation, give evaluation for each query\n"
+    "   -m: calculate and print measures indicated by 'measure'\n"
+    "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n"
+)
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
 _LONG = {  # trec_eval's long options → short letter (None: irframe's own)
-    "help": "h", "version": "v", "query_eval_wanted": "q", "measure=": "m",
-    "complete_rel_info_wanted": "c", "level_for_rel=": "l", "nosummary": "n", "Debug_level=": "D",
-    "Judged_docs_only": "J", "Number_docs_in_coll=": "N", "Max_retrieved_per_topic=": "M",
-    "Rel_info_format=": "R", "Results_format=": "T", "Output_old_results_format=": "o", "Zscore=": "Z",
-    "format=": None, "order=": None, "trec-eval-version=": None,
+    "help": "h",
+    "version": "v",
+    "query_eval_wanted": "q",
+    "measure=": "m",
+    "complete_rel_info_wanted": "c",
+    "level_for_rel=": "l",
+    "nosummary": "n",
+    "Debug_level=": "D",
+    "Judged_docs_only": "J",
+    "Number_docs_in_coll=": "N",
+    "Max_retrieved_per_topic=": "M",
+    "Rel_info_format=": "R",
+    "Results_format=": "T",
+    "Output_old_results_format=": "o",
+    "Zscore=": "Z",
+    "format=": None,
+    "order=": None,
+    "trec-eval-version=": None,
 }
 FORMATS = ("trec", "csv", "json")
 VERSION_TEXT = {"9.0.8": "9.0.7", "10.0": "10.0-rc3"}  # what each release's binary prints for -v
@@ -53,18 +77,31 @@ def _debug(text: str) -> tuple[int, str | None]:
 
 #: trec_eval's options: letter → (key(s) of the parsed dict, converter of the option's text)
 _OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
-    "h": ("help", _flag(True)), "v": ("version", _flag(True)), "q": ("per_topic", _flag(True)),
+    "h": ("help", _flag(True)),
+    "v": ("version", _flag(True)),
+    "q": ("per_topic", _flag(True)),
     "m": ("measures", None),  # repeatable: appended
-    "c": ("complete", _flag(True)), "l": ("rel_level", c_atol), "n": ("summary", _flag(False)),
-    "D": (("debug_level", "debug_query"), _debug), "J": ("judged_only", _flag(True)),
-    "N": ("num_docs", c_atol), "M": ("depth", c_atol), "R": ("rel_format", str),
-    "T": ("results_format", str), "o": ("old_format", _flag(True)), "Z": ("zscores", str),
+    "c": ("complete", _flag(True)),
+    "l": ("rel_level", c_atol),
+    "n": ("summary", _flag(False)),
+    "D": (("debug_level", "debug_query"), _debug),
+    "J": ("judged_only", _flag(True)),
+    "N": ("num_docs", c_atol),
+    "M": ("depth", c_atol),
+    "R": ("rel_format", str),
+    "T": ("results_format", str),
+    "o": ("old_format", _flag(True)),
+    "Z": ("zscores", str),
 }  # -o is obsolete in trec_eval too (it sets a flag nothing reads): accepted, no effect
 #: irframe's own long options: name → (key, allowed values, message when the value is not allowed)
 _OWN: dict[str, tuple[str, tuple[str, ...], str]] = {
     "format": ("format", FORMATS, f"--format must be one of {', '.join(FORMATS)}"),
     "order": ("order", ORDERS, f"--order must be one of {', '.join(ORDERS)}"),
-    "trec-eval-version": ("trec_eval_version", tuple(VERSION_TEXT), "--trec-eval-version must be 9.0.8 or 10.0"),
+    "trec-eval-version": (
+        "trec_eval_version",
+        tuple(VERSION_TEXT),
+        "--trec-eval-version must be 9.0.8 or 10.0",
+    ),
 }
 
 
@@ -84,16 +121,36 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
     except getopt.GetoptError as e:
         opt = e.opt
         if opt and len(opt) == 1:
-            msg = f"irframe: invalid option -- '{opt}'\n" if "not recognized" in e.msg else \
-                f"irframe: option requires an argument -- '{opt}'\n"
+            msg = (
+                f"irframe: invalid option -- '{opt}'\n"
+                if "not recognized" in e.msg
+                else f"irframe: option requires an argument -- '{opt}'\n"
+            )
         else:
             msg = f"irframe: {e.msg}\n"
         raise UsageError(msg + USAGE) from None
-    o: dict[str, Any] = {"help": False, "version": False, "per_topic": False, "measures": [], "complete": False,
-                         "rel_level": 1, "summary": True, "debug_level": 0, "debug_query": None,
-                         "judged_only": False, "num_docs": 0, "depth": None, "rel_format": "qrels",
-                         "results_format": "trec_results", "old_format": False, "zscores": None,
-                         "format": "trec", "order": None, "trec_eval_version": "9.0.8", "files": files}
+    o: dict[str, Any] = {
+        "help": False,
+        "version": False,
+        "per_topic": False,
+        "measures": [],
+        "complete": False,
+        "rel_level": 1,
+        "summary": True,
+        "debug_level": 0,
+        "debug_query": None,
+        "judged_only": False,
+        "num_docs": 0,
+        "depth": None,
+        "rel_format": "qrels",
+        "results_format": "trec_results",
+        "old_format": False,
+        "zscores": None,
+        "format": "trec",
+        "order": None,
+        "trec_eval_version": "9.0.8",
+        "files": files,
+    }
     for flag, val in opts:
         name = flag.lstrip("-")
         if name in _OWN:

@@ -32,8 +32,9 @@ def _distinct(s: pd.Series) -> np.ndarray:
     return np.asarray([str(x) for x in u], dtype=object)
 
 
-def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str,
-             complete: bool) -> dict:
+def _collect(
+    qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str, complete: bool
+) -> dict:
     """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
     the sorted systems and every grade of the qrels frame; with ``complete=True`` also the
     judged topics no partition holds and the judged run topic whose partition evaluates them
@@ -48,25 +49,39 @@ def _collect(qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, dupl
         cols = [qc.topic, qc.doc] + ([qc.subtopic] if qc.subtopic else [])
         q = q.drop_duplicates(subset=cols, keep="first")
     missing = sorted(qrels_topics - run_topics) if complete else []
-    return {"systems": np.asarray(systems, dtype=object), "grades": np.unique(pd.to_numeric(q[qc.rel]).to_numpy(np.float64)),
-            "missing": missing, "host": min(run_topics & qrels_topics) if missing else None}
+    return {
+        "systems": np.asarray(systems, dtype=object),
+        "grades": np.unique(pd.to_numeric(q[qc.rel]).to_numpy(np.float64)),
+        "missing": missing,
+        "host": min(run_topics & qrels_topics) if missing else None,
+    }
 
 
-def _combine(cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool) -> xr.DataArray:
+def _combine(
+    cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool
+) -> xr.DataArray:
     """Stitch per-partition cubes (every one over all systems) along ``topic``, sorted."""
     systems = np.asarray(shared["systems"], dtype=object)
     axis = probe.dims.index("topic")
     blocks, topics = [], []
     for c in cubes:
-        if not np.array_equal(c.system.values, systems):  # pragma: no cover - every partition knows all systems
+        if not np.array_equal(
+            c.system.values, systems
+        ):  # pragma: no cover - every partition knows all systems
             raise RuntimeError("internal error: a partition cube lacks systems")
         blocks.append(c.values)
         topics.append(c.topic.values)
     topics_arr = np.concatenate(topics) if topics else np.array([], dtype=object)
-    empty = tuple(0 if d == "topic" else len(systems) if d in ("system", "other") else probe.sizes[d]
-                  for d in probe.dims)
+    empty = tuple(
+        0 if d == "topic" else len(systems) if d in ("system", "other") else probe.sizes[d]
+        for d in probe.dims
+    )
     data = np.concatenate(blocks, axis=axis) if blocks else np.empty(empty, dtype=probe.dtype)
-    order = np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable") if len(topics_arr) else []
+    order = (
+        np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable")
+        if len(topics_arr)
+        else []
+    )
     data = np.take(data, np.asarray(order, dtype=np.int64), axis=axis)
     return _stitched(data, systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
 
@@ -79,13 +94,16 @@ def _repeated(labels: np.ndarray) -> list[str]:
     return [str(t) for t, n in zip(uniq, counts) if n > 1]
 
 
-def _combine_systems(cubes: list[xr.DataArray], systems: np.ndarray, probe: xr.DataArray,
-                     complete: bool) -> xr.DataArray:
+def _combine_systems(
+    cubes: list[xr.DataArray], systems: np.ndarray, probe: xr.DataArray, complete: bool
+) -> xr.DataArray:
     """Stitch per-partition cubes of disjoint systems over every system of the whole
     (``systems``, sorted as ``align`` sorts them) and the union of their topics, NaN where not
     evaluated (a system whose partition has no judged topic: a NaN row, as in memory)."""
     systems = np.asarray(systems, dtype=object)
-    topics = np.asarray(sorted(set().union(*(c.topic.values.tolist() for c in cubes)), key=np.str_), dtype=object)
+    topics = np.asarray(
+        sorted(set().union(*(c.topic.values.tolist() for c in cubes)), key=np.str_), dtype=object
+    )
     rows, cols = pd.Index(systems), pd.Index(topics)
     data = np.full((len(systems), len(topics)) + probe.shape[2:], np.nan)
     for c in cubes:
@@ -93,12 +111,19 @@ def _combine_systems(cubes: list[xr.DataArray], systems: np.ndarray, probe: xr.D
     return _stitched(data, systems, topics, probe, complete)
 
 
-def _stitched(data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray,
-              complete: bool) -> xr.DataArray:
+def _stitched(
+    data: np.ndarray, systems: np.ndarray, topics: np.ndarray, probe: xr.DataArray, complete: bool
+) -> xr.DataArray:
     """The cube of stitched partition values, with the probe's other dims (``measure``, and
     ``bound`` with ``bounds=True``), their coordinates and attrs."""
     coords: dict[str, Any] = {"system": systems, "topic": topics}
     if "other" in probe.dims:  # a preference cube: system × other
         coords["other"] = systems
     coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
-    return result(data, probe.dims, coords, name=probe.name, attrs={**probe.attrs, "complete": int(bool(complete))})
+    return result(
+        data,
+        probe.dims,
+        coords,
+        name=probe.name,
+        attrs={**probe.attrs, "complete": int(bool(complete))},
+    )

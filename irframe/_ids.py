@@ -28,7 +28,7 @@ from ._arrow import POOL
 from .errors import InputError
 from .schema import check_id_column
 
-__all__ = ["encode", "sorted_codes", "str_sort_order", "code_dtype", "small_code_dtype"]
+__all__ = ["code_dtype", "encode", "small_code_dtype", "sorted_codes", "str_sort_order"]
 
 
 def code_dtype(n: int) -> type:
@@ -60,8 +60,10 @@ def _arrow_strings(s: pd.Series):
     if isinstance(dtype, pd.StringDtype):
         if dtype.storage not in ("pyarrow", "pyarrow_numpy"):
             return None
-    elif not (isinstance(dtype, pd.ArrowDtype)
-              and str(dtype.pyarrow_dtype) in ("string", "large_string", "string_view")):
+    elif not (
+        isinstance(dtype, pd.ArrowDtype)
+        and str(dtype.pyarrow_dtype) in ("string", "large_string", "string_view")
+    ):
         return None
     try:
         import pyarrow as pa
@@ -103,17 +105,29 @@ def _fixed_width_heads(arr) -> np.ndarray | None:
         if c.null_count or not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)):
             return None
         itemsize = 4 if pa.types.is_string(c.type) else 8
-        offsets = np.frombuffer(c.buffers()[1], np.int32 if itemsize == 4 else np.int64, m + 1, c.offset * itemsize)
+        offsets = np.frombuffer(
+            c.buffers()[1], np.int32 if itemsize == 4 else np.int64, m + 1, c.offset * itemsize
+        )
         length = int(offsets[1] - offsets[0])
-        if (width is not None and length != width) or offsets[-1] - offsets[0] != length * m or \
-                not (np.diff(offsets) == length).all():
+        if (
+            (width is not None and length != width)
+            or offsets[-1] - offsets[0] != length * m
+            or not (np.diff(offsets) == length).all()
+        ):
             return None
         width = length
-        data = np.frombuffer(c.buffers()[2], np.uint8, length * m, int(offsets[0])) if length else np.zeros(0, np.uint8)
-        changed, count = [], 0  # bytes differing from the byte L before, by blocks of bounded memory
+        data = (
+            np.frombuffer(c.buffers()[2], np.uint8, length * m, int(offsets[0]))
+            if length
+            else np.zeros(0, np.uint8)
+        )
+        changed, count = (
+            [],
+            0,
+        )  # bytes differing from the byte L before, by blocks of bounded memory
         for lo in range(0, len(data) - length, _BLOCK):
             hi = min(len(data) - length, lo + _BLOCK)
-            changed.append(lo + np.flatnonzero(data[lo + length:hi + length] != data[lo:hi]))
+            changed.append(lo + np.flatnonzero(data[lo + length : hi + length] != data[lo:hi]))
             count += len(changed[-1])
             if count > m:
                 return None
@@ -122,7 +136,7 @@ def _fixed_width_heads(arr) -> np.ndarray | None:
         if last is None or first != last:
             heads.append(np.array([start]))
         heads.append(start + rows[np.diff(rows, prepend=0) != 0])
-        start, last = start + m, data[len(data) - length:].tobytes()
+        start, last = start + m, data[len(data) - length :].tobytes()
     return np.concatenate(heads) if heads else np.zeros(0, np.intp)
 
 
@@ -141,8 +155,11 @@ def _take_increasing(arr, rows: np.ndarray):
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     starts = np.cumsum([0] + [len(c) for c in chunks])
     cut = np.searchsorted(rows, starts)  # rows[cut[i]:cut[i + 1]] fall in chunk i
-    parts = [pc.take(c, pa.array(rows[cut[i]:cut[i + 1]] - starts[i]), memory_pool=POOL)
-             for i, c in enumerate(chunks) if cut[i + 1] > cut[i]]
+    parts = [
+        pc.take(c, pa.array(rows[cut[i] : cut[i + 1]] - starts[i]), memory_pool=POOL)
+        for i, c in enumerate(chunks)
+        if cut[i + 1] > cut[i]
+    ]
     return pa.chunked_array(parts, type=arr.type)
 
 
@@ -158,7 +175,9 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
     if runs and n > 1:
         heads = _fixed_width_heads(arr)
         if heads is None:
-            change = pc.not_equal(arr[1:], arr[:-1], memory_pool=POOL).to_numpy(zero_copy_only=False)
+            change = pc.not_equal(arr[1:], arr[:-1], memory_pool=POOL).to_numpy(
+                zero_copy_only=False
+            )
             heads = _heads(change)
         if len(heads) > n // 8:
             heads = None
@@ -166,15 +185,24 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
             arr = _take_increasing(arr, heads)
     enc = pc.dictionary_encode(arr, memory_pool=POOL)
     dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
-    if enc.num_chunks > 1 and len({(c.dictionary.buffers()[1].address, len(c.dictionary))
-                                   for c in enc.chunks}) > 1:  # pragma: no cover - other pyarrow
+    if (
+        enc.num_chunks > 1
+        and len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) > 1
+    ):  # pragma: no cover - other pyarrow
         enc = pa.chunked_array([enc.combine_chunks()])
         dictionary = enc.chunk(0).dictionary
     # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
-    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32)
-             if enc.num_chunks else np.zeros(0, np.int32))  # arrow's dictionary indices are int32
+    codes = (
+        np.concatenate(
+            [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32
+        )
+        if enc.num_chunks
+        else np.zeros(0, np.int32)
+    )  # arrow's dictionary indices are int32
     if heads is not None:
-        codes = np.repeat(codes.astype(small_code_dtype(len(dictionary))), np.diff(np.append(heads, n)))
+        codes = np.repeat(
+            codes.astype(small_code_dtype(len(dictionary))), np.diff(np.append(heads, n))
+        )
     return codes, dictionary
 
 
@@ -185,8 +213,12 @@ class _Addresses:
 
     def __init__(self, values: np.ndarray):
         self.values = np.ascontiguousarray(values, dtype=object)
-        self.__array_interface__ = {"shape": (len(self.values),), "typestr": np.dtype(np.intp).str,
-                                    "data": (self.values.ctypes.data, True), "version": 3}
+        self.__array_interface__ = {
+            "shape": (len(self.values),),
+            "typestr": np.dtype(np.intp).str,
+            "data": (self.values.ctypes.data, True),
+            "version": 3,
+        }
 
 
 def _first_rows(codes: np.ndarray) -> np.ndarray:
@@ -205,7 +237,9 @@ def _int_codes(keys: np.ndarray) -> np.ndarray:
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
         return pd.factorize(keys)[0]
-    return pc.dictionary_encode(pa.array(keys), memory_pool=POOL).indices.to_numpy(zero_copy_only=False)
+    return pc.dictionary_encode(pa.array(keys), memory_pool=POOL).indices.to_numpy(
+        zero_copy_only=False
+    )
 
 
 def _shared_objects(addresses: np.ndarray) -> bool:
@@ -218,12 +252,14 @@ def _shared_objects(addresses: np.ndarray) -> bool:
     strings) never repeats, so it is always factorized by value directly.
     """
     n = len(addresses)
-    sample = addresses[::max(1, n // (4 * int(np.sqrt(n)) + 1))]
+    sample = addresses[:: max(1, n // (4 * int(np.sqrt(n)) + 1))]
     m = len(sample)
     return len(pd.unique(sample)) <= n / 4 * (1 - (1 - m / n) ** 4)
 
 
-def _object_encode(values: np.ndarray, runs: bool, by_value: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _object_encode(
+    values: np.ndarray, runs: bool, by_value: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Codes and uniques (first-appearance order) of an object array, by object identity first.
 
     pandas 2.2 reads strings into one Python object per distinct id (``read_parquet``; per chunk
@@ -242,18 +278,25 @@ def _object_encode(values: np.ndarray, runs: bool, by_value: bool = True) -> tup
     """
     n = len(values)
     holder = _Addresses(values)
-    values, addresses = holder.values, np.asarray(holder)  # addresses into values, which stays alive
+    values, addresses = (
+        holder.values,
+        np.asarray(holder),
+    )  # addresses into values, which stays alive
     shared = n > 1 and _shared_objects(addresses)
     if runs and n > 1:
         heads = _heads(addresses[1:] != addresses[:-1]) if shared else None
-        if heads is None or len(heads) > n // 8:  # objects not shared along the runs: compare the values
+        if (
+            heads is None or len(heads) > n // 8
+        ):  # objects not shared along the runs: compare the values
             try:
                 heads = _heads(values[1:] != values[:-1])
             except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
                 heads = np.arange(n)
         if len(heads) <= n // 8:
             codes, uniques = pd.factorize(values[heads])
-            return np.repeat(codes.astype(small_code_dtype(len(uniques))), np.diff(np.append(heads, n))), uniques
+            return np.repeat(
+                codes.astype(small_code_dtype(len(uniques))), np.diff(np.append(heads, n))
+            ), uniques
     if shared:
         rows = _int_codes(addresses)
         objects = values[_first_rows(rows)]
@@ -304,8 +347,9 @@ def _as_str(uniques: Any) -> np.ndarray:
     return uniques
 
 
-def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool,
-                    by_value: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _checked_encode(
+    df: pd.DataFrame, col: str, what: str, runs: bool, by_value: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
 
     Typed columns are checked first (from their dtype and missing-value mask, cheap); an
@@ -320,13 +364,18 @@ def _checked_encode(df: pd.DataFrame, col: str, what: str, runs: bool,
         return _encode_one(s, runs)
     codes, uniques = _encode_one(s, runs, by_value)
     if (len(codes) and codes.min() < 0) or (
-            len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"):
+        len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"
+    ):
         check_id_column(df, col, what)  # raises, naming the rows
-        raise InputError(f"{what}: column {col!r} holds missing or non-string ids")  # pragma: no cover
+        raise InputError(
+            f"{what}: column {col!r} holds missing or non-string ids"
+        )  # pragma: no cover
     return codes, uniques
 
 
-def encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
+def encode(
+    columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Joint codes of several id columns (one code per distinct id across all of them).
 
     ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
@@ -345,7 +394,7 @@ def encode(columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False) -> 
     merged = merged.astype(code_dtype(len(uniques)))
     out, start = [], 0
     for codes, u in parts:
-        out.append(merged[start:start + len(u)][codes])
+        out.append(merged[start : start + len(u)][codes])
         start += len(u)
     return out, np.asarray(uniques, dtype=object)
 
@@ -357,19 +406,30 @@ def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray],
     import pyarrow.compute as pc
 
     def arrow(u):
-        return (pa.array(_as_str(u), pa.large_string()) if isinstance(u, np.ndarray)
-                else u.cast(pa.large_string()))
+        return (
+            pa.array(_as_str(u), pa.large_string())
+            if isinstance(u, np.ndarray)
+            else u.cast(pa.large_string())
+        )
+
     base = arrow(parts[0][1])
     out = [parts[0][0]]
     for codes, u in parts[1:]:
         u = arrow(u)
-        if len(u) < len(base):  # hash the smaller side (a table that stays in cache), look up the other
-            at = pc.index_in(base, value_set=u)   # each known id's place in u (null: not in u)
+        if len(u) < len(
+            base
+        ):  # hash the smaller side (a table that stays in cache), look up the other
+            at = pc.index_in(base, value_set=u)  # each known id's place in u (null: not in u)
             found = pc.is_valid(at).to_numpy(zero_copy_only=False)
             pos = np.full(len(u), -1, np.int64)
             pos[at.drop_null().to_numpy(zero_copy_only=False)] = np.flatnonzero(found)
         else:
-            pos = pc.index_in(u, value_set=base).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+            pos = (
+                pc.index_in(u, value_set=base)
+                .fill_null(-1)
+                .to_numpy(zero_copy_only=False)
+                .astype(np.int64)
+            )
         new = pos < 0
         if new.any():
             pos[new] = len(base) + np.arange(int(new.sum()))
@@ -391,8 +451,9 @@ def str_sort_order(names: np.ndarray) -> np.ndarray:
     return np.argsort(names, kind="stable")  # Python str comparison: by code point
 
 
-def sorted_codes(codes: list[np.ndarray], uniques: np.ndarray,
-                  keep: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+def sorted_codes(
+    codes: list[np.ndarray], uniques: np.ndarray, keep: np.ndarray | None = None
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Recode so that uniques are sorted; ``keep`` (bool per unique) drops the others (-1)."""
     sel = np.arange(len(uniques)) if keep is None else np.flatnonzero(keep)
     order = sel[str_sort_order(uniques[sel])]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ._ids import str_sort_order
 
-__all__ = ["RowOrder", "order_rows", "permute", "float32_desc_key", "float64_desc_key"]
+__all__ = ["RowOrder", "float32_desc_key", "float64_desc_key", "order_rows", "permute"]
 
 
 class RowOrder(NamedTuple):
@@ -56,7 +56,10 @@ class RowOrder(NamedTuple):
 
 def _identity(moved: np.ndarray | None = None, moved_from: np.ndarray | None = None) -> RowOrder:
     empty = np.zeros(0, np.int64)
-    return RowOrder(None, empty if moved is None else moved, empty if moved_from is None else moved_from)
+    return RowOrder(
+        None, empty if moved is None else moved, empty if moved_from is None else moved_from
+    )
+
 
 _SHORT_RUN = 8  # tie runs up to this length are ordered by comparing their docnos pairwise
 
@@ -64,7 +67,7 @@ _SHORT_RUN = 8  # tie runs up to this length are ordered by comparing their docn
 def float32_desc_key(score: np.ndarray) -> np.ndarray:
     """int32 key whose ascending order is float32 score descending (-0.0 == 0.0)."""
     f = np.negative(score, dtype=np.float32)  # negate: ascending key = descending score
-    f += np.float32(0.0)                      # -0.0 + 0.0 = +0.0
+    f += np.float32(0.0)  # -0.0 + 0.0 = +0.0
     i = f.view(np.int32)
     sign = i >> 31
     sign &= np.int32(0x7FFFFFFF)
@@ -117,26 +120,29 @@ def _docno_less(dc: np.ndarray, docs: np.ndarray):
     used = np.zeros(len(docs), bool)
     used[dc] = True
     codes = np.flatnonzero(used)
-    names = docs[codes]      # in code order
+    names = docs[codes]  # in code order
     if pd.Index(names, dtype=object).is_monotonic_increasing:
         return lambda a, b: dc[a] < dc[b]
     local = np.empty(len(docs), np.int64)
     local[codes] = np.arange(len(codes))
-    lc = local[dc]           # position of each row's docno in ``names``
+    lc = local[dc]  # position of each row's docno in ``names``
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
+
         arr = pa.array(names, pa.large_string())
     except (ImportError, ValueError):  # no pyarrow, or ids that are not UTF-8 (lone surrogates)
         return lambda a, b: names[lc[a]] < names[lc[b]]
 
     def less(a, b):
         return pc.less(arr.take(lc[a]), arr.take(lc[b])).to_numpy(zero_copy_only=False)
+
     return less
 
 
-def _short_run_order(less, first_lt: np.ndarray, run_id: np.ndarray, run_start: np.ndarray,
-                     longest: int) -> np.ndarray:
+def _short_run_order(
+    less, first_lt: np.ndarray, run_id: np.ndarray, run_start: np.ndarray, longest: int
+) -> np.ndarray:
     """Positions putting every run of ``run_id`` in docno-descending order, stable for equal
     docnos; runs are contiguous and at most ``longest`` long; ``less`` compares two
     positions' docnos (:func:`_docno_less`), ``first_lt`` is ``less(k, k + 1)`` for all k.
@@ -152,14 +158,15 @@ def _short_run_order(less, first_lt: np.ndarray, run_id: np.ndarray, run_start: 
         b = a + j
         later_first = first_lt[a] if j == 1 else less(a, b)  # b has the larger docno: it goes first
         place[a] += later_first
-        place[b] += ~later_first            # equal docnos keep their order
+        place[b] += ~later_first  # equal docnos keep their order
     out = np.empty(m, np.int64)
     out[run_start + place] = np.arange(m)
     return out
 
 
-def _break_ties(idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray,
-                docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _break_ties(
+    idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Every run of tied rows of ``idx`` (None: the identity) in docno-descending order.
 
     ``pairs`` are the positions i where rows ``idx[i]`` and ``idx[i + 1]`` tie (same group
@@ -168,7 +175,7 @@ def _break_ties(idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray,
     of ``idx`` takes row ``rows[i]`` (both empty when every run is in docno-descending order
     already); ``idx`` itself is not changed.
     """
-    first = np.ones(len(pairs), bool)      # a pair starting a new run of ties
+    first = np.ones(len(pairs), bool)  # a pair starting a new run of ties
     first[1:] = pairs[1:] != pairs[:-1] + 1
     # the tied positions: each run's first position, then i + 1 for every pair
     n_runs = int(np.count_nonzero(first))
@@ -185,7 +192,7 @@ def _break_ties(idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray,
     dc = doc[sub]
     less = _docno_less(dc, docs)
     in_run = np.ones(len(pos) - 1, bool)
-    in_run[head_at[1:] - 1] = False       # (k, k + 1) across two runs: no constraint
+    in_run[head_at[1:] - 1] = False  # (k, k + 1) across two runs: no constraint
     k = np.arange(len(pos) - 1)
     first_lt = less(k, k + 1) & in_run
     if not first_lt.any():
@@ -197,7 +204,7 @@ def _break_ties(idx: np.ndarray | None, pairs: np.ndarray, doc: np.ndarray,
     dr = _doc_desc_rank(dc, docs)
     dr -= dr.min()
     width = int(dr.max()) + 1
-    if n_runs * width < 2**62:   # one composite key: (tie run, docno desc)
+    if n_runs * width < 2**62:  # one composite key: (tie run, docno desc)
         return pos, sub[np.argsort(run_id * width + dr, kind="stable")]
     return pos, sub[np.lexsort((dr, run_id))]  # pragma: no cover - astronomically many ties
 
@@ -228,8 +235,9 @@ def _sorted(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return idx, gs, same
 
 
-def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
-               docs: np.ndarray) -> RowOrder:
+def order_rows(
+    group: np.ndarray, value: np.ndarray | None, doc: np.ndarray, docs: np.ndarray
+) -> RowOrder:
     """The :class:`RowOrder` sorting rows by (group, ``value`` descending, docno descending).
 
     ``value`` is a float array without NaN (the float32 or float64 score, or minus the
@@ -266,7 +274,7 @@ def order_rows(group: np.ndarray, value: np.ndarray | None, doc: np.ndarray,
         if not (sorted_first[1:] == sorted_first[:-1]).any():  # no group in several pieces
             lens = np.diff(np.append(starts, n))
             old_s, lens_s = starts[by_group], lens[by_group]  # blocks in their new order
-            new_starts = np.empty(len(starts), np.int64)   # each block's start once moved
+            new_starts = np.empty(len(starts), np.int64)  # each block's start once moved
             new_starts[by_group] = np.cumsum(lens_s) - lens_s
             shift = starts - new_starts
             # idx counts up by one inside a block and jumps to the next block's old start: one

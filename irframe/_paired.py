@@ -22,8 +22,20 @@ from scipy import stats as _st
 
 from .options import make_rng
 
-__all__ = ["TESTS", "CORRECTIONS", "CompareOptions", "compare_options", "paired_tests", "difference_summary",
-           "t_kernel", "wilcoxon_kernel", "randomization_kernel", "bootstrap_means", "bootstrap_p", "percentile_ci"]
+__all__ = [
+    "CORRECTIONS",
+    "TESTS",
+    "CompareOptions",
+    "bootstrap_means",
+    "bootstrap_p",
+    "compare_options",
+    "difference_summary",
+    "paired_tests",
+    "percentile_ci",
+    "randomization_kernel",
+    "t_kernel",
+    "wilcoxon_kernel",
+]
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", None)
@@ -129,7 +141,9 @@ class CompareOptions:
     used_exact: bool = False
 
 
-def compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method) -> CompareOptions:
+def compare_options(
+    test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
+) -> CompareOptions:
     if test not in TESTS:
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
     if correction not in CORRECTIONS:
@@ -145,7 +159,9 @@ def compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact,
     if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
         raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
     gen = make_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
-    return CompareOptions(test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen)
+    return CompareOptions(
+        test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen
+    )
 
 
 def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
@@ -171,14 +187,18 @@ def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
         elif o.test == "randomization":
             ex = (n <= _EXACT_MAX_TOPICS) if o.exact is None else bool(o.exact)
             if ex and n > 30:
-                raise ValueError(f"exact randomization with {n} topics would enumerate 2**{n} sign vectors")
+                raise ValueError(
+                    f"exact randomization with {n} topics would enumerate 2**{n} sign vectors"
+                )
             o.used_exact = o.used_exact or ex
             stat, p = randomization_kernel(Dg, o.n_samples, o.gen, ex)
         else:  # bootstrap
             boot = bootstrap_means(Dg, o.n_samples, o.gen)
             stat, p = Dg.mean(axis=1), bootstrap_p(Dg, boot)
         if o.ci == "bootstrap":
-            lo, hi = percentile_ci(boot if boot is not None else bootstrap_means(Dg, o.n_samples, o.gen), o.alpha)
+            lo, hi = percentile_ci(
+                boot if boot is not None else bootstrap_means(Dg, o.n_samples, o.gen), o.alpha
+            )
         elif lo is None:
             _, _, lo, hi = t_kernel(Dg, o.alpha)
         for k, v in (("statistic", stat), ("pvalue", p), ("ci_low", lo), ("ci_high", hi)):
@@ -193,8 +213,17 @@ def difference_summary(D: np.ndarray) -> dict[str, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         Dn = np.where(mask, D, 0.0)
         mean = np.where(ntop > 0, Dn.sum(axis=1) / np.maximum(ntop, 1), np.nan)
-        var = np.where(ntop > 1, ((Dn - mean[:, None]) ** 2 * mask).sum(axis=1) / np.maximum(ntop - 1, 1), np.nan)
+        var = np.where(
+            ntop > 1,
+            ((Dn - mean[:, None]) ** 2 * mask).sum(axis=1) / np.maximum(ntop - 1, 1),
+            np.nan,
+        )
         esize = mean / np.sqrt(var)
-    return {"effect": mean, "effect_size": esize, "wins": (D > 0).sum(axis=1).astype(float),
-            "ties": (D == 0).sum(axis=1).astype(float), "losses": (D < 0).sum(axis=1).astype(float),
-            "n_topics": ntop.astype(float)}
+    return {
+        "effect": mean,
+        "effect_size": esize,
+        "wins": (D > 0).sum(axis=1).astype(float),
+        "ties": (D == 0).sum(axis=1).astype(float),
+        "losses": (D < 0).sum(axis=1).astype(float),
+        "n_topics": ntop.astype(float),
+    }

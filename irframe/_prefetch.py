@@ -30,14 +30,18 @@ from typing import Any
 from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args, reads_ranks
 from ._textfile import _load_run, _read_bytes, pa
 
-__all__ = ["start", "take", "stop", "reading", "use_system_allocator"]
+__all__ = ["reading", "start", "stop", "take", "use_system_allocator"]
 
 _QUEUED, _READING = "queued", "reading"
 _cond = threading.Condition()
 #: run file → _QUEUED, _READING, its columns once read, or None: read it yourself
 _state: dict[str, Any] = {}
-_options: tuple[bool, bool, bool] = (False, False, True)  # _load_run's (want_tag, want_rank, last_tag)
-_generation = 0            # one per start(); a thread stops when its generation is over
+_options: tuple[bool, bool, bool] = (
+    False,
+    False,
+    True,
+)  # _load_run's (want_tag, want_rank, last_tag)
+_generation = 0  # one per start(); a thread stops when its generation is over
 _thread: threading.Thread | None = None
 
 
@@ -55,8 +59,14 @@ def start(argv: Sequence[str]) -> bool:
     except UsageError:
         return False
     paths = list(dict.fromkeys(o["files"][1:]))
-    if (o["help"] or o["version"] or len(paths) < 2 or "-" in paths or o["rel_format"] != "qrels"
-            or o["results_format"] != "trec_results"):
+    if (
+        o["help"]
+        or o["version"]
+        or len(paths) < 2
+        or "-" in paths
+        or o["rel_format"] != "qrels"
+        or o["results_format"] != "trec_results"
+    ):
         return False
     use_system_allocator()
     with _cond:
@@ -65,7 +75,9 @@ def start(argv: Sequence[str]) -> bool:
         _state.update(dict.fromkeys(paths, _QUEUED))
         _options = (False, reads_ranks(o), True)  # as irframe.cli reads them (one system per file)
         generation = _generation
-    _thread = threading.Thread(target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True)
+    _thread = threading.Thread(
+        target=_work, args=(paths, generation), name="irframe-prefetch", daemon=True
+    )
     _thread.start()
     return True
 
@@ -87,16 +99,18 @@ def _work(paths: list[str], generation: int) -> None:
     total = 0
     for path in paths:
         with _cond:
-            if generation != _generation or total > BATCH_BYTES:  # the command's first batch at most (memory)
+            if (
+                generation != _generation or total > BATCH_BYTES
+            ):  # the command's first batch at most (memory)
                 return
-            if _state.get(path) != _QUEUED:   # the reader took it first
+            if _state.get(path) != _QUEUED:  # the reader took it first
                 continue
             _state[path] = _READING
         try:
             data = _read_bytes(path)
             total += len(data)
             result = _load_run(data, path, want_tag, want_rank, last_tag, threads=False)
-        except Exception:  # noqa: BLE001 - the reader reads the file again and reports the error
+        except Exception:
             result = None
         with _cond:
             if generation == _generation:

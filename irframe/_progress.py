@@ -9,8 +9,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def progress(iterable: Iterable[T], *, enabled: bool, total: int | None = None,
-             desc: str | None = None) -> Iterator[T] | Iterable[T]:
+def progress(
+    iterable: Iterable[T], *, enabled: bool, total: int | None = None, desc: str | None = None
+) -> Iterator[T] | Iterable[T]:
     """``iterable`` wrapped in a tqdm bar when ``enabled`` (tqdm must then be installed).
 
     >>> list(progress(range(3), enabled=False))
@@ -21,5 +22,7 @@ def progress(iterable: Iterable[T], *, enabled: bool, total: int | None = None,
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("progress=True needs tqdm: pip install 'irframe[progress]' (or pip install tqdm)") from None
+        raise ImportError(
+            "progress=True needs tqdm: pip install 'irframe[progress]' (or pip install tqdm)"
+        ) from None
     return tqdm(iterable, total=total, desc=desc)

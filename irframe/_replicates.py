@@ -61,17 +61,18 @@ def _system_parts(Ys: np.ndarray, V: np.ndarray, M: np.ndarray):
     R = V.sum(axis=1).astype(float)
     n = M.sum(axis=1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        run_mean = Yz.sum(axis=2) / n[:, None]                      # (U, R)
-        topic_mean = Yz.sum(axis=1) / R[:, None]                    # (U, T)
-        grand = (run_mean * V).sum(axis=1) / R                       # (U,)
+        run_mean = Yz.sum(axis=2) / n[:, None]  # (U, R)
+        topic_mean = Yz.sum(axis=1) / R[:, None]  # (U, T)
+        grand = (run_mean * V).sum(axis=1) / R  # (U,)
         ss_rep = (((run_mean - grand[:, None]) ** 2) * V).sum(axis=1)
         resid = Yz - run_mean[:, :, None] - topic_mean[:, None, :] + grand[:, None, None]
-        sse = ((resid ** 2) * W).sum(axis=(1, 2))
+        sse = ((resid**2) * W).sum(axis=(1, 2))
     return R, grand, topic_mean, ss_rep, sse
 
 
-def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha: float = 0.05,
-                         missing: str = "skip") -> dict[str, np.ndarray]:
+def replicate_pair_tests(
+    Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha: float = 0.05, missing: str = "skip"
+) -> dict[str, np.ndarray]:
     """Mixed-model test of ``mu_a - mu_b`` for each pair ``(pa[u], pb[u])``.
 
     Parameters
@@ -105,10 +106,10 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
     (True, -1.01)
     """
     Y, present = _complete_runs(np.asarray(Y, dtype=np.float64), missing)
-    complete = ~(np.isnan(Y) & present[:, :, None]).any(axis=1)        # (S, T)
+    complete = ~(np.isnan(Y) & present[:, :, None]).any(axis=1)  # (S, T)
     if missing == "common":  # only the topics every system's present runs were evaluated on
         complete = np.broadcast_to(complete.all(axis=0), complete.shape)
-    M = complete[pa] & complete[pb]                                     # (U, T)
+    M = complete[pa] & complete[pb]  # (U, T)
     Ra, ga, ca, ssa, ea = _system_parts(Y[pa], present[pa], M)
     Rb, gb, cb, ssb, eb = _system_parts(Y[pb], present[pb], M)
     n = M.sum(axis=1).astype(float)
@@ -123,8 +124,12 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
         s2_v = np.maximum(s2_rep - mse / n, 0.0)
         var = s2_d / n + h * s2_v
         # Satterthwaite: var = a1 S2_D + a2 S2_rep + a3 MSE
-        terms = ((s2_d / n) ** 2 / (n - 1) + (h * s2_rep) ** 2 / df_rep + (h * mse / n) ** 2 / (df_rep * (n - 1)))
-        df = np.where(s2_v > 0, var ** 2 / terms, n - 1)
+        terms = (
+            (s2_d / n) ** 2 / (n - 1)
+            + (h * s2_rep) ** 2 / df_rep
+            + (h * mse / n) ** 2 / (df_rep * (n - 1))
+        )
+        df = np.where(s2_v > 0, var**2 / terms, n - 1)
         se = np.sqrt(var)
         t = d / se
         p = 2 * _st.t.sf(np.abs(t), df)
@@ -132,7 +137,16 @@ def replicate_pair_tests(Y: np.ndarray, pa: np.ndarray, pb: np.ndarray, *, alpha
         ok = (n >= 2) & (Ra >= 1) & (Rb >= 1) & (df_rep >= 1)
         esize = d / np.sqrt(s2_d)
     nan = np.where(ok, 1.0, np.nan)
-    return {"statistic": t * nan, "pvalue": p * nan, "ci_low": (d - half) * nan, "ci_high": (d + half) * nan,
-            "effect": d * nan, "df": df * nan, "effect_size": esize * nan,
-            "wins": (D > 0).sum(axis=1).astype(float), "ties": (D == 0).sum(axis=1).astype(float),
-            "losses": (D < 0).sum(axis=1).astype(float), "n_topics": n}
+    return {
+        "statistic": t * nan,
+        "pvalue": p * nan,
+        "ci_low": (d - half) * nan,
+        "ci_high": (d + half) * nan,
+        "effect": d * nan,
+        "df": df * nan,
+        "effect_size": esize * nan,
+        "wins": (D > 0).sum(axis=1).astype(float),
+        "ties": (D == 0).sum(axis=1).astype(float),
+        "losses": (D < 0).sum(axis=1).astype(float),
+        "n_topics": n,
+    }

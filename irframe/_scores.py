@@ -24,10 +24,17 @@ import xarray as xr
 
 from .options import check_missing
 
-__all__ = ["score_cube", "batch_coords", "pref_cube", "CubeLayout", "mask_missing", "complete_topics",
-           "is_pref"]
+__all__ = [
+    "CubeLayout",
+    "batch_coords",
+    "complete_topics",
+    "is_pref",
+    "mask_missing",
+    "pref_cube",
+    "score_cube",
+]
 
-_STACKED = "measure"      # the batch dim the kernels loop over
+_STACKED = "measure"  # the batch dim the kernels loop over
 _MEASURE_TMP = "_measure"  # the caller's own measure dim while it is stacked with others
 
 
@@ -70,26 +77,37 @@ class CubeLayout:
 
 def _check_dims(cube, name: str, dim: str, keep: Sequence[str]) -> None:
     if isinstance(cube, xr.Dataset):
-        raise TypeError(f"{name} must be an xarray.DataArray of scores, not a Dataset; "
-                        f"select one variable (e.g. ds['EU']) first")
+        raise TypeError(
+            f"{name} must be an xarray.DataArray of scores, not a Dataset; "
+            f"select one variable (e.g. ds['EU']) first"
+        )
     if not isinstance(cube, xr.DataArray):
-        raise TypeError(f"{name} must be an xarray.DataArray with dims ('system', {dim!r}[, 'measure', ...]), "
-                        f"not {type(cube).__name__}")
+        raise TypeError(
+            f"{name} must be an xarray.DataArray with dims ('system', {dim!r}[, 'measure', ...]), "
+            f"not {type(cube).__name__}"
+        )
     dims = set(cube.dims)
     if "other" in dims and "system" in dims and dim in dims and len(dims) == 3 and not keep:
-        raise ValueError(f"{name} must have dims ('system', {dim!r}[, 'measure', ...]); got {tuple(cube.dims)} "
-                         "(this looks like a preference cube; use irframe.stats.sign_test)")
+        raise ValueError(
+            f"{name} must have dims ('system', {dim!r}[, 'measure', ...]); got {tuple(cube.dims)} "
+            "(this looks like a preference cube; use irframe.stats.sign_test)"
+        )
     need = {"system", dim, *keep}
     if not need <= dims:
-        raise ValueError(f"{name} must have dims ('system', {dim!r}[, 'measure', ...])"
-                         f"{' and ' + repr(tuple(keep)) if keep else ''}; got {tuple(cube.dims)}"
-                         + (f"; name the topic dim with dim=..." if dim == "topic" else ""))
+        raise ValueError(
+            f"{name} must have dims ('system', {dim!r}[, 'measure', ...])"
+            f"{' and ' + repr(tuple(keep)) if keep else ''}; got {tuple(cube.dims)}"
+            + ("; name the topic dim with dim=..." if dim == "topic" else "")
+        )
     if dim != "topic" and "topic" in dims:
-        raise ValueError(f"dim={dim!r} names the topic dim but the cube also has a 'topic' dim; rename one")
+        raise ValueError(
+            f"dim={dim!r} names the topic dim but the cube also has a 'topic' dim; rename one"
+        )
 
 
-def score_cube(cube, *, name: str = "cube", dim: str = "topic", keep: Sequence[str] = (),
-               min_systems: int = 2) -> tuple[xr.DataArray, CubeLayout]:
+def score_cube(
+    cube, *, name: str = "cube", dim: str = "topic", keep: Sequence[str] = (), min_systems: int = 2
+) -> tuple[xr.DataArray, CubeLayout]:
     """Validate a score cube and return a float64 copy ``(system, topic, *keep, measure)``.
 
     Parameters
@@ -121,8 +139,13 @@ def score_cube(cube, *, name: str = "cube", dim: str = "topic", keep: Sequence[s
     batch = tuple(d for d in cube.dims if d not in ("system", "topic", *keep))
     for d in (*batch, *keep, "system", "topic"):
         if d not in cube.coords:
-            default = ([f"s{i}" for i in range(cube.sizes[d])] if d == "system"
-                       else [str(i) for i in range(cube.sizes[d])] if d == "topic" else np.arange(cube.sizes[d]))
+            default = (
+                [f"s{i}" for i in range(cube.sizes[d])]
+                if d == "system"
+                else [str(i) for i in range(cube.sizes[d])]
+                if d == "topic"
+                else np.arange(cube.sizes[d])
+            )
             cube = cube.assign_coords({d: default})
     scalar = None
     if not batch:
@@ -148,7 +171,9 @@ def score_cube(cube, *, name: str = "cube", dim: str = "topic", keep: Sequence[s
     for d in ("system", "topic", *keep):
         idx = cube.indexes[d]
         if idx.has_duplicates:
-            raise ValueError(f"{name} has duplicate {d} labels: {list(idx[idx.duplicated()].unique())[:5]}")
+            raise ValueError(
+                f"{name} has duplicate {d} labels: {list(idx[idx.duplicated()].unique())[:5]}"
+            )
     cube = cube.drop_vars([c for c in cube.coords if c not in cube.dims and c not in cube.xindexes])
     out = cube.copy(data=np.array(cube.values, dtype=np.float64, copy=True))
     out.name = None
@@ -161,8 +186,14 @@ def score_cube(cube, *, name: str = "cube", dim: str = "topic", keep: Sequence[s
 
 def batch_coords(c: xr.DataArray) -> xr.Coordinates:
     """The coordinates of the batch dim of a cube from :func:`score_cube` (to label a result)."""
-    return c.isel(system=0, topic=0, drop=True).drop_vars(
-        [d for d in c.coords if d != _STACKED and _STACKED not in c.coords[d].dims], errors="ignore").coords
+    return (
+        c.isel(system=0, topic=0, drop=True)
+        .drop_vars(
+            [d for d in c.coords if d != _STACKED and _STACKED not in c.coords[d].dims],
+            errors="ignore",
+        )
+        .coords
+    )
 
 
 def is_pref(cube) -> bool:
@@ -175,7 +206,9 @@ def pref_cube(pref) -> xr.DataArray:
     if not isinstance(pref, xr.DataArray):
         raise TypeError(f"preference cube must be an xarray.DataArray, not {type(pref).__name__}")
     if set(pref.dims) != {"system", "other", "topic"}:
-        raise ValueError(f"preference cube must have dims ('system', 'other', 'topic'); got {tuple(pref.dims)}")
+        raise ValueError(
+            f"preference cube must have dims ('system', 'other', 'topic'); got {tuple(pref.dims)}"
+        )
     pref = pref.transpose("system", "other", "topic")
     v = np.asarray(pref.values)
     if v.dtype.kind == "f" and np.isnan(v).any():

@@ -39,7 +39,10 @@ except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via m
     pa = pc = pacsv = None
 
 _RUN_HELP = "expected 'topic Q0 doc rank score tag'"
-_QRELS_HELP = {"trec": "expected 'topic iter doc rel'", "diversity": "expected 'topic subtopic doc rel'"}
+_QRELS_HELP = {
+    "trec": "expected 'topic iter doc rel'",
+    "diversity": "expected 'topic subtopic doc rel'",
+}
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -68,9 +71,11 @@ def _read_bytes(path: Any) -> bytes:
         try:
             data = path.read()
         except UnicodeDecodeError as e:
-            raise ParseError(f"{name}: cannot decode the file as text ({e}); open it in binary mode "
-                             f"(open(path, 'rb')) or pass the path, so that irframe can report the bad line",
-                             path=name) from e
+            raise ParseError(
+                f"{name}: cannot decode the file as text ({e}); open it in binary mode "
+                f"(open(path, 'rb')) or pass the path, so that irframe can report the bad line",
+                path=name,
+            ) from e
         if isinstance(data, str):
             data = data.encode("utf-8", errors="surrogateescape")
         elif not isinstance(data, (bytes, bytearray, memoryview)):
@@ -82,8 +87,11 @@ def _read_bytes(path: Any) -> bytes:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as e:  # BadGzipFile, truncation, bad deflate data
-            raise ParseError(f"{name}: corrupt gzip file ({type(e).__name__}: {e}); the file may be "
-                             f"truncated or not gzip at all", path=name) from e
+            raise ParseError(
+                f"{name}: corrupt gzip file ({type(e).__name__}: {e}); the file may be "
+                f"truncated or not gzip at all",
+                path=name,
+            ) from e
     if data[:3] == _BOM:  # a UTF-8 byte order mark (Windows editors) is not part of the first id
         data = data[3:]
     return data
@@ -105,7 +113,9 @@ def _show(line: bytes) -> str:
 
 def _fail(path: str, lineno: int, line: bytes, why: str) -> ParseError:
     text = _show(line)
-    return ParseError(f"{path}, line {lineno}: {why}: {text!r}", path=path, lineno=lineno, line=text)
+    return ParseError(
+        f"{path}, line {lineno}: {why}: {text!r}", path=path, lineno=lineno, line=text
+    )
 
 
 def _is_int(b: bytes) -> bool:
@@ -147,7 +157,9 @@ def _bad_number(b: bytes, what: str, help_: str) -> str | None:
 def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
     """Walk the lines to find the first malformed one; returns the error to raise."""
     help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
-    used = (0, 2, 5) if kind == "run" else (0, 1, 2) if kind == "diversity" else (0, 2)  # fields kept as text
+    used = (
+        (0, 2, 5) if kind == "run" else (0, 1, 2) if kind == "diversity" else (0, 2)
+    )  # fields kept as text
     for lineno, line, f in _iter_lines(data):
         try:
             for i in used:
@@ -159,9 +171,13 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
             if len(f) < 6:
                 return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
             if not _is_int(f[3]):
-                return _fail(path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})")
-            if not -2**63 <= int(f[3]) < 2**63:
-                return _fail(path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer")
+                return _fail(
+                    path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})"
+                )
+            if not -(2**63) <= int(f[3]) < 2**63:
+                return _fail(
+                    path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer"
+                )
             why = _bad_number(f[4], "score", help_)
         else:
             if len(f) != 4:
@@ -170,8 +186,11 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
         if why is not None:
             return _fail(path, lineno, line, why)
     reason = f" ({cause})" if cause is not None else ""
-    return ParseError(f"{path}: could not parse the file{reason}; every line looks well formed, so "
-                      f"this is a reader limitation — please report it", path=path)
+    return ParseError(
+        f"{path}: could not parse the file{reason}; every line looks well formed, so "
+        f"this is a reader limitation — please report it",
+        path=path,
+    )
 
 
 def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
@@ -216,16 +235,16 @@ def _normalise(data: bytes, kind: str) -> bytes:
     ws = (a == 32) | (a == 9) | (a == 13) | (a == 11) | (a == 12)
     tok = ~(ws | nl)
     keep = tok | nl
-    keep[1:] |= ws[1:] & tok[:-1]               # one separator right after a token
+    keep[1:] |= ws[1:] & tok[:-1]  # one separator right after a token
     b = a[keep]
     b = np.where(tok[keep], b, np.where(b == 10, 10, 32)).astype(np.uint8)
     sp = b == 32
     drop = np.zeros(len(b), dtype=bool)
-    drop[:-1] = sp[:-1] & (b[1:] == 10)         # space before a line break
+    drop[:-1] = sp[:-1] & (b[1:] == 10)  # space before a line break
     drop[-1] = sp[-1]
     b = b[~drop]
     nl = b == 10
-    line_id = np.cumsum(nl, dtype=idx) - nl     # line of every byte (a break ends its line)
+    line_id = np.cumsum(nl, dtype=idx) - nl  # line of every byte (a break ends its line)
     starts = np.flatnonzero(np.concatenate(([True], nl[:-1])))
     first = b[np.minimum(starts, len(b) - 1)] if len(b) else b[:0]
     comment = (first == 35) & (starts < len(b))
@@ -277,7 +296,11 @@ def _has_empty(col: Any) -> bool:
         chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
         for c in chunks:
             values = c.dictionary if pa.types.is_dictionary(c.type) else c
-            if _is_text(values.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+            if (
+                _is_text(values.type)
+                and len(values)
+                and pc.min(pc.binary_length(values)).as_py() == 0
+            ):
                 return True
         return False
     return False  # the pandas reader reads an empty field as missing and refuses the file itself
@@ -292,11 +315,13 @@ def _has_space(col: Any) -> bool:
                 return True
         return False
     import pandas as pd
+
     return bool(pd.Series(col).str.contains(" ", regex=False).any())
 
 
-def _arrow_table(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
-                 threads: bool):
+def _arrow_table(
+    data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any], threads: bool
+):
     try:
         return _arrow_read(data, delim, names, types, threads, None)
     except pa.ArrowInvalid as e:
@@ -306,33 +331,65 @@ def _arrow_table(data: bytes, delim: bytes, names: Sequence[str], types: Mapping
     return _arrow_read(data, delim, names, types, threads, min(len(data) + 1, 2**31 - 1))
 
 
-def _arrow_read(data: bytes, delim: bytes, names: Sequence[str], types: Mapping[str, Any],
-                threads: bool, block_size: int | None):
+def _arrow_read(
+    data: bytes,
+    delim: bytes,
+    names: Sequence[str],
+    types: Mapping[str, Any],
+    threads: bool,
+    block_size: int | None,
+):
     opts = {} if block_size is None else {"block_size": block_size}
     return pacsv.read_csv(
         pa.BufferReader(data),
         read_options=pacsv.ReadOptions(column_names=list(names), use_threads=threads, **opts),
-        parse_options=pacsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
-                                         double_quote=False, escape_char=False,
-                                         ignore_empty_lines=True),
-        convert_options=pacsv.ConvertOptions(column_types=dict(types), include_columns=list(types),
-                                             null_values=[], strings_can_be_null=False,
-                                             quoted_strings_can_be_null=False, check_utf8=True),
-        memory_pool=POOL)
+        parse_options=pacsv.ParseOptions(
+            delimiter=delim.decode(),
+            quote_char=False,
+            double_quote=False,
+            escape_char=False,
+            ignore_empty_lines=True,
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types=dict(types),
+            include_columns=list(types),
+            null_values=[],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            check_utf8=True,
+        ),
+        memory_pool=POOL,
+    )
 
 
-def _pandas_table(data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]) -> pd.DataFrame:
+def _pandas_table(
+    data: bytes, delim: bytes, names: Sequence[str], cols: Sequence[str]
+) -> pd.DataFrame:
     import pandas as pd
-    df = pd.read_csv(_io.BytesIO(data), sep=delim.decode(), header=None, dtype=object,
-                     keep_default_na=False, na_filter=True, na_values=[""], quoting=csv.QUOTE_NONE,
-                     skip_blank_lines=True, engine="c", encoding="utf-8", encoding_errors="surrogateescape")
+
+    df = pd.read_csv(
+        _io.BytesIO(data),
+        sep=delim.decode(),
+        header=None,
+        dtype=object,
+        keep_default_na=False,
+        na_filter=True,
+        na_values=[""],
+        quoting=csv.QUOTE_NONE,
+        skip_blank_lines=True,
+        engine="c",
+        encoding="utf-8",
+        encoding_errors="surrogateescape",
+    )
     if df.shape[1] != len(names):  # ragged lines raise in read_csv; this is a uniform mismatch
         raise ValueError(f"expected {len(names)} fields, found {df.shape[1]}")
     if df.isna().to_numpy().any():  # a short line: missing trailing fields
         raise ValueError("missing fields")
     df.columns = list(names)
     df = df[list(cols)]
-    for c in cols:  # only the fields kept must be UTF-8 (Q0/iter may hold any bytes, as in trec_eval)
+    for (
+        c
+    ) in cols:  # only the fields kept must be UTF-8 (Q0/iter may hold any bytes, as in trec_eval)
         try:
             df[c].str.encode("utf-8", errors="strict")
         except UnicodeEncodeError:  # a surrogate escape: a byte that was not UTF-8
@@ -375,6 +432,7 @@ def _numbers(c: Any, dtype: type) -> np.ndarray:
 def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
     """Numbers written as text, with C's syntax (``atol``/``strtod``): ValueError otherwise."""
     import pandas as pd
+
     s = pd.Series(values, dtype=object)
     ok = s.str.fullmatch(r"[+-]?[0-9]+") if dtype is np.int64 else ~s.str.contains("_", regex=False)
     if not ok.all():
@@ -397,7 +455,9 @@ def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: st
             n = int((~ok).sum())
             lineno, line = _nth_data_line(data, offset + row)
             more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
-            raise _fail(path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}")
+            raise _fail(
+                path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}"
+            )
         offset += len(values)
 
 
@@ -423,8 +483,14 @@ def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]
     return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
 
 
-def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
-           types: Mapping[str, Any], threads: bool = True) -> dict[str, Any]:
+def _parse(
+    data: bytes,
+    path: str,
+    kind: str,
+    names: Sequence[str],
+    types: Mapping[str, Any],
+    threads: bool = True,
+) -> dict[str, Any]:
     """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str)."""
     if not _has_data_fast(data):
         what = "run" if kind == "run" else "qrels"
@@ -456,8 +522,7 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
         except (ValueError, UnicodeDecodeError) as e:  # ArrowInvalid subclasses ValueError
             last = e
             continue
-        if single and any(_has_empty(col) or (check and _has_space(col))
-                               for col in cols.values()):
+        if single and any(_has_empty(col) or (check and _has_space(col)) for col in cols.values()):
             continue
         return {c: cols[c] for c in types}
     error = _diagnose(data, path, kind, last)
@@ -465,7 +530,9 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
         # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
         # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
         # (``buf`` is still the last attempt's: the normalised text, BOM guard applied)
-        text_types = {c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()}
+        text_types = {
+            c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()
+        }
         try:
             t = _arrow_table(buf, b" ", names, text_types, threads)
             return {c: t.column(c) for c in types}
@@ -474,14 +541,22 @@ def _parse(data: bytes, path: str, kind: str, names: Sequence[str],
     raise error
 
 
-def _read_run_columns(data: bytes, path: str, want_tag: bool, threads: bool = True,
-                      want_rank: bool = True) -> dict[str, Any]:
+def _read_run_columns(
+    data: bytes, path: str, want_tag: bool, threads: bool = True, want_rank: bool = True
+) -> dict[str, Any]:
     """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
 
     Without ``want_rank`` the rank field is only checked to be there (any text, as trec_eval,
     which skips it) and no ``rank`` column is returned."""
-    names = ["topic", "doc"] + (["rank"] if want_rank else []) + ["score"] + (["tag"] if want_tag else [])
-    cols = _parse(data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads)
+    names = (
+        ["topic", "doc"]
+        + (["rank"] if want_rank else [])
+        + ["score"]
+        + (["tag"] if want_tag else [])
+    )
+    cols = _parse(
+        data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads
+    )
     try:
         if want_rank:
             cols["rank"] = _num_chunks(cols["rank"], np.int64)
@@ -510,8 +585,9 @@ def _last_string(col: Any) -> str:
     return str(col.iloc[-1])  # a pandas Series (the reader without pyarrow)
 
 
-def _load_run(data: bytes, path: str, want_tag: bool, want_rank: bool, last_tag: bool,
-              threads: bool) -> dict[str, Any]:
+def _load_run(
+    data: bytes, path: str, want_tag: bool, want_rank: bool, last_tag: bool, threads: bool
+) -> dict[str, Any]:
     """:func:`_read_run_columns` of one run file and, with ``last_tag``, the tag of its last
     line as ``"last_tag"`` (what trec_eval prints as the run id), without reading every
     line's tag unless ``want_tag``."""

@@ -21,7 +21,7 @@ import pandas as pd
 from .errors import ColumnError, InputError
 from .schema import non_string_ids, resolve_roles
 
-__all__ = ["format_run", "format_qrels", "write_run", "write_qrels"]
+__all__ = ["format_qrels", "format_run", "write_qrels", "write_run"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 _ID_BAD_RE = re.compile(r"[ \t\n\r\f\v]")  # C isspace(): what TREC readers split on
@@ -46,15 +46,19 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
             raise InputError(f"{what} has missing ids; drop or fill them before writing")
         bad = non_string_ids(s)
         if bad is not None and bad.any():
-            raise InputError(f"{what} (dtype {s.dtype}) holds {int(bad.sum())} non-string id(s), e.g. "
-                             f"{s[bad].iloc[0]!r}; ids must be strings "
-                             f"(convert with .astype(str) if the numbers are the ids)")
+            raise InputError(
+                f"{what} (dtype {s.dtype}) holds {int(bad.sum())} non-string id(s), e.g. "
+                f"{s[bad].iloc[0]!r}; ids must be strings "
+                f"(convert with .astype(str) if the numbers are the ids)"
+            )
         uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))
     u = uniques.astype(str)
     bad = u.str.contains(_ID_BAD_RE) | (u == "")
     if bad.any():
-        raise InputError(f"{what} has ids that are empty or contain whitespace, which TREC files "
-                         f"cannot hold: {u[bad].head(5).tolist()!r}")
+        raise InputError(
+            f"{what} has ids that are empty or contain whitespace, which TREC files "
+            f"cannot hold: {u[bad].head(5).tolist()!r}"
+        )
     return s.astype(str)
 
 
@@ -63,8 +67,10 @@ def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
         raise InputError(f"{what} must be numeric, got dtype {s.dtype}")
     v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.isfinite(v).all():
-        raise InputError(f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s); "
-                         "TREC files need finite numbers")
+        raise InputError(
+            f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s); "
+            "TREC files need finite numbers"
+        )
     return v
 
 
@@ -73,8 +79,9 @@ def _float_text(v: np.ndarray) -> np.ndarray:
     return v.astype(str)
 
 
-def format_run(df: pd.DataFrame, tag: str | None = None, *,
-               columns: Mapping[str, str] | None = None) -> str:
+def format_run(
+    df: pd.DataFrame, tag: str | None = None, *, columns: Mapping[str, str] | None = None
+) -> str:
     """Format a run frame as TREC run text (``topic Q0 doc rank score tag`` lines).
 
     Parameters
@@ -113,9 +120,14 @@ def format_run(df: pd.DataFrame, tag: str | None = None, *,
     if n["score"] not in df.columns and n["rank"] not in df.columns:
         missing.append(f"{n['score']} (or {n['rank']})")
     if missing:
-        raise ColumnError(f"run frame is missing column(s) {missing}; found {list(map(str, df.columns))}"
-                          + ("; pass tag= to write a frame without a system column" if tag is None
-                             and n["system"] in missing else ""))
+        raise ColumnError(
+            f"run frame is missing column(s) {missing}; found {list(map(str, df.columns))}"
+            + (
+                "; pass tag= to write a frame without a system column"
+                if tag is None and n["system"] in missing
+                else ""
+            )
+        )
     if tag is not None and (not isinstance(tag, str) or not tag or _ID_BAD_RE.search(tag)):
         raise ValueError(f"tag must be a non-empty str without whitespace, got {tag!r}")
     if len(df) == 0:
@@ -138,20 +150,33 @@ def format_run(df: pd.DataFrame, tag: str | None = None, *,
             rank = r.to_numpy(dtype=np.int64)
     else:
         keys = pd.DataFrame({"s": tags.to_numpy(), "t": topic.to_numpy(), "x": -score})
-        order = np.lexsort((np.arange(len(keys)), -score, keys["t"].to_numpy(), keys["s"].to_numpy()))
+        order = np.lexsort(
+            (np.arange(len(keys)), -score, keys["t"].to_numpy(), keys["s"].to_numpy())
+        )
         rank = np.empty(len(df), dtype=np.int64)
         grp = keys[["s", "t"]].iloc[order]
         first = np.ones(len(order), dtype=bool)
-        first[1:] = (grp["s"].to_numpy()[1:] != grp["s"].to_numpy()[:-1]) | \
-                    (grp["t"].to_numpy()[1:] != grp["t"].to_numpy()[:-1])
+        first[1:] = (grp["s"].to_numpy()[1:] != grp["s"].to_numpy()[:-1]) | (
+            grp["t"].to_numpy()[1:] != grp["t"].to_numpy()[:-1]
+        )
         starts = np.flatnonzero(first)
         pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.append(starts, len(order))))
         rank[order] = pos + 1
     if n["score"] not in df.columns:
         score = -rank.astype(np.float64)
-    out = pd.DataFrame({"t": topic.to_numpy(), "q": "Q0", "d": doc.to_numpy(),
-                        "r": rank.astype(str), "s": _float_text(score), "g": tags.to_numpy()})
-    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+    out = pd.DataFrame(
+        {
+            "t": topic.to_numpy(),
+            "q": "Q0",
+            "d": doc.to_numpy(),
+            "r": rank.astype(str),
+            "s": _float_text(score),
+            "g": tags.to_numpy(),
+        }
+    )
+    return out.to_csv(
+        sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n"
+    )
 
 
 def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) -> str:
@@ -174,7 +199,9 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     n = resolve_roles(df, columns, "qrels", fallback=True)
     missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
     if missing:
-        raise ColumnError(f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}")
+        raise ColumnError(
+            f"qrels frame is missing column(s) {missing}; found {list(map(str, df.columns))}"
+        )
     if len(df) == 0:
         return ""
     topic, doc = _topic_doc_strings(df, n)
@@ -190,7 +217,9 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     else:
         rel = _float_text(_finite_floats(r, "rel column"))
     out = pd.DataFrame({"t": topic.to_numpy(), "i": second, "d": doc.to_numpy(), "r": rel})
-    return out.to_csv(sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n")
+    return out.to_csv(
+        sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n"
+    )
 
 
 def _write_text(text: str, path: PathLike) -> None:
@@ -202,8 +231,13 @@ def _write_text(text: str, path: PathLike) -> None:
         fh.write(data)
 
 
-def write_run(df: pd.DataFrame, path: PathLike, tag: str | None = None, *,
-              columns: Mapping[str, str] | None = None) -> None:
+def write_run(
+    df: pd.DataFrame,
+    path: PathLike,
+    tag: str | None = None,
+    *,
+    columns: Mapping[str, str] | None = None,
+) -> None:
     """Write a run frame as a TREC run file (gzip when ``path`` ends in ``.gz``).
 
     ``read_run(path)`` gives the frame back: same rows and order, ids as
@@ -223,7 +257,9 @@ def write_run(df: pd.DataFrame, path: PathLike, tag: str | None = None, *,
     _write_text(format_run(df, tag, columns=columns), path)
 
 
-def write_qrels(df: pd.DataFrame, path: PathLike, *, columns: Mapping[str, str] | None = None) -> None:
+def write_qrels(
+    df: pd.DataFrame, path: PathLike, *, columns: Mapping[str, str] | None = None
+) -> None:
     """Write a qrels frame as a TREC qrels file (gzip when ``path`` ends in ``.gz``).
 
     See :func:`format_qrels` for the format; ``df`` is not modified.

@@ -20,14 +20,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import ColumnError, InputError
 from .qrelsets import is_qrels_sets, over_qrels
-from .schema import (canonical, check_id_column, missing_run_columns, numeric_column, qrels_frame, resolve_roles,
-                     run_frame)
+from .schema import (
+    canonical,
+    check_id_column,
+    missing_run_columns,
+    numeric_column,
+    qrels_frame,
+    resolve_roles,
+    run_frame,
+)
 
-__all__ = ["IrAccessor", "join", "qrels_of", "JoinedQrels"]
+__all__ = ["IrAccessor", "JoinedQrels", "join", "qrels_of"]
 
 _QRELS_KEY = "irframe.qrels"
 
@@ -40,25 +47,30 @@ class JoinedQrels(str):
     qrels are freed with the last of them.  JSON writers see only the token text.
     """
 
-    __slots__ = ("qrels", "__weakref__")
+    __slots__ = ("__weakref__", "qrels")
 
-    def __new__(cls, qrels: pd.DataFrame, token: str | None = None) -> "JoinedQrels":
+    def __new__(cls, qrels: pd.DataFrame, token: str | None = None) -> JoinedQrels:
         self = super().__new__(cls, token or f"irframe-qrels-{uuid.uuid4().hex}")
         self.qrels = qrels
         return self
 
-    def __copy__(self) -> "JoinedQrels":
+    def __copy__(self) -> JoinedQrels:
         return self
 
-    def __deepcopy__(self, memo: dict) -> "JoinedQrels":
+    def __deepcopy__(self, memo: dict) -> JoinedQrels:
         return self
 
     def __reduce__(self):
         return (JoinedQrels, (self.qrels, str(self)))
 
 
-def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = None,
-         qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def join(
+    runs: pd.DataFrame,
+    qrels: Any,
+    *,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Attach qrels to a run frame: a new frame with a ``rel`` column (NaN = unjudged).
 
     The result remembers the full qrels, so later ``metric()`` calls need no
@@ -82,18 +94,24 @@ def join(runs: pd.DataFrame, qrels: Any, *, columns: Mapping[str, str] | None = 
         raise TypeError(f"join needs a run DataFrame, got {type(runs).__name__}")
     missing = missing_run_columns(runs, columns, need_system=False)
     if missing:
-        raise ColumnError(f"run frame is missing column(s) {', '.join(missing)}; pass columns={{...}}")
+        raise ColumnError(
+            f"run frame is missing column(s) {', '.join(missing)}; pass columns={{...}}"
+        )
     n = resolve_roles(runs, columns, "run")
     if "rel" in runs.columns:
-        raise InputError("the run frame already has a 'rel' column (joined before?); "
-                         "drop it first or call metric(..., qrels=...) directly")
+        raise InputError(
+            "the run frame already has a 'rel' column (joined before?); "
+            "drop it first or call metric(..., qrels=...) directly"
+        )
     for col in (n["topic"], n["doc"]):
         check_id_column(runs, col, "run frame")
     for col in (qc.topic, qc.doc):
         check_id_column(q, col, "qrels frame")
     numeric_column(q, qc.rel, "qrels frame")  # the same checks metric() makes: numbers, no NaN
     key_cols = [qc.topic, qc.doc]
-    grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[qc.rel].max()
+    grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[
+        qc.rel
+    ].max()
     idx = pd.MultiIndex.from_arrays([runs[n["topic"]].astype(str), runs[n["doc"]].astype(str)])
     pos = grades.index.get_indexer(idx)
     rel = np.where(pos >= 0, grades.to_numpy(dtype=np.float64)[np.maximum(pos, 0)], np.nan)
@@ -132,9 +150,13 @@ class IrAccessor:
         self._qrels_columns: Mapping[str, str] | None = None
         self._system: str | None = None
 
-    def __call__(self, *, columns: Mapping[str, str] | None = None,
-                 qrels_columns: Mapping[str, str] | None = None,
-                 system: str | None = None) -> "IrAccessor":
+    def __call__(
+        self,
+        *,
+        columns: Mapping[str, str] | None = None,
+        qrels_columns: Mapping[str, str] | None = None,
+        system: str | None = None,
+    ) -> IrAccessor:
         """The accessor with column names set: ``df.ir(columns={"doc": "my_doc"}).metric(...)``.
 
         Parameters
@@ -170,13 +192,17 @@ class IrAccessor:
             q = qrels_of(self._obj)  # join() stores them with role names already
             if q is None:
                 if _QRELS_KEY in self._obj.attrs:
-                    raise InputError("this frame was joined with qrels, but its attrs went through a format that "
-                                     "keeps only text (e.g. parquet); pass qrels=... explicitly")
+                    raise InputError(
+                        "this frame was joined with qrels, but its attrs went through a format that "
+                        "keeps only text (e.g. parquet); pass qrels=... explicitly"
+                    )
                 raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
             return q
         if is_qrels_sets(qrels):
-            return {name: canonical(*qrels_frame(q, self._qrels_columns, what=f"qrels {name!r}"))
-                    for name, q in qrels.items()}
+            return {
+                name: canonical(*qrels_frame(q, self._qrels_columns, what=f"qrels {name!r}"))
+                for name, q in qrels.items()
+            }
         return canonical(*qrels_frame(qrels, self._qrels_columns))
 
     def _per_qrels(self, fn, qrels: Any, judgments: str = "each"):
@@ -189,11 +215,21 @@ class IrAccessor:
         """Attach ``qrels`` (see :func:`irframe.accessor.join`)."""
         return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
 
-    def metric(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
-               rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
-               depth: int | None = None, gains: Mapping | None = None, judged_only: bool = False,
-               bounds: bool = False, unjudged_grade: float | None = None,
-               **options: Any) -> xr.DataArray:
+    def metric(
+        self,
+        measures: str | Iterable[str],
+        qrels: pd.DataFrame | None = None,
+        *,
+        rel_level: float = 1,
+        order: str = "trec_eval",
+        complete: bool = False,
+        depth: int | None = None,
+        gains: Mapping | None = None,
+        judged_only: bool = False,
+        bounds: bool = False,
+        unjudged_grade: float | None = None,
+        **options: Any,
+    ) -> xr.DataArray:
         """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.evaluate`.
 
         ``order="expected"|"best"|"worst"`` gives tie-aware values (:mod:`irframe.measures.ties`);
@@ -201,57 +237,110 @@ class IrAccessor:
         (:mod:`irframe.measures.unjudged`).
         """
         from .evaluate import evaluate
-        return evaluate(self._runs(), self._qrels(qrels), measures, rel_level=rel_level, order=order,
-                        complete=complete, depth=depth, gains=gains, judged_only=judged_only,
-                        bounds=bounds, unjudged_grade=unjudged_grade, **options)
 
-    def summary(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
-                missing: str = "skip", **options: Any) -> pd.DataFrame:
+        return evaluate(
+            self._runs(),
+            self._qrels(qrels),
+            measures,
+            rel_level=rel_level,
+            order=order,
+            complete=complete,
+            depth=depth,
+            gains=gains,
+            judged_only=judged_only,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            **options,
+        )
+
+    def summary(
+        self,
+        measures: str | Iterable[str],
+        qrels: pd.DataFrame | None = None,
+        *,
+        missing: str = "skip",
+        **options: Any,
+    ) -> pd.DataFrame:
         """Means over topics (trec_eval's ``all`` line) as a system × measure table.
 
         ``missing`` is the topic-set policy of :func:`irframe.summarize`.
         """
         from .cube import summarize
+
         return summarize(self.metric(measures, qrels, **options), missing=missing)
 
     def to_trec(self, path: str | None = None, *, tag: str | None = None) -> str | None:
         """Write the run frame in TREC format to ``path``, or return it as a string."""
         from . import io
+
         if path is None:
             return io.format_run(self._runs(), tag=tag)
         io.write_run(self._runs(), path, tag=tag)
         return None
 
-    def cwl(self, measures: str | Iterable[str], qrels: pd.DataFrame | None = None, *,
-            gains: Any = None, costs: Any = None, **options: Any) -> xr.Dataset:
+    def cwl(
+        self,
+        measures: str | Iterable[str],
+        qrels: pd.DataFrame | None = None,
+        *,
+        gains: Any = None,
+        costs: Any = None,
+        **options: Any,
+    ) -> xr.Dataset:
         """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see :mod:`irframe.cwl`."""
         from .cwl import cwl
-        return self._per_qrels(lambda q: cwl(self._runs(), q, measures, gains=gains, costs=costs, **options),
-                               qrels, options.pop("judgments", "each"))
 
-    def cwla_grid(self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None,
-                  **options: Any) -> xr.DataArray:
+        return self._per_qrels(
+            lambda q: cwl(self._runs(), q, measures, gains=gains, costs=costs, **options),
+            qrels,
+            options.pop("judgments", "each"),
+        )
+
+    def cwla_grid(
+        self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None, **options: Any
+    ) -> xr.DataArray:
         """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see :func:`irframe.cwl.cwla_grid`."""
         from .cwl import cwla_grid
-        return self._per_qrels(lambda q: cwla_grid(self._runs(), q, C, A, **options), qrels,
-                               options.pop("judgments", "each"))
 
-    def lexirecall(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
-                   **options: Any) -> xr.DataArray:
+        return self._per_qrels(
+            lambda q: cwla_grid(self._runs(), q, C, A, **options),
+            qrels,
+            options.pop("judgments", "each"),
+        )
+
+    def lexirecall(
+        self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
+    ) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexirecall
-        return self._per_qrels(lambda q: lexirecall(self._runs(), q, rel_level=rel_level, **options), qrels,
-                               options.pop("judgments", "each"))
 
-    def lexiprecision(self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1,
-                      **options: Any) -> xr.DataArray:
+        return self._per_qrels(
+            lambda q: lexirecall(self._runs(), q, rel_level=rel_level, **options),
+            qrels,
+            options.pop("judgments", "each"),
+        )
+
+    def lexiprecision(
+        self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
+    ) -> xr.DataArray:
         """Lexicographic precision preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexiprecision
-        return self._per_qrels(lambda q: lexiprecision(self._runs(), q, rel_level=rel_level, **options), qrels,
-                               options.pop("judgments", "each"))
 
-    def rarity(self, qrels: pd.DataFrame | None = None, *, k: int = 100, rel_level: float = 1,
-               **options: Any) -> pd.DataFrame:
+        return self._per_qrels(
+            lambda q: lexiprecision(self._runs(), q, rel_level=rel_level, **options),
+            qrels,
+            options.pop("judgments", "each"),
+        )
+
+    def rarity(
+        self,
+        qrels: pd.DataFrame | None = None,
+        *,
+        k: int = 100,
+        rel_level: float = 1,
+        **options: Any,
+    ) -> pd.DataFrame:
         """Per relevant document: how many systems found it in their top k; see :mod:`irframe.rarity`."""
         from .rarity import rarity
+
         return rarity(self._runs(), self._qrels(qrels), k=k, rel_level=rel_level, **options)

@@ -29,8 +29,18 @@ from ._scores import mask_missing, score_cube
 from .options import check_missing
 from .schema import qrels_columns
 
-__all__ = ["tau_b", "tau_ap", "rbo", "cohen_kappa", "krippendorff_alpha", "qrels_agreement",
-           "label_agreement", "label_confusion", "decision_flips", "ALPHA_LEVELS"]
+__all__ = [
+    "ALPHA_LEVELS",
+    "cohen_kappa",
+    "decision_flips",
+    "krippendorff_alpha",
+    "label_agreement",
+    "label_confusion",
+    "qrels_agreement",
+    "rbo",
+    "tau_ap",
+    "tau_b",
+]
 
 ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -38,6 +48,7 @@ ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # ---------------------------------------------------------------------------
 # rank correlation of two score vectors (higher = better)
 # ---------------------------------------------------------------------------
+
 
 def tau_b(x, y) -> float:
     """Kendall's tau-b between two score vectors (ties adjusted, as Kendall 1945).
@@ -71,16 +82,18 @@ def tau_ap(x, y) -> float:
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = x.size
-    above = x[None, :] > x[:, None]                      # [e, f]: f strictly above e in x
+    above = x[None, :] > x[:, None]  # [e, f]: f strictly above e in x
     # C from the items of higher x groups (1, or 1/2 when tied in y)
     A = (above * ((y[None, :] > y[:, None]) + 0.5 * (y[None, :] == y[:, None]))).sum(axis=1)
-    p = above.sum(axis=1)                                # first position of e's tie group
-    g = (x[None, :] == x[:, None]).sum(axis=1)           # size of e's tie group
-    q = p + g - 1                                        # last position
-    harm = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, max(n, 1)))])  # harm[k] = sum_{i<=k} 1/i
-    lo = np.maximum(p, 1)                                # position 0 contributes no term
-    H = harm[q] - harm[lo - 1]                           # sum_{i=lo..q} 1/i
-    within = (q - lo + 1) - p * H                        # sum_{i=lo..q} (i - p)/i: tied items above count 1/2
+    p = above.sum(axis=1)  # first position of e's tie group
+    g = (x[None, :] == x[:, None]).sum(axis=1)  # size of e's tie group
+    q = p + g - 1  # last position
+    harm = np.concatenate(
+        [[0.0], np.cumsum(1.0 / np.arange(1, max(n, 1)))]
+    )  # harm[k] = sum_{i<=k} 1/i
+    lo = np.maximum(p, 1)  # position 0 contributes no term
+    H = harm[q] - harm[lo - 1]  # sum_{i=lo..q} 1/i
+    within = (q - lo + 1) - p * H  # sum_{i=lo..q} (i - p)/i: tied items above count 1/2
     total = ((A * H + 0.5 * within) / g).sum()
     return float(2.0 * total / (n - 1) - 1.0)
 
@@ -109,12 +122,13 @@ def rbo(x, y, *, p: float = 0.9) -> float:
     X = np.cumsum(np.bincount(np.maximum(pos_x, pos_y), minlength=n))  # overlap at depth d = 1..n
     d = np.arange(1, n + 1)
     A = X / d
-    return float((1 - p) / p * (A * p ** d).sum() + A[-1] * p ** n)
+    return float((1 - p) / p * (A * p**d).sum() + A[-1] * p**n)
 
 
 # ---------------------------------------------------------------------------
 # label agreement of two label vectors on the same units
 # ---------------------------------------------------------------------------
+
 
 def _cross_counts(a, b) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct labels, counts[i, j] of units labelled i by a and j by b)."""
@@ -123,7 +137,7 @@ def _cross_counts(a, b) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("a and b must be 1-D label vectors of the same length")
     vals, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
     counts = np.zeros((len(vals), len(vals)))
-    np.add.at(counts, (inv[:a.size], inv[a.size:]), 1.0)
+    np.add.at(counts, (inv[: a.size], inv[a.size :]), 1.0)
     return vals, counts
 
 
@@ -195,6 +209,7 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
 # tables over a qrels dim / mapping
 # ---------------------------------------------------------------------------
 
+
 def _set_pairs(names: list, reference) -> list[tuple]:
     if reference is None:
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
@@ -203,8 +218,15 @@ def _set_pairs(names: list, reference) -> list[tuple]:
     return [(n, reference) for n in names if n != reference]
 
 
-def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str = "topic", p: float = 0.9,
-                    missing: str = "skip") -> pd.DataFrame:
+def qrels_agreement(
+    cube,
+    reference=None,
+    *,
+    dim: str = "qrels",
+    topic_dim: str = "topic",
+    p: float = 0.9,
+    missing: str = "skip",
+) -> pd.DataFrame:
     """How alike the judgment sets of a cube order the systems (by mean score).
 
     Parameters
@@ -243,7 +265,9 @@ def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str 
     """
     check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(cube, xr.DataArray) or dim not in cube.dims:
-        raise ValueError(f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})")
+        raise ValueError(
+            f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})"
+        )
     c, layout = score_cube(cube, dim=topic_dim, keep=(dim,))
     names = list(c.indexes[dim])
     pairs = _set_pairs(names, reference)
@@ -261,9 +285,18 @@ def qrels_agreement(cube, reference=None, *, dim: str = "qrels", topic_dim: str 
             x, y = m[ok, 0], m[ok, 1]
             n_top = int((~np.isnan(X).any(axis=(0, 2))).sum())
             keys = (label if isinstance(label, tuple) else (label,)) if layout.has_measure else ()
-            rows.append((*keys, a, b, tau_b(x, y) if x.size > 1 else np.nan,
-                         tau_ap(x, y) if x.size > 1 else np.nan, rbo(x, y, p=p) if x.size else np.nan,
-                         int(x.size), n_top))
+            rows.append(
+                (
+                    *keys,
+                    a,
+                    b,
+                    tau_b(x, y) if x.size > 1 else np.nan,
+                    tau_ap(x, y) if x.size > 1 else np.nan,
+                    rbo(x, y, p=p) if x.size else np.nan,
+                    int(x.size),
+                    n_top,
+                )
+            )
     lead = list(layout.batch_dims) if layout.has_measure else []
     cols = [*lead, "qrels", "other_qrels", "tau", "tau_ap", "rbo", "n_systems", "n_topics"]
     return pd.DataFrame(rows, columns=cols).set_index([*lead, "qrels", "other_qrels"])
@@ -276,7 +309,9 @@ def _labels(qrels: pd.DataFrame, name) -> pd.Series:
     return grades.groupby(key, sort=True).max().rename_axis(["topic", "doc"])
 
 
-def _common_labels(qa: pd.DataFrame, qb: pd.DataFrame, rel_level, names) -> tuple[np.ndarray, np.ndarray, int, int]:
+def _common_labels(
+    qa: pd.DataFrame, qb: pd.DataFrame, rel_level, names
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     la, lb = _labels(qa, names[0]), _labels(qb, names[1])
     both = la.index.intersection(lb.index)
     a, b = la.loc[both].to_numpy(float), lb.loc[both].to_numpy(float)
@@ -285,8 +320,13 @@ def _common_labels(qa: pd.DataFrame, qb: pd.DataFrame, rel_level, names) -> tupl
     return a, b, len(la) - len(both), len(lb) - len(both)
 
 
-def label_agreement(qrels: Mapping[str, pd.DataFrame], reference=None, *, level: str = "ordinal",
-                    rel_level: float | None = None) -> pd.DataFrame:
+def label_agreement(
+    qrels: Mapping[str, pd.DataFrame],
+    reference=None,
+    *,
+    level: str = "ordinal",
+    rel_level: float | None = None,
+) -> pd.DataFrame:
     """Agreement of the labels of the documents two judgment sets both judged.
 
     A document's label is its grade (the maximum over subtopic rows); documents only
@@ -320,20 +360,49 @@ def label_agreement(qrels: Mapping[str, pd.DataFrame], reference=None, *, level:
     [3.0, 1.0]
     """
     if not isinstance(qrels, Mapping) or len(qrels) < 2:
-        raise ValueError("qrels must be a mapping {name: qrels frame} with at least two judgment sets")
+        raise ValueError(
+            "qrels must be a mapping {name: qrels frame} with at least two judgment sets"
+        )
     rows = []
     for x, y in _set_pairs(list(qrels), reference):
         a, b, only_a, only_b = _common_labels(qrels[x], qrels[y], rel_level, (x, y))
         n = a.size
-        rows.append((x, y, n, only_a, only_b, float((a == b).mean()) if n else np.nan,
-                     cohen_kappa(a, b) if n else np.nan, cohen_kappa(a, b, weights="quadratic") if n else np.nan,
-                     krippendorff_alpha(a, b, level=level) if n else np.nan))
-    return pd.DataFrame(rows, columns=["qrels", "other_qrels", "n_common", "only_qrels", "only_other", "agreement",
-                                       "kappa", "kappa_quadratic", "alpha"]).astype(
-        {"n_common": float, "only_qrels": float, "only_other": float}).set_index(["qrels", "other_qrels"])
+        rows.append(
+            (
+                x,
+                y,
+                n,
+                only_a,
+                only_b,
+                float((a == b).mean()) if n else np.nan,
+                cohen_kappa(a, b) if n else np.nan,
+                cohen_kappa(a, b, weights="quadratic") if n else np.nan,
+                krippendorff_alpha(a, b, level=level) if n else np.nan,
+            )
+        )
+    return (
+        pd.DataFrame(
+            rows,
+            columns=[
+                "qrels",
+                "other_qrels",
+                "n_common",
+                "only_qrels",
+                "only_other",
+                "agreement",
+                "kappa",
+                "kappa_quadratic",
+                "alpha",
+            ],
+        )
+        .astype({"n_common": float, "only_qrels": float, "only_other": float})
+        .set_index(["qrels", "other_qrels"])
+    )
 
 
-def label_confusion(qrels: pd.DataFrame, other: pd.DataFrame, *, rel_level: float | None = None) -> pd.DataFrame:
+def label_confusion(
+    qrels: pd.DataFrame, other: pd.DataFrame, *, rel_level: float | None = None
+) -> pd.DataFrame:
     """Confusion matrix of the grades two judgment sets gave the documents both judged.
 
     Rows (``qrels``) and columns (``other``) are the same sorted labels -- every grade
@@ -350,11 +419,16 @@ def label_confusion(qrels: pd.DataFrame, other: pd.DataFrame, *, rel_level: floa
     """
     a, b, _, _ = _common_labels(qrels, other, rel_level, ("qrels", "other"))
     vals, counts = _cross_counts(a, b)
-    return pd.DataFrame(counts.astype(np.int64), index=pd.Index(vals, name="qrels"),
-                        columns=pd.Index(vals, name="other"))
+    return pd.DataFrame(
+        counts.astype(np.int64),
+        index=pd.Index(vals, name="qrels"),
+        columns=pd.Index(vals, name="other"),
+    )
 
 
-def decision_flips(result: xr.Dataset, *, dim: str = "qrels", reference=None, all_pairs: bool = False) -> pd.DataFrame:
+def decision_flips(
+    result: xr.Dataset, *, dim: str = "qrels", reference=None, all_pairs: bool = False
+) -> pd.DataFrame:
     """Where significance decisions differ between judgment sets.
 
     Parameters
@@ -395,8 +469,12 @@ def decision_flips(result: xr.Dataset, *, dim: str = "qrels", reference=None, al
     sig, eff = result["significant"], result["effect"]
     dec = xr.where(sig, np.sign(eff), 0).fillna(0).astype(int)
     systems, others = list(result.indexes["system"]), list(result.indexes["other"])
-    keep = [(s, o) for s in systems for o in others
-            if s != o and not (o in systems and s in others and systems.index(o) < systems.index(s))]
+    keep = [
+        (s, o)
+        for s in systems
+        for o in others
+        if s != o and not (o in systems and s in others and systems.index(o) < systems.index(s))
+    ]
     lead = [d for d in dec.dims if d not in ("system", "other", dim)]
     frame = dec.to_series().unstack(dim)
     frame = frame.reorder_levels(["system", "other", *lead]) if lead else frame

@@ -44,12 +44,25 @@ from .errors import InputError
 from .options import ORDERS, check_depth
 from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
 
-__all__ = ["Aligned", "align", "ORDERS", "segment_cumsum", "segment_sum", "range_sum", "segment_max", "segment_suffix_max"]
+__all__ = [
+    "ORDERS",
+    "Aligned",
+    "align",
+    "range_sum",
+    "segment_cumsum",
+    "segment_max",
+    "segment_suffix_max",
+    "segment_sum",
+]
 
 Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
-_DENSE_LOOKUP_MAX = 50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
-_DUP_TABLE_MAX = 1_000_000      # (system, cell) flags per duplicate-check chunk (1 MB: cache-sized)
-_DUP_ONE_SYSTEM_ROWS = 4096    # rows per system from which the duplicate check goes one system at a time
+_DENSE_LOOKUP_MAX = (
+    50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
+)
+_DUP_TABLE_MAX = 1_000_000  # (system, cell) flags per duplicate-check chunk (1 MB: cache-sized)
+_DUP_ONE_SYSTEM_ROWS = (
+    4096  # rows per system from which the duplicate check goes one system at a time
+)
 
 
 @dataclass(eq=False)
@@ -184,7 +197,9 @@ class Aligned:
         ``trunc=True`` truncates grades toward zero first (trec_eval reads grades with atol).
         """
         rel = np.trunc(self.qrels_rel) if trunc else self.qrels_rel
-        return np.bincount(self.qrels_topic, weights=(rel >= threshold), minlength=len(self.topics)).astype(np.int64)
+        return np.bincount(
+            self.qrels_topic, weights=(rel >= threshold), minlength=len(self.topics)
+        ).astype(np.int64)
 
 
 def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -214,7 +229,7 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     starts, lens_sorted = offsets[:-1][by_len], lens[by_len]
     active = np.searchsorted(-lens_sorted, -np.arange(1, lens_sorted[0]), side="left")
     for r in range(1, int(lens_sorted[0])):
-        rows = starts[:active[r - 1]] + r
+        rows = starts[: active[r - 1]] + r
         out[rows] += out[rows - 1]
     return out
 
@@ -291,8 +306,9 @@ def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------
 # (topic, doc) cells and run duplicates; ids are encoded in ._ids, rows ordered in ._order
 # ---------------------------------------------------------------------------------
-def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
-           q_cell_keys: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+def _cells(
+    topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int, q_cell_keys: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray]:
     """Compact ids of the (topic, doc) cells of the run rows, and the ids of the qrels cells.
 
     Returns (cell id per run row, number of cells, cell id per qrels key ``topic * n_docs +
@@ -314,15 +330,20 @@ def _cells(topic: np.ndarray, doc: np.ndarray, n_docs: int, n_space: int,
         used_cells = np.flatnonzero(used)
         compact = np.empty(n_space, code_dtype(len(used_cells)))
         compact[used_cells] = np.arange(len(used_cells))
-        q = np.where(used[q_cell_keys], compact[q_cell_keys], -1) if len(q_cell_keys) else q_cell_keys
+        q = (
+            np.where(used[q_cell_keys], compact[q_cell_keys], -1)
+            if len(q_cell_keys)
+            else q_cell_keys
+        )
         return compact[cell], len(used_cells), q.astype(np.int64)
     ids, uniques = pd.factorize(topic.astype(np.int64) * n_docs + doc)
     q = pd.Index(uniques).get_indexer(q_cell_keys)
     return ids.astype(code_dtype(len(uniques))), len(uniques), q
 
 
-def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell: np.ndarray,
-                           n_cells: int) -> bool:
+def _sorted_has_duplicates(
+    group_key: np.ndarray, n_t: int, n_systems: int, cell: np.ndarray, n_cells: int
+) -> bool:
     """Whether a (system, cell) pair repeats; rows must be sorted by ``group_key`` = system
     * ``n_t`` + topic.
 
@@ -373,24 +394,25 @@ def _sorted_has_duplicates(group_key: np.ndarray, n_t: int, n_systems: int, cell
 class _Ids:
     """Integer codes of the id columns of a run frame and its qrels (see :func:`_encode_ids`)."""
 
-    r_sys: np.ndarray       # run rows → system code (systems sorted)
+    r_sys: np.ndarray  # run rows → system code (systems sorted)
     systems: np.ndarray
-    r_topic: np.ndarray     # run rows → code in topics_all, -1 when the topic has no qrels
+    r_topic: np.ndarray  # run rows → code in topics_all, -1 when the topic has no qrels
     r_topic_any: np.ndarray  # run rows → code among every topic of run and qrels
     n_topic_any: int
-    q_topic: np.ndarray     # qrels rows → code in topics_all
+    q_topic: np.ndarray  # qrels rows → code in topics_all
     topics_all: np.ndarray  # qrels topics, sorted
     r_doc: np.ndarray
     q_doc: np.ndarray
-    docs: np.ndarray        # run docs first (first appearance), then qrels-only docs
+    docs: np.ndarray  # run docs first (first appearance), then qrels-only docs
 
 
 def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     """Factorize systems, topics and docs once, run and qrels jointly (one code per id)."""
     (r_sys,), systems = encode([(runs, rc.system, "run frame")], runs=True)
     (r_sys,), systems = sorted_codes([r_sys], systems)
-    (r_topic_any, q_topic), topics = encode([(runs, rc.topic, "run frame"), (qrels, qc.topic, "qrels frame")],
-                                             runs=True)
+    (r_topic_any, q_topic), topics = encode(
+        [(runs, rc.topic, "run frame"), (qrels, qc.topic, "qrels frame")], runs=True
+    )
     in_qrels = np.zeros(len(topics), bool)
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
@@ -398,8 +420,18 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     # run rows keep their codes as encoded (int32, a category column's own int8..int32 codes,
     # read-only, or int8/int16 for system and topic columns in runs): nothing here does arithmetic
     # on them in their own type; qrels codes, small, go to int64 because qrels keys multiply them
-    return _Ids(r_sys, systems, r_topic, r_topic_any, len(topics), q_topic.astype(np.int64), topics_all,
-                r_doc, q_doc.astype(np.int64), docs)
+    return _Ids(
+        r_sys,
+        systems,
+        r_topic,
+        r_topic_any,
+        len(topics),
+        q_topic.astype(np.int64),
+        topics_all,
+        r_doc,
+        q_doc.astype(np.int64),
+        docs,
+    )
 
 
 def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
@@ -415,10 +447,13 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
     q_topic, q_doc = ids.q_topic, ids.q_doc
     if sub is not None:
         q_key = (q_topic * len(sub[1]) + sub[0]) * n_docs + q_doc
-        qkeep = check_duplicates(qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates)
+        qkeep = check_duplicates(
+            qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates
+        )
     else:
-        qkeep = check_duplicates(qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame",
-                                 duplicates)
+        qkeep = check_duplicates(
+            qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame", duplicates
+        )
     if qkeep is not None:
         q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]
         if sub is not None:
@@ -426,12 +461,16 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
     return q_topic, q_doc, q_rel, sub
 
 
-def _ordering_keys(runs: pd.DataFrame, rc, order: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _ordering_keys(
+    runs: pd.DataFrame, rc, order: str
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The run's score (float64, read-only; None without a score column) and rank columns."""
     if order in ("trec_eval", "trec_eval10"):
         if rc.score is None:
-            raise InputError(f"order={order!r} sorts by score but the run frame has no "
-                             f"'score' column; pass order='rank' or order='input'")
+            raise InputError(
+                f"order={order!r} sorts by score but the run frame has no "
+                f"'score' column; pass order='rank' or order='input'"
+            )
         score = numeric_column(runs, rc.score, "run frame")
     else:
         score = numeric_column(runs, rc.score, "run frame") if rc.score else None
@@ -501,8 +540,13 @@ def _run_heads(codes: np.ndarray) -> np.ndarray:
     return codes[np.concatenate([[0], heads])]
 
 
-def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, depth: int | None,
-            judged_only: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _groups(
+    group_key: np.ndarray,
+    n_complete: int | None,
+    rel: np.ndarray,
+    depth: int | None,
+    judged_only: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The evaluated groups (every one of ``n_complete`` under -c, else those of the sorted
     ``group_key``) and the rows kept by ``depth`` (-M) and ``judged_only`` (-J, after -M as
     trec_eval does; None: every row)."""
@@ -524,10 +568,19 @@ def _groups(group_key: np.ndarray, n_complete: int | None, rel: np.ndarray, dept
     return groups, keep_rows
 
 
-def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval",
-          depth: int | None = None, complete: bool = False, judged_only: bool = False,
-          columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-          duplicates: str = "error", system: str | None = None) -> Aligned:
+def align(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    order: Order = "trec_eval",
+    depth: int | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    duplicates: str = "error",
+    system: str | None = None,
+) -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
 
     Parameters
@@ -560,7 +613,9 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
     -------
     Aligned
     """
-    runs, qrels, rc, qc, depth = _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system)
+    runs, qrels, rc, qc, depth = _check_inputs(
+        runs, qrels, order, depth, columns, qrels_columns, system
+    )
     ids = _encode_ids(runs, qrels, rc, qc)
     q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, duplicates)
     n_docs = max(len(ids.docs), 1)
@@ -613,23 +668,32 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
 
     # ---- run duplicates: (system, topic, doc) twice; "first" keeps each one's first row ------
     if _sorted_has_duplicates(group_key, n_t, len(ids.systems), cell, n_cells):
-        r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * n_docs + ids.r_doc
+        r_key = (
+            ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any
+        ) * n_docs + ids.r_doc
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
         if keep is not None:  # removing rows changes neither the others' order nor their grades
             src = o.source(len(r_doc_s)) if src is o else src
-            group_key, r_doc_s, rel, src, sc = (x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc))
+            group_key, r_doc_s, rel, src, sc = (
+                x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc)
+            )
             n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
-    groups, keep_rows = _groups(group_key, len(ids.systems) * n_t if complete else None, rel, depth,
-                                judged_only)
+    groups, keep_rows = _groups(
+        group_key, len(ids.systems) * n_t if complete else None, rel, depth, judged_only
+    )
     retrieved = None
     if complete and judged_only:  # groups are 0..n-1 = group keys: which ones hold rows
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
         src = o.source(len(r_doc_s)) if src is o else src
-        group_key, r_doc_s, rel, src, sc = (x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc))
-    offsets = np.concatenate([np.searchsorted(group_key, groups, side="left"), [len(group_key)]]).astype(np.int64)
+        group_key, r_doc_s, rel, src, sc = (
+            x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc)
+        )
+    offsets = np.concatenate(
+        [np.searchsorted(group_key, groups, side="left"), [len(group_key)]]
+    ).astype(np.int64)
     aligned = Aligned(
         systems=pd.Index(ids.systems, name="system", dtype=object),
         topics=pd.Index(ids.topics_all[eval_topic], name="topic", dtype=object),
@@ -641,8 +705,13 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, order: Order = "trec_eval"
         row_rel=rel.astype(np.float64, copy=False),
         row_score=sc if sc.dtype == np.float32 else sc.astype(np.float64, copy=False),
         source=src if src is o else src.astype(np.int64, copy=False),
-        qrels_offsets=np.zeros(1, np.int64), qrels_doc=np.zeros(0, np.int64), qrels_rel=np.zeros(0),
-        order=order, depth=depth, complete=complete, judged_only=judged_only,
+        qrels_offsets=np.zeros(1, np.int64),
+        qrels_doc=np.zeros(0, np.int64),
+        qrels_rel=np.zeros(0),
+        order=order,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
         n_dropped_rows=n_dropped,
         group_retrieved=retrieved,
         qrels_grades_all=q_rel,
@@ -680,7 +749,9 @@ def _attach_qrels(aligned: Aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs: 
         qt_in, qd_in, qr = q_t[q_in], q_doc[q_in], q_rel[q_in]
         qorder = np.lexsort((qd_in, -qr, qt_in))
         qrels_topic, qrels_doc, qrels_rel = qt_in[qorder], qd_in[qorder], qr[qorder]
-    aligned.qrels_offsets = np.searchsorted(qrels_topic, np.arange(len(aligned.topics) + 1)).astype(np.int64)
+    aligned.qrels_offsets = np.searchsorted(qrels_topic, np.arange(len(aligned.topics) + 1)).astype(
+        np.int64
+    )
     aligned.qrels_doc = qrels_doc.astype(np.int64, copy=False)
     aligned.qrels_rel = qrels_rel.astype(np.float64, copy=False)
     if sub is not None:

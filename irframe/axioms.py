@@ -60,7 +60,7 @@ import pandas as pd
 from .evaluate import evaluate
 from .measures import parse_measure
 
-__all__ = ["CONSTRAINTS", "RELEVANCE", "DIVERSITY", "check", "check_many"]
+__all__ = ["CONSTRAINTS", "DIVERSITY", "RELEVANCE", "check", "check_many"]
 
 RELEVANCE = ("Pri", "Deep", "DeepTh", "CloseTh", "Conf")
 DIVERSITY = ("AspDiv", "Red", "MRed", "Sat", "AspRel")
@@ -68,6 +68,7 @@ CONSTRAINTS = RELEVANCE + DIVERSITY
 
 GRID = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000)
 SAT_GRADES = (1, 2, 4, 8, 16, 32, 64)
+
 
 # ----------------------------------------------------------------------------- instances
 @dataclass
@@ -77,19 +78,19 @@ class _Instance:
     The constraint requires ``Q(better) > Q(worse)`` (``op="gt"``) or ``>=`` (``"ge"``).
     """
 
-    docs: dict                    # doc id -> tuple of grades (one per aspect)
+    docs: dict  # doc id -> tuple of grades (one per aspect)
     better: list
     worse: list
     op: str = "gt"
     weights: tuple | None = None  # per aspect, or None for uniform
-    tag: object = None            # grid value (n, m or G) for existential constraints
+    tag: object = None  # grid value (n, m or G) for existential constraints
     note: str = ""
 
 
 @dataclass
 class _Battery:
     instances: list = field(default_factory=list)
-    mode: str = "all"             # "all" | "tail" | "exists" (over tags) | "exists_group"
+    mode: str = "all"  # "all" | "tail" | "exists" (over tags) | "exists_group"
     na: str = ""
 
 
@@ -140,7 +141,9 @@ def _deep(cutoff, anchor) -> _Battery:
                     si, sj = list(ids), list(ids)
                     si[i], si[i + 1] = si[i + 1], si[i]
                     sj[j], sj[j + 1] = sj[j + 1], sj[j]
-                    b.instances.append(_Instance(docs, si, sj, note=f"swap {i + 1}<->{i + 2} vs {j + 1}<->{j + 2}"))
+                    b.instances.append(
+                        _Instance(docs, si, sj, note=f"swap {i + 1}<->{i + 2} vs {j + 1}<->{j + 2}")
+                    )
     return b
 
 
@@ -148,10 +151,10 @@ def _threshold(n: int, anchor) -> tuple[dict, list, list]:
     grades_top = [1] + [0] * (2 * n - 1)
     ids = _doc_ids("d", 4 * n)
     docs = {}
-    top = ids[:2 * n]
+    top = ids[: 2 * n]
     for d, g in zip(top, grades_top):
         docs[d] = (g,)
-    deep_non, deep_rel = ids[2 * n:3 * n], ids[3 * n:]
+    deep_non, deep_rel = ids[2 * n : 3 * n], ids[3 * n :]
     for d in deep_non:
         docs[d] = (0,)
     for d in deep_rel:
@@ -186,7 +189,9 @@ def _conf(cutoff, anchor) -> _Battery:
     for L in range(1, maxlen + 1):
         for grades in itertools.product((0, 1, 2), repeat=L):
             docs, ids = _single(list(grades) + [0], anchor)
-            b.instances.append(_Instance(docs, ids[:-1], ids, note="append a non-relevant document"))
+            b.instances.append(
+                _Instance(docs, ids[:-1], ids, note="append a non-relevant document")
+            )
     return b
 
 
@@ -199,7 +204,13 @@ def _aspdiv(cutoff, anchor) -> _Battery:
     L = _window(cutoff, 3)
     b = _Battery()
     ctx_set = [(0, 0), (1, 0), (0, 1), (1, 1)]
-    pairs = [((0, 0), (1, 1)), ((0, 0), (2, 2)), ((1, 0), (2, 1)), ((0, 1), (1, 2)), ((1, 1), (2, 2))]
+    pairs = [
+        ((0, 0), (1, 1)),
+        ((0, 0), (2, 2)),
+        ((1, 0), (2, 1)),
+        ((0, 1), (1, 2)),
+        ((1, 1), (2, 2)),
+    ]
     for i in range(L):
         for others in itertools.product(ctx_set, repeat=L - 1):
             for d, dp in pairs:
@@ -210,7 +221,9 @@ def _aspdiv(cutoff, anchor) -> _Battery:
                 worse = ids[:L]
                 better = list(worse)
                 better[i] = ids[L]
-                b.instances.append(_Instance(docs, better, worse, note=f"replace d_{i + 1} {d} by {dp}"))
+                b.instances.append(
+                    _Instance(docs, better, worse, note=f"replace d_{i + 1} {d} by {dp}")
+                )
     return b
 
 
@@ -242,15 +255,23 @@ def _red(cutoff, anchor) -> _Battery:
                 for tp in range(S):
                     if t != tp and counts[t] > counts[tp]:
                         vecs = [_onehot(x, S) for x in pref] + [_onehot(t, S), _onehot(tp, S)]
-                        vecs += [_onehot(s, S) for s in range(S)]  # unretrieved: every aspect judged relevant
-                        vecs += _balance(vecs, S)                    # same number of relevant docs per aspect
+                        vecs += [
+                            _onehot(s, S) for s in range(S)
+                        ]  # unretrieved: every aspect judged relevant
+                        vecs += _balance(vecs, S)  # same number of relevant docs per aspect
                         docs, ids = _multi_docs(vecs)
                         if anchor:  # relevance contribution: r_c small, ranked docs stay binary
                             for s in range(S):
                                 docs[f"anchor{s + 1}"] = _onehot(s, S, anchor)
                         base = ids[:L]
-                        b.instances.append(_Instance(docs, base + [ids[L + 1]], base + [ids[L]],
-                                                     note=f"aspect counts {counts}: append t{tp + 1} vs t{t + 1}"))
+                        b.instances.append(
+                            _Instance(
+                                docs,
+                                base + [ids[L + 1]],
+                                base + [ids[L]],
+                                note=f"aspect counts {counts}: append t{tp + 1} vs t{t + 1}",
+                            )
+                        )
     return b
 
 
@@ -267,13 +288,21 @@ def _mred(cutoff, anchor) -> _Battery:
                 vec = [tuple(reversed(v)) if flip else v for v in pref]
                 t, tp = (1, 0) if flip else (0, 1)
                 vecs = vec + [_onehot(t, 2), _onehot(tp, 2)]
-                vecs += [tuple(reversed(v)) for v in vec]  # unretrieved mirror: aspects judged alike
+                vecs += [
+                    tuple(reversed(v)) for v in vec
+                ]  # unretrieved mirror: aspects judged alike
                 docs, ids = _multi_docs(vecs)
                 if anchor:
                     docs["anchor1"], docs["anchor2"] = (anchor, 0), (0, anchor)
                 base = ids[:L]
-                b.instances.append(_Instance(docs, base + [ids[L + 1]], base + [ids[L]],
-                                             note=f"every ranked doc favours t{t + 1}: append t{tp + 1} vs t{t + 1}"))
+                b.instances.append(
+                    _Instance(
+                        docs,
+                        base + [ids[L + 1]],
+                        base + [ids[L]],
+                        note=f"every ranked doc favours t{t + 1}: append t{tp + 1} vs t{t + 1}",
+                    )
+                )
     return b
 
 
@@ -284,16 +313,26 @@ def _sat(cutoff) -> _Battery:
         b.na = f"cutoff {cutoff} leaves no room to append a document"
         return b
     for G in SAT_GRADES:
-        for L in range(0, maxpre + 1):
+        for L in range(maxpre + 1):
             for pref in itertools.product((None, 0, 1), repeat=L):
                 for t in (0, 1):
                     for g in sorted({1, G}):
                         vecs = [_onehot(x, 2) for x in pref] + [_onehot(t, 2, G), _onehot(t, 2, g)]
-                        vecs += [_onehot(1 - t, 2)]  # the other aspect has a relevant document (unretrieved)
+                        vecs += [
+                            _onehot(1 - t, 2)
+                        ]  # the other aspect has a relevant document (unretrieved)
                         docs, ids = _multi_docs(vecs)
-                        base = ids[:L + 1]
-                        b.instances.append(_Instance(docs, base, base + [ids[L + 1]], op="ge", tag=G,
-                                                     note=f"grade {G} on t{t + 1}, then grade {g} on t{t + 1}"))
+                        base = ids[: L + 1]
+                        b.instances.append(
+                            _Instance(
+                                docs,
+                                base,
+                                base + [ids[L + 1]],
+                                op="ge",
+                                tag=G,
+                                note=f"grade {G} on t{t + 1}, then grade {g} on t{t + 1}",
+                            )
+                        )
     return b
 
 
@@ -305,16 +344,27 @@ def _asprel(cutoff) -> _Battery:
             for others in itertools.product((None, 2), repeat=L - 1):
                 for g in (1, 2):
                     for t, tp in ((0, 1),):
-                        vecs = ([_onehot(x, 3) for x in others[:i]] + [_onehot(t, 3, g)]
-                                + [_onehot(x, 3) for x in others[i:]] + [_onehot(tp, 3, g)])
+                        vecs = (
+                            [_onehot(x, 3) for x in others[:i]]
+                            + [_onehot(t, 3, g)]
+                            + [_onehot(x, 3) for x in others[i:]]
+                            + [_onehot(tp, 3, g)]
+                        )
                         vecs += [_onehot(s, 3) for s in range(3)]
                         docs, ids = _multi_docs(vecs)
                         worse = ids[:L]
                         better = list(worse)
                         better[i] = ids[L]
-                        b.instances.append(_Instance(docs, better, worse, weights=w,
-                                                     note=f"weights {w}: t{t + 1} doc at rank {i + 1} "
-                                                          f"replaced by t{tp + 1} doc"))
+                        b.instances.append(
+                            _Instance(
+                                docs,
+                                better,
+                                worse,
+                                weights=w,
+                                note=f"weights {w}: t{t + 1} doc at rank {i + 1} "
+                                f"replaced by t{tp + 1} doc",
+                            )
+                        )
     return b
 
 
@@ -354,8 +404,10 @@ def _scores(measure: str, instances: Sequence[_Instance], takes_weights: bool, o
     cube = evaluate(runs, qrels, [measure], order="rank", complete=True, **opts)
     v = cube.isel(measure=0).transpose("system", "topic")
     topics = [f"q{n:05d}" for n in range(len(instances))]
-    return (v.sel(system="better", topic=topics).values.astype(float),
-            v.sel(system="worse", topic=topics).values.astype(float))
+    return (
+        v.sel(system="better", topic=topics).values.astype(float),
+        v.sel(system="worse", topic=topics).values.astype(float),
+    )
 
 
 def _holds(op: str, better: np.ndarray, worse: np.ndarray, tol: float) -> np.ndarray:
@@ -378,8 +430,10 @@ def _fmt_ranking(ranking, docs) -> str:
 
 def _counterexample(inst: _Instance, qb: float, qw: float) -> str:
     rel = ">" if inst.op == "gt" else ">="
-    return (f"{inst.note}: expected Q{_fmt_ranking(inst.better, inst.docs)} {rel} "
-            f"Q{_fmt_ranking(inst.worse, inst.docs)}, got {qb:.6g} vs {qw:.6g}")
+    return (
+        f"{inst.note}: expected Q{_fmt_ranking(inst.better, inst.docs)} {rel} "
+        f"Q{_fmt_ranking(inst.worse, inst.docs)}, got {qb:.6g} vs {qw:.6g}"
+    )
 
 
 def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
@@ -406,7 +460,9 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
         upper = grid >= grid.max() / 2
         if ok[upper].all():
             fails = grid[~ok]
-            extra = f"holds for n >= {grid[upper].min()}" + (f" (fails at n = {fails.max()})" if len(fails) else "")
+            extra = f"holds for n >= {grid[upper].min()}" + (
+                f" (fails at n = {fails.max()})" if len(fails) else ""
+            )
             return "satisfied", len(insts), extra
         k = int(np.flatnonzero(upper & ~ok)[-1])
         return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k]) + " (n large)"
@@ -415,14 +471,22 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
             k = int(np.flatnonzero(ok)[0])
             return "satisfied", len(insts), f"holds at {insts[k].note}"
         k = len(insts) - 1
-        return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k]) + " (no grid value works)"
+        return (
+            "violated",
+            len(insts),
+            _counterexample(insts[k], qb[k], qw[k]) + " (no grid value works)",
+        )
     # exists_group: some tag value for which every instance holds
     for G in dict.fromkeys(tags):
         sel = tags == G
         if ok[sel].all():
             return "satisfied", len(insts), f"holds with saturation grade {G}"
     k = int(np.flatnonzero(~ok)[-1])
-    return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k]) + " (no grade in the search works)"
+    return (
+        "violated",
+        len(insts),
+        _counterexample(insts[k], qb[k], qw[k]) + " (no grade in the search works)",
+    )
 
 
 def _exists_group_safely(measure, battery, takes_weights, options, tol):
@@ -454,9 +518,16 @@ def _probe_anchor(measure: str, options: dict) -> int:
         return 4
 
 
-def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int = 1000,
-          anchor_grade: int | str | None = "auto", single_aspect: str = "not applicable",
-          tol: float = 1e-12, **options) -> pd.DataFrame:
+def check(
+    measure: str,
+    *,
+    constraints: Iterable[str] | None = None,
+    n_max: int = 1000,
+    anchor_grade: int | str | None = "auto",
+    single_aspect: str = "not applicable",
+    tol: float = 1e-12,
+    **options,
+) -> pd.DataFrame:
     """Check a measure against the ten constraints of Amigó et al. (SIGIR 2018, §3).
 
     Parameters
@@ -503,19 +574,31 @@ def check(measure: str, *, constraints: Iterable[str] | None = None, n_max: int 
     multi = "subtopics" in m.definition.needs
     takes_weights = "weights" in m.definition.options
     builders = {
-        "Pri": lambda: _pri(cutoff, anchor_grade), "Deep": lambda: _deep(cutoff, anchor_grade),
+        "Pri": lambda: _pri(cutoff, anchor_grade),
+        "Deep": lambda: _deep(cutoff, anchor_grade),
         "DeepTh": lambda: _deepth(cutoff, anchor_grade, grid),
         "CloseTh": lambda: _closeth(cutoff, anchor_grade, grid),
-        "Conf": lambda: _conf(cutoff, anchor_grade), "AspDiv": lambda: _aspdiv(cutoff, anchor_grade),
-        "Red": lambda: _red(cutoff, anchor_grade), "MRed": lambda: _mred(cutoff, anchor_grade),
-        "Sat": lambda: _sat(cutoff), "AspRel": lambda: _asprel(cutoff),
+        "Conf": lambda: _conf(cutoff, anchor_grade),
+        "AspDiv": lambda: _aspdiv(cutoff, anchor_grade),
+        "Red": lambda: _red(cutoff, anchor_grade),
+        "MRed": lambda: _mred(cutoff, anchor_grade),
+        "Sat": lambda: _sat(cutoff),
+        "AspRel": lambda: _asprel(cutoff),
     }
     rows = []
     for c in names:
         kind = "relevance" if c in RELEVANCE else "diversity"
         if kind == "diversity" and not multi and single_aspect == "not applicable":
-            rows.append((c, kind, "not applicable", 0, "single-aspect measure (it does not declare "
-                         "needs={'subtopics'}); Amigó et al. (SIGIR 2018) count this as not satisfied"))
+            rows.append(
+                (
+                    c,
+                    kind,
+                    "not applicable",
+                    0,
+                    "single-aspect measure (it does not declare "
+                    "needs={'subtopics'}); Amigó et al. (SIGIR 2018) count this as not satisfied",
+                )
+            )
             continue
         verdict, n, detail = _run_battery(m.label, builders[c](), takes_weights, options, tol)
         if c == "AspRel" and not takes_weights and verdict == "violated":

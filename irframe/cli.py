@@ -43,16 +43,31 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from . import _prefetch
-from ._cliargs import (BATCH_BYTES, FORMATS, ORDERS, USAGE, VERSION_TEXT, UsageError,  # noqa: F401 (re-exported)
-                       parse_eval_args, reads_ranks)
-from .treceval import REL_FORMATS
-from .treceval import format_trec_line  # re-exported: the output line format
+from ._cliargs import (
+    BATCH_BYTES,
+    USAGE,
+    VERSION_TEXT,
+    UsageError,
+    parse_eval_args,
+    reads_ranks,
+)
+from .treceval import (
+    REL_FORMATS,
+    format_trec_line,  # re-exported: the output line format
+)
 
-__all__ = ["main", "format_trec_line", "parse_eval_args", "USAGE", "TREC_EVAL_DEFAULT"]
+__all__ = ["TREC_EVAL_DEFAULT", "USAGE", "format_trec_line", "main", "parse_eval_args"]
 
 #: trec_eval's default (``official``) values after ``runid`` and ``num_q``, in its print order.
 TREC_EVAL_DEFAULT: tuple[str, ...] = (
-    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
     *(f"iprec_at_recall_{k / 10:.2f}" for k in range(11)),
     *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )
@@ -76,6 +91,7 @@ irframe's options: several RUN files; -m with irframe measures (nDCG@10, RBP(p=0
 # tables (--format csv / json)
 # --------------------------------------------------------------------------------------
 
+
 def _json_value(line) -> Any:
     if isinstance(line.value, str):
         return line.value
@@ -83,7 +99,7 @@ def _json_value(line) -> Any:
     if not math.isfinite(v):
         return None
     if line.kind in ("long", "extra_long") and not line.zscore:
-        return int(math.trunc(v))   # C's (long) x
+        return int(math.trunc(v))  # C's (long) x
     return v
 
 
@@ -91,10 +107,13 @@ def _json_value(line) -> Any:
 # the eval command
 # --------------------------------------------------------------------------------------
 
+
 def _read_run(path: str, ranks: bool):
     from .io import _read_run
+
     if path == "-":
         import io
+
         data = sys.stdin.buffer.read()
         return _read_run(io.BytesIO(data), ranks=ranks)
     return _read_run(path, ranks=ranks)
@@ -105,10 +124,12 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
     from .errors import IrframeError
     from .io import read_qrels
     from .treceval import TrecEvalError, read_zscores
+
     path = o["files"][0]
     try:
         if o["rel_format"] == "prefs":
             from .io import read_prefs
+
             qrels = read_prefs(path)
         else:
             qrels = read_qrels(path, kind="trec" if o["rel_format"] == "qrels" else "jg")
@@ -120,9 +141,13 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
         # first one in its (strcmp) order of topic, jg, doc, whatever the two grades are
         dup = qrels[qrels.duplicated(["topic", "jg", "doc"], keep=False)]
         if len(dup):
-            first = min(zip(dup["topic"].astype(str), dup["jg"].astype(str), dup["doc"].astype(str)),
-                        key=lambda k: tuple(f.encode() for f in k))
-            err.write(f"trec_eval.get_qrels: duplicate docs {first[2]}\ntrec_eval: Quit in file '{path}'\n")
+            first = min(
+                zip(dup["topic"].astype(str), dup["jg"].astype(str), dup["doc"].astype(str)),
+                key=lambda k: tuple(f.encode() for f in k),
+            )
+            err.write(
+                f"trec_eval.get_qrels: duplicate docs {first[2]}\ntrec_eval: Quit in file '{path}'\n"
+            )
             return None
     zscores = None
     if o["zscores"] is not None:
@@ -136,10 +161,20 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
 
 def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
     """Keyword arguments of :func:`irframe.treceval.trec_eval_runs` from the parsed command line."""
-    return dict(version=o["trec_eval_version"], per_topic=o["per_topic"], complete=o["complete"],
-                rel_level=o["rel_level"], depth=o["depth"], judged_only=o["judged_only"],
-                num_docs_in_coll=o["num_docs"], summary=o["summary"], debug_query=o["debug_query"],
-                zscores=zscores, order=o["order"], rel_format=o["rel_format"])
+    return dict(
+        version=o["trec_eval_version"],
+        per_topic=o["per_topic"],
+        complete=o["complete"],
+        rel_level=o["rel_level"],
+        depth=o["depth"],
+        judged_only=o["judged_only"],
+        num_docs_in_coll=o["num_docs"],
+        summary=o["summary"],
+        debug_query=o["debug_query"],
+        zscores=zscores,
+        order=o["order"],
+        rel_format=o["rel_format"],
+    )
 
 
 def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
@@ -147,6 +182,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     failure yield ``(None, (message, exit status, text printed before it))`` and stop."""
     from .errors import IrframeError
     from .treceval import TrecEvalError, trec_eval_run
+
     for path in paths:
         try:
             run = _read_run(path, reads_ranks(o))
@@ -177,6 +213,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     from .errors import IrframeError
     from .io import _map, _read_runs
     from .treceval import TrecEvalError, trec_eval_runs
+
     sizes = dict(group)
     files = list(sizes)
     if len(files) < 2:
@@ -184,15 +221,22 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
     try:
-        runs, tags = _read_runs(files, system=name.__getitem__, last_tags=True, ranks=reads_ranks(o))
+        runs, tags = _read_runs(
+            files, system=name.__getitem__, last_tags=True, ranks=reads_ranks(o)
+        )
         run_ids = dict(zip(name.values(), tags))
         cut = _cut([sizes[f] for f in files])
         parts = [runs]
-        if cut is not None:   # the files' rows follow one another: the halves are two row slices
+        if cut is not None:  # the files' rows follow one another: the halves are two row slices
             row = int(np.searchsorted(np.asarray(runs["system"].cat.codes), cut))
             parts = [runs.iloc[:row], runs.iloc[row:]]
-        lists = _map(lambda part: trec_eval_runs(qrels, part, o["measures"], run_ids=run_ids,
-                                                 **_options(o, zscores)), parts, 2)  # this thread and one more
+        lists = _map(
+            lambda part: trec_eval_runs(
+                qrels, part, o["measures"], run_ids=run_ids, **_options(o, zscores)
+            ),
+            parts,
+            2,
+        )  # this thread and one more
         results = dict(x for lst in lists for x in lst)
     except (IrframeError, ValueError, OSError, KeyError, TypeError):
         return None
@@ -254,15 +298,21 @@ def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     input, for measures that depend on the other runs, i.e. irframe's measure strings, or on
     the judgment format, ``-R`` other than qrels)."""
     from .measures.trec_eval_syntax import is_trec_request
-    if ("-" in paths or o["rel_format"] != "qrels"
-            or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])):
+
+    if (
+        "-" in paths
+        or o["rel_format"] != "qrels"
+        or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])
+    ):
         _prefetch.stop()
         yield from _one_by_one(qrels, paths, o, zscores)
         return
     for group in _chunks(paths):
         batch = _all_at_once(qrels, group, o, zscores)
         _prefetch.stop()  # the files read while pandas was imported were the first group's
-        for run_id, result in (batch if batch is not None else _one_by_one(qrels, [p for p, _ in group], o, zscores)):
+        for run_id, result in (
+            batch if batch is not None else _one_by_one(qrels, [p for p, _ in group], o, zscores)
+        ):
             yield run_id, result
             if run_id is None:
                 return
@@ -297,7 +347,7 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     results = _results(qrels, run_paths, o, zscores)
     rows: list[dict[str, Any]] = []
     for run_id, result in results:
-        if run_id is None:   # a failure: (message, exit status, what trec_eval printed before it)
+        if run_id is None:  # a failure: (message, exit status, what trec_eval printed before it)
             if o["format"] == "trec":
                 out.write(result[2])
             err.write(result[0])
@@ -305,8 +355,11 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
         if o["format"] == "trec":
             out.write(result.text())
         else:
-            rows.extend({"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
-                        for x in result.lines() if x.kind != "runid")
+            rows.extend(
+                {"run": run_id, "topic": x.topic, "measure": x.name, "value": _json_value(x)}
+                for x in result.lines()
+                if x.kind != "runid"
+            )
     _write_table(rows, o["format"], out)
     return 0
 
@@ -315,18 +368,27 @@ def _write_table(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
     """``--format csv`` / ``json``: the tidy rows (nothing for ``trec``)."""
     if fmt == "csv":
         import csv
+
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["run", "topic", "measure", "value"])
         for r in rows:
             v = r["value"]
-            w.writerow([r["run"], r["topic"], r["measure"], "" if v is None else
-                        (repr(v) if isinstance(v, float) else v)])
+            w.writerow(
+                [
+                    r["run"],
+                    r["topic"],
+                    r["measure"],
+                    "" if v is None else (repr(v) if isinstance(v, float) else v),
+                ]
+            )
     elif fmt == "json":
         json.dump(rows, out, indent=1, allow_nan=False)
         out.write("\n")
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     """Entry point of the ``irframe`` console script (and ``python -m irframe``).
 
     Returns the exit status: 0 on success; otherwise trec_eval's status for the same

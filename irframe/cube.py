@@ -12,14 +12,14 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from ._version import __version__
 from .align import Aligned
 from .errors import InputError
 from .options import Options, check_missing
 
-__all__ = ["result", "attr_value", "scatter", "group_coords", "make_cube", "summarize", "GM_FLOOR"]
+__all__ = ["GM_FLOOR", "attr_value", "group_coords", "make_cube", "result", "scatter", "summarize"]
 
 GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
@@ -27,21 +27,35 @@ GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.ndarray:
     """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists."""
     values = np.asarray(values)
-    out = np.full((len(aligned.systems), len(aligned.topics)) + values.shape[1:], fill,
-                  dtype=np.result_type(values.dtype, np.float64) if np.isnan(fill) else values.dtype)
+    out = np.full(
+        (len(aligned.systems), len(aligned.topics)) + values.shape[1:],
+        fill,
+        dtype=np.result_type(values.dtype, np.float64) if np.isnan(fill) else values.dtype,
+    )
     out[aligned.group_system, aligned.group_topic] = values
     return out
 
 
 def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
     """The ``system`` and ``topic`` coordinates of a cube over ``aligned``."""
-    return {"system": np.asarray(aligned.systems, dtype=object), "topic": np.asarray(aligned.topics, dtype=object)}
+    return {
+        "system": np.asarray(aligned.systems, dtype=object),
+        "topic": np.asarray(aligned.topics, dtype=object),
+    }
 
 
-def result(data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset, dims: Sequence[str] = (),
-           coords: Mapping[str, Any] | None = None, *, name: str | None = None, options: Options | None = None,
-           measures: Sequence[str] = (), computed: str | None = None, parameters: Mapping[str, Any] | None = None,
-           attrs: Mapping[str, Any] | None = None) -> xr.DataArray | xr.Dataset:
+def result(
+    data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset,
+    dims: Sequence[str] = (),
+    coords: Mapping[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    computed: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataArray | xr.Dataset:
     """The one constructor of every cube / Dataset irframe returns.
 
     ``data`` is one array (→ DataArray), a mapping name → array or ``(dims, array)``
@@ -92,10 +106,22 @@ def result(data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset, dim
     dims = tuple(dims)
     variables = _coord_variables(coords or {})
     if isinstance(data, Mapping):
-        return xr.Dataset({k: xr.Variable(*v) if isinstance(v, tuple) else xr.Variable(dims, np.asarray(v), fastpath=True)
-                           for k, v in data.items()}, coords=variables, attrs=all_attrs)
-    return xr.DataArray(xr.Variable(dims, np.asarray(data), fastpath=True), coords=variables, attrs=all_attrs,
-                        name=name)
+        return xr.Dataset(
+            {
+                k: xr.Variable(*v)
+                if isinstance(v, tuple)
+                else xr.Variable(dims, np.asarray(v), fastpath=True)
+                for k, v in data.items()
+            },
+            coords=variables,
+            attrs=all_attrs,
+        )
+    return xr.DataArray(
+        xr.Variable(dims, np.asarray(data), fastpath=True),
+        coords=variables,
+        attrs=all_attrs,
+        name=name,
+    )
 
 
 def attr_value(value: Any) -> Any:
@@ -125,23 +151,46 @@ def _coord_variables(coords: Mapping[str, Any]) -> dict[str, xr.Variable]:
     for k, v in coords.items():
         if isinstance(v, tuple):
             d, values = v
-            out[k] = xr.Variable((d,) if isinstance(d, str) else tuple(d), np.asarray(values), fastpath=True)
+            out[k] = xr.Variable(
+                (d,) if isinstance(d, str) else tuple(d), np.asarray(values), fastpath=True
+            )
         else:
-            out[k] = xr.IndexVariable((k,), pd.Index(np.asarray(v, dtype=object), dtype=object), fastpath=True)
+            out[k] = xr.IndexVariable(
+                (k,), pd.Index(np.asarray(v, dtype=object), dtype=object), fastpath=True
+            )
     return out
 
 
-def make_cube(aligned: Aligned, values: np.ndarray, labels: Sequence[str], aggregates: Sequence[str], *,
-              options: Options | None = None, measures: Sequence[str] = (),
-              attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
+def make_cube(
+    aligned: Aligned,
+    values: np.ndarray,
+    labels: Sequence[str],
+    aggregates: Sequence[str],
+    *,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataArray:
     """The ``system × topic × measure`` cube of per-group values ``values`` (G × M)."""
-    coords = {**group_coords(aligned), "measure": np.asarray(list(labels), dtype=object),
-              "aggregate": ("measure", np.asarray(list(aggregates), dtype=object))}
-    return result(scatter(aligned, values), ("system", "topic", "measure"), coords, name="score",
-                  options=options, measures=measures, attrs=attrs)
+    coords = {
+        **group_coords(aligned),
+        "measure": np.asarray(list(labels), dtype=object),
+        "aggregate": ("measure", np.asarray(list(aggregates), dtype=object)),
+    }
+    return result(
+        scatter(aligned, values),
+        ("system", "topic", "measure"),
+        coords,
+        name="score",
+        options=options,
+        measures=measures,
+        attrs=attrs,
+    )
 
 
-def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip") -> pd.DataFrame:
+def summarize(
+    cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip"
+) -> pd.DataFrame:
     """Summarise a cube over topics, as trec_eval's ``all`` line.
 
     Parameters
@@ -171,17 +220,28 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
     """
     check_missing(missing, ("skip", "zero", "common"))
     if isinstance(cube, xr.Dataset):  # e.g. irframe.cwl.cwl(): one table per output, side by side
-        return pd.concat({str(v): summarize(cube[v], missing) for v in cube.data_vars}, axis=1,
-                         names=["output", "measure"])
+        return pd.concat(
+            {str(v): summarize(cube[v], missing) for v in cube.data_vars},
+            axis=1,
+            names=["output", "measure"],
+        )
     if not isinstance(cube, xr.DataArray):
-        raise TypeError(f"summarize needs an xarray cube from irframe.evaluate (or a C/W/L Dataset), "
-                        f"got {type(cube).__name__}")
+        raise TypeError(
+            f"summarize needs an xarray cube from irframe.evaluate (or a C/W/L Dataset), "
+            f"got {type(cube).__name__}"
+        )
     if set(cube.dims) != {"system", "topic", "measure"}:
-        raise ValueError(f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}")
+        raise ValueError(
+            f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}"
+        )
     cube = cube.transpose("system", "topic", "measure")
     data = cube.values.copy()
     _check_nan_cells(cube, data)
-    aggs = cube.coords["aggregate"].values if "aggregate" in cube.coords else np.array(["mean"] * data.shape[2])
+    aggs = (
+        cube.coords["aggregate"].values
+        if "aggregate" in cube.coords
+        else np.array(["mean"] * data.shape[2])
+    )
     if missing == "common":
         keep = ~np.isnan(data).any(axis=(0, 2))
         data = data[:, keep, :]
@@ -192,14 +252,21 @@ def summarize(cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "
             col = np.where(np.isnan(col), np.log(GM_FLOOR) if agg == "gmean" else 0.0, col)
         with np.errstate(invalid="ignore"):
             if agg == "sum":
-                out[:, j] = np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1] if col.shape[1] else 0.0
+                out[:, j] = (
+                    np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1]
+                    if col.shape[1]
+                    else 0.0
+                )
                 out[np.isnan(col).all(axis=1), j] = np.nan
             elif agg == "gmean":
                 out[:, j] = np.exp(_nanmean(col))
             else:
                 out[:, j] = _nanmean(col)
-    return pd.DataFrame(out, index=pd.Index(cube.system.values, name="system"),
-                        columns=pd.Index(cube.measure.values, name="measure"))
+    return pd.DataFrame(
+        out,
+        index=pd.Index(cube.system.values, name="system"),
+        columns=pd.Index(cube.measure.values, name="measure"),
+    )
 
 
 def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
@@ -219,13 +286,18 @@ def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
             f"the cube has NaN for measure(s) {ms[:5]} at system {cube.system.values[s]!r}, topic "
             f"{cube.topic.values[t]!r} ({int(partial.sum())} such cell(s)) while other measures of the same "
             f"cell have values. NaN means 'not evaluated', so summarize would silently average over the "
-            f"other topics; fill or drop those values explicitly (e.g. cube.fillna(0)) first.")
+            f"other topics; fill or drop those values explicitly (e.g. cube.fillna(0)) first."
+        )
 
 
 def _nanmean(col: np.ndarray) -> np.ndarray:
     """Mean over topics skipping NaN, summed left to right in topic order as trec_eval does
     (numpy's pairwise sum can differ in the last bit and flip a printed 4th decimal)."""
     n = (~np.isnan(col)).sum(axis=1)
-    s = np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1] if col.shape[1] else np.zeros(len(col))
+    s = (
+        np.cumsum(np.where(np.isnan(col), 0.0, col), axis=1)[:, -1]
+        if col.shape[1]
+        else np.zeros(len(col))
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, s / np.maximum(n, 1), np.nan)

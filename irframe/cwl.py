@@ -62,24 +62,71 @@ from .align import align
 from .cube import group_coords, result, scatter
 from .errors import DegenerateMeasureWarning, InputError, OptionError
 from .io import read_cost_file
+from .measures.cwl import (
+    DEGENERACY_REASONS,
+    check_gain_range,
+    cwl_from_gains,
+    cwla_from_gains,
+    degeneracy,
+    dense,
+    gain_values,
+    scores,
+)
+from .measures.cwl_functions import (
+    A_FUNCTIONS,
+    C_FUNCTIONS,
+    DEFAULT_CWL_METRICS,
+    TABLE3_A,
+    TABLE3_C,
+    AFunction,
+    CFunction,
+    GainRangeError,
+    Rankings,
+    UserModel,
+    a_function,
+    c_function,
+    user_model,
+)
 from .options import make_options
 from .params import COST, GAIN_BOUND, check_costs
-from .measures.cwl import (DEGENERACY_REASONS, check_gain_range, cwl_from_gains, cwla_from_gains, degeneracy,
-                           dense, gain_values, scores)
-from .measures.cwl_functions import (A_FUNCTIONS, C_FUNCTIONS, DEFAULT_CWL_METRICS, TABLE3_A, TABLE3_C,
-                                     AFunction, CFunction, GainRangeError, Rankings, UserModel, a_function,
-                                     c_function, user_model)
 
 __all__ = [
-    "Rankings", "UserModel", "CFunction", "AFunction", "GainRangeError",
-    "c_function", "a_function", "cwl", "cwla", "cwla_grid", "cwl_from_gains", "cwla_from_gains",
-    "user_model", "degeneracy", "gain_values", "read_cost_file",
-    "DEFAULT_CWL_METRICS", "TABLE3_C", "TABLE3_A", "C_FUNCTIONS", "A_FUNCTIONS",
+    "A_FUNCTIONS",
+    "C_FUNCTIONS",
+    "DEFAULT_CWL_METRICS",
+    "TABLE3_A",
+    "TABLE3_C",
+    "AFunction",
+    "CFunction",
+    "GainRangeError",
+    "Rankings",
+    "UserModel",
+    "a_function",
+    "c_function",
+    "cwl",
+    "cwl_from_gains",
+    "cwla",
+    "cwla_from_gains",
+    "cwla_grid",
+    "degeneracy",
+    "gain_values",
+    "read_cost_file",
+    "user_model",
 ]
 
 
-def _rankings(aligned, row_gain: np.ndarray, row_cost: np.ndarray, depth: int, *, worst: bool,
-              min_gain: float, max_gain: float, min_cost: float, max_cost: float) -> Rankings:
+def _rankings(
+    aligned,
+    row_gain: np.ndarray,
+    row_cost: np.ndarray,
+    depth: int,
+    *,
+    worst: bool,
+    min_gain: float,
+    max_gain: float,
+    min_cost: float,
+    max_cost: float,
+) -> Rankings:
     # cwl_eval hands only max_gain to its rankings: the worst case is always gain 0
     # (--min_gain just relaxes the range check), the best case max_gain
     gfill = 0.0 if worst else max_gain
@@ -91,35 +138,46 @@ def _rankings(aligned, row_gain: np.ndarray, row_cost: np.ndarray, depth: int, *
     return Rankings(g, c, np.minimum(aligned.group_len, depth))
 
 
-def _row_costs(runs: pd.DataFrame, aligned, costs: Any, element_column: str, cost_column: str | None) -> np.ndarray:
+def _row_costs(
+    runs: pd.DataFrame, aligned, costs: Any, element_column: str, cost_column: str | None
+) -> np.ndarray:
     n = aligned.n_rows
     if cost_column is not None:
         if cost_column not in runs.columns:
-            raise InputError(f"cost_column={cost_column!r} is not a column of the run frame; found "
-                             f"{', '.join(map(str, runs.columns))}")
+            raise InputError(
+                f"cost_column={cost_column!r} is not a column of the run frame; found "
+                f"{', '.join(map(str, runs.columns))}"
+            )
         vals = pd.to_numeric(runs[cost_column], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isnan(vals) & ~((vals >= 0) & np.isfinite(vals))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"cost_column={cost_column!r} has {int(bad.sum())} negative or infinite cost(s), "
-                             f"e.g. row {runs.index[i]!r}: {vals[i]!r}; costs must be finite and >= 0")
+            raise InputError(
+                f"cost_column={cost_column!r} has {int(bad.sum())} negative or infinite cost(s), "
+                f"e.g. row {runs.index[i]!r}: {vals[i]!r}; costs must be finite and >= 0"
+            )
         return vals[aligned.row_source]
     if costs is None:
         return np.full(n, np.nan)
     if not isinstance(costs, Mapping):
         if not isinstance(costs, (str, os.PathLike)) and not hasattr(costs, "read"):
-            raise OptionError(f"costs must be a mapping element type -> cost, a cost file path or None, "
-                              f"got {type(costs).__name__} {costs!r:.40}")
+            raise OptionError(
+                f"costs must be a mapping element type -> cost, a cost file path or None, "
+                f"got {type(costs).__name__} {costs!r:.40}"
+            )
         costs = read_cost_file(costs)
     costs = check_costs(costs)
     if element_column not in runs.columns:
         raise InputError(
             f"costs are given per element type, but the run frame has no {element_column!r} column "
             f"(cwl_eval reads it from the 2nd column of the result file); add it, pass "
-            f"element_column='<name>', or give per-row costs with cost_column='<name>'")
+            f"element_column='<name>', or give per-row costs with cost_column='<name>'"
+        )
     et = runs[element_column].astype(str).to_numpy()[aligned.row_source]
     lookup = pd.Series({str(k): float(v) for k, v in costs.items()}, dtype=np.float64)
-    return lookup.reindex(et).to_numpy(dtype=np.float64)   # unknown types → NaN (cwl_eval: max/min cost)
+    return lookup.reindex(et).to_numpy(
+        dtype=np.float64
+    )  # unknown types → NaN (cwl_eval: max/min cost)
 
 
 # =====================================================================================
@@ -128,13 +186,29 @@ def _row_costs(runs: pd.DataFrame, aligned, costs: Any, element_column: str, cos
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
-def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] | None = None, *,
-        gains: Any = None, costs: Any = None, order: str = "trec_eval", depth: int = 1000,
-        residuals: bool = True, min_gain: float = 0.0, max_gain: float = 1.0, min_cost: float = 1.0,
-        max_cost: float = 1.0, element_column: str = "element_type", cost_column: str | None = None,
-        complete: bool = False, judged_only: bool = False, duplicates: str = "error",
-        columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-        system: str | None = None) -> xr.Dataset:
+def cwl(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: str | Iterable[Any] | None = None,
+    *,
+    gains: Any = None,
+    costs: Any = None,
+    order: str = "trec_eval",
+    depth: int = 1000,
+    residuals: bool = True,
+    min_gain: float = 0.0,
+    max_gain: float = 1.0,
+    min_cost: float = 1.0,
+    max_cost: float = 1.0,
+    element_column: str = "element_type",
+    cost_column: str | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    duplicates: str = "error",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    system: str | None = None,
+) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
     Parameters
@@ -204,39 +278,74 @@ def cwl(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[Any] |
     cfs, labels = _c_functions(measures)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
-    opts = make_options(order=order, depth=depth, complete=complete, judged_only=judged_only, gains=gains,
-                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system,
-                        depth_required=True)
+    opts = make_options(
+        order=order,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        gains=gains,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+        depth_required=True,
+    )
     aligned = align(runs, qrels, **opts.align_kwargs())
-    row_gain = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all,
-                           min_gain=min_gain, max_gain=max_gain)
+    row_gain = gain_values(
+        aligned.row_rel,
+        gains,
+        qrels_grades=aligned.qrels_grades_all,
+        min_gain=min_gain,
+        max_gain=max_gain,
+    )
     row_cost = _row_costs(runs, aligned, costs, element_column, cost_column)
     worst = _rankings(aligned, row_gain, row_cost, opts.depth, worst=True, **kw)
-    best = _rankings(aligned, row_gain, row_cost, opts.depth, worst=False, **kw) if residuals else None
+    best = (
+        _rankings(aligned, row_gain, row_cost, opts.depth, worst=False, **kw) if residuals else None
+    )
     values = _cwl_values(worst, best, cfs)
-    coords = {**group_coords(aligned), "measure": np.asarray(labels, dtype=object),
-              "cwl_name": ("measure", np.asarray([c.cwl_name or c.name for c in cfs], dtype=object))}
-    ds = result({v: scatter(aligned, x) for v, x in values.items()}, ("system", "topic", "measure"), coords,
-                options=opts, measures=[c.name for c in cfs],
-                attrs={"residuals": int(residuals), **kw, "gains": _gains_attr(gains)})
+    coords = {
+        **group_coords(aligned),
+        "measure": np.asarray(labels, dtype=object),
+        "cwl_name": ("measure", np.asarray([c.cwl_name or c.name for c in cfs], dtype=object)),
+    }
+    ds = result(
+        {v: scatter(aligned, x) for v, x in values.items()},
+        ("system", "topic", "measure"),
+        coords,
+        options=opts,
+        measures=[c.name for c in cfs],
+        attrs={"residuals": int(residuals), **kw, "gains": _gains_attr(gains)},
+    )
     for v, d in _DESCRIPTIONS.items():
         ds[v].attrs["description"] = d
     return ds
 
 
-_DESCRIPTIONS = {"EU": "expected utility per document (ERG form)", "ETU": "expected total utility (ETG form)",
-                 "EC": "expected cost per document", "ETC": "expected total cost",
-                 "ED": "expected depth = V+ (documents examined)",
-                 "Tail": "V(depth+1): share of users still reading at the depth cut"}
+_DESCRIPTIONS = {
+    "EU": "expected utility per document (ERG form)",
+    "ETU": "expected total utility (ETG form)",
+    "EC": "expected cost per document",
+    "ETC": "expected total cost",
+    "ED": "expected depth = V+ (documents examined)",
+    "Tail": "V(depth+1): share of users still reading at the depth cut",
+}
 
 
-def _gain_cost_bounds(min_gain: Any, max_gain: Any, min_cost: Any, max_cost: Any) -> dict[str, float]:
+def _gain_cost_bounds(
+    min_gain: Any, max_gain: Any, min_cost: Any, max_cost: Any
+) -> dict[str, float]:
     """cwl_eval's --min_gain/--max_gain/--min_cost/--max_cost, checked by the shared specs."""
-    min_gain, max_gain = GAIN_BOUND.check("min_gain", min_gain), GAIN_BOUND.check("max_gain", max_gain)
+    min_gain, max_gain = (
+        GAIN_BOUND.check("min_gain", min_gain),
+        GAIN_BOUND.check("max_gain", max_gain),
+    )
     min_cost, max_cost = COST.check("min_cost", min_cost), COST.check("max_cost", max_cost)
     if min_gain > max_gain or min_cost > max_cost:
-        raise OptionError(f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
-                          f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}")
+        raise OptionError(
+            f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
+            f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}"
+        )
     return dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
 
 
@@ -246,10 +355,19 @@ def _gains_attr(gains: Any) -> str:
 
 def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
     """C functions of :func:`cwl`'s ``measures`` (cwl_eval names) and their labels, as passed."""
-    specs = list(DEFAULT_CWL_METRICS) if measures is None else (
-        [measures] if isinstance(measures, (str, CFunction)) or callable(measures) else list(measures))
+    specs = (
+        list(DEFAULT_CWL_METRICS)
+        if measures is None
+        else (
+            [measures]
+            if isinstance(measures, (str, CFunction)) or callable(measures)
+            else list(measures)
+        )
+    )
     if not specs:
-        raise ValueError("no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults")
+        raise ValueError(
+            "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
+        )
     cfs = [c_function(s, cwl_eval_names=True) for s in specs]
     labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
@@ -258,7 +376,9 @@ def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
     return cfs, labels
 
 
-def _cwl_values(worst: Rankings, best: Rankings | None, cfs: Sequence[CFunction]) -> dict[str, np.ndarray]:
+def _cwl_values(
+    worst: Rankings, best: Rankings | None, cfs: Sequence[CFunction]
+) -> dict[str, np.ndarray]:
     """(G, M) arrays of EU … ED (worst case), Res* = best − worst (when ``best``) and Tail."""
     G, M = worst.shape[0], len(cfs)
     vals = {v: np.empty((G, M)) for v in _VARS}
@@ -278,8 +398,16 @@ def _cwl_values(worst: Rankings, best: Rankings | None, cfs: Sequence[CFunction]
 
 
 def _parse_grid(Cs: Any, As: Any) -> tuple[list, list[CFunction], list, list[AFunction]]:
-    Cs = list(TABLE3_C) if Cs is None else ([Cs] if isinstance(Cs, (str, CFunction)) or callable(Cs) else list(Cs))
-    As = list(TABLE3_A) if As is None else ([As] if isinstance(As, (str, AFunction)) or callable(As) else list(As))
+    Cs = (
+        list(TABLE3_C)
+        if Cs is None
+        else ([Cs] if isinstance(Cs, (str, CFunction)) or callable(Cs) else list(Cs))
+    )
+    As = (
+        list(TABLE3_A)
+        if As is None
+        else ([As] if isinstance(As, (str, AFunction)) or callable(As) else list(As))
+    )
     cfs = [c_function(c) for c in Cs]
     afs = [a_function(a) for a in As]
     clab = [c if isinstance(c, str) else f.name for c, f in zip(Cs, cfs)]
@@ -302,11 +430,23 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
-def cwla_grid(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any = None, A: Any = None, *,
-              gains: Any = None, order: str = "trec_eval", depth: int = 1000, complete: bool = False,
-              judged_only: bool = False, duplicates: str = "error", columns: Mapping[str, str] | None = None,
-              qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
-              warn: bool = True) -> xr.DataArray:
+def cwla_grid(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    C: Any = None,
+    A: Any = None,
+    *,
+    gains: Any = None,
+    order: str = "trec_eval",
+    depth: int = 1000,
+    complete: bool = False,
+    judged_only: bool = False,
+    duplicates: str = "error",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    system: str | None = None,
+    warn: bool = True,
+) -> xr.DataArray:
     """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
     Parameters
@@ -348,26 +488,56 @@ def cwla_grid(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any = None, A: Any = N
     ('X', 'XX')
     """
     clab, cfs, alab, afs = _parse_grid(C, A)
-    opts = make_options(order=order, depth=depth, complete=complete, judged_only=judged_only, gains=gains,
-                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system,
-                        depth_required=True)
+    opts = make_options(
+        order=order,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        gains=gains,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+        depth_required=True,
+    )
     aligned = align(runs, qrels, **opts.align_kwargs())
     g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
-    r = Rankings(dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0), np.ones((aligned.n_groups, opts.depth)),
-                 np.minimum(aligned.group_len, opts.depth), unit_cost=True)
-    flags = np.array([[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object)
+    r = Rankings(
+        dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0),
+        np.ones((aligned.n_groups, opts.depth)),
+        np.minimum(aligned.group_len, opts.depth),
+        unit_cost=True,
+    )
+    flags = np.array(
+        [[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object
+    )
     if warn:
-        for (i, j) in zip(*np.nonzero(flags != "")):
-            warnings.warn(f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
-                          DegenerateMeasureWarning, stacklevel=2)
-    coords = {**group_coords(aligned), "C": np.asarray(clab, dtype=object), "A": np.asarray(alab, dtype=object),
-              "flag": (("C", "A"), flags)}
-    return result(scatter(aligned, _grid_values(r, cfs, afs)), ("system", "topic", "C", "A"), coords, name="CWLA",
-                  options=opts, measures=[f"CWLA(C={c.name},A={a.name})" for c in cfs for a in afs],
-                  attrs={"gains": _gains_attr(gains)})
+        for i, j in zip(*np.nonzero(flags != "")):
+            warnings.warn(
+                f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
+                DegenerateMeasureWarning,
+                stacklevel=2,
+            )
+    coords = {
+        **group_coords(aligned),
+        "C": np.asarray(clab, dtype=object),
+        "A": np.asarray(alab, dtype=object),
+        "flag": (("C", "A"), flags),
+    }
+    return result(
+        scatter(aligned, _grid_values(r, cfs, afs)),
+        ("system", "topic", "C", "A"),
+        coords,
+        name="CWLA",
+        options=opts,
+        measures=[f"CWLA(C={c.name},A={a.name})" for c in cfs for a in afs],
+        attrs={"gains": _gains_attr(gains)},
+    )
 
 
-def cwla(runs: pd.DataFrame, qrels: pd.DataFrame, C: Any, A: Any = "ERG", **options: Any) -> xr.DataArray:
+def cwla(
+    runs: pd.DataFrame, qrels: pd.DataFrame, C: Any, A: Any = "ERG", **options: Any
+) -> xr.DataArray:
     """CWLA(C, A) for one or more C and A functions → DataArray ``(system, topic, C, A)``.
 
     A thin wrapper of :func:`cwla_grid` for a single combination or a few; options as there.

@@ -59,8 +59,10 @@ try:
     import dask.dataframe as dd
     from dask.dataframe.extensions import register_dataframe_accessor
 except ImportError as _e:  # pragma: no cover - exercised only without dask
-    raise ImportError("irframe.dask needs dask with its dataframe part: "
-                      "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')") from _e
+    raise ImportError(
+        "irframe.dask needs dask with its dataframe part: "
+        "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')"
+    ) from _e
 
 from ._dask_parts import _collect, _combine, _combine_systems, _distinct, _partition_keys, _repeated
 from .errors import EmptyOverlapError, InputError, IrframeError
@@ -70,8 +72,22 @@ from .measures import Measure, MeasureDef, parse_measures
 from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
-__all__ = ["evaluate", "lexirecall", "lexiprecision", "rarity", "rare_finds", "read_runs", "DaskIrAccessor", "TOPIC_LOCAL_FAMILIES", "is_topic_local", "is_system_local",
-           "check_measures", "NotPartitionedError", "UnsupportedMeasureError", "NotOnDaskError"]
+__all__ = [
+    "TOPIC_LOCAL_FAMILIES",
+    "DaskIrAccessor",
+    "NotOnDaskError",
+    "NotPartitionedError",
+    "UnsupportedMeasureError",
+    "check_measures",
+    "evaluate",
+    "is_system_local",
+    "is_topic_local",
+    "lexiprecision",
+    "lexirecall",
+    "rare_finds",
+    "rarity",
+    "read_runs",
+]
 
 #: Measure families whose per-(system, topic) value depends only on that topic's qrels and
 #: rankings, so evaluating a frame split by topic gives the same cube:
@@ -81,8 +97,9 @@ __all__ = ["evaluate", "lexirecall", "lexiprecision", "rarity", "rare_finds", "r
 #: every partition is told), lexi (TSE: one ranking; LR: the other systems' rankings of
 #: the same topic), and the ir_measures/ranx names (NumQ, Accuracy, Compat, hits, f1: one
 #: value per ranking and topic).
-TOPIC_LOCAL_FAMILIES = frozenset({"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi",
-                                  "ir_measures", "ranx"})
+TOPIC_LOCAL_FAMILIES = frozenset(
+    {"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi", "ir_measures", "ranx"}
+)
 
 _POS_PART = "__irframe_partition__"
 _POS_ROW = "__irframe_row__"
@@ -146,26 +163,39 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
             f"measures whose value for a (system, topic) depends on that topic alone (families "
             f"{sorted(TOPIC_LOCAL_FAMILIES)}). If yours is, register it with "
             f"properties={{'topic_local': True}}; otherwise compute the frame "
-            f"(ddf.compute()) and use irframe.evaluate.")
+            f"(ddf.compute()) and use irframe.evaluate."
+        )
     if system_local:
         bad = [m.label for m in specs if not is_system_local(m.definition)]
         if bad:
             raise UnsupportedMeasureError(
                 f"measure(s) {bad} compare a ranking with the other systems' rankings of the topic, so they "
                 f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (irframe.dask "
-                f"then shuffles by topic)")
+                f"then shuffles by topic)"
+            )
     return specs
 
 
 # ----------------------------------------------------------------------- evaluate
-def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[str], *,
-             rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
-             depth: int | None = None, gains: Mapping[float, float] | None = None,
-             judged_only: bool = False, duplicates: str = "error",
-             columns: Mapping[str, str] | None = None,
-             qrels_columns: Mapping[str, str] | None = None,
-             partitioned_by: str | None = None, npartitions: int | None = None,
-             shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+def evaluate(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: str | Iterable[str],
+    *,
+    rel_level: float = 1,
+    order: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    gains: Mapping[float, float] | None = None,
+    judged_only: bool = False,
+    duplicates: str = "error",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    partitioned_by: str | None = None,
+    npartitions: int | None = None,
+    shuffle_method: str | None = None,
+    **options: Any,
+) -> xr.DataArray:
     """Evaluate a Dask run frame topic by topic; the same cube as :func:`irframe.evaluate`.
 
     Parameters
@@ -242,15 +272,42 @@ def evaluate(ddf: "dd.DataFrame", qrels: pd.DataFrame, measures: str | Iterable[
     """
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
     check_measures(measures, system_local=partitioned_by == "system")
-    core = dict(rel_level=rel_level, order=order, depth=depth, gains=gains, judged_only=judged_only,
-                duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, **options)
-    return _by_partition(ddf, qrels, _Measures(measures, core), columns=columns, qrels_columns=qrels_columns,
-                         order=order, duplicates=duplicates, complete=complete, partitioned_by=partitioned_by,
-                         npartitions=npartitions, shuffle_method=shuffle_method)
+    core = dict(
+        rel_level=rel_level,
+        order=order,
+        depth=depth,
+        gains=gains,
+        judged_only=judged_only,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        **options,
+    )
+    return _by_partition(
+        ddf,
+        qrels,
+        _Measures(measures, core),
+        columns=columns,
+        qrels_columns=qrels_columns,
+        order=order,
+        duplicates=duplicates,
+        complete=complete,
+        partitioned_by=partitioned_by,
+        npartitions=npartitions,
+        shuffle_method=shuffle_method,
+    )
 
 
-def lexirecall(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float = 1, partitioned_by: str | None = None,
-               npartitions: int | None = None, shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+def lexirecall(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    rel_level: float = 1,
+    partitioned_by: str | None = None,
+    npartitions: int | None = None,
+    shuffle_method: str | None = None,
+    **options: Any,
+) -> xr.DataArray:
     """:func:`irframe.lexi.lexirecall` of a Dask run frame, topic by topic; the same cube.
 
     The preferences of a topic compare every system's ranking of it, so the frame is split by
@@ -266,46 +323,98 @@ def lexirecall(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float = 1
     >>> pref.identical(irf.lexi.lexirecall(runs, qrels))
     True
     """
-    return _lexi(ddf, qrels, "recall", rel_level, partitioned_by, npartitions, shuffle_method, options)
+    return _lexi(
+        ddf, qrels, "recall", rel_level, partitioned_by, npartitions, shuffle_method, options
+    )
 
 
-def lexiprecision(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, rel_level: float = 1,
-                  partitioned_by: str | None = None, npartitions: int | None = None,
-                  shuffle_method: str | None = None, **options: Any) -> xr.DataArray:
+def lexiprecision(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    rel_level: float = 1,
+    partitioned_by: str | None = None,
+    npartitions: int | None = None,
+    shuffle_method: str | None = None,
+    **options: Any,
+) -> xr.DataArray:
     """:func:`irframe.lexi.lexiprecision` of a Dask run frame, topic by topic (see :func:`lexirecall`)."""
-    return _lexi(ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options)
+    return _lexi(
+        ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options
+    )
 
 
-def _lexi(ddf, qrels, kind: str, rel_level: float, partitioned_by, npartitions, shuffle_method,
-          options: dict) -> xr.DataArray:
+def _lexi(
+    ddf,
+    qrels,
+    kind: str,
+    rel_level: float,
+    partitioned_by,
+    npartitions,
+    shuffle_method,
+    options: dict,
+) -> xr.DataArray:
     from .lexi import _ALIGN_OPTIONS
-    return _per_topic(ddf, qrels, lambda opts: _Lexi(kind, rel_level, opts), f"lexi{kind}",
-                      "compares every system's ranking of a topic", _ALIGN_OPTIONS, partitioned_by, npartitions,
-                      shuffle_method, options)
+
+    return _per_topic(
+        ddf,
+        qrels,
+        lambda opts: _Lexi(kind, rel_level, opts),
+        f"lexi{kind}",
+        "compares every system's ranking of a topic",
+        _ALIGN_OPTIONS,
+        partitioned_by,
+        npartitions,
+        shuffle_method,
+        options,
+    )
 
 
-def _per_topic(ddf, qrels, make_work: Callable[[dict], Any], name: str, why: str, allowed: Iterable[str],
-               partitioned_by, npartitions, shuffle_method, options: dict) -> Any:
+def _per_topic(
+    ddf,
+    qrels,
+    make_work: Callable[[dict], Any],
+    name: str,
+    why: str,
+    allowed: Iterable[str],
+    partitioned_by,
+    npartitions,
+    shuffle_method,
+    options: dict,
+) -> Any:
     """An entry point whose result for a topic looks at every system's ranking of it (lexi, rarity
     tables): options checked, split by topic only, then :func:`_by_partition`."""
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, name)
     unknown = set(options) - set(allowed)
     if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+        raise TypeError(
+            f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
+        )
     if partitioned_by == "system":
         raise UnsupportedMeasureError(
             f"{name} {why}, so it cannot be computed on a frame split by system; drop partitioned_by='system' "
-            f"(irframe.dask then shuffles by topic)")
+            f"(irframe.dask then shuffles by topic)"
+        )
     opts = {"order": "trec_eval", "duplicates": "error", **options}
-    return _by_partition(ddf, qrels, make_work(opts), columns=opts.get("columns"),
-                         qrels_columns=opts.get("qrels_columns"), order=opts["order"], duplicates=opts["duplicates"],
-                         complete=bool(opts.get("complete", False)), partitioned_by=partitioned_by,
-                         npartitions=npartitions, shuffle_method=shuffle_method)
+    return _by_partition(
+        ddf,
+        qrels,
+        make_work(opts),
+        columns=opts.get("columns"),
+        qrels_columns=opts.get("qrels_columns"),
+        order=opts["order"],
+        duplicates=opts["duplicates"],
+        complete=bool(opts.get("complete", False)),
+        partitioned_by=partitioned_by,
+        npartitions=npartitions,
+        shuffle_method=shuffle_method,
+    )
 
 
 def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, complete: bool):
     """The part aligned with ``opts`` (align options), as if within the whole."""
     from .options import make_options
+
     return whole.align(run, q, make_options(**{**opts, "complete": complete}))
 
 
@@ -315,7 +424,9 @@ class _Measures:
     def __init__(self, measures: Any, core: dict) -> None:
         self.measures, self.core = measures, core
 
-    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[xr.DataArray, list]:
+    def __call__(
+        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
+    ) -> tuple[xr.DataArray, list]:
         return _evaluate_part(run, q, self.measures, whole, complete=complete, **self.core), []
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
@@ -329,22 +440,36 @@ class _Lexi:
     def __init__(self, kind: str, rel_level: float, opts: dict) -> None:
         self.kind, self.rel_level, self.opts = kind, rel_level, opts
 
-    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[xr.DataArray, list]:
+    def __call__(
+        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
+    ) -> tuple[xr.DataArray, list]:
         from .lexi import lexiprecision_aligned, lexirecall_aligned
+
         a = _aligned_part(run, q, whole, self.opts, complete)
-        cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(a, rel_level=self.rel_level)
+        cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(
+            a, rel_level=self.rel_level
+        )
         kept = set(cube.topic.values.tolist())
         return cube, [str(t) for t in a.topics if t not in kept]
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
         from .lexi import dropped_topic_attrs
+
         cube.attrs.update(dropped_topic_attrs(sorted(dropped)))
         return cube
 
 
-def rarity(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
-           partitioned_by: str | None = None, npartitions: int | None = None, shuffle_method: str | None = None,
-           **options: Any) -> pd.DataFrame:
+def rarity(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    partitioned_by: str | None = None,
+    npartitions: int | None = None,
+    shuffle_method: str | None = None,
+    **options: Any,
+) -> pd.DataFrame:
     """:func:`irframe.rarity.rarity` of a Dask run frame, topic by topic: the same table.
 
     A relevant document's S_d counts the systems retrieving it in their top ``k`` *for its
@@ -361,24 +486,68 @@ def rarity(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100, rel
     >>> table.equals(irf.rarity.rarity(runs, qrels, k=10))
     True
     """
-    return _table(ddf, qrels, "rarity", dict(k=k, rel_level=rel_level), partitioned_by, npartitions,
-                  shuffle_method, options)
+    return _table(
+        ddf,
+        qrels,
+        "rarity",
+        dict(k=k, rel_level=rel_level),
+        partitioned_by,
+        npartitions,
+        shuffle_method,
+        options,
+    )
 
 
-def rare_finds(ddf: "dd.DataFrame", qrels: pd.DataFrame, *, k: int | None = 100, rel_level: float = 1,
-               max_systems: int | None = 1, partitioned_by: str | None = None, npartitions: int | None = None,
-               shuffle_method: str | None = None, **options: Any) -> pd.DataFrame:
+def rare_finds(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    max_systems: int | None = 1,
+    partitioned_by: str | None = None,
+    npartitions: int | None = None,
+    shuffle_method: str | None = None,
+    **options: Any,
+) -> pd.DataFrame:
     """:func:`irframe.rarity.rare_finds` of a Dask run frame, topic by topic (see :func:`rarity`)."""
-    return _table(ddf, qrels, "rare_finds", dict(k=k, rel_level=rel_level, max_systems=max_systems),
-                  partitioned_by, npartitions, shuffle_method, options)
+    return _table(
+        ddf,
+        qrels,
+        "rare_finds",
+        dict(k=k, rel_level=rel_level, max_systems=max_systems),
+        partitioned_by,
+        npartitions,
+        shuffle_method,
+        options,
+    )
 
 
-def _table(ddf, qrels, kind: str, params: dict, partitioned_by, npartitions, shuffle_method,
-           options: dict) -> pd.DataFrame:
-    allowed = {"reference", "order", "depth", "complete", "judged_only", "columns", "qrels_columns", "duplicates"}
-    return _per_topic(ddf, qrels, lambda opts: _Table(kind, params, opts), kind,
-                      "counts the systems retrieving each document of a topic", allowed, partitioned_by,
-                      npartitions, shuffle_method, options)
+def _table(
+    ddf, qrels, kind: str, params: dict, partitioned_by, npartitions, shuffle_method, options: dict
+) -> pd.DataFrame:
+    allowed = {
+        "reference",
+        "order",
+        "depth",
+        "complete",
+        "judged_only",
+        "columns",
+        "qrels_columns",
+        "duplicates",
+    }
+    return _per_topic(
+        ddf,
+        qrels,
+        lambda opts: _Table(kind, params, opts),
+        kind,
+        "counts the systems retrieving each document of a topic",
+        allowed,
+        partitioned_by,
+        npartitions,
+        shuffle_method,
+        options,
+    )
 
 
 class _Table:
@@ -389,8 +558,11 @@ class _Table:
         self.reference = opts.get("reference")
         self.opts = {k: v for k, v in opts.items() if k != "reference"}
 
-    def __call__(self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool) -> tuple[pd.DataFrame, list]:
+    def __call__(
+        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
+    ) -> tuple[pd.DataFrame, list]:
         from .rarity import rare_finds_aligned, rarity_aligned
+
         a = _aligned_part(run, q, whole, self.opts, complete)
         f = rarity_aligned if self.kind == "rarity" else rare_finds_aligned
         return f(a, reference=self.reference, **self.params), []
@@ -403,22 +575,39 @@ class _Table:
 def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.DataFrame:
     """Argument checks shared by the entry points; the qrels in memory."""
     if isinstance(ddf, pd.DataFrame):
-        raise TypeError(f"irframe.dask.{name} takes a dask DataFrame; for a pandas frame use the in-memory "
-                        f"function (irframe.{name}), or wrap it with dask.dataframe.from_pandas")
+        raise TypeError(
+            f"irframe.dask.{name} takes a dask DataFrame; for a pandas frame use the in-memory "
+            f"function (irframe.{name}), or wrap it with dask.dataframe.from_pandas"
+        )
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
     if isinstance(qrels, dd.DataFrame):
         qrels = qrels.compute()
     if partitioned_by not in (None, "topic", "system"):
-        raise ValueError(f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}")
-    if npartitions is not None and (not isinstance(npartitions, (int, np.integer)) or npartitions < 1):
+        raise ValueError(
+            f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}"
+        )
+    if npartitions is not None and (
+        not isinstance(npartitions, (int, np.integer)) or npartitions < 1
+    ):
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
     return qrels
 
 
-def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _Lexi | _Table", *, columns, qrels_columns,
-                  order: str, duplicates: str, complete: bool, partitioned_by: str | None,
-                  npartitions: int | None, shuffle_method: str | None) -> xr.DataArray:
+def _by_partition(
+    ddf: dd.DataFrame,
+    qrels: pd.DataFrame,
+    work: _Measures | _Lexi | _Table,
+    *,
+    columns,
+    qrels_columns,
+    order: str,
+    duplicates: str,
+    complete: bool,
+    partitioned_by: str | None,
+    npartitions: int | None,
+    shuffle_method: str | None,
+) -> xr.DataArray:
     """Split ``ddf`` by topic (or take the caller's split), run ``work`` on every partition told
     the whole's facts, and stitch the results (see :func:`evaluate`, Notes)."""
     # ---- resolve columns on the (empty) meta frame ---------------------------------------
@@ -450,16 +639,24 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
     # ---- the facts every partition must agree on — all systems, the run topics (and the
     # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
-    keys = [dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic) for p in ddf[id_cols].to_delayed()]
+    keys = [
+        dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic)
+        for p in ddf[id_cols].to_delayed()
+    ]
     client = _distributed_client()
     # qrels (and the shared facts) go to the workers once (scattered on a distributed cluster),
     # never inside the task graph
-    qrels_d = client.scatter(qrels, broadcast=True, hash=False) if client else dask.delayed(qrels, pure=False)
+    qrels_d = (
+        client.scatter(qrels, broadcast=True, hash=False)
+        if client
+        else dask.delayed(qrels, pure=False)
+    )
     if shuffled:
         # the shuffle reads every input partition before its first output partition exists, so
         # the ids are gathered in the same graph: each input partition (run file) is read once
-        shared_d = dask.delayed(_collect, pure=True)(qrels_d, *keys, qc=qc, duplicates=duplicates,
-                                                      complete=complete)
+        shared_d = dask.delayed(_collect, pure=True)(
+            qrels_d, *keys, qc=qc, duplicates=duplicates, complete=complete
+        )
     else:
         # a cheap first pass (parquet reads just these columns), so that a split topic (system)
         # is found before anything is evaluated
@@ -473,9 +670,20 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
     # the work (measures and options, e.g. rarity's reference= runs) also goes to the workers once
     work_d = client.scatter(work, broadcast=True, hash=False) if client else work
     task = dask.delayed(_evaluate_partition, pure=True)
-    cubes = [task(p, qrels_d, shared_d, work_d, rc=rc, qc=qc, split=split,
-                  restore_order=keep_order and shuffled, complete=complete)
-             for p in frame.to_delayed()]
+    cubes = [
+        task(
+            p,
+            qrels_d,
+            shared_d,
+            work_d,
+            rc=rc,
+            qc=qc,
+            split=split,
+            restore_order=keep_order and shuffled,
+            complete=complete,
+        )
+        for p in frame.to_delayed()
+    ]
     if shuffled:
         *results, shared = dask.compute(*cubes, shared_d)
     else:
@@ -485,13 +693,17 @@ def _by_partition(ddf: "dd.DataFrame", qrels: pd.DataFrame, work: "_Measures | _
     results = [r[0] if isinstance(r, tuple) else r for r in results]
     if isinstance(probe, pd.DataFrame):  # a table per partition (rarity): rows of disjoint topics
         rows = [r for r in results if len(r)]  # (an empty table's id columns are object, not str)
-        return work.finish(pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped)
+        return work.finish(
+            pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped
+        )
     if split == "system":
         return work.finish(_combine_systems(results, shared["systems"], probe, complete), dropped)
     return work.finish(_combine(results, shared, probe, complete), dropped)
 
 
-def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi | _Table") -> xr.DataArray | pd.DataFrame:
+def _probe(
+    rc, qrels: pd.DataFrame, qc, work: _Measures | _Lexi | _Table
+) -> xr.DataArray | pd.DataFrame:
     """Validate qrels, measures and options on the client: evaluate a one-document ranking
     (a judged document of the first qrels topic) against the full qrels.  Its values are
     discarded; its other dims, coordinates and attrs are the stitched cube's."""
@@ -503,8 +715,12 @@ def _probe(rc, qrels: pd.DataFrame, qc, work: "_Measures | _Lexi | _Table") -> x
 
 def _tag_positions(df: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
     number = partition_info["number"] if partition_info else 0
-    return df.assign(**{_POS_PART: np.full(len(df), number, dtype=np.int64),
-                        _POS_ROW: np.arange(len(df), dtype=np.int64)})
+    return df.assign(
+        **{
+            _POS_PART: np.full(len(df), number, dtype=np.int64),
+            _POS_ROW: np.arange(len(df), dtype=np.int64),
+        }
+    )
 
 
 def _as_run_frame(part: pd.DataFrame, rc, restore_order: bool) -> pd.DataFrame:
@@ -516,9 +732,18 @@ def _as_run_frame(part: pd.DataFrame, rc, restore_order: bool) -> pd.DataFrame:
     return part[cols]
 
 
-def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures | _Lexi | _Table", *,
-                        rc, qc, split: str, restore_order: bool,
-                        complete: bool) -> tuple[xr.DataArray, list] | xr.DataArray | pd.DataFrame | None:
+def _evaluate_partition(
+    part: pd.DataFrame,
+    qrels: pd.DataFrame,
+    shared: dict,
+    work: _Measures | _Lexi | _Table,
+    *,
+    rc,
+    qc,
+    split: str,
+    restore_order: bool,
+    complete: bool,
+) -> tuple[xr.DataArray, list] | xr.DataArray | pd.DataFrame | None:
     """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).
 
     ``split="topic"``: the partition holds whole topics; it is evaluated against their qrels
@@ -546,12 +771,18 @@ def _evaluate_partition(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, w
         try:  # the checks the in-memory alignment makes on every row (ids, scores); then no overlap
             work(part, qrels, Whole(), False)
         except EmptyOverlapError:
-            return _empty_rankings(part, qrels, shared, work, rc, qc) if split == "system" and complete else None
-        raise RuntimeError("internal error: a partition without judged topics overlaps the qrels")  # pragma: no cover
+            return (
+                _empty_rankings(part, qrels, shared, work, rc, qc)
+                if split == "system" and complete
+                else None
+            )
+        raise RuntimeError(
+            "internal error: a partition without judged topics overlaps the qrels"
+        )  # pragma: no cover
     return work(part, q, whole, complete)
 
 
-def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: "_Measures", rc, qc):
+def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures, rc, qc):
     """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
     systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
     holds a one-document ranking (under a name sorted after all of theirs: the largest one
@@ -559,15 +790,24 @@ def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work:
     statistic) give each system's values independently of the others."""
     systems = sorted(_distinct(part[rc.system]).tolist())
     extra = systems[-1] + "\x00"
-    cube, dropped = work(_one_doc_run(rc, qrels, qc, extra), qrels,
-                         Whole(systems=np.asarray(systems + [extra], dtype=object), grades=shared["grades"]), True)
+    cube, dropped = work(
+        _one_doc_run(rc, qrels, qc, extra),
+        qrels,
+        Whole(systems=np.asarray(systems + [extra], dtype=object), grades=shared["grades"]),
+        True,
+    )
     return cube.isel(system=slice(0, -1)), dropped
 
 
 def _one_doc_run(rc, qrels: pd.DataFrame, qc, system: str) -> pd.DataFrame:
     """A run frame ranking one judged document (the first qrels row) for ``system``."""
-    run = pd.DataFrame({rc.system: [system], rc.topic: [str(qrels[qc.topic].iloc[0])],
-                        rc.doc: [str(qrels[qc.doc].iloc[0])]})
+    run = pd.DataFrame(
+        {
+            rc.system: [system],
+            rc.topic: [str(qrels[qc.topic].iloc[0])],
+            rc.doc: [str(qrels[qc.doc].iloc[0])],
+        }
+    )
     if rc.score:
         run[rc.score] = 1.0
     if rc.rank:
@@ -588,10 +828,12 @@ def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
         raise NotPartitionedError(
             f"topic(s) {shown} occur in more than one partition, but each topic's rows must be in one "
             f"partition (partitioned_by='topic' was given, or the topic index's divisions overlap). Drop "
-            f"partitioned_by= to let irframe.dask shuffle by topic.")
+            f"partitioned_by= to let irframe.dask shuffle by topic."
+        )
     raise NotPartitionedError(
         f"system(s) {shown} occur in more than one partition, but partitioned_by='system' needs each "
-        f"system's rows in one partition. Drop partitioned_by= to let irframe.dask shuffle by topic.")
+        f"system's rows in one partition. Drop partitioned_by= to let irframe.dask shuffle by topic."
+    )
 
 
 def _distributed_client() -> Any:
@@ -603,7 +845,10 @@ def _distributed_client() -> Any:
         return None
     try:
         scheduler = dask.base.get_scheduler()
-    except (RuntimeError, ValueError):  # pragma: no cover - a misconfigured scheduler: let compute say so
+    except (
+        RuntimeError,
+        ValueError,
+    ):  # pragma: no cover - a misconfigured scheduler: let compute say so
         return None
     client = getattr(scheduler, "__self__", scheduler)
     return client if isinstance(client, Client) else None
@@ -623,11 +868,16 @@ def _plain(df: pd.DataFrame) -> pd.DataFrame:
 
 def _read_one(path: str, system: str | None, columns: Mapping[str, str] | None) -> pd.DataFrame:
     from .io import read_run
+
     return _plain(read_run(path, system=system, columns=columns))
 
 
-def read_runs(paths_or_glob: Any, system: str | Callable[[str], str] = "file", *,
-              columns: Mapping[str, str] | None = None) -> "dd.DataFrame":
+def read_runs(
+    paths_or_glob: Any,
+    system: str | Callable[[str], str] = "file",
+    *,
+    columns: Mapping[str, str] | None = None,
+) -> dd.DataFrame:
     """Many TREC run files as a lazy Dask frame, one partition per file.
 
     Parameters
@@ -662,17 +912,25 @@ def read_runs(paths_or_glob: Any, system: str | Callable[[str], str] = "file", *
     ['bm25', 'bm25', 'rm3']
     """
     from .io import _expand, system_names
+
     files = _expand(paths_or_glob)
     if not files:
         raise InputError(f"no run files match {paths_or_glob!r}")
     names = system_names(files, system)
     n = role_names(columns)
-    meta = pd.DataFrame({n["system"]: pd.Series([], dtype=str), n["topic"]: pd.Series([], dtype=str),
-                         n["doc"]: pd.Series([], dtype=str), n["rank"]: pd.Series([], dtype=np.int64),
-                         n["score"]: pd.Series([], dtype=np.float64)})
+    meta = pd.DataFrame(
+        {
+            n["system"]: pd.Series([], dtype=str),
+            n["topic"]: pd.Series([], dtype=str),
+            n["doc"]: pd.Series([], dtype=str),
+            n["rank"]: pd.Series([], dtype=np.int64),
+            n["score"]: pd.Series([], dtype=np.float64),
+        }
+    )
     read = dask.delayed(_read_one, pure=True)
-    return dd.from_delayed([read(f, name, columns) for f, name in zip(files, names)], meta=meta,
-                           verify_meta=True)
+    return dd.from_delayed(
+        [read(f, name, columns) for f, name in zip(files, names)], meta=meta, verify_meta=True
+    )
 
 
 # ----------------------------------------------------------------------- accessor
@@ -690,7 +948,7 @@ class DaskIrAccessor:
     ('system', 'topic', 'measure')
     """
 
-    def __init__(self, obj: "dd.DataFrame") -> None:
+    def __init__(self, obj: dd.DataFrame) -> None:
         cols = set(obj.columns) | ({obj.index.name} if obj.index.name else set())
         missing = [c for c in ("system", "topic", "doc") if c not in cols]
         if missing or not ({"score", "rank"} & cols):
@@ -698,31 +956,46 @@ class DaskIrAccessor:
             raise AttributeError(
                 f".ir needs a run frame with columns system, topic, doc and score (or rank); missing: "
                 f"{', '.join(missing)}; found: {', '.join(map(str, list(obj.columns)[:20]))}. Rename columns "
-                f"or use irframe.dask.evaluate(ddf, qrels, measures, columns={{...}}).")
+                f"or use irframe.dask.evaluate(ddf, qrels, measures, columns={{...}})."
+            )
         self._obj = obj
 
-    def metric(self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
+    def metric(
+        self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any
+    ) -> xr.DataArray:
         """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.dask.evaluate`."""
         if qrels is None:
             raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
         return evaluate(self._obj, qrels, measures, **options)
 
-    def summary(self, measures: str | Iterable[str], qrels: pd.DataFrame, *, missing: str = "skip",
-                **options: Any) -> pd.DataFrame:
+    def summary(
+        self,
+        measures: str | Iterable[str],
+        qrels: pd.DataFrame,
+        *,
+        missing: str = "skip",
+        **options: Any,
+    ) -> pd.DataFrame:
         """Means over topics as a system × measure table (:func:`irframe.summarize` of :meth:`metric`)."""
         from .cube import summarize
+
         return summarize(self.metric(measures, qrels, **options), missing=missing)
 
     def cwl(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
-        raise _not_yet("ddf.ir.cwl (the C/W/L Dataset of EU, ETU, EC, ETC, ED)",
-                       "C/W/L measures are: ddf.ir.metric(['CWL(C=INST(T=2))', 'CWLA(C=RBP(p=0.8),A=max)'], "
-                       "qrels=...)")
+        raise _not_yet(
+            "ddf.ir.cwl (the C/W/L Dataset of EU, ETU, EC, ETC, ED)",
+            "C/W/L measures are: ddf.ir.metric(['CWL(C=INST(T=2))', 'CWLA(C=RBP(p=0.8),A=max)'], "
+            "qrels=...)",
+        )
 
     def cwla_grid(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
-        raise _not_yet("ddf.ir.cwla_grid", "each C/W/L/A combination is a measure: ddf.ir.metric(['CWLA(C=...,A=...)', "
-                       "...], qrels=...)")
+        raise _not_yet(
+            "ddf.ir.cwla_grid",
+            "each C/W/L/A combination is a measure: ddf.ir.metric(['CWLA(C=...,A=...)', "
+            "...], qrels=...)",
+        )
 
     def lexirecall(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``; see :func:`irframe.dask.lexirecall`."""
@@ -738,16 +1011,25 @@ class DaskIrAccessor:
 
     def join(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames (raises :class:`NotOnDaskError`): pass ``qrels=`` to :meth:`metric`."""
-        raise _not_yet("ddf.ir.join", "pass qrels= to ddf.ir.metric (the qrels stay in memory and are sent to "
-                       "the workers once)", later=False)
+        raise _not_yet(
+            "ddf.ir.join",
+            "pass qrels= to ddf.ir.metric (the qrels stay in memory and are sent to "
+            "the workers once)",
+            later=False,
+        )
 
     def to_trec(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames (raises :class:`NotOnDaskError`)."""
-        raise _not_yet("ddf.ir.to_trec", "write each partition with ddf.map_partitions and irframe.io.write_run, "
-                       "or ddf.compute().ir.to_trec(path) when the frame fits in memory", later=False)
+        raise _not_yet(
+            "ddf.ir.to_trec",
+            "write each partition with ddf.map_partitions and irframe.io.write_run, "
+            "or ddf.compute().ir.to_trec(path) when the frame fits in memory",
+            later=False,
+        )
 
 
-def _not_yet(what: str, instead: str, later: bool = True) -> "NotOnDaskError":
+def _not_yet(what: str, instead: str, later: bool = True) -> NotOnDaskError:
     return NotOnDaskError(
         f"{what} is not supported on Dask frames{' yet' if later else ''}; {instead}. Or compute the frame "
-        f"(ddf.compute()) and use the pandas accessor, if it fits in memory.")
+        f"(ddf.compute()) and use the pandas accessor, if it fits in memory."
+    )

@@ -26,13 +26,21 @@ def _cat(codes: np.ndarray, categories: list[str] | np.ndarray) -> pd.Categorica
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         codes, cats = rank[codes], cats[order]
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(cats, dtype=str)),
-                                     validate=False)
+    return pd.Categorical.from_codes(
+        codes, dtype=pd.CategoricalDtype(pd.Index(cats, dtype=str)), validate=False
+    )
 
 
-def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.random.Generator | int | None = None,
-              ties: float = 0.05, graded: bool = True,
-              diversity: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def synthetic(
+    systems: int = 5,
+    topics: int = 10,
+    depth: int = 100,
+    *,
+    rng: np.random.Generator | int | None = None,
+    ties: float = 0.05,
+    graded: bool = True,
+    diversity: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A synthetic test collection: graded qrels and runs of varying quality.
 
     Every topic has a pool of ``2 * depth`` (at least 200) documents, about 8 % of them
@@ -88,7 +96,7 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.r
         raise ValueError(f"ties must be in [0, 1), got {ties!r}")
     rng = make_rng(rng)
     S, T, K = int(systems), int(topics), int(depth)
-    P = max(2 * K, 200)                                       # pool per topic
+    P = max(2 * K, 200)  # pool per topic
 
     topic_ids = [str(401 + t) for t in range(T)]
     # grades of the pool (T, P): ~8 % relevant
@@ -102,18 +110,25 @@ def synthetic(systems: int = 5, topics: int = 10, depth: int = 100, *, rng: np.r
     sys_names = [f"sys{s:0{width}d}" for s in range(S)]
     doc_names = [f"D{tid}-{i:06d}" for tid in topic_ids for i in range(P)]
     t_idx = np.broadcast_to(np.arange(T)[None, :, None], (S, T, K))
-    runs = pd.DataFrame({
-        "system": _cat(np.repeat(np.arange(S), T * K), sys_names),
-        "topic": _cat(t_idx.ravel(), topic_ids),
-        "doc": _cat((t_idx * P + top).ravel(), doc_names),
-        "rank": np.tile(np.arange(1, K + 1, dtype=np.int64), S * T),
-        "score": top_score.ravel().astype(np.float64),
-    })
+    runs = pd.DataFrame(
+        {
+            "system": _cat(np.repeat(np.arange(S), T * K), sys_names),
+            "topic": _cat(t_idx.ravel(), topic_ids),
+            "doc": _cat((t_idx * P + top).ravel(), doc_names),
+            "rank": np.tile(np.arange(1, K + 1, dtype=np.int64), S * T),
+            "score": top_score.ravel().astype(np.float64),
+        }
+    )
 
-    jt, jd = np.nonzero(judged)                              # judged (topic, pool index)
+    jt, jd = np.nonzero(judged)  # judged (topic, pool index)
     if not diversity:
-        qrels = pd.DataFrame({"topic": _cat(jt, topic_ids), "doc": _cat(jt * P + jd, doc_names),
-                              "rel": grade[jt, jd].astype(np.int64)})
+        qrels = pd.DataFrame(
+            {
+                "topic": _cat(jt, topic_ids),
+                "doc": _cat(jt * P + jd, doc_names),
+                "rel": grade[jt, jd].astype(np.int64),
+            }
+        )
         return qrels, runs
     return _diversity_qrels(rng, grade, judged, topic_ids, doc_names), runs
 
@@ -124,8 +139,11 @@ def _top_scores(rng: np.random.Generator, grade: np.ndarray, S: int, K: int, tie
     T, P = grade.shape
     skill = np.linspace(0.3, 2.0, S) if S > 1 else np.array([1.0])
     score = rng.standard_normal((S, T, P)) + skill[:, None, None] * grade[None]
-    top = np.argpartition(-score, K - 1, axis=2)[:, :, :K] if K < P else \
-        np.broadcast_to(np.arange(P), (S, T, P)).copy()
+    top = (
+        np.argpartition(-score, K - 1, axis=2)[:, :, :K]
+        if K < P
+        else np.broadcast_to(np.arange(P), (S, T, P)).copy()
+    )
     top_score = np.take_along_axis(score, top, axis=2)
     order = np.argsort(-top_score, axis=2)
     top = np.take_along_axis(top, order, axis=2)
@@ -134,29 +152,39 @@ def _top_scores(rng: np.random.Generator, grade: np.ndarray, S: int, K: int, tie
         tie = rng.random((S, T, K)) < ties
         tie[:, :, 0] = False
         src = np.where(tie, 0, np.arange(K))
-        src = np.maximum.accumulate(src, axis=2)             # forward-fill the tied positions
+        src = np.maximum.accumulate(src, axis=2)  # forward-fill the tied positions
         top_score = np.take_along_axis(top_score, src, axis=2)
     return top, top_score
 
 
-def _diversity_qrels(rng: np.random.Generator, grade: np.ndarray, judged: np.ndarray, topic_ids: list,
-                     doc_names: list) -> pd.DataFrame:
+def _diversity_qrels(
+    rng: np.random.Generator,
+    grade: np.ndarray,
+    judged: np.ndarray,
+    topic_ids: list,
+    doc_names: list,
+) -> pd.DataFrame:
     """Subtopic qrels: 2–6 subtopics per topic, each relevant document relevant to a random non-empty subset."""
     T, P = grade.shape
-    n_sub = rng.integers(2, 7, size=T)                       # 2..6 subtopics per topic
+    n_sub = rng.integers(2, 7, size=T)  # 2..6 subtopics per topic
     M = int(n_sub.max())
     # each relevant doc: relevant to a random non-empty subset of its topic's subtopics
     member = rng.random((T, P, M)) < 0.4
     member &= np.arange(M)[None, None, :] < n_sub[:, None, None]
-    first = rng.integers(0, n_sub[:, None], size=(T, P))      # guarantee one subtopic
+    first = rng.integers(0, n_sub[:, None], size=(T, P))  # guarantee one subtopic
     member[np.arange(T)[:, None], np.arange(P)[None, :], first] = True
     sub_rel = np.where(member, grade[:, :, None], 0)
     valid = judged[:, :, None] & (np.arange(M)[None, None, :] < n_sub[:, None, None])
     rows_t, rows_d, rows_s = np.nonzero(valid)
     sub_names = [str(i + 1) for i in range(M)]
-    qrels = pd.DataFrame({"topic": _cat(rows_t, topic_ids), "subtopic": _cat(rows_s, sub_names),
-                          "doc": _cat(rows_t * P + rows_d, doc_names),
-                          "rel": sub_rel[rows_t, rows_d, rows_s].astype(np.int64)})
+    qrels = pd.DataFrame(
+        {
+            "topic": _cat(rows_t, topic_ids),
+            "subtopic": _cat(rows_s, sub_names),
+            "doc": _cat(rows_t * P + rows_d, doc_names),
+            "rel": sub_rel[rows_t, rows_d, rows_s].astype(np.int64),
+        }
+    )
     return qrels
 
 
@@ -183,6 +211,7 @@ def trec_eval_sample() -> tuple[pd.DataFrame, pd.DataFrame]:
     561
     """
     from .io import read_qrels, read_run
+
     base = resources.files("irframe") / "data"
     with resources.as_file(base / "qrels.test") as q, resources.as_file(base / "results.test") as r:
         return read_qrels(q), read_run(r)

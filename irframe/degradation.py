@@ -14,17 +14,26 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .options import make_rng
 from ._progress import progress as _progress
 from ._scores import is_pref, pref_cube, score_cube
+from .options import make_rng
 
 __all__ = ["degrade_qrels", "label_degradation"]
 
 
-def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "uniform", runs: pd.DataFrame | None = None,
-                  rng=None, rel_level: float = 1, min_relevant: int = 1, how: str = "drop",
-                  columns: Mapping[str, str] | None = None,
-                  qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def degrade_qrels(
+    qrels: pd.DataFrame,
+    fraction: float,
+    *,
+    method: str = "uniform",
+    runs: pd.DataFrame | None = None,
+    rng=None,
+    rel_level: float = 1,
+    min_relevant: int = 1,
+    how: str = "drop",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Remove a fraction of the relevant judgments of every topic (Diaz & Mitra 2023, §6.2.4).
 
     Per topic with ``n`` relevant documents (``rel >= rel_level``),
@@ -84,7 +93,9 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
     pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
     if method == "frequency":
         if runs is None:
-            raise ValueError("method='frequency' needs runs= (a frame with system, topic, doc columns)")
+            raise ValueError(
+                "method='frequency' needs runs= (a frame with system, topic, doc columns)"
+            )
         miss = [rn[r] for r in ("system", "topic", "doc") if rn[r] not in runs.columns]
         if miss:
             raise KeyError(f"runs lacks columns {miss}; found {list(runs.columns)}")
@@ -97,7 +108,9 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
         w = np.ones(len(pairs))
     u = gen.random(len(pairs))
     with np.errstate(divide="ignore"):
-        key = np.where(w > 0, np.log(u) / np.where(w > 0, w, 1), -np.inf)  # larger key = removed earlier
+        key = np.where(
+            w > 0, np.log(u) / np.where(w > 0, w, 1), -np.inf
+        )  # larger key = removed earlier
     pairs = pairs.assign(_key=key, _tie=u).reset_index(drop=True)
     drop_idx = []
     for _, g in pairs.groupby(topic, sort=False, observed=True):
@@ -108,7 +121,11 @@ def degrade_qrels(qrels: pd.DataFrame, fraction: float, *, method: str = "unifor
         order = np.lexsort((-g["_tie"].to_numpy(), -g["_key"].to_numpy()))
         drop_idx.extend(g.index[order[:k]].tolist())
     removed = pairs.loc[drop_idx, [topic, doc]]
-    mark = pd.MultiIndex.from_frame(q[[topic, doc]]).isin(pd.MultiIndex.from_frame(removed)) if len(removed) else np.zeros(len(q), bool)
+    mark = (
+        pd.MultiIndex.from_frame(q[[topic, doc]]).isin(pd.MultiIndex.from_frame(removed))
+        if len(removed)
+        else np.zeros(len(q), bool)
+    )
     if how == "drop":
         return q.loc[~mark].reset_index(drop=True)
     q.loc[mark, rel] = 0
@@ -122,7 +139,9 @@ def _preferences(cube) -> tuple[np.ndarray, list]:
         v = np.asarray(p.values, float)
         S = min(v.shape[0], v.shape[1])
         iu = np.triu_indices(S, 1)
-        return v[iu[0], iu[1], :][:, :, None], [cube.name if cube.name is not None else "preference"]
+        return v[iu[0], iu[1], :][:, :, None], [
+            cube.name if cube.name is not None else "preference"
+        ]
     c, _ = score_cube(cube)
     X = c.values
     S = X.shape[0]
@@ -131,12 +150,22 @@ def _preferences(cube) -> tuple[np.ndarray, list]:
     return np.sign(d), list(c.indexes["measure"])
 
 
-def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr.DataArray], *,
-                      fractions: Sequence[float] = (0.25, 0.5, 0.75), method: str = "uniform",
-                      runs: pd.DataFrame | None = None, n_repeats: int = 1, rng=None, rel_level: float = 1,
-                      min_relevant: int = 1, how: str = "drop", progress: bool = False,
-                      columns: Mapping[str, str] | None = None,
-                      qrels_columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def label_degradation(
+    qrels: pd.DataFrame,
+    evaluate: Callable[[pd.DataFrame], xr.DataArray],
+    *,
+    fractions: Sequence[float] = (0.25, 0.5, 0.75),
+    method: str = "uniform",
+    runs: pd.DataFrame | None = None,
+    n_repeats: int = 1,
+    rng=None,
+    rel_level: float = 1,
+    min_relevant: int = 1,
+    how: str = "drop",
+    progress: bool = False,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Ties and agreement with full-data preferences as relevance labels are removed.
 
     Diaz & Mitra 2023, §6.2.4: per topic, remove a fraction of the relevant judgments
@@ -198,21 +227,41 @@ def label_degradation(qrels: pd.DataFrame, evaluate: Callable[[pd.DataFrame], xr
             a, b = base[:, :, k], p[:, :, k]
             ok = ~(np.isnan(a) | np.isnan(b))
             n = int(ok.sum())
-            rows.append({"fraction": float(frac), "repeat": rep, "measure": m,
-                         "ties": float((b[ok] == 0).sum() / n) if n else np.nan,
-                         "agreement": float((a[ok] == b[ok]).sum() / n) if n else np.nan,
-                         "comparisons": n})
+            rows.append(
+                {
+                    "fraction": float(frac),
+                    "repeat": rep,
+                    "measure": m,
+                    "ties": float((b[ok] == 0).sum() / n) if n else np.nan,
+                    "agreement": float((a[ok] == b[ok]).sum() / n) if n else np.nan,
+                    "comparisons": n,
+                }
+            )
 
     jobs = [(frac, rep) for frac in fractions for rep in range(1 if frac == 0 else int(n_repeats))]
     for frac, rep in _progress(jobs, enabled=progress, desc="label degradation"):
         if frac == 0:
             summarize(base, 0.0, 0)
         else:
-            q = degrade_qrels(qrels, frac, method=method, runs=runs, rng=gen, rel_level=rel_level,
-                              min_relevant=min_relevant, how=how, columns=columns, qrels_columns=qrels_columns)
+            q = degrade_qrels(
+                qrels,
+                frac,
+                method=method,
+                runs=runs,
+                rng=gen,
+                rel_level=rel_level,
+                min_relevant=min_relevant,
+                how=how,
+                columns=columns,
+                qrels_columns=qrels_columns,
+            )
             p, lab = _preferences(evaluate(q))
             if p.shape != base.shape or lab != labels:
-                raise ValueError("evaluate(qrels) returned a cube with different systems/topics/measures "
-                                 f"than on the full qrels ({p.shape} vs {base.shape})")
+                raise ValueError(
+                    "evaluate(qrels) returned a cube with different systems/topics/measures "
+                    f"than on the full qrels ({p.shape} vs {base.shape})"
+                )
             summarize(p, frac, rep)
-    return pd.DataFrame(rows, columns=["fraction", "repeat", "measure", "ties", "agreement", "comparisons"])
+    return pd.DataFrame(
+        rows, columns=["fraction", "repeat", "measure", "ties", "agreement", "comparisons"]
+    )

@@ -8,17 +8,17 @@ catches only ours.
 from __future__ import annotations
 
 __all__ = [
-    "IrframeError",
-    "InputError",
-    "ParseError",
     "ColumnError",
+    "DegenerateMeasureWarning",
     "DuplicateError",
-    "UnknownMeasureError",
+    "EmptyOverlapError",
+    "InputError",
+    "IrframeError",
+    "IrframeWarning",
     "MeasureParamError",
     "OptionError",
-    "EmptyOverlapError",
-    "IrframeWarning",
-    "DegenerateMeasureWarning",
+    "ParseError",
+    "UnknownMeasureError",
 ]
 
 
@@ -43,8 +43,14 @@ class ParseError(InputError):
         The offending line, as read.
     """
 
-    def __init__(self, message: str, *, path: str | None = None, lineno: int | None = None,
-                 line: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        lineno: int | None = None,
+        line: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.path = path
         self.lineno = lineno

@@ -7,7 +7,6 @@ cube.
 
 from __future__ import annotations
 
-
 import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -15,33 +14,58 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
-from .errors import ColumnError, InputError
-from .qrelsets import is_qrels_sets, over_qrels
-from .schema import run_frame
 from .cube import make_cube
+from .errors import ColumnError, InputError
 from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
-from .measures.unjudged import (BOUNDS, bound_exact, bound_grade, check_bounds_supported, label_free,
-                                labelled)
+from .measures.unjudged import (
+    BOUNDS,
+    bound_exact,
+    bound_grade,
+    check_bounds_supported,
+    label_free,
+    labelled,
+)
 from .options import Options, aligned_options, make_options
 from .params import check_gains
+from .qrelsets import is_qrels_sets, over_qrels
+from .schema import run_frame
 
-__all__ = ["evaluate", "evaluate_aligned", "evaluate_groups", "evaluate_part", "Whole", "list_measures"]
+__all__ = [
+    "Whole",
+    "evaluate",
+    "evaluate_aligned",
+    "evaluate_groups",
+    "evaluate_part",
+    "list_measures",
+]
 
 _CORE_OPTIONS = ("rel_level", "gains")
 
 
-def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], measures: str | Iterable[str], *,
-             rel_level: float = 1, order: str = "trec_eval", complete: bool = False,
-             depth: int | None = None, gains: Mapping[float, float] | None = None,
-             judged_only: bool = False, duplicates: str = "error",
-             columns: Mapping[str, str] | None = None,
-             qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
-             bounds: bool = False, unjudged_grade: float | None = None,
-             judgments: str = "each", **options: Any) -> xr.DataArray:
+def evaluate(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
+    measures: str | Iterable[str],
+    *,
+    rel_level: float = 1,
+    order: str = "trec_eval",
+    complete: bool = False,
+    depth: int | None = None,
+    gains: Mapping[float, float] | None = None,
+    judged_only: bool = False,
+    duplicates: str = "error",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    system: str | None = None,
+    bounds: bool = False,
+    unjudged_grade: float | None = None,
+    judgments: str = "each",
+    **options: Any,
+) -> xr.DataArray:
     """Evaluate every system of ``runs`` on every topic with the given measures.
 
     Parameters
@@ -141,12 +165,27 @@ def evaluate(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
-    kwargs = dict(rel_level=rel_level, order=order, complete=complete, depth=depth, gains=gains,
-                  judged_only=judged_only, duplicates=duplicates, qrels_columns=qrels_columns, system=system,
-                  bounds=bounds, unjudged_grade=unjudged_grade, **options)
+    kwargs = dict(
+        rel_level=rel_level,
+        order=order,
+        complete=complete,
+        depth=depth,
+        gains=gains,
+        judged_only=judged_only,
+        duplicates=duplicates,
+        qrels_columns=qrels_columns,
+        system=system,
+        bounds=bounds,
+        unjudged_grade=unjudged_grade,
+        **options,
+    )
     if is_qrels_sets(qrels):
-        return over_qrels(lambda q: evaluate(runs, q, measures, columns=columns, **kwargs), qrels,
-                          judgments=judgments, columns=qrels_columns)
+        return over_qrels(
+            lambda q: evaluate(runs, q, measures, columns=columns, **kwargs),
+            qrels,
+            judgments=judgments,
+            columns=qrels_columns,
+        )
     rep_col, columns = _replicate_role(runs, columns)
     if rep_col is not None:
         return _evaluate_replicates(runs, qrels, measures, rep_col, columns, kwargs)
@@ -175,37 +214,84 @@ class Whole:
     def widen(self, a: Aligned) -> Aligned:
         """``a`` (aligned from the part) as if aligned within the whole: groups renumbered
         over all systems (empty groups added for ``complete``), the whole's grades."""
-        out = a if self.grades is None else replace(a, qrels_grades_all=np.asarray(self.grades, np.float64))
+        out = (
+            a
+            if self.grades is None
+            else replace(a, qrels_grades_all=np.asarray(self.grades, np.float64))
+        )
         if self.systems is None:
             return out
-        systems = pd.Index(np.asarray(self.systems, dtype=object), name="system").astype(a.systems.dtype)
+        systems = pd.Index(np.asarray(self.systems, dtype=object), name="system").astype(
+            a.systems.dtype
+        )
         pos = systems.get_indexer(a.systems)
         if (pos < 0).any() or (np.diff(pos) <= 0).any():
-            raise RuntimeError("internal error: a part's systems must be a subset of the whole's, in its order")
+            raise RuntimeError(
+                "internal error: a part's systems must be a subset of the whole's, in its order"
+            )
         n_t = len(a.topics)
         group_system = pos[a.group_system]
-        if not a.complete:  # the same groups (still sorted: pos is increasing), over the whole's systems
+        if (
+            not a.complete
+        ):  # the same groups (still sorted: pos is increasing), over the whole's systems
             return replace(out, systems=systems, group_system=group_system)
-        counts = np.zeros(len(systems) * n_t, np.int64)  # every (system, topic): absent systems rank nothing
+        counts = np.zeros(
+            len(systems) * n_t, np.int64
+        )  # every (system, topic): absent systems rank nothing
         counts[group_system * n_t + a.group_topic] = np.diff(a.offsets)
-        return replace(out, systems=systems,
-                       group_system=np.repeat(np.arange(len(systems), dtype=np.int64), n_t),
-                       group_topic=np.tile(np.arange(n_t, dtype=np.int64), len(systems)),
-                       offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+        return replace(
+            out,
+            systems=systems,
+            group_system=np.repeat(np.arange(len(systems), dtype=np.int64), n_t),
+            group_topic=np.tile(np.arange(n_t, dtype=np.int64), len(systems)),
+            offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        )
 
 
-def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth, gains, judged_only, duplicates,
-                    columns, qrels_columns, system, bounds, unjudged_grade, whole: Whole | None = None,
-                    **options) -> xr.DataArray:
+def _evaluate_frame(
+    runs,
+    qrels,
+    measures,
+    *,
+    rel_level,
+    order,
+    complete,
+    depth,
+    gains,
+    judged_only,
+    duplicates,
+    columns,
+    qrels_columns,
+    system,
+    bounds,
+    unjudged_grade,
+    whole: Whole | None = None,
+    **options,
+) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
-        check_tie_order(specs, order, check_gains(gains))   # before the (costly) alignment
-    opts = make_options(order="trec_eval" if order in TIE_ORDERS else order, rel_level=rel_level, depth=depth,
-                        complete=complete, judged_only=judged_only, gains=gains, duplicates=duplicates,
-                        columns=columns, qrels_columns=qrels_columns, system=system)
-    kw = dict(rel_level=rel_level, gains=gains, order=order if order in TIE_ORDERS else None, bounds=bounds,
-              unjudged_grade=unjudged_grade, **options)
+        check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
+    opts = make_options(
+        order="trec_eval" if order in TIE_ORDERS else order,
+        rel_level=rel_level,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        gains=gains,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+    )
+    kw = dict(
+        rel_level=rel_level,
+        gains=gains,
+        order=order if order in TIE_ORDERS else None,
+        bounds=bounds,
+        unjudged_grade=unjudged_grade,
+        **options,
+    )
     whole = whole or Whole()
 
     judged = [m for m in specs if m.param("judged_only")]
@@ -213,17 +299,26 @@ def _evaluate_frame(runs, qrels, measures, *, rel_level, order, complete, depth,
         return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)]
+    parts = [
+        evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)
+    ]
     if rest:
         parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
-    out = xr.concat(parts, dim="measure", combine_attrs="override").sel(measure=[m.label for m in specs])
+    out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
+        measure=[m.label for m in specs]
+    )
     if "measures" in out.attrs:
         out.attrs["measures"] = "; ".join(m.canonical for m in specs)
     return out
 
 
-def evaluate_part(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Iterable[str], whole: Whole,
-                  **kwargs: Any) -> xr.DataArray:
+def evaluate_part(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: str | Iterable[str],
+    whole: Whole,
+    **kwargs: Any,
+) -> xr.DataArray:
     """:func:`evaluate` of one part of a bigger run frame (one qrels frame, no replicate role),
     told what it must know about the whole (:class:`Whole`); keywords as for :func:`evaluate`.
 
@@ -236,53 +331,78 @@ def evaluate_part(runs: pd.DataFrame, qrels: pd.DataFrame, measures: str | Itera
     >>> cube.system.values.tolist()[0], int(cube.sel(system="zz").isnull().all())
     ('a', 1)
     """
-    args = {k: p.default for k, p in inspect.signature(evaluate).parameters.items()
-            if p.default is not p.empty and p.kind is p.KEYWORD_ONLY and k != "judgments"}
+    args = {
+        k: p.default
+        for k, p in inspect.signature(evaluate).parameters.items()
+        if p.default is not p.empty and p.kind is p.KEYWORD_ONLY and k != "judgments"
+    }
     return _evaluate_frame(runs, qrels, measures, whole=whole, **{**args, **kwargs})
 
 
-def _replicate_role(runs, columns: Mapping[str, str] | None) -> tuple[str | None, Mapping[str, str] | None]:
+def _replicate_role(
+    runs, columns: Mapping[str, str] | None
+) -> tuple[str | None, Mapping[str, str] | None]:
     """The replicate column (``columns["replicate"]``, else a ``replicate`` column) and the other roles."""
     columns = dict(columns or {})
     col = columns.pop("replicate", None)
     if col is not None and (not isinstance(runs, pd.DataFrame) or col not in runs.columns):
         found = ", ".join(map(str, getattr(runs, "columns", [])[:20]))
-        raise ColumnError(f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}")
+        raise ColumnError(
+            f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}"
+        )
     if col is None and isinstance(runs, pd.DataFrame) and "replicate" in runs.columns:
         col = "replicate"
     return col, (columns or None)
 
 
-def _evaluate_replicates(runs: pd.DataFrame, qrels, measures, rep_col: str, columns, kwargs) -> xr.DataArray:
+def _evaluate_replicates(
+    runs: pd.DataFrame, qrels, measures, rep_col: str, columns, kwargs
+) -> xr.DataArray:
     """Evaluate every (system, replicate) run in one pass and unstack into a ``replicate`` dim."""
     system = kwargs.pop("system")
     df, rc = run_frame(runs, columns, system=system)
     rep_codes, reps = pd.factorize(df[rep_col], sort=True)
     if (rep_codes < 0).any():
         rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
-        raise InputError(f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
-                         "give every row its replicate (seed, fold) label")
+        raise InputError(
+            f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
+            "give every row its replicate (seed, fold) label"
+        )
     sys_codes, systems = pd.factorize(df[rc.system], sort=True)
     run_code = sys_codes.astype(np.int64) * len(reps) + rep_codes
     used, inv = np.unique(run_code, return_inverse=True)
     width = len(str(int(used.max()))) if len(used) else 1
     df = df.copy(deep=False)
-    df[rc.system] = pd.Categorical.from_codes(inv.ravel(), categories=[f"{u:0{width}d}" for u in used])
-    cube = _evaluate_frame(df, qrels, measures, columns={**(columns or {}), "system": rc.system}, system=None,
-                           **kwargs)
+    df[rc.system] = pd.Categorical.from_codes(
+        inv.ravel(), categories=[f"{u:0{width}d}" for u in used]
+    )
+    cube = _evaluate_frame(
+        df, qrels, measures, columns={**(columns or {}), "system": rc.system}, system=None, **kwargs
+    )
     code = np.array([int(v) for v in cube.coords["system"].values], dtype=np.int64)
-    run = pd.MultiIndex.from_arrays([np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
-                                    names=["system", "replicate"])
-    cube = cube.rename(system="_run").assign_coords(xr.Coordinates.from_pandas_multiindex(run, "_run"))
+    run = pd.MultiIndex.from_arrays(
+        [np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
+        names=["system", "replicate"],
+    )
+    cube = cube.rename(system="_run").assign_coords(
+        xr.Coordinates.from_pandas_multiindex(run, "_run")
+    )
     cube = cube.unstack("_run").transpose("system", "replicate", "topic", ...)
     cube.attrs["replicate_column"] = rep_col
     return cube
 
 
-def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,
-                     rel_level: float = 1, gains: Mapping[float, float] | None = None,
-                     order: str | None = None, bounds: bool = False, unjudged_grade: float | None = None,
-                     **options: Any) -> xr.DataArray:
+def evaluate_aligned(
+    aligned: Aligned,
+    measures: str | Iterable[str] | list[Measure],
+    *,
+    rel_level: float = 1,
+    gains: Mapping[float, float] | None = None,
+    order: str | None = None,
+    bounds: bool = False,
+    unjudged_grade: float | None = None,
+    **options: Any,
+) -> xr.DataArray:
     """Evaluate already aligned arrays (see :func:`irframe.align.align`).
 
     ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
@@ -305,12 +425,22 @@ def evaluate_aligned(aligned: Aligned, measures: str | Iterable[str] | list[Meas
     for j, m in enumerate(specs):
         if label_free(m):
             high[:, j] = values[:, j]
-    return _bounds_cube(low, make_cube(aligned, high, labels, aggs, **cube_kw), [bound_exact(m) for m in specs], grade)
+    return _bounds_cube(
+        low,
+        make_cube(aligned, high, labels, aggs, **cube_kw),
+        [bound_exact(m) for m in specs],
+        grade,
+    )
 
 
-def evaluate_groups(aligned: Aligned, measures: str | Iterable[str] | list[Measure], *,
-                    rel_level: float = 1, gains: Mapping[float, float] | None = None,
-                    **options: Any) -> tuple[np.ndarray, list[Measure]]:
+def evaluate_groups(
+    aligned: Aligned,
+    measures: str | Iterable[str] | list[Measure],
+    *,
+    rel_level: float = 1,
+    gains: Mapping[float, float] | None = None,
+    **options: Any,
+) -> tuple[np.ndarray, list[Measure]]:
     """The values :func:`evaluate_aligned` puts in its cube, per group: a (G × M) array whose
     row ``g`` is the group ``(aligned.group_system[g], aligned.group_topic[g])``, and the
     parsed measures (labels, aggregates).  No cube is built (xarray is not imported).
@@ -331,24 +461,33 @@ def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
     specs = parse_measures(measures)
     if order is not None and order != aligned.order:
         if order not in TIE_ORDERS:
-            raise ValueError(f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
-                             f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards")
+            raise ValueError(
+                f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
+                f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
+            )
     else:
         order = None
     consumed = set().union(*(m.definition.options for m in specs))
     unknown = set(options) - consumed
     if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)} for measures "
-                        f"{[m.label for m in specs]}")
+        raise TypeError(
+            f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
+        )
     for m in specs:
         if m.param("judged_only") and not aligned.judged_only:
-            raise ValueError(f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
-                             "(which aligns the judged documents separately) or align with judged_only=True")
+            raise ValueError(
+                f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
+                "(which aligns the judged documents separately) or align with judged_only=True"
+            )
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise ValueError(f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
-                             "(read them with irframe.read_qrels(path, kind='diversity'))")
-    cube_options = replace(aligned_options(aligned, rel_level=rel_level, gains=check_gains(gains)),
-                           order=order or aligned.order)
+            raise ValueError(
+                f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
+                "(read them with irframe.read_qrels(path, kind='diversity'))"
+            )
+    cube_options = replace(
+        aligned_options(aligned, rel_level=rel_level, gains=check_gains(gains)),
+        order=order or aligned.order,
+    )
     rel_level, gains = cube_options.rel_level, cube_options.gains
     if order is not None:
         check_tie_order(specs, order, gains)
@@ -356,7 +495,9 @@ def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
     return specs, opts, cube_options, order
 
 
-def _bounds_cube(low: xr.DataArray, high: xr.DataArray, exact: list[bool], grade: float) -> xr.DataArray:
+def _bounds_cube(
+    low: xr.DataArray, high: xr.DataArray, exact: list[bool], grade: float
+) -> xr.DataArray:
     """Stack low/high cubes into one with a ``bound`` dimension (low, high, residual)."""
     out = xr.concat([low, high, high - low], dim=pd.Index(list(BOUNDS), name="bound"))
     out = out.transpose("system", "topic", "measure", "bound")
@@ -376,14 +517,17 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
         v = expected_values(ctx, m) if order == "expected" else m.definition.compute(ctx, m)
         v = np.asarray(v, dtype=np.float64)
         if v.shape != (aligned.n_groups,):
-            raise RuntimeError(f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)")
+            raise RuntimeError(
+                f"kernel of {m.name} returned shape {v.shape}, expected ({aligned.n_groups},)"
+            )
         if not np.isfinite(v).all():  # a cube's NaN means "not evaluated": never a value
             g = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InputError(
                 f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
                 f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
                 f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
-                f"(NaN in a cube means 'not evaluated')")
+                f"(NaN in a cube means 'not evaluated')"
+            )
         values[:, j] = v
     return values
 
@@ -399,10 +543,20 @@ def list_measures() -> pd.DataFrame:
     True
     """
     from .measures.registry import REQUIRED, registered_measures
+
     rows = []
     for name, d in sorted(registered_measures().items()):
         params = ", ".join(f"{k}" if v is REQUIRED else f"{k}={v}" for k, v in d.defaults.items())
         allowed = "; ".join(f"{k}: {p.allowed()}" for k, p in d.params.items() if p.kind != "any")
-        rows.append({"name": name, "params": params, "allowed": allowed, "cutoff": d.cutoff, "family": d.family,
-                     "aggregate": d.aggregate, "description": d.description})
+        rows.append(
+            {
+                "name": name,
+                "params": params,
+                "allowed": allowed,
+                "cutoff": d.cutoff,
+                "family": d.family,
+                "aggregate": d.aggregate,
+                "description": d.description,
+            }
+        )
     return pd.DataFrame(rows).set_index("name")

@@ -45,8 +45,8 @@ from __future__ import annotations
 import glob as _glob
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Union
 
 import numpy as np
@@ -55,21 +55,48 @@ import pandas as pd
 from . import _prefetch
 from ._arrow import POOL
 from ._ids import _heads, _take_increasing, small_code_dtype
-from ._textfile import (_check_finite, _concat, _diagnose, _fail, _iter_lines,
-                        _load_run, _name_of, _nth_data_line, _num_chunks, _parse, _read_bytes, _read_run_columns,
-                        _show, _as_float, _bad_number, c_atol, pa, pc)
+from ._textfile import (
+    _as_float,
+    _bad_number,
+    _check_finite,
+    _concat,
+    _diagnose,
+    _fail,
+    _iter_lines,
+    _load_run,
+    _name_of,
+    _nth_data_line,
+    _num_chunks,
+    _parse,
+    _read_bytes,
+    _read_run_columns,
+    _show,
+    c_atol,
+    pa,
+    pc,
+)
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
 
-__all__ = ["read_run", "read_runs", "read_qrels", "read_prefs", "write_run", "write_qrels",
-           "format_run", "format_qrels", "read_cost_file"]
+__all__ = [
+    "format_qrels",
+    "format_run",
+    "read_cost_file",
+    "read_prefs",
+    "read_qrels",
+    "read_run",
+    "read_runs",
+    "write_qrels",
+    "write_run",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 # --------------------------------------------------------------------------------------
 # categorical encoding (sorted categories)
 # --------------------------------------------------------------------------------------
+
 
 def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     """(codes, sorted dictionary) of arrow string or dictionary chunks, one shared dictionary
@@ -78,12 +105,15 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     if pa.types.is_dictionary(chunks[0].type):
         # Small per-chunk dictionaries (topics, tags): unified; each chunk's indices then map
         # through its own part of the unified entries
-        enc = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks], memory_pool=POOL),
-                                   memory_pool=POOL)
+        enc = pc.dictionary_encode(
+            pa.concat_arrays([c.dictionary for c in chunks], memory_pool=POOL), memory_pool=POOL
+        )
         rank, dictionary = _sort_dictionary(enc.dictionary)
-        lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(small_code_dtype(len(dictionary)))
+        lookup = rank[enc.indices.to_numpy(zero_copy_only=False)].astype(
+            small_code_dtype(len(dictionary))
+        )
         ends = np.cumsum([len(c.dictionary) for c in chunks])
-        parts = [(lookup[end - len(c.dictionary):end], c.indices) for c, end in zip(chunks, ends)]
+        parts = [(lookup[end - len(c.dictionary) : end], c.indices) for c, end in zip(chunks, ends)]
     else:
         enc = _encode_group(chunks)
         rank, dictionary = _sort_dictionary(enc.chunk(0).dictionary)
@@ -93,8 +123,9 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     row = 0
     for table, indices in parts:
         stop = row + len(indices)
-        np.take(table, indices.to_numpy(zero_copy_only=False), out=codes[row:stop],
-                mode="clip")  # (valid indices: clip skips a buffer)
+        np.take(
+            table, indices.to_numpy(zero_copy_only=False), out=codes[row:stop], mode="clip"
+        )  # (valid indices: clip skips a buffer)
         row = stop
     return codes, dictionary
 
@@ -140,14 +171,18 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     run_topic = codes[run_start]
     run_rows = np.diff(np.append(run_start, n))
     # topics (in code order) cut into groups of about equal rows
-    rows_before = np.cumsum(np.bincount(run_topic, weights=run_rows,
-                                        minlength=len(topic.categories))).astype(np.int64) - 1
+    rows_before = (
+        np.cumsum(np.bincount(run_topic, weights=run_rows, minlength=len(topic.categories))).astype(
+            np.int64
+        )
+        - 1
+    )
     run_group = (rows_before * n_groups // n).astype(np.uint8)[run_topic]
     lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
     chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     # slices: one group, one chunk
     starts = np.union1d(run_start[_heads(run_group[1:] != run_group[:-1])], chunk_starts)
-    if len(starts) * _MIN_SLICE_ROWS > n:   # groups alternate: slices would be too short
+    if len(starts) * _MIN_SLICE_ROWS > n:  # groups alternate: slices would be too short
         return None
     group = run_group[np.searchsorted(run_start, starts, side="right") - 1]  # each slice's group
     ends = np.append(starts[1:], n)
@@ -162,19 +197,23 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     both = pc.dictionary_encode(pa.concat_arrays(dicts, memory_pool=POOL), memory_pool=POOL)
     rank, dictionary = _sort_dictionary(both.dictionary)
     dtype = small_code_dtype(len(dictionary))
-    remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(dtype)  # group's code -> sorted code
+    remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(
+        dtype
+    )  # group's code -> sorted code
     out = np.empty(n, dtype)
     offset = 0
     for enc, where in zip(encoded, places):
         if enc is None:
             continue
         size = len(enc.chunk(0).dictionary)
-        rm = remap[offset:offset + size]
+        rm = remap[offset : offset + size]
         offset += size
         idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
         if len(idx) != len(where):  # pragma: no cover - chunks combined (other pyarrow versions)
-            idx = np.split(np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1])
-        for i, (start, end) in zip(idx, where):   # one chunk per slice, in order
+            idx = np.split(
+                np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1]
+            )
+        for i, (start, end) in zip(idx, where):  # one chunk per slice, in order
             np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
     return out, dictionary
 
@@ -201,8 +240,9 @@ def _map(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[An
                 return
             try:
                 out[i] = f(items[i])
-            except BaseException as e:  # noqa: BLE001 - raised below, in item order
+            except BaseException as e:
                 errors[i] = e
+
     with ThreadPoolExecutor(threads - 1) as pool:
         for _ in range(threads - 1):
             pool.submit(work)
@@ -229,13 +269,19 @@ def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> p
         chunks = [c for c in chunks if len(c)]
         if not chunks:
             return pd.Categorical([], categories=pd.Index([], dtype=str))
-        grouped = (None if topic is None or pa.types.is_dictionary(chunks[0].type)
-                   else _encode_by_topic(chunks, topic))
+        grouped = (
+            None
+            if topic is None or pa.types.is_dictionary(chunks[0].type)
+            else _encode_by_topic(chunks, topic)
+        )
         codes, dictionary = grouped if grouped is not None else _sorted_codes(chunks)
         categories = pd.Index(dictionary.to_pandas(), dtype=str)
     else:
-        values = (np.concatenate([np.asarray(p, dtype=object) for p in parts])
-                  if parts else np.array([], dtype=object))
+        values = (
+            np.concatenate([np.asarray(p, dtype=object) for p in parts])
+            if parts
+            else np.array([], dtype=object)
+        )
         codes, uniques = pd.factorize(values, sort=True)
         categories = pd.Index(uniques, dtype=str)
     return pd.Categorical.from_codes(codes, dtype=_distinct_dtype(categories), validate=False)
@@ -256,17 +302,21 @@ def _unique_strings(col: Any) -> list[str]:
 
 
 def _constant_categorical(name: str, n: int) -> pd.Categorical:
-    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8),
-                                     dtype=pd.CategoricalDtype(pd.Index([name], dtype=str)),
-                                     validate=False)
+    return pd.Categorical.from_codes(
+        np.zeros(n, dtype=np.int8),
+        dtype=pd.CategoricalDtype(pd.Index([name], dtype=str)),
+        validate=False,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # public readers
 # --------------------------------------------------------------------------------------
 
-def read_run(path: PathLike | Any, system: str | None = None, *,
-             columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+
+def read_run(
+    path: PathLike | Any, system: str | None = None, *, columns: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Read a TREC run file into a run frame.
 
     Parameters
@@ -313,8 +363,12 @@ def read_run(path: PathLike | Any, system: str | None = None, *,
     return _read_run(path, system, columns)
 
 
-def _read_run(path: PathLike | Any, system: str | None = None, columns: Mapping[str, str] | None = None,
-              ranks: bool = True) -> pd.DataFrame:
+def _read_run(
+    path: PathLike | Any,
+    system: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    ranks: bool = True,
+) -> pd.DataFrame:
     """:func:`read_run`; ``ranks`` as in :func:`_read_runs`."""
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a str or None, got {type(system).__name__}")
@@ -323,14 +377,25 @@ def _read_run(path: PathLike | Any, system: str | None = None, columns: Mapping[
     cols = _read_run_columns(data, name, want_tag=system is None, want_rank=ranks)
     n = cols["n"]
     sys_col = _categorical([cols["tag"]]) if system is None else _constant_categorical(system, n)
-    return _run_frame(sys_col, _categorical([cols["topic"]]), _categorical([cols["doc"]]),
-                      _concat(cols["rank"], np.int64) if ranks else None,
-                      _concat(cols["score"], np.float64), columns)
+    return _run_frame(
+        sys_col,
+        _categorical([cols["topic"]]),
+        _categorical([cols["doc"]]),
+        _concat(cols["rank"], np.int64) if ranks else None,
+        _concat(cols["score"], np.float64),
+        columns,
+    )
 
 
 def _run_frame(system, topic, doc, rank, score, columns) -> pd.DataFrame:
     n = role_names(columns, RUN_ROLES)
-    cols = {n["system"]: system, n["topic"]: topic, n["doc"]: doc, n["rank"]: rank, n["score"]: score}
+    cols = {
+        n["system"]: system,
+        n["topic"]: topic,
+        n["doc"]: doc,
+        n["rank"]: rank,
+        n["score"]: score,
+    }
     return pd.DataFrame({k: v for k, v in cols.items() if v is not None}, copy=False)
 
 
@@ -339,7 +404,7 @@ def _strip_suffixes(name: str) -> str:
         if name.endswith(suffix) and len(name) > len(suffix):
             name = name[: -len(suffix)]
     if name.startswith("input.") and len(name) > len("input."):
-        name = name[len("input."):]
+        name = name[len("input.") :]
     return name
 
 
@@ -356,8 +421,11 @@ def _expand(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
     if isinstance(paths_or_glob, (str, os.PathLike)):
         p = os.fspath(paths_or_glob)
         if os.path.isdir(p):
-            files = sorted(os.path.join(p, f) for f in os.listdir(p)
-                           if not f.startswith(".") and os.path.isfile(os.path.join(p, f)))
+            files = sorted(
+                os.path.join(p, f)
+                for f in os.listdir(p)
+                if not f.startswith(".") and os.path.isfile(os.path.join(p, f))
+            )
             if not files:
                 raise FileNotFoundError(f"no run files in directory {p!r}")
             return files
@@ -389,16 +457,21 @@ def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> li
         if not isinstance(name, str) or not name:
             raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
         if name in seen:
-            raise ValueError(f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
-                             "rename a file or pass system='tag' or a callable")
+            raise ValueError(
+                f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
+                "rename a file or pass system='tag' or a callable"
+            )
         seen[name] = f
     return names
 
 
-def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
-              system: str | Callable[[str], str] = "file", *,
-              columns: Mapping[str, str] | None = None,
-              last_tags: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
+def read_runs(
+    paths_or_glob: PathLike | Iterable[PathLike],
+    system: str | Callable[[str], str] = "file",
+    *,
+    columns: Mapping[str, str] | None = None,
+    last_tags: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """Read many TREC run files into one run frame.
 
     Parameters
@@ -448,9 +521,13 @@ def read_runs(paths_or_glob: PathLike | Iterable[PathLike],
     return _read_runs(paths_or_glob, system, columns, last_tags)
 
 
-def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Callable[[str], str] = "file",
-               columns: Mapping[str, str] | None = None, last_tags: bool = False,
-               ranks: bool = True) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
+def _read_runs(
+    paths_or_glob: PathLike | Iterable[PathLike],
+    system: str | Callable[[str], str] = "file",
+    columns: Mapping[str, str] | None = None,
+    last_tags: bool = False,
+    ranks: bool = True,
+) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """:func:`read_runs`; without ``ranks`` (the command line's trec_eval orders) the rank
     field may hold any text, as trec_eval skips it, and the frame has no rank column."""
     files = _expand(paths_or_glob)
@@ -464,8 +541,14 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         taken = _prefetch.take(f, (by_tag, ranks, last_tags))  # read while pandas was imported
         if taken is not None:
             return taken
-        return _load_run(_read_bytes(f), f, want_tag=by_tag, want_rank=ranks, last_tag=last_tags,
-                         threads=len(files) == 1)
+        return _load_run(
+            _read_bytes(f),
+            f,
+            want_tag=by_tag,
+            want_rank=ranks,
+            last_tag=last_tags,
+            threads=len(files) == 1,
+        )
 
     workers = min(os.cpu_count() or 1, 8)
     if _prefetch.reading():
@@ -480,8 +563,10 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         for f, p in zip(files, parts):
             for t in _unique_strings(p["tag"]):
                 if t in seen:
-                    raise ValueError(f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
-                                     "pass system='file' or a callable to name systems by file")
+                    raise ValueError(
+                        f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
+                        "pass system='file' or a callable to name systems by file"
+                    )
                 seen[t] = f
     if by_tag:
         sys_col = _categorical([p["tag"] for p in parts])
@@ -491,12 +576,17 @@ def _read_runs(paths_or_glob: PathLike | Iterable[PathLike], system: str | Calla
         rank[order] = np.arange(len(order))
         codes = np.repeat(rank, [p["n"] for p in parts])
         sys_col = pd.Categorical.from_codes(
-            codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False)
+            codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False
+        )
     topic_col = _categorical([p["topic"] for p in parts])
-    frame = _run_frame(sys_col, topic_col,
-                       _categorical([p["doc"] for p in parts], topic_col),
-                       _concat([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
-                       _concat([c for p in parts for c in p["score"]], np.float64), columns)
+    frame = _run_frame(
+        sys_col,
+        topic_col,
+        _categorical([p["doc"] for p in parts], topic_col),
+        _concat([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
+        _concat([c for p in parts for c in p["score"]], np.float64),
+        columns,
+    )
     if last_tags:
         return frame, [p["last_tag"] for p in parts]
     return frame
@@ -507,8 +597,9 @@ def _detect_qrels_kind(second: pd.Categorical) -> str:
     return "diversity" if len(second.categories) > 1 else "trec"
 
 
-def read_qrels(path: PathLike | Any, kind: str = "trec", *,
-               columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def read_qrels(
+    path: PathLike | Any, kind: str = "trec", *, columns: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Read a TREC qrels file.
 
     Parameters
@@ -553,7 +644,7 @@ def read_qrels(path: PathLike | Any, kind: str = "trec", *,
     >>> iio.read_qrels(io.StringIO("7 1 d1 1\\n7 2 d1 0\\n"), kind="auto").columns.tolist()
     ['topic', 'subtopic', 'doc', 'rel']
     """
-    if kind == "jg":   # trec_eval's qrels_jg: the second field is the judgment group
+    if kind == "jg":  # trec_eval's qrels_jg: the second field is the judgment group
         q = read_qrels(path, kind="diversity", columns=columns)
         return q.rename(columns={role_names(columns, QRELS_ROLES)["subtopic"]: "jg"})
     if kind not in ("trec", "diversity", "auto"):
@@ -612,19 +703,31 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
         digits = pc.utf8_is_digit(col, memory_pool=POOL)  # cheap first pass
         other = np.flatnonzero(~digits.to_numpy(zero_copy_only=False))
         if len(other):
-            taken = _take_increasing(col, other)  # (pyarrow's take would copy a chunked column first)
-            other = other[~pc.match_substring_regex(taken, _PLAIN_DECIMAL, memory_pool=POOL)
-                          .to_numpy(zero_copy_only=False)]
+            taken = _take_increasing(
+                col, other
+            )  # (pyarrow's take would copy a chunked column first)
+            other = other[
+                ~pc.match_substring_regex(taken, _PLAIN_DECIMAL, memory_pool=POOL).to_numpy(
+                    zero_copy_only=False
+                )
+            ]
     else:
-        other = np.flatnonzero(~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool))
+        other = np.flatnonzero(
+            ~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool)
+        )
     for row in other:
         lineno, line = _nth_data_line(data, int(row))
         text = line.split()[3]
         atol = c_atol(text.decode("utf-8", "surrogateescape"))
         if atol != int(np.trunc(rel[row])):
-            raise _fail(path, lineno, line, f"grade {_show(text)!r} is {rel[row]:g} as a number but {atol} to "
-                        f"trec_eval{' and ndeval' if kind == 'diversity' else ''} (C's atol reads its leading "
-                        f"integer); write it as a plain integer or decimal")
+            raise _fail(
+                path,
+                lineno,
+                line,
+                f"grade {_show(text)!r} is {rel[row]:g} as a number but {atol} to "
+                f"trec_eval{' and ndeval' if kind == 'diversity' else ''} (C's atol reads its leading "
+                f"integer); write it as a plain integer or decimal",
+            )
 
 
 def read_cost_file(path: Any) -> dict[str, float]:
@@ -718,10 +821,13 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
         rows.append(f)
         levels.append(level + 0.0)  # + 0.0: '-0' is level 0
     if not rows:
-        raise ParseError(f"{name}: no preference lines found (each line is 'topic jg jsg doc level')",
-                         path=name)
-    cols = {c: b"\n".join([r[i] for r in rows]).decode("utf-8").split("\n")  # one decode per column
-            for i, c in enumerate(("topic", "jg", "jsg", "doc"))}
+        raise ParseError(
+            f"{name}: no preference lines found (each line is 'topic jg jsg doc level')", path=name
+        )
+    cols = {
+        c: b"\n".join([r[i] for r in rows]).decode("utf-8").split("\n")  # one decode per column
+        for i, c in enumerate(("topic", "jg", "jsg", "doc"))
+    }
     return pd.DataFrame({**cols, "rel": np.array(levels, dtype=np.float64)})
 
 

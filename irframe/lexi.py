@@ -71,17 +71,51 @@ import xarray as xr
 from .align import Aligned, align
 from .cube import result
 from .errors import InputError
-from .lexi_theory import orientation, position_metric, simulate_ties, tie_probability, worst_case_simulation
+from .lexi_theory import (
+    orientation,
+    position_metric,
+    simulate_ties,
+    tie_probability,
+    worst_case_simulation,
+)
+from .measures.lexi import (
+    EXPOSURES,
+    Positions,
+    bottom_position,
+    check_corpus_size,
+    dense_classes,
+    exposure,
+    metric_lexirecall_values,
+    precision_keys,
+    recall_keys,
+    relevant_positions,
+    sign_matrix,
+)
 from .options import OPTION_NAMES, aligned_options, make_options
-from .measures.lexi import (EXPOSURES, Positions, bottom_position, check_corpus_size, dense_classes, exposure,
-                            metric_lexirecall_values, precision_keys, recall_keys, relevant_positions, sign_matrix)
 
 __all__ = [
-    "lexirecall", "lexiprecision", "rrlp", "lexirecall_aligned", "lexiprecision_aligned",
-    "rrlp_aligned", "lexi_classes", "tse", "metric_lexirecall", "exposure", "EXPOSURES",
-    "preference_counts", "mean_preference", "order_systems", "preference_table",
-    "metric_agreement", "tie_fraction", "tie_probability", "simulate_ties",
-    "position_metric", "orientation", "worst_case_simulation",
+    "EXPOSURES",
+    "exposure",
+    "lexi_classes",
+    "lexiprecision",
+    "lexiprecision_aligned",
+    "lexirecall",
+    "lexirecall_aligned",
+    "mean_preference",
+    "metric_agreement",
+    "metric_lexirecall",
+    "order_systems",
+    "orientation",
+    "position_metric",
+    "preference_counts",
+    "preference_table",
+    "rrlp",
+    "rrlp_aligned",
+    "simulate_ties",
+    "tie_fraction",
+    "tie_probability",
+    "tse",
+    "worst_case_simulation",
 ]
 
 _ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"))
@@ -94,30 +128,60 @@ _ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"
 
 def dropped_topic_attrs(dropped: list[str]) -> dict[str, Any]:
     """The attrs naming the topics dropped for lacking relevant documents (the first 50 ids)."""
-    return {"dropped_topics": len(dropped),
-            "dropped_topic_ids": ",".join(dropped[:50]) + (",..." if len(dropped) > 50 else "")}
+    return {
+        "dropped_topics": len(dropped),
+        "dropped_topic_ids": ",".join(dropped[:50]) + (",..." if len(dropped) > 50 else ""),
+    }
 
 
-def _lexi_result(values: np.ndarray, pos: Positions, name: str, a: Aligned, rel_level: float, *,
-                 pairwise: bool = True, attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
+def _lexi_result(
+    values: np.ndarray,
+    pos: Positions,
+    name: str,
+    a: Aligned,
+    rel_level: float,
+    *,
+    pairwise: bool = True,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataArray:
     """A lexicographic result over ``(system, other, topic)`` (``pairwise``) or ``(system, topic)``."""
     S, T = pos.shape
     systems, topics = np.asarray(pos.systems, dtype=object), np.asarray(pos.topics, dtype=object)
     own = {"measure": name, **dropped_topic_attrs(pos.dropped_topics)}
     if pairwise:
-        own["description"] = ("+1: system preferred to other; topics without relevant documents dropped; "
-                              "a topic missing from a run is its worst case")
-        dims, coords = ("system", "other", "topic"), {"system": systems, "other": systems, "topic": topics}
+        own["description"] = (
+            "+1: system preferred to other; topics without relevant documents dropped; "
+            "a topic missing from a run is its worst case"
+        )
+        dims, coords = (
+            ("system", "other", "topic"),
+            {"system": systems, "other": systems, "topic": topics},
+        )
     else:
-        dims, coords, values = ("system", "topic"), {"system": systems, "topic": topics}, values.reshape(S, T)
-    return result(values, dims, coords, name=name, options=aligned_options(a, rel_level=float(rel_level)),
-                  measures=[name], attrs={**own, **(attrs or {})})
+        dims, coords, values = (
+            ("system", "topic"),
+            {"system": systems, "topic": topics},
+            values.reshape(S, T),
+        )
+    return result(
+        values,
+        dims,
+        coords,
+        name=name,
+        options=aligned_options(a, rel_level=float(rel_level)),
+        measures=[name],
+        attrs={**own, **(attrs or {})},
+    )
 
 
-def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: Mapping[str, Any]) -> Aligned:
+def _aligned(
+    runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: Mapping[str, Any]
+) -> Aligned:
     unknown = set(options) - set(_ALIGN_OPTIONS)
     if unknown:
-        raise TypeError(f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}")
+        raise TypeError(
+            f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}"
+        )
     if isinstance(runs, Aligned):
         if options:
             raise TypeError("options cannot be combined with an already aligned input")
@@ -127,8 +191,14 @@ def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: 
     return align(runs, qrels, **make_options(**options).align_kwargs())
 
 
-def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *,
-                 kind: str = "recall", rel_level: float = 1, **options: Any) -> xr.DataArray:
+def lexi_classes(
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    kind: str = "recall",
+    rel_level: float = 1,
+    **options: Any,
+) -> xr.DataArray:
     """Dense class of every (system, topic) ranking under lexirecall or lexiprecision.
 
     Within a topic, a lower class is strictly better and equal classes tie, so the
@@ -162,7 +232,9 @@ def lexi_classes(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None
         cls = cls - cls.min(axis=0, keepdims=True)
     else:
         cls = cls.reshape(S, 0)
-    return _lexi_result(cls, pos, f"lexi{kind}_class", a, rel_level, pairwise=False, attrs={"kind": kind})
+    return _lexi_result(
+        cls, pos, f"lexi{kind}_class", a, rel_level, pairwise=False, attrs={"kind": kind}
+    )
 
 
 def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
@@ -181,8 +253,9 @@ def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexiprecision", a, rel_level)
 
 
-def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
-               **options: Any) -> xr.DataArray:
+def lexirecall(
+    runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, **options: Any
+) -> xr.DataArray:
     """Lexicographic recall preferences between all systems on every topic.
 
     Parameters
@@ -223,8 +296,9 @@ def lexirecall(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
     return lexirecall_aligned(_aligned(runs, qrels, options), rel_level=rel_level)
 
 
-def lexiprecision(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1,
-                  **options: Any) -> xr.DataArray:
+def lexiprecision(
+    runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, **options: Any
+) -> xr.DataArray:
     """Lexicographic precision preferences (leximax from the top, Diaz & Mitra 2023, §7.3.1).
 
     Same inputs and output as :func:`lexirecall`; the comparison walks the relevant
@@ -261,26 +335,26 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
     order_t = order.reshape(T, S)
     Ms = M[order].astype(np.int64)[:, 1:].reshape(T, S, L)
     if S > 1 and L > 0:
-        diff = Ms[:, 1:, :] != Ms[:, :-1, :]                       # (T, S-1, L)
-        adj = np.where(diff.any(axis=2), diff.argmax(axis=2), L)    # first differing index
+        diff = Ms[:, 1:, :] != Ms[:, :-1, :]  # (T, S-1, L)
+        adj = np.where(diff.any(axis=2), diff.argmax(axis=2), L)  # first differing index
     else:
         adj = np.full((T, max(S - 1, 0)), L, np.int64)
     # LCP of sorted positions i < j = min(adj[i..j-1])
     ii = np.arange(S)
     A = np.full((T, S, S), L, np.int64)
     if S > 1:
-        upper = ii[None, :, None] < ii[None, None, 1:]                # j > i, j = 1..S-1
+        upper = ii[None, :, None] < ii[None, None, 1:]  # j > i, j = 1..S-1
         A[:, :, 1:] = np.where(upper, adj[:, None, :], np.iinfo(np.int64).max)
         A = np.minimum.accumulate(A, axis=2)
         A = np.where(ii[:, None] < ii[None, :], A, 0)
         A = np.maximum(A, np.swapaxes(A, 1, 2))
     A[:, ii, ii] = L
     # back to systems: cell = s*T + t, sorted index -> system
-    sys_sorted = order_t // T                                          # (T, S)
+    sys_sorted = order_t // T  # (T, S)
     posn = np.empty((T, S), np.int64)
     posn[np.arange(T)[:, None], sys_sorted] = ii[None, :]
     tt = np.arange(T)[:, None, None]
-    d = A[tt, posn[:, :, None], posn[:, None, :]]                      # (T, S, S) first differing index
+    d = A[tt, posn[:, :, None], posn[:, None, :]]  # (T, S, S) first differing index
     # value 1/p at index d for each cell; imputed positions n-m+d+1 (or 1/inf = 0)
     inv = np.zeros((S * T, L + 1))
     cols = np.arange(L + 1)
@@ -290,17 +364,23 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
         inv[:, L] = 0.0
         inv[cols[None, :] >= np.maximum(m_cell, 0)[:, None]] = 0.0
     inv[pos.cell, pos.j] = 1.0 / pos.rank
-    cell_s = np.arange(S)[:, None] * T + np.arange(T)[None, :]         # (S, T)
-    ca = cell_s.T[:, :, None]                                          # (T, S, 1)
-    cb = cell_s.T[:, None, :]                                          # (T, 1, S)
-    val = inv[ca, d] - inv[cb, d]                                      # (T, S, S)
+    cell_s = np.arange(S)[:, None] * T + np.arange(T)[None, :]  # (S, T)
+    ca = cell_s.T[:, :, None]  # (T, S, 1)
+    cb = cell_s.T[:, None, :]  # (T, 1, S)
+    val = inv[ca, d] - inv[cb, d]  # (T, S, S)
     val = np.where(d >= L, 0.0, val)
     out = np.ascontiguousarray(np.moveaxis(val, 0, 2))
     return _lexi_result(out, pos, "rrLP", a, rel_level, attrs={"n": -1 if n is None else int(n)})
 
 
-def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: int | None = None,
-         **options: Any) -> xr.DataArray:
+def rrlp(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    rel_level: float = 1,
+    n: int | None = None,
+    **options: Any,
+) -> xr.DataArray:
     """rrLP: reciprocal-rank difference at the first position where the vectors differ.
 
     For rankings ``π`` (``system``) and ``π'`` (``other``) with position vectors ``p``,
@@ -340,9 +420,17 @@ def rrlp(runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, n: in
 # =====================================================================================
 
 
-def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
-        e: str | Callable = "AP", p: float = 0.8, k: int = 1000, rel_level: float = 1,
-        **options: Any) -> xr.DataArray:
+def tse(
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    n: int,
+    e: str | Callable = "AP",
+    p: float = 0.8,
+    k: int = 1000,
+    rel_level: float = 1,
+    **options: Any,
+) -> xr.DataArray:
     """Total search efficiency ``TSE_e = e(p_m)`` (Diaz & Mitra 2023, Eq. 3).
 
     ``p_m`` is the position of the lowest-ranked relevant document with pessimistic
@@ -379,13 +467,27 @@ def tse(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: i
     pm = bottom_position(pos, n)
     S, _ = pos.shape
     vals = exposure(e, pm, np.tile(pos.m, S), p=p, k=k)
-    return _lexi_result(vals, pos, "TSE", a, rel_level, pairwise=False,
-                        attrs={"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable")})
+    return _lexi_result(
+        vals,
+        pos,
+        "TSE",
+        a,
+        rel_level,
+        pairwise=False,
+        attrs={"n": n, "e": e if isinstance(e, str) else getattr(e, "__name__", "callable")},
+    )
 
 
-def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None = None, *, n: int,
-                      epsilon: float | Fraction = Fraction(1, 2), representation: str = "exact",
-                      rel_level: float = 1, **options: Any) -> xr.DataArray:
+def metric_lexirecall(
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    n: int,
+    epsilon: float | Fraction = Fraction(1, 2),
+    representation: str = "exact",
+    rel_level: float = 1,
+    **options: Any,
+) -> xr.DataArray:
     """Metric lexirecall ``LR(p) = Σ_i w_i x_i`` (Diaz & Mitra 2023, §7.3.2, Yager's leximin weights).
 
     ``x_i = (n - p_i)/n`` and ``w_1 = Δ^(m-1)/(1+Δ)^(m-1)``, ``w_i = Δ^(m-i)/(1+Δ)^(m+1-i)``
@@ -426,17 +528,30 @@ def metric_lexirecall(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None =
     a = _aligned(runs, qrels, options)
     pos = relevant_positions(a, rel_level)
     n = check_corpus_size(n, pos)
-    return _lexi_result(metric_lexirecall_values(pos, n, epsilon, representation), pos, "LR", a, rel_level,
-                        pairwise=False, attrs={"n": n, "epsilon": str(epsilon), "representation": representation})
+    return _lexi_result(
+        metric_lexirecall_values(pos, n, epsilon, representation),
+        pos,
+        "LR",
+        a,
+        rel_level,
+        pairwise=False,
+        attrs={"n": n, "epsilon": str(epsilon), "representation": representation},
+    )
 
 
 # =====================================================================================
 # aggregation across topics
 # =====================================================================================
 def _pref_values(pref: xr.DataArray) -> np.ndarray:
-    if not isinstance(pref, xr.DataArray) or tuple(pref.dims[:2]) != ("system", "other") or pref.ndim != 3:
-        raise ValueError("expected a preference cube with dims ('system', 'other', 'topic'), "
-                         f"got {getattr(pref, 'dims', type(pref).__name__)}; compute it with irframe.lexi.lexirecall")
+    if (
+        not isinstance(pref, xr.DataArray)
+        or tuple(pref.dims[:2]) != ("system", "other")
+        or pref.ndim != 3
+    ):
+        raise ValueError(
+            "expected a preference cube with dims ('system', 'other', 'topic'), "
+            f"got {getattr(pref, 'dims', type(pref).__name__)}; compute it with irframe.lexi.lexirecall"
+        )
     return np.asarray(pref.values)
 
 
@@ -464,10 +579,22 @@ def preference_counts(pref: xr.DataArray) -> xr.Dataset:
     ties = ((v == 0) & valid).sum(axis=2)
     coords = {d: pref.coords[d] for d in ("system", "other") if d in pref.coords}
     dims = ("system", "other")
-    ds = xr.Dataset({"wins": (dims, wins), "losses": (dims, losses), "ties": (dims, ties),
-                     "net": (dims, wins - losses), "topics": (dims, valid.sum(axis=2))}, coords=coords)
-    return result(ds, computed="irframe.lexi.preference_counts", parameters={},
-                  attrs={"measure": pref.attrs.get("measure", pref.name or "")})
+    ds = xr.Dataset(
+        {
+            "wins": (dims, wins),
+            "losses": (dims, losses),
+            "ties": (dims, ties),
+            "net": (dims, wins - losses),
+            "topics": (dims, valid.sum(axis=2)),
+        },
+        coords=coords,
+    )
+    return result(
+        ds,
+        computed="irframe.lexi.preference_counts",
+        parameters={},
+        attrs={"measure": pref.attrs.get("measure", pref.name or "")},
+    )
 
 
 def mean_preference(pref: xr.DataArray) -> xr.DataArray:
@@ -482,13 +609,23 @@ def mean_preference(pref: xr.DataArray) -> xr.DataArray:
     [[0.0, 0.5], [-0.5, 0.0]]
     """
     _pref_values(pref)
-    return result(pref.astype(np.float64).mean("topic", skipna=True), name="mean_preference",
-                  computed="irframe.lexi.mean_preference", parameters={},
-                  attrs={"measure": pref.attrs.get("measure", pref.name or "")})
+    return result(
+        pref.astype(np.float64).mean("topic", skipna=True),
+        name="mean_preference",
+        computed="irframe.lexi.mean_preference",
+        parameters={},
+        attrs={"measure": pref.attrs.get("measure", pref.name or "")},
+    )
 
 
-def order_systems(pref: xr.DataArray, *, method: str = "net_wins", damping: float = 0.85,
-                  tol: float = 1e-12, max_iter: int = 10_000) -> pd.DataFrame:
+def order_systems(
+    pref: xr.DataArray,
+    *,
+    method: str = "net_wins",
+    damping: float = 0.85,
+    tol: float = 1e-12,
+    max_iter: int = 10_000,
+) -> pd.DataFrame:
     """Order systems from a preference cube.
 
     Parameters
@@ -544,13 +681,13 @@ def order_systems(pref: xr.DataArray, *, method: str = "net_wins", damping: floa
         if not (0 < damping <= 1):
             raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
         ntopics = np.maximum(valid.sum(axis=2), 1)
-        beat_by = (vz < 0).sum(axis=2) / ntopics          # [i, j]: share of topics where j beats i
+        beat_by = (vz < 0).sum(axis=2) / ntopics  # [i, j]: share of topics where j beats i
         np.fill_diagonal(beat_by, 0.0)
         P = beat_by / max(S - 1, 1)
         P[np.arange(S), np.arange(S)] = 1.0 - P.sum(axis=1)
         P = damping * P + (1 - damping) / S
         pi = np.full(S, 1.0 / S)
-        for _ in range(max_iter):                          # power iteration
+        for _ in range(max_iter):  # power iteration
             nxt = pi @ P
             if np.abs(nxt - pi).sum() < tol:
                 pi = nxt
@@ -558,14 +695,20 @@ def order_systems(pref: xr.DataArray, *, method: str = "net_wins", damping: floa
             pi = nxt
         score = pi
     else:
-        raise ValueError(f"method must be 'net_wins', 'copeland', 'borda' or 'markov', got {method!r}")
-    s = pd.Series(np.asarray(score, dtype=np.float64), index=pd.Index(systems, name="system"), name="score")
+        raise ValueError(
+            f"method must be 'net_wins', 'copeland', 'borda' or 'markov', got {method!r}"
+        )
+    s = pd.Series(
+        np.asarray(score, dtype=np.float64), index=pd.Index(systems, name="system"), name="score"
+    )
     out = s.to_frame()
     out["rank"] = s.rank(ascending=False, method="min").astype(int)
     return out.sort_values(["rank"], kind="stable")
 
 
-def preference_table(pref: xr.DataArray, *, correction: str | None = "holm", alpha: float = 0.05) -> pd.DataFrame:
+def preference_table(
+    pref: xr.DataArray, *, correction: str | None = "holm", alpha: float = 0.05
+) -> pd.DataFrame:
     """One row per unordered system pair: wins, losses, ties, mean preference and sign test.
 
     The sign (binomial) test and its multiple-comparison correction are those of
@@ -578,25 +721,37 @@ def preference_table(pref: xr.DataArray, *, correction: str | None = "holm", alp
         significant`` for every pair with ``system`` before ``other``.
     """
     from .stats import sign_test
+
     v = _pref_values(pref)
     st = sign_test(pref, correction=correction, alpha=alpha)
     S = v.shape[0]
     iu, ju = np.triu_indices(S, k=1)
     sysv = np.asarray(pref.coords["system"].values if "system" in pref.coords else np.arange(S))
     mean = mean_preference(pref).values
-    return pd.DataFrame({
-        "system": sysv[iu], "other": sysv[ju],
-        "wins": st.wins.values[iu, ju].astype(int), "losses": st.losses.values[iu, ju].astype(int),
-        "ties": st.ties.values[iu, ju].astype(int), "mean": mean[iu, ju],
-        "pvalue": st.pvalue.values[iu, ju], "pvalue_adjusted": st.pvalue_adjusted.values[iu, ju],
-        "significant": st.significant.values[iu, ju]})
+    return pd.DataFrame(
+        {
+            "system": sysv[iu],
+            "other": sysv[ju],
+            "wins": st.wins.values[iu, ju].astype(int),
+            "losses": st.losses.values[iu, ju].astype(int),
+            "ties": st.ties.values[iu, ju].astype(int),
+            "mean": mean[iu, ju],
+            "pvalue": st.pvalue.values[iu, ju],
+            "pvalue_adjusted": st.pvalue_adjusted.values[iu, ju],
+            "significant": st.significant.values[iu, ju],
+        }
+    )
 
 
 def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, list]:
     """Score cube → array (measure, system, topic) aligned to pref's systems and topics."""
     if "system" not in scores.dims or "topic" not in scores.dims:
-        raise ValueError(f"expected a score cube with dims (system, topic[, measure]), got {scores.dims}")
-    sc = scores if "measure" in scores.dims else scores.expand_dims(measure=[scores.name or "score"])
+        raise ValueError(
+            f"expected a score cube with dims (system, topic[, measure]), got {scores.dims}"
+        )
+    sc = (
+        scores if "measure" in scores.dims else scores.expand_dims(measure=[scores.name or "score"])
+    )
     sc = sc.transpose("measure", "system", "topic")
     psys = [str(s) for s in pref.coords["system"].values]
     ssys = [str(s) for s in sc.coords["system"].values]
@@ -605,7 +760,7 @@ def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, lis
         raise ValueError(f"systems {missing[:5]} of the preference cube are not in the score cube")
     topics = [str(t) for t in pref.coords["topic"].values]
     sc = sc.assign_coords(system=ssys, topic=[str(t) for t in sc.coords["topic"].values])
-    arr = sc.reindex(system=psys, topic=topics).values.astype(np.float64)   # NaN for absent topics
+    arr = sc.reindex(system=psys, topic=topics).values.astype(np.float64)  # NaN for absent topics
     labels = [str(x) for x in sc.coords["measure"].values]
     return arr, labels
 
@@ -636,18 +791,24 @@ def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
     arr, labels = _score_2d(scores, pref)
     S = v.shape[0]
     iu, ju = np.triu_indices(S, k=1)
-    pv = v[iu, ju, :]                                       # (P, T)
+    pv = v[iu, ju, :]  # (P, T)
     out, npairs = [], []
-    for mat in arr:                                         # loop over measures
+    for mat in arr:  # loop over measures
         d = mat[iu, :] - mat[ju, :]
         ok = ~np.isnan(d) & (d != 0) & ~np.isnan(pv)
         agree = ok & (np.sign(d) == pv)
         n = int(ok.sum())
         npairs.append(n)
         out.append(agree.sum() / n if n else np.nan)
-    return result(np.array(out), ("measure",), {"measure": labels, "pairs": ("measure", np.array(npairs))},
-                  name="agreement", computed="irframe.lexi.metric_agreement", parameters={},
-                  attrs={"preference": pref.attrs.get("measure", pref.name or "")})
+    return result(
+        np.array(out),
+        ("measure",),
+        {"measure": labels, "pairs": ("measure", np.array(npairs))},
+        name="agreement",
+        computed="irframe.lexi.metric_agreement",
+        parameters={},
+        attrs={"preference": pref.attrs.get("measure", pref.name or "")},
+    )
 
 
 def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
@@ -673,8 +834,10 @@ def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
         ok = ~np.isnan(pv)
         return float((pv[ok] == 0).mean()) if ok.any() else float("nan")
     if "system" not in cube.dims or "topic" not in cube.dims:
-        raise ValueError(f"expected a preference cube (system, other, topic) or a score cube "
-                         f"(system, topic[, measure]); got dims {cube.dims}")
+        raise ValueError(
+            f"expected a preference cube (system, other, topic) or a score cube "
+            f"(system, topic[, measure]); got dims {cube.dims}"
+        )
     sc = cube if "measure" in cube.dims else cube.expand_dims(measure=[cube.name or "score"])
     arr = sc.transpose("measure", "system", "topic").values.astype(np.float64)
     S = arr.shape[1]
@@ -686,5 +849,11 @@ def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
         out.append(float((a[ok] == b[ok]).mean()) if ok.any() else np.nan)
     if "measure" not in cube.dims:
         return float(out[0])
-    return result(np.array(out), ("measure",), {"measure": sc.coords["measure"].values}, name="tie_fraction",
-                  computed="irframe.lexi.tie_fraction", parameters={})
+    return result(
+        np.array(out),
+        ("measure",),
+        {"measure": sc.coords["measure"].values},
+        name="tie_fraction",
+        computed="irframe.lexi.tie_fraction",
+        parameters={},
+    )

@@ -20,7 +20,13 @@ import pandas as pd
 from .measures.lexi import exposure
 from .options import make_rng
 
-__all__ = ["tie_probability", "simulate_ties", "position_metric", "orientation", "worst_case_simulation"]
+__all__ = [
+    "orientation",
+    "position_metric",
+    "simulate_ties",
+    "tie_probability",
+    "worst_case_simulation",
+]
 
 
 def _check_nm(n: int, m: int) -> tuple[int, int]:
@@ -30,8 +36,9 @@ def _check_nm(n: int, m: int) -> tuple[int, int]:
     return n, m
 
 
-def tie_probability(metric: str, *, n: int, m: int, k: int | None = None,
-                    exact: bool = False) -> float | Fraction:
+def tie_probability(
+    metric: str, *, n: int, m: int, k: int | None = None, exact: bool = False
+) -> float | Fraction:
     """Probability that two uniformly random complete rankings tie (Diaz & Mitra 2023, App. A.4).
 
     ``TSE``: ``Σ_{i=m}^n C(i-1, m-1)² / C(n, m)²``;
@@ -98,7 +105,7 @@ def _sample_positions(rng: np.random.Generator, n: int, m: np.ndarray, width: in
     todo = np.arange(Q)
     while len(todo):
         draw = rng.integers(1, n + 1, size=(len(todo), width))
-        draw = np.where(active[todo], draw, n + 1 + cols)           # distinct pads
+        draw = np.where(active[todo], draw, n + 1 + cols)  # distinct pads
         srt = np.sort(draw, axis=1)
         dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
         good = ~dup
@@ -107,8 +114,14 @@ def _sample_positions(rng: np.random.Generator, n: int, m: np.ndarray, width: in
     return np.where(active, out, n + 1)
 
 
-def simulate_ties(*, n: int, m: int, k: int = 1000, samples: int = 100_000,
-                  rng: np.random.Generator | int | None = None) -> dict[str, float]:
+def simulate_ties(
+    *,
+    n: int,
+    m: int,
+    k: int = 1000,
+    samples: int = 100_000,
+    rng: np.random.Generator | int | None = None,
+) -> dict[str, float]:
     """Monte-Carlo tie frequencies of TSE, R_k, RP and LR for random complete rankings.
 
     Draws ``samples`` pairs of uniform random position vectors (m-subsets of 1..n)
@@ -126,14 +139,24 @@ def simulate_ties(*, n: int, m: int, k: int = 1000, samples: int = 100_000,
     mm = np.full(samples, m)
     p = _sample_positions(rng, n, mm, m)
     q = _sample_positions(rng, n, mm, m)
-    return {"TSE": float((p[:, -1] == q[:, -1]).mean()),
-            "R": float(((p <= k).sum(1) == (q <= k).sum(1)).mean()),
-            "RP": float(((p <= m).sum(1) == (q <= m).sum(1)).mean()),
-            "LR": float((p == q).all(axis=1).mean())}
+    return {
+        "TSE": float((p[:, -1] == q[:, -1]).mean()),
+        "R": float(((p <= k).sum(1) == (q <= k).sum(1)).mean()),
+        "RP": float(((p <= m).sum(1) == (q <= m).sum(1)).mean()),
+        "LR": float((p == q).all(axis=1).mean()),
+    }
 
 
-def position_metric(metric: str, P: np.ndarray, m: np.ndarray | int, *, n: int | None = None,
-                    p: float = 0.8, k: int = 1000, e: str | Callable = "AP") -> np.ndarray:
+def position_metric(
+    metric: str,
+    P: np.ndarray,
+    m: np.ndarray | int,
+    *,
+    n: int | None = None,
+    p: float = 0.8,
+    k: int = 1000,
+    e: str | Callable = "AP",
+) -> np.ndarray:
     """A metric computed from position vectors (rows of ``P``, ascending, first m valid).
 
     Parameters
@@ -177,8 +200,9 @@ def position_metric(metric: str, P: np.ndarray, m: np.ndarray | int, *, n: int |
     raise ValueError(f"unknown metric {metric!r}; use AP, NDCG, RBP, RR, R, RP or TSE")
 
 
-def orientation(metric: str, *, n: int, m: int | Sequence[int], kind: str = "recall",
-                **params: Any) -> np.ndarray:
+def orientation(
+    metric: str, *, n: int, m: int | Sequence[int], kind: str = "recall", **params: Any
+) -> np.ndarray:
     """Precision or recall orientation of a metric (Diaz & Mitra 2023, §3.1, Fig. 2-3).
 
     ``kind="precision"``: the ranking with a relevant document at position 1 and the
@@ -207,12 +231,20 @@ def orientation(metric: str, *, n: int, m: int | Sequence[int], kind: str = "rec
         after[:, 0] = n - ms + 1
     else:
         raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
-    return position_metric(metric, before, ms, n=n, **params) - position_metric(metric, after, ms, n=n, **params)
+    return position_metric(metric, before, ms, n=n, **params) - position_metric(
+        metric, after, ms, n=n, **params
+    )
 
 
-def worst_case_simulation(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6), *, queries: int = 10_000,
-                          m_low: int = 5, m_high: int = 50, k: int = 1000,
-                          rng: np.random.Generator | int | None = None) -> pd.DataFrame:
+def worst_case_simulation(
+    ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6),
+    *,
+    queries: int = 10_000,
+    m_low: int = 5,
+    m_high: int = 50,
+    k: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
     """Agreement of metrics with the worst-case preference (Diaz & Mitra 2023, Table 1).
 
     For each corpus size, ``queries`` queries with ``m ~ U{m_low..m_high}`` relevant
@@ -231,18 +263,25 @@ def worst_case_simulation(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6), *, q
     """
     rng = make_rng(rng)
     rows = []
-    for n in ns:                                           # loop over corpus sizes
+    for n in ns:  # loop over corpus sizes
         n = int(n)
         m = rng.integers(m_low, m_high + 1, size=queries)
         P = _sample_positions(rng, n, m, m_high)
         Q = _sample_positions(rng, n, m, m_high)
         idx = np.arange(queries)
-        wc = np.sign(Q[idx, m - 1] - P[idx, m - 1])        # +1: π better in the worst case
+        wc = np.sign(Q[idx, m - 1] - P[idx, m - 1])  # +1: π better in the worst case
         untied = wc != 0
         row = {"n": n, "tied": float((~untied).mean())}
-        for label, name, kw in (("TSE", "TSE", {}), (f"R@{k}", "R", {"k": k}), ("RP", "RP", {}),
-                                ("AP", "AP", {}), ("NDCG", "NDCG", {})):
-            d = np.sign(position_metric(name, P, m, n=n, **kw) - position_metric(name, Q, m, n=n, **kw))
+        for label, name, kw in (
+            ("TSE", "TSE", {}),
+            (f"R@{k}", "R", {"k": k}),
+            ("RP", "RP", {}),
+            ("AP", "AP", {}),
+            ("NDCG", "NDCG", {}),
+        ):
+            d = np.sign(
+                position_metric(name, P, m, n=n, **kw) - position_metric(name, Q, m, n=n, **kw)
+            )
             row[label] = float((d[untied] == wc[untied]).mean()) if untied.any() else np.nan
         rnd = np.sign(rng.random(queries) - rng.random(queries))
         row["random"] = float((rnd[untied] == wc[untied]).mean()) if untied.any() else np.nan

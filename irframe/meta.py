@@ -36,33 +36,42 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
-from .options import make_rng
-from .cube import result
-from .params import ALPHA, DRAWS, FUZZINESS
-from .agreement import (cohen_kappa, decision_flips, krippendorff_alpha, label_agreement, label_confusion,
-                        qrels_agreement, rbo, tau_ap, tau_b)
 from ._scores import batch_coords, complete_topics, is_pref, mask_missing, score_cube
+from .agreement import (
+    cohen_kappa,
+    decision_flips,
+    krippendorff_alpha,
+    label_agreement,
+    label_confusion,
+    qrels_agreement,
+    rbo,
+    tau_ap,
+    tau_b,
+)
+from .cube import result
 from .degradation import degrade_qrels, label_degradation
+from .options import make_rng
+from .params import ALPHA, DRAWS, FUZZINESS
 from .stats import compare, sign_test, tukey_hsd
 
 __all__ = [
-    "discriminative_power",
-    "stability",
-    "swap_rate",
-    "kendall_tau",
+    "cohen_kappa",
     "correlation_matrix",
-    "metric_unanimity",
+    "decision_flips",
     "degrade_qrels",
-    "label_degradation",
-    "qrels_agreement",
+    "discriminative_power",
+    "kendall_tau",
+    "krippendorff_alpha",
     "label_agreement",
     "label_confusion",
-    "decision_flips",
-    "tau_b",
-    "tau_ap",
+    "label_degradation",
+    "metric_unanimity",
+    "qrels_agreement",
     "rbo",
-    "cohen_kappa",
-    "krippendorff_alpha",
+    "stability",
+    "swap_rate",
+    "tau_ap",
+    "tau_b",
 ]
 
 
@@ -70,9 +79,19 @@ __all__ = [
 # discriminative power
 # ---------------------------------------------------------------------------
 
-def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, correction="auto",
-                         n_samples: int = 10_000, rng=None, missing: str = "skip",
-                         two_way: bool = True, dim: str = "topic") -> pd.DataFrame:
+
+def discriminative_power(
+    cube,
+    *,
+    test: str = "tukey",
+    alpha: float = 0.05,
+    correction="auto",
+    n_samples: int = 10_000,
+    rng=None,
+    missing: str = "skip",
+    two_way: bool = True,
+    dim: str = "topic",
+) -> pd.DataFrame:
     """Fraction of system pairs a significance test separates (discriminative power).
 
     Parameters
@@ -135,15 +154,26 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
                 seen.add(key)
                 nsig += bool(sig[i, j])
         name = cube.name if cube.name is not None else "preference"
-        df = pd.DataFrame({"significant": [nsig], "pairs": [len(seen)]}, index=pd.Index([name], name="measure"))
+        df = pd.DataFrame(
+            {"significant": [nsig], "pairs": [len(seen)]}, index=pd.Index([name], name="measure")
+        )
         df["power"] = df["significant"] / df["pairs"]
         return df
     if test == "tukey":
         res = tukey_hsd(cube, alpha=alpha, missing=missing, two_way=two_way, dim=dim)
     else:
         corr = None if correction == "auto" else correction
-        res = compare(cube, None, test=test, correction=corr, alpha=alpha, n_samples=n_samples, rng=rng,
-                      missing=missing, dim=dim)
+        res = compare(
+            cube,
+            None,
+            test=test,
+            correction=corr,
+            alpha=alpha,
+            n_samples=n_samples,
+            rng=rng,
+            missing=missing,
+            dim=dim,
+        )
     sig = res.significant
     batch = [d for d in sig.dims if d not in ("system", "other")]
     if not batch:
@@ -154,7 +184,9 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
     nsig = sig.values[iu[0], iu[1], :].sum(axis=0)
     index = sig.indexes["_batch"]
     index = index.get_level_values(0).rename(batch[0]) if len(batch) == 1 else index
-    df = pd.DataFrame({"significant": nsig.astype(np.int64), "pairs": np.int64(len(iu[0]))}, index=index)
+    df = pd.DataFrame(
+        {"significant": nsig.astype(np.int64), "pairs": np.int64(len(iu[0]))}, index=index
+    )
     df["power"] = df["significant"] / df["pairs"]
     return df
 
@@ -162,6 +194,7 @@ def discriminative_power(cube, *, test: str = "tukey", alpha: float = 0.05, corr
 # ---------------------------------------------------------------------------
 # stability and swap rate
 # ---------------------------------------------------------------------------
+
 
 def _pair_outcomes(means: np.ndarray, fuzziness: float):
     """means (S, R) -> (U, R) int8 outcome for pairs i<j: +1 i better, -1 j better, 0 tie."""
@@ -175,9 +208,17 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
     return out, iu
 
 
-def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=None, fuzziness: float = 0.0,
-              missing: str = "skip", per_pair: bool = False,
-              dim: str = "topic") -> pd.DataFrame | tuple[pd.DataFrame, xr.Dataset]:
+def stability(
+    cube,
+    *,
+    n_trials: int = 1000,
+    n_topics: int | None = None,
+    rng=None,
+    fuzziness: float = 0.0,
+    missing: str = "skip",
+    per_pair: bool = False,
+    dim: str = "topic",
+) -> pd.DataFrame | tuple[pd.DataFrame, xr.Dataset]:
     """Stability of pairwise system orderings under topic subsampling.
 
     Follows Turkmen et al., ECIR 2023, §4.4 (after Buckley & Voorhees 2000): in each of
@@ -240,12 +281,18 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     rows, pair_ds = [], []
     systems = list(c.indexes["system"])
     for k, m in enumerate(c.indexes["measure"]):
-        row, wins, losses, ties, iu = _stability_of(c.values[:, :, k], keys, m, n_topics, missing, fuzziness)
+        row, wins, losses, ties, iu = _stability_of(
+            c.values[:, :, k], keys, m, n_topics, missing, fuzziness
+        )
         rows.append(row)
         if per_pair:
             S = len(systems)
             mat = {n: np.full((S, S), np.nan) for n in ("wins", "losses", "ties")}
-            for n, v, vt in (("wins", wins, losses), ("losses", losses, wins), ("ties", ties, ties)):
+            for n, v, vt in (
+                ("wins", wins, losses),
+                ("losses", losses, wins),
+                ("ties", ties, ties),
+            ):
                 mat[n][iu] = v
                 mat[n].T[iu] = vt
             pair_ds.append(mat)
@@ -253,13 +300,27 @@ def stability(cube, *, n_trials: int = 1000, n_topics: int | None = None, rng=No
     table.index = layout.frame_index(table.index)
     if per_pair:
         dims = ("system", "other", "measure")
-        ds = xr.Dataset({n: (dims, np.stack([m[n] for m in pair_ds], axis=-1)) for n in ("wins", "losses", "ties")},
-                        coords={"system": systems, "other": systems})
+        ds = xr.Dataset(
+            {
+                n: (dims, np.stack([m[n] for m in pair_ds], axis=-1))
+                for n in ("wins", "losses", "ties")
+            },
+            coords={"system": systems, "other": systems},
+        )
         ds = ds.assign_coords(batch_coords(c))
         ds["stability"] = (dims, np.maximum(ds.wins.values, ds.losses.values) / int(n_trials))
-        return table, result(layout.restore(ds), computed="irframe.meta.stability",
-                             parameters={"n_trials": int(n_trials), "n_topics": n_topics, "fuzziness": float(fuzziness),
-                                         "missing": missing, "per_pair": per_pair, "dim": dim})
+        return table, result(
+            layout.restore(ds),
+            computed="irframe.meta.stability",
+            parameters={
+                "n_trials": int(n_trials),
+                "n_topics": n_topics,
+                "fuzziness": float(fuzziness),
+                "missing": missing,
+                "per_pair": per_pair,
+                "dim": dim,
+            },
+        )
     return table
 
 
@@ -267,7 +328,9 @@ def _complete_block(X0: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarra
     """:func:`complete_topics` of X0 (S, T) and which of the T topics it kept (all of them
     for 'zero' and 'error'), to index the random keys drawn over every topic."""
     X = complete_topics(X0, missing)
-    keep = ~np.isnan(X0).any(axis=0) if missing in ("common", "skip") else np.ones(X0.shape[1], bool)
+    keep = (
+        ~np.isnan(X0).any(axis=0) if missing in ("common", "skip") else np.ones(X0.shape[1], bool)
+    )
     return X, keep
 
 
@@ -288,14 +351,28 @@ def _stability_of(X0: np.ndarray, keys: np.ndarray, m, n_topics, missing: str, f
     wins = (out > 0).sum(axis=1)
     losses = (out < 0).sum(axis=1)
     ties = (out == 0).sum(axis=1)
-    row = {"measure": m, "stability": float(np.mean(np.maximum(wins, losses) / R)),
-           "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
-           "tie_rate": float(ties.sum() / (len(wins) * R)), "pairs": len(wins), "n_topics": nt, "n_trials": R}
+    row = {
+        "measure": m,
+        "stability": float(np.mean(np.maximum(wins, losses) / R)),
+        "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
+        "tie_rate": float(ties.sum() / (len(wins) * R)),
+        "pairs": len(wins),
+        "n_topics": nt,
+        "n_trials": R,
+    }
     return row, wins, losses, ties, iu
 
 
-def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, rng=None,
-              fuzziness: float = 0.0, missing: str = "skip", dim: str = "topic") -> pd.DataFrame:
+def swap_rate(
+    cube,
+    *,
+    n_splits: int = 1000,
+    topic_set_size: int | None = None,
+    rng=None,
+    fuzziness: float = 0.0,
+    missing: str = "skip",
+    dim: str = "topic",
+) -> pd.DataFrame:
     """Swap rate between disjoint topic sets (Voorhees & Buckley 2002).
 
     Each split draws two *disjoint* topic sets of ``topic_set_size`` topics (default:
@@ -332,19 +409,28 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
-            raise ValueError(f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}")
+            raise ValueError(
+                f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}"
+            )
         order = np.argsort(keys[:, keep], axis=1)
         W1 = np.zeros((int(n_splits), T))
         W2 = np.zeros((int(n_splits), T))
         np.put_along_axis(W1, order[:, :size], 1.0, axis=1)
-        np.put_along_axis(W2, order[:, size:2 * size], 1.0, axis=1)
+        np.put_along_axis(W2, order[:, size : 2 * size], 1.0, axis=1)
         o1, _ = _pair_outcomes(X @ W1.T / size, fuzziness)
         o2, _ = _pair_outcomes(X @ W2.T / size, fuzziness)
         swaps = (o1 * o2 < 0).sum()
         U = o1.shape[0]
-        rows.append({"measure": m, "swap_rate": float(swaps / (U * n_splits)),
-                     "tie_rate": float(((o1 == 0).sum() + (o2 == 0).sum()) / (2 * U * n_splits)),
-                     "pairs": U, "topic_set_size": size, "n_splits": int(n_splits)})
+        rows.append(
+            {
+                "measure": m,
+                "swap_rate": float(swaps / (U * n_splits)),
+                "tie_rate": float(((o1 == 0).sum() + (o2 == 0).sum()) / (2 * U * n_splits)),
+                "pairs": U,
+                "topic_set_size": size,
+                "n_splits": int(n_splits),
+            }
+        )
     table = pd.DataFrame(rows).set_index("measure")
     table.index = layout.frame_index(table.index)
     return table
@@ -353,6 +439,7 @@ def swap_rate(cube, *, n_splits: int = 1000, topic_set_size: int | None = None, 
 # ---------------------------------------------------------------------------
 # Kendall tau
 # ---------------------------------------------------------------------------
+
 
 def _as_scores(x, name):
     if isinstance(x, xr.DataArray):
@@ -375,8 +462,10 @@ def _align_scores(a, b):
     labelled = not isinstance(sa.index, pd.RangeIndex) and not isinstance(sb.index, pd.RangeIndex)
     if labelled:
         if set(sa.index) != set(sb.index):
-            raise KeyError(f"a and b rank different systems: only in a {sorted(set(sa.index) - set(sb.index))[:5]}, "
-                           f"only in b {sorted(set(sb.index) - set(sa.index))[:5]}")
+            raise KeyError(
+                f"a and b rank different systems: only in a {sorted(set(sa.index) - set(sb.index))[:5]}, "
+                f"only in b {sorted(set(sb.index) - set(sa.index))[:5]}"
+            )
         sb = sb.reindex(sa.index)
     elif len(sa) != len(sb):
         raise ValueError(f"a and b have different lengths ({len(sa)} and {len(sb)})")
@@ -440,7 +529,9 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
 _CORR_METHODS = ("kendall", "tau_a", "tau_ap", "spearman", "pearson")
 
 
-def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip", dim: str = "topic") -> xr.DataArray:
+def correlation_matrix(
+    cube, *, method: str = "kendall", missing: str = "skip", dim: str = "topic"
+) -> xr.DataArray:
     """Correlation between the system orderings induced by each pair of measures.
 
     Systems are ordered by their mean score per measure.
@@ -501,18 +592,26 @@ def correlation_matrix(cube, *, method: str = "kendall", missing: str = "skip", 
                 elif method == "spearman":
                     out[i, j] = _st.spearmanr(x, y).statistic
                 else:
-                    out[i, j] = _st.pearsonr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else np.nan
+                    out[i, j] = (
+                        _st.pearsonr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else np.nan
+                    )
     labels = list(c.indexes["measure"])
     if layout.stacked:
         labels = ["/".join(map(str, t)) for t in labels]
-    return result(out, ("measure", "other_measure"), {"measure": labels, "other_measure": labels}, name=method,
-                  computed="irframe.meta.correlation_matrix",
-                  parameters={"method": method, "missing": missing, "dim": dim})
+    return result(
+        out,
+        ("measure", "other_measure"),
+        {"measure": labels, "other_measure": labels},
+        name=method,
+        computed="irframe.meta.correlation_matrix",
+        parameters={"method": method, "missing": missing, "dim": dim},
+    )
 
 
 # ---------------------------------------------------------------------------
 # Metric Unanimity
 # ---------------------------------------------------------------------------
+
 
 def _stack_measures(cube, dims):
     """Return (DataArray (system, topic, measure), unstack function)."""
@@ -520,7 +619,9 @@ def _stack_measures(cube, dims):
         raise TypeError(f"cube must be an xarray.DataArray, not {type(cube).__name__}")
     missing = {"system", "topic"} - set(cube.dims)
     if missing:
-        raise ValueError(f"cube must have dims 'system' and 'topic' plus the measure dim(s); got {tuple(cube.dims)}")
+        raise ValueError(
+            f"cube must have dims 'system' and 'topic' plus the measure dim(s); got {tuple(cube.dims)}"
+        )
     if dims is None:
         dims = [d for d in cube.dims if d not in ("system", "topic")]
     elif isinstance(dims, str):
@@ -529,9 +630,13 @@ def _stack_measures(cube, dims):
         dims = list(dims)
     extra = [d for d in cube.dims if d not in ("system", "topic") and d not in dims]
     if extra:
-        raise ValueError(f"cube has dims {extra} that are neither system/topic nor measure dims {dims}")
+        raise ValueError(
+            f"cube has dims {extra} that are neither system/topic nor measure dims {dims}"
+        )
     if not dims:
-        raise ValueError("metric unanimity needs several measures: the cube has only dims (system, topic)")
+        raise ValueError(
+            "metric unanimity needs several measures: the cube has only dims (system, topic)"
+        )
     for d in dims:
         if d not in cube.coords:
             cube = cube.assign_coords({d: np.arange(cube.sizes[d])})
@@ -552,14 +657,20 @@ def _measure_positions(labels: pd.Index, sel, what: str) -> np.ndarray:
     sel = [sel] if isinstance(sel, (str, tuple)) else list(sel)
     pos = []
     for s in sel:
-        hits = np.flatnonzero(labels == s) if not isinstance(labels, pd.MultiIndex) else np.flatnonzero(labels.isin([s]))
+        hits = (
+            np.flatnonzero(labels == s)
+            if not isinstance(labels, pd.MultiIndex)
+            else np.flatnonzero(labels.isin([s]))
+        )
         if hits.size == 0:
             raise KeyError(f"{what} {s!r} is not a measure of the cube; available: {list(labels)}")
         pos.extend(hits.tolist())
     return np.array(sorted(set(pos)))
 
 
-def _unanimity_counts(X: np.ndarray, in_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _unanimity_counts(
+    X: np.ndarray, in_ref: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Over ordered pairs of system outputs with every score: per measure m, the counts of
     joint improvement (d_m and unanimity of the reference set without m), of d_m (ties 1/2)
     and of unanimity, and the number of pairs; blocks of topics bound the memory."""
@@ -572,13 +683,13 @@ def _unanimity_counts(X: np.ndarray, in_ref: np.ndarray) -> tuple[np.ndarray, np
     offdiag = ~np.eye(S, dtype=bool)
     step = max(1, 2_000_000 // max(S * S * K, 1))
     for a in range(0, T, step):
-        xb = X[:, a:a + step, :]                       # (S, t, K)
-        vb = valid[:, a:a + step]                      # (S, t)
+        xb = X[:, a : a + step, :]  # (S, t, K)
+        vb = valid[:, a : a + step]  # (S, t)
         pair_ok = vb[:, None, :] & vb[None, :, :] & offdiag[:, :, None]  # (S, S, t)
         xi, xj = xb[:, None, :, :], xb[None, :, :, :]  # (S, 1, t, K), (1, S, t, K)
         ge = xi >= xj
-        imp = (xi > xj) + 0.5 * (xi == xj)             # dm with the 0.5 tie rule
-        n_ge = (ge & in_ref).sum(axis=3)               # (S, S, t)
+        imp = (xi > xj) + 0.5 * (xi == xj)  # dm with the 0.5 tie rule
+        n_ge = (ge & in_ref).sum(axis=3)  # (S, S, t)
         n_ref = in_ref.sum()
         # unanimity of M \ {m}: all reference measures other than m (by position)
         dM = (n_ge[..., None] - (ge & in_ref)) == (n_ref - in_ref)  # (S, S, t, K)
@@ -591,8 +702,9 @@ def _unanimity_counts(X: np.ndarray, in_ref: np.ndarray) -> tuple[np.ndarray, np
     return joint, pm, pM, n_pairs
 
 
-def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level: str = "topic",
-                     dims=None) -> xr.DataArray:
+def metric_unanimity(
+    cube, measures=None, *, others=None, base: float = 2, level: str = "topic", dims=None
+) -> xr.DataArray:
     """Metric Unanimity (MU) of each measure with respect to the others (Amigó et al., SIGIR 2018, §6.1).
 
     Over ordered pairs ``(i, j)`` of distinct system outputs, let ``dm`` be the
@@ -673,15 +785,23 @@ def metric_unanimity(cube, measures=None, *, others=None, base: float = 2, level
     joint, pm, pM, n_pairs = _unanimity_counts(X, in_ref)
     n_ref_m = in_ref.sum() - in_ref
     if measures is not None and (n_ref_m[target] == 0).any():
-        raise ValueError("the reference set is empty for some measure (it only contains the measure itself)")
+        raise ValueError(
+            "the reference set is empty for some measure (it only contains the measure itself)"
+        )
     if n_pairs == 0:
         raise ValueError("no pair of system outputs has scores for every measure")
     with np.errstate(divide="ignore", invalid="ignore"):
         P_joint, P_m, P_M = joint / n_pairs, pm / n_pairs, pM / n_pairs
         mu = np.log(P_joint / (P_m * P_M)) / math.log(base)
     mu = np.where((P_M > 0) & (n_ref_m > 0), mu, np.nan)
-    res = xr.DataArray(mu, dims=("measure",), coords={"measure": stacked.coords["measure"]}, name="MU")
+    res = xr.DataArray(
+        mu, dims=("measure",), coords={"measure": stacked.coords["measure"]}, name="MU"
+    )
     res = res.isel(measure=target)
     res = unstack(res) if len(target) == K else res
-    return result(res, computed="irframe.meta.metric_unanimity", parameters={"base": float(base), "level": level},
-                  attrs={"n_pairs": n_pairs})
+    return result(
+        res,
+        computed="irframe.meta.metric_unanimity",
+        parameters={"base": float(base), "level": level},
+        attrs={"n_pairs": n_pairs},
+    )

@@ -13,19 +13,40 @@ from collections.abc import Mapping
 import pandas as pd
 
 from .align import align
-from .measures.ndpm import (COUNT_FIELDS, measures_from_counts, pair_counts_aligned, ranking_distance,
-                            weak_order_counts)
+from .measures.ndpm import (
+    COUNT_FIELDS,
+    measures_from_counts,
+    pair_counts_aligned,
+    ranking_distance,
+    weak_order_counts,
+)
 from .options import check_rel_level, make_options
 
-__all__ = ["pair_counts", "pair_counts_aligned", "weak_order_counts", "ranking_distance",
-           "measures_from_counts", "COUNT_FIELDS"]
+__all__ = [
+    "COUNT_FIELDS",
+    "measures_from_counts",
+    "pair_counts",
+    "pair_counts_aligned",
+    "ranking_distance",
+    "weak_order_counts",
+]
 
 
-def pair_counts(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = None,
-                rel_level: float | None = None, order: str = "trec_eval", depth: int | None = None,
-                complete: bool = False, judged_only: bool = False,
-                columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-                duplicates: str = "error", system: str | None = None) -> pd.DataFrame:
+def pair_counts(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    k: int | None = None,
+    rel_level: float | None = None,
+    order: str = "trec_eval",
+    depth: int | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    duplicates: str = "error",
+    system: str | None = None,
+) -> pd.DataFrame:
     """Pair counts and every distance-based measure per (system, topic), as a tidy frame.
 
     Columns: ``system, topic, n, C, C_plus, C_minus, C_u, C_s, dpm, ndpm, dpm_drf, dpm_p,
@@ -42,13 +63,27 @@ def pair_counts(runs: pd.DataFrame, qrels: pd.DataFrame, *, k: int | None = None
     >>> pair_counts(run, qrels)[["C", "C_plus", "C_minus", "C_u", "C_s", "dpm", "ndpm"]].values.tolist()
     [[8.0, 3.0, 3.0, 2.0, 2.0, 8.0, 0.5]]
     """
-    opts = make_options(order=order, depth=depth, complete=complete, judged_only=judged_only, duplicates=duplicates,
-                        columns=columns, qrels_columns=qrels_columns, system=system)
+    opts = make_options(
+        order=order,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+    )
     a = align(runs, qrels, **opts.align_kwargs())
-    c = pair_counts_aligned(a, k=k, rel_level=None if rel_level is None else check_rel_level(rel_level))
+    c = pair_counts_aligned(
+        a, k=k, rel_level=None if rel_level is None else check_rel_level(rel_level)
+    )
     m = measures_from_counts(c)
-    out = pd.DataFrame({"system": a.systems[a.group_system].to_numpy(),
-                        "topic": a.topics[a.group_topic].to_numpy()})
+    out = pd.DataFrame(
+        {
+            "system": a.systems[a.group_system].to_numpy(),
+            "topic": a.topics[a.group_topic].to_numpy(),
+        }
+    )
     for f in COUNT_FIELDS:
         out[f] = c[f]
     for f, v in m.items():

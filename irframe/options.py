@@ -52,8 +52,20 @@ import numpy as np
 from .errors import OptionError
 from .params import DEPTH, REL_LEVEL, Param, check_gains
 
-__all__ = ["Options", "make_options", "ORDERS", "DUPLICATES", "MISSING", "check_rel_level", "check_depth",
-           "check_k", "check_missing", "make_rng", "aligned_options", "OPTION_NAMES"]
+__all__ = [
+    "DUPLICATES",
+    "MISSING",
+    "OPTION_NAMES",
+    "ORDERS",
+    "Options",
+    "aligned_options",
+    "check_depth",
+    "check_k",
+    "check_missing",
+    "check_rel_level",
+    "make_options",
+    "make_rng",
+]
 
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
 DUPLICATES = ("error", "first")
@@ -61,8 +73,8 @@ DUPLICATES = ("error", "first")
 #: the one meaning of each ``missing=`` value, for every function that takes it
 MISSING = {
     "skip": "ignore not-evaluated cells: a mean uses each system's own topics, a paired statistic the "
-            "topics both systems have; methods that need a complete system × topic block (ANOVA, "
-            "Tukey HSD, stability, swap rate, discriminative power) use the topics every system has",
+    "topics both systems have; methods that need a complete system × topic block (ANOVA, "
+    "Tukey HSD, stability, swap rate, discriminative power) use the topics every system has",
     "common": "use only the topics every system was evaluated on",
     "zero": "count not-evaluated cells as 0 (trec_eval -c; gm_map uses log(1e-5))",
     "error": "raise if the cube holds a not-evaluated cell",
@@ -96,7 +108,9 @@ def check_k(k: Any, *, allow_none: bool = True, what: str = "the cutoff") -> int
 def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> str:
     """One of :data:`MISSING` (``allowed`` narrows it for a function)."""
     if missing not in allowed:
-        raise ValueError(f"missing= must be one of {', '.join(map(repr, allowed))}, got {missing!r}")
+        raise ValueError(
+            f"missing= must be one of {', '.join(map(repr, allowed))}, got {missing!r}"
+        )
     return missing
 
 
@@ -117,9 +131,10 @@ def make_rng(rng: Any) -> np.random.Generator:
     try:
         return np.random.default_rng(rng)
     except TypeError:  # a negative seed keeps numpy's own ValueError
-        raise TypeError("rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, "
-                        f"a sequence of ints, a SeedSequence, a BitGenerator or None), not {type(rng).__name__}"
-                        ) from None
+        raise TypeError(
+            "rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, "
+            f"a sequence of ints, a SeedSequence, a BitGenerator or None), not {type(rng).__name__}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -139,9 +154,16 @@ class Options:
 
     def align_kwargs(self) -> dict[str, Any]:
         """Keywords of :func:`irframe.align.align`."""
-        return {"order": self.order, "depth": self.depth, "complete": self.complete,
-                "judged_only": self.judged_only, "duplicates": self.duplicates, "columns": self.columns,
-                "qrels_columns": self.qrels_columns, "system": self.system}
+        return {
+            "order": self.order,
+            "depth": self.depth,
+            "complete": self.complete,
+            "judged_only": self.judged_only,
+            "duplicates": self.duplicates,
+            "columns": self.columns,
+            "qrels_columns": self.qrels_columns,
+            "system": self.system,
+        }
 
     def attrs(self) -> dict[str, Any]:
         """The options as netCDF-safe attrs (depth None → -1, booleans → 0/1, gains as text, rel_level a float)."""
@@ -154,9 +176,14 @@ class Options:
             gains = ",".join(f"{k}={v}" for k, v in sorted(g.items()))
         else:
             gains = getattr(g, "__name__", "callable")
-        return {"order": self.order, "rel_level": float(self.rel_level), "complete": int(self.complete),
-                "depth": -1 if self.depth is None else int(self.depth), "judged_only": int(self.judged_only),
-                "gains": gains}
+        return {
+            "order": self.order,
+            "rel_level": float(self.rel_level),
+            "complete": int(self.complete),
+            "depth": -1 if self.depth is None else int(self.depth),
+            "judged_only": int(self.judged_only),
+            "gains": gains,
+        }
 
 
 OPTION_NAMES = tuple(f.name for f in fields(Options))
@@ -164,29 +191,54 @@ OPTION_NAMES = tuple(f.name for f in fields(Options))
 
 def aligned_options(aligned: Any, *, rel_level: float = 1, gains: Any = None) -> Options:
     """The options an already aligned input was built with (for results computed from it)."""
-    return Options(order=aligned.order, rel_level=check_rel_level(rel_level), depth=aligned.depth,
-                   complete=bool(aligned.complete), judged_only=bool(aligned.judged_only), gains=gains)
+    return Options(
+        order=aligned.order,
+        rel_level=check_rel_level(rel_level),
+        depth=aligned.depth,
+        complete=bool(aligned.complete),
+        judged_only=bool(aligned.judged_only),
+        gains=gains,
+    )
 
 
-def make_options(*, order: str = "trec_eval", rel_level: float = 1, depth: int | None = None,
-                 complete: bool = False, judged_only: bool = False, gains: Any = None,
-                 duplicates: str = "error", columns: Mapping[str, str] | None = None,
-                 qrels_columns: Mapping[str, str] | None = None, system: str | None = None,
-                 depth_required: bool = False) -> Options:
+def make_options(
+    *,
+    order: str = "trec_eval",
+    rel_level: float = 1,
+    depth: int | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    gains: Any = None,
+    duplicates: str = "error",
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    system: str | None = None,
+    depth_required: bool = False,
+) -> Options:
     """Validate the options once; ``depth_required`` for the C/W/L functions (they pad to it)."""
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")
     if duplicates not in DUPLICATES:
         raise ValueError(f"duplicates={duplicates!r} is not one of {DUPLICATES}")
     for name, v in (("complete", complete), ("judged_only", judged_only)):
-        if not (isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1))):
+        if not (
+            isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1))
+        ):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     for name, v in (("columns", columns), ("qrels_columns", qrels_columns)):
         if v is not None and not isinstance(v, Mapping):
             raise TypeError(f"{name} must be a mapping role -> column name, got {type(v).__name__}")
     if gains is not None and not isinstance(gains, str) and not callable(gains):
         gains = check_gains(gains)
-    return Options(order=order, rel_level=check_rel_level(rel_level),
-                   depth=check_depth(depth, allow_none=not depth_required), complete=bool(complete),
-                   judged_only=bool(judged_only), gains=gains, duplicates=duplicates, columns=columns,
-                   qrels_columns=qrels_columns, system=system)
+    return Options(
+        order=order,
+        rel_level=check_rel_level(rel_level),
+        depth=check_depth(depth, allow_none=not depth_required),
+        complete=bool(complete),
+        judged_only=bool(judged_only),
+        gains=gains,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+    )

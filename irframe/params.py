@@ -41,11 +41,24 @@ from typing import Any, Literal
 
 from .errors import OptionError
 
-__all__ = ["Param", "MAX_INT", "REQUIRED", "check_cutoff_text", "check_gains",
-           "check_costs", "DEPTH", "REL_LEVEL", "COST", "GAIN_BOUND", "ALPHA", "DRAWS", "FUZZINESS"]
+__all__ = [
+    "ALPHA",
+    "COST",
+    "DEPTH",
+    "DRAWS",
+    "FUZZINESS",
+    "GAIN_BOUND",
+    "MAX_INT",
+    "REL_LEVEL",
+    "REQUIRED",
+    "Param",
+    "check_costs",
+    "check_cutoff_text",
+    "check_gains",
+]
 
 #: Largest accepted integer (cutoffs, depths, corpus sizes): exactly representable in float64.
-MAX_INT = 2 ** 53
+MAX_INT = 2**53
 
 
 class _Required:
@@ -144,11 +157,15 @@ class Param:
         if lo is None:
             op = "<" if self.high_open else "<="
             return f"{noun} {op} {_fmt_bound(hi)}"
-        return (f"{noun} in {'(' if self.low_open else '['}{_fmt_bound(lo)}, "
-                f"{_fmt_bound(hi)}{')' if self.high_open else ']'}")
+        return (
+            f"{noun} in {'(' if self.low_open else '['}{_fmt_bound(lo)}, "
+            f"{_fmt_bound(hi)}{')' if self.high_open else ']'}"
+        )
 
     # ---------------------------------------------------------------- checking
-    def check(self, name: str, value: Any, *, error: type[Exception] = OptionError, hint: str = "") -> Any:
+    def check(
+        self, name: str, value: Any, *, error: type[Exception] = OptionError, hint: str = ""
+    ) -> Any:
         """Convert ``value`` to the declared type and check it, or raise ``error``.
 
         ``None`` is returned unchanged when the default is ``None`` (the parameter is optional).
@@ -227,8 +244,12 @@ DEPTH = Param("int", None, low=1, description="truncate every ranking to its fir
 REL_LEVEL = Param("float", 1, description="relevance threshold: relevant iff grade >= rel_level")
 COST = Param("float", 1.0, low=0, description="cost of examining one document (cwl_eval costs)")
 GAIN_BOUND = Param("float", 0.0, description="bound of the allowed gains")
-ALPHA = Param("float", 0.05, low=0, high=1, low_open=True, high_open=True, description="significance level")
-DRAWS = Param("int", 1000, low=1, high=10 ** 7, description="number of random draws (samples, trials, splits)")
+ALPHA = Param(
+    "float", 0.05, low=0, high=1, low_open=True, high_open=True, description="significance level"
+)
+DRAWS = Param(
+    "int", 1000, low=1, high=10**7, description="number of random draws (samples, trials, splits)"
+)
 FUZZINESS = Param("float", 0.0, low=0, description="score differences up to this count as ties")
 
 
@@ -241,8 +262,10 @@ def check_gains(gains: Any, *, name: str = "gains") -> dict | None:
     if gains is None:
         return None
     if not hasattr(gains, "items"):
-        raise OptionError(f"{name} must be a mapping grade -> gain such as {{1: 1, 2: 3}}, "
-                          f"got {type(gains).__name__}")
+        raise OptionError(
+            f"{name} must be a mapping grade -> gain such as {{1: 1, 2: 3}}, "
+            f"got {type(gains).__name__}"
+        )
     out = {}
     for k, v in gains.items():
         key = _GAIN.check(f"{name} key (a grade)", k)

@@ -19,8 +19,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-__all__ = ["topic_differences", "system_means", "significance_matrix", "correlation_heatmap",
-           "grid_heatmap", "orientation_curves"]
+__all__ = [
+    "correlation_heatmap",
+    "grid_heatmap",
+    "orientation_curves",
+    "significance_matrix",
+    "system_means",
+    "topic_differences",
+]
 
 
 def _plt():
@@ -43,17 +49,37 @@ def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArra
     if "measure" in da.dims:
         if measure is None:
             if da.sizes["measure"] != 1:
-                raise ValueError(f"{what} has several measures {list(da.measure.values)}; pass measure=")
+                raise ValueError(
+                    f"{what} has several measures {list(da.measure.values)}; pass measure="
+                )
             measure = da.measure.values[0]
         if measure not in da.indexes["measure"]:
-            raise KeyError(f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}")
+            raise KeyError(
+                f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}"
+            )
         return da.sel(measure=measure), str(measure)
-    label = da.coords["measure"].item() if "measure" in da.coords and da.coords["measure"].ndim == 0 else measure
+    label = (
+        da.coords["measure"].item()
+        if "measure" in da.coords and da.coords["measure"].ndim == 0
+        else measure
+    )
     return da, (str(label) if label is not None else None)
 
 
-def _heatmap(ax, values, xlabels, ylabels, *, cmap, vmin, vmax, annotate, fmt="{:.2f}", colorbar=True,
-             nan_text=None):
+def _heatmap(
+    ax,
+    values,
+    xlabels,
+    ylabels,
+    *,
+    cmap,
+    vmin,
+    vmax,
+    annotate,
+    fmt="{:.2f}",
+    colorbar=True,
+    nan_text=None,
+):
     plt = _plt()
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(xlabels)))
@@ -72,12 +98,21 @@ def _heatmap(ax, values, xlabels, ylabels, *, cmap, vmin, vmax, annotate, fmt="{
                     continue
                 r, g, b, _ = im.cmap(im.norm(v))  # dark cell -> white text
                 dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
-                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    fmt.format(v),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if dark else "black",
+                )
     return im
 
 
-def topic_differences(cube, system: str, baseline: str, *, measure=None, sort: bool = True, ax=None):
+def topic_differences(
+    cube, system: str, baseline: str, *, measure=None, sort: bool = True, ax=None
+):
     """Bar chart of ``score(system, t) - score(baseline, t)`` for every topic.
 
     Topics where either system was not evaluated are left out.  Bars above zero are
@@ -129,12 +164,24 @@ def topic_differences(cube, system: str, baseline: str, *, measure=None, sort: b
     ax.set_xlabel("topic" + (" (sorted by difference)" if sort else ""))
     ax.set_ylabel(f"{label + ': ' if label else ''}{system} \u2212 {baseline}")
     w, t, l = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
-    ax.set_title(f"{system} vs {baseline}: {w} wins / {t} ties / {l} losses, mean \u0394 = {d.mean():+.4f}")
+    ax.set_title(
+        f"{system} vs {baseline}: {w} wins / {t} ties / {l} losses, mean \u0394 = {d.mean():+.4f}"
+    )
     return ax
 
 
-def system_means(cube, *, measure=None, method: str = "t", alpha: float = 0.05, sort: bool = True,
-                 n_samples: int = 2000, rng=None, missing: str = "skip", ax=None):
+def system_means(
+    cube,
+    *,
+    measure=None,
+    method: str = "t",
+    alpha: float = 0.05,
+    sort: bool = True,
+    n_samples: int = 2000,
+    rng=None,
+    missing: str = "skip",
+    ax=None,
+):
     """Mean score of each system with its (1 - alpha) confidence interval.
 
     Uses :func:`irframe.stats.mean_ci` (``method="t"`` or ``"bootstrap"``).  Systems
@@ -166,17 +213,23 @@ def system_means(cube, *, measure=None, method: str = "t", alpha: float = 0.05, 
     ax = _axes(ax, (6, max(2.5, 0.3 * len(df) + 1)))
     y = np.arange(len(df))
     err = np.vstack([df["mean"] - df["ci_low"], df["ci_high"] - df["mean"]])
-    ax.errorbar(df["mean"], y, xerr=np.nan_to_num(err), fmt="o", color="tab:blue", ecolor="0.4", capsize=3)
+    ax.errorbar(
+        df["mean"], y, xerr=np.nan_to_num(err), fmt="o", color="tab:blue", ecolor="0.4", capsize=3
+    )
     ax.set_yticks(y)
     ax.set_yticklabels([str(s) for s in df.index])
     ax.set_xlabel(f"mean {label}" if label else "mean score")
     ax.set_ylabel("system")
-    ax.set_title(f"{int(round((1 - alpha) * 100))}% {'t' if method == 't' else 'bootstrap'} confidence intervals")
+    ax.set_title(
+        f"{int(round((1 - alpha) * 100))}% {'t' if method == 't' else 'bootstrap'} confidence intervals"
+    )
     ax.grid(axis="x", alpha=0.3)
     return ax
 
 
-def significance_matrix(result: xr.Dataset, *, measure=None, systems=None, ax=None, annotate: bool = False):
+def significance_matrix(
+    result: xr.Dataset, *, measure=None, systems=None, ax=None, annotate: bool = False
+):
     """Pairwise significance as a matrix: +1 row system significantly better, -1 worse, 0 not.
 
     Parameters
@@ -210,12 +263,16 @@ def significance_matrix(result: xr.Dataset, *, measure=None, systems=None, ax=No
     from matplotlib.colors import ListedColormap
 
     if not isinstance(result, xr.Dataset) or "significant" not in result:
-        raise TypeError("result must be a Dataset from irframe.stats.compare, tukey_hsd or sign_test")
+        raise TypeError(
+            "result must be a Dataset from irframe.stats.compare, tukey_hsd or sign_test"
+        )
     ds = result
     if "measure" in ds.dims:
         if measure is None:
             if ds.sizes["measure"] != 1:
-                raise ValueError(f"result has several measures {list(ds.measure.values)}; pass measure=")
+                raise ValueError(
+                    f"result has several measures {list(ds.measure.values)}; pass measure="
+                )
             measure = ds.measure.values[0]
         ds = ds.sel(measure=measure)
     if systems is not None:
@@ -226,14 +283,26 @@ def significance_matrix(result: xr.Dataset, *, measure=None, systems=None, ax=No
     if "effect" in ds:
         direction = np.sign(ds["effect"].transpose("system", "other").values)
     else:
-        direction = np.sign(ds["wins"].transpose("system", "other").values - ds["losses"].transpose("system", "other").values)
+        direction = np.sign(
+            ds["wins"].transpose("system", "other").values
+            - ds["losses"].transpose("system", "other").values
+        )
     vals = np.where(sig, np.nan_to_num(direction), 0.0)
     same = np.array([[a == b for b in ds.other.values] for a in ds.system.values])
     vals = np.where(same, np.nan, vals)
     ax = _axes(ax, (1.5 + 0.45 * vals.shape[1], 1.0 + 0.4 * vals.shape[0]))
     cmap = ListedColormap(["#d6604d", "#f0f0f0", "#4393c3"])
-    _heatmap(ax, vals, list(ds.other.values), list(ds.system.values), cmap=cmap, vmin=-1.5, vmax=1.5,
-             annotate=False, colorbar=False)
+    _heatmap(
+        ax,
+        vals,
+        list(ds.other.values),
+        list(ds.system.values),
+        cmap=cmap,
+        vmin=-1.5,
+        vmax=1.5,
+        annotate=False,
+        colorbar=False,
+    )
     if annotate and "effect" in ds:
         eff = ds["effect"].transpose("system", "other").values
         for i in range(eff.shape[0]):
@@ -243,17 +312,36 @@ def significance_matrix(result: xr.Dataset, *, measure=None, systems=None, ax=No
     ax.set_xlabel("other")
     ax.set_ylabel("system")
     a = result.attrs
-    ax.set_title(f"Significant differences\n({a.get('test', '?')}, {a.get('correction', 'none')}, "
-                 f"alpha={a.get('alpha', 0.05):g})", fontsize=10)
+    ax.set_title(
+        f"Significant differences\n({a.get('test', '?')}, {a.get('correction', 'none')}, "
+        f"alpha={a.get('alpha', 0.05):g})",
+        fontsize=10,
+    )
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color="#4393c3", label="system better"), Patch(color="#d6604d", label="system worse"),
-                       Patch(color="#f0f0f0", label="not significant")],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+
+    ax.legend(
+        handles=[
+            Patch(color="#4393c3", label="system better"),
+            Patch(color="#d6604d", label="system worse"),
+            Patch(color="#f0f0f0", label="not significant"),
+        ],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=8,
+        frameon=False,
+    )
     return ax
 
 
-def correlation_heatmap(corr: xr.DataArray, *, ax=None, annotate: bool = True, vmin=None, vmax: float = 1.0,
-                        cmap: str = "viridis"):
+def correlation_heatmap(
+    corr: xr.DataArray,
+    *,
+    ax=None,
+    annotate: bool = True,
+    vmin=None,
+    vmax: float = 1.0,
+    cmap: str = "viridis",
+):
     """Heatmap of a measure x measure correlation matrix.
 
     Parameters
@@ -284,9 +372,16 @@ def correlation_heatmap(corr: xr.DataArray, *, ax=None, annotate: bool = True, v
     if vmin is None:
         vmin = min(0.0, float(np.nanmin(vals))) if np.isfinite(vals).any() else 0.0
     ax = _axes(ax, (2 + 0.6 * vals.shape[1], 1.5 + 0.5 * vals.shape[0]))
-    _heatmap(ax, vals, list(corr[cols].values) if cols in corr.coords else list(range(vals.shape[1])),
-             list(corr[rows].values) if rows in corr.coords else list(range(vals.shape[0])),
-             cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate)
+    _heatmap(
+        ax,
+        vals,
+        list(corr[cols].values) if cols in corr.coords else list(range(vals.shape[1])),
+        list(corr[rows].values) if rows in corr.coords else list(range(vals.shape[0])),
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        annotate=annotate,
+    )
     ax.set_xlabel(cols)
     ax.set_ylabel(rows)
     method = corr.attrs.get("method", corr.name or "correlation")
@@ -294,8 +389,18 @@ def correlation_heatmap(corr: xr.DataArray, *, ax=None, annotate: bool = True, v
     return ax
 
 
-def grid_heatmap(grid: xr.DataArray, *, rows: str = "C", cols: str = "A", ax=None, annotate: bool = True,
-                 fmt: str = "{:.3f}", cmap: str = "magma", title: str | None = None, nan_text: str = "X"):
+def grid_heatmap(
+    grid: xr.DataArray,
+    *,
+    rows: str = "C",
+    cols: str = "A",
+    ax=None,
+    annotate: bool = True,
+    fmt: str = "{:.3f}",
+    cmap: str = "magma",
+    title: str | None = None,
+    nan_text: str = "X",
+):
     """Heatmap of a 2-D DataArray, e.g. a C x A grid (C/W/L/A, Moffat et al., SIGIR 2022, Table 3) of MU or means.
 
     NaN cells (e.g. the "X" cells of Table 3 that are not defined) are left blank and
@@ -323,13 +428,24 @@ def grid_heatmap(grid: xr.DataArray, *, rows: str = "C", cols: str = "A", ax=Non
     if not isinstance(grid, xr.DataArray):
         raise TypeError("grid must be an xarray.DataArray")
     if set(grid.dims) != {rows, cols}:
-        raise ValueError(f"grid must have exactly dims ({rows!r}, {cols!r}); got {tuple(grid.dims)}")
+        raise ValueError(
+            f"grid must have exactly dims ({rows!r}, {cols!r}); got {tuple(grid.dims)}"
+        )
     g = grid.transpose(rows, cols)
     vals = np.asarray(g.values, float)
     ax = _axes(ax, (2 + 0.9 * vals.shape[1], 1.5 + 0.45 * vals.shape[0]))
-    _heatmap(ax, vals, [str(v) for v in (g[cols].values if cols in g.coords else range(vals.shape[1]))],
-             [str(v) for v in (g[rows].values if rows in g.coords else range(vals.shape[0]))],
-             cmap=cmap, vmin=None, vmax=None, annotate=annotate, fmt=fmt, nan_text=nan_text)
+    _heatmap(
+        ax,
+        vals,
+        [str(v) for v in (g[cols].values if cols in g.coords else range(vals.shape[1]))],
+        [str(v) for v in (g[rows].values if rows in g.coords else range(vals.shape[0]))],
+        cmap=cmap,
+        vmin=None,
+        vmax=None,
+        annotate=annotate,
+        fmt=fmt,
+        nan_text=nan_text,
+    )
     ax.set_xlabel(cols)
     ax.set_ylabel(rows)
     ax.set_title(title if title is not None else (grid.name or f"{rows} \u00d7 {cols}"))
@@ -339,7 +455,9 @@ def grid_heatmap(grid: xr.DataArray, *, rows: str = "C", cols: str = "A", ax=Non
 def _orientation_long(data) -> pd.DataFrame:
     if isinstance(data, xr.DataArray):
         if "m" not in data.dims or "measure" not in data.dims:
-            raise ValueError(f"orientation DataArray needs dims 'm' and 'measure' (and optionally 'orientation'); got {data.dims}")
+            raise ValueError(
+                f"orientation DataArray needs dims 'm' and 'measure' (and optionally 'orientation'); got {data.dims}"
+            )
         df = data.rename("value").to_dataframe().reset_index()
         if "orientation" not in df.columns:
             df["orientation"] = data.attrs.get("orientation", "")
@@ -354,7 +472,8 @@ def _orientation_long(data) -> pd.DataFrame:
         if {"measure", "m"} <= cols and cols & {"precision", "recall"}:
             kinds = [k for k in ("precision", "recall") if k in cols]
             return data.melt(id_vars=["measure", "m"], value_vars=kinds, var_name="orientation")[
-                ["measure", "m", "orientation", "value"]]
+                ["measure", "m", "orientation", "value"]
+            ]
         # wide: index = m, columns = measures
         df = data.copy()
         df.index.name = "m"
@@ -398,7 +517,9 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
     if kind is None and len(kinds) > 1:
         if ax is not None:
-            raise ValueError("data holds several orientations; pass kind= to draw one on the given ax")
+            raise ValueError(
+                "data holds several orientations; pass kind= to draw one on the given ax"
+            )
         plt = _plt()
         fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), sharey=False)
         for a, k in zip(axes, kinds):

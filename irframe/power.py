@@ -30,7 +30,14 @@ from scipy import stats as _st
 
 from ._scores import complete_topics, score_cube
 
-__all__ = ["DESIGNS", "power", "topic_set_size", "min_detectable_effect", "variance_components", "power_table"]
+__all__ = [
+    "DESIGNS",
+    "min_detectable_effect",
+    "power",
+    "power_table",
+    "topic_set_size",
+    "variance_components",
+]
 
 DESIGNS = ("paired_t", "anova", "anova2")
 
@@ -46,8 +53,9 @@ def _check(design, alpha, n_systems):
     return m
 
 
-def power(effect, *, n_topics, variance, alpha: float = 0.05, design: str = "paired_t",
-          n_systems: int = 2):
+def power(
+    effect, *, n_topics, variance, alpha: float = 0.05, design: str = "paired_t", n_systems: int = 2
+):
     """Probability that the test detects a true effect of size ``effect`` with ``n_topics`` topics.
 
     Parameters
@@ -77,7 +85,9 @@ def power(effect, *, n_topics, variance, alpha: float = 0.05, design: str = "pai
     0.688
     """
     m = _check(design, alpha, n_systems)
-    d, n, v = np.broadcast_arrays(np.asarray(effect, float), np.asarray(n_topics, float), np.asarray(variance, float))
+    d, n, v = np.broadcast_arrays(
+        np.asarray(effect, float), np.asarray(n_topics, float), np.asarray(variance, float)
+    )
     if (n < 2).any():
         raise ValueError("n_topics must be at least 2")
     if (v <= 0).any():
@@ -92,14 +102,22 @@ def power(effect, *, n_topics, variance, alpha: float = 0.05, design: str = "pai
         else:
             df1 = np.full_like(n, m - 1.0)
             df2 = m * (n - 1) if design == "anova" else (m - 1) * (n - 1)
-            lam = n * d ** 2 / (2 * v)
+            lam = n * d**2 / (2 * v)
             crit = _st.f.ppf(1 - alpha, df1, df2)
             out = _st.ncf.sf(crit, df1, df2, lam)
     return float(out) if out.ndim == 0 else out
 
 
-def topic_set_size(effect, *, variance, alpha: float = 0.05, target_power: float = 0.8,
-                   design: str = "paired_t", n_systems: int = 2, max_topics: int = 1_000_000) -> int:
+def topic_set_size(
+    effect,
+    *,
+    variance,
+    alpha: float = 0.05,
+    target_power: float = 0.8,
+    design: str = "paired_t",
+    n_systems: int = 2,
+    max_topics: int = 1_000_000,
+) -> int:
     """The smallest number of topics whose :func:`power` reaches ``target_power``.
 
     Examples
@@ -127,8 +145,15 @@ def topic_set_size(effect, *, variance, alpha: float = 0.05, target_power: float
     return int(hi)
 
 
-def min_detectable_effect(*, n_topics: int, variance, alpha: float = 0.05, target_power: float = 0.8,
-                          design: str = "paired_t", n_systems: int = 2) -> float:
+def min_detectable_effect(
+    *,
+    n_topics: int,
+    variance,
+    alpha: float = 0.05,
+    target_power: float = 0.8,
+    design: str = "paired_t",
+    n_systems: int = 2,
+) -> float:
     """The smallest effect detected with probability ``target_power`` on ``n_topics`` topics.
 
     Examples
@@ -139,6 +164,7 @@ def min_detectable_effect(*, n_topics: int, variance, alpha: float = 0.05, targe
     (0.0572, 0.8)
     """
     from scipy.optimize import brentq
+
     kw = dict(n_topics=n_topics, variance=variance, alpha=alpha, design=design, n_systems=n_systems)
     hi = np.sqrt(float(variance))
     while power(hi, **kw) < target_power:
@@ -172,20 +198,40 @@ def variance_components(cube, *, dim: str = "topic", missing: str = "skip") -> p
         X = complete_topics(c.values[:, :, k], missing)
         S, T = X.shape
         if T < 2:
-            raise ValueError(f"measure {label!r}: need at least 2 topics evaluated for every system, have {T}")
+            raise ValueError(
+                f"measure {label!r}: need at least 2 topics evaluated for every system, have {T}"
+            )
         sm, tm, g = X.mean(axis=1, keepdims=True), X.mean(axis=0, keepdims=True), X.mean()
         ve = ((X - sm - tm + g) ** 2).sum() / ((S - 1) * (T - 1))
         within = ((X - sm) ** 2).sum() / (S * (T - 1))
         ms_topic = S * ((tm - g) ** 2).sum() / (T - 1)
         rows.append((label, S, T, within, ve, 2 * ve, max((ms_topic - ve) / S, 0.0)))
-    t = pd.DataFrame(rows, columns=["measure", "n_systems", "n_topics", "var_within", "var_residual", "var_diff",
-                                    "var_topic"]).set_index("measure")
+    t = pd.DataFrame(
+        rows,
+        columns=[
+            "measure",
+            "n_systems",
+            "n_topics",
+            "var_within",
+            "var_residual",
+            "var_diff",
+            "var_topic",
+        ],
+    ).set_index("measure")
     t.index = layout.frame_index(t.index)
     return t
 
 
-def power_table(cube, effects, *, alpha: float = 0.05, target_power: float = 0.8, design: str = "paired_t",
-                dim: str = "topic", missing: str = "skip") -> pd.DataFrame:
+def power_table(
+    cube,
+    effects,
+    *,
+    alpha: float = 0.05,
+    target_power: float = 0.8,
+    design: str = "paired_t",
+    dim: str = "topic",
+    missing: str = "skip",
+) -> pd.DataFrame:
     """Power, topics needed and minimal detectable effect of a cube's measures.
 
     For each measure (variances from :func:`variance_components`; ``var_diff`` for
@@ -211,8 +257,18 @@ def power_table(cube, effects, *, alpha: float = 0.05, target_power: float = 0.8
         mde = min_detectable_effect(n_topics=n, target_power=target_power, **kw)
         for e in effects:
             keys.append((*(label if isinstance(label, tuple) else (label,)), float(e)))
-            rows.append((r[col], n, power(e, n_topics=n, **kw), topic_set_size(e, target_power=target_power, **kw),
-                         mde))
+            rows.append(
+                (
+                    r[col],
+                    n,
+                    power(e, n_topics=n, **kw),
+                    topic_set_size(e, target_power=target_power, **kw),
+                    mde,
+                )
+            )
     index = pd.MultiIndex.from_tuples(keys, names=[*vc.index.names, "effect"])
-    return pd.DataFrame(rows, index=index,
-                        columns=["variance", "n_topics", "power", "topics_needed", "min_detectable_effect"])
+    return pd.DataFrame(
+        rows,
+        index=index,
+        columns=["variance", "n_topics", "power", "topics_needed", "min_detectable_effect"],
+    )

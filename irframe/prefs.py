@@ -39,10 +39,22 @@ from .errors import InputError
 
 __all__ = ["PREFS_MEASURES", "Judgments", "prefs_values"]
 
-PREFS_MEASURES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-                  "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-                  "prefs_avgjg_imp")
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
 
 
 class _JG:
@@ -59,7 +71,7 @@ class _JG:
         ranks = lines["_r"].to_numpy(dtype=np.int64)
         self.ec = len(set(jsgs)) == 1
         a = np.zeros((nj, nj), dtype=np.int64)
-        if self.ec:   # equivalence classes by level, best first; pairs counted with multiplicity
+        if self.ec:  # equivalence classes by level, best first; pairs counted with multiplicity
             self.ecs = []
             for lev in pd.unique(levels):
                 self.ecs.append((lev, np.sort(ranks[levels == lev])))
@@ -68,22 +80,26 @@ class _JG:
                 two_levels = lines.groupby("doc", sort=False)["rel"].transform("nunique") > 1
                 d = lines["doc"][two_levels].iloc[0]
                 two = sorted(set(lines.loc[lines["doc"] == d, "rel"]), reverse=True)[:2]
-                raise InputError(f"{where}, sub-group {jsgs[0]!r}: document {d!r} has two levels ({two[0]:g} "
-                                 f"and {two[1]:g}); give it one level per sub-group (trec_eval stops: 'occurs "
-                                 f"with different rel_level in same jsg')")
+                raise InputError(
+                    f"{where}, sub-group {jsgs[0]!r}: document {d!r} has two levels ({two[0]:g} "
+                    f"and {two[1]:g}); give it one level per sub-group (trec_eval stops: 'occurs "
+                    f"with different rel_level in same jsg')"
+                )
             for x, (_, r1) in enumerate(self.ecs):
-                for _, r2 in self.ecs[x + 1:]:
+                for _, r2 in self.ecs[x + 1 :]:
                     np.add.at(a, (np.repeat(r1, len(r2)), np.tile(r2, len(r1))), 1)
             self.rel = np.full(nj, -1.0)
             for lev, r in self.ecs:
                 self.rel[r] = lev
-        else:         # partial order: per JSG, higher level ≻ lower level, closed transitively
+        else:  # partial order: per JSG, higher level ≻ lower level, closed transitively
             zero, pos = lines.loc[levels == 0, "doc"], lines.loc[levels > 0, "doc"]
             both0 = zero[zero.isin(pos)]
             if len(both0):
-                raise InputError(f"{where}: document {both0.iloc[0]!r} is non-relevant (level 0) in one sub-group "
-                                 f"and relevant (level > 0) in another; a judgment group must agree on which "
-                                 f"documents are non-relevant (trec_eval stops: 'has both 0 and non-0 rel_level')")
+                raise InputError(
+                    f"{where}: document {both0.iloc[0]!r} is non-relevant (level 0) in one sub-group "
+                    f"and relevant (level > 0) in another; a judgment group must agree on which "
+                    f"documents are non-relevant (trec_eval stops: 'has both 0 and non-0 rel_level')"
+                )
             self.rel = np.full(nj, -1.0)
             n = len(ranks)
             for i in range(n):
@@ -104,9 +120,11 @@ class _JG:
             if (b & b.T).any():
                 i, j = (int(x[0]) for x in np.nonzero(b & b.T))
                 doc = {r: d for d, r in rank.items()}
-                raise InputError(f"{where}: its sub-groups prefer {doc[i]!r} to {doc[j]!r} and {doc[j]!r} to "
-                                 f"{doc[i]!r} (directly or through others); preferences within a judgment group "
-                                 f"must not contradict (trec_eval stops: 'Pref inconsistency found')")
+                raise InputError(
+                    f"{where}: its sub-groups prefer {doc[i]!r} to {doc[j]!r} and {doc[j]!r} to "
+                    f"{doc[i]!r} (directly or through others); preferences within a judgment group "
+                    f"must not contradict (trec_eval stops: 'Pref inconsistency found')"
+                )
             a = b.astype(np.int64)
         self.a = a
         ret = np.arange(nj) < njr
@@ -117,7 +135,9 @@ class _JG:
         self.ful_imp = int(a[one].sum())
         self.poss_imp = self.ful_imp + int(a[np.outer(~ret, ret)].sum())
         self.notoccur = int(a[none].sum())
-        if self.ec:  # counted per line, as trec_eval counts its equivalence classes (a repeated line twice)
+        if (
+            self.ec
+        ):  # counted per line, as trec_eval counts its equivalence classes (a repeated line twice)
             self.num_rel = sum(len(r) for lev, r in self.ecs if lev > 0)
             self.num_nonrel = sum(len(r) for lev, r in self.ecs if not lev > 0)
             self.num_rel_ret = sum(int((r < njr).sum()) for lev, r in self.ecs if lev > 0)
@@ -135,11 +155,13 @@ class _JG:
             keep = self.num_rel_ret if ret_only else self.num_rel
             new_nonrel = self.ecs[-1][1][:keep]
             lim = (lambda r: r[r < njr]) if ret_only else (lambda r: r)
-            groups = [(r1, r2) for x, (_, r1) in enumerate(self.ecs) for _, r2 in self.ecs[x + 1:-1]]
+            groups = [
+                (r1, r2) for x, (_, r1) in enumerate(self.ecs) for _, r2 in self.ecs[x + 1 : -1]
+            ]
             groups += [(r1, new_nonrel) for _, r1 in self.ecs]
             for r1, r2 in groups:
                 r1, r2 = lim(r1), lim(r2)
-                ok = (r1[:, None] < r2[None, :])
+                ok = r1[:, None] < r2[None, :]
                 if not ret_only:
                     ok &= (r1 < njr)[:, None]
                 f = int(ok.sum())
@@ -184,20 +206,31 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
     if pr + pi:
         v["prefs_simp_imp"] = (fr + fi) / (pr + pi)
     c = sum(j.a for j in jgs) if jgs else np.zeros((nj, nj), np.int64)
-    both = c + c.T                    # JGs preferring either document of the pair
-    share = np.divide(c, both, out=np.zeros((nj, nj)), where=both > 0)  # of them, those preferring the row's
+    both = c + c.T  # JGs preferring either document of the pair
+    share = np.divide(
+        c, both, out=np.zeros((nj, nj)), where=both > 0
+    )  # of them, those preferring the row's
     ret = np.arange(nj) < njr
     upper = np.triu(np.ones((nj, nj), bool), 1)
-    blocks = {"rr": upper & np.outer(ret, ret), "ru": np.outer(ret, ~ret), "uu": upper & np.outer(~ret, ~ret)}
-    for name, used in (("prefs_pair", ("rr", "ru", "uu")), ("prefs_pair_ret", ("rr",)),
-                       ("prefs_pair_imp", ("rr", "ru"))):
+    blocks = {
+        "rr": upper & np.outer(ret, ret),
+        "ru": np.outer(ret, ~ret),
+        "uu": upper & np.outer(~ret, ~ret),
+    }
+    for name, used in (
+        ("prefs_pair", ("rr", "ru", "uu")),
+        ("prefs_pair_ret", ("rr",)),
+        ("prefs_pair_imp", ("rr", "ru")),
+    ):
         pairs = sum(int((both[blocks[b]] > 0).sum()) for b in used)
         if pairs:  # a sequential sum in row order, rr then ru, as pair by pair (uu pairs add 0)
             total = np.cumsum(np.concatenate([share[blocks[b]] for b in used if b != "uu"]))
             v[name] = (float(total[-1]) if len(total) else 0.0) / pairs
-    for name, f in (("prefs_avgjg", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur)),
-                    ("prefs_avgjg_ret", lambda j: (j.ful_ret, j.poss_ret)),
-                    ("prefs_avgjg_imp", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp))):
+    for name, f in (
+        ("prefs_avgjg", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur)),
+        ("prefs_avgjg_ret", lambda j: (j.ful_ret, j.poss_ret)),
+        ("prefs_avgjg_imp", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp)),
+    ):
         s = 0.0
         for j in jgs:
             ful, poss = f(j)
@@ -252,16 +285,22 @@ class Judgments:
         rel = prefs["rel"].to_numpy(np.float64)
         if float32:  # trec_eval 9.0.8 stores levels as C floats: 1.00000001 and 1.0 are one level
             rel = rel.astype(np.float32).astype(np.float64)
-        pt = prefs.assign(topic=prefs["topic"].astype(str), jg=prefs["jg"].astype(str),
-                          jsg=prefs["jsg"].astype(str), doc=prefs["doc"].astype(str), rel=rel)
+        pt = prefs.assign(
+            topic=prefs["topic"].astype(str),
+            jg=prefs["jg"].astype(str),
+            jsg=prefs["jsg"].astype(str),
+            doc=prefs["doc"].astype(str),
+            rel=rel,
+        )
         self.float32 = float32
         self.topics: dict[str, tuple[list[str], list[pd.DataFrame]]] = {}
         for t, p in pt.groupby("topic", sort=False):
             jgs = [g for _, g in sorted(p.groupby("jg", sort=False), key=lambda kv: kv[0])]
             self.topics[t] = (sorted(set(p["doc"])), jgs)
 
-    def values(self, run: pd.DataFrame, topics: Sequence[str], *,
-               depth: int | None = None) -> dict[str, dict[str, float]]:
+    def values(
+        self, run: pd.DataFrame, topics: Sequence[str], *, depth: int | None = None
+    ) -> dict[str, dict[str, float]]:
         """Per topic of ``topics`` with judgments, every preference measure of one system's run.
 
         ``run`` has columns ``topic, doc, score``; ``depth`` keeps the top ``depth`` documents
@@ -276,7 +315,11 @@ class Judgments:
             r = by_topic_r.get(t)
             ranked = []
             if r is not None:
-                score = r["score"].to_numpy(np.float32 if self.float32 else np.float64).astype(np.float64)
+                score = (
+                    r["score"]
+                    .to_numpy(np.float32 if self.float32 else np.float64)
+                    .astype(np.float64)
+                )
                 docs = r["doc"].to_numpy(dtype=object)
                 doc_order = pd.factorize(docs, sort=True)[0]
                 order = np.lexsort((doc_order, -score))[:depth]
@@ -292,8 +335,14 @@ class Judgments:
         return out
 
 
-def prefs_values(prefs: pd.DataFrame, run: pd.DataFrame, topics: Sequence[str], *, float32: bool = True,
-                 depth: int | None = None) -> dict[str, dict[str, float]]:
+def prefs_values(
+    prefs: pd.DataFrame,
+    run: pd.DataFrame,
+    topics: Sequence[str],
+    *,
+    float32: bool = True,
+    depth: int | None = None,
+) -> dict[str, dict[str, float]]:
     """Per topic, every trec_eval preference measure: {topic: {measure: value}}.
 
     For several runs, prepare the judgments once with :class:`Judgments`.

@@ -21,12 +21,12 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
-from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import InputError
 from .schema import qrels_columns
 
-__all__ = ["JUDGMENTS", "is_qrels_sets", "prepare_qrels_sets", "over_qrels", "over_qrels_frames"]
+__all__ = ["JUDGMENTS", "is_qrels_sets", "over_qrels", "over_qrels_frames", "prepare_qrels_sets"]
 
 JUDGMENTS = ("each", "common")
 
@@ -37,12 +37,16 @@ def is_qrels_sets(qrels) -> bool:
     A mapping whose values are not all DataFrames is one set in another shape (such
     as pytrec_eval's ``{topic: {doc: grade}}``).
     """
-    return (isinstance(qrels, Mapping) and len(qrels) > 0
-            and all(isinstance(v, pd.DataFrame) for v in qrels.values()))
+    return (
+        isinstance(qrels, Mapping)
+        and len(qrels) > 0
+        and all(isinstance(v, pd.DataFrame) for v in qrels.values())
+    )
 
 
-def prepare_qrels_sets(qrels: Mapping, *, judgments: str = "each",
-                       columns: Mapping[str, str] | None = None) -> dict:
+def prepare_qrels_sets(
+    qrels: Mapping, *, judgments: str = "each", columns: Mapping[str, str] | None = None
+) -> dict:
     """Validate ``{name: qrels frame}`` and apply the ``judgments`` policy (new frames).
 
     >>> import pandas as pd
@@ -58,7 +62,9 @@ def prepare_qrels_sets(qrels: Mapping, *, judgments: str = "each",
     sets = {}
     for name, frame in qrels.items():
         if not isinstance(name, str):
-            raise InputError(f"judgment-set names must be strings, got {name!r} ({type(name).__name__})")
+            raise InputError(
+                f"judgment-set names must be strings, got {name!r} ({type(name).__name__})"
+            )
         qrels_columns(frame, columns, what=f"qrels {name!r}")
         sets[name] = frame
     if judgments == "each" or len(sets) == 1:
@@ -66,16 +72,25 @@ def prepare_qrels_sets(qrels: Mapping, *, judgments: str = "each",
     keys = {}
     for name, frame in sets.items():
         qc = qrels_columns(frame, columns)
-        keys[name] = pd.MultiIndex.from_arrays([frame[qc.topic].astype(str), frame[qc.doc].astype(str)])
+        keys[name] = pd.MultiIndex.from_arrays(
+            [frame[qc.topic].astype(str), frame[qc.doc].astype(str)]
+        )
     common = None
     for k in keys.values():
         common = k.unique() if common is None else common.intersection(k.unique())
-    return {name: frame.loc[np.asarray(keys[name].isin(common))].reset_index(drop=True)
-            for name, frame in sets.items()}
+    return {
+        name: frame.loc[np.asarray(keys[name].isin(common))].reset_index(drop=True)
+        for name, frame in sets.items()
+    }
 
 
-def over_qrels(fn: Callable, qrels: Mapping, *, judgments: str = "each",
-               columns: Mapping[str, str] | None = None):
+def over_qrels(
+    fn: Callable,
+    qrels: Mapping,
+    *,
+    judgments: str = "each",
+    columns: Mapping[str, str] | None = None,
+):
     """``fn(qrels_frame)`` for every judgment set, concatenated along a new ``qrels`` dim.
 
     ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
@@ -89,15 +104,27 @@ def over_qrels(fn: Callable, qrels: Mapping, *, judgments: str = "each",
     """
     sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
     results = [fn(frame) for frame in sets.values()]
-    out = xr.concat(results, dim=pd.Index(list(sets), name="qrels"), join="outer", fill_value=np.nan,
-                    combine_attrs="drop_conflicts", coords="minimal", compat="override")
+    out = xr.concat(
+        results,
+        dim=pd.Index(list(sets), name="qrels"),
+        join="outer",
+        fill_value=np.nan,
+        combine_attrs="drop_conflicts",
+        coords="minimal",
+        compat="override",
+    )
     out = out.transpose(*[d for d in out.dims if d != "qrels"], "qrels")
     out.attrs["judgments"] = judgments
     return out
 
 
-def over_qrels_frames(fn: Callable, qrels: Mapping, *, judgments: str = "each",
-                      columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def over_qrels_frames(
+    fn: Callable,
+    qrels: Mapping,
+    *,
+    judgments: str = "each",
+    columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
 
     Examples

@@ -63,37 +63,77 @@ import numpy as np
 import pandas as pd
 
 from .align import Aligned, align
-from .measures.rarity import (RarityLookup, ap_rare, check_k, p_rare, rarity_lookup, relevant_mask,
-                              retrieved_relevant_rows)
+from .measures.rarity import (
+    RarityLookup,
+    ap_rare,
+    check_k,
+    p_rare,
+    rarity_lookup,
+    relevant_mask,
+    retrieved_relevant_rows,
+)
 from .options import check_rel_level, make_options
 from .qrelsets import is_qrels_sets, over_qrels_frames
 
-__all__ = ["rarity", "rarity_aligned", "rare_finds", "rare_finds_aligned", "RarityLookup",
-           "rarity_lookup", "p_rare", "ap_rare"]
+__all__ = [
+    "RarityLookup",
+    "ap_rare",
+    "p_rare",
+    "rare_finds",
+    "rare_finds_aligned",
+    "rarity",
+    "rarity_aligned",
+    "rarity_lookup",
+]
 
 
 # --------------------------------------------------------------------------- tables
-def rarity_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1,
-                   reference: pd.DataFrame | None = None) -> pd.DataFrame:
+def rarity_aligned(
+    aligned: Aligned,
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    reference: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """:func:`rarity` on already aligned arrays (one row per relevant judged document)."""
     a = aligned
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     q = np.flatnonzero(relevant_mask(a.qrels_rel, check_rel_level(rel_level)))
     t, d = a.qrels_topic[q], a.qrels_doc[q]
-    o = np.lexsort((d, t))            # topic, then doc code (first-seen order of the ids)
+    o = np.lexsort((d, t))  # topic, then doc code (first-seen order of the ids)
     q, t, d = q[o], t[o], d[o]
     s_d = look.s_d(t, d)
-    out = pd.DataFrame({"topic": a.topics[t].to_numpy(), "doc": a.docs[d], "rel": a.qrels_rel[q],
-                        "S_d": s_d, "S": np.full(len(q), look.n_systems, dtype=np.int64),
-                        "rarity": look.rarity(s_d), "rarity_norm": look.rarity_norm(s_d)})
+    out = pd.DataFrame(
+        {
+            "topic": a.topics[t].to_numpy(),
+            "doc": a.docs[d],
+            "rel": a.qrels_rel[q],
+            "S_d": s_d,
+            "S": np.full(len(q), look.n_systems, dtype=np.int64),
+            "rarity": look.rarity(s_d),
+            "rarity_norm": look.rarity_norm(s_d),
+        }
+    )
     return out.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
 
 
-def rarity(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], *, k: int | None = 100,
-           rel_level: float = 1, reference: pd.DataFrame | None = None, order: str = "trec_eval",
-           depth: int | None = None, complete: bool = False, judged_only: bool = False,
-           columns: Mapping[str, str] | None = None, qrels_columns: Mapping[str, str] | None = None,
-           duplicates: str = "error", system: str | None = None, judgments: str = "each") -> pd.DataFrame:
+def rarity(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    reference: pd.DataFrame | None = None,
+    order: str = "trec_eval",
+    depth: int | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    duplicates: str = "error",
+    system: str | None = None,
+    judgments: str = "each",
+) -> pd.DataFrame:
     """Rarity of every relevant document: how many systems found it in their top k.
 
     Parameters
@@ -136,20 +176,41 @@ def rarity(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
     >>> two[["qrels", "doc", "S_d"]].values.tolist()
     [['full', 'a', 2], ['full', 'b', 1], ['full', 'z', 0], ['no_b', 'a', 2], ['no_b', 'z', 0]]
     """
-    opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
-                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
+    opts = make_options(
+        order=order,
+        rel_level=rel_level,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+    )
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
-        return rarity_aligned(align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference)
+        return rarity_aligned(
+            align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference
+        )
+
     return _over_sets(one, qrels, judgments, qrels_columns)
 
 
-def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1,
-                       max_systems: int | None = 1, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+def rare_finds_aligned(
+    aligned: Aligned,
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    max_systems: int | None = 1,
+    reference: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """:func:`rare_finds` on already aligned arrays."""
     a = aligned
-    if max_systems is not None and (isinstance(max_systems, bool) or not isinstance(max_systems, (int, np.integer))
-                                    or max_systems < 0):
+    if max_systems is not None and (
+        isinstance(max_systems, bool)
+        or not isinstance(max_systems, (int, np.integer))
+        or max_systems < 0
+    ):
         raise ValueError(f"max_systems must be a non-negative integer or None, got {max_systems!r}")
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     rows, _ = retrieved_relevant_rows(a, check_k(k), check_rel_level(rel_level))
@@ -158,19 +219,39 @@ def rare_finds_aligned(aligned: Aligned, *, k: int | None = 100, rel_level: floa
         keep = s_d <= max_systems
         rows, s_d = rows[keep], s_d[keep]
     g = a.row_group[rows]
-    return pd.DataFrame({"system": a.systems[a.group_system[g]].to_numpy(),
-                         "topic": a.topics[a.group_topic[g]].to_numpy(), "doc": a.docs[a.row_doc[rows]],
-                         "rank": a.row_rank[rows], "rel": a.row_rel[rows], "S_d": s_d,
-                         "S": np.full(len(rows), look.n_systems, dtype=np.int64),
-                         "rarity": look.rarity(s_d), "rarity_norm": look.rarity_norm(s_d)})
+    return pd.DataFrame(
+        {
+            "system": a.systems[a.group_system[g]].to_numpy(),
+            "topic": a.topics[a.group_topic[g]].to_numpy(),
+            "doc": a.docs[a.row_doc[rows]],
+            "rank": a.row_rank[rows],
+            "rel": a.row_rel[rows],
+            "S_d": s_d,
+            "S": np.full(len(rows), look.n_systems, dtype=np.int64),
+            "rarity": look.rarity(s_d),
+            "rarity_norm": look.rarity_norm(s_d),
+        }
+    )
 
 
-def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFrame], *, k: int | None = 100,
-               rel_level: float = 1, max_systems: int | None = 1, reference: pd.DataFrame | None = None,
-               order: str = "trec_eval", depth: int | None = None, complete: bool = False,
-               judged_only: bool = False, columns: Mapping[str, str] | None = None,
-               qrels_columns: Mapping[str, str] | None = None, duplicates: str = "error",
-               system: str | None = None, judgments: str = "each") -> pd.DataFrame:
+def rare_finds(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    max_systems: int | None = 1,
+    reference: pd.DataFrame | None = None,
+    order: str = "trec_eval",
+    depth: int | None = None,
+    complete: bool = False,
+    judged_only: bool = False,
+    columns: Mapping[str, str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    duplicates: str = "error",
+    system: str | None = None,
+    judgments: str = "each",
+) -> pd.DataFrame:
     """The relevant documents each system found in its top k that (almost) nobody else did.
 
     Parameters
@@ -200,12 +281,27 @@ def rare_finds(runs: pd.DataFrame, qrels: pd.DataFrame | Mapping[str, pd.DataFra
     >>> rare_finds(runs, qrels, k=10)[["system", "doc", "rank", "S_d"]].values.tolist()
     [['s1', 'b', 2, 1], ['s2', 'c', 2, 1]]
     """
-    opts = make_options(order=order, rel_level=rel_level, depth=depth, complete=complete, judged_only=judged_only,
-                        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns, system=system)
+    opts = make_options(
+        order=order,
+        rel_level=rel_level,
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        duplicates=duplicates,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        system=system,
+    )
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
-        return rare_finds_aligned(align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level,
-                                  max_systems=max_systems, reference=reference)
+        return rare_finds_aligned(
+            align(runs, q, **opts.align_kwargs()),
+            k=k,
+            rel_level=rel_level,
+            max_systems=max_systems,
+            reference=reference,
+        )
+
     return _over_sets(one, qrels, judgments, qrels_columns)
 
 

@@ -25,28 +25,42 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .options import check_missing
 
-__all__ = ["report", "Report"]
+__all__ = ["Report", "report"]
 
-_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-               "randomization": "paired randomization test", "bootstrap": "paired bootstrap test"}
+_TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+}
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 
 
 @dataclass(frozen=True)
 class _Cell:
-    value: str          # the mean, rounded
-    bold: bool          # best of its measure
-    arrow: str = ""     # "up" / "down" against the baseline
-    letters: str = ""   # systems this one is significantly better than (all-pairs mode)
-    ci: str = ""        # "[lo, hi]"
-    wtl: str = ""       # "wins/ties/losses"
+    value: str  # the mean, rounded
+    bold: bool  # best of its measure
+    arrow: str = ""  # "up" / "down" against the baseline
+    letters: str = ""  # systems this one is significantly better than (all-pairs mode)
+    ci: str = ""  # "[lo, hi]"
+    wtl: str = ""  # "wins/ties/losses"
 
 
 def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
@@ -94,9 +108,17 @@ class Report:
         What the markers mean (test, correction, alpha).
     """
 
-    def __init__(self, means: pd.DataFrame, comparison: xr.Dataset, cells: dict[tuple[str, str], _Cell],
-                 baseline: str | None, letters: dict[str, str] | None, ci: xr.Dataset | None,
-                 wins: bool, legend: str) -> None:
+    def __init__(
+        self,
+        means: pd.DataFrame,
+        comparison: xr.Dataset,
+        cells: dict[tuple[str, str], _Cell],
+        baseline: str | None,
+        letters: dict[str, str] | None,
+        ci: xr.Dataset | None,
+        wins: bool,
+        legend: str,
+    ) -> None:
         self.means = means
         self.comparison = comparison
         self.ci = ci
@@ -131,13 +153,17 @@ class Report:
     # ------------------------------------------------------------------ renderers
     def to_frame(self) -> pd.DataFrame:
         """The table as plain strings (``↑``/``↓``, ``^ab`` for letters; no bold)."""
+
         def text(c: _Cell) -> str:
             return _render(c, "{}", "↑", "↓", "^{}")
+
         rows = self._rows(text, str)
         head = self._header()
-        return pd.DataFrame([r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
-                            index=pd.Index([r[0 if self.letters is None else 1] for r in rows], name="system"),
-                            columns=[h for h in head if h != "system"])
+        return pd.DataFrame(
+            [r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
+            index=pd.Index([r[0 if self.letters is None else 1] for r in rows], name="system"),
+            columns=[h for h in head if h != "system"],
+        )
 
     @property
     def style(self):
@@ -148,23 +174,41 @@ class Report:
             bold.loc[str(s), str(m)] = c.bold
         return frame.style.apply(lambda _: np.where(bold, "font-weight: bold", ""), axis=None)
 
-    def to_latex(self, *, caption: str | None = None, label: str | None = None, legend: bool = True) -> str:
+    def to_latex(
+        self, *, caption: str | None = None, label: str | None = None, legend: bool = True
+    ) -> str:
         r"""The table as LaTeX: a ``tabular`` with booktabs rules (``\usepackage{booktabs}``).
 
         With ``caption`` or ``label`` it is wrapped in a ``table`` environment.  The
         legend is a last row spanning the table.
         """
+
         def cell(c: _Cell) -> str:
-            return _render(c, r"\textbf{{{}}}", r"$^{\uparrow}$", r"$^{\downarrow}$", r"$^{{\mathrm{{{}}}}}$")
+            return _render(
+                c, r"\textbf{{{}}}", r"$^{\uparrow}$", r"$^{\downarrow}$", r"$^{{\mathrm{{{}}}}}$"
+            )
+
         head = self._header()
-        align = "l" * (1 if self.letters is None else 2) + "r" * (len(head) - (1 if self.letters is None else 2))
-        lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
-                 " & ".join(_escape(h, _LATEX_SPECIAL) for h in head) + r" \\", r"\midrule"]
-        lines += [" & ".join(r).replace("–", "--") + r" \\"
-                  for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))]
+        align = "l" * (1 if self.letters is None else 2) + "r" * (
+            len(head) - (1 if self.letters is None else 2)
+        )
+        lines = [
+            rf"\begin{{tabular}}{{{align}}}",
+            r"\toprule",
+            " & ".join(_escape(h, _LATEX_SPECIAL) for h in head) + r" \\",
+            r"\midrule",
+        ]
+        lines += [
+            " & ".join(r).replace("–", "--") + r" \\"
+            for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))
+        ]
         lines.append(r"\bottomrule")
         if legend:
-            text = _escape(self.legend, _LATEX_SPECIAL).replace("↑", r"$\uparrow$").replace("↓", r"$\downarrow$")
+            text = (
+                _escape(self.legend, _LATEX_SPECIAL)
+                .replace("↑", r"$\uparrow$")
+                .replace("↓", r"$\downarrow$")
+            )
             text = text.replace("α", r"$\alpha$")
             lines.append(rf"\multicolumn{{{len(head)}}}{{l}}{{\footnotesize {text}}} \\")
         lines.append(r"\end{tabular}")
@@ -179,13 +223,17 @@ class Report:
 
     def to_markdown(self, *, legend: bool = True) -> str:
         """The table as GitHub/Markdown pipe table (bold as ``**``, letters as ``<sup>``)."""
+
         def cell(c: _Cell) -> str:
             return _render(c, "**{}**", "↑", "↓", "<sup>{}</sup>")
+
         head = self._header()
         n_left = 1 if self.letters is None else 2
         esc = {"|": r"\|"}
-        lines = ["| " + " | ".join(_escape(h, esc) for h in head) + " |",
-                 "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|"]
+        lines = [
+            "| " + " | ".join(_escape(h, esc) for h in head) + " |",
+            "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|",
+        ]
         lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
         if legend:
             lines += ["", self.legend]
@@ -193,16 +241,27 @@ class Report:
 
     def to_html(self, *, legend: bool = True) -> str:
         """The table as an HTML ``<table>`` (no styling library needed)."""
+
         def cell(c: _Cell) -> str:
             return _render(c, "<b>{}</b>", "↑", "↓", "<sup>{}</sup>")
+
         head = self._header()
-        out = ['<table class="irframe-report">', "<thead><tr>"
-               + "".join(f"<th>{_escape(h, _HTML_SPECIAL)}</th>" for h in head) + "</tr></thead>", "<tbody>"]
-        out += ["<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>"
-                for r in self._rows(cell, lambda s: _escape(s, _HTML_SPECIAL))]
+        out = [
+            '<table class="irframe-report">',
+            "<thead><tr>"
+            + "".join(f"<th>{_escape(h, _HTML_SPECIAL)}</th>" for h in head)
+            + "</tr></thead>",
+            "<tbody>",
+        ]
+        out += [
+            "<tr>" + "".join(f"<td>{v}</td>" for v in r) + "</tr>"
+            for r in self._rows(cell, lambda s: _escape(s, _HTML_SPECIAL))
+        ]
         out.append("</tbody>")
         if legend:
-            out.append(f'<caption style="caption-side: bottom">{_escape(self.legend, _HTML_SPECIAL)}</caption>')
+            out.append(
+                f'<caption style="caption-side: bottom">{_escape(self.legend, _HTML_SPECIAL)}</caption>'
+            )
         out.append("</table>")
         return "\n".join(out) + "\n"
 
@@ -213,11 +272,22 @@ class Report:
         return self.to_frame().to_string() + "\n" + self.legend
 
 
-def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
-           correction: str | None = "holm", alpha: float = 0.05, digits: int = 4,
-           missing: str = "skip", ci: bool = False, wins: bool = False,
-           measures: Sequence[str] | None = None, lower_is_better: Iterable[str] = (),
-           n_samples: int = 10_000, rng=None) -> Report:
+def report(
+    cube: xr.DataArray,
+    baseline: str | None = None,
+    *,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    digits: int = 4,
+    missing: str = "skip",
+    ci: bool = False,
+    wins: bool = False,
+    measures: Sequence[str] | None = None,
+    lower_is_better: Iterable[str] = (),
+    n_samples: int = 10_000,
+    rng=None,
+) -> Report:
     """A results table of a score cube: means, significance markers, best in bold.
 
     Parameters
@@ -272,9 +342,19 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
     from . import stats
     from .cube import summarize
 
-    cube, systems, lower = _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better)
-    cmp = stats.compare(cube, baseline, test=test, correction=correction, alpha=alpha, missing=missing,
-                        n_samples=n_samples, rng=rng)
+    cube, systems, lower = _report_input(
+        cube, baseline, missing, digits, wins, measures, lower_is_better
+    )
+    cmp = stats.compare(
+        cube,
+        baseline,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        missing=missing,
+        n_samples=n_samples,
+        rng=rng,
+    )
     means = summarize(cube, missing=missing)
     means.index = means.index.astype(str)
     means.columns = means.columns.astype(str)
@@ -282,7 +362,8 @@ def report(cube: xr.DataArray, baseline: str | None = None, *, test: str = "t",
     letters = None if baseline is not None else dict(zip(systems, _letters(len(systems))))
     cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
     legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
-        " Best value per measure in bold." if cells else "")
+        " Best value per measure in bold." if cells else ""
+    )
     return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend)
 
 
@@ -290,8 +371,10 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
     """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
-        raise ValueError(f"report needs a cube with dims (system, topic, measure), got {got}; "
-                         "select the other dimensions first (e.g. cube.sel(qrels=...))")
+        raise ValueError(
+            f"report needs a cube with dims (system, topic, measure), got {got}; "
+            "select the other dimensions first (e.g. cube.sel(qrels=...))"
+        )
     check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(digits, (int, np.integer)) or digits < 0:
         raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
@@ -328,8 +411,11 @@ def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digi
             if baseline is not None:
                 if s != baseline:
                     arrow = "up" if up[i, 0] else ("down" if down[i, 0] else "")
-                    w = [int(cmp[k].values[i, 0, j]) for k in ("wins", "ties", "losses")
-                         if not np.isnan(cmp[k].values[i, 0, j])]
+                    w = [
+                        int(cmp[k].values[i, 0, j])
+                        for k in ("wins", "ties", "losses")
+                        if not np.isnan(cmp[k].values[i, 0, j])
+                    ]
                     wtl = "/".join(map(str, w)) if len(w) == 3 else "–"
                 else:
                     wtl = "–"
@@ -340,14 +426,23 @@ def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digi
                 hi = float(intervals["ci_high"].sel(system=s, measure=m))
                 if not (np.isnan(lo) or np.isnan(hi)):
                     ci_text = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
-            cells[(s, m)] = _Cell(text, bool(not np.isnan(v) and rounded.iloc[i, j] == best[m]),
-                                  arrow, lett, ci_text, wtl)
+            cells[(s, m)] = _Cell(
+                text,
+                bool(not np.isnan(v) and rounded.iloc[i, j] == best[m]),
+                arrow,
+                lett,
+                ci_text,
+                wtl,
+            )
     return cells
 
 
 def _report_legend(test, correction, alpha, baseline, ci, wins) -> str:
-    how = f"{_TEST_NAMES[test]}, " + (f"{_CORRECTION_NAMES[correction]} correction"
-                                      if correction else "no correction") + f", α = {alpha:g}"
+    how = (
+        f"{_TEST_NAMES[test]}, "
+        + (f"{_CORRECTION_NAMES[correction]} correction" if correction else "no correction")
+        + f", α = {alpha:g}"
+    )
     if baseline is not None:
         legend = f"↑/↓: significantly better/worse than {baseline} ({how})."
     else:

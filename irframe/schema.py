@@ -31,10 +31,30 @@ import pandas as pd
 
 from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError
 
-__all__ = ["RUN_ROLES", "QRELS_ROLES", "RUN_ALIASES", "QRELS_ALIASES", "DEFAULT_SYSTEM", "role_names",
-           "resolve_roles", "RunColumns", "QrelsColumns", "run_columns", "qrels_columns",
-           "missing_run_columns", "run_frame", "qrels_frame", "canonical", "as_frame",
-           "check_id_column", "non_string_ids", "no_overlap_error", "id_error", "numeric_column", "check_duplicates"]
+__all__ = [
+    "DEFAULT_SYSTEM",
+    "QRELS_ALIASES",
+    "QRELS_ROLES",
+    "RUN_ALIASES",
+    "RUN_ROLES",
+    "QrelsColumns",
+    "RunColumns",
+    "as_frame",
+    "canonical",
+    "check_duplicates",
+    "check_id_column",
+    "id_error",
+    "missing_run_columns",
+    "no_overlap_error",
+    "non_string_ids",
+    "numeric_column",
+    "qrels_columns",
+    "qrels_frame",
+    "resolve_roles",
+    "role_names",
+    "run_columns",
+    "run_frame",
+]
 
 RUN_ROLES = ("system", "topic", "doc", "score", "rank")
 QRELS_ROLES = ("topic", "doc", "rel", "subtopic")
@@ -42,11 +62,19 @@ _TOPIC = ("topic", "qid", "query_id", "q_id")
 _DOC = ("doc", "docno", "doc_id")
 #: Column names recognised for each run role, in the order they are listed in messages.
 RUN_ALIASES: dict[str, tuple[str, ...]] = {
-    "system": ("system", "name"), "topic": _TOPIC, "doc": _DOC, "score": ("score",), "rank": ("rank",)}
+    "system": ("system", "name"),
+    "topic": _TOPIC,
+    "doc": _DOC,
+    "score": ("score",),
+    "rank": ("rank",),
+}
 #: Column names recognised for each qrels role (ranx keeps grades in a ``score`` column).
 QRELS_ALIASES: dict[str, tuple[str, ...]] = {
-    "topic": _TOPIC, "doc": _DOC, "rel": ("rel", "label", "relevance", "score"),
-    "subtopic": ("subtopic", "subtopic_id")}
+    "topic": _TOPIC,
+    "doc": _DOC,
+    "rel": ("rel", "label", "relevance", "score"),
+    "subtopic": ("subtopic", "subtopic_id"),
+}
 #: Name of the one system of a run frame without a system column, unless ``system=`` names it.
 DEFAULT_SYSTEM = "run"
 _SHOW = 5  # rows shown in an error message
@@ -73,7 +101,9 @@ class QrelsColumns:
     subtopic: str | None
 
 
-def role_names(columns: Mapping[str, str] | None, roles: tuple[str, ...] = RUN_ROLES) -> dict[str, str]:
+def role_names(
+    columns: Mapping[str, str] | None, roles: tuple[str, ...] = RUN_ROLES
+) -> dict[str, str]:
     """Column name of every role: the defaults (the role names) overridden by ``columns``.
 
     >>> role_names({"doc": "docno"})["doc"]
@@ -82,7 +112,9 @@ def role_names(columns: Mapping[str, str] | None, roles: tuple[str, ...] = RUN_R
     columns = dict(columns or {})
     unknown = set(columns) - set(roles)
     if unknown:
-        raise ValueError(f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(roles)}")
+        raise ValueError(
+            f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(roles)}"
+        )
     return {role: columns.get(role, role) for role in roles}
 
 
@@ -91,8 +123,14 @@ def _found(df: pd.DataFrame) -> str:
     return ", ".join(cols[:20]) + (", ..." if len(cols) > 20 else "") if cols else "(no columns)"
 
 
-def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, kind: str = "run",
-                  what: str | None = None, *, fallback: bool = False) -> dict[str, Any]:
+def resolve_roles(
+    df: pd.DataFrame,
+    columns: Mapping[str, str] | None = None,
+    kind: str = "run",
+    what: str | None = None,
+    *,
+    fallback: bool = False,
+) -> dict[str, Any]:
     """The column of every role of ``df`` (``None`` when absent; with ``fallback=True``
     the name asked for, ``columns[role]`` or the role itself, so messages can name it).
 
@@ -116,7 +154,9 @@ def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, ki
     columns = dict(columns or {})
     unknown = set(columns) - set(aliases)
     if unknown:
-        raise ValueError(f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(aliases)}")
+        raise ValueError(
+            f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(aliases)}"
+        )
     chosen = set(columns.values())
     out: dict[str, Any] = {}
     for role, names in aliases.items():
@@ -125,11 +165,16 @@ def resolve_roles(df: pd.DataFrame, columns: Mapping[str, str] | None = None, ki
             continue
         cands = [c for c in names if c in df.columns and c not in chosen]
         if len(cands) > 1:
-            raise ColumnError(f"{what} has {len(cands)} candidate columns for the {role} role: "
-                              f"{', '.join(map(repr, cands))}; choose one with columns={{{role!r}: {cands[0]!r}}}")
+            raise ColumnError(
+                f"{what} has {len(cands)} candidate columns for the {role} role: "
+                f"{', '.join(map(repr, cands))}; choose one with columns={{{role!r}: {cands[0]!r}}}"
+            )
         out[role] = cands[0] if cands else None
     if fallback:
-        out = {role: name if name is not None else columns.get(role, role) for role, name in out.items()}
+        out = {
+            role: name if name is not None else columns.get(role, role)
+            for role, name in out.items()
+        }
     return out
 
 
@@ -141,19 +186,24 @@ def _wanted(role: str, columns: Mapping[str, str] | None, kind: str) -> str:
     return repr(role) + (f" (or {', '.join(map(repr, names[1:]))})" if len(names) > 1 else "")
 
 
-def missing_run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None, *,
-                        need_system: bool = True) -> list[str]:
+def missing_run_columns(
+    df: pd.DataFrame, columns: Mapping[str, str] | None = None, *, need_system: bool = True
+) -> list[str]:
     """The required run columns that ``df`` lacks, as named in messages (empty when usable)."""
     n = resolve_roles(df, columns, "run")
-    missing = [_wanted(r, columns, "run") for r in ("system", "topic", "doc")[0 if need_system else 1:]
-               if n[r] is None]
+    missing = [
+        _wanted(r, columns, "run")
+        for r in ("system", "topic", "doc")[0 if need_system else 1 :]
+        if n[r] is None
+    ]
     if n["score"] is None and n["rank"] is None:
         missing.append(f"{_wanted('score', columns, 'run')} (or {_wanted('rank', columns, 'run')})")
     return missing
 
 
-def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
-                what: str = "run frame") -> RunColumns:
+def run_columns(
+    df: pd.DataFrame, columns: Mapping[str, str] | None = None, what: str = "run frame"
+) -> RunColumns:
     """Resolve and check the columns of a run frame (see :func:`resolve_roles`).
 
     Raises
@@ -163,29 +213,37 @@ def run_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
     """
     missing = missing_run_columns(df, columns)
     if missing:
-        one = (" A frame of one system needs a system column here: df.assign(system='my_run')."
-               if missing[0].startswith(_wanted("system", columns, "run")) else "")
+        one = (
+            " A frame of one system needs a system column here: df.assign(system='my_run')."
+            if missing[0].startswith(_wanted("system", columns, "run"))
+            else ""
+        )
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
             "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'my_doc', ...} "
-            "(df.ir(columns=...) on the accessor)." + one)
+            "(df.ir(columns=...) on the accessor)." + one
+        )
     n = resolve_roles(df, columns, "run", what)
     return RunColumns(n["system"], n["topic"], n["doc"], n["score"], n["rank"])
 
 
-def qrels_columns(df: pd.DataFrame, columns: Mapping[str, str] | None = None,
-                  what: str = "qrels frame") -> QrelsColumns:
+def qrels_columns(
+    df: pd.DataFrame, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
+) -> QrelsColumns:
     """Resolve and check the columns of a qrels frame (see :func:`resolve_roles`)."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
-                        "read a file with irframe.read_qrels(path)")
+        raise TypeError(
+            f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
+            "read a file with irframe.read_qrels(path)"
+        )
     n = resolve_roles(df, columns, "qrels", what)
     missing = [_wanted(r, columns, "qrels") for r in ("topic", "doc", "rel") if n[r] is None]
     if missing:
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
             "Qrels need topic, doc, rel (and subtopic for diversity judgments); "
-            "pass qrels_columns={'rel': 'my_grade', ...} for other names.")
+            "pass qrels_columns={'rel': 'my_grade', ...} for other names."
+        )
     return QrelsColumns(n["topic"], n["doc"], n["rel"], n["subtopic"])
 
 
@@ -219,35 +277,48 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
         if first is None:
             raise InputError(f"{what} is an empty iterable; nothing to evaluate")
         if fields is None:
-            raise TypeError(f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
-                            f"namedtuples such as Qrel(query_id, doc_id, relevance); got an iterable of "
-                            f"{type(first).__name__}")
+            raise TypeError(
+                f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
+                f"namedtuples such as Qrel(query_id, doc_id, relevance); got an iterable of "
+                f"{type(first).__name__}"
+            )
         return pd.DataFrame.from_records(itertools.chain([first], it), columns=list(fields))
-    raise TypeError(f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
-                    f"of namedtuples, got {type(obj).__name__}")
+    raise TypeError(
+        f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
+        f"of namedtuples, got {type(obj).__name__}"
+    )
 
 
 def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     inner = list(obj.values())
     bad = [t for t, d in zip(obj, inner) if not isinstance(d, Mapping)]
     if bad:
-        raise TypeError(f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
-                        f"to {type(obj[bad[0]]).__name__}")
+        raise TypeError(
+            f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
+            f"to {type(obj[bad[0]]).__name__}"
+        )
     lens = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lens.sum())
     values = list(itertools.chain.from_iterable(d.values() for d in inner))
     nested = next((v for v in values if isinstance(v, Mapping)), None)
     if nested is not None:
-        raise TypeError(f"{what}: expected {{topic: {{doc: value}}}} with numbers as values, found a dict "
-                        "nested deeper (one run per call: pass {topic: {doc: score}} of one system)")
+        raise TypeError(
+            f"{what}: expected {{topic: {{doc: value}}}} with numbers as values, found a dict "
+            "nested deeper (one run per call: pass {topic: {doc: score}} of one system)"
+        )
     topic = np.repeat(np.asarray(list(obj.keys()) + [None], dtype=object)[:-1], lens)
     doc = np.empty(n, dtype=object)
     doc[:] = list(itertools.chain.from_iterable(inner))
     return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
 
 
-def run_frame(obj: Any, columns: Mapping[str, str] | None = None, *, system: str | None = None,
-              what: str = "run frame") -> tuple[pd.DataFrame, RunColumns]:
+def run_frame(
+    obj: Any,
+    columns: Mapping[str, str] | None = None,
+    *,
+    system: str | None = None,
+    what: str = "run frame",
+) -> tuple[pd.DataFrame, RunColumns]:
     """A run in any accepted shape → (frame, its resolved columns); the caller's data untouched.
 
     A frame without a system column (none under ``columns``/:data:`RUN_ALIASES`) holds
@@ -277,13 +348,16 @@ def run_frame(obj: Any, columns: Mapping[str, str] | None = None, *, system: str
         df[col] = pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), categories=[name])
         columns = {**(columns or {}), "system": col}
     elif system is not None:
-        raise ValueError(f"system={system!r} names the one system of a frame without a system column, "
-                         f"but {what} has one ({n['system']!r}); drop system= or the column")
+        raise ValueError(
+            f"system={system!r} names the one system of a frame without a system column, "
+            f"but {what} has one ({n['system']!r}); drop system= or the column"
+        )
     return df, run_columns(df, columns, what)
 
 
-def qrels_frame(obj: Any, columns: Mapping[str, str] | None = None,
-                what: str = "qrels frame") -> tuple[pd.DataFrame, QrelsColumns]:
+def qrels_frame(
+    obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
+) -> tuple[pd.DataFrame, QrelsColumns]:
     """Qrels in any accepted shape → (frame, its resolved columns); see :func:`as_frame`.
 
     Examples
@@ -316,7 +390,8 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
         f"row {df.index[i]!r}: " + ", ".join(f"{c}={v!r}" for c, v in zip(cols, vals))
-        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None)))
+        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None))
+    )
     return lines + more
 
 
@@ -339,6 +414,7 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
         return None
     if isinstance(dtype, pd.ArrowDtype):
         import pyarrow as pa
+
         t = dtype.pyarrow_dtype
         if pa.types.is_dictionary(t):
             t = t.value_type
@@ -349,7 +425,10 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
         if pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
             return None
         values = s.to_numpy()
-        return np.fromiter((not isinstance(v, str) for v in values), bool, len(values)) & s.notna().to_numpy()
+        return (
+            np.fromiter((not isinstance(v, str) for v in values), bool, len(values))
+            & s.notna().to_numpy()
+        )
     return s.notna().to_numpy()
 
 
@@ -358,24 +437,31 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
     s = df[col]
     kinds = sorted({type(v).__name__ for v in s[mask].head(1000)})
     mixed = " mixed with strings" if (~mask & s.notna().to_numpy()).any() else ""
-    found = (f"{int(mask.sum())} value(s) are {'/'.join(kinds)}{mixed}: {_rows(df, mask, [col])}" if mask.any()
-             else "its dtype holds no strings")
+    found = (
+        f"{int(mask.sum())} value(s) are {'/'.join(kinds)}{mixed}: {_rows(df, mask, [col])}"
+        if mask.any()
+        else "its dtype holds no strings"
+    )
     return InputError(
         f"{what}: column {col!r} (dtype {s.dtype}) must hold strings, but {found}. Ids must be strings so that '051' and '51' "
         f"stay different and 7 never silently fails to match '7' (pd.concat of differently read frames "
         f"gives such columns). Read files with irframe.read_run/read_qrels, or convert with "
-        f"df[{col!r}] = df[{col!r}].astype(str) if the numbers really are the ids.")
+        f"df[{col!r}] = df[{col!r}].astype(str) if the numbers really are the ids."
+    )
 
 
 def no_overlap_error(run_topics, qrels_topics) -> EmptyOverlapError:
     """The error for a run and qrels without a common topic (trec_eval's fatal message)."""
+
     def some(x) -> str:
         shown = ", ".join(repr(str(t)[:40]) for t in list(x[:3]))
         return shown + (f" ... ({len(x)} topics)" if len(x) > 3 else "")
+
     return EmptyOverlapError(
         f"No queries with both results and relevance info (trec_eval's message): the run's topics "
         f"({some(run_topics)}) and the qrels' topics ({some(qrels_topics)}) have none in common. "
-        f"Check that run and qrels belong to the same collection and spell topic ids alike.")
+        f"Check that run and qrels belong to the same collection and spell topic ids alike."
+    )
 
 
 def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
@@ -393,7 +479,9 @@ def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
     """
     s = df[col]
     bad = non_string_ids(s)
-    if bad is not None and (bad.any() or s.dtype != object):  # an empty numeric column too (dask meta)
+    if bad is not None and (
+        bad.any() or s.dtype != object
+    ):  # an empty numeric column too (dask meta)
         raise id_error(df, col, what, bad)
     if isinstance(s.dtype, pd.CategoricalDtype):  # missing: code -1 (no array of flags per row)
         missing = len(s) > 0 and s.array.codes.min() < 0
@@ -401,12 +489,15 @@ def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
         missing = s.isna().any()
     if missing:
         mask = s.isna().to_numpy()
-        raise InputError(f"{what}: column {col!r} has {int(mask.sum())} missing id(s): "
-                         f"{_rows(df, mask, [col])}. Drop or fill those rows.")
+        raise InputError(
+            f"{what}: column {col!r} has {int(mask.sum())} missing id(s): "
+            f"{_rows(df, mask, [col])}. Drop or fill those rows."
+        )
 
 
-def numeric_column(df: pd.DataFrame, col: str, what: str, *, finite: bool = True,
-                   allow_nan: bool = False) -> np.ndarray:
+def numeric_column(
+    df: pd.DataFrame, col: str, what: str, *, finite: bool = True, allow_nan: bool = False
+) -> np.ndarray:
     """Return ``df[col]`` as float64, raising on non-numeric, NaN or infinite values."""
     s = df[col]
     if pd.api.types.is_bool_dtype(s.dtype):
@@ -417,23 +508,30 @@ def numeric_column(df: pd.DataFrame, col: str, what: str, *, finite: bool = True
         values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         bad = np.isnan(values) & s.notna().to_numpy()
         if bad.any():
-            raise InputError(f"{what}: column {col!r} has {int(bad.sum())} non-numeric value(s): "
-                             f"{_rows(df, bad, [col])}. Fix or drop those rows.")
+            raise InputError(
+                f"{what}: column {col!r} has {int(bad.sum())} non-numeric value(s): "
+                f"{_rows(df, bad, [col])}. Fix or drop those rows."
+            )
     if not allow_nan and np.isnan(values).any():
         bad = np.isnan(values)
-        raise InputError(f"{what}: column {col!r} has {int(bad.sum())} NaN value(s): "
-                         f"{_rows(df, bad, [col])}. Drop those rows or fill them.")
+        raise InputError(
+            f"{what}: column {col!r} has {int(bad.sum())} NaN value(s): "
+            f"{_rows(df, bad, [col])}. Drop those rows or fill them."
+        )
     if finite and np.isinf(values).any():
         bad = np.isinf(values)
-        raise InputError(f"{what}: column {col!r} has {int(bad.sum())} infinite value(s): "
-                         f"{_rows(df, bad, [col])}. Replace them with finite numbers.")
+        raise InputError(
+            f"{what}: column {col!r} has {int(bad.sum())} infinite value(s): "
+            f"{_rows(df, bad, [col])}. Replace them with finite numbers."
+        )
     values = values.view()  # may share memory with the caller's frame: never writable from here
     values.flags.writeable = False
     return values
 
 
-def check_duplicates(df: pd.DataFrame, key_codes: np.ndarray, cols: list[str], what: str,
-                     duplicates: str) -> np.ndarray | None:
+def check_duplicates(
+    df: pd.DataFrame, key_codes: np.ndarray, cols: list[str], what: str, duplicates: str
+) -> np.ndarray | None:
     """Check a 1-d int64 key for duplicates.
 
     Returns ``None`` when there are none, otherwise (``duplicates="first"``) a boolean
@@ -450,4 +548,5 @@ def check_duplicates(df: pd.DataFrame, key_codes: np.ndarray, cols: list[str], w
     dup_all = pd.Index(key_codes).duplicated(keep=False)
     raise DuplicateError(
         f"{what} has {int(dup.sum())} duplicate ({', '.join(cols)}) row(s): {_rows(df, dup_all, cols)}. "
-        "trec_eval treats this as fatal; remove them or pass duplicates='first' to keep the first.")
+        "trec_eval treats this as fatal; remove them or pass duplicates='first' to keep the first."
+    )

@@ -37,29 +37,37 @@ import pandas as pd
 import xarray as xr
 from scipy import stats as _st
 
+from ._paired import (
+    CORRECTIONS,
+    TESTS,
+    CompareOptions,
+    bootstrap_means,
+    compare_options,
+    difference_summary,
+    paired_tests,
+    percentile_ci,
+)
+from ._replicates import replicate_pair_tests
+from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
+from .cube import result
 from .options import make_rng
 from .params import ALPHA, DRAWS
-from ._paired import (CORRECTIONS, TESTS, CompareOptions, bootstrap_means, compare_options, difference_summary,
-                      paired_tests, percentile_ci)
-from ._replicates import replicate_pair_tests
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
-from .cube import result
-from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 
 __all__ = [
-    "compare",
-    "tukey_hsd",
-    "anova",
-    "sign_test",
-    "mean_ci",
-    "adjust_pvalues",
-    "power",
-    "topic_set_size",
-    "min_detectable_effect",
-    "variance_components",
-    "power_table",
-    "TESTS",
     "CORRECTIONS",
+    "TESTS",
+    "adjust_pvalues",
+    "anova",
+    "compare",
+    "mean_ci",
+    "min_detectable_effect",
+    "power",
+    "power_table",
+    "sign_test",
+    "topic_set_size",
+    "tukey_hsd",
+    "variance_components",
 ]
 
 _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
@@ -69,15 +77,22 @@ _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 # input handling
 # ---------------------------------------------------------------------------
 
+
 def _baseline_list(baseline, systems: pd.Index) -> list:
     if baseline is None:
         return list(systems)
-    names = [baseline] if isinstance(baseline, str) or not isinstance(baseline, Sequence) else list(baseline)
+    names = (
+        [baseline]
+        if isinstance(baseline, str) or not isinstance(baseline, Sequence)
+        else list(baseline)
+    )
     if len(names) == 0:
         raise ValueError("baseline is an empty list; pass None for all pairs")
     unknown = [b for b in names if b not in systems]
     if unknown:
-        raise KeyError(f"baseline {unknown[0]!r} is not a system of the cube; available systems: {list(systems)}")
+        raise KeyError(
+            f"baseline {unknown[0]!r} is not a system of the cube; available systems: {list(systems)}"
+        )
     if len(set(names)) != len(names):
         raise ValueError(f"baseline lists a system twice: {names}")
     return names
@@ -105,8 +120,14 @@ def _pair_layout(systems: pd.Index, others: Sequence):
     return ukeys // S, ukeys % S, cell_pair, cell_sign
 
 
-def _scatter(values: np.ndarray, cell_pair: np.ndarray, cell_sign: np.ndarray | None = None, fill=np.nan):
-    out = np.full(cell_pair.shape, fill, dtype=np.result_type(values.dtype, np.float64) if fill is np.nan else values.dtype)
+def _scatter(
+    values: np.ndarray, cell_pair: np.ndarray, cell_sign: np.ndarray | None = None, fill=np.nan
+):
+    out = np.full(
+        cell_pair.shape,
+        fill,
+        dtype=np.result_type(values.dtype, np.float64) if fill is np.nan else values.dtype,
+    )
     valid = cell_pair >= 0
     v = values[cell_pair[valid]]
     if cell_sign is not None:
@@ -118,6 +139,7 @@ def _scatter(values: np.ndarray, cell_pair: np.ndarray, cell_sign: np.ndarray | 
 # ---------------------------------------------------------------------------
 # p-value corrections
 # ---------------------------------------------------------------------------
+
 
 def _adjust_fallback(p: np.ndarray, method: str) -> np.ndarray:
     m = p.size
@@ -138,7 +160,9 @@ def _adjust_fallback(p: np.ndarray, method: str) -> np.ndarray:
     return out
 
 
-def adjust_pvalues(pvalues, method: str | None = "holm", *, use_statsmodels: bool | None = None) -> np.ndarray:
+def adjust_pvalues(
+    pvalues, method: str | None = "holm", *, use_statsmodels: bool | None = None
+) -> np.ndarray:
     """Adjust p-values for multiple comparisons.
 
     Parameters
@@ -176,12 +200,14 @@ def adjust_pvalues(pvalues, method: str | None = "holm", *, use_statsmodels: boo
     if use_statsmodels is None:
         try:
             import statsmodels.stats.multitest  # noqa: F401
+
             use_statsmodels = True
         except ImportError:
             use_statsmodels = False
     if ok.any():
         if use_statsmodels:
             from statsmodels.stats.multitest import multipletests
+
             flat[ok] = multipletests(flat[ok], method=_SM_METHOD[method])[1]
         else:
             flat[ok] = _adjust_fallback(flat[ok], method)
@@ -192,11 +218,24 @@ def adjust_pvalues(pvalues, method: str | None = "holm", *, use_statsmodels: boo
 # compare
 # ---------------------------------------------------------------------------
 
-_COMPARE_VARS = ("statistic", "pvalue", "pvalue_adjusted", "ci_low", "ci_high", "effect", "effect_size",
-                 "wins", "ties", "losses", "n_topics")
+_COMPARE_VARS = (
+    "statistic",
+    "pvalue",
+    "pvalue_adjusted",
+    "ci_low",
+    "ci_high",
+    "effect",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "n_topics",
+)
 
 
-def _to_cells(res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Sequence[str]) -> np.ndarray:
+def _to_cells(
+    res: dict[str, np.ndarray], layout, antisym_stat: bool, names: Sequence[str]
+) -> np.ndarray:
     """Scatter per-pair results (U,) into (system, other) cells, oriented ``system - other``."""
     _, _, cell_pair, cell_sign = layout
     flip = cell_sign < 0
@@ -236,10 +275,22 @@ def _over_batch(X: np.ndarray, *, block, layout, opts) -> np.ndarray:
     return np.stack([block(X[k], layout, opts) for k in range(X.shape[0])], axis=0)
 
 
-def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
-            n_samples: int = 10_000, rng=None, missing: str = "skip", ci: str | None = None,
-            exact: bool | None = None, zero_method: str = "wilcox", dim: str = "topic",
-            replicates: str | None = None) -> xr.Dataset:
+def compare(
+    cube,
+    baseline=None,
+    *,
+    test: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    n_samples: int = 10_000,
+    rng=None,
+    missing: str = "skip",
+    ci: str | None = None,
+    exact: bool | None = None,
+    zero_method: str = "wilcox",
+    dim: str = "topic",
+    replicates: str | None = None,
+) -> xr.Dataset:
     """Paired significance tests between systems over topics.
 
     Each pair of systems is compared on the per-topic differences
@@ -354,26 +405,57 @@ def compare(cube, baseline=None, *, test: str = "t", correction: str | None = "h
     names = _COMPARE_VARS if replicates is None else (*_COMPARE_VARS, "df")
     core = ["system", *keep, "topic"]
     out = xr.apply_ufunc(
-        _over_batch, c, input_core_dims=[core], output_core_dims=[["system", "other", "_var"]],
-        kwargs={"block": _paired_block if replicates is None else _replicate_block, "layout": pairs, "opts": o},
-        dask="forbidden")
-    out = out.assign_coords(other=list(others), _var=list(names)).transpose("system", "other", "measure", "_var")
+        _over_batch,
+        c,
+        input_core_dims=[core],
+        output_core_dims=[["system", "other", "_var"]],
+        kwargs={
+            "block": _paired_block if replicates is None else _replicate_block,
+            "layout": pairs,
+            "opts": o,
+        },
+        dask="forbidden",
+    )
+    out = out.assign_coords(other=list(others), _var=list(names)).transpose(
+        "system", "other", "measure", "_var"
+    )
     ds = out.to_dataset("_var")
     padj = ds.pvalue_adjusted
-    ds["significant"] = (padj.dims, ~np.isnan(padj.values) & (np.nan_to_num(padj.values, nan=1.0) < o.alpha))
-    ds = ds[[*_COMPARE_VARS[:3], "significant", *_COMPARE_VARS[3:], *(("df",) if replicates else ())]]
+    ds["significant"] = (
+        padj.dims,
+        ~np.isnan(padj.values) & (np.nan_to_num(padj.values, nan=1.0) < o.alpha),
+    )
+    ds = ds[
+        [*_COMPARE_VARS[:3], "significant", *_COMPARE_VARS[3:], *(("df",) if replicates else ())]
+    ]
     sampled = (o.test in ("randomization", "bootstrap") or o.ci == "bootstrap") and not replicates
-    params = {"test": "mixed_model" if replicates else o.test, "correction": o.correction, "alpha": o.alpha,
-              "n_samples": o.n_samples if sampled else 0, "ci": "t" if replicates else o.ci, "missing": o.missing,
-              "exact": o.used_exact, "zero_method": o.zero_method, "dim": dim, "replicates": replicates}
-    return result(layout.restore(ds), computed="irframe.stats.compare", parameters=params,
-                  attrs={"confidence": float(1 - o.alpha),
-                         "family": "distinct unordered pairs per measure (and per cell of other broadcast dims)"})
+    params = {
+        "test": "mixed_model" if replicates else o.test,
+        "correction": o.correction,
+        "alpha": o.alpha,
+        "n_samples": o.n_samples if sampled else 0,
+        "ci": "t" if replicates else o.ci,
+        "missing": o.missing,
+        "exact": o.used_exact,
+        "zero_method": o.zero_method,
+        "dim": dim,
+        "replicates": replicates,
+    }
+    return result(
+        layout.restore(ds),
+        computed="irframe.stats.compare",
+        parameters=params,
+        attrs={
+            "confidence": float(1 - o.alpha),
+            "family": "distinct unordered pairs per measure (and per cell of other broadcast dims)",
+        },
+    )
 
 
 # ---------------------------------------------------------------------------
 # ANOVA and Tukey HSD
 # ---------------------------------------------------------------------------
+
 
 def _anova_parts(X: np.ndarray, two_way: bool):
     S, T = X.shape
@@ -389,7 +471,7 @@ def _anova_parts(X: np.ndarray, two_way: bool):
         ss_top = None
         resid = X - sm
         df_res = S * (T - 1)
-    sse = (resid ** 2).sum()
+    sse = (resid**2).sum()
     return ss_sys, ss_top, sse, df_res
 
 
@@ -429,7 +511,9 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         X = complete_topics(c.values[:, :, k], missing)
         S, T = X.shape
         if T < 2:
-            raise ValueError(f"ANOVA needs at least 2 topics evaluated for every system (measure {m!r} has {T})")
+            raise ValueError(
+                f"ANOVA needs at least 2 topics evaluated for every system (measure {m!r} has {T})"
+            )
         ss_sys, ss_top, sse, df_res = _anova_parts(X, two_way)
         mse = sse / df_res
         rows = [("system", S - 1, ss_sys)]
@@ -441,14 +525,19 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
                 F = (ss / df) / mse
             rows_out.append((src, float(df), ss, ss / df, F, _st.f.sf(F, df, df_res)))
         rows_out.append(("residual", float(df_res), sse, mse, np.nan, np.nan))
-        frames[m] = pd.DataFrame(rows_out, columns=["source", "df", "sum_sq", "mean_sq", "F", "pvalue"]).set_index("source")
+        frames[m] = pd.DataFrame(
+            rows_out, columns=["source", "df", "sum_sq", "mean_sq", "F", "pvalue"]
+        ).set_index("source")
     if not layout.has_measure:
         return next(iter(frames.values()))
-    return pd.concat(frames, names=[*(layout.batch_dims if layout.stacked else ["measure"]), "source"])
+    return pd.concat(
+        frames, names=[*(layout.batch_dims if layout.stacked else ["measure"]), "source"]
+    )
 
 
-def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "skip",
-              dim: str = "topic") -> xr.Dataset:
+def tukey_hsd(
+    cube, *, two_way: bool = True, alpha: float = 0.05, missing: str = "skip", dim: str = "topic"
+) -> xr.Dataset:
     """Tukey's honestly significant difference test for all pairs of systems.
 
     With ``two_way=True`` (default) the error term is the residual mean square of the
@@ -513,7 +602,9 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
         X = complete_topics(c.values[:, :, k], missing)
         T = X.shape[1]
         if T < 2:
-            raise ValueError(f"Tukey HSD needs at least 2 topics evaluated for every system (measure {m!r} has {T})")
+            raise ValueError(
+                f"Tukey HSD needs at least 2 topics evaluated for every system (measure {m!r} has {T})"
+            )
         _, _, sse, df_res = _anova_parts(X, two_way)
         mse = sse / df_res
         se = np.sqrt(mse / T)
@@ -525,7 +616,11 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
         uq, inv = np.unique(qq[iu], return_inverse=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            pu = np.where(np.isfinite(uq), _st.studentized_range.sf(np.where(np.isfinite(uq), uq, 0), S, df_res), np.nan)
+            pu = np.where(
+                np.isfinite(uq),
+                _st.studentized_range.sf(np.where(np.isfinite(uq), uq, 0), S, df_res),
+                np.nan,
+            )
         pu = np.where(np.isinf(uq), 0.0, pu)
         pmat = np.full((S, S), np.nan)
         pmat[iu] = pu[np.asarray(inv).ravel()]
@@ -538,19 +633,31 @@ def tukey_hsd(cube, *, two_way: bool = True, alpha: float = 0.05, missing: str =
         mse_k[k], df_k[k], nt_k[k] = mse, df_res, T
     dims = ("system", "other", "measure")
     ds = xr.Dataset(
-        {"statistic": (dims, q), "pvalue": (dims, p),
-         "significant": (dims, np.where(np.isnan(p), False, p < alpha)),
-         "ci_low": (dims, lo), "ci_high": (dims, hi), "effect": (dims, eff),
-         "mse": ("measure", mse_k), "df": ("measure", df_k), "n_topics": ("measure", nt_k)},
-        coords={"system": systems, "other": systems})
-    return result(layout.restore(ds.assign_coords(batch_coords(c))), computed="irframe.stats.tukey_hsd",
-                  parameters={"two_way": two_way, "alpha": float(alpha), "missing": missing, "dim": dim},
-                  attrs={"test": "tukey_hsd", "correction": "none (family-wise by construction)"})
+        {
+            "statistic": (dims, q),
+            "pvalue": (dims, p),
+            "significant": (dims, np.where(np.isnan(p), False, p < alpha)),
+            "ci_low": (dims, lo),
+            "ci_high": (dims, hi),
+            "effect": (dims, eff),
+            "mse": ("measure", mse_k),
+            "df": ("measure", df_k),
+            "n_topics": ("measure", nt_k),
+        },
+        coords={"system": systems, "other": systems},
+    )
+    return result(
+        layout.restore(ds.assign_coords(batch_coords(c))),
+        computed="irframe.stats.tukey_hsd",
+        parameters={"two_way": two_way, "alpha": float(alpha), "missing": missing, "dim": dim},
+        attrs={"test": "tukey_hsd", "correction": "none (family-wise by construction)"},
+    )
 
 
 # ---------------------------------------------------------------------------
 # sign test on preference cubes
 # ---------------------------------------------------------------------------
+
 
 def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> xr.Dataset:
     """Two-sided binomial sign test for each pair of a preference cube.
@@ -600,8 +707,16 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     with np.errstate(invalid="ignore"):
         pval = np.where(n > 0, np.minimum(1.0, 2 * _st.binom.cdf(k, n, 0.5)), 1.0)
         stat = np.where(n > 0, wins / np.where(n > 0, n, 1), np.nan)
-    sys_l = [str(s) for s in pref.coords["system"].values] if "system" in pref.coords else [str(i) for i in range(v.shape[0])]
-    oth_l = [str(s) for s in pref.coords["other"].values] if "other" in pref.coords else [str(i) for i in range(v.shape[1])]
+    sys_l = (
+        [str(s) for s in pref.coords["system"].values]
+        if "system" in pref.coords
+        else [str(i) for i in range(v.shape[0])]
+    )
+    oth_l = (
+        [str(s) for s in pref.coords["other"].values]
+        if "other" in pref.coords
+        else [str(i) for i in range(v.shape[1])]
+    )
     same = np.array([[a == b for b in oth_l] for a in sys_l], dtype=bool)
     pval = np.where(same, np.nan, pval)
     # family: distinct unordered label pairs, first occurrence represents the pair
@@ -621,20 +736,41 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     adj_f = adjust_pvalues(fam, correction)
     padj = np.where(rep >= 0, adj_f[np.maximum(rep, 0)] if len(adj_f) else np.nan, np.nan)
     dims = ("system", "other")
-    ds = xr.Dataset({"wins": (dims, wins), "ties": (dims, ties), "losses": (dims, losses), "statistic": (dims, stat),
-                     "pvalue": (dims, pval), "pvalue_adjusted": (dims, padj),
-                     "significant": (dims, np.where(np.isnan(padj), False, padj < alpha))},
-                    coords={d: pref.coords[d] for d in dims if d in pref.coords})
-    return result(ds, computed="irframe.stats.sign_test", parameters={"correction": correction, "alpha": float(alpha)},
-                  attrs={"test": "sign"})
+    ds = xr.Dataset(
+        {
+            "wins": (dims, wins),
+            "ties": (dims, ties),
+            "losses": (dims, losses),
+            "statistic": (dims, stat),
+            "pvalue": (dims, pval),
+            "pvalue_adjusted": (dims, padj),
+            "significant": (dims, np.where(np.isnan(padj), False, padj < alpha)),
+        },
+        coords={d: pref.coords[d] for d in dims if d in pref.coords},
+    )
+    return result(
+        ds,
+        computed="irframe.stats.sign_test",
+        parameters={"correction": correction, "alpha": float(alpha)},
+        attrs={"test": "sign"},
+    )
 
 
 # ---------------------------------------------------------------------------
 # per-system means with confidence intervals
 # ---------------------------------------------------------------------------
 
-def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10_000, rng=None,
-            missing: str = "skip", dim: str = "topic") -> xr.Dataset:
+
+def mean_ci(
+    cube,
+    *,
+    method: str = "t",
+    alpha: float = 0.05,
+    n_samples: int = 10_000,
+    rng=None,
+    missing: str = "skip",
+    dim: str = "topic",
+) -> xr.Dataset:
     """Mean score per system with a (1 - alpha) confidence interval over topics.
 
     Parameters
@@ -688,8 +824,18 @@ def mean_ci(cube, *, method: str = "t", alpha: float = 0.05, n_samples: int = 10
                 b = bootstrap_means(x[None, :], int(n_samples), gen)
                 lo[s, k], hi[s, k] = (v[0] for v in percentile_ci(b, alpha))
     dims = ("system", "measure")
-    ds = xr.Dataset({"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},
-                    coords={"system": list(c.indexes["system"])})
-    return result(layout.restore(ds.assign_coords(batch_coords(c))), computed="irframe.stats.mean_ci",
-                  parameters={"method": method, "alpha": float(alpha), "n_samples": int(n_samples) if method == "bootstrap"
-                              else 0, "missing": missing, "dim": dim})
+    ds = xr.Dataset(
+        {"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},
+        coords={"system": list(c.indexes["system"])},
+    )
+    return result(
+        layout.restore(ds.assign_coords(batch_coords(c))),
+        computed="irframe.stats.mean_ci",
+        parameters={
+            "method": method,
+            "alpha": float(alpha),
+            "n_samples": int(n_samples) if method == "bootstrap" else 0,
+            "missing": missing,
+            "dim": dim,
+        },
+    )

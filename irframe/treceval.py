@@ -34,8 +34,18 @@ import pandas as pd
 
 from .errors import IrframeError
 
-__all__ = ["TrecEvalError", "TrecLine", "TrecRun", "trec_eval_values", "trec_eval_run", "trec_eval_runs", "one_run",
-           "read_zscores", "format_trec_line", "line_text"]
+__all__ = [
+    "TrecEvalError",
+    "TrecLine",
+    "TrecRun",
+    "format_trec_line",
+    "line_text",
+    "one_run",
+    "read_zscores",
+    "trec_eval_run",
+    "trec_eval_runs",
+    "trec_eval_values",
+]
 
 MISSING_ZSCORE = -1000000.0
 
@@ -67,6 +77,7 @@ class TrecLine:
 def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
     """Read a trec_eval ``-Z`` file: lines ``qid measure mean stddev`` → {(qid, measure): (mean, sd)}."""
     from .measures.trec_eval_syntax import c_atof
+
     out: dict[tuple[str, str], tuple[float, float]] = {}
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
@@ -74,7 +85,9 @@ def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
             if not parts:
                 continue
             if len(parts) != 4:
-                raise TrecEvalError(f"trec_eval.get_zscores: Malformed line {lineno} in {path}: {line!r}", 2)
+                raise TrecEvalError(
+                    f"trec_eval.get_zscores: Malformed line {lineno} in {path}: {line!r}", 2
+                )
             out.setdefault((parts[0], parts[1]), (c_atof(parts[2]), c_atof(parts[3])))
     return out
 
@@ -96,7 +109,10 @@ def _utf8(s: str) -> bytes:
 # the request: which values, which relevance information
 # --------------------------------------------------------------------------------------
 
-def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[list, list[str], str | None]:
+
+def _request(
+    measures: Sequence[str], version: str, rel_format: str
+) -> tuple[list, list[str], str | None]:
     """trec_eval's printed values (:class:`~irframe.measures.trec_eval_syntax.TrecValue`),
     the irframe measure strings (``extras``) of a ``-m`` list and the stop (stderr text) of
     the first requested family whose ranking form refuses the relevance format, or None
@@ -106,7 +122,7 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
 
     trec_req = [m for m in measures if is_trec_request(m, version)]
     extras = [m for m in measures if not is_trec_request(m, version)]
-    for m in extras:           # unknown names fail like trec_eval's "illegal measure"
+    for m in extras:  # unknown names fail like trec_eval's "illegal measure"
         try:
             parse_measure(m)
         except (IrframeError, ValueError) as e:
@@ -116,16 +132,20 @@ def _request(measures: Sequence[str], version: str, rel_format: str) -> tuple[li
         values = expand(trec_req, version) if (trec_req or not extras) else []
     except IrframeError as e:
         family = getattr(e, "trec_family", None)
-        if family is not None:     # trec_eval's two lines
-            raise TrecEvalError(f"{e.trec_text}\ntrec_eval: Cannot initialize measure '{family}'", 2) from None
+        if family is not None:  # trec_eval's two lines
+            raise TrecEvalError(
+                f"{e.trec_text}\ntrec_eval: Cannot initialize measure '{family}'", 2
+            ) from None
         msg = str(e)
-        if msg.startswith("trec_eval: improper measure in parameter '"):   # then main's own line
+        if msg.startswith("trec_eval: improper measure in parameter '"):  # then main's own line
             msg += f"\ntrec_eval: illegal measure '{msg.split(chr(39))[1]}'"
         raise TrecEvalError(msg, 1) from None
     needs = _REL_NEEDS[rel_format]
-    wrong = [v for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs]
+    wrong = [
+        v for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs
+    ]
     refusal = None
-    if wrong:   # the first family (trec_eval's order) whose ranking form refuses the format
+    if wrong:  # the first family (trec_eval's order) whose ranking form refuses the format
         refusal = f"{_FORMAT_REFUSAL[wrong[0].needs]}\ntrec_eval: Can't calculate measure '{wrong[0].family}'"
     return values, extras, refusal
 
@@ -137,7 +157,7 @@ _FORMAT_REFUSAL = {
     "qrels": "trec_eval.form_res_qrels: rel_info format not qrels or results format not trec_results",
     "qrels_jg": "trec_eval: rel_info format not qrels_jg or results format not trec_results",
     "prefs": "trec_eval.form_prefs_info: prefs_info format not (prefs or qrels_prefs) or results format "
-             "not trec_results",
+    "not trec_results",
 }
 #: trec_eval's ``-R`` relevance formats
 REL_FORMATS = tuple(_REL_NEEDS)
@@ -148,7 +168,11 @@ def _rel_info(qrels: pd.DataFrame, rel_format: str):
     if rel_format == "qrels_jg":
         return qrels.drop(columns="jg").drop_duplicates(["topic", "doc"]), qrels, None
     if _REL_NEEDS[rel_format] == "prefs":
-        prefs = qrels if "jsg" in qrels.columns else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
+        prefs = (
+            qrels
+            if "jsg" in qrels.columns
+            else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
+        )
         return prefs[["topic", "doc", "rel"]].drop_duplicates(["topic", "doc"]), None, prefs
     return qrels, None, None
 
@@ -157,10 +181,11 @@ def _rel_info(qrels: pd.DataFrame, rel_format: str):
 # topics: which ones each run is evaluated on
 # --------------------------------------------------------------------------------------
 
+
 def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
     """Integer codes (-1: missing) and distinct values (as str) of an id column; free on categoricals."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        return s.array.codes, [str(c) for c in s.cat.categories]   # (a read-only view: no copy)
+        return s.array.codes, [str(c) for c in s.cat.categories]  # (a read-only view: no copy)
     codes, uniques = pd.factorize(s)
     return codes, [str(u) for u in uniques]
 
@@ -168,7 +193,7 @@ def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
 def _distinct(s: pd.Series) -> list:
     """The distinct values of an id column (unordered); from the codes of a categorical."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        used = np.zeros(len(s.cat.categories) + 1, bool)   # the last flag: missing (code -1)
+        used = np.zeros(len(s.cat.categories) + 1, bool)  # the last flag: missing (code -1)
         used[s.array.codes] = True
         return list(s.cat.categories[used[:-1]])
     return list(s.unique())
@@ -178,14 +203,17 @@ def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) 
     """For each system (in ``systems`` order), the topics of ``wanted`` it retrieved for."""
     s_codes, s_names = _codes(runs["system"])
     t_codes, t_names = _codes(runs["topic"])
-    width = len(t_names) + 1                   # codes shifted by one: -1 (missing) becomes 0
+    width = len(t_names) + 1  # codes shifted by one: -1 (missing) becomes 0
     pair = s_codes.astype(np.int64) + 1
     pair *= width
     pair += t_codes
     pair += 1
     space = (len(s_names) + 1) * width
-    found = np.flatnonzero(np.bincount(pair, minlength=space)) if space <= 4 * len(pair) + 4096 \
+    found = (
+        np.flatnonzero(np.bincount(pair, minlength=space))
+        if space <= 4 * len(pair) + 4096
         else np.unique(pair)
+    )
     pos = {s: i for i, s in enumerate(systems)}
     out: list[set[str]] = [set() for _ in systems]
     for s_code, t_code in zip(*np.divmod(found, width)):
@@ -231,25 +259,39 @@ def _duplicates(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int | None, vers
     docno (``strcmp``) the ranking holds twice among its top ``depth`` documents, per topic
     the smallest docno the qrels hold twice; and ``runs``/``qrels`` without the extra copies
     (a run keeps each document's best-ranked copy), ready to align."""
-    run_dup = _duplicated(_id_codes(runs["system"]), _id_codes(runs["topic"]), _id_codes(runs["doc"]))
+    run_dup = _duplicated(
+        _id_codes(runs["system"]), _id_codes(runs["topic"]), _id_codes(runs["doc"])
+    )
     q_dup = _duplicated(_id_codes(qrels["topic"]), _id_codes(qrels["doc"]))
     run_docs: dict[tuple[str, str], str] = {}
     q_docs: dict[str, str] = {}
     if q_dup.any():
-        q_key = pd.DataFrame({"topic": qrels["topic"].astype(str).to_numpy(),
-                              "doc": qrels["doc"].astype(str).to_numpy()})
+        q_key = pd.DataFrame(
+            {
+                "topic": qrels["topic"].astype(str).to_numpy(),
+                "doc": qrels["doc"].astype(str).to_numpy(),
+            }
+        )
         q_docs = {t: min(g, key=_utf8) for t, g in q_key[q_dup].groupby("topic")["doc"]}
         qrels = qrels[~q_key.duplicated(keep="first").to_numpy()]
     if run_dup.any():
-        sub = runs[run_dup]   # only the rows whose document occurs twice in their ranking
-        run_key = pd.DataFrame({"system": sub["system"].astype(str).to_numpy(),
-                                "topic": sub["topic"].astype(str).to_numpy(),
-                                "doc": sub["doc"].astype(str).to_numpy()})
+        sub = runs[run_dup]  # only the rows whose document occurs twice in their ranking
+        run_key = pd.DataFrame(
+            {
+                "system": sub["system"].astype(str).to_numpy(),
+                "topic": sub["topic"].astype(str).to_numpy(),
+                "doc": sub["doc"].astype(str).to_numpy(),
+            }
+        )
         # the place in its ranking (with -M: among every row; else among the copies, same order)
-        sub_rank = _trec_rank(runs, version)[run_dup] if depth is not None else _trec_rank(sub, version)
+        sub_rank = (
+            _trec_rank(runs, version)[run_dup] if depth is not None else _trec_rank(sub, version)
+        )
         top = run_key[sub_rank < depth] if depth is not None else run_key
         top = top[top.duplicated(keep=False).to_numpy()]
-        run_docs = {(s, t): min(g, key=_utf8) for (s, t), g in top.groupby(["system", "topic"])["doc"]}
+        run_docs = {
+            (s, t): min(g, key=_utf8) for (s, t), g in top.groupby(["system", "topic"])["doc"]
+        }
         best = run_key.assign(rank=sub_rank).sort_values("rank", kind="stable")
         extra = best.duplicated(["system", "topic", "doc"], keep="first").sort_index().to_numpy()
         drop = np.zeros(len(runs), dtype=bool)
@@ -258,9 +300,20 @@ def _duplicates(runs: pd.DataFrame, qrels: pd.DataFrame, depth: int | None, vers
     return run_docs, q_docs, runs, qrels
 
 
-def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.DataFrame, qrels_topics: list[str],
-                 systems: list[str], run_topics: list[set[str]], run_docs: Mapping[tuple[str, str], str],
-                 q_docs: Mapping[str, str], version: str, complete: bool, per_topic: bool) -> None:
+def _first_stops(
+    errors: dict,
+    printed_before: dict,
+    values: list,
+    qrels: pd.DataFrame,
+    qrels_topics: list[str],
+    systems: list[str],
+    run_topics: list[set[str]],
+    run_docs: Mapping[tuple[str, str], str],
+    q_docs: Mapping[str, str],
+    version: str,
+    complete: bool,
+    per_topic: bool,
+) -> None:
     """trec_eval's stops inside ``te_form_res_rels`` (exit 4, "Can't calculate measure 'X'",
     X the first requested family, in its table order, that forms the ranking's relevance
     list) at the first topic of each run's evaluation order where one applies; ``errors``
@@ -280,11 +333,15 @@ def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.Dat
     if family is None:
         return
     t_codes, t_names = _codes(qrels["topic"])
-    top = pd.Series(np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64))).groupby(t_codes).max()
+    top = (
+        pd.Series(np.trunc(pd.to_numeric(qrels["rel"]).to_numpy(dtype=np.float64)))
+        .groupby(t_codes)
+        .max()
+    )
     below = {t_names[c] for c in top.index[top.to_numpy() < 0] if c >= 0}
     dup_systems = {s for s, _ in run_docs}
     calc = f"trec_eval: Can't calculate measure '{family}'"
-    for s, rt in zip(systems, run_topics):   # a loop over runs (files); topics only where one fails
+    for s, rt in zip(systems, run_topics):  # a loop over runs (files); topics only where one fails
         if not (below or q_docs or s in dup_systems):
             continue
         if version == "10.0":
@@ -295,7 +352,7 @@ def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.Dat
             seq = [t for t in qrels_topics if t in rt]
         for k, t in enumerate(seq):
             if version == "10.0" and not complete and t not in rt:
-                break                  # the stop already in errors: "result qid ... not found"
+                break  # the stop already in errors: "result qid ... not found"
             if (s, t) in run_docs:
                 msg = f"trec_eval.form_res_qrels: duplicate docs {run_docs[s, t]}{calc}"
             elif t in q_docs:
@@ -316,8 +373,12 @@ def _first_stops(errors: dict, printed_before: dict, values: list, qrels: pd.Dat
 STAND_IN_DOCNO = "ceci_nest_pas_un_docno"
 
 
-def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str, list[str]],
-                   system: Mapping[str, Any]) -> pd.DataFrame:
+def _with_stand_in(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    missing: Mapping[str, list[str]],
+    system: Mapping[str, Any],
+) -> pd.DataFrame:
     """``runs`` plus 10.0's stand-in ranking (one document, :data:`STAND_IN_DOCNO`, score 1.0)
     for each (system, qrels topic) of ``missing`` (``system``: name → value in ``runs``);
     categorical columns keep a categorical dtype."""
@@ -325,8 +386,11 @@ def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str
     if not pairs:
         return runs
     topic = {str(t): t for t in qrels["topic"].unique()}
-    extra = {"system": [system[s] for s, _ in pairs], "topic": [topic[t] for _, t in pairs],
-             "doc": [STAND_IN_DOCNO] * len(pairs)}
+    extra = {
+        "system": [system[s] for s, _ in pairs],
+        "topic": [topic[t] for _, t in pairs],
+        "doc": [STAND_IN_DOCNO] * len(pairs),
+    }
     if "score" in runs.columns:
         extra["score"] = [1.0] * len(pairs)
     if "rank" in runs.columns:
@@ -336,18 +400,28 @@ def _with_stand_in(runs: pd.DataFrame, qrels: pd.DataFrame, missing: Mapping[str
     for col in runs.columns:
         x = runs[col]
         if col not in extra.columns:
-            out[col] = pd.concat([x.reset_index(drop=True), pd.Series([None] * len(pairs))], ignore_index=True)
+            out[col] = pd.concat(
+                [x.reset_index(drop=True), pd.Series([None] * len(pairs))], ignore_index=True
+            )
             continue
         if isinstance(x.dtype, pd.CategoricalDtype):
             try:
-                out[col] = pd.Series(pd.api.types.union_categoricals(
-                    [x.array, pd.Categorical(extra[col])], ignore_order=True))
+                out[col] = pd.Series(
+                    pd.api.types.union_categoricals(
+                        [x.array, pd.Categorical(extra[col])], ignore_order=True
+                    )
+                )
                 continue
             except TypeError:
                 pass
-        categorical = isinstance(x.dtype, pd.CategoricalDtype)   # ids union_categoricals refused
-        out[col] = pd.concat([x.reset_index(drop=True).astype(object if categorical else x.dtype),
-                              extra[col].astype(object if categorical else x.dtype)], ignore_index=True)
+        categorical = isinstance(x.dtype, pd.CategoricalDtype)  # ids union_categoricals refused
+        out[col] = pd.concat(
+            [
+                x.reset_index(drop=True).astype(object if categorical else x.dtype),
+                extra[col].astype(object if categorical else x.dtype),
+            ],
+            ignore_index=True,
+        )
     return pd.DataFrame(out)
 
 
@@ -358,8 +432,9 @@ def _cleared_on_stand_in(name: str) -> bool:
     return name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj")
 
 
-def _topic_error(version: str, complete: bool, qrels_topics: list[str],
-                 run_topics: set[str]) -> TrecEvalError | None:
+def _topic_error(
+    version: str, complete: bool, qrels_topics: list[str], run_topics: set[str]
+) -> TrecEvalError | None:
     """trec_eval's per-run stop: 10.0 without -c and a qrels topic the run lacks (status 4);
     no topic with both results and judgments (status 7)."""
     if version == "10.0" and not complete:
@@ -375,22 +450,35 @@ def _topic_error(version: str, complete: bool, qrels_topics: list[str],
 # values: (system, topic, measure) arrays
 # --------------------------------------------------------------------------------------
 
-def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, prefs, labels: list[str], *,
-                   rel_level: int, num_docs_in_coll: int, **align_options) -> tuple[np.ndarray, dict[str, str]]:
+
+def _measure_table(
+    aligned,
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    jg_qrels,
+    prefs,
+    labels: list[str],
+    *,
+    rel_level: int,
+    num_docs_in_coll: int,
+    **align_options,
+) -> tuple[np.ndarray, dict[str, str]]:
     """Per (system, topic, measure) values over ``aligned``'s systems and topics (NaN where a
     system has no ranking) and each measure's aggregate (``mean``, ``sum``, ``gmean``)."""
     from .measures import parse_measure
+
     shape = (len(aligned.systems), len(aligned.topics), len(labels))
     if not labels:
         return np.zeros(shape), {}
     if prefs is not None:
         from .prefs import Judgments
+
         topics = [str(t) for t in aligned.topics]
         data = np.zeros(shape)
         v10 = align_options["order"] == "trec_eval10"
         judgments = Judgments(prefs, float32=not v10)
         by_system = dict(tuple(runs.groupby("system", sort=False, observed=True)))
-        for i, s in enumerate(aligned.systems):   # a loop over runs (files), not over rows
+        for i, s in enumerate(aligned.systems):  # a loop over runs (files), not over rows
             run = by_system.get(s, runs.iloc[:0])
             # 10.0 evaluates every topic (-c: with an empty ranking), 9.0.8 only the run's
             has = set(run["topic"].astype(str))
@@ -399,14 +487,25 @@ def _measure_table(aligned, runs: pd.DataFrame, qrels: pd.DataFrame, jg_qrels, p
             data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]
         return data, {lab: "sum" if lab.startswith("prefs_num") else "mean" for lab in labels}
     if jg_qrels is not None:
-        data = _avg_over_judgment_groups(runs, jg_qrels, labels, aligned.systems, aligned.topics,
-                                         rel_level=rel_level, num_docs_in_coll=num_docs_in_coll, **align_options)
+        data = _avg_over_judgment_groups(
+            runs,
+            jg_qrels,
+            labels,
+            aligned.systems,
+            aligned.topics,
+            rel_level=rel_level,
+            num_docs_in_coll=num_docs_in_coll,
+            **align_options,
+        )
         return data, dict.fromkeys(labels, "mean")
     from .cube import scatter
     from .evaluate import evaluate_groups
+
     needs_n = any(parse_measure(lab).definition.options for lab in labels)
     extra = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
-    values, specs = evaluate_groups(aligned, labels, rel_level=rel_level, **extra)  # no cube: no xarray
+    values, specs = evaluate_groups(
+        aligned, labels, rel_level=rel_level, **extra
+    )  # no cube: no xarray
     return scatter(aligned, values), dict(zip(labels, [m.definition.aggregate for m in specs]))
 
 
@@ -415,6 +514,7 @@ def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | 
     (:func:`irframe.measures.trec.iprec_zero_by_zero`, :func:`~irframe.measures.trec.rndcg_zero_by_zero`;
     the table keeps 0.0 there: NaN in it means *not evaluated*); None when there is none."""
     from .measures.trec import iprec_zero_by_zero, rndcg_zero_by_zero
+
     out = None
     for j, lab in enumerate(labels):
         groups = iprec_zero_by_zero(aligned, lab, rel_level)
@@ -430,6 +530,7 @@ def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | 
 def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     """trec_eval's relstring values: {printed name: {(system code, topic code): string}}."""
     from .measures.trec import relstrings
+
     out = {}
     for v in values:
         if v.kind == "relstring":
@@ -438,27 +539,46 @@ def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     return out
 
 
-def _avg_over_judgment_groups(runs: pd.DataFrame, jg_qrels: pd.DataFrame, labels: list[str], systems, topics, *,
-                              rel_level: int, num_docs_in_coll: int, **align_options) -> np.ndarray:
+def _avg_over_judgment_groups(
+    runs: pd.DataFrame,
+    jg_qrels: pd.DataFrame,
+    labels: list[str],
+    systems,
+    topics,
+    *,
+    rel_level: int,
+    num_docs_in_coll: int,
+    **align_options,
+) -> np.ndarray:
     """Per (system, topic, measure), in ``systems`` × ``topics`` order: the mean over the
     topic's judgment groups of the measure computed with that group's judgments (trec_eval's
     ``*_avgjg``: summed over the groups in order, divided by their number when there are several)."""
     from .align import align
+
     s_index = pd.Index([str(s) for s in systems])
     t_index = pd.Index([str(t) for t in topics])
     total = np.zeros((len(s_index), len(t_index), len(labels)))
     count = np.zeros(len(t_index))
     groups = sorted(jg_qrels["jg"].astype(str).unique(), key=_utf8)
     run_topics = set(runs["topic"].astype(str).unique())
-    for jg in groups:   # a loop over judgment groups (a handful), not over topics
+    for jg in groups:  # a loop over judgment groups (a handful), not over topics
         sub = jg_qrels[jg_qrels["jg"].astype(str) == jg].drop(columns="jg")
         sub_topics = sub["topic"].astype(str).unique()
         count += t_index.isin(sub_topics)
-        if run_topics.isdisjoint(sub_topics):   # nothing retrieved for this group: it adds 0
+        if run_topics.isdisjoint(sub_topics):  # nothing retrieved for this group: it adds 0
             continue
         a = align(runs, sub, **align_options)
-        values, _ = _measure_table(a, runs, sub, None, None, labels, rel_level=rel_level,
-                                   num_docs_in_coll=num_docs_in_coll, **align_options)
+        values, _ = _measure_table(
+            a,
+            runs,
+            sub,
+            None,
+            None,
+            labels,
+            rel_level=rel_level,
+            num_docs_in_coll=num_docs_in_coll,
+            **align_options,
+        )
         si = s_index.get_indexer([str(s) for s in a.systems])
         ti = t_index.get_indexer([str(t) for t in a.topics])
         sv, tv = si >= 0, ti >= 0
@@ -476,6 +596,7 @@ def _num_rel_all(qrels: pd.DataFrame) -> int:
 # lines of one run
 # --------------------------------------------------------------------------------------
 
+
 @dataclass
 class _Printing:
     """What every run prints: ``values`` and ``extras`` as requested, ``kinds`` (printed name →
@@ -492,26 +613,43 @@ class _Printing:
     num_rel_all: int | None
 
 
-def _printing(values, extras: list[str], aggs: Mapping[str, str], qrels: pd.DataFrame, *, per_topic: bool,
-              summary: bool, complete: bool, zscores) -> _Printing:
+def _printing(
+    values,
+    extras: list[str],
+    aggs: Mapping[str, str],
+    qrels: pd.DataFrame,
+    *,
+    per_topic: bool,
+    summary: bool,
+    complete: bool,
+    zscores,
+) -> _Printing:
     kinds = {v.name: v.kind for v in values}
     label = {v.name: v.measure for v in values if v.kind in ("float", "long", "gm")}
     for e in extras:
         kinds[e] = {"sum": "extra_long", "gmean": "gm"}.get(aggs.get(e, "mean"), "extra_float")
         label[e] = e
     num_rel_all = _num_rel_all(qrels) if complete and "num_rel" in kinds else None
-    return _Printing(values, extras, kinds, label, per_topic, summary, complete, zscores, num_rel_all)
+    return _Printing(
+        values, extras, kinds, label, per_topic, summary, complete, zscores, num_rel_all
+    )
 
 
-def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], rows: list[int],
-                    topics: list[str], undefined: np.ndarray | None = None,
-                    stand_in: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def _printed_values(
+    p: _Printing,
+    table: np.ndarray,
+    col: Mapping[str, int],
+    rows: list[int],
+    topics: list[str],
+    undefined: np.ndarray | None = None,
+    stand_in: np.ndarray | None = None,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per printed numeric name, the values of the evaluated topics (NaN → 0; z-scores with
     -Z) and their sum, added left to right in topic order (trec_eval's ``+=``)."""
     names = list(p.label)
     cols = [col.get(p.label[n], -1) for n in names]
     at = np.ix_(rows, [max(c, 0) for c in cols])
-    absent = [k for k, c in enumerate(cols) if c < 0]   # printed names the table does not hold
+    absent = [k for k, c in enumerate(cols) if c < 0]  # printed names the table does not hold
     x = table[at] if table.size else np.zeros((len(rows), len(names)))
     x[:, absent] = 0.0
     x = np.where(np.isnan(x), 0.0, x)
@@ -519,15 +657,19 @@ def _printed_values(p: _Printing, table: np.ndarray, col: Mapping[str, int], row
         u = undefined[at]
         u[:, absent] = False
         x[u] = -np.nan
-    if stand_in is not None and stand_in.any():  # 10.0 -c: values it resets after a stand-in ranking
+    if (
+        stand_in is not None and stand_in.any()
+    ):  # 10.0 -c: values it resets after a stand-in ranking
         for k, name in enumerate(names):
             if name not in p.extras and _cleared_on_stand_in(name):
                 x[stand_in, k] = 0.0
     if p.zscores is not None:
         for k, name in enumerate(names):
-            x[:, k] = [_zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])]
+            x[:, k] = [
+                _zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])
+            ]
     sums = np.zeros(len(names))
-    for row in x:   # one topic at a time, every measure at once: the same additions as a scalar loop
+    for row in x:  # one topic at a time, every measure at once: the same additions as a scalar loop
         sums += row
     return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist()))
 
@@ -538,9 +680,9 @@ class TrecRun:
     :meth:`text` the output text (formatted without a Python object per line)."""
 
     p: _Printing
-    per: Mapping[str, np.ndarray]     # printed name → value per evaluated topic
-    sums: Mapping[str, float]         # printed name → sum over the evaluated topics
-    topics: list[str]                 # evaluated topics, in trec_eval's order
+    per: Mapping[str, np.ndarray]  # printed name → value per evaluated topic
+    sums: Mapping[str, float]  # printed name → sum over the evaluated topics
+    topics: list[str]  # evaluated topics, in trec_eval's order
     strings: Mapping[str, list[str]]  # relstring name → string per evaluated topic
     n_q: int
     run_id: str
@@ -556,9 +698,13 @@ class TrecRun:
         """Per-topic lines (``-q``) then the summary, in trec_eval's order."""
         z = self.p.zscores is not None
         names = self._topic_names()
-        lines = [TrecLine(name, t, self.strings[name][i], "relstring") if self.p.kinds[name] == "relstring"
-                 else TrecLine(name, t, float(self.per[name][i]), self.p.kinds[name], z)
-                 for i, t in enumerate(self.topics) for name in names]
+        lines = [
+            TrecLine(name, t, self.strings[name][i], "relstring")
+            if self.p.kinds[name] == "relstring"
+            else TrecLine(name, t, float(self.per[name][i]), self.p.kinds[name], z)
+            for i, t in enumerate(self.topics)
+            for name in names
+        ]
         return lines + self._summary()
 
     def text(self) -> str:
@@ -568,12 +714,14 @@ class TrecRun:
         for name in self._topic_names():
             kind = self.p.kinds[name]
             if kind == "relstring":
-                columns.append([f"{name:<22}\t{t}\t'{x}'" for t, x in zip(self.topics, self.strings[name])])
+                columns.append(
+                    [f"{name:<22}\t{t}\t'{x}'" for t, x in zip(self.topics, self.strings[name])]
+                )
                 continue
             head = f"{'Z' if z else ''}{name:<22}\t"
             texts = _value_texts(self.per[name], integer=kind in ("long", "extra_long") and not z)
             columns.append([f"{head}{t}\t{x}" for t, x in zip(self.topics, texts)])
-        out = [line for row in zip(*columns) for line in row]     # topic by topic
+        out = [line for row in zip(*columns) for line in row]  # topic by topic
         out += [line_text(x) for x in self._summary()]
         return "\n".join(out) + "\n" if out else ""
 
@@ -589,12 +737,19 @@ class TrecRun:
             elif kind == "num_q":
                 lines.append(TrecLine("num_q", "all", float(n_q), "long", z))
             elif kind in ("long", "extra_long"):
-                total = p.num_rel_all if (name == "num_rel" and p.num_rel_all is not None) \
+                total = (
+                    p.num_rel_all
+                    if (name == "num_rel" and p.num_rel_all is not None)
                     else self.sums[name]
+                )
                 lines.append(TrecLine(name, "all", float(total), kind, z))
             elif kind == "gm":
-                total = self.sums[name] + ((n_q - len(self.topics)) * math.log(1e-5) if p.complete else 0.0)
-                lines.append(TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z))
+                total = self.sums[name] + (
+                    (n_q - len(self.topics)) * math.log(1e-5) if p.complete else 0.0
+                )
+                lines.append(
+                    TrecLine(name, "all", math.exp(total / n_q) if n_q else 0.0, "float", z)
+                )
             elif kind != "relstring":
                 lines.append(TrecLine(name, "all", self.sums[name] / n_q if n_q else 0.0, kind, z))
         return lines
@@ -603,6 +758,7 @@ class TrecRun:
 # --------------------------------------------------------------------------------------
 # output text
 # --------------------------------------------------------------------------------------
+
 
 def _c_long(v: float) -> int:
     """C's ``(long) x``: truncation toward zero."""
@@ -618,13 +774,17 @@ def _float_text(v: float) -> str:
 def _value_texts(x: np.ndarray, integer: bool) -> list[str]:
     """``%ld`` (C's truncation) or ``%6.4f`` of every value."""
     if integer:
-        return [str(v) for v in np.trunc(np.where(np.isfinite(x), x, 0.0)).astype(np.int64).tolist()]
+        return [
+            str(v) for v in np.trunc(np.where(np.isfinite(x), x, 0.0)).astype(np.int64).tolist()
+        ]
     if np.isnan(x).any():
         return [_float_text(v) for v in x.tolist()]
     return [f"{v:6.4f}" for v in x.tolist()]
 
 
-def format_trec_line(name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False) -> str:
+def format_trec_line(
+    name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False
+) -> str:
     """One line of trec_eval output: ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts).
 
     Examples
@@ -648,22 +808,39 @@ def line_text(line: TrecLine) -> str:
     """The text trec_eval prints for ``line``."""
     if line.kind == "relstring":
         return f"{line.name:<22}\t{line.topic}\t'{line.value}'"
-    return format_trec_line(line.name, line.topic, line.value,
-                            integer=line.kind in ("long", "extra_long", "runid"), zscore=line.zscore)
+    return format_trec_line(
+        line.name,
+        line.topic,
+        line.value,
+        integer=line.kind in ("long", "extra_long", "runid"),
+        zscore=line.zscore,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # public entry points
 # --------------------------------------------------------------------------------------
 
-def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[str] = (), *,
-                   run_ids: Mapping[str, str] | None = None, version: str = "9.0.8", per_topic: bool = False,
-                   complete: bool = False, rel_level: int = 1, depth: int | None = None,
-                   judged_only: bool = False, num_docs_in_coll: int = 0, summary: bool = True,
-                   debug_query: str | None = None,
-                   zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
-                   order: str | None = None, rel_format: str = "qrels"
-                   ) -> list[tuple[str, TrecRun | TrecEvalError]]:
+
+def trec_eval_runs(
+    qrels: pd.DataFrame,
+    runs: pd.DataFrame,
+    measures: Sequence[str] = (),
+    *,
+    run_ids: Mapping[str, str] | None = None,
+    version: str = "9.0.8",
+    per_topic: bool = False,
+    complete: bool = False,
+    rel_level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    num_docs_in_coll: int = 0,
+    summary: bool = True,
+    debug_query: str | None = None,
+    zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+    order: str | None = None,
+    rel_format: str = "qrels",
+) -> list[tuple[str, TrecRun | TrecEvalError]]:
     """What trec_eval prints for each run of a run frame, as if each were its own file.
 
     Every system of ``runs`` is one run (one trec_eval call); they are aligned and
@@ -720,39 +897,70 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         qrels = qrels[qrels["topic"].astype(str) == debug_query]
         qrels_topics = [t for t in qrels_topics if t == debug_query]
     run_topics = _topics_by_system(runs, systems, set(qrels_topics))
-    errors = {s: _topic_error(version, complete, qrels_topics, rt) for s, rt in zip(systems, run_topics)}
+    errors = {
+        s: _topic_error(version, complete, qrels_topics, rt) for s, rt in zip(systems, run_topics)
+    }
     # 10.0 -q prints the topics before the qrels topic the run lacks, then stops
-    printed_before = {s: qrels_topics[:min(i for i, t in enumerate(qrels_topics) if t not in rt)]
-                      for s, rt in zip(systems, run_topics)
-                      if per_topic and errors[s] is not None and errors[s].status == 4}
+    printed_before = {
+        s: qrels_topics[: min(i for i, t in enumerate(qrels_topics) if t not in rt)]
+        for s, rt in zip(systems, run_topics)
+        if per_topic and errors[s] is not None and errors[s].status == 4
+    }
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
-    if refusal is not None:   # a family refusing -R's format stops on the first topic evaluated,
-        for s, rt in zip(systems, run_topics):   # unless the run has none or 10.0 first meets a missing one
+    if refusal is not None:  # a family refusing -R's format stops on the first topic evaluated,
+        for s, rt in zip(
+            systems, run_topics
+        ):  # unless the run has none or 10.0 first meets a missing one
             if errors[s] is None or (errors[s].status == 4 and qrels_topics[0] in rt):
                 errors[s] = TrecEvalError(refusal, 4)
                 printed_before.pop(s, None)
-    labels = list(dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras))
-    options = dict(order=order or ("trec_eval10" if version == "10.0" else "trec_eval"), depth=depth,
-                   judged_only=judged_only, complete=complete)
+    labels = list(
+        dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras)
+    )
+    options = dict(
+        order=order or ("trec_eval10" if version == "10.0" else "trec_eval"),
+        depth=depth,
+        judged_only=judged_only,
+        complete=complete,
+    )
     run_docs: Mapping[tuple[str, str], str] = {}
     q_docs: Mapping[str, str] = {}
     base_errors, base_printed, base_runs = errors, printed_before, runs
     deduplicated = False
-    while True:   # twice at most: again without the duplicates when alignment finds some
+    while True:  # twice at most: again without the duplicates when alignment finds some
         errors, printed_before = dict(base_errors), dict(base_printed)
         if rel_format == "qrels":
-            _first_stops(errors, printed_before, values, qrels, qrels_topics, systems, run_topics, run_docs,
-                         q_docs, version, complete, per_topic)
+            _first_stops(
+                errors,
+                printed_before,
+                values,
+                qrels,
+                qrels_topics,
+                systems,
+                run_topics,
+                run_docs,
+                q_docs,
+                version,
+                complete,
+                per_topic,
+            )
         if all(errors.values()) and not printed_before:
-            if rel_format == "qrels" and not deduplicated:   # an earlier topic may hold a duplicate
+            if rel_format == "qrels" and not deduplicated:  # an earlier topic may hold a duplicate
                 deduplicated = True
                 run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
                 if run_docs or q_docs:
                     continue
             return [(s, errors[s]) for s in systems]
         # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
-        stand_in = {s: [t for t in qrels_topics if t not in rt] for s, rt in zip(systems, run_topics)
-                    if errors[s] is None or s in printed_before} if version == "10.0" and complete else {}
+        stand_in = (
+            {
+                s: [t for t in qrels_topics if t not in rt]
+                for s, rt in zip(systems, run_topics)
+                if errors[s] is None or s in printed_before
+            }
+            if version == "10.0" and complete
+            else {}
+        )
         runs = _with_stand_in(base_runs, qrels, stand_in, system_values)
         try:
             aligned = align(runs, qrels, **options)
@@ -765,13 +973,34 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
             # alignment finds them at no extra cost)
             run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
     cube_labels = [lab for lab in labels if not lab.startswith("relstring")]
-    table, aggs = _measure_table(aligned, runs, qrels, jg_qrels, prefs, cube_labels, rel_level=rel_level,
-                                 num_docs_in_coll=num_docs_in_coll, **options)
-    undefined = _zero_by_zero(aligned, cube_labels, rel_level) if jg_qrels is None and prefs is None else None
+    table, aggs = _measure_table(
+        aligned,
+        runs,
+        qrels,
+        jg_qrels,
+        prefs,
+        cube_labels,
+        rel_level=rel_level,
+        num_docs_in_coll=num_docs_in_coll,
+        **options,
+    )
+    undefined = (
+        _zero_by_zero(aligned, cube_labels, rel_level)
+        if jg_qrels is None and prefs is None
+        else None
+    )
     col = {lab: j for j, lab in enumerate(cube_labels)}
     strings = _relstrings(aligned, values)
-    p = _printing(values, extras, aggs, all_qrels, per_topic=per_topic, summary=summary, complete=complete,
-                  zscores=zscores)
+    p = _printing(
+        values,
+        extras,
+        aggs,
+        all_qrels,
+        per_topic=per_topic,
+        summary=summary,
+        complete=complete,
+        zscores=zscores,
+    )
     tindex = {str(t): i for i, t in enumerate(aligned.topics)}
     sindex = {str(s): i for i, s in enumerate(aligned.systems)}
     out: list[tuple[str, TrecRun | TrecEvalError]] = []
@@ -780,36 +1009,65 @@ def trec_eval_runs(qrels: pd.DataFrame, runs: pd.DataFrame, measures: Sequence[s
         si, rows = sindex[s], [tindex[t] for t in topics]
         bogus = set(stand_in.get(s, ()))
         mask = np.array([t in bogus for t in topics], dtype=bool) if bogus else None
-        per, sums = _printed_values(printing, table[si], col, rows, topics,
-                                    None if undefined is None else undefined[si], mask)
-        run_strings = {name: [by.get((si, r), "") if not (bogus and name == "relstring" and t in bogus) else ""
-                              for r, t in zip(rows, topics)] for name, by in strings.items()}
+        per, sums = _printed_values(
+            printing,
+            table[si],
+            col,
+            rows,
+            topics,
+            None if undefined is None else undefined[si],
+            mask,
+        )
+        run_strings = {
+            name: [
+                by.get((si, r), "") if not (bogus and name == "relstring" and t in bogus) else ""
+                for r, t in zip(rows, topics)
+            ]
+            for name, by in strings.items()
+        }
         return TrecRun(printing, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))
 
-    for s, rt in zip(systems, run_topics):   # a loop over runs (files), not over rows
+    for s, rt in zip(systems, run_topics):  # a loop over runs (files), not over rows
         if errors[s] is not None:
             if s in printed_before:
                 ts = printed_before[s]
-                errors[s] = TrecEvalError(str(errors[s]), errors[s].status,
-                                          run(s, ts, len(ts), replace(p, summary=False)).text())
+                errors[s] = TrecEvalError(
+                    str(errors[s]),
+                    errors[s].status,
+                    run(s, ts, len(ts), replace(p, summary=False)).text(),
+                )
             out.append((s, errors[s]))
             continue
         # 10.0 prints every qrels topic it evaluates (-c: with an empty ranking); 9.0.8 the run's
         topics = [t for t in qrels_topics if t in tindex and (version == "10.0" or t in rt)]
         if not topics:
-            out.append((s, TrecEvalError("trec_eval: No queries with both results and relevance info", 7)))
+            out.append(
+                (s, TrecEvalError("trec_eval: No queries with both results and relevance info", 7))
+            )
             continue
         out.append((s, run(s, topics, n_qrels_topics if complete else len(topics), p)))
     return out
 
 
-def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[str] = (), *,
-                     version: str = "9.0.8", per_topic: bool = False, complete: bool = False,
-                     rel_level: int = 1, depth: int | None = None, judged_only: bool = False,
-                     num_docs_in_coll: int = 0, summary: bool = True, debug_query: str | None = None,
-                     zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
-                     order: str | None = None, run_id: str | None = None,
-                     rel_format: str = "qrels") -> list[TrecLine]:
+def trec_eval_values(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    measures: Sequence[str] = (),
+    *,
+    version: str = "9.0.8",
+    per_topic: bool = False,
+    complete: bool = False,
+    rel_level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    num_docs_in_coll: int = 0,
+    summary: bool = True,
+    debug_query: str | None = None,
+    zscores: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+    order: str | None = None,
+    run_id: str | None = None,
+    rel_format: str = "qrels",
+) -> list[TrecLine]:
     """The lines trec_eval prints for one run (as data, in trec_eval's order).
 
     Parameters
@@ -861,13 +1119,33 @@ def trec_eval_values(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[
     [('map', 0.1785), ('P_5', 0.2667)]
     """
     return trec_eval_run(
-        qrels, run, measures, run_id=run_id, version=version, per_topic=per_topic, complete=complete,
-        rel_level=rel_level, depth=depth, judged_only=judged_only, num_docs_in_coll=num_docs_in_coll,
-        summary=summary, debug_query=debug_query, zscores=zscores, order=order, rel_format=rel_format).lines()
+        qrels,
+        run,
+        measures,
+        run_id=run_id,
+        version=version,
+        per_topic=per_topic,
+        complete=complete,
+        rel_level=rel_level,
+        depth=depth,
+        judged_only=judged_only,
+        num_docs_in_coll=num_docs_in_coll,
+        summary=summary,
+        debug_query=debug_query,
+        zscores=zscores,
+        order=order,
+        rel_format=rel_format,
+    ).lines()
 
 
-def trec_eval_run(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[str] = (), *,
-                  run_id: str | None = None, **options: Any) -> TrecRun:
+def trec_eval_run(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    measures: Sequence[str] = (),
+    *,
+    run_id: str | None = None,
+    **options: Any,
+) -> TrecRun:
     """:func:`trec_eval_runs` for one run (every row of ``run``, as trec_eval reads one file):
     its :class:`TrecRun`; keywords as for :func:`trec_eval_values`.
 
@@ -879,8 +1157,9 @@ def trec_eval_run(qrels: pd.DataFrame, run: pd.DataFrame, measures: Sequence[str
     'map                   \\tall\\t0.1785\\n'
     """
     one, default_id = one_run(run)
-    ((_, result),) = trec_eval_runs(qrels, one, measures,
-                                    run_ids={"run": default_id if run_id is None else run_id}, **options)
+    ((_, result),) = trec_eval_runs(
+        qrels, one, measures, run_ids={"run": default_id if run_id is None else run_id}, **options
+    )
     if isinstance(result, TrecEvalError):
         raise result
     return result
@@ -896,6 +1175,11 @@ def one_run(run: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     (['run', 'run'], 'b')
     """
     run_id = str(run["system"].iloc[-1]) if len(run) else ""
-    frame = pd.DataFrame({"system": pd.Categorical.from_codes(np.zeros(len(run), np.int8), ["run"]),
-                          **{c: run[c] for c in run.columns if c != "system"}}, copy=False)
+    frame = pd.DataFrame(
+        {
+            "system": pd.Categorical.from_codes(np.zeros(len(run), np.int8), ["run"]),
+            **{c: run[c] for c in run.columns if c != "system"},
+        },
+        copy=False,
+    )
     return frame, run_id

@@ -58,7 +58,9 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     [{'system': 'a', 'other': 'b', 'lead': 0.5, 'min_lead': 0.0, 'could_flip': True}]
     """
     if "bound" not in cube.dims:
-        raise ValueError("flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)")
+        raise ValueError(
+            "flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)"
+        )
     lo = summarize(cube.sel(bound="low", drop=True), missing=missing)
     hi = summarize(cube.sel(bound="high", drop=True), missing=missing)
     systems = np.asarray(lo.index, dtype=object)
@@ -67,16 +69,38 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
         a_lo, a_hi = lo[meas].to_numpy(), hi[meas].to_numpy()
         worst, best = np.minimum(a_lo, a_hi), np.maximum(a_lo, a_hi)
         if _lower_is_better(str(meas)):
-            lead = a_lo[None, :] - a_lo[:, None]            # [i, j]: i ahead when its value is lower
+            lead = a_lo[None, :] - a_lo[:, None]  # [i, j]: i ahead when its value is lower
             min_lead = worst[None, :] - best[:, None]
         else:
             lead = a_lo[:, None] - a_lo[None, :]
             min_lead = worst[:, None] - best[None, :]
         i, j = np.nonzero(lead > 0)
-        frames.append(pd.DataFrame({"measure": meas, "system": systems[i], "other": systems[j], "low": a_lo[i],
-                                    "low_other": a_lo[j], "high_other": a_hi[j], "lead": lead[i, j],
-                                    "min_lead": min_lead[i, j], "could_flip": min_lead[i, j] <= 0}))
-    cols = ["measure", "system", "other", "low", "low_other", "high_other", "lead", "min_lead", "could_flip"]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "measure": meas,
+                    "system": systems[i],
+                    "other": systems[j],
+                    "low": a_lo[i],
+                    "low_other": a_lo[j],
+                    "high_other": a_hi[j],
+                    "lead": lead[i, j],
+                    "min_lead": min_lead[i, j],
+                    "could_flip": min_lead[i, j] <= 0,
+                }
+            )
+        )
+    cols = [
+        "measure",
+        "system",
+        "other",
+        "low",
+        "low_other",
+        "high_other",
+        "lead",
+        "min_lead",
+        "could_flip",
+    ]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
 
 
@@ -112,11 +136,23 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     0        0.5    0.5      0.75   1.0     0.5
     """
     specs = parse_measures(measures)
-    align_keys = ("depth", "complete", "judged_only", "columns", "qrels_columns", "duplicates", "system")
-    opts = make_options(order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options})
+    align_keys = (
+        "depth",
+        "complete",
+        "judged_only",
+        "columns",
+        "qrels_columns",
+        "duplicates",
+        "system",
+    )
+    opts = make_options(
+        order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options}
+    )
     aligned = align(runs, qrels, **opts.align_kwargs())
-    cubes = {o: evaluate_aligned(aligned, specs, order=o, **options)
-             for o in ("trec_eval", "worst", "expected", "best")}
+    cubes = {
+        o: evaluate_aligned(aligned, specs, order=o, **options)
+        for o in ("trec_eval", "worst", "expected", "best")
+    }
     ties = tie_groups(aligned)
     multi = ties.size > 1
     tied = np.bincount(ties.group[multi], weights=ties.size[multi], minlength=aligned.n_groups)
@@ -128,8 +164,16 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     df = pd.concat(frames, axis=1).dropna(how="all").reset_index()
     df = df.drop(columns=[c for c in ("aggregate",) if c in df.columns])
     df["spread"] = df["best"] - df["worst"]
-    tmap = pd.DataFrame(n_tied, index=pd.Index(aligned.systems, name="system"),
-                        columns=pd.Index(aligned.topics, name="topic")).stack().rename("tied_docs")
+    tmap = (
+        pd.DataFrame(
+            n_tied,
+            index=pd.Index(aligned.systems, name="system"),
+            columns=pd.Index(aligned.topics, name="topic"),
+        )
+        .stack()
+        .rename("tied_docs")
+    )
     df = df.merge(tmap.reset_index(), on=["system", "topic"], how="left")
-    return df.sort_values(["spread", "system", "topic"], ascending=[False, True, True], kind="stable") \
-             .reset_index(drop=True)
+    return df.sort_values(
+        ["spread", "system", "topic"], ascending=[False, True, True], kind="stable"
+    ).reset_index(drop=True)

@@ -46,7 +46,9 @@ print(f"lexirecall + lexiprecision in {time.perf_counter() - t:.2f} s (including
 print(pref.dims, pref.shape, pref.dtype, "dropped topics:", pref.attrs["dropped_topics"])
 assert (pref.values == -pref.values.transpose(1, 0, 2)).all()
 pref.sel(topic=pref.topic.values[0]).to_pandas()"""),
-    new_markdown_cell("""Mean preference over topics ((wins − losses)/topics) for every pair, systems ordered by net wins:"""),
+    new_markdown_cell(
+        """Mean preference over topics ((wins − losses)/topics) for every pair, systems ordered by net wins:"""
+    ),
     new_code_cell("""order = lexi.order_systems(pref)               # net wins
 mp = lexi.mean_preference(pref).to_pandas().loc[order.index, order.index]
 mp.round(2).style.background_gradient(cmap="RdBu", vmin=-1, vmax=1)"""),
@@ -130,7 +132,9 @@ d = t_ap.values[:, None, :] - t_ap.values[None, :, :]
 print("lexirecall agrees with TSE wherever TSE differs (Thm A.1):", bool((np.sign(d[d != 0]) == pref.values[d != 0]).all()))"""),
 ]
 
-nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                        "language": "python"}})
+nb = new_notebook(
+    cells=cells,
+    metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+)
 nbformat.write(nb, HERE / "lexirecall_robust03.ipynb")
 print("wrote", HERE / "lexirecall_robust03.ipynb")

@@ -25,7 +25,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"
 SHARED_ENV = "IRFRAME_SHARED_DATA"
-SHARED_MISSING = "reference data ../shared/data not found (set IRFRAME_SHARED_DATA to run these tests)"
+SHARED_MISSING = (
+    "reference data ../shared/data not found (set IRFRAME_SHARED_DATA to run these tests)"
+)
 
 
 def find_shared_data() -> Path | None:
@@ -47,16 +49,26 @@ def in_ci() -> bool:
 from hypothesis import HealthCheck as _HealthCheck  # noqa: E402
 from hypothesis import settings as _hyp_settings  # noqa: E402
 
-_hyp_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
-                               suppress_health_check=[_HealthCheck.too_slow])
-_hyp_settings.register_profile("dev", deadline=None, print_blob=True, suppress_health_check=[_HealthCheck.too_slow])
+_hyp_settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[_HealthCheck.too_slow],
+)
+_hyp_settings.register_profile(
+    "dev", deadline=None, print_blob=True, suppress_health_check=[_HealthCheck.too_slow]
+)
 _hyp_settings.load_profile("ci" if in_ci() else "dev")
 
 
 def _missing(what: str) -> None:
     if in_ci():
-        pytest.fail(f"{what} is missing; CI=true, so a missing reference tool is a failure, not a skip "
-                    "(install the test extra: python -m pip install -e \".[test]\")", pytrace=False)
+        pytest.fail(
+            f"{what} is missing; CI=true, so a missing reference tool is a failure, not a skip "
+            '(install the test extra: python -m pip install -e ".[test]")',
+            pytrace=False,
+        )
     pytest.skip(f"{what} is not installed", allow_module_level=True)
 
 
@@ -100,4 +112,6 @@ def pytest_collection_modifyitems(config, items):
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared)
         if shared is None and item.get_closest_marker("shared") is not None:
-            item.add_marker(pytest.mark.skip(reason=SHARED_MISSING), append=False)  # before any other skip
+            item.add_marker(
+                pytest.mark.skip(reason=SHARED_MISSING), append=False
+            )  # before any other skip

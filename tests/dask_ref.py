@@ -12,11 +12,10 @@ from typing import Any
 import dask
 import dask.dataframe as dd
 import xarray as xr
+from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
 
 import irframe as irf
 import irframe.dask as idk
-
-from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 
@@ -26,8 +25,10 @@ def check_trec_eval_sample(scheduler: Any) -> None:
     ``complete=True, depth=100``), per topic and summary, from the trec_eval sample split into 3
     partitions and evaluated by ``scheduler`` (a name, or a client's ``get``); and the cube is
     identical to the in-memory one."""
-    for expected_name, run_name, options in [("out.test.aq", "results.test", {}),
-                                             ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100})]:
+    for expected_name, run_name, options in [
+        ("out.test.aq", "results.test", {}),
+        ("out.test.aqcM", "results.trunc", {"complete": True, "depth": 100}),
+    ]:
         expected = read_trec_eval_output(TREC / "expected_v9.0.8" / expected_name)
         fixture = FIXTURES[expected_name]
         names = list(fixture.measures)
@@ -35,7 +36,9 @@ def check_trec_eval_sample(scheduler: Any) -> None:
         run = irf.read_run(TREC / run_name)
         with dask.config.set(scheduler=scheduler):
             cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
-        counts, bad = compare(expected, cube, names, missing="zero" if options.get("complete") else "skip")
+        counts, bad = compare(
+            expected, cube, names, missing="zero" if options.get("complete") else "skip"
+        )
         assert not bad, "\n".join(bad[:20])
         assert dict(counts) == expected_counts(fixture)
         want = irf.evaluate(run, qrels, names, **options)

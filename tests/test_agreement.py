@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import stats as st
 
 import irframe as irf
-from irframe import meta, stats as irs
-
-from conftest import reference_module  # skips, or fails with CI=true, when absent
+from irframe import meta
+from irframe import stats as irs
 
 sklearn_metrics = reference_module("sklearn.metrics")
 krippendorff = reference_module("krippendorff")
@@ -34,7 +34,8 @@ def rbo_ext_reference(ox, oy, p):
     k = len(ox)
     assert len(oy) == k
     agree = [len(set(ox[:d]) & set(oy[:d])) / d for d in range(1, k + 1)]
-    return agree[-1] * p ** k + (1 - p) / p * sum(a * p ** d for d, a in enumerate(agree, 1))
+    return agree[-1] * p**k + (1 - p) / p * sum(a * p**d for d, a in enumerate(agree, 1))
+
 
 labels = hst.lists(hst.integers(0, 3), min_size=4, max_size=40)
 
@@ -82,14 +83,19 @@ def brute_tau_ap_ties(x, y):
         total = 0.0
         for pos in range(1, len(seq)):
             e = seq[pos]
-            c = sum(0.5 if (x[f] == x[e] or y[f] == y[e]) else float(y[f] > y[e]) for f in seq[:pos])
+            c = sum(
+                0.5 if (x[f] == x[e] or y[f] == y[e]) else float(y[f] > y[e]) for f in seq[:pos]
+            )
             total += c / pos
         values.append(2 * total / (len(seq) - 1) - 1)
     return sum(values) / len(values)
 
 
 @settings(max_examples=80, deadline=None)
-@given(hst.lists(hst.tuples(hst.integers(0, 2), hst.integers(0, 3)), min_size=2, max_size=7), hst.randoms())
+@given(
+    hst.lists(hst.tuples(hst.integers(0, 2), hst.integers(0, 3)), min_size=2, max_size=7),
+    hst.randoms(),
+)
 def test_tau_ap_with_ties_is_the_mean_over_tie_orders_and_ignores_input_order(pairs, rnd):
     # tau_AP used to walk tied items in their input order, so reordering the systems of a
     # cube changed it (x = [2, 1, 2, 1]: 0.11 or -0.11).  Found by differential fuzzing.
@@ -109,12 +115,17 @@ def test_tau_ap_worked_examples_yilmaz_2008():
     assert meta.tau_ap([3, 4, 2, 1], truth) == pytest.approx(1 / 3)
     assert meta.tau_ap([4, 3, 1, 2], truth) == pytest.approx(7 / 9)
     # when the ranking is identical or reversed, tau_AP equals tau (= 1 / -1)
-    assert meta.tau_ap(truth, truth) == pytest.approx(1) and meta.tau_ap(-truth, truth) == pytest.approx(-1)
+    assert meta.tau_ap(truth, truth) == pytest.approx(1) and meta.tau_ap(
+        -truth, truth
+    ) == pytest.approx(-1)
 
 
 @settings(max_examples=60, deadline=None)
-@given(hst.permutations(list("abcdefghij")), hst.permutations(list("abcdefghij")),
-       hst.sampled_from([0.5, 0.8, 0.9, 0.95]))
+@given(
+    hst.permutations(list("abcdefghij")),
+    hst.permutations(list("abcdefghij")),
+    hst.sampled_from([0.5, 0.8, 0.9, 0.95]),
+)
 def test_rbo_matches_webber_eq32(px, py, p):
     items = sorted(px)
     x, y = scores_from_order(px, items), scores_from_order(py, items)
@@ -129,12 +140,16 @@ def test_rbo_matches_the_rbo_package():
     import json
     from pathlib import Path
 
-    cases = json.loads((Path(__file__).parent / "data" / "rbo" / "rbo_0.1.3_rbo_ext.json").read_text())["cases"]
+    cases = json.loads(
+        (Path(__file__).parent / "data" / "rbo" / "rbo_0.1.3_rbo_ext.json").read_text()
+    )["cases"]
     assert len(cases) == 105
     for case in cases:
         items = sorted(case["x"])
         x, y = scores_from_order(case["x"], items), scores_from_order(case["y"], items)
-        assert meta.rbo(x, y, p=case["p"]) == pytest.approx(case["rbo_ext"], rel=1e-12, abs=1e-12), case
+        assert meta.rbo(x, y, p=case["p"]) == pytest.approx(
+            case["rbo_ext"], rel=1e-12, abs=1e-12
+        ), case
 
 
 def test_rbo_long_orderings_agreeing_on_top_ten():
@@ -146,7 +161,7 @@ def test_rbo_long_orderings_agreeing_on_top_ten():
     ox, oy = list(range(10)) + list(tail_x), list(range(10)) + list(tail_y)
     x, y = scores_from_order(ox, list(range(n))), scores_from_order(oy, list(range(n)))
     got = meta.rbo(x, y, p=0.9)
-    assert 1 - 0.9 ** 10 < got < 1
+    assert 1 - 0.9**10 < got < 1
     assert got == pytest.approx(rbo_ext_reference(ox, oy, 0.9))
 
 
@@ -158,6 +173,7 @@ def test_kappa_matches_sklearn(data):
     for w in (None, "linear", "quadratic"):
         with np.errstate(all="ignore"):
             import warnings
+
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 ref = sklearn_metrics.cohen_kappa_score(a, b, weights=w)
@@ -173,7 +189,9 @@ def test_krippendorff_alpha_matches_package(data):
     if len(set(a) | set(b)) < 2:
         return  # the package rejects a single value; ours returns NaN
     for level in ("nominal", "ordinal", "interval", "ratio"):
-        ref = krippendorff.alpha(reliability_data=np.array([a, b], float), level_of_measurement=level)
+        ref = krippendorff.alpha(
+            reliability_data=np.array([a, b], float), level_of_measurement=level
+        )
         got = meta.krippendorff_alpha(a, b, level=level)
         assert (np.isnan(ref) and np.isnan(got)) or got == pytest.approx(ref, abs=1e-9)
 
@@ -181,11 +199,13 @@ def test_krippendorff_alpha_matches_package(data):
 def make_sets():
     rng = np.random.default_rng(1)
     docs = [f"d{i}" for i in range(30)]
-    a = pd.DataFrame({"topic": np.repeat(["1", "2"], 30), "doc": docs * 2, "rel": rng.integers(0, 3, 60)})
+    a = pd.DataFrame(
+        {"topic": np.repeat(["1", "2"], 30), "doc": docs * 2, "rel": rng.integers(0, 3, 60)}
+    )
     b = a.copy()
     flip = rng.random(60) < 0.3
     b.loc[flip, "rel"] = rng.integers(0, 3, flip.sum())
-    b = b.iloc[5:]               # b did not judge five documents
+    b = b.iloc[5:]  # b did not judge five documents
     extra = pd.DataFrame({"topic": "2", "doc": ["x1", "x2"], "rel": [1, 0]})
     return a, pd.concat([b, extra], ignore_index=True)
 
@@ -198,11 +218,17 @@ def test_label_agreement_and_confusion_against_sklearn():
     assert row["n_common"] == len(m) == 55 and row["only_qrels"] == 5 and row["only_other"] == 2
     assert row["kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score(m.rel_a, m.rel_b))
     assert row["kappa_quadratic"] == pytest.approx(
-        sklearn_metrics.cohen_kappa_score(m.rel_a, m.rel_b, weights="quadratic"))
-    assert row["alpha"] == pytest.approx(krippendorff.alpha(
-        reliability_data=np.array([m.rel_a, m.rel_b], float), level_of_measurement="ordinal"))
+        sklearn_metrics.cohen_kappa_score(m.rel_a, m.rel_b, weights="quadratic")
+    )
+    assert row["alpha"] == pytest.approx(
+        krippendorff.alpha(
+            reliability_data=np.array([m.rel_a, m.rel_b], float), level_of_measurement="ordinal"
+        )
+    )
     binary = meta.label_agreement({"nist": a, "llm": b}, rel_level=1).loc[("nist", "llm")]
-    assert binary["kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score(m.rel_a >= 1, m.rel_b >= 1))
+    assert binary["kappa"] == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(m.rel_a >= 1, m.rel_b >= 1)
+    )
     conf = meta.label_confusion(a, b)
     np.testing.assert_array_equal(conf.values, sklearn_metrics.confusion_matrix(m.rel_a, m.rel_b))
 
@@ -215,11 +241,15 @@ def test_label_confusion_is_square_over_both_sets_labels():
     b = pd.DataFrame({"topic": "1", "doc": list("uvwx"), "rel": [2, 3, 2, 2]})
     conf = meta.label_confusion(a, b)
     labels = [0, 1, 2, 3]
-    np.testing.assert_array_equal(conf.values, sklearn_metrics.confusion_matrix(a.rel, b.rel, labels=labels))
+    np.testing.assert_array_equal(
+        conf.values, sklearn_metrics.confusion_matrix(a.rel, b.rel, labels=labels)
+    )
     assert list(conf.index) == labels and list(conf.columns) == labels
     binary = meta.label_confusion(a, b.assign(rel=[0, 0, 0, 0]), rel_level=1)
-    np.testing.assert_array_equal(binary.values, sklearn_metrics.confusion_matrix(
-        a.rel >= 1, [False] * 4, labels=[False, True]))
+    np.testing.assert_array_equal(
+        binary.values,
+        sklearn_metrics.confusion_matrix(a.rel >= 1, [False] * 4, labels=[False, True]),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +261,9 @@ def sample():
 def test_evaluate_with_qrels_mapping_equals_separate_runs(sample):
     qrels, runs = sample
     rng = np.random.default_rng(0)
-    noisy = qrels.assign(rel=np.where(rng.random(len(qrels)) < 0.2, 1 - qrels.rel.clip(0, 1), qrels.rel))
+    noisy = qrels.assign(
+        rel=np.where(rng.random(len(qrels)) < 0.2, 1 - qrels.rel.clip(0, 1), qrels.rel)
+    )
     partial = qrels[qrels.topic != qrels.topic.iloc[0]]
     sets = {"nist": qrels, "noisy": noisy, "partial": partial}
     cube = irf.evaluate(runs, sets, ["AP", "P@10"])
@@ -253,7 +285,9 @@ def test_judgments_common_keeps_only_shared_documents(sample):
     half = qrels.iloc[::2]
     common = irf.evaluate(runs, {"a": qrels, "b": half}, "P@10", judgments="common")
     # under "common" both sets judge only `half`'s documents, with their own labels
-    np.testing.assert_allclose(common.sel(qrels="a").values, irf.evaluate(runs, half, "P@10").values)
+    np.testing.assert_allclose(
+        common.sel(qrels="a").values, irf.evaluate(runs, half, "P@10").values
+    )
     each = irf.evaluate(runs, {"a": qrels, "b": half}, "P@10")
     np.testing.assert_allclose(each.sel(qrels="a").values, irf.evaluate(runs, qrels, "P@10").values)
     with pytest.raises(ValueError, match="judgments"):
@@ -265,9 +299,16 @@ def robust_like_cube(seed=0, S=8, T=30):
     base = rng.uniform(size=(S, T)) * 0.3 + np.linspace(0, 0.3, S)[:, None]
     other = base + rng.normal(scale=0.05, size=(S, T))
     x = np.stack([base, other], axis=-1)[:, :, None, :]
-    return xr.DataArray(x, dims=("system", "topic", "measure", "qrels"),
-                        coords={"system": [f"s{i}" for i in range(S)], "topic": [f"t{t}" for t in range(T)],
-                                "measure": ["AP"], "qrels": ["nist", "llm"]})
+    return xr.DataArray(
+        x,
+        dims=("system", "topic", "measure", "qrels"),
+        coords={
+            "system": [f"s{i}" for i in range(S)],
+            "topic": [f"t{t}" for t in range(T)],
+            "measure": ["AP"],
+            "qrels": ["nist", "llm"],
+        },
+    )
 
 
 def test_qrels_agreement_table_against_scipy_and_rbo():
@@ -293,7 +334,11 @@ def test_decision_flips():
     sign = np.sign(res.effect.sel(measure="AP"))
     for (s, o, _), row in flips.iterrows():
         for q in ("nist", "llm"):
-            expect = int(sign.sel(system=s, other=o, qrels=q)) if bool(sig.sel(system=s, other=o, qrels=q)) else 0
+            expect = (
+                int(sign.sel(system=s, other=o, qrels=q))
+                if bool(sig.sel(system=s, other=o, qrels=q))
+                else 0
+            )
             assert row[q] == expect
         assert row["flipped"] == (row["nist"] != row["llm"])
     only = meta.decision_flips(res)

@@ -13,20 +13,53 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 
 import irframe as irf
-
-from conftest import reference_module  # skips, or fails with CI=true, when absent
 
 ir_measures = reference_module("ir_measures")
 
 RUNS = ("pircRBa1", "NLPR03vb10", "humR03dc")
-NAMES = ["SetP", "SetR", "SetF", "SetAP", "SetRelP", "NumQ", "IPrec@0.1", "IPrec@0.5", "Accuracy@100", "Accuracy",
-         "Compat", "Compat(p=0.8)", "Precision@5", "P@10", "R@100", "RR", "nDCG@10", "AP", "Rprec", "Bpref",
-         "Success@10", "NumRet", "NumRelRet", "Judged@10", "RBP(rel=1)", "SetF(beta=0.5)",
-         "nDCG(dcg='exp-log2')@10", "P(judged_only=True)@10", "nDCG(judged_only=True)@10", "AP(judged_only=True)",
-         "INST(T=1.0,max_rel=2)", "INSQ(T=1.0,max_rel=2)", "SDCG(max_rel=2)@10", "BPM(T=1.0,max_rel=2)@10",
-         "NERR8(max_rel=2)@10", "NERR9(max_rel=2)@10", "NERR10(p=0.9,max_rel=2)", "NERR11(T=1.0,max_rel=2)"]
+NAMES = [
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "SetRelP",
+    "NumQ",
+    "IPrec@0.1",
+    "IPrec@0.5",
+    "Accuracy@100",
+    "Accuracy",
+    "Compat",
+    "Compat(p=0.8)",
+    "Precision@5",
+    "P@10",
+    "R@100",
+    "RR",
+    "nDCG@10",
+    "AP",
+    "Rprec",
+    "Bpref",
+    "Success@10",
+    "NumRet",
+    "NumRelRet",
+    "Judged@10",
+    "RBP(rel=1)",
+    "SetF(beta=0.5)",
+    "nDCG(dcg='exp-log2')@10",
+    "P(judged_only=True)@10",
+    "nDCG(judged_only=True)@10",
+    "AP(judged_only=True)",
+    "INST(T=1.0,max_rel=2)",
+    "INSQ(T=1.0,max_rel=2)",
+    "SDCG(max_rel=2)@10",
+    "BPM(T=1.0,max_rel=2)@10",
+    "NERR8(max_rel=2)@10",
+    "NERR9(max_rel=2)@10",
+    "NERR10(p=0.9,max_rel=2)",
+    "NERR11(T=1.0,max_rel=2)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -35,18 +68,28 @@ def data(shared_data):
     qrels = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
     runs = irf.read_runs([base / "runs" / f"input.{r}.gz" for r in RUNS], system="tag")
     from irframe.align import align
-    a = align(runs, qrels)                     # trec_eval's order; untie the scores with it
+
+    a = align(runs, qrels)  # trec_eval's order; untie the scores with it
     untied = runs.iloc[a.row_source].copy()
-    untied["score"] = 10000.0 - a.row_rank   # positive: ir_measures' Compat puts unretrieved docs at 0
+    untied["score"] = (
+        10000.0 - a.row_rank
+    )  # positive: ir_measures' Compat puts unretrieved docs at 0
     return qrels, untied.reset_index(drop=True)
 
 
 def _ir_measures(qrels, runs, names):
-    q = pd.DataFrame({"query_id": qrels.topic.astype(str), "doc_id": qrels.doc.astype(str),
-                      "relevance": qrels.rel.astype(int)})
+    q = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+        }
+    )
     out = {}
     for system, g in runs.groupby("system", observed=True):
-        r = pd.DataFrame({"query_id": g.topic.astype(str), "doc_id": g.doc.astype(str), "score": g.score})
+        r = pd.DataFrame(
+            {"query_id": g.topic.astype(str), "doc_id": g.doc.astype(str), "score": g.score}
+        )
         measures = [ir_measures.parse_measure(n) for n in names if not n.startswith("Accuracy")]
         # ir_measures (0.4.3) may compute a plain measure (NumRet) in the same pytrec_eval
         # evaluator as the judged_only ones, depending on Python's string-hash order
@@ -72,7 +115,11 @@ def _ir_measures(qrels, runs, names):
                     continue
                 for v in vals:
                     out[(str(system), str(m), topic)] = v.value
-            vals = [v for (s_, m_, t_), v in out.items() if s_ == str(system) and m_ == str(m) and t_ != "all"]
+            vals = [
+                v
+                for (s_, m_, t_), v in out.items()
+                if s_ == str(system) and m_ == str(m) and t_ != "all"
+            ]
             out[(str(system), str(m), "all")] = float(np.nanmean(vals))
     return out
 
@@ -82,7 +129,7 @@ def _ir_measures(qrels, runs, names):
 def test_ir_measures_names_agree(data):
     qrels, runs = data
     theirs = _ir_measures(qrels, runs, NAMES)
-    cube = irf.evaluate(runs, qrels, NAMES)   # trec_eval 9 conventions, as pytrec_eval
+    cube = irf.evaluate(runs, qrels, NAMES)  # trec_eval 9 conventions, as pytrec_eval
     summary = irf.summarize(cube)
     compared = 0
     bad = []
@@ -94,19 +141,23 @@ def test_ir_measures_names_agree(data):
             for topic in cube.topic.values:
                 want = theirs.get((system, key, topic))
                 got = float(cube.sel(system=system, topic=topic, measure=name))
-                if want is None:   # ir_measures reports nothing: irframe gives 0 (documented)
+                if want is None:  # ir_measures reports nothing: irframe gives 0 (documented)
                     if name.startswith("Accuracy"):
                         assert got == 0.0, (name, system, topic, got)
                     continue
-                if name.startswith("Accuracy") and np.isnan(want):   # ir_measures divided by zero
+                if name.startswith("Accuracy") and np.isnan(want):  # ir_measures divided by zero
                     assert got == 1.0, (name, system, topic, got)
                     continue
                 compared += 1
                 if not np.isclose(got, want, rtol=1e-9, atol=atol, equal_nan=True):
                     bad.append((name, system, topic, got, want))
             want = theirs[(system, key, "all")]
-            if name.startswith("Accuracy"):   # ir_measures' mean: over the topics it reports
-                reported = [t for t in cube.topic.values if not np.isnan(theirs.get((system, key, t), np.nan))]
+            if name.startswith("Accuracy"):  # ir_measures' mean: over the topics it reports
+                reported = [
+                    t
+                    for t in cube.topic.values
+                    if not np.isnan(theirs.get((system, key, t), np.nan))
+                ]
                 got = float(cube.sel(system=system, measure=name, topic=reported).mean())
             else:
                 got = float(summary.loc[system, name])
@@ -116,30 +167,52 @@ def test_ir_measures_names_agree(data):
     assert compared > 0.9 * len(NAMES) * 100 * len(RUNS)
 
 
-RANX_NAMES = ["hits@10", "hit_rate@10", "precision@10", "recall@100", "f1@10", "mrr@10", "map@100", "dcg@10",
-              "dcg_burges@10", "ndcg@10", "ndcg_burges@10", "precision@10-l2", "recall@100-l2", "mrr@10-l2",
-              "r-precision", "rbp.95"]
+RANX_NAMES = [
+    "hits@10",
+    "hit_rate@10",
+    "precision@10",
+    "recall@100",
+    "f1@10",
+    "mrr@10",
+    "map@100",
+    "dcg@10",
+    "dcg_burges@10",
+    "ndcg@10",
+    "ndcg_burges@10",
+    "precision@10-l2",
+    "recall@100-l2",
+    "mrr@10-l2",
+    "r-precision",
+    "rbp.95",
+]
 
 
 @pytest.mark.shared
 @pytest.mark.slow
 def test_ranx_names_agree(data):
     """ranx (test dependency) on the same untied runs: per-topic values equal irframe's."""
-    ranx = reference_module("ranx")   # test extra; a failure, not a skip, with CI=true
+    ranx = reference_module("ranx")  # test extra; a failure, not a skip, with CI=true
     qrels, runs = data
     obj = {"topic": "q_id", "doc": "doc_id"}
-    q = ranx.Qrels.from_df(qrels.assign(topic=qrels.topic.astype(str).astype(object),
-                                        doc=qrels.doc.astype(str).astype(object))
-                           .rename(columns={**obj, "rel": "score"})[["q_id", "doc_id", "score"]])
+    q = ranx.Qrels.from_df(
+        qrels.assign(
+            topic=qrels.topic.astype(str).astype(object), doc=qrels.doc.astype(str).astype(object)
+        ).rename(columns={**obj, "rel": "score"})[["q_id", "doc_id", "score"]]
+    )
     cube = irf.evaluate(runs, qrels, RANX_NAMES)
     compared = 0
     for system, g in runs.groupby("system", observed=True):
-        r = ranx.Run.from_df(g.assign(topic=g.topic.astype(str).astype(object), doc=g.doc.astype(str).astype(object))
-                             .rename(columns=obj)[["q_id", "doc_id", "score"]])
+        r = ranx.Run.from_df(
+            g.assign(
+                topic=g.topic.astype(str).astype(object), doc=g.doc.astype(str).astype(object)
+            ).rename(columns=obj)[["q_id", "doc_id", "score"]]
+        )
         for name in RANX_NAMES:
             theirs = np.asarray(ranx.evaluate(q, r, name, return_mean=False, make_comparable=True))
             mine = cube.sel(system=str(system), measure=name).to_pandas()
             got = np.array([mine[t] for t in r.keys()])
-            np.testing.assert_allclose(got, theirs, rtol=1e-9, atol=1e-12, err_msg=f"{system} {name}")
+            np.testing.assert_allclose(
+                got, theirs, rtol=1e-9, atol=1e-12, err_msg=f"{system} {name}"
+            )
             compared += len(got)
     assert compared == len(RANX_NAMES) * 100 * len(RUNS)

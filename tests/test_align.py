@@ -22,11 +22,11 @@ def test_cells_number_each_topic_doc_pair_once(monkeypatch, one_topic_per_doc, d
     cell, n_cells, q_cell = A._cells(topic, doc, D, T * D, qkeys)
     ids: dict = {}
     for pair, c in zip(zip(topic.tolist(), doc.tolist()), cell.tolist()):
-        assert ids.setdefault(pair, c) == c          # one id per pair
-    assert len(set(ids.values())) == len(ids)        # distinct pairs, distinct ids
+        assert ids.setdefault(pair, c) == c  # one id per pair
+    assert len(set(ids.values())) == len(ids)  # distinct pairs, distinct ids
     assert max(ids.values()) < n_cells
     for key, c in zip(qkeys.tolist(), q_cell.tolist()):
-        assert c == ids.get(divmod(key, D), -1)      # qrels cells find the same ids, -1 if absent
+        assert c == ids.get(divmod(key, D), -1)  # qrels cells find the same ids, -1 if absent
 
 
 def test_segment_helpers_against_python():
@@ -35,32 +35,42 @@ def test_segment_helpers_against_python():
     offsets = np.concatenate([[0], np.cumsum(lens)])
     x = rng.random(offsets[-1])
     segs = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
-    np.testing.assert_allclose(A.segment_sum(x, offsets), [sum(s.tolist()) for s in segs], rtol=0, atol=1e-14)
-    np.testing.assert_array_equal(A.segment_cumsum(x, offsets),
-                                  np.concatenate([np.cumsum(s) for s in segs]))
-    np.testing.assert_array_equal(A.segment_suffix_max(x, offsets),
-                                  np.concatenate([np.maximum.accumulate(s[::-1])[::-1] for s in segs]))
-    np.testing.assert_array_equal(A.segment_max(x, offsets, empty=-1.0),
-                                  [s.max() if len(s) else -1.0 for s in segs])
+    np.testing.assert_allclose(
+        A.segment_sum(x, offsets), [sum(s.tolist()) for s in segs], rtol=0, atol=1e-14
+    )
+    np.testing.assert_array_equal(
+        A.segment_cumsum(x, offsets), np.concatenate([np.cumsum(s) for s in segs])
+    )
+    np.testing.assert_array_equal(
+        A.segment_suffix_max(x, offsets),
+        np.concatenate([np.maximum.accumulate(s[::-1])[::-1] for s in segs]),
+    )
+    np.testing.assert_array_equal(
+        A.segment_max(x, offsets, empty=-1.0), [s.max() if len(s) else -1.0 for s in segs]
+    )
 
 
 # ---- ordering and id encoding against brute force -----------------------------------------
+import pandas as pd  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-import pandas as pd  # noqa: E402
 
-DOCS = ["a", "b", "B", "é", "ab", "z9", "Ω", "a\u00e9", "10", "9", "d\U0001F600"]
+DOCS = ["a", "b", "B", "é", "ab", "z9", "Ω", "a\u00e9", "10", "9", "d\U0001f600"]
 
 
-def _brute_force(frame: pd.DataFrame, qrels: pd.DataFrame) -> list[tuple[str, str, list[str], list[float]]]:
+def _brute_force(
+    frame: pd.DataFrame, qrels: pd.DataFrame
+) -> list[tuple[str, str, list[str], list[float]]]:
     """trec_eval's order written out: per (system, topic), float32 score desc, docno bytes desc."""
     grades = {(t, d): float(r) for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel)}
     out = []
     for (s, t), g in sorted(frame.groupby(["system", "topic"]), key=lambda kv: kv[0]):
         if t not in set(qrels.topic):
             continue
-        rows = sorted(zip(g.score.astype(np.float32).tolist(), g.doc.tolist()),
-                      key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]))
+        rows = sorted(
+            zip(g.score.astype(np.float32).tolist(), g.doc.tolist()),
+            key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]),
+        )
         docs = [d for _, d in rows]
         out.append((s, t, docs, [grades.get((t, d), np.nan) for d in docs]))
     return out
@@ -74,7 +84,14 @@ def _runs(draw):
         for t in range(n_top):
             docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=8, unique=True))
             for d in docs:  # few distinct scores: many ties; float32-equal but float64-distinct too
-                rows.append((f"s{s}", str(t), d, draw(st.sampled_from([1.0, 0.5, 0.5 + 1e-12, 2.0, -0.0, 0.0]))))
+                rows.append(
+                    (
+                        f"s{s}",
+                        str(t),
+                        d,
+                        draw(st.sampled_from([1.0, 0.5, 0.5 + 1e-12, 2.0, -0.0, 0.0])),
+                    )
+                )
     frame = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
     layout = draw(st.sampled_from(["as drawn", "shuffled", "sorted", "groups reversed"]))
     if layout == "shuffled":
@@ -90,19 +107,29 @@ def _runs(draw):
 @given(_runs(), st.sampled_from(["object", "str", "category", "string[pyarrow]"]), st.data())
 def test_order_and_relevance_match_brute_force(frame, dtype, data):
     pytest.importorskip("pyarrow")
-    qdocs = data.draw(st.lists(st.sampled_from(DOCS + ["unretrieved"]), min_size=1, max_size=6, unique=True))
+    qdocs = data.draw(
+        st.lists(st.sampled_from(DOCS + ["unretrieved"]), min_size=1, max_size=6, unique=True)
+    )
     qrels = pd.DataFrame({"topic": "0", "doc": qdocs, "rel": range(len(qdocs))})
     expected = _brute_force(frame, qrels)
-    runs = frame.astype({c: dtype for c in ("system", "topic", "doc")})
-    q = qrels.astype({c: dtype for c in ("topic", "doc")})
+    runs = frame.astype(dict.fromkeys(("system", "topic", "doc"), dtype))
+    q = qrels.astype(dict.fromkeys(("topic", "doc"), dtype))
     a = A.align(runs, q)
     got = []
     for g in range(a.n_groups):
         rows = slice(a.offsets[g], a.offsets[g + 1])
-        got.append((a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
-                    [a.docs[d] for d in a.row_doc[rows]], a.row_rel[rows].tolist()))
+        got.append(
+            (
+                a.systems[a.group_system[g]],
+                a.topics[a.group_topic[g]],
+                [a.docs[d] for d in a.row_doc[rows]],
+                a.row_rel[rows].tolist(),
+            )
+        )
     assert [x[:3] for x in got] == [x[:3] for x in expected]
-    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
+    np.testing.assert_array_equal(
+        np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected])
+    )
     # row_source points back at the caller's rows
     assert [runs.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
 
@@ -111,25 +138,43 @@ def test_ids_of_every_dtype_align_identically():
     pytest.importorskip("pyarrow")
     rng = np.random.default_rng(5)
     n = 2700
-    frame = pd.DataFrame({"system": np.repeat([f"s{i}" for i in range(3)], n // 3),
-                          "topic": np.tile(np.repeat(["7", "10", "8"], n // 9), 3),
-                          "doc": [f"d{x}" for x in rng.integers(0, 900, n)],
-                          "score": rng.integers(0, 50, n) / 10})
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat([f"s{i}" for i in range(3)], n // 3),
+            "topic": np.tile(np.repeat(["7", "10", "8"], n // 9), 3),
+            "doc": [f"d{x}" for x in rng.integers(0, 900, n)],
+            "score": rng.integers(0, 50, n) / 10,
+        }
+    )
     frame = frame.drop_duplicates(["system", "topic", "doc"])
-    qrels = pd.DataFrame({"topic": ["7", "10", "99"] * 50, "doc": [f"d{x}" for x in range(150)], "rel": 1})
-    ref = A.align(frame.astype({c: object for c in ("system", "topic", "doc")}),
-                  qrels.astype({"topic": object, "doc": object}))
+    qrels = pd.DataFrame(
+        {"topic": ["7", "10", "99"] * 50, "doc": [f"d{x}" for x in range(150)], "rel": 1}
+    )
+    ref = A.align(
+        frame.astype(dict.fromkeys(("system", "topic", "doc"), object)),
+        qrels.astype({"topic": object, "doc": object}),
+    )
     for dtype in ("str", "category", "string[pyarrow]"):
-        a = A.align(frame.astype({c: dtype for c in ("system", "topic", "doc")}),
-                    qrels.astype({"topic": dtype, "doc": dtype}))
+        a = A.align(
+            frame.astype(dict.fromkeys(("system", "topic", "doc"), dtype)),
+            qrels.astype({"topic": dtype, "doc": dtype}),
+        )
         assert list(a.systems) == list(ref.systems) and list(a.topics) == list(ref.topics)
         np.testing.assert_array_equal(a.row_source, ref.row_source)
         np.testing.assert_array_equal(a.offsets, ref.offsets)
         np.testing.assert_array_equal(a.row_rel, ref.row_rel)
         assert [a.docs[d] for d in a.row_doc] == [ref.docs[d] for d in ref.row_doc]
+
         # judged docs per topic, grade descending (the order among equal grades is by doc code)
         def judged(x):
-            return sorted(zip(x.qrels_topic.tolist(), (-x.qrels_rel).tolist(), [x.docs[d] for d in x.qrels_doc]))
+            return sorted(
+                zip(
+                    x.qrels_topic.tolist(),
+                    (-x.qrels_rel).tolist(),
+                    [x.docs[d] for d in x.qrels_doc],
+                )
+            )
+
         assert judged(a) == judged(ref)
         np.testing.assert_array_equal(a.qrels_offsets, ref.qrels_offsets)
 
@@ -138,31 +183,66 @@ def test_ids_of_every_dtype_align_identically():
 @pytest.mark.parametrize("bad", [None, pd.NA, float("nan"), 7, b"x"])
 def test_object_ids_checked_after_encoding(col, bad):
     """object id columns are checked on their distinct values; a bad one is still named by row."""
-    run = pd.DataFrame({"system": ["s"] * 40, "topic": ["1"] * 40, "doc": [f"d{i}" for i in range(40)],
-                        "score": np.arange(40.0)}).astype(object)
+    run = pd.DataFrame(
+        {
+            "system": ["s"] * 40,
+            "topic": ["1"] * 40,
+            "doc": [f"d{i}" for i in range(40)],
+            "score": np.arange(40.0),
+        }
+    ).astype(object)
     run.loc[17, col] = bad
     qrels = pd.DataFrame({"topic": ["1"], "doc": ["d1"], "rel": [1]})
     with pytest.raises(irf_errors.InputError, match=rf"column '{col}'.*row 17"):
         A.align(run.astype({"score": float}), qrels)
 
 
-@pytest.mark.parametrize("run_dtype, qrels_dtype", [("str", "object"), ("object", "category"),
-                                                    ("category", "string[pyarrow]"), ("string[pyarrow]", "str")])
+@pytest.mark.parametrize(
+    "run_dtype, qrels_dtype",
+    [
+        ("str", "object"),
+        ("object", "category"),
+        ("category", "string[pyarrow]"),
+        ("string[pyarrow]", "str"),
+    ],
+)
 def test_run_and_qrels_of_different_id_dtypes(run_dtype, qrels_dtype):
     """Run and qrels ids merged across dtypes (pyarrow and pandas hash tables) find the same docs."""
     pytest.importorskip("pyarrow")
-    frame = pd.DataFrame({"system": ["b", "b", "a", "a", "a"], "topic": ["2", "2", "1", "1", "2"],
-                          "doc": ["x", "é", "y", "x", "z"], "score": [1.0, 2.0, 3.0, 3.0, 1.0]})
-    qrels = pd.DataFrame({"topic": ["1", "1", "2", "3"], "doc": ["x", "w", "é", "x"], "rel": [2, 1, 1, 1]})
+    frame = pd.DataFrame(
+        {
+            "system": ["b", "b", "a", "a", "a"],
+            "topic": ["2", "2", "1", "1", "2"],
+            "doc": ["x", "é", "y", "x", "z"],
+            "score": [1.0, 2.0, 3.0, 3.0, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"topic": ["1", "1", "2", "3"], "doc": ["x", "w", "é", "x"], "rel": [2, 1, 1, 1]}
+    )
     expected = _brute_force(frame, qrels)
-    a = A.align(frame.astype({c: run_dtype for c in ("system", "topic", "doc")}),
-                qrels.astype({c: qrels_dtype for c in ("topic", "doc")}))
-    got = [(a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
-            [a.docs[d] for d in a.row_doc[a.offsets[g]:a.offsets[g + 1]]],
-            a.row_rel[a.offsets[g]:a.offsets[g + 1]].tolist()) for g in range(a.n_groups)]
+    a = A.align(
+        frame.astype(dict.fromkeys(("system", "topic", "doc"), run_dtype)),
+        qrels.astype(dict.fromkeys(("topic", "doc"), qrels_dtype)),
+    )
+    got = [
+        (
+            a.systems[a.group_system[g]],
+            a.topics[a.group_topic[g]],
+            [a.docs[d] for d in a.row_doc[a.offsets[g] : a.offsets[g + 1]]],
+            a.row_rel[a.offsets[g] : a.offsets[g + 1]].tolist(),
+        )
+        for g in range(a.n_groups)
+    ]
     assert [x[:3] for x in got] == [x[:3] for x in expected]
-    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
-    assert sorted(a.docs[d] for d in a.qrels_doc) == ["w", "x", "é"]  # judged docs of evaluated topics 1, 2
+    np.testing.assert_array_equal(
+        np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected])
+    )
+    assert sorted(a.docs[d] for d in a.qrels_doc) == [
+        "w",
+        "x",
+        "é",
+    ]  # judged docs of evaluated topics 1, 2
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -179,17 +259,26 @@ def test_duplicates_first_keeps_each_first_row(frame, data):
     copies = frame.iloc[extra].assign(score=data.draw(st.sampled_from([9.0, -1.0, 0.5])))
     stray = frame.iloc[:2].assign(topic="no-qrels")  # a topic without judgments, twice
     dup = pd.concat([frame, copies, stray, stray]).reset_index(drop=True)
-    first = ~dup.duplicated(["system", "topic", "doc"], keep="first").to_numpy()  # pandas, not irframe
+    first = ~dup.duplicated(
+        ["system", "topic", "doc"], keep="first"
+    ).to_numpy()  # pandas, not irframe
     expected = _brute_force(dup[first], qrels)
     with pytest.raises(irf_errors.DuplicateError):
         A.align(dup, qrels)
     a = A.align(dup, qrels, duplicates="first")
-    got = [(a.systems[a.group_system[g]], a.topics[a.group_topic[g]],
-            [a.docs[d] for d in a.row_doc[a.offsets[g]:a.offsets[g + 1]]],
-            a.row_rel[a.offsets[g]:a.offsets[g + 1]].tolist()) for g in range(a.n_groups)]
+    got = [
+        (
+            a.systems[a.group_system[g]],
+            a.topics[a.group_topic[g]],
+            [a.docs[d] for d in a.row_doc[a.offsets[g] : a.offsets[g + 1]]],
+            a.row_rel[a.offsets[g] : a.offsets[g + 1]].tolist(),
+        )
+        for g in range(a.n_groups)
+    ]
     assert [x[:3] for x in got] == [x[:3] for x in expected]
-    np.testing.assert_array_equal(np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected]))
+    np.testing.assert_array_equal(
+        np.concatenate([x[3] for x in got]), np.concatenate([x[3] for x in expected])
+    )
     assert first[a.row_source].all()  # rows point at first occurrences of the caller's frame
     assert [dup.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
     assert a.n_dropped_rows == int((first & ~dup.topic.isin(qrels.topic).to_numpy()).sum())
-

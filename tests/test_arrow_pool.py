@@ -22,7 +22,9 @@ def test_the_pool_is_the_system_allocator():
 
 def test_run_reader_columns_live_in_the_pool():
     n = 20_000
-    data = "".join(f"{i // 1000} Q0 doc{i} {i % 1000 + 1} {1.0 / (i + 1)!r} tag\n" for i in range(n)).encode()
+    data = "".join(
+        f"{i // 1000} Q0 doc{i} {i % 1000 + 1} {1.0 / (i + 1)!r} tag\n" for i in range(n)
+    ).encode()
     before = POOL.bytes_allocated()
     cols = _textfile._read_run_columns(data, "run.txt", want_tag=False, threads=False)
     held = POOL.bytes_allocated() - before

@@ -25,36 +25,50 @@ def sample():
 
 
 # ----------------------------------------------------------------- measure parameters
-@pytest.mark.parametrize("text, param, allowed", [
-    ("RBP(p=1.5)", "p", r"\[0, 1\)"),
-    ("RBP(p=-0.1)", "p", r"\[0, 1\)"),
-    ("P(rel=1e400)@10", "rel", "finite"),
-    ("P(rel=nan)@10", "rel", "finite"),
-    ("P(rel=-inf)@10", "rel", "finite"),
-    ("Rprec(mult=1e300)", "mult", r"\(0, 1000\]"),
-    ("Rprec(mult=0)", "mult", r"\(0, 1000\]"),
-    ("RBP(p=True)", "p", r"\[0, 1\)"),
-    ("TSE(n=true)", "n", "integer"),
-    ("TSE(n=2.5)", "n", "integer"),
-    ("TSE(n=0)", "n", "integer"),
-    ("TSE(n=" + "9" * 5000 + ")", "n", "integer"),
-    ("P(rel=" + "1" * 5000 + ")@10", "rel", "finite"),
-    ("alpha_nDCG(alpha=2)@20", "alpha", r"\[0, 1\]"),
-    ("alpha_nDCG(graded=2)@20", "graded", "true or false"),
-    ("CWL(C=AP,out=XX)", "out", "one of EU"),
-    ("TSE(n=10,e=foo)", "e", "one of AP"),
-    ("IPrec(recall=1.5)", "recall", r"\[0, 1\]"),
-    ("P_rare_norm(alpha=2)@10", "alpha", r"\[0, 1\]"),
-    ("ERR(gmax=0)@10", "gmax", "> 0"),
-])
+@pytest.mark.parametrize(
+    "text, param, allowed",
+    [
+        ("RBP(p=1.5)", "p", r"\[0, 1\)"),
+        ("RBP(p=-0.1)", "p", r"\[0, 1\)"),
+        ("P(rel=1e400)@10", "rel", "finite"),
+        ("P(rel=nan)@10", "rel", "finite"),
+        ("P(rel=-inf)@10", "rel", "finite"),
+        ("Rprec(mult=1e300)", "mult", r"\(0, 1000\]"),
+        ("Rprec(mult=0)", "mult", r"\(0, 1000\]"),
+        ("RBP(p=True)", "p", r"\[0, 1\)"),
+        ("TSE(n=true)", "n", "integer"),
+        ("TSE(n=2.5)", "n", "integer"),
+        ("TSE(n=0)", "n", "integer"),
+        ("TSE(n=" + "9" * 5000 + ")", "n", "integer"),
+        ("P(rel=" + "1" * 5000 + ")@10", "rel", "finite"),
+        ("alpha_nDCG(alpha=2)@20", "alpha", r"\[0, 1\]"),
+        ("alpha_nDCG(graded=2)@20", "graded", "true or false"),
+        ("CWL(C=AP,out=XX)", "out", "one of EU"),
+        ("TSE(n=10,e=foo)", "e", "one of AP"),
+        ("IPrec(recall=1.5)", "recall", r"\[0, 1\]"),
+        ("P_rare_norm(alpha=2)@10", "alpha", r"\[0, 1\]"),
+        ("ERR(gmax=0)@10", "gmax", "> 0"),
+    ],
+)
 def test_measure_parameter_out_of_range(text, param, allowed):
     with pytest.raises(MeasureParamError, match=rf"parameter {param} must be .*{allowed}") as e:
         parse_measure(text)
     assert len(str(e.value)) < 400  # a 5000-digit value is shortened, not echoed
 
 
-@pytest.mark.parametrize("text", ["P@10000000000000000000", "P@0", "P@-3", "P@1.5", "P@1e3",
-                                  "P@\u0663", "nDCG@" + "9" * 5000, f"P@{MAX_INT + 1}"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "P@10000000000000000000",
+        "P@0",
+        "P@-3",
+        "P@1.5",
+        "P@1e3",
+        "P@\u0663",
+        "nDCG@" + "9" * 5000,
+        f"P@{MAX_INT + 1}",
+    ],
+)
 def test_cutoff_out_of_range(text):
     with pytest.raises(MeasureParamError, match=r"cutoff k must be an integer in \[1, 2\*\*53\]"):
         parse_measure(text)
@@ -82,25 +96,42 @@ def test_measures_of_wrong_type(sample, measures):
 
 
 # ----------------------------------------------------------------- numeric options
-@pytest.mark.parametrize("kw, name", [
-    (dict(depth=True), "depth"), (dict(depth=0), "depth"), (dict(depth=2.5), "depth"),
-    (dict(depth=10 ** 30), "depth"), (dict(rel_level=True), "rel_level"),
-    (dict(rel_level=math.nan), "rel_level"), (dict(rel_level=math.inf), "rel_level"),
-    (dict(gains={2: math.nan}), r"gains\[2\]"), (dict(gains={2: math.inf}), r"gains\[2\]"),
-    (dict(gains={True: 1}), "gains key"), (dict(gains=[1, 2]), "gains"),
-])
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(depth=True), "depth"),
+        (dict(depth=0), "depth"),
+        (dict(depth=2.5), "depth"),
+        (dict(depth=10**30), "depth"),
+        (dict(rel_level=True), "rel_level"),
+        (dict(rel_level=math.nan), "rel_level"),
+        (dict(rel_level=math.inf), "rel_level"),
+        (dict(gains={2: math.nan}), r"gains\[2\]"),
+        (dict(gains={2: math.inf}), r"gains\[2\]"),
+        (dict(gains={True: 1}), "gains key"),
+        (dict(gains=[1, 2]), "gains"),
+    ],
+)
 def test_evaluate_numeric_options(sample, kw, name):
     runs, qrels = sample
     with pytest.raises(OptionError, match=rf"^{name}"):
         irf.evaluate(runs, qrels, "nDCG@10", **kw)
 
 
-@pytest.mark.parametrize("kw, name", [
-    (dict(costs=-1.0), "costs"), (dict(costs={"E": -1.0}), r"costs\['E'\]"),
-    (dict(costs={"E": math.nan}), r"costs\['E'\]"), (dict(min_cost=-1.0), "min_cost"),
-    (dict(max_cost=math.inf), "max_cost"), (dict(depth=True), "depth"), (dict(max_gain=math.nan), "max_gain"),
-    (dict(min_cost=2.0, max_cost=1.0), "need min_gain"), (dict(gains={1: math.nan}), r"gains\[1\]"),
-])
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(costs=-1.0), "costs"),
+        (dict(costs={"E": -1.0}), r"costs\['E'\]"),
+        (dict(costs={"E": math.nan}), r"costs\['E'\]"),
+        (dict(min_cost=-1.0), "min_cost"),
+        (dict(max_cost=math.inf), "max_cost"),
+        (dict(depth=True), "depth"),
+        (dict(max_gain=math.nan), "max_gain"),
+        (dict(min_cost=2.0, max_cost=1.0), "need min_gain"),
+        (dict(gains={1: math.nan}), r"gains\[1\]"),
+    ],
+)
 def test_cwl_numeric_options(sample, kw, name):
     runs, qrels = sample
     with pytest.raises(OptionError, match=rf"^{name}"):
@@ -114,8 +145,10 @@ def test_option_error_is_value_and_type_error():
 
 def test_param_spec_rules():
     p = Param("int", None, low=1)
-    assert p.check("k", 10.0) == 10 and p.check("k", np.int64(3)) == 3 and p.check("k", None) is None
-    for bad in (True, 0, 2.5, math.nan, math.inf, "3", 10 ** 5000, MAX_INT + 1):
+    assert (
+        p.check("k", 10.0) == 10 and p.check("k", np.int64(3)) == 3 and p.check("k", None) is None
+    )
+    for bad in (True, 0, 2.5, math.nan, math.inf, "3", 10**5000, MAX_INT + 1):
         with pytest.raises(OptionError, match="^k must be an integer"):
             p.check("k", bad)
     f = Param("float", 0.5, low=0, high=1, low_open=True)
@@ -130,13 +163,17 @@ def _id_variants(runs: pd.DataFrame, col: str) -> dict[str, pd.DataFrame]:
     """The same run with ``col`` holding numbers in every dtype a user may end up with."""
     as_int = runs[col].astype(str).astype(int)
     mixed = runs[col].astype(str).astype(object)
-    mixed.iloc[:3] = [int(x) for x in mixed.iloc[:3]]     # what pd.concat of two reads gives
-    out = {"int64": runs.assign(**{col: as_int}), "float": runs.assign(**{col: as_int.astype(float)}),
-           "object ints+str": runs.assign(**{col: mixed}),
-           "category of int": runs.assign(**{col: as_int.astype("category")}),
-           "bool": runs.assign(**{col: as_int > 301})}
+    mixed.iloc[:3] = [int(x) for x in mixed.iloc[:3]]  # what pd.concat of two reads gives
+    out = {
+        "int64": runs.assign(**{col: as_int}),
+        "float": runs.assign(**{col: as_int.astype(float)}),
+        "object ints+str": runs.assign(**{col: mixed}),
+        "category of int": runs.assign(**{col: as_int.astype("category")}),
+        "bool": runs.assign(**{col: as_int > 301}),
+    }
     try:
         import pyarrow  # noqa: F401
+
         out["int64[pyarrow]"] = runs.assign(**{col: as_int.astype("int64[pyarrow]")})
     except ImportError:  # pragma: no cover
         pass
@@ -169,14 +206,20 @@ def test_mixed_id_message_names_examples(sample):
     with pytest.raises(irf.InputError) as e:
         irf.evaluate(bad, qrels, "AP")
     msg = str(e.value)
-    assert "3 value(s) are int mixed with strings" in msg and "row 0: topic=301" in msg and "astype(str)" in msg
+    assert (
+        "3 value(s) are int mixed with strings" in msg
+        and "row 0: topic=301" in msg
+        and "astype(str)" in msg
+    )
 
 
 def test_non_string_qrels_ids_rejected(sample):
     runs, qrels = sample
     bad = qrels.assign(topic=qrels.topic.astype(str).astype(int))
     for call in (lambda: irf.evaluate(runs, bad, "AP"), lambda: runs.ir.join(bad)):
-        with pytest.raises(irf.InputError, match=r"qrels frame: column 'topic' \(dtype int64\) must hold strings"):
+        with pytest.raises(
+            irf.InputError, match=r"qrels frame: column 'topic' \(dtype int64\) must hold strings"
+        ):
             call()
 
 
@@ -186,6 +229,7 @@ def test_string_id_dtypes_accepted(sample):
     kinds = [object, "category", "string"]
     try:
         import pyarrow  # noqa: F401
+
         kinds.append("string[pyarrow]")
     except ImportError:  # pragma: no cover
         pass
@@ -205,7 +249,9 @@ def test_join_checks_grades_like_metric(sample):
 def test_no_common_topic_is_an_error(sample, complete):
     runs, qrels = sample
     other = qrels.assign(topic="9" + qrels.topic.astype(str))
-    with pytest.raises(irf.EmptyOverlapError, match="No queries with both results and relevance info"):
+    with pytest.raises(
+        irf.EmptyOverlapError, match="No queries with both results and relevance info"
+    ):
         irf.evaluate(runs, other, "AP", complete=complete)
     with pytest.raises(irf.EmptyOverlapError, match="'9301'"):
         runs.ir.metric("AP", qrels=other)
@@ -216,10 +262,12 @@ def test_no_common_topic_is_an_error(sample, complete):
 def test_summarize_refuses_nan_beside_values(sample):
     runs, qrels = sample
     cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
-    cube[0, 1, 0] = np.nan                              # an undefined value, not a missing ranking
-    with pytest.raises(irf.InputError, match=r"NaN for measure\(s\) \['AP'\] at system 'STANDARD', topic '302'"):
+    cube[0, 1, 0] = np.nan  # an undefined value, not a missing ranking
+    with pytest.raises(
+        irf.InputError, match=r"NaN for measure\(s\) \['AP'\] at system 'STANDARD', topic '302'"
+    ):
         irf.summarize(cube)
-    cube[0, 1, :] = np.nan                              # the whole cell: "not evaluated"
+    cube[0, 1, :] = np.nan  # the whole cell: "not evaluated"
     skip = irf.summarize(cube)
     # brute force: the mean of the other two topics
     expect = np.mean([cube.values[0, t, 0] for t in (0, 2)])
@@ -258,12 +306,19 @@ def _gz_bad_crc() -> bytes:
     return g[:-8] + b"\0\0\0\0" + g[-4:]
 
 
-@pytest.mark.parametrize("name, data, why", [
-    ("deflate.gz", gzip.compress(_RUN)[:10] + b"garbage" * 5, "corrupt gzip file"),     # zlib.error
-    ("trunc.gz", gzip.compress(_RUN * 100)[:-20], "corrupt gzip file"),                   # EOFError
-    ("crc.gz", _gz_bad_crc(), "corrupt gzip file"),                                       # BadGzipFile
-    ("trailing.gz", gzip.compress(_RUN) + b"junk", "corrupt gzip file"),
-])
+@pytest.mark.parametrize(
+    "name, data, why",
+    [
+        (
+            "deflate.gz",
+            gzip.compress(_RUN)[:10] + b"garbage" * 5,
+            "corrupt gzip file",
+        ),  # zlib.error
+        ("trunc.gz", gzip.compress(_RUN * 100)[:-20], "corrupt gzip file"),  # EOFError
+        ("crc.gz", _gz_bad_crc(), "corrupt gzip file"),  # BadGzipFile
+        ("trailing.gz", gzip.compress(_RUN) + b"junk", "corrupt gzip file"),
+    ],
+)
 def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why):
     p = tmp_path / name
     p.write_bytes(data)
@@ -272,19 +327,22 @@ def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why
     assert str(p) in str(e.value) and e.value.path == str(p)
 
 
-@pytest.mark.parametrize("data, lineno, why", [
-    (b"301 Q0 d\xff1 1 2.5 sys\n", 1, "not valid UTF-8"),
-    (gzip.compress(b"301 Q0 d1 1 2.5 sys\n301 Q0 d\xff1 2 2.5 sys\n"), 2, "not valid UTF-8"),
-    ("301 Q0 d1 1 2.5 s\n".encode("utf-16"), 1, "not valid UTF-8"),
-    (b"301 Q0 d1 99999999999999999999 2.5 sys\n", 1, "does not fit a 64-bit integer"),
-    (b"301 Q0 d1 1 1e400 sys\n", 1, "score is inf"),
-    (b"301 Q0 d1 1 nan sys\n", 1, "score is nan"),
-    (b"#c\n301 Q0 d1 1.0 2.5 sys\n", 2, "rank '1.0' is not an integer"),
-    (b"301 Q0 " + b"x" * 3_000_000 + b" 1 2.5 sys\r\n301 Q0 d3 x 1 s\r\n", 2, "rank 'x'"),
-    (b"301 Q0 d1 1 2.5\n", 1, "5 field"),
-    (b"301 Q0 d1 1_0 2.5 sys\n", 1, "rank '1_0' is not an integer"),
-    (b"301 Q0 d1 1 2_5 sys\n", 1, "score '2_5' is not a number"),
-])
+@pytest.mark.parametrize(
+    "data, lineno, why",
+    [
+        (b"301 Q0 d\xff1 1 2.5 sys\n", 1, "not valid UTF-8"),
+        (gzip.compress(b"301 Q0 d1 1 2.5 sys\n301 Q0 d\xff1 2 2.5 sys\n"), 2, "not valid UTF-8"),
+        ("301 Q0 d1 1 2.5 s\n".encode("utf-16"), 1, "not valid UTF-8"),
+        (b"301 Q0 d1 99999999999999999999 2.5 sys\n", 1, "does not fit a 64-bit integer"),
+        (b"301 Q0 d1 1 1e400 sys\n", 1, "score is inf"),
+        (b"301 Q0 d1 1 nan sys\n", 1, "score is nan"),
+        (b"#c\n301 Q0 d1 1.0 2.5 sys\n", 2, "rank '1.0' is not an integer"),
+        (b"301 Q0 " + b"x" * 3_000_000 + b" 1 2.5 sys\r\n301 Q0 d3 x 1 s\r\n", 2, "rank 'x'"),
+        (b"301 Q0 d1 1 2.5\n", 1, "5 field"),
+        (b"301 Q0 d1 1_0 2.5 sys\n", 1, "rank '1_0' is not an integer"),
+        (b"301 Q0 d1 1 2_5 sys\n", 1, "score '2_5' is not a number"),
+    ],
+)
 def test_bad_run_lines_name_file_and_line(tmp_path, data, lineno, why):
     p = tmp_path / "run.txt"
     p.write_bytes(data)
@@ -296,11 +354,16 @@ def test_bad_run_lines_name_file_and_line(tmp_path, data, lineno, why):
 def test_text_mode_file_that_cannot_decode(tmp_path):
     p = tmp_path / "latin1.txt"
     p.write_bytes(b"301 Q0 d\xe91 1 2.5 sys\n")
-    with open(p, encoding="utf-8") as fh, pytest.raises(irf.ParseError, match="cannot decode the file as text"):
+    with (
+        open(p, encoding="utf-8") as fh,
+        pytest.raises(irf.ParseError, match="cannot decode the file as text"),
+    ):
         irf.read_run(fh)
 
 
-@pytest.mark.parametrize("prefix", [b"\xef\xbb\xbf", b"\xef\xbb\xbf# exported by a tool\n", b"# c\r\n\r\n"])
+@pytest.mark.parametrize(
+    "prefix", [b"\xef\xbb\xbf", b"\xef\xbb\xbf# exported by a tool\n", b"# c\r\n\r\n"]
+)
 @pytest.mark.parametrize("crlf", [False, True])
 def test_bom_comments_crlf_are_read(tmp_path, prefix, crlf):
     run, qrels = _RUN, _QRELS
@@ -309,7 +372,10 @@ def test_bom_comments_crlf_are_read(tmp_path, prefix, crlf):
     (tmp_path / "r").write_bytes(prefix + run)
     (tmp_path / "q").write_bytes(prefix + qrels)
     r, q = irf.read_run(tmp_path / "r"), irf.read_qrels(tmp_path / "q")
-    assert r.topic.astype(str).tolist() == ["301", "301"] and r.doc.astype(str).tolist() == ["d1", "d2"]
+    assert r.topic.astype(str).tolist() == ["301", "301"] and r.doc.astype(str).tolist() == [
+        "d1",
+        "d2",
+    ]
     assert r.system.astype(str).tolist() == ["sys", "sys"]
     assert q.rel.tolist() == [1, 0] and q.doc.astype(str).tolist() == ["d1", "d2"]
 
@@ -317,6 +383,7 @@ def test_bom_comments_crlf_are_read(tmp_path, prefix, crlf):
 @pytest.mark.parametrize("arrow", [True, False])
 def test_ten_megabyte_docno(tmp_path, monkeypatch, arrow):
     import irframe.io as iio
+
     monkeypatch.setattr("irframe._textfile._USE_ARROW", arrow and iio.pa is not None)
     long_doc = "x" * 10_000_000
     (tmp_path / "r").write_bytes(f"301 Q0 {long_doc} 1 2.5 sys\n".encode() + _RUN)
@@ -330,7 +397,9 @@ def test_ten_megabyte_docno(tmp_path, monkeypatch, arrow):
 def test_cost_file_errors(tmp_path):
     p = tmp_path / "costs"
     p.write_bytes(b"E1 1\nE2 -1\n")
-    with pytest.raises(irf.ParseError, match=rf"{p}, line 2: cost '-1' is not a finite number >= 0"):
+    with pytest.raises(
+        irf.ParseError, match=rf"{p}, line 2: cost '-1' is not a finite number >= 0"
+    ):
         irf.io.read_cost_file(p)
 
 
@@ -338,15 +407,19 @@ def test_cost_file_errors(tmp_path):
 def test_cwl_huge_depth_is_refused_quickly(sample):
     runs, qrels = sample
     tiny = runs[runs["rank"] <= 3]
-    with pytest.raises(OptionError, match=r"depth 1000000000 pads every ranking .* longest ranking has 3"):
-        irf.cwl.cwl(tiny, qrels, "RBP@0.8", depth=10 ** 9)
+    with pytest.raises(
+        OptionError, match=r"depth 1000000000 pads every ranking .* longest ranking has 3"
+    ):
+        irf.cwl.cwl(tiny, qrels, "RBP@0.8", depth=10**9)
     with pytest.raises(OptionError, match="depth 1000000000 pads"):
         irf.evaluate(tiny, qrels, "CWLA(C=RBP(p=0.8))@1000000000")
     # kernels that need no padding clamp to the longest ranking: same value as at depth 3
     big = irf.evaluate(tiny, qrels, ["ERR@1000000000", "RBP(p=0.8)@1000000000", "P@1000000000"])
     small = irf.evaluate(tiny, qrels, ["ERR@3", "RBP(p=0.8)@3", "P@3"])
-    np.testing.assert_array_equal(big.sel(measure=big.measure.values[:2]).values,
-                                  small.sel(measure=small.measure.values[:2]).values)
+    np.testing.assert_array_equal(
+        big.sel(measure=big.measure.values[:2]).values,
+        small.sel(measure=small.measure.values[:2]).values,
+    )
     # P@k divides by k (trec_eval): 3 hits at most out of 1e9
     assert float(big.sel(measure="P@1000000000").max()) <= 3e-9
 
@@ -354,6 +427,7 @@ def test_cwl_huge_depth_is_refused_quickly(sample):
 @pytest.mark.parametrize("where", ["doc", "topic", "system"])
 def test_one_ten_megabyte_id_costs_memory_of_the_order_of_the_input(where):
     import tracemalloc
+
     long_id = "x" * 10_000_000
     docs = [f"d{i}" for i in range(119)] + ["r"]
     runs = pd.DataFrame({"system": "s", "topic": "1", "doc": docs, "score": np.arange(120.0)[::-1]})
@@ -372,17 +446,22 @@ def test_one_ten_megabyte_id_costs_memory_of_the_order_of_the_input(where):
         tracemalloc.stop()
     # brute force AP: relevant at ranks 4 (d3) and 120
     assert cube.sel(measure="AP").item() == pytest.approx((1 / 4 + 2 / 120) / 2)
-    assert peak < 8 * 10_000_000, f"peak {peak / 1e6:.0f} MB for a 10 MB id"  # fixed-width ids needed 4.5 GB
+    assert peak < 8 * 10_000_000, (
+        f"peak {peak / 1e6:.0f} MB for a 10 MB id"
+    )  # fixed-width ids needed 4.5 GB
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda c, v: irf.stats.mean_ci(c, alpha=v), "alpha"),
-    (lambda c, v: irf.stats.mean_ci(c, n_samples=v), "n_samples"),
-    (lambda c, v: irf.meta.discriminative_power(c, alpha=v), "alpha"),
-    (lambda c, v: irf.meta.stability(c, n_trials=v), "n_trials"),
-    (lambda c, v: irf.meta.swap_rate(c, fuzziness=v), "fuzziness"),
-])
-@pytest.mark.parametrize("value", [True, math.nan, math.inf, -1, 10 ** 30])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda c, v: irf.stats.mean_ci(c, alpha=v), "alpha"),
+        (lambda c, v: irf.stats.mean_ci(c, n_samples=v), "n_samples"),
+        (lambda c, v: irf.meta.discriminative_power(c, alpha=v), "alpha"),
+        (lambda c, v: irf.meta.stability(c, n_trials=v), "n_trials"),
+        (lambda c, v: irf.meta.swap_rate(c, fuzziness=v), "fuzziness"),
+    ],
+)
+@pytest.mark.parametrize("value", [True, math.nan, math.inf, -1, 10**30])
 def test_stats_numeric_options(sample, call, name, value):
     runs, qrels = sample
     cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
@@ -397,10 +476,11 @@ def test_diversity_huge_cutoff_is_small_and_exact():
     small = irf.evaluate(runs, qrels, ["alpha_DCG@5000", "ERR_IA@5000"])
     np.testing.assert_array_equal(big.values, small.values)
     from irframe.measures.diversity_kernels import _ideal_ideal, _log2_disc
+
     s = 0.0
     for i in range(1, 5001):  # the C loop of ndeval, in Python floats
         s += 0.5 ** (i - 1) * (math.log(2) / math.log(i + 1))
-    assert _ideal_ideal(0.5, 10 ** 12, _log2_disc) == pytest.approx(s, rel=1e-15)
+    assert _ideal_ideal(0.5, 10**12, _log2_disc) == pytest.approx(s, rel=1e-15)
     with pytest.raises(MeasureParamError, match="does not converge"):
         irf.evaluate(runs, qrels, "alpha_DCG(alpha=0)@1000000000000")
 
@@ -408,8 +488,11 @@ def test_diversity_huge_cutoff_is_small_and_exact():
 @pytest.mark.parametrize("arrow", [True, False])
 def test_c_number_syntax_and_ignored_fields(tmp_path, monkeypatch, arrow):
     import irframe.io as iio
+
     monkeypatch.setattr("irframe._textfile._USE_ARROW", arrow and iio.pa is not None)
     p = tmp_path / "run"
-    p.write_bytes(b"301 Q\xff d1 +2 -.5 s\n301 Q0 d2 3 1e3 s\n")  # a non-UTF-8 Q0 is ignored, as in trec_eval
+    p.write_bytes(
+        b"301 Q\xff d1 +2 -.5 s\n301 Q0 d2 3 1e3 s\n"
+    )  # a non-UTF-8 Q0 is ignored, as in trec_eval
     r = irf.read_run(p)
     assert r["rank"].tolist() == [2, 3] and r.score.tolist() == [-0.5, 1000.0]

@@ -24,5 +24,5 @@ def test_there_are_benchmarks():
 def test_benchmark_script_imports(script):
     spec = importlib.util.spec_from_file_location(f"_bench_{script.stem}", script)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)          # module level only: main() is behind __main__
+    spec.loader.exec_module(module)  # module level only: main() is behind __main__
     assert callable(getattr(module, "main", None)), f"{script.name} has no main()"

@@ -19,7 +19,9 @@ DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 EXPECTED = DATA / "expected_v9.0.8"
 REPO = Path(__file__).resolve().parents[1]
 
-_DEFAULT_LINE = re.compile(r"^(runid|num_q|%s) " % "|".join(re.escape(m) for m in cli.TREC_EVAL_DEFAULT))
+_DEFAULT_LINE = re.compile(
+    r"^(runid|num_q|%s) " % "|".join(re.escape(m) for m in cli.TREC_EVAL_DEFAULT)
+)
 
 
 def run_main(*argv: str) -> str:
@@ -36,10 +38,16 @@ def default_lines(expected: Path) -> str:
 
 # ----------------------------------------------------------------------------- formatting
 
+
 def test_format_trec_line():
     assert cli.format_trec_line("map", "all", 0.17854506) == "map                   \tall\t0.1785"
-    assert cli.format_trec_line("num_rel_ret", "301", 71.0, integer=True) == "num_rel_ret           \t301\t71"
-    assert cli.format_trec_line("runid", "all", "STANDARD") == "runid                 \tall\tSTANDARD"
+    assert (
+        cli.format_trec_line("num_rel_ret", "301", 71.0, integer=True)
+        == "num_rel_ret           \t301\t71"
+    )
+    assert (
+        cli.format_trec_line("runid", "all", "STANDARD") == "runid                 \tall\tSTANDARD"
+    )
     assert cli.format_trec_line("x", "1", -0.5) == "x                     \t1\t-0.5000"
 
 
@@ -51,8 +59,29 @@ def test_default_measures_are_trec_evals():
 
 def test_parser_getopt_semantics():
     """trec_eval's GNU getopt: options anywhere, -m takes exactly one value, attached values."""
-    o = cli.parse_eval_args(["q", "-m", "AP", "r1", "-mP.5,10", "r2", "-q", "-c", "-l2", "-M", "100", "-J",
-                             "--order", "rank", "--format", "csv", "--nosummary", "--level_for_rel", "3"])
+    o = cli.parse_eval_args(
+        [
+            "q",
+            "-m",
+            "AP",
+            "r1",
+            "-mP.5,10",
+            "r2",
+            "-q",
+            "-c",
+            "-l2",
+            "-M",
+            "100",
+            "-J",
+            "--order",
+            "rank",
+            "--format",
+            "csv",
+            "--nosummary",
+            "--level_for_rel",
+            "3",
+        ]
+    )
     assert o["files"] == ["q", "r1", "r2"]
     assert o["measures"] == ["AP", "P.5,10"]
     assert o["per_topic"] and o["complete"] and o["judged_only"] and not o["summary"]
@@ -64,6 +93,7 @@ def test_parser_getopt_semantics():
 
 
 # ----------------------------------------------------------------------------- trec_eval outputs
+
 
 def test_default_output_equals_trec_eval():
     out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"))
@@ -78,12 +108,15 @@ def test_obsolete_o_flag_changes_nothing():
         assert out == (EXPECTED / "out.test").read_text()
 
 
-@pytest.mark.parametrize("args, qrels, run, expected", [
-    (["-q"], "qrels.test", "results.test", "out.test.aq"),
-    (["-q", "-c"], "qrels.test", "results.trunc", "out.test.aqc"),
-    (["-q", "-c", "-M", "100"], "qrels.test", "results.trunc", "out.test.aqcM"),
-    (["-q", "-l", "2"], "qrels.rel_level", "results.test", "out.test.aql"),
-])
+@pytest.mark.parametrize(
+    "args, qrels, run, expected",
+    [
+        (["-q"], "qrels.test", "results.test", "out.test.aq"),
+        (["-q", "-c"], "qrels.test", "results.trunc", "out.test.aqc"),
+        (["-q", "-c", "-M", "100"], "qrels.test", "results.trunc", "out.test.aqcM"),
+        (["-q", "-l", "2"], "qrels.rel_level", "results.test", "out.test.aql"),
+    ],
+)
 def test_per_topic_outputs_equal_trec_eval(args, qrels, run, expected):
     out = run_main("eval", str(DATA / qrels), str(DATA / run), *args)
     assert out == default_lines(EXPECTED / expected)
@@ -96,8 +129,19 @@ def test_qrels_with_comments_same_output():
 
 
 def test_names_printed_as_passed():
-    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "-m", "P@10",
-                   "-m", "map", "-m", "num_rel_ret")
+    out = run_main(
+        "eval",
+        str(DATA / "qrels.test"),
+        str(DATA / "results.test"),
+        "-m",
+        "AP",
+        "-m",
+        "P@10",
+        "-m",
+        "map",
+        "-m",
+        "num_rel_ret",
+    )
     lines = out.splitlines()
     # trec_eval's measures first (in its order), irframe strings after, as given
     assert [line.split("\t")[0].strip() for line in lines] == ["num_rel_ret", "map", "AP", "P@10"]
@@ -109,13 +153,26 @@ def test_names_printed_as_passed():
 def test_several_runs_one_block_each(tmp_path):
     second = tmp_path / "input.other.gz"
     import gzip
+
     second.write_bytes(gzip.compress((DATA / "results.trunc").read_bytes()))
-    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), str(second), "-m", "map",
-                   "-m", "runid", "-m", "num_q")
-    assert out == ("runid                 \tall\tSTANDARD\nnum_q                 \tall\t3\n"
-                   "map                   \tall\t0.1785\n"
-                   "runid                 \tall\tSTANDARD\nnum_q                 \tall\t2\n"
-                   "map                   \tall\t0.1523\n")
+    out = run_main(
+        "eval",
+        str(DATA / "qrels.test"),
+        str(DATA / "results.test"),
+        str(second),
+        "-m",
+        "map",
+        "-m",
+        "runid",
+        "-m",
+        "num_q",
+    )
+    assert out == (
+        "runid                 \tall\tSTANDARD\nnum_q                 \tall\t3\n"
+        "map                   \tall\t0.1785\n"
+        "runid                 \tall\tSTANDARD\nnum_q                 \tall\t2\n"
+        "map                   \tall\t0.1523\n"
+    )
     # (0.0324 + 0.2723) / 2: the per-topic values of trec_eval's out.test.aqc, 2 topics without -c
 
 
@@ -126,11 +183,15 @@ def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, cap
     a malformed file stops the command there, as a series of trec_eval calls would stop,
     whichever half it is in (nothing of the files after it is printed)."""
     import irframe.treceval as tv
+
     monkeypatch.setattr(cli, "HALVES_BYTES", 0)
     parts = []
     real = tv.trec_eval_runs
-    monkeypatch.setattr(tv, "trec_eval_runs", lambda q, runs, *a, **k: parts.append(runs.system.nunique())
-                        or real(q, runs, *a, **k))
+    monkeypatch.setattr(
+        tv,
+        "trec_eval_runs",
+        lambda q, runs, *a, **k: parts.append(runs.system.nunique()) or real(q, runs, *a, **k),
+    )
     files = []
     for i in range(6):
         f = tmp_path / f"run{i}.txt"
@@ -148,17 +209,33 @@ def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, cap
 
 
 def test_halves_split_by_text_size():
-    sizes = ([10 << 20] * 4, [1, 1, 1, 30 << 20], [30 << 20, 1, 1, 1], [1 << 20] * 3, [10 << 20] * 5,
-             [1 << 20] * 10)
+    sizes = (
+        [10 << 20] * 4,
+        [1, 1, 1, 30 << 20],
+        [30 << 20, 1, 1, 1],
+        [1 << 20] * 3,
+        [10 << 20] * 5,
+        [1 << 20] * 10,
+    )
     assert [cli._cut(s) for s in sizes] == [2, 2, 2, None, 2, 5]
 
 
 def test_csv_and_json(tmp_path):
-    args = ["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "AP", "-m", "num_ret",
-            "-m", "num_q", "-q"]
+    args = [
+        "eval",
+        str(DATA / "qrels.test"),
+        str(DATA / "results.test"),
+        "-m",
+        "AP",
+        "-m",
+        "num_ret",
+        "-m",
+        "num_q",
+        "-q",
+    ]
     df = pd.read_csv(io.StringIO(run_main(*args, "--format", "csv")), dtype={"topic": str})
     assert df.columns.tolist() == ["run", "topic", "measure", "value"]
-    assert len(df) == 3 * 2 + 3                       # per topic + num_q + 2 summaries
+    assert len(df) == 3 * 2 + 3  # per topic + num_q + 2 summaries
     summary = df[df.topic == "all"].set_index("measure")["value"]
     assert summary["num_q"] == 3 and summary["num_ret"] == 1500
     assert summary["AP"] == pytest.approx(0.178545, abs=1e-6)
@@ -176,15 +253,32 @@ def test_bad_input_exit_status(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("irframe: error:") and "line 1" in err and str(bad) in err
     assert f"trec_eval: Quit in file '{bad}'" in err
-    assert cli.main(["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "NoSuchMeasure"],
-                    out=io.StringIO()) == 1
+    assert (
+        cli.main(
+            ["eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "NoSuchMeasure"],
+            out=io.StringIO(),
+        )
+        == 1
+    )
     assert "trec_eval: illegal measure 'NoSuchMeasure'" in capsys.readouterr().err
 
 
 def test_python_dash_m():
     """`python -m irframe eval ...` works and prints trec_eval's out.test."""
-    r = subprocess.run([sys.executable, "-m", "irframe", "eval", str(DATA / "qrels.test"),
-                        str(DATA / "results.test")], capture_output=True, text=True, cwd=REPO, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "irframe",
+            "eval",
+            str(DATA / "qrels.test"),
+            str(DATA / "results.test"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == (EXPECTED / "out.test").read_text()
 
@@ -199,6 +293,7 @@ def test_robust03_matches_trec_eval_908(shared_data):
     if not (run.exists() and expected.exists() and qrels.exists()):
         pytest.skip("robust03 files not in shared data")
     import gzip
+
     text = gzip.decompress(expected.read_bytes()).decode()
     want = "".join(line for line in text.splitlines(keepends=True) if _DEFAULT_LINE.match(line))
     out = run_main("eval", str(qrels), str(run), "-q")
@@ -206,6 +301,7 @@ def test_robust03_matches_trec_eval_908(shared_data):
 
 
 # ----------------------------------------------------------------------------- trec_eval's command line
+
 
 def test_run_from_standard_input(monkeypatch):
     """`-` reads the run from standard input (trec_eval 10.0's help), same output as the file."""
@@ -226,38 +322,59 @@ def test_no_common_topic_exit_status_7(tmp_path, capsys):
 def test_version_10_stops_on_missing_topic(capsys):
     """trec_eval 10.0 (built from its source) exits 4 with this message when a qrels topic has no
     results and -c is not given; 9.0.8 evaluates the run's topics."""
-    status = cli.main(["eval", "--trec-eval-version", "10.0", str(DATA / "qrels.test"), str(DATA / "results.trunc")],
-                      out=io.StringIO())
+    status = cli.main(
+        [
+            "eval",
+            "--trec-eval-version",
+            "10.0",
+            str(DATA / "qrels.test"),
+            str(DATA / "results.trunc"),
+        ],
+        out=io.StringIO(),
+    )
     assert status == 4
     assert capsys.readouterr().err == "trec_eval: result qid '302' not found in qrels\n"
-    assert run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.trunc"), "-m", "num_q") == \
-        "num_q                 \tall\t2\n"
+    assert (
+        run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.trunc"), "-m", "num_q")
+        == "num_q                 \tall\t2\n"
+    )
 
 
 def test_measure_syntax_errors_exit_like_trec_eval(capsys):
     args = [str(DATA / "qrels.test"), str(DATA / "results.test")]
-    assert cli.main(["eval", "-m", "P.", *args], out=io.StringIO()) == 1          # improper measure
+    assert cli.main(["eval", "-m", "P.", *args], out=io.StringIO()) == 1  # improper measure
     assert "trec_eval: improper measure in parameter 'P'" in capsys.readouterr().err
-    assert cli.main(["eval", "-m", "P.0", *args], out=io.StringIO()) == 2         # trec_eval: exit 2
+    assert cli.main(["eval", "-m", "P.0", *args], out=io.StringIO()) == 2  # trec_eval: exit 2
     assert "Negative cutoff" in capsys.readouterr().err
     assert cli.main(["eval", "-m", "P.5,5", *args], out=io.StringIO()) == 2
     assert "duplicate cutoffs" in capsys.readouterr().err
-    assert cli.main(["eval", args[0]], out=io.StringIO()) == 1                   # one file: usage
+    assert cli.main(["eval", args[0]], out=io.StringIO()) == 1  # one file: usage
     assert capsys.readouterr().err.startswith("Usage: trec_eval")
 
 
 def test_json_is_strict_and_keeps_trec_values():
-    out = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-q", "-m", "all_trec",
-                   "--format", "json")
+    out = run_main(
+        "eval",
+        str(DATA / "qrels.test"),
+        str(DATA / "results.test"),
+        "-q",
+        "-m",
+        "all_trec",
+        "--format",
+        "json",
+    )
     rows = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
     by = {(r["topic"], r["measure"]): r["value"] for r in rows}
     assert by[("all", "num_q")] == 3 and by[("301", "relstring")] == "0000011000"
-    trec = run_main("eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-q", "-m", "all_trec")
-    assert trec == (EXPECTED / "out.test.aq").read_text()     # the trec format unchanged by the extras
+    trec = run_main(
+        "eval", str(DATA / "qrels.test"), str(DATA / "results.test"), "-q", "-m", "all_trec"
+    )
+    assert trec == (EXPECTED / "out.test.aq").read_text()  # the trec format unchanged by the extras
 
 
 def test_parameter_lists_expand_in_python():
     import irframe as irf
+
     qrels, runs = irf.read_qrels(DATA / "qrels.test"), irf.read_run(DATA / "results.test")
     cube = irf.evaluate(runs, qrels, ["P.5,10", "ndcg_cut.3", "map"])
     assert cube.measure.values.tolist() == ["P_5", "P_10", "ndcg_cut_3", "map"]
@@ -266,7 +383,11 @@ def test_parameter_lists_expand_in_python():
     assert (cube.values == single.values).all()
     with pytest.raises(ValueError, match="relstring"):
         irf.evaluate(runs, qrels, ["relstring"])
-    assert irf.evaluate(runs, qrels, "success").measure.values.tolist() == ["success_1", "success_5", "success_10"]
+    assert irf.evaluate(runs, qrels, "success").measure.values.tolist() == [
+        "success_1",
+        "success_5",
+        "success_10",
+    ]
 
 
 @pytest.mark.parametrize("how", ["-m", "script"])
@@ -280,8 +401,14 @@ def test_command_line_does_not_import_xarray(tmp_path, how):
         script = tmp_path / "irframe"
         script.write_text("import sys\nfrom irframe.cli import main\nsys.exit(main())\n")
         cmd = [sys.executable, "-X", "importtime", str(script), *args]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
-                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    r = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert r.returncode == 0, r.stderr
     assert "irframe.cli" in r.stderr  # -X importtime lists every module imported
     assert not [line for line in r.stderr.splitlines() if line.rstrip().endswith(" xarray")]
@@ -290,15 +417,22 @@ def test_command_line_does_not_import_xarray(tmp_path, how):
 def test_library_imports_xarray_at_import():
     """Outside the command line ``import irframe`` imports xarray, so that the first evaluation
     does not (its first call would be ~2× a warm one).  Property test."""
-    r = subprocess.run([sys.executable, "-c", "import sys, irframe; assert 'xarray' in sys.modules"],
-                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys, irframe; assert 'xarray' in sys.modules"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
 
 
 # --------------------------------------- -J leaving no document, 10.0's -c and -q stops
 _GEN = DATA / "generated"
-_JUDGED_OUT = {v: [line.split("\t") for line in (_GEN / f"status.judged_out.v{v}").read_text().splitlines()]
-               for v in ("9.0.8", "10.0")}
+_JUDGED_OUT = {
+    v: [line.split("\t") for line in (_GEN / f"status.judged_out.v{v}").read_text().splitlines()]
+    for v in ("9.0.8", "10.0")
+}
 _JUDGED_OUT_ARGS = {
     "q.J": "-q -J -m all_trec qrels.judged_out run.judged_out",
     "q.J.c": "-q -J -c -m all_trec qrels.judged_out run.judged_out",
@@ -323,7 +457,10 @@ def test_judged_out_topics_and_stops_equal_trec_eval(version, case):
     args = [str(_GEN / a) if (_GEN / a).is_file() else a for a in _JUDGED_OUT_ARGS[case].split()]
     out, err = io.StringIO(), io.StringIO()
     status = cli.main(["eval", "--trec-eval-version", version, *args], out=out, err=err)
-    assert (status, err.getvalue()) == (status_line[0], status_line[1] + "\n" if status_line[1] else "")
+    assert (status, err.getvalue()) == (
+        status_line[0],
+        status_line[1] + "\n" if status_line[1] else "",
+    )
     assert out.getvalue() == (_GEN / f"out.judged_out.{case}.v{version}").read_text()
 
 
@@ -333,17 +470,26 @@ def test_zero_by_zero_cells_are_trec_evals_nan_and_zero_in_the_cube():
     import irframe as irf
     from irframe.align import align
     from irframe.measures.trec import iprec_zero_by_zero
+
     qrels = irf.read_qrels(_GEN / "qrels.judged_out")
     run = irf.read_run(_GEN / "run.judged_out")
     text = (_GEN / "out.judged_out.q.J.c.v10.0").read_text().splitlines()
-    nan_topics = sorted({line.split("\t")[1] for line in text
-                         if line.startswith("iprec_at_recall_0.00") and line.endswith("-nan") and "\tall\t" not in line})
+    nan_topics = sorted(
+        {
+            line.split("\t")[1]
+            for line in text
+            if line.startswith("iprec_at_recall_0.00")
+            and line.endswith("-nan")
+            and "\tall\t" not in line
+        }
+    )
     a = align(run, qrels, judged_only=True, complete=True, order="trec_eval10")
     flagged = iprec_zero_by_zero(a, "IPrec(recall=0.0)", 1)
     assert sorted(str(a.topics[t]) for t in a.group_topic[flagged]) == nan_topics == ["1", "3", "4"]
-    cube = irf.evaluate(run, qrels, "IPrec(recall=0.0)", judged_only=True, complete=True, order="trec_eval10")
+    cube = irf.evaluate(
+        run, qrels, "IPrec(recall=0.0)", judged_only=True, complete=True, order="trec_eval10"
+    )
     assert (cube.sel(topic=nan_topics).values == 0.0).all()
-
 
 
 @pytest.mark.parametrize(("version", "order"), [("9.0.8", "trec_eval"), ("10.0", "trec_eval10")])
@@ -354,11 +500,15 @@ def test_rndcg_zero_by_zero_groups_are_the_topics_trec_eval_prints_nan_for(versi
     import irframe as irf
     from irframe.align import align
     from irframe.measures.trec import rndcg_zero_by_zero
+
     qrels = irf.read_qrels(_GEN / "qrels.rndcg")
     run = irf.read_run(_GEN / "run.rndcg")
     text = (_GEN / f"out.rndcg.l0.c.v{version}").read_text().splitlines()
-    nan_topics = sorted(line.split("\t")[1] for line in text
-                        if line.startswith("Rndcg ") and line.endswith("-nan") and "\tall\t" not in line)
+    nan_topics = sorted(
+        line.split("\t")[1]
+        for line in text
+        if line.startswith("Rndcg ") and line.endswith("-nan") and "\tall\t" not in line
+    )
     a = align(run, qrels, complete=True, order=order)
     flagged = rndcg_zero_by_zero(a, "Rndcg", 0)
     assert sorted(str(a.topics[t]) for t in a.group_topic[flagged]) == nan_topics
@@ -370,14 +520,18 @@ def _binary_case(name: str, case: str, args: str, version: str) -> None:
     generated/out.<name>.<case>.v<version> and generated/status.<name>.v<version> (case, status,
     stderr; or case, status and the stderr in err.<name>.<case>.v<version>); provenance in
     tests/data/trec_eval/SOURCE.txt."""
-    rows = [line.split("\t") for line in (_GEN / f"status.{name}.v{version}").read_text().splitlines()]
+    rows = [
+        line.split("\t") for line in (_GEN / f"status.{name}.v{version}").read_text().splitlines()
+    ]
     st, msg = {r[0]: (int(r[1]), r[2] if len(r) > 2 else None) for r in rows}[case]
     argv = [str(_GEN / a) if (_GEN / a).is_file() else a for a in args.split()]
     out, err = io.StringIO(), io.StringIO()
     status = cli.main(["eval", "--trec-eval-version", version, *argv], out=out, err=err)
-    if msg is None:   # stderr kept byte for byte in its own file
+    if msg is None:  # stderr kept byte for byte in its own file
         # a file trec_eval names is kept as @GEN@/<name>
-        expected_err = (_GEN / f"err.{name}.{case}.v{version}").read_text().replace("@GEN@", str(_GEN))
+        expected_err = (
+            (_GEN / f"err.{name}.{case}.v{version}").read_text().replace("@GEN@", str(_GEN))
+        )
     else:
         expected_err = msg + "\n" if msg else ""
     assert status == st
@@ -483,8 +637,8 @@ def test_rndcg_without_ideal_ranking_is_trec_evals_nan(version, case):
 
 _STAND_IN_ARGS = {
     "q.c": "-q -c -m num_ret -m utility -m utility.1,-1,0,0 -m relstring -m relstring.3 -m unj -m rbp_resid "
-           "-m rbp_resid.p=0.5 -m P.1 -m num_nonrel_judged_ret -m num_rel_ret -m map -m recip_rank -m success.1 "
-           "qrels.stand_in run.stand_in",
+    "-m rbp_resid.p=0.5 -m P.1 -m num_nonrel_judged_ret -m num_rel_ret -m map -m recip_rank -m success.1 "
+    "qrels.stand_in run.stand_in",
     "q.c.plain": "-q -c -m relstring -m utility -m rbp_resid -m num_ret -m unj.2 qrels.stand_in run.stand_in",
     "q.c.gain": "-q -c -m ndcg.-1=1 -m ndcg_rel -m bpref -m infAP qrels.stand_in run.stand_in",
     "q.c.J": "-q -c -J -m num_ret -m utility.1,-1,0,0 -m relstring.3 -m P.1 -m map qrels.stand_in run.stand_in",
@@ -492,9 +646,16 @@ _STAND_IN_ARGS = {
 }
 
 
-@pytest.mark.parametrize(("case", "version"), [(c, v) for c in _STAND_IN_ARGS for v in ("9.0.8", "10.0")
-                                               # 9.0.8 has no rbp_resid: irframe's own measure there
-                                               if (c, v) != ("q.c.plain", "9.0.8")])
+@pytest.mark.parametrize(
+    ("case", "version"),
+    [
+        (c, v)
+        for c in _STAND_IN_ARGS
+        for v in ("9.0.8", "10.0")
+        # 9.0.8 has no rbp_resid: irframe's own measure there
+        if (c, v) != ("q.c.plain", "9.0.8")
+    ],
+)
 def test_complete_stand_in_ranking_equals_trec_eval(case, version):
     """10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document,
     'ceci_nest_pas_un_docno' (unjudged, or judged where the qrels name it: topic 3), then

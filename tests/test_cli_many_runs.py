@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import shutil
 from pathlib import Path
 
 import pytest
@@ -58,15 +57,27 @@ def test_many_files_equal_trec_eval_expected_outputs(runs):
 
 
 @pytest.mark.parametrize("version", ["9.0.8", "10.0"])
-@pytest.mark.parametrize("flags", [[], ["-q"], ["-q", "-c"], ["-q", "-M", "100"], ["-q", "-J"], ["-q", "-l", "2"],
-                                   ["-q", "-m", "all_trec", "-c", "-M", "50"], ["-n", "-q", "-m", "relstring"],
-                                   ["-q", "-D", "0.302"], ["-m", "all_trec", "-N", "5000"]])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [],
+        ["-q"],
+        ["-q", "-c"],
+        ["-q", "-M", "100"],
+        ["-q", "-J"],
+        ["-q", "-l", "2"],
+        ["-q", "-m", "all_trec", "-c", "-M", "50"],
+        ["-n", "-q", "-m", "relstring"],
+        ["-q", "-D", "0.302"],
+        ["-m", "all_trec", "-N", "5000"],
+    ],
+)
 def test_many_files_equal_one_call_per_file(runs, flags, version):
     args = ["--trec-eval-version", version, *flags, DATA / "qrels.test"]
     singles = [_eval(*args, r) for r in runs]
     status, out, err = _eval(*args, *runs)
     want_out = ""
-    for s, o, e in singles:       # trec_eval stops at the first file it fails on
+    for s, o, e in singles:  # trec_eval stops at the first file it fails on
         want_out += o
         if s != 0:
             assert (status, err) == (s, e)
@@ -80,10 +91,14 @@ def test_a_file_with_two_tags_is_one_run():
     """trec_eval evaluates every line of a file as one run and prints its last line's tag."""
     gen = DATA / "generated"
     for version in ("9.0.8", "10.0"):
-        out = _ok("--trec-eval-version", version, "-q", DATA / "qrels.test", gen / "results.two_tags")
+        out = _ok(
+            "--trec-eval-version", version, "-q", DATA / "qrels.test", gen / "results.two_tags"
+        )
         assert out == (gen / f"out.two_tags.q.v{version}").read_text()
     both = _ok("-q", DATA / "qrels.test", gen / "results.two_tags", DATA / "results.test")
-    assert both == (gen / "out.two_tags.q.v9.0.8").read_text() + _ok("-q", DATA / "qrels.test", DATA / "results.test")
+    assert both == (gen / "out.two_tags.q.v9.0.8").read_text() + _ok(
+        "-q", DATA / "qrels.test", DATA / "results.test"
+    )
 
 
 def test_failures_in_file_order(runs, tmp_path):
@@ -92,12 +107,20 @@ def test_failures_in_file_order(runs, tmp_path):
     no_overlap = tmp_path / "other_topics.txt"
     no_overlap.write_text("999 Q0 d1 1 1.0 x\n")
     status, out, err = _eval(DATA / "qrels.test", runs[0], no_overlap, runs[1])
-    assert (status, out, err) == (7, first, "trec_eval: No queries with both results and relevance info\n")
+    assert (status, out, err) == (
+        7,
+        first,
+        "trec_eval: No queries with both results and relevance info\n",
+    )
     bad = tmp_path / "bad.txt"
     bad.write_text("301 Q0 d1 1\n")
     status, out, err = _eval(DATA / "qrels.test", runs[0], bad, runs[1])
-    assert (status, out) == (2, first) and "line 1" in err and f"trec_eval: Quit in file '{bad}'" in err
-    dup = tmp_path / "dup.txt"                       # a file with a document twice in a topic
+    assert (
+        (status, out) == (2, first)
+        and "line 1" in err
+        and f"trec_eval: Quit in file '{bad}'" in err
+    )
+    dup = tmp_path / "dup.txt"  # a file with a document twice in a topic
     dup.write_text("301 Q0 d1 1 2.0 x\n301 Q0 d1 2 1.0 x\n")
     status, out, err = _eval(DATA / "qrels.test", runs[0], dup)
     single = _eval(DATA / "qrels.test", dup)
@@ -112,20 +135,30 @@ def test_same_file_twice_and_irframe_measures(runs):
 
 @pytest.mark.shared
 @pytest.mark.parametrize("version", ["9.0.8", "10.0"])
-@pytest.mark.parametrize("config,args", [
-    ("q.c.l2.all_trec", ["-q", "-c", "-l", "2", "-m", "all_trec"]),
-    ("q.M50.all_trec", ["-q", "-M", "50", "-m", "all_trec"]),
-    pytest.param("q.J", ["-q", "-J"], marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "config,args",
+    [
+        ("q.c.l2.all_trec", ["-q", "-c", "-l", "2", "-m", "all_trec"]),
+        ("q.M50.all_trec", ["-q", "-M", "50", "-m", "all_trec"]),
+        pytest.param("q.J", ["-q", "-J"], marks=pytest.mark.slow),
+    ],
+)
 def test_robust03_runs_in_one_call_equal_trec_eval(shared_data, tmp_path, version, config, args):
     """Five Robust03 runs (depths 10-12, 100, ~1000; the most tied scores) in one call print
     byte for byte the five trec_eval outputs kept in tests/data/trec_eval_robust03."""
     base = shared_data / "robust03"
     names = ["pircRBa1", "NLPR03vb10", "aplrob03a", "humR03dc", "uic0301"]
-    want = "".join(gzip.decompress((ROBUST / version / f"{n}.{config}.txt.gz").read_bytes()).decode()
-                   for n in names)
-    out = _ok("--trec-eval-version", version, *args, base / "qrels" / "robust03_qrels.txt.gz",
-              *[base / "runs" / f"input.{n}.gz" for n in names])
+    want = "".join(
+        gzip.decompress((ROBUST / version / f"{n}.{config}.txt.gz").read_bytes()).decode()
+        for n in names
+    )
+    out = _ok(
+        "--trec-eval-version",
+        version,
+        *args,
+        base / "qrels" / "robust03_qrels.txt.gz",
+        *[base / "runs" / f"input.{n}.gz" for n in names],
+    )
     if out != want:
         bad = [(g, e) for g, e in zip(out.splitlines(), want.splitlines()) if g != e]
         pytest.fail(f"{len(bad)} lines differ, e.g. {bad[:3]}")
@@ -147,6 +180,7 @@ def test_many_files_take_the_one_alignment_path(runs, monkeypatch):
 
     def one_by_one(*args):
         raise AssertionError("evaluated file by file")
+
     monkeypatch.setattr(cli, "_one_by_one", one_by_one)
     assert _ok("-q", "-m", "all_trec", DATA / "qrels.test", *runs) == want
     assert _ok("-q", "-c", "--trec-eval-version", "10.0", DATA / "qrels.test", *runs)
@@ -156,5 +190,5 @@ def test_many_files_take_the_one_alignment_path(runs, monkeypatch):
 def test_tables_same_from_one_alignment_and_file_by_file(runs, monkeypatch, fmt):
     args = ["-q", "-c", "-m", "all_trec", "--format", fmt, DATA / "qrels.test", *runs]
     together = _ok(*args)
-    monkeypatch.setattr(cli, "BATCH_BYTES", 1)       # every file its own group: file by file
+    monkeypatch.setattr(cli, "BATCH_BYTES", 1)  # every file its own group: file by file
     assert _ok(*args) == together

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,10 +22,10 @@ import irframe as irf
 from irframe.errors import ColumnError
 from irframe.schema import QRELS_ALIASES, RUN_ALIASES
 
-from conftest import reference_module  # skips, or fails with CI=true, when absent
-
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@100"]
-TrecQrel = namedtuple("TrecQrel", ["query_id", "doc_id", "relevance", "iteration"])  # ir_datasets' shape
+TrecQrel = namedtuple(
+    "TrecQrel", ["query_id", "doc_id", "relevance", "iteration"]
+)  # ir_datasets' shape
 GenericScoredDoc = namedtuple("GenericScoredDoc", ["query_id", "doc_id", "score"])
 
 
@@ -46,8 +47,17 @@ def _same(a: xr.DataArray, b: xr.DataArray) -> None:
 
 def pyterrier_run(runs):
     """qid, docid (an int Terrier id), docno, rank (0-based), score, query, name."""
-    out = pd.DataFrame({"qid": runs["topic"], "docid": np.arange(len(runs)), "docno": runs["doc"],
-                        "rank": runs["rank"] - 1, "score": runs["score"], "query": "text", "name": runs["system"]})
+    out = pd.DataFrame(
+        {
+            "qid": runs["topic"],
+            "docid": np.arange(len(runs)),
+            "docno": runs["doc"],
+            "rank": runs["rank"] - 1,
+            "score": runs["score"],
+            "query": "text",
+            "name": runs["system"],
+        }
+    )
     return out
 
 
@@ -80,10 +90,15 @@ def test_pyterrier_result_without_name_is_one_system(collection):
 def test_ir_measures_and_ir_datasets_qrels(collection):
     qrels, runs = collection
     ref = irf.evaluate(runs, qrels, MEASURES)
-    frame = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"}).assign(iteration="0")
+    frame = qrels.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"}).assign(
+        iteration="0"
+    )
     _same(irf.evaluate(runs, frame, MEASURES), ref)
-    tuples = [TrecQrel(t, d, r, "0") for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)]
-    _same(irf.evaluate(runs, iter(tuples), MEASURES), ref)       # a one-shot iterator, as qrels_iter()
+    tuples = [
+        TrecQrel(t, d, r, "0")
+        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)
+    ]
+    _same(irf.evaluate(runs, iter(tuples), MEASURES), ref)  # a one-shot iterator, as qrels_iter()
     _same(runs.ir.metric(MEASURES, qrels=(q for q in tuples)), ref)
 
 
@@ -109,8 +124,14 @@ def test_namedtuples_against_ir_measures(collection):
     ir_measures = reference_module("ir_measures")
     qrels, runs = collection
     one = _one(runs)
-    q = [ir_measures.Qrel(t, d, int(r)) for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)]
-    r = [ir_measures.ScoredDoc(t, d, float(s)) for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score)]
+    q = [
+        ir_measures.Qrel(t, d, int(r))
+        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)
+    ]
+    r = [
+        ir_measures.ScoredDoc(t, d, float(s))
+        for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score)
+    ]
     cube = irf.evaluate(r, q, ["AP", "nDCG@10", "P@5"], system="A")
     _same(cube, irf.evaluate(one, qrels, ["AP", "nDCG@10", "P@5"]))
     measures = {"AP": ir_measures.AP, "nDCG@10": ir_measures.nDCG @ 10, "P@5": ir_measures.P @ 5}
@@ -127,12 +148,26 @@ def test_every_entry_point_takes_the_shapes(collection):
     qrels, runs = collection
     pt_res = pyterrier_run(runs)
     pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
-    xr.testing.assert_identical(irf.cwl.cwl(pt_res, pt_qrels, ["RBP@0.8"], gains="auto"), irf.cwl.cwl(runs, qrels, ["RBP@0.8"], gains="auto"))
-    xr.testing.assert_identical(pt_res.ir.cwl(["RBP@0.8"], pt_qrels, gains="auto"), irf.cwl.cwl(runs, qrels, ["RBP@0.8"], gains="auto"))
-    xr.testing.assert_identical(irf.lexi.lexirecall(pt_res, pt_qrels), irf.lexi.lexirecall(runs, qrels))
-    xr.testing.assert_identical(pt_res.ir.lexiprecision(pt_qrels), irf.lexi.lexiprecision(runs, qrels))
-    pd.testing.assert_frame_equal(irf.rarity.rarity(pt_res, pt_qrels, k=10), irf.rarity.rarity(runs, qrels, k=10))
-    pd.testing.assert_frame_equal(pt_res.ir.summary(["AP"], pt_qrels), runs.ir.summary(["AP"], qrels))
+    xr.testing.assert_identical(
+        irf.cwl.cwl(pt_res, pt_qrels, ["RBP@0.8"], gains="auto"),
+        irf.cwl.cwl(runs, qrels, ["RBP@0.8"], gains="auto"),
+    )
+    xr.testing.assert_identical(
+        pt_res.ir.cwl(["RBP@0.8"], pt_qrels, gains="auto"),
+        irf.cwl.cwl(runs, qrels, ["RBP@0.8"], gains="auto"),
+    )
+    xr.testing.assert_identical(
+        irf.lexi.lexirecall(pt_res, pt_qrels), irf.lexi.lexirecall(runs, qrels)
+    )
+    xr.testing.assert_identical(
+        pt_res.ir.lexiprecision(pt_qrels), irf.lexi.lexiprecision(runs, qrels)
+    )
+    pd.testing.assert_frame_equal(
+        irf.rarity.rarity(pt_res, pt_qrels, k=10), irf.rarity.rarity(runs, qrels, k=10)
+    )
+    pd.testing.assert_frame_equal(
+        pt_res.ir.summary(["AP"], pt_qrels), runs.ir.summary(["AP"], qrels)
+    )
     # join keeps the caller's column names and remembers the qrels
     j = pt_res.ir.join(pt_qrels)
     assert list(j.columns) == list(pt_res.columns) + ["rel"]
@@ -140,21 +175,30 @@ def test_every_entry_point_takes_the_shapes(collection):
     ours = [line.split() for line in pt_res.ir.to_trec().splitlines()]
     canon = [line.split() for line in runs.ir.to_trec().splitlines()]
     assert [x[:3] + x[4:] for x in ours] == [x[:3] + x[4:] for x in canon]
-    assert [int(x[3]) + 1 for x in ours] == [int(x[3]) for x in canon]  # PyTerrier's rank is 0-based
+    assert [int(x[3]) + 1 for x in ours] == [
+        int(x[3]) for x in canon
+    ]  # PyTerrier's rank is 0-based
 
 
 def test_dask_frames_with_other_names(collection):
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
     from irframe.dask import evaluate as dask_evaluate
+
     qrels, runs = collection
     pt_res = pyterrier_run(runs)
     pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
     with dask.config.set(scheduler="synchronous"):
-        _same(dask_evaluate(dd.from_pandas(pt_res, npartitions=2), pt_qrels, MEASURES),
-              irf.evaluate(runs, qrels, MEASURES))
-        with pytest.raises(ColumnError, match=r"one system needs a system column here: df.assign\(system="):
-            dask_evaluate(dd.from_pandas(pt_res.drop(columns="name"), npartitions=2), pt_qrels, MEASURES)
+        _same(
+            dask_evaluate(dd.from_pandas(pt_res, npartitions=2), pt_qrels, MEASURES),
+            irf.evaluate(runs, qrels, MEASURES),
+        )
+        with pytest.raises(
+            ColumnError, match=r"one system needs a system column here: df.assign\(system="
+        ):
+            dask_evaluate(
+                dd.from_pandas(pt_res.drop(columns="name"), npartitions=2), pt_qrels, MEASURES
+            )
 
 
 def test_writers_take_the_shapes(collection):
@@ -163,7 +207,9 @@ def test_writers_take_the_shapes(collection):
     pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
     assert irf.io.format_run(pt_res) == irf.io.format_run(runs)
     assert irf.io.format_qrels(pt_qrels) == irf.io.format_qrels(qrels)
-    assert irf.io.format_run(pt_res.drop(columns="name"), tag="bm25").split("\n")[0].endswith(" bm25")
+    assert (
+        irf.io.format_run(pt_res.drop(columns="name"), tag="bm25").split("\n")[0].endswith(" bm25")
+    )
 
 
 def test_columns_override_on_the_accessor(collection):
@@ -171,25 +217,36 @@ def test_columns_override_on_the_accessor(collection):
     ref = irf.evaluate(runs, qrels, MEASURES)
     odd = runs.rename(columns={"system": "model", "topic": "query", "doc": "document"})
     oddq = qrels.rename(columns={"topic": "query", "doc": "document", "rel": "grade"})
-    cols, qcols = {"system": "model", "topic": "query", "doc": "document"}, {"topic": "query", "doc": "document",
-                                                                              "rel": "grade"}
+    cols, qcols = (
+        {"system": "model", "topic": "query", "doc": "document"},
+        {"topic": "query", "doc": "document", "rel": "grade"},
+    )
     _same(odd.ir(columns=cols, qrels_columns=qcols).metric(MEASURES, oddq), ref)
     _same(irf.evaluate(odd, oddq, MEASURES, columns=cols, qrels_columns=qcols), ref)
-    joined = odd.ir(columns=cols, qrels_columns=qcols).join(oddq)   # the joined frame's qrels are resolved once
+    joined = odd.ir(columns=cols, qrels_columns=qcols).join(
+        oddq
+    )  # the joined frame's qrels are resolved once
     _same(joined.ir(columns=cols, qrels_columns=qcols).metric(MEASURES), ref)
-    with pytest.raises(ColumnError, match=r"missing column\(s\) 'topic' \(or 'qid', 'query_id', 'q_id'\)"):
+    with pytest.raises(
+        ColumnError, match=r"missing column\(s\) 'topic' \(or 'qid', 'query_id', 'q_id'\)"
+    ):
         odd.ir.metric(MEASURES, qrels)
 
 
 def test_ambiguity_lists_the_candidates(collection):
     qrels, runs = collection
     both = runs.assign(qid=runs["topic"])
-    with pytest.raises(ColumnError, match=r"2 candidate columns for the topic role: 'topic', 'qid'; "
-                                          r"choose one with columns=\{'topic': 'topic'\}"):
+    with pytest.raises(
+        ColumnError,
+        match=r"2 candidate columns for the topic role: 'topic', 'qid'; "
+        r"choose one with columns=\{'topic': 'topic'\}",
+    ):
         irf.evaluate(both, qrels, "AP")
     with pytest.raises(ColumnError, match=r"'label', 'relevance'"):
         irf.evaluate(runs, qrels.assign(label=qrels.rel, relevance=qrels.rel), "AP")
-    _same(irf.evaluate(both, qrels, "AP", columns={"topic": "qid"}), irf.evaluate(runs, qrels, "AP"))
+    _same(
+        irf.evaluate(both, qrels, "AP", columns={"topic": "qid"}), irf.evaluate(runs, qrels, "AP")
+    )
     _same(both.ir(columns={"topic": "qid"}).metric("AP", qrels), irf.evaluate(runs, qrels, "AP"))
 
 
@@ -208,8 +265,13 @@ def test_any_alias_choice_gives_the_same_cube(data):
     """Property: renaming each role to any of its recognised names changes nothing."""
     qrels, runs = irf.datasets.synthetic(2, 3, 12, rng=data.draw(st.integers(0, 50)))
     ref = irf.evaluate(runs, qrels, ["AP", "nDCG@5"])
-    rmap = {role: data.draw(st.sampled_from(RUN_ALIASES[role])) for role in ("system", "topic", "doc", "score")}
-    qmap = {role: data.draw(st.sampled_from(QRELS_ALIASES[role])) for role in ("topic", "doc", "rel")}
+    rmap = {
+        role: data.draw(st.sampled_from(RUN_ALIASES[role]))
+        for role in ("system", "topic", "doc", "score")
+    }
+    qmap = {
+        role: data.draw(st.sampled_from(QRELS_ALIASES[role])) for role in ("topic", "doc", "rel")
+    }
     r = runs.drop(columns="rank").rename(columns=rmap)
     q = qrels.rename(columns=qmap)
     _same(irf.evaluate(r, q, ["AP", "nDCG@5"]), ref)

@@ -7,14 +7,26 @@ import pandas as pd
 import pytest
 
 import irframe as irf
-from irframe.errors import (ColumnError, DuplicateError, InputError, MeasureParamError, ParseError,
-                            UnknownMeasureError)
+from irframe.errors import (
+    ColumnError,
+    DuplicateError,
+    InputError,
+    MeasureParamError,
+    ParseError,
+    UnknownMeasureError,
+)
 
 
 @pytest.fixture
 def frames():
-    runs = pd.DataFrame({"system": ["s", "s", "t"], "topic": ["1", "1", "1"], "doc": ["a", "b", "a"],
-                         "score": [2.0, 1.0, 1.0]})
+    runs = pd.DataFrame(
+        {
+            "system": ["s", "s", "t"],
+            "topic": ["1", "1", "1"],
+            "doc": ["a", "b", "a"],
+            "score": [2.0, 1.0, 1.0],
+        }
+    )
     qrels = pd.DataFrame({"topic": ["1", "1"], "doc": ["a", "c"], "rel": [1, 0]})
     return runs, qrels
 
@@ -27,7 +39,9 @@ def test_duplicate_run_rows_named(frames):
     runs, qrels = frames
     bad = pd.concat([runs, runs.iloc[[1]]], ignore_index=True)
     before = _snapshot(bad, qrels)
-    with pytest.raises(DuplicateError, match=r"duplicate \(system, topic, doc\).*row 1.*doc='b'.*row 3"):
+    with pytest.raises(
+        DuplicateError, match=r"duplicate \(system, topic, doc\).*row 1.*doc='b'.*row 3"
+    ):
         irf.evaluate(bad, qrels, "AP")
     cube = irf.evaluate(bad, qrels, "AP", duplicates="first")
     assert cube.sel(system="s").item() == 1.0
@@ -38,7 +52,9 @@ def test_duplicate_run_rows_named(frames):
 def test_duplicate_qrels_rows_named(frames):
     runs, qrels = frames
     bad = pd.concat([qrels, qrels.iloc[[0]]], ignore_index=True)
-    with pytest.raises(DuplicateError, match=r"qrels frame has 1 duplicate \(topic, doc\).*doc='a'"):
+    with pytest.raises(
+        DuplicateError, match=r"qrels frame has 1 duplicate \(topic, doc\).*doc='a'"
+    ):
         irf.evaluate(runs, bad, "AP")
 
 
@@ -55,12 +71,17 @@ def test_nan_or_inf_score(frames, value, word):
 
 def test_missing_column_lists_missing_and_found(frames):
     runs, qrels = frames
-    with pytest.raises(ColumnError, match=r"missing column\(s\) 'doc' \(or 'docno', 'doc_id'\); "
-                                          r"found: system, topic, score"):
+    with pytest.raises(
+        ColumnError,
+        match=r"missing column\(s\) 'doc' \(or 'docno', 'doc_id'\); "
+        r"found: system, topic, score",
+    ):
         irf.evaluate(runs.drop(columns="doc"), qrels, "AP")
     with pytest.raises(KeyError):  # ColumnError is a KeyError too
         irf.evaluate(runs, qrels.drop(columns="rel"), "AP")
-    with pytest.raises(ColumnError, match=r"missing column\(s\) 'doc'.*; found: system, topic, score"):
+    with pytest.raises(
+        ColumnError, match=r"missing column\(s\) 'doc'.*; found: system, topic, score"
+    ):
         runs.drop(columns="doc").ir.metric("AP", qrels)
 
 
@@ -68,7 +89,9 @@ def test_non_numeric_rel(frames):
     runs, qrels = frames
     bad = qrels.astype({"rel": object})
     bad.loc[1, "rel"] = "high"
-    with pytest.raises(InputError, match=r"column 'rel' has 1 non-numeric value.*row 1: rel='high'"):
+    with pytest.raises(
+        InputError, match=r"column 'rel' has 1 non-numeric value.*row 1: rel='high'"
+    ):
         irf.evaluate(runs, bad, "AP")
 
 
@@ -105,16 +128,34 @@ def test_malformed_trec_line_names_file_line_and_text(tmp_path):
 def test_topic_without_relevant_documents_scores_zero(frames):
     runs, _ = frames
     qrels = pd.DataFrame({"topic": ["1", "1"], "doc": ["a", "b"], "rel": [0, 0]})
-    cube = irf.evaluate(runs, qrels, ["AP", "nDCG", "RR", "Rprec", "R@10", "Bpref", "infAP", "gm_map",
-                                      "iprec_at_recall_0.00", "P@1"])
+    cube = irf.evaluate(
+        runs,
+        qrels,
+        [
+            "AP",
+            "nDCG",
+            "RR",
+            "Rprec",
+            "R@10",
+            "Bpref",
+            "infAP",
+            "gm_map",
+            "iprec_at_recall_0.00",
+            "P@1",
+        ],
+    )
     assert not np.isnan(cube.values).any()
-    np.testing.assert_array_equal(cube.sel(measure=[m for m in cube.measure.values if m != "gm_map"]).values, 0)
+    np.testing.assert_array_equal(
+        cube.sel(measure=[m for m in cube.measure.values if m != "gm_map"]).values, 0
+    )
     np.testing.assert_allclose(cube.sel(measure="gm_map").values, np.log(1e-5))
 
 
 def test_numeric_ids_are_refused(frames):
     runs, qrels = frames
-    with pytest.raises(InputError, match=r"column 'topic' \(dtype int64\) must hold strings.*'051' and '51'"):
+    with pytest.raises(
+        InputError, match=r"column 'topic' \(dtype int64\) must hold strings.*'051' and '51'"
+    ):
         irf.evaluate(runs.assign(topic=1), qrels, "AP")
 
 
@@ -154,6 +195,7 @@ def test_measures_without_a_threshold_refuse_rel():
     """NumRet and Judged count documents whatever their grade: a rel= would be ignored, so it
     is refused (ir_measures' NumRet(rel=k) is read as its meaning, NumRelRet(rel=k))."""
     from irframe.measures import get_definition
+
     for name in ("NumRet", "Judged"):
         assert "rel" not in get_definition(name).params
     with pytest.raises(MeasureParamError, match="unknown parameter"):

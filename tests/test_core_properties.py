@@ -14,8 +14,24 @@ from hypothesis import strategies as st
 
 import irframe as irf
 
-MEASURES = ["AP", "nDCG", "nDCG@5", "P@5", "RR", "R@10", "Rprec", "Bpref", "infAP", "gm_map",
-            "iprec_at_recall_0.50", "11pt_avg", "Success@3", "Judged@5", "num_rel_ret", "P(rel=2)@5"]
+MEASURES = [
+    "AP",
+    "nDCG",
+    "nDCG@5",
+    "P@5",
+    "RR",
+    "R@10",
+    "Rprec",
+    "Bpref",
+    "infAP",
+    "gm_map",
+    "iprec_at_recall_0.50",
+    "11pt_avg",
+    "Success@3",
+    "Judged@5",
+    "num_rel_ret",
+    "P(rel=2)@5",
+]
 
 
 @st.composite
@@ -31,15 +47,25 @@ def collections(draw, max_systems=4, max_topics=4, max_docs=12):
         docs = [f"d{t}-{i}" for i in range(max_docs)]
         judged = rng.random(max_docs) < 0.7
         grades = rng.integers(0, 3, max_docs)
-        qrels.append(pd.DataFrame({"topic": topic, "doc": np.array(docs)[judged], "rel": grades[judged]}))
+        qrels.append(
+            pd.DataFrame({"topic": topic, "doc": np.array(docs)[judged], "rel": grades[judged]})
+        )
         for s in range(n_sys):
             if rng.random() < 0.15 and t > 0:
                 continue  # system skipped this topic
             k = int(rng.integers(1, max_docs + 1))
             pick = rng.choice(max_docs, k, replace=False)
             score = rng.integers(0, 4, k).astype(float)  # many ties
-            runs.append(pd.DataFrame({"system": f"sys{s}", "topic": topic, "doc": np.array(docs)[pick],
-                                      "score": score}))
+            runs.append(
+                pd.DataFrame(
+                    {
+                        "system": f"sys{s}",
+                        "topic": topic,
+                        "doc": np.array(docs)[pick],
+                        "score": score,
+                    }
+                )
+            )
     return pd.concat(runs, ignore_index=True), pd.concat(qrels, ignore_index=True)
 
 
@@ -104,8 +130,11 @@ def test_perfect_ranking_scores_one(coll):
         return
     # a perfect run: every relevant doc, best grade first
     perfect = rel.sort_values(["topic", "rel"], ascending=[True, False]).assign(
-        system="perfect", score=lambda d: -np.arange(len(d), dtype=float))
-    cube = irf.evaluate(perfect[["system", "topic", "doc", "score"]], qrels, ["AP", "nDCG", "Rprec", "RR"])
+        system="perfect", score=lambda d: -np.arange(len(d), dtype=float)
+    )
+    cube = irf.evaluate(
+        perfect[["system", "topic", "doc", "score"]], qrels, ["AP", "nDCG", "Rprec", "RR"]
+    )
     np.testing.assert_allclose(cube.values, 1.0, rtol=0, atol=1e-12)
 
 
@@ -113,10 +142,15 @@ def test_perfect_ranking_scores_one(coll):
 @given(collections())
 def test_id_dtypes_object_str_category_agree(coll):
     runs, qrels = coll
-    base = irf.evaluate(runs.astype({"system": object, "topic": object, "doc": object}), qrels, MEASURES)
+    base = irf.evaluate(
+        runs.astype({"system": object, "topic": object, "doc": object}), qrels, MEASURES
+    )
     for dtype in ("str", "category"):
-        cube = irf.evaluate(runs.astype({c: dtype for c in ("system", "topic", "doc")}),
-                            qrels.astype({c: dtype for c in ("topic", "doc")}), MEASURES)
+        cube = irf.evaluate(
+            runs.astype(dict.fromkeys(("system", "topic", "doc"), dtype)),
+            qrels.astype(dict.fromkeys(("topic", "doc"), dtype)),
+            MEASURES,
+        )
         _same(base, cube)
 
 
@@ -132,7 +166,9 @@ def test_values_in_unit_interval_and_topic_set(coll):
 
 
 def test_trec_eval_ties_docno_descending():
-    run = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "c", "b"], "score": [1.0, 1.0, 1.0]})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "1", "doc": ["a", "c", "b"], "score": [1.0, 1.0, 1.0]}
+    )
     qrels = pd.DataFrame({"topic": "1", "doc": ["c"], "rel": [1]})
     # trec_eval ranks tied a, b, c as c, b, a: c is first
     assert irf.evaluate(run, qrels, "RR").item() == 1.0
@@ -151,14 +187,18 @@ def test_float32_ties_versus_float64():
 
 
 def test_rank_order_uses_rank_column():
-    run = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b"], "score": [1.0, 2.0], "rank": [1, 2]})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "1", "doc": ["a", "b"], "score": [1.0, 2.0], "rank": [1, 2]}
+    )
     qrels = pd.DataFrame({"topic": "1", "doc": ["a"], "rel": [1]})
     assert irf.evaluate(run, qrels, "RR").item() == 0.5
     assert irf.evaluate(run, qrels, "RR", order="rank").item() == 1.0
 
 
 def test_depth_truncates_after_sorting():
-    run = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b", "c"], "score": [1.0, 3.0, 2.0]})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "1", "doc": ["a", "b", "c"], "score": [1.0, 3.0, 2.0]}
+    )
     qrels = pd.DataFrame({"topic": "1", "doc": ["a"], "rel": [1]})
     assert irf.evaluate(run, qrels, "num_rel_ret", depth=2).item() == 0
     assert irf.evaluate(run, qrels, "num_rel_ret", depth=3).item() == 1
@@ -169,7 +209,9 @@ def test_gains_for_ndcg_closed_form():
     qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b"], "rel": [1, 2]})
     # gains 1->3, 2->9: DCG = 3/log2(2) + 9/log2(3); ideal = 9 + 3/log2(3)
     want = (3 + 9 / np.log2(3)) / (9 + 3 / np.log2(3))
-    assert irf.evaluate(run, qrels, "nDCG", gains={1: 3, 2: 9}).item() == pytest.approx(want, abs=1e-15)
+    assert irf.evaluate(run, qrels, "nDCG", gains={1: 3, 2: 9}).item() == pytest.approx(
+        want, abs=1e-15
+    )
     default = (1 + 2 / np.log2(3)) / (2 + 1 / np.log2(3))
     assert irf.evaluate(run, qrels, "nDCG").item() == pytest.approx(default, abs=1e-15)
 
@@ -185,17 +227,29 @@ def test_cube_attrs_and_measure_labels_as_passed():
     qrels, runs = irf.datasets.trec_eval_sample()
     cube = runs.ir.metric(["map", "P(rel=1)@10", "nDCG@10"], qrels=qrels, depth=500, complete=True)
     assert cube.measure.values.tolist() == ["map", "P(rel=1)@10", "nDCG@10"]
-    assert cube.attrs["order"] == "trec_eval" and cube.attrs["depth"] == 500 and cube.attrs["complete"] == 1
+    assert (
+        cube.attrs["order"] == "trec_eval"
+        and cube.attrs["depth"] == 500
+        and cube.attrs["complete"] == 1
+    )
     assert cube.attrs["irframe_version"] == irf.__version__
     single = runs.ir.metric("AP", qrels=qrels)
-    assert single.dims == ("system", "topic", "measure") and single.measure.values.tolist() == ["AP"]
+    assert single.dims == ("system", "topic", "measure") and single.measure.values.tolist() == [
+        "AP"
+    ]
     # the cube can be written to netCDF-style attrs: all attrs are plain scalars / strings
     assert all(isinstance(v, (str, int, float)) for v in cube.attrs.values())
 
 
 def test_summarize_missing_policies():
-    runs = pd.DataFrame({"system": ["a", "a", "b"], "topic": ["1", "2", "1"], "doc": ["x", "y", "x"],
-                         "score": [1.0, 1.0, 1.0]})
+    runs = pd.DataFrame(
+        {
+            "system": ["a", "a", "b"],
+            "topic": ["1", "2", "1"],
+            "doc": ["x", "y", "x"],
+            "score": [1.0, 1.0, 1.0],
+        }
+    )
     qrels = pd.DataFrame({"topic": ["1", "2"], "doc": ["x", "y"], "rel": [1, 1]})
     cube = irf.evaluate(runs, qrels, ["AP", "num_rel"])
     assert np.isnan(cube.sel(system="b", topic="2", measure="AP").item())
@@ -210,17 +264,21 @@ def test_summarize_missing_policies():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=8), min_size=1, max_size=6))
+@given(
+    st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=8), min_size=1, max_size=6)
+)
 def test_rows_at_or_above_counts_like_a_loop(groups):
     """``Rows.at_or_above`` (the bpref/infAP counts of non-relevant/unjudged rows above each
     relevant row, from positions only) against a brute-force count written here.  Property test."""
     import types
+
     from irframe.measures.trec_arrays import Rows
+
     lens = np.array([len(g) for g in groups])
     offsets = np.concatenate([[0], np.cumsum(lens)])
     sel = np.array([s for g in groups for s, _ in g], bool)
     mask = np.array([m for g in groups for _, m in g], bool)
     a = types.SimpleNamespace(offsets=offsets, group_len=lens)
     got = Rows(types.SimpleNamespace(aligned=a), sel).at_or_above(mask).tolist()
-    want = [sum(m for _, m in g[:i + 1]) for g in groups for i, (s, _) in enumerate(g) if s]
+    want = [sum(m for _, m in g[: i + 1]) for g in groups for i, (s, _) in enumerate(g) if s]
     assert got == want

@@ -15,12 +15,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import irframe as irf
-from irframe.cwl import (CFunction, AFunction, GainRangeError, Rankings, a_function, c_function, cwl,
-                         cwl_from_gains, cwla_from_gains, cwla_grid, degeneracy, user_model)
+from irframe.cwl import (
+    AFunction,
+    CFunction,
+    GainRangeError,
+    Rankings,
+    a_function,
+    c_function,
+    cwl,
+    cwl_from_gains,
+    cwla_from_gains,
+    cwla_grid,
+    degeneracy,
+    user_model,
+)
 from irframe.errors import DegenerateMeasureWarning, MeasureParamError
 
 DATA = Path(__file__).resolve().parent / "data" / "cwl"
@@ -29,8 +42,13 @@ DATA = Path(__file__).resolve().parent / "data" / "cwl"
 # ----------------------------------------------------------------------------- helpers
 def read_result(path: Path) -> pd.DataFrame:
     """cwl_eval result file: topic element_type doc rank score run (file order kept)."""
-    d = pd.read_csv(path, sep=r"\s+", header=None, dtype=str,
-                    names=["topic", "element_type", "doc", "rank", "score", "system"])
+    d = pd.read_csv(
+        path,
+        sep=r"\s+",
+        header=None,
+        dtype=str,
+        names=["topic", "element_type", "doc", "rank", "score", "system"],
+    )
     d["score"] = d["score"].astype(float)
     d["rank"] = d["rank"].astype(int)
     return d
@@ -59,7 +77,7 @@ def assert_matches_cwl_eval(ds, expected, system, cols=("EU", "ETU", "EC", "ETC"
         j = pos[topic]
         pos[topic] += 1
         assert str(ds.cwl_name.values[j]).strip() == name.strip()
-        for col, text in zip(cols, row[2:2 + len(cols)]):
+        for col, text in zip(cols, row[2 : 2 + len(cols)]):
             got = float(ds[col].sel(system=system, topic=topic).values[j])
             assert f"{got:.4f}" == text, (topic, name, col, got, text)
 
@@ -87,11 +105,11 @@ def test_seed_table1_columns_and_sums():
     np.testing.assert_array_equal(np.round(m.L[0], 3), TABLE1_L)
     np.testing.assert_array_equal(np.round(m.W[0], 3), TABLE1_W)
     np.testing.assert_array_equal(np.round(m.W[0] * np.array(TABLE_R), 3), TABLE1_WR)
-    assert round(float(m.vplus[0]), 3) == 4.184          # V+
+    assert round(float(m.vplus[0]), 3) == 4.184  # V+
     assert round(float(m.L[0].sum()), 3) == 1.000
     assert round(float(m.W[0].sum()), 3) == 1.000
     out = cwl_from_gains(TABLE_R, table_c())
-    assert round(float(out["EU"][0]), 3) == 0.518        # ERG
+    assert round(float(out["EU"][0]), 3) == 0.518  # ERG
     assert round(float(out["ED"][0]), 3) == 4.184
 
 
@@ -111,19 +129,22 @@ def test_seed_expected_exit_rank_is_vplus():
 
 
 # ----------------------------------------------------------------------------- identities (hypothesis)
-gain_rows = arrays(np.float64, st.integers(1, 40),
-                   elements=st.one_of(st.just(0.0), st.just(1.0), st.floats(0, 1, allow_nan=False)))
+gain_rows = arrays(
+    np.float64,
+    st.integers(1, 40),
+    elements=st.one_of(st.just(0.0), st.just(1.0), st.floats(0, 1, allow_nan=False)),
+)
 binary_rows = arrays(np.float64, st.integers(1, 40), elements=st.sampled_from([0.0, 1.0]))
 
 
 def pad(g, D=400):
     out = np.zeros(D)
-    out[:len(g)] = g
+    out[: len(g)] = g
     return out
 
 
 def rbp_closed(g, p):
-    return (1 - p) * sum(p ** i * x for i, x in enumerate(g))
+    return (1 - p) * sum(p**i * x for i, x in enumerate(g))
 
 
 def ap_closed(g):  # Eq. 11 with R = relevant documents in the ranking
@@ -149,7 +170,7 @@ def err_closed(g):  # Eq. 14
 @settings(max_examples=60, deadline=None)
 @given(gain_rows, st.floats(0.05, 0.95))
 def test_rbp_identities(g, p):
-    G = pad(g, 1000)   # the ERG form differs from RBP by RBP * p^D / (1 - p^D): ~1e-22 here
+    G = pad(g, 1000)  # the ERG form differs from RBP by RBP * p^D / (1 - p^D): ~1e-22 here
     C = f"RBP(p={p!r})"
     want = rbp_closed(g, p)
     # A_fin: exact at any depth; A_ERG: up to p^D (negligible at D = 400)
@@ -174,7 +195,9 @@ def test_ap_identities(g):
 def test_graded_ap_two_forms_agree(g):
     # seed §3: CWLA(C_AP1, A_ERG) = CWLA(C_AP2, A_avg) also for gains in [0, 1] (grAP)
     G = pad(g, 60)
-    assert np.isclose(cwla_from_gains(G, "AP1", "ERG")[0], cwla_from_gains(G, "AP2", "avg")[0], atol=1e-12)
+    assert np.isclose(
+        cwla_from_gains(G, "AP1", "ERG")[0], cwla_from_gains(G, "AP2", "avg")[0], atol=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -190,25 +213,37 @@ def test_rr_binary_forms(g):
     G = pad(g, 60)
     first = next((1 / i for i, x in enumerate(g, 1) if x), 0.0)
     for C in ("RR", "RR(binary=1)"):
-        for A in ("ERR", "ERG", "avg"):     # Table 3: RR* in the ERG, ERR and avg cells
+        for A in ("ERR", "ERG", "avg"):  # Table 3: RR* in the ERG, ERR and avg cells
             assert np.isclose(cwla_from_gains(G, C, A)[0], first, atol=1e-12), (C, A)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
-    arrays(np.float64, n, elements=st.floats(0, 1)), arrays(np.float64, n, elements=st.floats(0, 1)))))
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float64, n, elements=st.floats(0, 1)),
+            arrays(np.float64, n, elements=st.floats(0, 1)),
+        )
+    )
+)
 def test_etg_equals_vplus_times_erg_for_any_c(gc):
     g, c = gc
     cf = CFunction("random", lambda r, c=c: c)
     out = cwl_from_gains(g, cf)
     # finite-depth form: ETU = V+ EU - V(D+1) sum(g); exactly V+ EU when C(D) = 0
-    assert np.isclose(out["ETU"][0], out["ED"][0] * out["EU"][0] - out["Tail"][0] * g.sum(), atol=1e-9)
+    assert np.isclose(
+        out["ETU"][0], out["ED"][0] * out["EU"][0] - out["Tail"][0] * g.sum(), atol=1e-9
+    )
     c0 = c.copy()
     c0[-1] = 0.0
     out0 = cwl_from_gains(g, CFunction("random0", lambda r, c=c0: c))
     assert np.isclose(out0["ETU"][0], out0["ED"][0] * out0["EU"][0], atol=1e-9)
-    assert np.isclose(out0["ETU"][0], cwla_from_gains(g, CFunction("r0", lambda r, c=c0: c), "ETG")[0])
-    assert np.isclose(out0["EU"][0], cwla_from_gains(g, CFunction("r0", lambda r, c=c0: c), "ERG")[0])
+    assert np.isclose(
+        out0["ETU"][0], cwla_from_gains(g, CFunction("r0", lambda r, c=c0: c), "ETG")[0]
+    )
+    assert np.isclose(
+        out0["EU"][0], cwla_from_gains(g, CFunction("r0", lambda r, c=c0: c), "ERG")[0]
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -217,7 +252,9 @@ def test_a_function_endpoints(g):
     r = Rankings.from_gains(g)
     m = user_model(c_function("INST(T=2)")(r))
     np.testing.assert_array_equal(a_function("fig(delta=0)")(r, m), a_function("fin")(r, m))
-    np.testing.assert_allclose(a_function("fig(delta=1)")(r, m), a_function("ETG")(r, m), atol=1e-12)
+    np.testing.assert_allclose(
+        a_function("fig(delta=1)")(r, m), a_function("ETG")(r, m), atol=1e-12
+    )
     np.testing.assert_allclose(a_function("PE(beta=1)")(r, m), a_function("max")(r, m), atol=0)
     np.testing.assert_allclose(a_function("PE(beta=0)")(r, m), a_function("fin")(r, m), atol=0)
     # Eq. 23 recursion for an interior delta, written out
@@ -241,9 +278,9 @@ def test_fig_worked_example():
 def test_prec_succ_relret(g, k):
     G = pad(g, 60)
     top = G[:k]
-    assert np.isclose(cwla_from_gains(G, f"P@{k}", "ERG")[0], top.sum() / k)   # Prec@k
+    assert np.isclose(cwla_from_gains(G, f"P@{k}", "ERG")[0], top.sum() / k)  # Prec@k
     assert np.isclose(cwla_from_gains(G, f"P@{k}", "avg")[0], top.sum() / k)
-    assert np.isclose(cwla_from_gains(G, f"P@{k}", "ETG")[0], top.sum())       # RelRet@k
+    assert np.isclose(cwla_from_gains(G, f"P@{k}", "ETG")[0], top.sum())  # RelRet@k
     assert np.isclose(cwla_from_gains(G, f"P@{k}", "max")[0], float(top.max()))  # Succ@k
 
 
@@ -253,7 +290,7 @@ def test_dcg_and_sdcg(g, k):
     G = pad(g, 60)
     disc = 1 / np.log2(np.arange(2, k + 2))
     dcg = float((G[:k] * disc).sum())
-    assert np.isclose(cwla_from_gains(G, f"DCG@{k}", "ETG")[0], dcg)             # DCG@k
+    assert np.isclose(cwla_from_gains(G, f"DCG@{k}", "ETG")[0], dcg)  # DCG@k
     assert np.isclose(cwla_from_gains(G, f"SDCG@{k}", "ERG")[0], dcg / disc.sum())  # SDCG@k
 
 
@@ -296,8 +333,14 @@ def test_metric_warns_on_degenerate():
 
 
 def _tiny():
-    run = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "topic": "1", "doc": list("wxyz") * 2,
-                        "score": [4., 3, 2, 1, 1, 2, 3, 4]})
+    run = pd.DataFrame(
+        {
+            "system": ["a"] * 4 + ["b"] * 4,
+            "topic": "1",
+            "doc": list("wxyz") * 2,
+            "score": [4.0, 3, 2, 1, 1, 2, 3, 4],
+        }
+    )
     qrels = pd.DataFrame({"topic": "1", "doc": ["x", "z", "q"], "rel": [2, 1, 2]})
     return run, qrels
 
@@ -308,12 +351,34 @@ CASES = [
     ("qrel_file", None, "metrics_file", {}, "qrel_file.result_file.metrics_file.tsv"),
     ("gain_file", None, None, {}, "gain_file.result_file.default.tsv"),
     ("gain_file", "cost_file", None, {}, "gain_file.result_file.cost_file.default.tsv"),
-    ("gain_file", "cost_file", "metrics_file", {}, "gain_file.result_file.cost_file.metrics_file.tsv"),
-    ("gain_file", None, "dcg_precision_metrics_file", {}, "gain_file.result_file.dcg_precision_metrics_file.tsv"),
-    ("big_gain_file", None, "dcg_precision_metrics_file", {"max_gain": 2.0},
-     "big_gain_file.result_file.maxgain2.dcg_precision_metrics_file.tsv"),
-    ("neg_gain_file", None, "dcg_precision_metrics_file", {"min_gain": -1.0},
-     "neg_gain_file.result_file.mingain-1.dcg_precision_metrics_file.tsv"),
+    (
+        "gain_file",
+        "cost_file",
+        "metrics_file",
+        {},
+        "gain_file.result_file.cost_file.metrics_file.tsv",
+    ),
+    (
+        "gain_file",
+        None,
+        "dcg_precision_metrics_file",
+        {},
+        "gain_file.result_file.dcg_precision_metrics_file.tsv",
+    ),
+    (
+        "big_gain_file",
+        None,
+        "dcg_precision_metrics_file",
+        {"max_gain": 2.0},
+        "big_gain_file.result_file.maxgain2.dcg_precision_metrics_file.tsv",
+    ),
+    (
+        "neg_gain_file",
+        None,
+        "dcg_precision_metrics_file",
+        {"min_gain": -1.0},
+        "neg_gain_file.result_file.mingain-1.dcg_precision_metrics_file.tsv",
+    ),
 ]
 
 
@@ -334,8 +399,14 @@ def test_cwl_eval_printed_names_and_irframe_syntax_agree():
     qrels = read_gains(DATA / "gain_file")
     names = ["RBP@0.9", "INST-T=1", "NDCG-k@10", "U-L@50", "TBG-H@22", "BPM-Static-T=1.2-K=10"]
     ours = ["RBP(p=0.9)", "INST(T=1)", "SDCG@10", "U(L=50)", "TBG(H=22)", "BPM(T=1.2,K=10)"]
-    files = ["RBPCWLMetric(0.9)", "INSTCWLMetric(1)", "NDCGCWLMetric(10)", "UMeasureCWLMetric(50)",
-             "TBGCWLMetric(22)", "BPMCWLMetric(1.2,10)"]
+    files = [
+        "RBPCWLMetric(0.9)",
+        "INSTCWLMetric(1)",
+        "NDCGCWLMetric(10)",
+        "UMeasureCWLMetric(50)",
+        "TBGCWLMetric(22)",
+        "BPMCWLMetric(1.2,10)",
+    ]
     a, b, c = (cwl(run, qrels, x, costs=DATA / "cost_file") for x in (names, ours, files))
     for v in ("EU", "ETU", "EC", "ETC", "ED", "ResEU"):
         np.testing.assert_array_equal(a[v].values, b[v].values)
@@ -343,8 +414,13 @@ def test_cwl_eval_printed_names_and_irframe_syntax_agree():
     assert list(b.measure.values) == ours
 
 
-@pytest.mark.parametrize("gainf,msg", [("big_gain_file", r"\(2.0\)\s+greater than the maximum \(1.0\)"),
-                                       ("neg_gain_file", r"\(-1.0\) less than the minimum \(0.0\)")])
+@pytest.mark.parametrize(
+    "gainf,msg",
+    [
+        ("big_gain_file", r"\(2.0\)\s+greater than the maximum \(1.0\)"),
+        ("neg_gain_file", r"\(-1.0\) less than the minimum \(0.0\)"),
+    ],
+)
 def test_cwl_eval_expected_errors(gainf, msg):
     # cwl_eval refuses these files with its defaults (EXPECTED_ERROR.txt); so does irframe
     expected = (DATA / f"{gainf}.result_file.default.EXPECTED_ERROR.txt").read_text()
@@ -352,7 +428,7 @@ def test_cwl_eval_expected_errors(gainf, msg):
     with pytest.raises(GainRangeError, match=msg) as e:
         cwl(read_result(DATA / "result_file"), read_gains(DATA / gainf))
     assert isinstance(e.value, ValueError)
-    assert "gains=" in str(e.value)   # says how to fix it
+    assert "gains=" in str(e.value)  # says how to fix it
 
 
 def test_inst_refuses_gain_above_one_like_cwl_eval():
@@ -361,13 +437,18 @@ def test_inst_refuses_gain_above_one_like_cwl_eval():
     qrels = read_gains(DATA / "big_gain_file")
     with pytest.raises(GainRangeError, match="INST"):
         cwl(run, qrels, "INST-T=1", max_gain=2.0)
-    cwl(run, qrels, "P@5", max_gain=2.0)   # metrics without a range of their own are fine
+    cwl(run, qrels, "P@5", max_gain=2.0)  # metrics without a range of their own are fine
 
 
 def test_gains_mapping_callable_and_auto():
     run = read_result(DATA / "result_file")
     qrels = read_gains(DATA / "big_gain_file")
-    by_map = cwl(run, qrels, ["RBP@0.8", "INST-T=2"], gains={2.0: 1.0, 1.0: 0.5, 0.4: 0.2, 0.2: 0.1, 0.8: 0.4})
+    by_map = cwl(
+        run,
+        qrels,
+        ["RBP@0.8", "INST-T=2"],
+        gains={2.0: 1.0, 1.0: 0.5, 0.4: 0.2, 0.2: 0.1, 0.8: 0.4},
+    )
     by_fn = cwl(run, qrels, ["RBP@0.8", "INST-T=2"], gains=lambda g: g / 2)
     by_auto = cwl(run, qrels, ["RBP@0.8", "INST-T=2"], gains="auto")
     for v in ("EU", "ETU", "ResEU"):
@@ -411,19 +492,22 @@ def test_depth_and_tail():
     qrels = read_gains(DATA / "qrel_file")
     d10 = cwl(run, qrels, ["RBP@0.9", "P@5"], depth=10, residuals=False)
     # RBP(0.9) cut at 10 leaves 0.9^10 of the users reading on; P@5 leaves none
-    assert np.allclose(d10.Tail.sel(measure="RBP@0.9").values, 0.9 ** 10)
+    assert np.allclose(d10.Tail.sel(measure="RBP@0.9").values, 0.9**10)
     assert np.allclose(d10.Tail.sel(measure="P@5").values, 0.0)
-    assert np.allclose(d10.ED.sel(measure="RBP@0.9").values, (1 - 0.9 ** 10) / 0.1)
+    assert np.allclose(d10.ED.sel(measure="RBP@0.9").values, (1 - 0.9**10) / 0.1)
 
 
 def test_user_callables_in_cwl_and_grid():
     run = read_result(DATA / "result_file")
     qrels = read_gains(DATA / "gain_file")
 
-    def half_patient(r):   # a user-defined static C: RBP(0.5) written by hand
+    def half_patient(r):  # a user-defined static C: RBP(0.5) written by hand
         return np.full(r.shape, 0.5)
+
     a = cwl(run, qrels, [half_patient, "RBP@0.5"])
-    np.testing.assert_allclose(a.EU.sel(measure="half_patient").values, a.EU.sel(measure="RBP@0.5").values)
+    np.testing.assert_allclose(
+        a.EU.sel(measure="half_patient").values, a.EU.sel(measure="RBP@0.5").values
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateMeasureWarning)
         g = cwla_grid(run, qrels, [half_patient], ["fin", lambda r, m: r.gain], order="input")
@@ -452,13 +536,16 @@ def test_bad_specs_raise_clear_errors():
 
 def test_metric_namespace_measures():
     run, qrels = _tiny()
-    cube = irf.evaluate(run, qrels, ["RBP(p=0.5)", "RBP(p=0.5,rel=2)", "ERR@3", "CWL(C=AP)",
-                                     "CWLA(C=RBP(p=0.5),A=fin)", "AP"])
+    cube = irf.evaluate(
+        run,
+        qrels,
+        ["RBP(p=0.5)", "RBP(p=0.5,rel=2)", "ERR@3", "CWL(C=AP)", "CWLA(C=RBP(p=0.5),A=fin)", "AP"],
+    )
     a = cube.sel(system="a", topic="1")
     # system a ranks w x y z: x has grade 2, z grade 1
     assert a.sel(measure="RBP(p=0.5)") == pytest.approx(0.5 * (0.5 * 2 + 0.125 * 1))
     assert a.sel(measure="RBP(p=0.5,rel=2)") == pytest.approx(0.5 * 0.5)
-    r2, r1 = 3 / 16, 1 / 16          # gdeval: (2^g - 1) / 2^4
+    r2, r1 = 3 / 16, 1 / 16  # gdeval: (2^g - 1) / 2^4
     assert a.sel(measure="ERR@3") == pytest.approx(r2 / 2)
     # CWLA(C=RBP, A=fin) = RBP on gains grade/2 ("auto")
     assert a.sel(measure="CWLA(C=RBP(p=0.5),A=fin)") == pytest.approx(0.5 * (0.5 * 1 + 0.125 * 0.5))
@@ -471,9 +558,11 @@ def test_auto_gains_do_not_depend_on_which_topics_a_run_covers():
     """gains='auto' scales by the qrels' largest grade over all topics, so a topic's value is the
     same whether the run covers one topic or all of them (found by the Dask partition check)."""
     import irframe as irf
+
     qrels = pd.DataFrame({"topic": ["1", "1", "2"], "doc": ["a", "b", "c"], "rel": [1, 0, 2]})
-    runs = pd.DataFrame({"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "b", "c"],
-                         "score": [2.0, 1.0, 1.0]})
+    runs = pd.DataFrame(
+        {"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}
+    )
     ms = ["CWLA(C=RBP(p=0.8),A=max)", "CWL(C=RBP(p=0.8),out=EU)"]
     full = irf.evaluate(runs, qrels, ms)
     alone = irf.evaluate(runs[runs.topic == "1"], qrels, ms)

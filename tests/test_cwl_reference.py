@@ -16,23 +16,42 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import reference_module, reference_tool
+from test_cwl import (
+    DATA,
+    assert_matches_cwl_eval,
+    read_expected,
+    read_gains,
+    read_metrics,
+    read_result,
+)
 
 import irframe as irf
 from irframe.cwl import cwl
 
-from conftest import reference_module, reference_tool
-from test_cwl import DATA, assert_matches_cwl_eval, read_expected, read_gains, read_metrics, read_result
-
 COLS = ("EU", "ETU", "EC", "ETC", "ED", "ResEU", "ResETU", "ResEC", "ResETC", "ResED")
-EXTRA_METRICS = ["NERReq8CWLMetric(10)", "NERReq9CWLMetric(5)", "NERReq10CWLMetric(0.9)", "NERReq11CWLMetric(2.0)",
-                 "NPVCWLMetric(0.1)", "SETCWLMetric(0.5,10)", "BPMDCWLMetric(2,20,0.5,1.0,0.3)",
-                 "INSQCWLMetric(2.0)", "TBGCWLMetric(224)"]
+EXTRA_METRICS = [
+    "NERReq8CWLMetric(10)",
+    "NERReq9CWLMetric(5)",
+    "NERReq10CWLMetric(0.9)",
+    "NERReq11CWLMetric(2.0)",
+    "NPVCWLMetric(0.1)",
+    "SETCWLMetric(0.5,10)",
+    "BPMDCWLMetric(2,20,0.5,1.0,0.3)",
+    "INSQCWLMetric(2.0)",
+    "TBGCWLMetric(224)",
+]
 
 
 def cwl_eval_cli(tmp: Path, gain_file: Path, result_file: Path, *args: str) -> list[list[str]]:
     exe = reference_tool("cwl-eval")  # the venv's bin/ next to sys.executable, then PATH
-    out = subprocess.run([exe, str(gain_file), str(result_file), "-r", *args], cwd=tmp,  # writes cwl.log in cwd
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [exe, str(gain_file), str(result_file), "-r", *args],
+        cwd=tmp,  # writes cwl.log in cwd
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return [line.split("\t") for line in out.splitlines() if line.strip()]
 
 
@@ -47,8 +66,11 @@ def compare_rows(ds, rows, system):
         for col, text in zip(COLS, row[2:]):
             got = float(ds[col].sel(system=system, topic=topic).values[j])
             got_s = f"{got:.4f}"
-            assert got_s == text or (got_s == "-0.0000" and text == "0.0000") or \
-                (got_s == "0.0000" and text == "-0.0000"), (topic, row[1], col, got, text)
+            assert (
+                got_s == text
+                or (got_s == "-0.0000" and text == "0.0000")
+                or (got_s == "0.0000" and text == "-0.0000")
+            ), (topic, row[1], col, got, text)
             n += 1
     return n
 
@@ -59,8 +81,13 @@ def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs):
     metrics.write_text("\n".join(read_metrics(DATA / "metrics_file") + EXTRA_METRICS) + "\n")
     args = ["-m", str(metrics)] + (["-c", str(DATA / "cost_file")] if costs else [])
     rows = cwl_eval_cli(tmp_path, DATA / gainf, DATA / "result_file", *args)
-    ds = cwl(read_result(DATA / "result_file"), read_gains(DATA / gainf), read_metrics(metrics), order="input",
-             costs=DATA / "cost_file" if costs else None)
+    ds = cwl(
+        read_result(DATA / "result_file"),
+        read_gains(DATA / gainf),
+        read_metrics(metrics),
+        order="input",
+        costs=DATA / "cost_file" if costs else None,
+    )
     assert compare_rows(ds, rows, "R1") == len(rows) * 10 == 3 * 36 * 10
 
 
@@ -70,12 +97,31 @@ def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs):
 def test_aquaint_runs_match_cwl_eval(shared_data, run_name, metric_list):
     base = shared_data / "cwl_eval_fixtures"
     ex = base / "leifos_cwl_examples"
-    qrels = pd.read_csv(ex / "trec_aq_303-689.qrels.gz", sep=r"\s+", header=None, dtype=str,
-                        names=["topic", "it", "doc", "rel"]).astype({"rel": float})[["topic", "doc", "rel"]]
-    run = pd.read_csv(ex / f"aq_{run_name}.res.gz", sep=r"\s+", header=None, dtype=str,
-                      names=["topic", "element_type", "doc", "rank", "score", "system"]).astype({"score": float})
-    ds = cwl(run, qrels, read_metrics(ex / f"{metric_list}_metrics"), max_gain=2.0, residuals=False, order="input")
-    expected = read_expected(base / "expected_generated" / f"aq_{run_name}.{metric_list}_metrics.maxgain2.tsv")
+    qrels = pd.read_csv(
+        ex / "trec_aq_303-689.qrels.gz",
+        sep=r"\s+",
+        header=None,
+        dtype=str,
+        names=["topic", "it", "doc", "rel"],
+    ).astype({"rel": float})[["topic", "doc", "rel"]]
+    run = pd.read_csv(
+        ex / f"aq_{run_name}.res.gz",
+        sep=r"\s+",
+        header=None,
+        dtype=str,
+        names=["topic", "element_type", "doc", "rank", "score", "system"],
+    ).astype({"score": float})
+    ds = cwl(
+        run,
+        qrels,
+        read_metrics(ex / f"{metric_list}_metrics"),
+        max_gain=2.0,
+        residuals=False,
+        order="input",
+    )
+    expected = read_expected(
+        base / "expected_generated" / f"aq_{run_name}.{metric_list}_metrics.maxgain2.tsv"
+    )
     assert_matches_cwl_eval(ds, expected, str(ds.system.values[0]))
 
 
@@ -90,8 +136,13 @@ def _write_cli_inputs(tmp_path, runs, qrels, gain, metric_lines):
     """The run (in frame order: cwl_eval reads file order), gain and metrics files for cwl-eval."""
     res = tmp_path / "run.txt"
     with open(res, "w") as f:
-        for t, d, rk, sc, s in zip(runs.topic.astype(str), runs.doc.astype(str), runs["rank"], runs.score,
-                                   runs.system.astype(str)):
+        for t, d, rk, sc, s in zip(
+            runs.topic.astype(str),
+            runs.doc.astype(str),
+            runs["rank"],
+            runs.score,
+            runs.system.astype(str),
+        ):
             f.write(f"{t} Q0 {d} {rk} {sc!r} {s}\n")
     gq = tmp_path / "gains.txt"
     with open(gq, "w") as f:
@@ -112,16 +163,29 @@ def _robust_vs_cli(tmp_path, shared_data, name, topic_slice, metric_lines):
     return compare_rows(ds, rows, name)
 
 
-ROBUST_METRICS = ["PrecisionCWLMetric(10)", "RBPCWLMetric(0.8)", "NDCGCWLMetric(10)", "RRCWLMetric()",
-                  "APCWLMetric()", "INSTCWLMetric(2.0)", "INSQCWLMetric(2.0)", "BPMCWLMetric(1.0,20)",
-                  "UMeasureCWLMetric(50)", "TBGCWLMetric(22)", "IFTGoalRateCWLMetric(2.0,0.9,10, 0.2, 0.9, 10)",
-                  "NERReq11CWLMetric(2.0)"]
+ROBUST_METRICS = [
+    "PrecisionCWLMetric(10)",
+    "RBPCWLMetric(0.8)",
+    "NDCGCWLMetric(10)",
+    "RRCWLMetric()",
+    "APCWLMetric()",
+    "INSTCWLMetric(2.0)",
+    "INSQCWLMetric(2.0)",
+    "BPMCWLMetric(1.0,20)",
+    "UMeasureCWLMetric(50)",
+    "TBGCWLMetric(22)",
+    "IFTGoalRateCWLMetric(2.0,0.9,10, 0.2, 0.9, 10)",
+    "NERReq11CWLMetric(2.0)",
+]
 
 
 def test_robust03_matches_cwl_eval_cli(tmp_path, shared_data):
     # two runs, the first 8 topics each (cwl_eval's Python loops are slow); the full set is slow-marked
     for name in ("aplrob03a", "pircRBa1"):
-        assert _robust_vs_cli(tmp_path, shared_data, name, slice(0, 8), ROBUST_METRICS) == 8 * len(ROBUST_METRICS) * 10
+        assert (
+            _robust_vs_cli(tmp_path, shared_data, name, slice(0, 8), ROBUST_METRICS)
+            == 8 * len(ROBUST_METRICS) * 10
+        )
 
 
 @pytest.mark.slow
@@ -136,10 +200,20 @@ def test_robust03_matches_cwl_eval_cli_all_topics(tmp_path, shared_data):
 
 # ------------------------------------------------------------------------------ ir_measures
 def _irm_frames(runs, qrels):
-    run_df = pd.DataFrame({"query_id": runs.topic.astype(str), "doc_id": runs.doc.astype(str),
-                           "score": runs.score.astype(float)})
-    q_df = pd.DataFrame({"query_id": qrels.topic.astype(str), "doc_id": qrels.doc.astype(str),
-                         "relevance": qrels.rel.astype(int)})
+    run_df = pd.DataFrame(
+        {
+            "query_id": runs.topic.astype(str),
+            "doc_id": runs.doc.astype(str),
+            "score": runs.score.astype(float),
+        }
+    )
+    q_df = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+        }
+    )
     return run_df, q_df
 
 
@@ -152,8 +226,10 @@ def test_rbp_binary_matches_ir_measures(shared_data):
     for name in ("aplrob03a", "pircRBa1"):
         r = runs[runs.system == name]
         run_df, q_df = _irm_frames(r, qrels)
-        for label, m in (("RBP(p=0.8,rel=1)", ir_measures.RBP(p=0.8, rel=1)),
-                         ("RBP(p=0.5,rel=2)", ir_measures.RBP(p=0.5, rel=2))):
+        for label, m in (
+            ("RBP(p=0.8,rel=1)", ir_measures.RBP(p=0.8, rel=1)),
+            ("RBP(p=0.5,rel=2)", ir_measures.RBP(p=0.5, rel=2)),
+        ):
             for res in ir_measures.iter_calc([m], q_df, run_df):
                 ours = float(cube.sel(system=name, topic=res.query_id, measure=label))
                 # the cwl_eval provider normalises W over 1000 ranks: (1 - p^1000) ~ 1 for p <= 0.8
@@ -170,13 +246,14 @@ def test_rbp_graded_matches_cwl_eval_cli(tmp_path, shared_data):
     It prints 4 decimals. All 100 topics of two runs.
     """
     runs, qrels = robust(shared_data, ["aplrob03a", "pircRBa1"])
-    cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")   # cwl_eval keeps file order
+    cube = irf.evaluate(runs, qrels, "RBP(p=0.8)", order="input")  # cwl_eval keeps file order
     n = 0
     for name in ("aplrob03a", "pircRBa1"):
         sub = tmp_path / name
         sub.mkdir()
-        one, gq, mf = _write_cli_inputs(sub, runs[runs.system == name], qrels, lambda g: max(int(g), 0),
-                                        ["RBPCWLMetric(0.8)"])
+        one, gq, mf = _write_cli_inputs(
+            sub, runs[runs.system == name], qrels, lambda g: max(int(g), 0), ["RBPCWLMetric(0.8)"]
+        )
         rows = cwl_eval_cli(sub, gq, one, "-m", str(mf), "--max_gain", "2")
         for row in rows:
             topic, eu = row[0], row[2]
@@ -198,6 +275,6 @@ def test_err_matches_ir_measures_gdeval(shared_data):
         for k in (20, 1000):
             for res in ir_measures.iter_calc([ir_measures.ERR @ k], q_df, run_df):
                 ours = float(cube.sel(system=name, topic=res.query_id, measure=f"ERR@{k}"))
-                assert ours == pytest.approx(res.value, abs=5e-6)   # gdeval prints %.5f
+                assert ours == pytest.approx(res.value, abs=5e-6)  # gdeval prints %.5f
                 n += 1
     assert n == 2 * 2 * 100

@@ -19,7 +19,7 @@ import xarray as xr
 
 dd = pytest.importorskip("dask.dataframe")
 import dask  # noqa: E402
-
+from dask_ref import check_trec_eval_sample  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -29,17 +29,50 @@ from irframe.errors import DuplicateError, InputError  # noqa: E402
 from irframe.measures import MeasureDef  # noqa: E402
 from irframe.measures import registry as _registry  # noqa: E402
 
-from dask_ref import check_trec_eval_sample  # noqa: E402
-
 HERE = Path(__file__).resolve().parent
 
 # every topic-local family, no subtopics needed
-MEASURES = ["AP", "gm_map", "nDCG", "nDCG@5", "P@5", "P(rel=2)@3", "RR", "Rprec", "Bpref", "infAP", "R@10",
-            "Success@3", "Judged@5", "NumRet", "NumRel", "NumRelRet", "iprec_at_recall_0.10", "11pt_avg",
-            "RBP(p=0.8)", "ERR@5", "CWLA(C=RBP(p=0.8),A=max)", "CWL(C=INST(T=2))",
-            "P_rare(alpha=0.5)@5", "AP_rare(alpha=1)", "LR", "TSE(n=100000)", "ndpm", "dpm_p"]
-DIVERSITY = ["alpha_nDCG@5", "ERR_IA@5", "nERR_IA@5", "RBU(p=0.8,e=0.03)@5", "StRecall@5", "NRBP", "AP_IA",
-             "P_IA@5", "S_RR"]
+MEASURES = [
+    "AP",
+    "gm_map",
+    "nDCG",
+    "nDCG@5",
+    "P@5",
+    "P(rel=2)@3",
+    "RR",
+    "Rprec",
+    "Bpref",
+    "infAP",
+    "R@10",
+    "Success@3",
+    "Judged@5",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "iprec_at_recall_0.10",
+    "11pt_avg",
+    "RBP(p=0.8)",
+    "ERR@5",
+    "CWLA(C=RBP(p=0.8),A=max)",
+    "CWL(C=INST(T=2))",
+    "P_rare(alpha=0.5)@5",
+    "AP_rare(alpha=1)",
+    "LR",
+    "TSE(n=100000)",
+    "ndpm",
+    "dpm_p",
+]
+DIVERSITY = [
+    "alpha_nDCG@5",
+    "ERR_IA@5",
+    "nERR_IA@5",
+    "RBU(p=0.8,e=0.03)@5",
+    "StRecall@5",
+    "NRBP",
+    "AP_IA",
+    "P_IA@5",
+    "S_RR",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -88,20 +121,37 @@ def collections(draw):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(collections(), st.sampled_from([1, 2, 3, 5]), st.booleans(), st.sampled_from([None, 4]),
-       st.sampled_from(["trec_eval", "input", "rank"]))
+@given(
+    collections(),
+    st.sampled_from([1, 2, 3, 5]),
+    st.booleans(),
+    st.sampled_from([None, 4]),
+    st.sampled_from(["trec_eval", "input", "rank"]),
+)
 def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order):
     runs, qrels = coll
     if not set(runs.topic) & set(qrels.topic):  # no judged topic: both refuse, as trec_eval does
         with pytest.raises(irf.EmptyOverlapError):
             irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=depth, order=order)
         with pytest.raises(irf.EmptyOverlapError):
-            idk.evaluate(dd.from_pandas(runs, npartitions=nparts), qrels, MEASURES, complete=complete,
-                         depth=depth, order=order)
+            idk.evaluate(
+                dd.from_pandas(runs, npartitions=nparts),
+                qrels,
+                MEASURES,
+                complete=complete,
+                depth=depth,
+                order=order,
+            )
         return
     want = irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=depth, order=order)
-    got = idk.evaluate(dd.from_pandas(runs, npartitions=nparts), qrels, MEASURES, complete=complete,
-                       depth=depth, order=order)
+    got = idk.evaluate(
+        dd.from_pandas(runs, npartitions=nparts),
+        qrels,
+        MEASURES,
+        complete=complete,
+        depth=depth,
+        order=order,
+    )
     assert_same(got, want)
 
 
@@ -110,10 +160,14 @@ def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order
 def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
     qrels, runs = irf.datasets.synthetic(4, 9, 25, diversity=True, rng=3)
     # holes: a system missing two topics, a topic nobody retrieved (only in qrels)
-    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")]
+    runs = runs[
+        ~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")
+    ]
     ms = MEASURES + DIVERSITY
     want = irf.evaluate(runs, qrels, ms, complete=complete, depth=depth)
-    got = idk.evaluate(dd.from_pandas(runs, npartitions=nparts), qrels, ms, complete=complete, depth=depth)
+    got = idk.evaluate(
+        dd.from_pandas(runs, npartitions=nparts), qrels, ms, complete=complete, depth=depth
+    )
     assert_same(got, want)
     assert ("407" in got.topic.values) == complete
 
@@ -121,7 +175,9 @@ def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
 def test_options_pass_through():
     qrels, runs = irf.datasets.synthetic(3, 5, 20, rng=5)
     ref = runs[runs.system != "sys0"]
-    opts = dict(rel_level=2, judged_only=True, gains={1: 1, 2: 3, 3: 7}, reference=ref, order="trec_eval10")
+    opts = dict(
+        rel_level=2, judged_only=True, gains={1: 1, 2: 3, 3: 7}, reference=ref, order="trec_eval10"
+    )
     ms = ["AP", "nDCG@10", "P_rare(alpha=0.5)@10", "RBP(p=0.5)"]
     want = irf.evaluate(runs, qrels, ms, **opts)
     got = idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, ms, **opts)
@@ -151,7 +207,9 @@ def test_each_partition_holds_whole_topics(monkeypatch):
     topics = [t for c in calls for t in c]
     assert len(topics) == len(set(topics)) == 12  # no topic in two calls
     counts = {t: n for c in calls for t, n in c.items()}
-    assert counts == runs.topic.astype(str).value_counts().to_dict()  # each call had all of its topics' rows
+    assert (
+        counts == runs.topic.astype(str).value_counts().to_dict()
+    )  # each call had all of its topics' rows
     assert_same(got, irf.evaluate(runs, qrels, ["AP"]))
 
 
@@ -175,40 +233,61 @@ def test_partitioned_by_system(complete):
     """One partition per system (as read_runs gives): no shuffle, same cube, and the C/W/L gains
     that depend on the largest judged grade of all evaluated topics still match."""
     qrels, runs = irf.datasets.synthetic(4, 7, 20, rng=8)
-    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["401", "404"])) & (runs.topic != "403")]
+    runs = runs[
+        ~((runs.system == "sys1") & runs.topic.isin(["401", "404"])) & (runs.topic != "403")
+    ]
     runs = runs[~((runs.system == "sys3") & (runs.topic == "402"))]
     by_sys = [runs[runs.system == s] for s in ["sys2", "sys0", "sys3", "sys1"]]
     ddf = dd.from_delayed([dask.delayed(f) for f in by_sys], meta=runs.iloc[:0])
-    ms = ["AP", "gm_map", "nDCG@10", "RBP(p=0.8)", "CWLA(C=INST(T=2),A=fin)", "TSE(n=10000)", "ndpm"]
+    ms = [
+        "AP",
+        "gm_map",
+        "nDCG@10",
+        "RBP(p=0.8)",
+        "CWLA(C=INST(T=2),A=fin)",
+        "TSE(n=10000)",
+        "ndpm",
+    ]
     got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete, depth=9)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete, depth=9))
     with pytest.raises(idk.UnsupportedMeasureError, match="other systems"):
         idk.evaluate(ddf, qrels, ["AP", "LR"], partitioned_by="system")
     with pytest.raises(idk.NotPartitionedError, match="system"):
-        idk.evaluate(dd.from_pandas(runs.sort_values("topic"), npartitions=3), qrels, "AP",
-                     partitioned_by="system")
+        idk.evaluate(
+            dd.from_pandas(runs.sort_values("topic"), npartitions=3),
+            qrels,
+            "AP",
+            partitioned_by="system",
+        )
 
 
 @pytest.mark.parametrize("complete", [False, True])
-@pytest.mark.parametrize("name", ["zz", "a0", ""])   # the unjudged system sorted last / first / empty
+@pytest.mark.parametrize(
+    "name", ["zz", "a0", ""]
+)  # the unjudged system sorted last / first / empty
 def test_partitioned_by_system_with_a_run_of_unjudged_topics(complete, name):
     """Regression (complete=True raised EmptyOverlapError): a run file none of whose topics is
     judged gives, as in memory, a NaN row, or with complete=True the empty rankings' values for
     every qrels topic."""
     qrels, runs = irf.datasets.synthetic(3, 4, 6, rng=1)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
-    qrels = qrels.astype({c: str for c in ("topic", "doc")})
-    runs = pd.concat([runs, runs[runs.system == "sys0"].assign(system=name, topic="unjudged")], ignore_index=True)
-    ddf = dd.from_delayed([dask.delayed(runs[runs.system == s]) for s in sorted(set(runs.system))],
-                          meta=runs.iloc[:0])
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
+    runs = pd.concat(
+        [runs, runs[runs.system == "sys0"].assign(system=name, topic="unjudged")], ignore_index=True
+    )
+    ddf = dd.from_delayed(
+        [dask.delayed(runs[runs.system == s]) for s in sorted(set(runs.system))], meta=runs.iloc[:0]
+    )
     ms = ["AP", "P@5", "num_rel", "RBP(p=0.8)"]
     got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
 
 
-def _split(runs: pd.DataFrame, col: str, groups: list[list[str]]) -> "dd.DataFrame":
+def _split(runs: pd.DataFrame, col: str, groups: list[list[str]]) -> dd.DataFrame:
     """A Dask frame with the rows of each group of ``col`` values in one partition."""
-    return dd.from_delayed([dask.delayed(runs[runs[col].isin(g)]) for g in groups], meta=runs.iloc[:0])
+    return dd.from_delayed(
+        [dask.delayed(runs[runs[col].isin(g)]) for g in groups], meta=runs.iloc[:0]
+    )
 
 
 @pytest.mark.parametrize("complete", [False, True])
@@ -218,8 +297,8 @@ def test_partitions_use_the_whole_qrels_grades(how, complete):
     judged with grade 1 at most, the others up to 3; ``bounds=True`` gives unjudged documents the
     largest grade of the *whole* qrels (3) in the high bound, C/W/L ``gains="auto"`` divides by it."""
     qrels, runs = irf.datasets.synthetic(3, 6, 30, rng=2)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
-    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
     topics = sorted(qrels.topic.unique())
     qrels.loc[qrels.topic.isin(topics[:3]), "rel"] = qrels.rel.clip(upper=1)
     assert qrels.rel.max() == 3
@@ -230,7 +309,9 @@ def test_partitions_use_the_whole_qrels_grades(how, complete):
     ms = ["AP", "P@5", "nDCG@10", "RBP(p=0.8)"]
     want = irf.evaluate(runs, qrels, ms, bounds=True, complete=complete)
     assert want.attrs["unjudged_grade"] == 3
-    assert_same(idk.evaluate(ddf, qrels, ms, bounds=True, complete=complete, partitioned_by=how), want)
+    assert_same(
+        idk.evaluate(ddf, qrels, ms, bounds=True, complete=complete, partitioned_by=how), want
+    )
     ms = ["CWL(C=INST(T=2))", "nDCG(dcg='exp-log2')@10"]
     got = idk.evaluate(ddf, qrels, ms, complete=complete, partitioned_by=how)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
@@ -242,8 +323,8 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     partition with ``complete=True``, the judged topics nobody retrieved): no made-up rows; the
     systems and grades of the whole come as :class:`irframe.evaluate.Whole`."""
     qrels, runs = irf.datasets.synthetic(3, 8, 12, rng=5)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
-    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
     runs = runs[(runs.topic != "405") & ~((runs.system == "sys1") & (runs.topic == "402"))]
     calls = []
     real = idk._evaluate_part
@@ -254,16 +335,25 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
 
     monkeypatch.setattr(idk, "_evaluate_part", spy)
     topics = sorted(runs.topic.unique())
-    got = idk.evaluate(_split(runs, "topic", [topics[:4], topics[4:]]), qrels, ["AP", "LR", "P_rare(alpha=1)@5"],
-                       partitioned_by="topic", complete=complete)
-    assert_same(got, irf.evaluate(runs, qrels, ["AP", "LR", "P_rare(alpha=1)@5"], complete=complete))
+    got = idk.evaluate(
+        _split(runs, "topic", [topics[:4], topics[4:]]),
+        qrels,
+        ["AP", "LR", "P_rare(alpha=1)@5"],
+        partitioned_by="topic",
+        complete=complete,
+    )
+    assert_same(
+        got, irf.evaluate(runs, qrels, ["AP", "LR", "P_rare(alpha=1)@5"], complete=complete)
+    )
     parts = calls[1:]  # the first call is the client's one-row probe
     assert len(calls[0][0]) == 1 and len(parts) == 2
     key = ["system", "topic", "doc"]
     rows = pd.concat([p for p, _, _ in parts]).sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(rows, runs.sort_values(key).reset_index(drop=True)[rows.columns])
     judged = sorted(sorted(q.topic.unique()) for _, q, _ in parts)
-    extra = ["405"] if complete else []  # judged, retrieved by nobody: evaluated where the first judged run topic is
+    extra = (
+        ["405"] if complete else []
+    )  # judged, retrieved by nobody: evaluated where the first judged run topic is
     assert judged == [topics[:4] + extra, topics[4:]]
     for _, _, whole in parts:
         assert whole.systems.tolist() == ["sys0", "sys1", "sys2"]
@@ -273,23 +363,43 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
 def test_unretrieved_judged_topics_when_the_first_run_topic_is_unjudged():
     """complete=True: judged topics nobody retrieved are evaluated in a partition that overlaps the
     qrels, even when the smallest run topic has no judgments (found by hypothesis)."""
-    runs = pd.DataFrame({"system": ["s0", "s0", "s1"], "topic": ["t00", "t03", "t03"], "doc": ["a", "b", "a"],
-                         "score": [1.0, 2.0, 1.0]})
+    runs = pd.DataFrame(
+        {
+            "system": ["s0", "s0", "s1"],
+            "topic": ["t00", "t03", "t03"],
+            "doc": ["a", "b", "a"],
+            "score": [1.0, 2.0, 1.0],
+        }
+    )
     qrels = pd.DataFrame({"topic": ["t03", "t05", "t06"], "doc": ["a", "a", "b"], "rel": [1, 1, 0]})
     want = irf.evaluate(runs, qrels, ["AP", "NumRel", "LR"], complete=True)
-    for ddf, how in [(_split(runs, "topic", [["t00"], ["t03"]]), "topic"), (dd.from_pandas(runs, npartitions=3), None)]:
-        assert_same(idk.evaluate(ddf, qrels, ["AP", "NumRel", "LR"], complete=True, partitioned_by=how), want)
+    for ddf, how in [
+        (_split(runs, "topic", [["t00"], ["t03"]]), "topic"),
+        (dd.from_pandas(runs, npartitions=3), None),
+    ]:
+        assert_same(
+            idk.evaluate(ddf, qrels, ["AP", "NumRel", "LR"], complete=True, partitioned_by=how),
+            want,
+        )
 
 
 def test_custom_column_names_and_shuffle_method():
     qrels, runs = irf.datasets.synthetic(3, 5, 10, rng=11)
     r = runs.rename(columns={"topic": "qid", "doc": "docno"})
     q = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "grade"})
-    opts = dict(columns={"topic": "qid", "doc": "docno"},
-                qrels_columns={"topic": "qid", "doc": "docno", "rel": "grade"})
+    opts = dict(
+        columns={"topic": "qid", "doc": "docno"},
+        qrels_columns={"topic": "qid", "doc": "docno", "rel": "grade"},
+    )
     want = irf.evaluate(r, q, ["AP", "RBP(p=0.8)"], complete=True, **opts)
-    got = idk.evaluate(dd.from_pandas(r, npartitions=3), q, ["AP", "RBP(p=0.8)"], complete=True,
-                       shuffle_method="tasks", **opts)
+    got = idk.evaluate(
+        dd.from_pandas(r, npartitions=3),
+        q,
+        ["AP", "RBP(p=0.8)"],
+        complete=True,
+        shuffle_method="tasks",
+        **opts,
+    )
     assert_same(got, want)
 
 
@@ -306,8 +416,11 @@ def test_input_order_and_duplicates_first_survive_the_shuffle():
     qrels, runs = irf.datasets.synthetic(3, 6, 12, rng=6)
     runs = runs.sample(frac=1.0, random_state=0).reset_index(drop=True)  # file order ≠ score order
     dup = pd.concat([runs, runs.iloc[::7].assign(score=-5.0)], ignore_index=True)
-    for frame, opts in [(runs, {"order": "input"}), (dup, {"duplicates": "first"}),
-                        (dup, {"duplicates": "first", "order": "input"})]:
+    for frame, opts in [
+        (runs, {"order": "input"}),
+        (dup, {"duplicates": "first"}),
+        (dup, {"duplicates": "first", "order": "input"}),
+    ]:
         want = irf.evaluate(frame, qrels, ["AP", "RR", "P@3"], **opts)
         got = idk.evaluate(dd.from_pandas(frame, npartitions=4), qrels, ["AP", "RR", "P@3"], **opts)
         assert_same(got, want)
@@ -318,9 +431,14 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
     def kernel(ctx, m):
         return np.zeros(ctx.aligned.n_groups)
 
-    monkeypatch.setitem(_registry._REGISTRY, "XGlobal", MeasureDef("XGlobal", kernel, family="custom"))
-    monkeypatch.setitem(_registry._REGISTRY, "XLocal", MeasureDef("XLocal", kernel, family="custom",
-                                                                   properties={"topic_local": True}))
+    monkeypatch.setitem(
+        _registry._REGISTRY, "XGlobal", MeasureDef("XGlobal", kernel, family="custom")
+    )
+    monkeypatch.setitem(
+        _registry._REGISTRY,
+        "XLocal",
+        MeasureDef("XLocal", kernel, family="custom", properties={"topic_local": True}),
+    )
     qrels, runs = irf.datasets.synthetic(2, 3, 5)
     ddf = dd.from_pandas(runs, npartitions=2)
     with pytest.raises(idk.UnsupportedMeasureError, match="XGlobal.*topic_local"):
@@ -340,9 +458,13 @@ def test_bad_input_errors():
     with pytest.raises(ValueError, match="partitioned_by"):
         idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", partitioned_by="doc")
     with pytest.raises(KeyError, match="score"):
-        idk.evaluate(dd.from_pandas(runs.drop(columns=["score", "rank"]), npartitions=2), qrels, "AP")
+        idk.evaluate(
+            dd.from_pandas(runs.drop(columns=["score", "rank"]), npartitions=2), qrels, "AP"
+        )
     with pytest.raises(InputError, match="strings"):
-        idk.evaluate(dd.from_pandas(runs.assign(topic=runs.topic.astype(int)), npartitions=2), qrels, "AP")
+        idk.evaluate(
+            dd.from_pandas(runs.assign(topic=runs.topic.astype(int)), npartitions=2), qrels, "AP"
+        )
     with pytest.raises(irf.errors.UnknownMeasureError, match="AP"):
         idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "APP")
     # problems inside a partition surface with the in-memory error types
@@ -369,8 +491,10 @@ def test_callers_frames_are_not_modified():
 def test_accessor_delegates():
     qrels, runs = irf.datasets.synthetic(3, 4, 10)
     ddf = dd.from_pandas(runs, npartitions=2)
-    assert_same(ddf.ir.metric(["AP", "P@5"], qrels=qrels, depth=5),
-                irf.evaluate(runs, qrels, ["AP", "P@5"], depth=5))
+    assert_same(
+        ddf.ir.metric(["AP", "P@5"], qrels=qrels, depth=5),
+        irf.evaluate(runs, qrels, ["AP", "P@5"], depth=5),
+    )
     with pytest.raises(AttributeError, match="doc"):
         dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1).ir
 
@@ -386,7 +510,9 @@ def test_read_runs_one_partition_per_file(tmp_path):
     assert not any(isinstance(t, pd.CategoricalDtype) for t in ddf.dtypes)
     eager = irf.read_runs(str(tmp_path / "*.gz"))
     lazy = ddf.compute().reset_index(drop=True)
-    pd.testing.assert_frame_equal(lazy, eager.astype({c: str for c in ("system", "topic", "doc")}))
+    pd.testing.assert_frame_equal(
+        lazy, eager.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    )
     want = irf.evaluate(eager, qrels, ["AP", "nDCG@5"])
     assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"]), want)
     assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="system"), want)
@@ -398,9 +524,13 @@ def test_read_runs_one_partition_per_file(tmp_path):
 
 def test_docs_page_examples_run():
     import doctest
+
     page = HERE.parent / "docs" / "dask.md"
-    result = doctest.testfile(str(page), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    result = doctest.testfile(
+        str(page),
+        module_relative=False,
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+    )
     assert result.attempted >= 5
     assert result.failed == 0
 
@@ -419,7 +549,9 @@ def test_run_files_are_read_once_through_the_shuffle(tmp_path, monkeypatch):
     assert_same(got, want)
     assert sorted(pd.Series(reads).value_counts().tolist()) == [1, 1, 1]
     reads.clear()
-    got = idk.evaluate(idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"], partitioned_by="system")
+    got = idk.evaluate(
+        idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"], partitioned_by="system"
+    )
     assert_same(got, want)
     assert sorted(pd.Series(reads).value_counts().tolist()) == [2, 2, 2]
 
@@ -428,41 +560,62 @@ def test_no_overlap_is_an_input_error_on_every_path():
     qrels, runs = irf.datasets.synthetic(2, 3, 5, rng=1)
     other = qrels.assign(topic=qrels.topic.astype(str) + "x")
     for opts in [{}, {"partitioned_by": "topic"}, {"partitioned_by": "system"}]:
-        ddf = dd.from_delayed([dask.delayed(runs[runs.system == s]) for s in ["sys0", "sys1"]], meta=runs.iloc[:0])
+        ddf = dd.from_delayed(
+            [dask.delayed(runs[runs.system == s]) for s in ["sys0", "sys1"]], meta=runs.iloc[:0]
+        )
         if opts.get("partitioned_by") == "topic":
-            ddf = dd.from_delayed([dask.delayed(runs[runs.topic == t]) for t in runs.topic.cat.categories],
-                                  meta=runs.iloc[:0])
+            ddf = dd.from_delayed(
+                [dask.delayed(runs[runs.topic == t]) for t in runs.topic.cat.categories],
+                meta=runs.iloc[:0],
+            )
         with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
             idk.evaluate(ddf, other, "AP", **opts)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(coll=collections(), nparts=st.sampled_from([1, 2, 3]), complete=st.booleans(),
-       depth=st.sampled_from([None, 3]), kind=st.sampled_from(["lexirecall", "lexiprecision"]))
+@given(
+    coll=collections(),
+    nparts=st.sampled_from([1, 2, 3]),
+    complete=st.booleans(),
+    depth=st.sampled_from([None, 3]),
+    kind=st.sampled_from(["lexirecall", "lexiprecision"]),
+)
 def test_lexi_preferences_equal_in_memory(coll, nparts, complete, depth, kind):
     """The preference cubes (system × other × topic) and their dropped-topic attrs, shuffled by topic
     and through the accessor, are the in-memory ones."""
     runs, qrels = coll
     if not set(runs.topic) & set(qrels.topic):  # no judged topic: both refuse
-        for f in (lambda: getattr(irf.lexi, kind)(runs, qrels),
-                  lambda: getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels)):
+        for f in (
+            lambda: getattr(irf.lexi, kind)(runs, qrels),
+            lambda: getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels),
+        ):
             with pytest.raises(irf.EmptyOverlapError):
                 f()
         return
     want = getattr(irf.lexi, kind)(runs, qrels, complete=complete, depth=depth)
-    got = getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels, complete=complete, depth=depth)
+    got = getattr(idk, kind)(
+        dd.from_pandas(runs, npartitions=nparts), qrels, complete=complete, depth=depth
+    )
     assert_same(got, want)
-    assert_same(getattr(dd.from_pandas(runs, npartitions=nparts).ir, kind)(qrels, complete=complete, depth=depth),
-                want)
+    assert_same(
+        getattr(dd.from_pandas(runs, npartitions=nparts).ir, kind)(
+            qrels, complete=complete, depth=depth
+        ),
+        want,
+    )
 
 
 def test_lexi_preferences_by_topic_and_errors():
     qrels, runs = irf.datasets.synthetic(3, 150, 10, rng=9)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
-    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
     topics = sorted(runs.topic.unique())
-    qrels = qrels[qrels.topic.isin(topics[::3]) | (qrels.rel == 0)]  # 100 topics without a relevant document
-    got = idk.lexirecall(_split(runs, "topic", [topics[:70], topics[70:]]), qrels, partitioned_by="topic")
+    qrels = qrels[
+        qrels.topic.isin(topics[::3]) | (qrels.rel == 0)
+    ]  # 100 topics without a relevant document
+    got = idk.lexirecall(
+        _split(runs, "topic", [topics[:70], topics[70:]]), qrels, partitioned_by="topic"
+    )
     want = irf.lexi.lexirecall(runs, qrels)
     assert want.attrs["dropped_topics"] > 50  # the attrs name the first 50 dropped topics
     assert_same(got, want)
@@ -473,8 +626,13 @@ def test_lexi_preferences_by_topic_and_errors():
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(coll=collections(), nparts=st.sampled_from([1, 2, 3]), complete=st.booleans(),
-       depth=st.sampled_from([None, 3]), k=st.sampled_from([None, 2]))
+@given(
+    coll=collections(),
+    nparts=st.sampled_from([1, 2, 3]),
+    complete=st.booleans(),
+    depth=st.sampled_from([None, 3]),
+    k=st.sampled_from([None, 2]),
+)
 def test_rarity_tables_equal_in_memory(coll, nparts, complete, depth, k):
     """The rarity table (S_d over every system of a topic, S = all systems) and the rare finds,
     shuffled by topic and through the accessor, are the in-memory tables."""
@@ -483,17 +641,23 @@ def test_rarity_tables_equal_in_memory(coll, nparts, complete, depth, k):
         return
     ddf = dd.from_pandas(runs, npartitions=nparts)
     opts = dict(k=k, complete=complete, depth=depth)
-    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts))
-    pd.testing.assert_frame_equal(ddf.ir.rarity(qrels, **opts), irf.rarity.rarity(runs, qrels, **opts))
+    pd.testing.assert_frame_equal(
+        idk.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
+    )
+    pd.testing.assert_frame_equal(
+        ddf.ir.rarity(qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
+    )
     for m in (1, None):
-        pd.testing.assert_frame_equal(idk.rare_finds(ddf, qrels, max_systems=m, **opts),
-                                      irf.rarity.rare_finds(runs, qrels, max_systems=m, **opts))
+        pd.testing.assert_frame_equal(
+            idk.rare_finds(ddf, qrels, max_systems=m, **opts),
+            irf.rarity.rare_finds(runs, qrels, max_systems=m, **opts),
+        )
 
 
 def test_rarity_by_topic_reference_and_errors():
     qrels, runs = irf.datasets.synthetic(4, 8, 30, rng=12)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
-    qrels = qrels.astype({c: str for c in ("topic", "doc")})
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
+    qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
     runs = runs[~((runs.system == "sys2") & runs.topic.isin(["401", "406"]))]
     topics = sorted(runs.topic.unique())
     ddf = _split(runs, "topic", [topics[:3], topics[3:]])
@@ -501,8 +665,10 @@ def test_rarity_by_topic_reference_and_errors():
     assert (want.S == 4).all()  # S counts every system, also in topics where sys2 retrieved nothing
     pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, k=10, partitioned_by="topic"), want)
     ref = runs[runs.system.isin(["sys0", "sys1"])]
-    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, k=10, reference=ref, partitioned_by="topic"),
-                                  irf.rarity.rarity(runs, qrels, k=10, reference=ref))
+    pd.testing.assert_frame_equal(
+        idk.rarity(ddf, qrels, k=10, reference=ref, partitioned_by="topic"),
+        irf.rarity.rarity(runs, qrels, k=10, reference=ref),
+    )
     with pytest.raises(idk.UnsupportedMeasureError, match="system"):
         idk.rarity(ddf, qrels, partitioned_by="system")
     with pytest.raises(TypeError, match="unexpected option"):
@@ -514,12 +680,16 @@ def test_other_accessor_entry_points():
     NotOnDaskError naming itself and the measure strings that do run on Dask (which do)."""
     qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=6)
     ddf = dd.from_pandas(runs, npartitions=2)
-    pd.testing.assert_frame_equal(ddf.ir.summary(["AP", "P@5"], qrels=qrels), runs.ir.summary(["AP", "P@5"], qrels))
+    pd.testing.assert_frame_equal(
+        ddf.ir.summary(["AP", "P@5"], qrels=qrels), runs.ir.summary(["AP", "P@5"], qrels)
+    )
     for name in ["cwl", "cwla_grid", "join", "to_trec"]:
         assert hasattr(runs.ir, name)
         with pytest.raises(idk.NotOnDaskError, match=f"ddf.ir.{name}") as err:
             getattr(ddf.ir, name)(qrels)
         assert isinstance(err.value, NotImplementedError)
-        for ms in re.findall(r"'([^']+)'", str(err.value)):  # the measure strings it suggests run on Dask
+        for ms in re.findall(
+            r"'([^']+)'", str(err.value)
+        ):  # the measure strings it suggests run on Dask
             if "..." not in ms:
                 assert_same(ddf.ir.metric(ms, qrels=qrels), runs.ir.metric(ms, qrels))

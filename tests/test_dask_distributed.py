@@ -18,17 +18,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import xarray as xr
-
 from conftest import reference_module
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = reference_module("distributed")  # part of the dask and test extras
 import dask  # noqa: E402
+from dask_ref import check_trec_eval_sample  # noqa: E402
 
 import irframe as irf  # noqa: E402
 import irframe.dask as idk  # noqa: E402
-
-from dask_ref import check_trec_eval_sample  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -41,12 +39,22 @@ def client():
     """Two worker processes, one thread each, 1 GiB each; the workers import the irframe under test."""
     root = str(Path(irf.__file__).resolve().parents[1])
     old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")  # inherited by the worker processes
+    os.environ["PYTHONPATH"] = root + (
+        os.pathsep + old if old else ""
+    )  # inherited by the worker processes
     try:
-        with dask.config.set({"distributed.worker.daemon": False}), \
-                distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB",
-                                         dashboard_address=None, silence_logs=40) as cluster, \
-                distributed.Client(cluster) as c:
+        with (
+            dask.config.set({"distributed.worker.daemon": False}),
+            distributed.LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit="1GiB",
+                dashboard_address=None,
+                silence_logs=40,
+            ) as cluster,
+            distributed.Client(cluster) as c,
+        ):
             yield c
     finally:
         if old is None:
@@ -59,8 +67,10 @@ def client():
 def collection():
     """4 systems × 9 topics × 40 docs; one system misses two topics, one judged topic nobody retrieved."""
     qrels, runs = irf.datasets.synthetic(4, 9, 40, rng=3)
-    runs = runs[~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")]
-    plain = runs.astype({c: str for c in ("system", "topic", "doc")}).reset_index(drop=True)
+    runs = runs[
+        ~((runs.system == "sys1") & runs.topic.isin(["402", "405"])) & (runs.topic != "407")
+    ]
+    plain = runs.astype(dict.fromkeys(("system", "topic", "doc"), str)).reset_index(drop=True)
     return qrels, plain
 
 
@@ -69,17 +79,19 @@ def assert_same(got: xr.DataArray, want: xr.DataArray) -> None:
     assert got.attrs == want.attrs
 
 
-def _by(runs: pd.DataFrame, col: str, groups: int) -> "dd.DataFrame":
+def _by(runs: pd.DataFrame, col: str, groups: int) -> dd.DataFrame:
     """A Dask frame with each value of ``col`` in exactly one of ``groups`` partitions."""
     keys = sorted(runs[col].unique())
     parts = [runs[runs[col].isin(keys[i::groups])] for i in range(groups)]
     return dd.from_delayed([dask.delayed(p) for p in parts], meta=runs.iloc[:0])
 
 
-def _layout(name: str, runs: pd.DataFrame, tmp_path: Path) -> tuple["dd.DataFrame", dict]:
+def _layout(name: str, runs: pd.DataFrame, tmp_path: Path) -> tuple[dd.DataFrame, dict]:
     if name == "by-topic":
         return _by(runs, "topic", 3), {"partitioned_by": "topic"}
-    if name == "by-system-shuffled":  # one partition per run, re-partitioned by topic (Dask shuffle)
+    if (
+        name == "by-system-shuffled"
+    ):  # one partition per run, re-partitioned by topic (Dask shuffle)
         return _by(runs, "system", 4), {}
     if name == "by-system-as-is":
         return _by(runs, "system", 4), {"partitioned_by": "system"}
@@ -91,20 +103,34 @@ def _layout(name: str, runs: pd.DataFrame, tmp_path: Path) -> tuple["dd.DataFram
         return idk.read_runs(str(tmp_path / "input.*.gz")), {}
     if name == "hive-parquet":  # one directory per topic; topic read back as strings (docs/dask.md)
         import pyarrow as pa
+
         runs.to_parquet(tmp_path / "runs", partition_cols=["topic"])
         schema = pa.schema([("topic", pa.string())])
-        ddf = dd.read_parquet(tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}})
+        ddf = dd.read_parquet(
+            tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}}
+        )
         return ddf, {"partitioned_by": "topic"}
     raise AssertionError(name)
 
 
 @pytest.mark.parametrize("complete", [False, True])
-@pytest.mark.parametrize("layout", ["by-topic", "by-system-shuffled", "by-system-as-is", "shuffled-rows",
-                                    "trec-files", "hive-parquet"])
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "by-topic",
+        "by-system-shuffled",
+        "by-system-as-is",
+        "shuffled-rows",
+        "trec-files",
+        "hive-parquet",
+    ],
+)
 def test_cluster_cube_is_the_in_memory_cube(client, collection, tmp_path, layout, complete):
     qrels, runs = collection
     ddf, opts = _layout(layout, runs, tmp_path)
-    assert dask.base.get_scheduler().__self__ is client  # the cluster computes, not a local scheduler
+    assert (
+        dask.base.get_scheduler().__self__ is client
+    )  # the cluster computes, not a local scheduler
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = idk.evaluate(ddf, qrels, MEASURES, complete=complete, depth=30, **opts)
@@ -121,13 +147,21 @@ def test_lexi_and_rarity_on_the_cluster(client, collection, tmp_path):
     qrels, runs = collection
     runs.sample(frac=1.0, random_state=2).to_parquet(tmp_path / "runs.parquet", row_group_size=150)
     ddf = dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True)
-    assert_same(idk.lexirecall(ddf, qrels, complete=True), irf.lexi.lexirecall(runs, qrels, complete=True))
+    assert_same(
+        idk.lexirecall(ddf, qrels, complete=True), irf.lexi.lexirecall(runs, qrels, complete=True)
+    )
     ref = runs[runs.system.isin(["sys0", "sys2"])]
-    with dask.config.set({"distributed.admin.large-graph-warning-threshold": len(pickle.dumps(ref)) // 2}), \
-            warnings.catch_warnings(record=True) as caught:
+    with (
+        dask.config.set(
+            {"distributed.admin.large-graph-warning-threshold": len(pickle.dumps(ref)) // 2}
+        ),
+        warnings.catch_warnings(record=True) as caught,
+    ):
         warnings.simplefilter("always")
         got = idk.rarity(ddf, qrels, k=10, reference=ref)
-    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [str(w.message) for w in caught]
+    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [
+        str(w.message) for w in caught
+    ]
     pd.testing.assert_frame_equal(got, irf.rarity.rarity(runs, qrels, k=10, reference=ref))
 
 
@@ -151,7 +185,7 @@ def test_qrels_are_scattered_not_embedded_in_the_graph(client, tmp_path):
     """With the large-graph threshold below the qrels' size, evaluating runs read from files does
     not warn, while a graph that embeds the same qrels does (the control: the check can fail)."""
     qrels, runs = irf.datasets.synthetic(3, 60, 30, rng=4)
-    runs = runs.astype({c: str for c in ("system", "topic", "doc")})
+    runs = runs.astype(dict.fromkeys(("system", "topic", "doc"), str))
     runs.to_parquet(tmp_path / "runs.parquet", row_group_size=1000)
     threshold = len(pickle.dumps(qrels)) // 2
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}):
@@ -159,9 +193,14 @@ def test_qrels_are_scattered_not_embedded_in_the_graph(client, tmp_path):
             client.compute(dask.delayed(len)(qrels)).result()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            got = idk.evaluate(dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True), qrels,
-                               ["AP", "P@10"])
-    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [str(w.message) for w in caught]
+            got = idk.evaluate(
+                dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True),
+                qrels,
+                ["AP", "P@10"],
+            )
+    assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [
+        str(w.message) for w in caught
+    ]
     assert_same(got, irf.evaluate(runs, qrels, ["AP", "P@10"]))
 
 
@@ -183,7 +222,11 @@ def test_errors_come_back_with_their_type(client, collection):
     inside a partition) reaches the caller as the in-memory error class."""
     qrels, runs = collection
     with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
-        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels.assign(topic=qrels.topic.astype(str) + "x"), "AP")
+        idk.evaluate(
+            dd.from_pandas(runs, npartitions=2),
+            qrels.assign(topic=qrels.topic.astype(str) + "x"),
+            "AP",
+        )
     bad = runs.assign(score=runs.score.where(runs.index != 3))
     with pytest.raises(irf.errors.InputError, match="score"):
         idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
@@ -200,10 +243,14 @@ print([int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmH
 
 def _peak_bytes() -> int:
     """This process's peak resident set (VmHWM, Linux)."""
-    return [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")][0] * 1024
+    return [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")][
+        0
+    ] * 1024
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak memory is read from /proc (Linux)")
+@pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="peak memory is read from /proc (Linux)"
+)
 def test_out_of_core_under_a_limit_the_in_memory_path_exceeds(tmp_path):
     """The small twin of benchmarks/bench_dask.py's 27.5 M-row run: 3 M rows (60 systems × 50 topics
     × 1000, string ids, tied scores) as hive parquet by topic. The in-memory path (read + evaluate,
@@ -212,29 +259,58 @@ def test_out_of_core_under_a_limit_the_in_memory_path_exceeds(tmp_path):
     worker's peak stays under the limit, and the cube is identical."""
     import subprocess
     import sys
+
     limit = 512 * 2**20
     ms = ["AP", "nDCG@10", "P@10", "Rprec"]
     qrels, runs = irf.datasets.synthetic(60, 50, 1000, rng=0)
-    runs.astype({c: str for c in ("system", "topic", "doc")}).to_parquet(tmp_path / "runs", partition_cols=["topic"])
-    qrels.astype({c: str for c in ("topic", "doc")}).to_parquet(tmp_path / "qrels.parquet")
+    runs.astype(dict.fromkeys(("system", "topic", "doc"), str)).to_parquet(
+        tmp_path / "runs", partition_cols=["topic"]
+    )
+    qrels.astype(dict.fromkeys(("topic", "doc"), str)).to_parquet(tmp_path / "qrels.parquet")
     del runs
     env = {**os.environ, "PYTHONPATH": str(Path(irf.__file__).resolve().parents[1])}
-    out = subprocess.run([sys.executable, "-c", IN_MEMORY, str(tmp_path / "runs"), str(tmp_path / "qrels.parquet"),
-                          ",".join(ms), str(tmp_path / "cube.pkl")], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            IN_MEMORY,
+            str(tmp_path / "runs"),
+            str(tmp_path / "qrels.parquet"),
+            ",".join(ms),
+            str(tmp_path / "cube.pkl"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     in_memory_peak = int(out.stdout.split()[-1])
     assert in_memory_peak > limit, f"the in-memory path peaked at {in_memory_peak / 2**20:.0f} MiB"
 
     import pyarrow as pa
+
     schema = pa.schema([("topic", pa.string())])
-    ddf = dd.read_parquet(tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}})
-    with dask.config.set({"distributed.worker.daemon": False}), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit,
-                                     dashboard_address=":0", silence_logs=50) as cluster, \
-            distributed.Client(cluster, set_as_default=False) as c:
+    ddf = dd.read_parquet(
+        tmp_path / "runs", dataset={"partitioning": {"flavor": "hive", "schema": schema}}
+    )
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=limit,
+            dashboard_address=":0",
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as c,
+    ):
         c.run(lambda: __import__("irframe.dask"))
         pids = c.run(os.getpid)
         with dask.config.set(scheduler=c.get):
-            got = idk.evaluate(ddf, pd.read_parquet(tmp_path / "qrels.parquet"), ms, partitioned_by="topic")
+            got = idk.evaluate(
+                ddf, pd.read_parquet(tmp_path / "qrels.parquet"), ms, partitioned_by="topic"
+            )
         assert c.run(os.getpid) == pids  # no worker was restarted for its memory
         peaks = c.run(_peak_bytes)
     assert max(peaks.values()) < limit, {a: p / 2**20 for a, p in peaks.items()}

@@ -16,7 +16,13 @@ DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 def _check_model(qrels: pd.DataFrame, runs: pd.DataFrame) -> None:
     assert runs.columns.tolist() == ["system", "topic", "doc", "rank", "score"]
-    assert runs.dtypes.astype(str).tolist() == ["category", "category", "category", "int64", "float64"]
+    assert runs.dtypes.astype(str).tolist() == [
+        "category",
+        "category",
+        "category",
+        "int64",
+        "float64",
+    ]
     assert qrels["rel"].dtype == np.int64
     for df in (qrels, runs):
         for c in df.columns:
@@ -68,6 +74,7 @@ def test_synthetic_ties_and_binary():
 
 def test_synthetic_skill_orders_systems():
     import irframe
+
     qrels, runs = synthetic(systems=5, topics=20, depth=100, rng=1)
     ap = irframe.summarize(irframe.evaluate(runs, qrels, ["AP"]))["AP"]
     assert ap.is_monotonic_increasing and ap.iloc[-1] > ap.iloc[0] + 0.2
@@ -93,8 +100,9 @@ def test_synthetic_roundtrips_through_files(tmp_path):
     iio.write_qrels(qrels, tmp_path / "q")
     used = runs.assign(doc=runs.doc.cat.remove_unused_categories())
     pd.testing.assert_frame_equal(iio.read_run(tmp_path / "r"), used)
-    pd.testing.assert_frame_equal(iio.read_qrels(tmp_path / "q"),
-                                  qrels.assign(doc=qrels.doc.cat.remove_unused_categories()))
+    pd.testing.assert_frame_equal(
+        iio.read_qrels(tmp_path / "q"), qrels.assign(doc=qrels.doc.cat.remove_unused_categories())
+    )
 
 
 @pytest.mark.parametrize("bad", [dict(systems=0), dict(depth=-1), dict(ties=1.0)])
@@ -113,6 +121,7 @@ def test_trec_eval_sample():
 
 def test_trec_eval_sample_numbers():
     import irframe
+
     qrels, runs = trec_eval_sample()
     s = irframe.summarize(irframe.evaluate(runs, qrels, ["map", "P_10", "num_rel_ret"])).iloc[0]
     assert round(s["map"], 4) == 0.1785 and round(s["P_10"], 4) == 0.3 and s["num_rel_ret"] == 131
@@ -120,5 +129,6 @@ def test_trec_eval_sample_numbers():
 
 def test_package_data_has_licence():
     from importlib import resources
+
     files = {p.name for p in (resources.files("irframe") / "data").iterdir()}
     assert {"qrels.test", "results.test", "LICENSE.trec_eval.md", "SOURCE.txt"} <= files

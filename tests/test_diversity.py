@@ -25,8 +25,14 @@ def _q(rows):
 
 
 def _run(docs, system="s", topic="1"):
-    return pd.DataFrame({"system": system, "topic": topic, "doc": list(docs),
-                         "score": np.arange(len(docs), 0, -1, dtype=float)})
+    return pd.DataFrame(
+        {
+            "system": system,
+            "topic": topic,
+            "doc": list(docs),
+            "score": np.arange(len(docs), 0, -1, dtype=float),
+        }
+    )
 
 
 def _val(run, qrels, m, **kw):
@@ -34,8 +40,15 @@ def _val(run, qrels, m, **kw):
 
 
 # ------------------------------------------------------------------ RBU hand cases
-Q1 = _q([("1", "a", "r1", 1), ("1", "a", "r2", 1), ("1", "a", "n1", 0), ("1", "a", "n2", 0),
-         ("1", "a", "n3", 0)])
+Q1 = _q(
+    [
+        ("1", "a", "r1", 1),
+        ("1", "a", "r2", 1),
+        ("1", "a", "n1", 0),
+        ("1", "a", "n2", 0),
+        ("1", "a", "n3", 0),
+    ]
+)
 
 
 def test_rbu_binary_r_is_half():
@@ -59,14 +72,20 @@ def test_rbu_multi_aspect():
     # the ndeval-style grade 3 on B changes nothing in r when gmax_a = 3?  No: r(B) = 7/8,
     # r(A on a) = 1/8: rank 1: 0.2*(0.5*1/8 + 0.5*0.5) = 0.0625; rank 2: 0.16*0.5*7/8*7/8 = 0.06125
     q3 = _q([("1", "a", "A", 1), ("1", "b", "A", 1), ("1", "a", "B", 3)])
-    assert _val(_run(["A", "B"]), q3, "RBU(p=0.8,e=0)") == pytest.approx(0.0625 + 0.06125, abs=1e-15)
+    assert _val(_run(["A", "B"]), q3, "RBU(p=0.8,e=0)") == pytest.approx(
+        0.0625 + 0.06125, abs=1e-15
+    )
 
 
 def test_rbu_effort_makes_junk_negative_and_cutoff_truncates_first():
     # three judged non-relevant docs, e = 0.03: -0.03 * (1 - 0.8^3) = -0.01464
-    assert _val(_run(["n1", "n2", "n3"]), Q1, "RBU(p=0.8,e=0.03)") == pytest.approx(-0.01464, abs=1e-15)
+    assert _val(_run(["n1", "n2", "n3"]), Q1, "RBU(p=0.8,e=0.03)") == pytest.approx(
+        -0.01464, abs=1e-15
+    )
     # @2 truncates first: [rel, non] -> 0.1 - 0.1*(1 - 0.64) = 0.064
-    assert _val(_run(["r1", "n1", "r2"]), Q1, "RBU(p=0.8,e=0.1)@2") == pytest.approx(0.064, abs=1e-15)
+    assert _val(_run(["r1", "n1", "r2"]), Q1, "RBU(p=0.8,e=0.1)@2") == pytest.approx(
+        0.064, abs=1e-15
+    )
     # unjudged documents cost the same effort
     assert _val(_run(["x", "y"]), Q1, "RBU(p=0.5,e=1)") == pytest.approx(-0.75, abs=1e-15)
 
@@ -75,7 +94,9 @@ def test_rbu_user_weights():
     # w_a = 0.8, w_b = 0.2 (renormalised from 4 and 1); A relevant to b only, r = 0.5:
     q = _q([("1", "a", "A", 0), ("1", "b", "A", 1), ("1", "a", "B", 1)])
     w = pd.DataFrame({"topic": ["1", "1"], "subtopic": ["a", "b"], "weight": [4.0, 1.0]})
-    assert _val(_run(["A"]), q, "RBU(p=0.8,e=0)", weights=w) == pytest.approx(0.2 * 0.2 * 0.5, abs=1e-15)
+    assert _val(_run(["A"]), q, "RBU(p=0.8,e=0)", weights=w) == pytest.approx(
+        0.2 * 0.2 * 0.5, abs=1e-15
+    )
     bad = pd.DataFrame({"topic": ["1"], "subtopic": ["b"], "weight": [1.0]})
     with pytest.raises(ValueError, match="subtopic 'a'"):
         _val(_run(["A"]), q, "RBU(p=0.8,e=0)", weights=bad)
@@ -84,8 +105,16 @@ def test_rbu_user_weights():
 
 
 # ------------------------------------------------------------------ other measures, by hand
-QD = _q([("1", "a", "A", 1), ("1", "b", "A", 1), ("1", "a", "B", 1), ("1", "c", "C", 2),
-         ("1", "c", "N", 0), ("1", "d", "N", 0)])
+QD = _q(
+    [
+        ("1", "a", "A", 1),
+        ("1", "b", "A", 1),
+        ("1", "a", "B", 1),
+        ("1", "c", "C", 2),
+        ("1", "c", "N", 0),
+        ("1", "d", "N", 0),
+    ]
+)
 RUN_D = _run(["B", "N", "A", "C"])  # aspects a, b, c relevant (d never): N = 3
 
 
@@ -146,8 +175,8 @@ def test_negative_judgments_are_non_relevant_and_empty_topics_score_zero():
     run = pd.concat([_run(["A", "B"]), _run(["X"], topic="2")])
     cube = irf.evaluate(run, q, ["alpha_nDCG@5", "ERR_IA@5", "nNRBP", "RBU(p=0.8,e=0)", "AP_IA"])
     t1 = cube.sel(system="s", topic="1")
-    assert float(t1.sel(measure="AP_IA")) == pytest.approx(0.5)   # B at rank 2, 1 relevant
-    assert np.all(cube.sel(system="s", topic="2").values == 0.0)   # no relevant aspect: 0, not NaN
+    assert float(t1.sel(measure="AP_IA")) == pytest.approx(0.5)  # B at rank 2, 1 relevant
+    assert np.all(cube.sel(system="s", topic="2").values == 0.0)  # no relevant aspect: 0, not NaN
 
 
 def test_errors():
@@ -185,20 +214,24 @@ def _rbu_reference(ranking, judg, p, e, k=None):
         stay = 1.0
         for i, d in enumerate(ranking, 1):
             g = judg.get((t, d), 0)
-            r = max(0.0, (2 ** g - 1) / 2 ** gmax[t])
+            r = max(0.0, (2**g - 1) / 2 ** gmax[t])
             total += w[t] * (1 - p) * p ** (i - 1) * r * stay
             stay *= 1 - r
     return total - e * (1 - p) * sum(p ** (i - 1) for i in range(1, len(ranking) + 1))
 
 
-_cases = st.fixed_dictionaries({
-    "grades": st.lists(st.lists(st.integers(-1, 3), min_size=3, max_size=3), min_size=1, max_size=8),
-    "order": st.randoms(use_true_random=False),
-    "depth": st.integers(1, 8),
-    "p": st.floats(0.05, 0.95),
-    "e": st.floats(0, 0.5),
-    "k": st.one_of(st.none(), st.integers(1, 8)),
-})
+_cases = st.fixed_dictionaries(
+    {
+        "grades": st.lists(
+            st.lists(st.integers(-1, 3), min_size=3, max_size=3), min_size=1, max_size=8
+        ),
+        "order": st.randoms(use_true_random=False),
+        "depth": st.integers(1, 8),
+        "p": st.floats(0.05, 0.95),
+        "e": st.floats(0, 0.5),
+        "k": st.one_of(st.none(), st.integers(1, 8)),
+    }
+)
 
 
 def _build(case):
@@ -206,7 +239,7 @@ def _build(case):
     judg = {(t, d): g for d, gs in zip(docs, case["grades"]) for t, g in zip("abc", gs)}
     ranking = list(docs) + ["u1", "u2"]
     case["order"].shuffle(ranking)
-    ranking = ranking[:case["depth"]]
+    ranking = ranking[: case["depth"]]
     q = _q([("1", t, d, g) for (t, d), g in judg.items()])
     return q, ranking, judg
 
@@ -220,13 +253,14 @@ def test_rbu_matches_reference_and_identities(case):
     run = _run(ranking)
     if not any(g > 0 for g in judg.values()):
         return
-    cube = irf.evaluate(run, q, [f"RBU(p={p!r},e={e!r}){cut}", f"RBU(p={p!r},e=0){cut}",
-                                 f"RBP_IA(p={p!r}){cut}"])
+    cube = irf.evaluate(
+        run, q, [f"RBU(p={p!r},e={e!r}){cut}", f"RBU(p={p!r},e=0){cut}", f"RBP_IA(p={p!r}){cut}"]
+    )
     rbu, rbu0, rbpia = cube.isel(system=0, topic=0).values
     assert rbu == pytest.approx(_rbu_reference(ranking, judg, p, e, k), abs=1e-12)
     # exact: the effort term is e (1 - p^min(n, k))
     n = len(ranking) if k is None else min(len(ranking), k)
-    assert rbu - rbu0 == pytest.approx(-e * (1 - p ** n), abs=1e-12)
+    assert rbu - rbu0 == pytest.approx(-e * (1 - p**n), abs=1e-12)
     # e = 0: RBU <= RBP-IA (cascade factors <= 1); equality when no aspect has two gains
     assert rbu0 <= rbpia + 1e-15
     top = ranking if k is None else ranking[:k]
@@ -262,7 +296,9 @@ def test_rbu_p_to_one_and_err_ia():
     assert _val(RUN_D, QD, "ERR_IA(graded=true)@4") < lim - 0.1
 
 
-def _greedy_ideal_brute_force(qrels: pd.DataFrame, alpha: float, level: float = 1) -> dict[str, list[float]]:
+def _greedy_ideal_brute_force(
+    qrels: pd.DataFrame, alpha: float, level: float = 1
+) -> dict[str, list[float]]:
     """ndeval's idealResult written as its loops: per rank, every unplaced document's score
     sum_s g(d, s) * (subGain[s] * 1) over subtopics in ascending order; the best score wins,
     ties to the larger docno; the rank's gain sums g * subGain over the winner's subtopics."""
@@ -276,7 +312,7 @@ def _greedy_ideal_brute_force(qrels: pd.DataFrame, alpha: float, level: float = 
         placed, gains = set(), []
         while len(placed) < len(docs):
             best, best_score = None, -math.inf
-            for d in docs:                      # docno descending: the first maximum is the largest
+            for d in docs:  # docno descending: the first maximum is the largest
                 if d in placed:
                     continue
                 score = 0.0
@@ -297,34 +333,56 @@ def _greedy_ideal_brute_force(qrels: pd.DataFrame, alpha: float, level: float = 
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("12"), st.sampled_from([f"d{i}" for i in range(9)]),
-                          st.integers(1, 12), st.integers(-1, 2)), min_size=1, max_size=60,
-                unique_by=lambda x: x[:3]),
-       st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("12"),
+            st.sampled_from([f"d{i}" for i in range(9)]),
+            st.integers(1, 12),
+            st.integers(-1, 2),
+        ),
+        min_size=1,
+        max_size=60,
+        unique_by=lambda x: x[:3],
+    ),
+    st.sampled_from([0.0, 0.3, 0.5, 1.0]),
+)
 def test_greedy_ideal_equals_brute_force(rows, alpha):
     from irframe.align import align
     from irframe.measures.diversity_kernels import ideal_alpha_gains
     from irframe.measures.registry import EvalContext
-    qrels = pd.DataFrame(rows, columns=["topic", "doc", "subtopic", "rel"]).astype({"subtopic": str})
-    runs = pd.DataFrame({"system": "s", "topic": sorted(set(qrels.topic)), "doc": "zz", "score": 1.0})
+
+    qrels = pd.DataFrame(rows, columns=["topic", "doc", "subtopic", "rel"]).astype(
+        {"subtopic": str}
+    )
+    runs = pd.DataFrame(
+        {"system": "s", "topic": sorted(set(qrels.topic)), "doc": "zz", "score": 1.0}
+    )
     want = _greedy_ideal_brute_force(qrels, alpha)
-    for cells in (dk._DENSE_MAX_CELLS, 0):            # the dense form, then the sparse one
+    for cells in (dk._DENSE_MAX_CELLS, 0):  # the dense form, then the sparse one
         ctx = EvalContext(align(runs, qrels), {"rel_level": 1})
         with mock.patch.object(dk, "_DENSE_MAX_CELLS", cells):
             offs, gains = ideal_alpha_gains(ctx, alpha, False, False, None)
         for i, t in enumerate(ctx.aligned.topics):
-            assert gains[offs[i]:offs[i + 1]].tolist() == want.get(str(t), [])  # bit for bit
+            assert gains[offs[i] : offs[i + 1]].tolist() == want.get(str(t), [])  # bit for bit
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.booleans(), st.booleans(),
-       st.sampled_from([None, 1, 3, 20]), st.sampled_from([None, 0.5, 0.9]))
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 0.25, 0.5, 1.0]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([None, 1, 3, 20]),
+    st.sampled_from([None, 0.5, 0.9]),
+)
 def test_greedy_ideal_dense_and_sparse_forms_agree(seed, alpha, graded, weighted, depth, beta):
     """The two forms of the greedy ideal (dense block for few subtopics, sparse beyond
     _DENSE_MAX_CELLS) give the same gains bit for bit, graded/weighted/truncated alike."""
     from irframe.align import align
     from irframe.measures.diversity_kernels import ideal_alpha_gains
     from irframe.measures.registry import EvalContext
+
     qrels, runs = irf.datasets.synthetic(2, 3, 30, rng=seed, diversity=True)
     got = []
     for cells in (dk._DENSE_MAX_CELLS, 0):

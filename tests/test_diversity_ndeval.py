@@ -10,16 +10,34 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import reference_module
 
 import irframe as irf
-
-from conftest import reference_module
 from irframe.align import align
 
-NDEVAL_COLS = ["ERR-IA@5", "ERR-IA@10", "ERR-IA@20", "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
-               "alpha-DCG@5", "alpha-DCG@10", "alpha-DCG@20", "alpha-nDCG@5", "alpha-nDCG@10",
-               "alpha-nDCG@20", "NRBP", "nNRBP", "MAP-IA", "P-IA@5", "P-IA@10", "P-IA@20",
-               "strec@5", "strec@10", "strec@20"]
+NDEVAL_COLS = [
+    "ERR-IA@5",
+    "ERR-IA@10",
+    "ERR-IA@20",
+    "nERR-IA@5",
+    "nERR-IA@10",
+    "nERR-IA@20",
+    "alpha-DCG@5",
+    "alpha-DCG@10",
+    "alpha-DCG@20",
+    "alpha-nDCG@5",
+    "alpha-nDCG@10",
+    "alpha-nDCG@20",
+    "NRBP",
+    "nNRBP",
+    "MAP-IA",
+    "P-IA@5",
+    "P-IA@10",
+    "P-IA@20",
+    "strec@5",
+    "strec@10",
+    "strec@20",
+]
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +64,10 @@ def _mismatches(cube, expected_dir):
     return bad, total
 
 
-@pytest.mark.parametrize("mode,order", [("traditional", "trec_eval"), ("traditional", "trec_eval10"),
-                                        ("default", "rank")])
+@pytest.mark.parametrize(
+    "mode,order",
+    [("traditional", "trec_eval"), ("traditional", "trec_eval10"), ("default", "rank")],
+)
 def test_ndeval_printed_values(web2012, mode, order):
     d, qrels, runs = web2012
     cube = irf.evaluate(runs, qrels, NDEVAL_COLS, order=order)
@@ -70,13 +90,20 @@ def test_ndeval_raw_diversity_qrels(web2012):
 def _tie_free(runs, qrels):
     """The trec_eval order as explicit distinct scores (pyndeval breaks ties by docno ascending)."""
     a = align(runs, qrels)
-    return pd.DataFrame({"system": np.asarray(a.systems)[a.group_system[a.row_group]],
-                         "topic": np.asarray(a.topics)[a.row_topic],
-                         "doc": a.docs[a.row_doc], "score": -a.row_rank.astype(float)})
+    return pd.DataFrame(
+        {
+            "system": np.asarray(a.systems)[a.group_system[a.row_group]],
+            "topic": np.asarray(a.topics)[a.row_topic],
+            "doc": a.docs[a.row_doc],
+            "score": -a.row_rank.astype(float),
+        }
+    )
 
 
-@pytest.mark.parametrize("alpha,beta,ks", [(0.25, 0.8, [2, 3, 7, 15]), (0.75, 0.3, [4, 11, 20]),
-                                           (0.1, 0.99, [6]), (1.0, 1.0, [9])])
+@pytest.mark.parametrize(
+    "alpha,beta,ks",
+    [(0.25, 0.8, [2, 3, 7, 15]), (0.75, 0.3, [4, 11, 20]), (0.1, 0.99, [6]), (1.0, 1.0, [9])],
+)
 def test_pyndeval_other_parameters(web2012, alpha, beta, ks):
     pyndeval = reference_module("pyndeval")
     d, qrels, runs = web2012
@@ -84,15 +111,23 @@ def test_pyndeval_other_parameters(web2012, alpha, beta, ks):
     run = _tie_free(two, qrels)
     names = ["ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "P-IA", "strec"]
     theirs = [f"{n}@{k}" for k in ks for n in names] + ["NRBP", "nNRBP", "MAP-IA"]
-    ours = ([f"{n}(alpha={alpha})@{k}" if n in names[:4] else f"{n}@{k}" for k in ks for n in names]
-            + [f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(alpha={alpha},beta={beta})", "MAP-IA"])
+    ours = [
+        f"{n}(alpha={alpha})@{k}" if n in names[:4] else f"{n}@{k}" for k in ks for n in names
+    ] + [f"NRBP(alpha={alpha},beta={beta})", f"nNRBP(alpha={alpha},beta={beta})", "MAP-IA"]
     cube = irf.evaluate(run, qrels, ours, order="trec_eval10")
-    qr = [(str(t), str(s), str(doc), int(r)) for t, s, doc, r in
-          qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)]
+    qr = [
+        (str(t), str(s), str(doc), int(r))
+        for t, s, doc, r in qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)
+    ]
     for system in cube.system.values:
         sub = run[run.system == system]
-        res = pyndeval.ndeval(qr, list(sub[["topic", "doc", "score"]].itertuples(index=False, name=None)),
-                              measures=theirs, alpha=alpha, beta=beta)
+        res = pyndeval.ndeval(
+            qr,
+            list(sub[["topic", "doc", "score"]].itertuples(index=False, name=None)),
+            measures=theirs,
+            alpha=alpha,
+            beta=beta,
+        )
         got = cube.sel(system=system).to_pandas()
         exp = pd.DataFrame(res).T.loc[got.index, theirs].astype(float)
         np.testing.assert_allclose(got[ours].to_numpy(), exp.to_numpy(), rtol=0, atol=1e-12)
@@ -105,14 +140,29 @@ def test_pyndeval_cutoff_one_quirk(web2012):
     d, qrels, runs = web2012
     run = _tie_free(runs[runs.system == "indri-ql-catb"], qrels)
     cube = irf.evaluate(run, qrels, ["ERR-IA@1", "alpha-DCG@1"], order="trec_eval10")
-    qr = [(str(t), str(s), str(doc), int(r)) for t, s, doc, r in
-          qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)]
-    res = pd.DataFrame(pyndeval.ndeval(qr, list(run[["topic", "doc", "score"]].itertuples(index=False, name=None)),
-                                       measures=["ERR-IA@1", "alpha-DCG@1"])).T.astype(float)
+    qr = [
+        (str(t), str(s), str(doc), int(r))
+        for t, s, doc, r in qrels[["topic", "subtopic", "doc", "rel"]].itertuples(index=False)
+    ]
+    res = pd.DataFrame(
+        pyndeval.ndeval(
+            qr,
+            list(run[["topic", "doc", "score"]].itertuples(index=False, name=None)),
+            measures=["ERR-IA@1", "alpha-DCG@1"],
+        )
+    ).T.astype(float)
     n_aspects = qrels[qrels.rel > 0].groupby("topic", observed=True).subtopic.nunique()
     got = cube.isel(system=0).to_pandas()
-    np.testing.assert_allclose(got["ERR-IA@1"] * n_aspects[got.index].to_numpy(), res.loc[got.index, "ERR-IA@1"], atol=1e-12)
-    np.testing.assert_allclose(got["alpha-DCG@1"] * n_aspects[got.index].to_numpy(), res.loc[got.index, "alpha-DCG@1"], atol=1e-12)
+    np.testing.assert_allclose(
+        got["ERR-IA@1"] * n_aspects[got.index].to_numpy(),
+        res.loc[got.index, "ERR-IA@1"],
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        got["alpha-DCG@1"] * n_aspects[got.index].to_numpy(),
+        res.loc[got.index, "alpha-DCG@1"],
+        atol=1e-12,
+    )
 
 
 def test_weights_uniform_equal_default(web2012):

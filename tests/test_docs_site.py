@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import reference_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,13 +21,38 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 @pytest.mark.docs
 def test_mkdocs_build_strict(tmp_path):
-    for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "mkdocs_jupyter"):
+    for module in (
+        "mkdocs",
+        "material",
+        "mkdocstrings",
+        "mkdocstrings_handlers.python",
+        "mkdocs_jupyter",
+    ):
         reference_module(module)
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     site = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
-                           "-d", str(site)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(site),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     # the API reference is generated from the docstrings
     api_pages = sorted(p.stem for p in (ROOT / "docs" / "api").glob("*.md"))
@@ -56,7 +80,9 @@ def test_every_public_module_has_an_api_page():
     modules = {p.stem for p in (ROOT / "irframe").glob("*.py") if not p.stem.startswith("_")}
     pages = {p.stem for p in (ROOT / "docs" / "api").glob("*.md")}
     missing = sorted(modules - pages - _ON_THE_CORE_PAGE)
-    assert not missing, f"no API page for {missing}: add docs/api/<name>.md and a line under 'API reference' in mkdocs.yml"
+    assert not missing, (
+        f"no API page for {missing}: add docs/api/<name>.md and a line under 'API reference' in mkdocs.yml"
+    )
     nav = (ROOT / "mkdocs.yml").read_text()
     assert all(f"api/{p}.md" in nav for p in pages), "every docs/api page is in the mkdocs.yml nav"
 
@@ -64,5 +90,7 @@ def test_every_public_module_has_an_api_page():
 def test_test_extra_includes_the_docs_extra():
     """CI installs only ``.[test]``: the site build must not be skipped there."""
     tomllib = pytest.importorskip("tomllib")
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
     assert set(extras["docs"]) <= set(extras["test"])

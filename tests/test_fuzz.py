@@ -22,14 +22,54 @@ from hypothesis import strategies as st
 import irframe as irf
 from irframe.errors import IrframeError
 
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                       HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 # ------------------------------------------------------------------------------ files
-_TOKENS = [b"301", b"302", b"Q0", b"0", b"d1", b"d2", b"CR#93", b"1", b"2", b"-1", b"0.5", b"1e400", b"nan",
-           b"99999999999999999999", b"-3.25", b"x", b"\xff", b"\xc3\xa9", b"\x00", b"#", b"\xef\xbb\xbf",
-           b"sys", b"run1", b"1.0", b"+2", b"inf", b"1_0", b"+1.5", b" -0"]
-_SEPS = [b" ", b"\t", b"  ", b" \t", b"\x0b", b"\t\x0b", b"\x0c ", b"\r "]  # C isspace: \v, \f, a CR inside a line
+_TOKENS = [
+    b"301",
+    b"302",
+    b"Q0",
+    b"0",
+    b"d1",
+    b"d2",
+    b"CR#93",
+    b"1",
+    b"2",
+    b"-1",
+    b"0.5",
+    b"1e400",
+    b"nan",
+    b"99999999999999999999",
+    b"-3.25",
+    b"x",
+    b"\xff",
+    b"\xc3\xa9",
+    b"\x00",
+    b"#",
+    b"\xef\xbb\xbf",
+    b"sys",
+    b"run1",
+    b"1.0",
+    b"+2",
+    b"inf",
+    b"1_0",
+    b"+1.5",
+    b" -0",
+]
+_SEPS = [
+    b" ",
+    b"\t",
+    b"  ",
+    b" \t",
+    b"\x0b",
+    b"\t\x0b",
+    b"\x0c ",
+    b"\r ",
+]  # C isspace: \v, \f, a CR inside a line
 _ENDS = [b"\n", b"\r\n", b"\n\n", b""]
 
 
@@ -41,11 +81,21 @@ def file_bytes(draw, kind: str) -> bytes:
     for _ in range(n):
         if draw(st.booleans()):  # a plausible line
             if kind == "run":
-                f = [draw(st.sampled_from([b"301", b"302"])), b"Q0", draw(st.sampled_from([b"d1", b"d2", b"d3"])),
-                     str(draw(st.integers(-2, 5))).encode(), repr(draw(st.floats(-5, 5))).encode(), b"sys"]
+                f = [
+                    draw(st.sampled_from([b"301", b"302"])),
+                    b"Q0",
+                    draw(st.sampled_from([b"d1", b"d2", b"d3"])),
+                    str(draw(st.integers(-2, 5))).encode(),
+                    repr(draw(st.floats(-5, 5))).encode(),
+                    b"sys",
+                ]
             else:
-                f = [draw(st.sampled_from([b"301", b"302"])), b"0", draw(st.sampled_from([b"d1", b"d2", b"d3"])),
-                     str(draw(st.integers(-1, 3))).encode()]
+                f = [
+                    draw(st.sampled_from([b"301", b"302"])),
+                    b"0",
+                    draw(st.sampled_from([b"d1", b"d2", b"d3"])),
+                    str(draw(st.integers(-1, 3))).encode(),
+                ]
             if draw(st.integers(0, 4)) == 0:  # corrupt one field
                 f[draw(st.integers(0, len(f) - 1))] = draw(st.sampled_from(_TOKENS))
         else:
@@ -56,7 +106,9 @@ def file_bytes(draw, kind: str) -> bytes:
         lines.append(line + draw(st.sampled_from(_ENDS[:3])))
     data = b"".join(lines)
     if draw(st.integers(0, 8)) == 0:
-        data = b"\xef\xbb\xbf" * draw(st.integers(1, 2)) + data  # a second one is U+FEFF in the first id
+        data = (
+            b"\xef\xbb\xbf" * draw(st.integers(1, 2)) + data
+        )  # a second one is U+FEFF in the first id
     return data
 
 
@@ -70,7 +122,7 @@ def _reference_parse(data: bytes, kind: str):
         if not f or f[0].startswith(b"#"):
             continue
         try:  # ids must be UTF-8; ignored fields (Q0, iter) may hold any bytes, as in trec_eval
-            for i in ((0, 2, 5) if kind == "run" else (0, 2)):
+            for i in (0, 2, 5) if kind == "run" else (0, 2):
                 if i < len(f):
                     f[i].decode("utf-8")
         except UnicodeDecodeError:
@@ -83,7 +135,7 @@ def _reference_parse(data: bytes, kind: str):
                 score = float(f[4]) if b"_" not in f[4] else float("x")
             except ValueError:
                 return lineno
-            if not -2 ** 63 <= rank < 2 ** 63 or not math.isfinite(score):
+            if not -(2**63) <= rank < 2**63 or not math.isfinite(score):
                 return lineno
             rows.append((f[5].decode(), f[0].decode(), f[2].decode(), rank, score))
         else:
@@ -103,6 +155,7 @@ def _reference_parse(data: bytes, kind: str):
 def reader(request, monkeypatch):
     """Both parsing back ends: pyarrow's CSV reader and pandas.read_csv."""
     import irframe.io as iio
+
     if request.param == "arrow" and iio.pa is None:  # pragma: no cover
         pytest.skip("pyarrow is not installed")
     monkeypatch.setattr("irframe._textfile._USE_ARROW", request.param == "arrow")
@@ -126,7 +179,7 @@ def test_random_files(tmp_path, reader, kind, gz, data):
     if blob[:2] == b"\x1f\x8b":
         try:
             text = gzip.decompress(blob)
-        except Exception:  # noqa: BLE001 - zlib.error, EOFError, BadGzipFile
+        except Exception:
             corrupt = True
     try:
         got = read(path)
@@ -146,27 +199,49 @@ def test_random_files(tmp_path, reader, kind, gz, data):
     want = _reference_parse(text, kind)
     assert isinstance(want, list), f"reader accepted a file the reference refuses at line {want}"
     if kind == "run":
-        rows = list(zip(got.system.astype(str), got.topic.astype(str), got.doc.astype(str),
-                        got["rank"].tolist(), got.score.tolist()))
+        rows = list(
+            zip(
+                got.system.astype(str),
+                got.topic.astype(str),
+                got.doc.astype(str),
+                got["rank"].tolist(),
+                got.score.tolist(),
+            )
+        )
     else:
         rows = list(zip(got.topic.astype(str), got.doc.astype(str), got.rel.astype(float).tolist()))
     assert rows == want
 
 
 EMPTY_FIELD_CASES = [  # a separator doubled, leading or trailing: trec_eval's whitespace split sees no field there
-    ("qrels", b" 0 d1 0\n"), ("qrels", b"\xef\xbb\xbf 0 d1 0\n\n"), ("qrels", b"1  d1 0\n"),
-    ("qrels", b"1 0 d1 \n"), ("qrels", b"1 0 d1 0 \n"), ("qrels", b"1\t\td1\t0\n"), ("qrels", b"\t0\td1\t0\n"),
-    ("qrels", b"1\t0\td1\t\n"), ("qrels", b"1\t \td1\t0\n"), ("qrels", b"1\t0\td1\t0\r\n1\t  \td2\t1\r\n"),
-    ("qrels", b"1 0 d1 1\n2 0 d2 1 \r\n"), ("run", b"1  d1 1 0.5 r\n"), ("run", b"1 Q0 d1 1 0.5 \n"),
-    ("run", b" Q0 d1 1 0.5 r\n"), ("run", b"1\tQ0\td1\t1\t0.5\t\n"), ("run", b"1\t\td1\t1\t0.5\tr\n"),
+    ("qrels", b" 0 d1 0\n"),
+    ("qrels", b"\xef\xbb\xbf 0 d1 0\n\n"),
+    ("qrels", b"1  d1 0\n"),
+    ("qrels", b"1 0 d1 \n"),
+    ("qrels", b"1 0 d1 0 \n"),
+    ("qrels", b"1\t\td1\t0\n"),
+    ("qrels", b"\t0\td1\t0\n"),
+    ("qrels", b"1\t0\td1\t\n"),
+    ("qrels", b"1\t \td1\t0\n"),
+    ("qrels", b"1\t0\td1\t0\r\n1\t  \td2\t1\r\n"),
+    ("qrels", b"1 0 d1 1\n2 0 d2 1 \r\n"),
+    ("run", b"1  d1 1 0.5 r\n"),
+    ("run", b"1 Q0 d1 1 0.5 \n"),
+    ("run", b" Q0 d1 1 0.5 r\n"),
+    ("run", b"1\tQ0\td1\t1\t0.5\t\n"),
+    ("run", b"1\t\td1\t1\t0.5\tr\n"),
 ]
 
 
 C_WHITESPACE_CASES = [  # found by review: C's isspace splits on them, the CSV parsers did not
-    ("qrels", b"q1 0 d1 1\rq1 0 d2 1\n"), ("qrels", b"q1\t0\td1\x0b\t1\n"), ("qrels", b"q1\t0\td1\t1\x0c\n"),
-    ("run", b"1 Q0 d1 1 0.5 r\r1 Q0 d2 2 0.4 r\n"), ("run", b"1\tQ0\td1\x0b\t1\t0.5\tr\n"),
+    ("qrels", b"q1 0 d1 1\rq1 0 d2 1\n"),
+    ("qrels", b"q1\t0\td1\x0b\t1\n"),
+    ("qrels", b"q1\t0\td1\t1\x0c\n"),
+    ("run", b"1 Q0 d1 1 0.5 r\r1 Q0 d2 2 0.4 r\n"),
+    ("run", b"1\tQ0\td1\x0b\t1\t0.5\tr\n"),
     # after a second BOM (U+FEFF starting the first id) the empty-field and space checks still run
-    ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1  d1 1\n"), ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1\t0\td1 x\t1\n"),
+    ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1  d1 1\n"),
+    ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1\t0\td1 x\t1\n"),
     ("qrels", b"\xef\xbb\xbf\xef\xbb\xbfq1\t \td1\t1\n"),
 ]
 
@@ -183,9 +258,10 @@ def test_empty_fields_are_not_fields(tmp_path, reader, kind, raw):
     read = irf.read_run if kind == "run" else irf.read_qrels
     if isinstance(want, list):
         got = read(path)
-        cols = (["system", "topic", "doc"] if kind == "run" else ["topic", "doc"])
-        assert [tuple(map(str, r)) for r in got[cols].itertuples(index=False)] == \
-            [tuple(w[:len(cols)]) for w in want]
+        cols = ["system", "topic", "doc"] if kind == "run" else ["topic", "doc"]
+        assert [tuple(map(str, r)) for r in got[cols].itertuples(index=False)] == [
+            tuple(w[: len(cols)]) for w in want
+        ]
     else:
         with pytest.raises(irf.ParseError) as e:
             read(path)
@@ -217,14 +293,28 @@ def _ids(values: list[str], kind: str, rng: np.random.Generator) -> pd.Series:
 
 @st.composite
 def frames(draw):
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n = draw(st.integers(1, 30))
-    runs = pd.DataFrame({
-        "system": _ids([f"s{rng.integers(2)}" for _ in range(n)], draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)), rng),
-        "topic": _ids([f"t{rng.integers(3)}" for _ in range(n)], draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)), rng),
-        "doc": _ids([f"d{rng.integers(8)}" for _ in range(n)], draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)), rng),
-        "score": rng.normal(size=n).round(1),
-    })
+    runs = pd.DataFrame(
+        {
+            "system": _ids(
+                [f"s{rng.integers(2)}" for _ in range(n)],
+                draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)),
+                rng,
+            ),
+            "topic": _ids(
+                [f"t{rng.integers(3)}" for _ in range(n)],
+                draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)),
+                rng,
+            ),
+            "doc": _ids(
+                [f"d{rng.integers(8)}" for _ in range(n)],
+                draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)),
+                rng,
+            ),
+            "score": rng.normal(size=n).round(1),
+        }
+    )
     special = draw(st.sampled_from(["none", "none", "nan", "inf", "text", "dupes"]))
     if special == "nan":
         runs.loc[runs.index[0], "score"] = np.nan
@@ -234,19 +324,41 @@ def frames(draw):
         runs["score"] = runs["score"].astype(object)
         runs.loc[runs.index[0], "score"] = "high"
     m = draw(st.integers(1, 20))
-    qrels = pd.DataFrame({
-        "topic": _ids([f"t{rng.integers(4)}" for _ in range(m)], draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)), rng),
-        "doc": _ids([f"d{rng.integers(8)}" for _ in range(m)], draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)), rng),
-        "rel": rng.integers(-1, 4, size=m).astype(draw(st.sampled_from(["int64", "float64", "object"]))),
-    })
+    qrels = pd.DataFrame(
+        {
+            "topic": _ids(
+                [f"t{rng.integers(4)}" for _ in range(m)],
+                draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)),
+                rng,
+            ),
+            "doc": _ids(
+                [f"d{rng.integers(8)}" for _ in range(m)],
+                draw(st.sampled_from(_ID_KINDS[:2] * 4 + _ID_KINDS)),
+                rng,
+            ),
+            "rel": rng.integers(-1, 4, size=m).astype(
+                draw(st.sampled_from(["int64", "float64", "object"]))
+            ),
+        }
+    )
     if draw(st.integers(0, 5)) == 0:
         qrels["rel"] = qrels["rel"].astype(object)
         qrels.loc[qrels.index[0], "rel"] = draw(st.sampled_from([np.nan, np.inf, "x", None]))
     return runs, qrels
 
 
-_BOUNDED = {"AP": (0, 1), "nDCG@10": (0, 1), "P@5": (0, 1), "RR": (0, 1), "Bpref": (0, 1), "RBP(p=0.5)": (0, 3),
-            "NumRet": (0, 30), "ERR@5": (0, 1), "ndpm": (0, 1), "Judged@5": (0, 1)}
+_BOUNDED = {
+    "AP": (0, 1),
+    "nDCG@10": (0, 1),
+    "P@5": (0, 1),
+    "RR": (0, 1),
+    "Bpref": (0, 1),
+    "RBP(p=0.5)": (0, 3),
+    "NumRet": (0, 30),
+    "ERR@5": (0, 1),
+    "ndpm": (0, 1),
+    "Judged@5": (0, 1),
+}
 
 
 @FUZZ
@@ -255,7 +367,9 @@ def test_random_frames(fr, complete, depth, duplicates):
     runs, qrels = fr
     before_r, before_q = runs.copy(deep=True), qrels.copy(deep=True)
     try:
-        cube = irf.evaluate(runs, qrels, list(_BOUNDED), complete=complete, depth=depth, duplicates=duplicates)
+        cube = irf.evaluate(
+            runs, qrels, list(_BOUNDED), complete=complete, depth=depth, duplicates=duplicates
+        )
     except IrframeError:
         cube = None
     pd.testing.assert_frame_equal(runs, before_r)
@@ -267,7 +381,11 @@ def test_random_frames(fr, complete, depth, duplicates):
         for j, m in enumerate(cube.measure.values):
             lo, hi = _BOUNDED[m]
             vals = v[:, :, j][~nan[:, :, j]]
-            assert np.isfinite(vals).all() and (vals >= lo - 1e-12).all() and (vals <= hi + 1e-12).all(), m
+            assert (
+                np.isfinite(vals).all()
+                and (vals >= lo - 1e-12).all()
+                and (vals <= hi + 1e-12).all()
+            ), m
         irf.summarize(cube)
     # join applies the same rules as evaluate: it refuses exactly what evaluate refuses for ids/grades
     try:
@@ -280,12 +398,90 @@ def test_random_frames(fr, complete, depth, duplicates):
 
 
 # ------------------------------------------------------------------------------ measure strings
-_NAMES = ["AP", "P", "nDCG", "RBP", "ERR", "Rprec", "IPrec", "TSE", "LR", "CWLA", "CWL", "alpha_nDCG", "ndpm",
-          "P_rare", "map", "P_10", "ndcg_cut_5", "iprec_at_recall_0.50", "Rprec_mult_2.0", "Foo", "", "ap"]
-_PARAMS = ["p", "rel", "mult", "recall", "n", "e", "k", "C", "A", "out", "gmax", "alpha", "graded", "eps", "zz"]
-_VALUES = ["0.5", "1.5", "-1", "0", "1", "2", "1e400", "nan", "inf", "-inf", "true", "False", "9" * 40, "RBP(p=0.8)",
-           "RBP(p=2)", "max", "EU", "XX", "'q'", "\"AP\"", "(", ")", "", "1e-300", "3.0", "AP", "P@3"]
-_CUTS = ["", "@1", "@5", "@0", "@-2", "@1.5", "@1e3", "@" + "9" * 30, "@x", "@", "@10@10", "@\u0663"]
+_NAMES = [
+    "AP",
+    "P",
+    "nDCG",
+    "RBP",
+    "ERR",
+    "Rprec",
+    "IPrec",
+    "TSE",
+    "LR",
+    "CWLA",
+    "CWL",
+    "alpha_nDCG",
+    "ndpm",
+    "P_rare",
+    "map",
+    "P_10",
+    "ndcg_cut_5",
+    "iprec_at_recall_0.50",
+    "Rprec_mult_2.0",
+    "Foo",
+    "",
+    "ap",
+]
+_PARAMS = [
+    "p",
+    "rel",
+    "mult",
+    "recall",
+    "n",
+    "e",
+    "k",
+    "C",
+    "A",
+    "out",
+    "gmax",
+    "alpha",
+    "graded",
+    "eps",
+    "zz",
+]
+_VALUES = [
+    "0.5",
+    "1.5",
+    "-1",
+    "0",
+    "1",
+    "2",
+    "1e400",
+    "nan",
+    "inf",
+    "-inf",
+    "true",
+    "False",
+    "9" * 40,
+    "RBP(p=0.8)",
+    "RBP(p=2)",
+    "max",
+    "EU",
+    "XX",
+    "'q'",
+    '"AP"',
+    "(",
+    ")",
+    "",
+    "1e-300",
+    "3.0",
+    "AP",
+    "P@3",
+]
+_CUTS = [
+    "",
+    "@1",
+    "@5",
+    "@0",
+    "@-2",
+    "@1.5",
+    "@1e3",
+    "@" + "9" * 30,
+    "@x",
+    "@",
+    "@10@10",
+    "@\u0663",
+]
 
 
 @st.composite
@@ -293,7 +489,9 @@ def measure_strings(draw):
     if draw(st.integers(0, 9)) == 0:
         return draw(st.text(max_size=30))
     name = draw(st.sampled_from(_NAMES))
-    params = draw(st.lists(st.tuples(st.sampled_from(_PARAMS), st.sampled_from(_VALUES)), max_size=3))
+    params = draw(
+        st.lists(st.tuples(st.sampled_from(_PARAMS), st.sampled_from(_VALUES)), max_size=3)
+    )
     body = ",".join(f"{k}={v}" for k, v in params)
     s = name + (f"({body})" if params or draw(st.booleans()) else "")
     return s + draw(st.sampled_from(_CUTS))
@@ -302,7 +500,9 @@ def measure_strings(draw):
 @pytest.fixture(scope="module")
 def tiny():
     qrels = pd.DataFrame({"topic": ["1", "1", "2"], "doc": ["a", "b", "c"], "rel": [2, 1, 1]})
-    runs = pd.DataFrame({"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "x", "c"], "score": [3.0, 2, 1]})
+    runs = pd.DataFrame(
+        {"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "x", "c"], "score": [3.0, 2, 1]}
+    )
     return runs, qrels
 
 
@@ -310,12 +510,13 @@ def tiny():
 @given(measure_strings())
 def test_random_measure_strings(tiny, text):
     from irframe.measures import parse_measure
+
     try:
         m = parse_measure(text)
     except IrframeError as e:
         assert isinstance(e, ValueError) and len(str(e)) < 1000
         return
-    assert m.cutoff is None or 1 <= m.cutoff <= 2 ** 53
+    assert m.cutoff is None or 1 <= m.cutoff <= 2**53
     for _, v in m.params:
         assert not (isinstance(v, float) and not math.isfinite(v))
     runs, qrels = tiny
@@ -328,8 +529,17 @@ def test_random_measure_strings(tiny, text):
 
 
 @FUZZ
-@given(st.one_of(st.integers(), st.floats(allow_nan=True), st.booleans(), st.none(), st.binary(max_size=4),
-                 st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)))
+@given(
+    st.one_of(
+        st.integers(),
+        st.floats(allow_nan=True),
+        st.booleans(),
+        st.none(),
+        st.binary(max_size=4),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    )
+)
 def test_wrong_types_for_measures_and_options(tiny, value):
     runs, qrels = tiny
     with pytest.raises((TypeError, IrframeError)):
@@ -341,9 +551,17 @@ def test_wrong_types_for_measures_and_options(tiny, value):
             continue
         # accepted: only values that are valid for the option
         if option == "depth":
-            assert value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                     and float(value).is_integer() and 1 <= value <= 2 ** 53)  # 10.0 is 10
+            assert value is None or (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and float(value).is_integer()
+                and 1 <= value <= 2**53
+            )  # 10.0 is 10
         elif option == "rel_level":
-            assert isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            assert (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            )
         else:
             assert value is None or (isinstance(value, dict) and not value) or value == {}

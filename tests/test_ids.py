@@ -42,10 +42,16 @@ WORDS = ["d1", "d2", "doc-10", "é", "", "D000-000123", "a b", "x"]
 def object_ids(draw, missing: bool = False):
     """An object array of str ids: values drawn as runs of shared or fresh objects."""
     shared = [fresh(w) for w in WORDS]  # one object per word, shared by the rows that use it
-    pieces = draw(st.lists(st.tuples(st.integers(0, len(WORDS) - 1),   # which word
-                                     st.sampled_from(["shared", "fresh", "mixed"]),
-                                     st.integers(1, 30)),              # run length
-                           max_size=12))
+    pieces = draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, len(WORDS) - 1),  # which word
+                st.sampled_from(["shared", "fresh", "mixed"]),
+                st.integers(1, 30),
+            ),  # run length
+            max_size=12,
+        )
+    )
     values: list = []
     for w, kind, length in pieces:
         for i in range(length):
@@ -80,8 +86,10 @@ def test_object_codes_match_brute_force(values, runs):
 @given(object_ids(), object_ids(), st.booleans())
 def test_encode_merges_run_and_qrels_ids_like_brute_force(run_ids, qrels_ids, runs):
     """encode(): one code per distinct string across both columns, first-appearance order."""
-    frames = [(pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
-              (pd.DataFrame({"doc": pd.Series(qrels_ids, dtype=object)}), "doc", "qrels frame")]
+    frames = [
+        (pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
+        (pd.DataFrame({"doc": pd.Series(qrels_ids, dtype=object)}), "doc", "qrels frame"),
+    ]
     (rc, qc), uniques = _ids.encode(frames, runs=runs)
     want, want_uniques = brute_force(list(run_ids) + list(qrels_ids))
     assert rc.tolist() + qc.tolist() == want
@@ -132,9 +140,13 @@ def test_encode_of_object_columns_by_identity_merges_equal_strings(bad):
     q_ids = np.array([pools[i % 2][w] for i, w in enumerate(q_words)], dtype=object)
     for ids in (run_ids, q_ids):
         assert _ids._shared_objects(np.asarray(_ids._Addresses(ids)))
+
     def frames():  # object columns (pandas 3 would infer str from the arrays)
-        return [(pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
-                (pd.DataFrame({"doc": pd.Series(q_ids, dtype=object)}), "doc", "qrels frame")]
+        return [
+            (pd.DataFrame({"doc": pd.Series(run_ids, dtype=object)}), "doc", "run frame"),
+            (pd.DataFrame({"doc": pd.Series(q_ids, dtype=object)}), "doc", "qrels frame"),
+        ]
+
     (rc, qc), uniques = _ids.encode(frames())
     want, want_uniques = brute_force(list(run_ids) + list(q_ids))
     assert rc.tolist() + qc.tolist() == want
@@ -162,14 +174,21 @@ def arrow_ids(draw):
     pa = pytest.importorskip("pyarrow")
     width = draw(st.sampled_from([None, 0, 1, 3]))  # None: words of mixed lengths
     alphabet = st.sampled_from("abé")
-    word = (st.text(alphabet, max_size=4) if width is None
-            else st.text(st.sampled_from("ab"), min_size=width, max_size=width))
+    word = (
+        st.text(alphabet, max_size=4)
+        if width is None
+        else st.text(st.sampled_from("ab"), min_size=width, max_size=width)
+    )
     words = draw(st.lists(word, min_size=1, max_size=4))
-    runs = draw(st.lists(st.tuples(st.integers(0, len(words) - 1), st.integers(1, 12)), max_size=10))
+    runs = draw(
+        st.lists(st.tuples(st.integers(0, len(words) - 1), st.integers(1, 12)), max_size=10)
+    )
     values = [words[w] for w, length in runs for _ in range(length)]
     cuts = sorted(draw(st.lists(st.integers(0, len(values)), max_size=3)))
     typ = draw(st.sampled_from([pa.string(), pa.large_string()]))
-    arr = pa.chunked_array([pa.array(values[a:b], typ) for a, b in zip([0] + cuts, cuts + [len(values)])], typ)
+    arr = pa.chunked_array(
+        [pa.array(values[a:b], typ) for a, b in zip([0] + cuts, cuts + [len(values)])], typ
+    )
     skip = draw(st.integers(0, 2))
     return arr[skip:] if skip <= len(arr) else arr
 
@@ -195,7 +214,9 @@ def test_fixed_width_run_heads_match_brute_force(arr, block):
         mp.setattr(_ids, "_BLOCK", block)
         heads = _ids._fixed_width_heads(arr)
     if heads is not None:
-        assert heads.tolist() == [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+        assert heads.tolist() == [
+            i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]
+        ]
 
 
 def test_fixed_width_shortcut_is_taken_on_sorted_names():
@@ -203,11 +224,15 @@ def test_fixed_width_shortcut_is_taken_on_sorted_names():
     names = [f"sys{s:03d}" for s in range(7) for _ in range(500)]
     arr = pa.chunked_array([pa.array(names[:1200]), pa.array(names[1200:])])
     assert _ids._fixed_width_heads(arr).tolist() == list(range(0, 3500, 500))
-    assert _ids._fixed_width_heads(pa.chunked_array([pa.array(["a", "bb"] * 10)])) is None  # widths differ
+    assert (
+        _ids._fixed_width_heads(pa.chunked_array([pa.array(["a", "bb"] * 10)])) is None
+    )  # widths differ
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(object_ids(), st.lists(st.sampled_from(["zz", "unused", "d2", "0"]), max_size=4), st.booleans())
+@given(
+    object_ids(), st.lists(st.sampled_from(["zz", "unused", "d2", "0"]), max_size=4), st.booleans()
+)
 def test_category_codes_drop_unused_categories_like_brute_force(values, extra, runs):
     """``category`` columns, with categories no row uses (a filtered frame), in runs or not:
     the uniques are exactly the ids present, each row's code points at its own id."""
@@ -228,9 +253,20 @@ def test_encode_merges_arrow_and_category_ids_like_brute_force(run_ids, qrels_id
     codes decode to its values and the uniques are distinct."""
     pytest.importorskip("pyarrow")
     pa_str = pd.StringDtype("pyarrow")
-    frames = [(pd.DataFrame({"doc": pd.Series(ids, dtype=object).astype(pa_str).astype(
-        "category" if dtype == "category" else pa_str)}), "doc", what)
-        for ids, what in ((run_ids, "run frame"), (qrels_ids, "qrels frame"))]
+    frames = [
+        (
+            pd.DataFrame(
+                {
+                    "doc": pd.Series(ids, dtype=object)
+                    .astype(pa_str)
+                    .astype("category" if dtype == "category" else pa_str)
+                }
+            ),
+            "doc",
+            what,
+        )
+        for ids, what in ((run_ids, "run frame"), (qrels_ids, "qrels frame"))
+    ]
     (rc, qc), uniques = _ids.encode(frames, runs=runs)
     assert uniques[rc].tolist() == list(run_ids) and uniques[qc].tolist() == list(qrels_ids)
     assert len(set(uniques.tolist())) == len(uniques)
@@ -240,15 +276,21 @@ def test_encode_merges_arrow_and_category_ids_like_brute_force(run_ids, qrels_id
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["a", "bb", "", "ccc", "é"]), max_size=6), min_size=1, max_size=6),
-       st.data())
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["a", "bb", "", "ccc", "é"]), max_size=6), min_size=1, max_size=6
+    ),
+    st.data(),
+)
 def test_take_increasing_matches_pyarrow_take(chunks, data):
     """Chunk-by-chunk take against pyarrow's own take of the concatenated column (empty
     chunks included)."""
     pa = pytest.importorskip("pyarrow")
     arr = pa.chunked_array(chunks, type=pa.string())
     n = len(arr)
-    rows = np.array(sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))) if n else [],
-                    dtype=np.int64)
+    rows = np.array(
+        sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))) if n else [],
+        dtype=np.int64,
+    )
     got = _ids._take_increasing(arr, rows)
     assert got.to_pylist() == arr.combine_chunks().take(pa.array(rows, pa.int64())).to_pylist()

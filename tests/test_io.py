@@ -49,11 +49,18 @@ def normalised(df: pd.DataFrame) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------- fixtures
 
+
 def test_results_test(engine):
     run = iio.read_run(DATA / "results.test")
     assert run.shape == (1500, 5)
     assert run.columns.tolist() == ["system", "topic", "doc", "rank", "score"]
-    assert run.dtypes.astype(str).tolist() == ["category", "category", "category", "int64", "float64"]
+    assert run.dtypes.astype(str).tolist() == [
+        "category",
+        "category",
+        "category",
+        "int64",
+        "float64",
+    ]
     assert run.system.cat.categories.tolist() == ["STANDARD"]
     assert run.topic.cat.categories.tolist() == ["301", "302", "303"]
     assert run.groupby("topic", observed=True).size().tolist() == [500, 500, 500]
@@ -64,7 +71,7 @@ def test_results_test(engine):
 def test_results_trunc_ignores_trailing_fields(engine):
     run = iio.read_run(DATA / "results.trunc")
     assert len(run) == 584
-    assert run.system.cat.categories.tolist() == ["STANDARD"]   # not "STANDARD more junk at"
+    assert run.system.cat.categories.tolist() == ["STANDARD"]  # not "STANDARD more junk at"
     assert run.groupby("topic", observed=True).size().to_dict() == {"301": 500, "303": 84}
     assert run.iloc[0].tolist() == ["STANDARD", "301", "FBIS3-27619", 99, 2.138276]
 
@@ -107,7 +114,7 @@ def test_categories_sorted_by_code_point(tmp_path, engine):
     run = iio.read_run(p)
     assert run.topic.cat.categories.tolist() == ["a", "b"]
     assert run.doc.cat.categories.tolist() == ["D1", "d10", "d2"]
-    assert run.doc.astype(str).tolist() == ["d2", "D1", "d10"]   # file order kept
+    assert run.doc.astype(str).tolist() == ["d2", "D1", "d10"]  # file order kept
 
 
 def test_several_tags_give_several_systems(tmp_path, engine):
@@ -119,7 +126,9 @@ def test_several_tags_give_several_systems(tmp_path, engine):
 def test_mixed_whitespace_same_as_plain(tmp_path, engine):
     plain = "1 Q0 a 1 2.5 t\n1 Q0 b 2 1.5 t\n"
     messy = "  1\t Q0\ta   1\t\t2.5 t   \n\n1 Q0\tb 2 1.5\tt extra fields\r\n"
-    assert iio.read_run(write(tmp_path, "a", plain)).equals(iio.read_run(write(tmp_path, "b", messy)))
+    assert iio.read_run(write(tmp_path, "a", plain)).equals(
+        iio.read_run(write(tmp_path, "b", messy))
+    )
 
 
 def test_comments_blank_lines_crlf(tmp_path, engine):
@@ -145,6 +154,7 @@ def test_gzip_by_magic_bytes_and_suffix(tmp_path, engine):
 
 def test_file_objects(engine):
     import io
+
     run = iio.read_run(io.StringIO("1 Q0 a 1 2.5 t\n"))
     assert run.doc.astype(str).tolist() == ["a"]
     q = iio.read_qrels(io.BytesIO(b"1 0 a 2\n"))
@@ -179,6 +189,7 @@ def test_columns_renaming(tmp_path, engine):
 
 # ----------------------------------------------------------------------------- errors
 
+
 def _assert_parse_error(excinfo, path, lineno, line):
     err = excinfo.value
     assert isinstance(err, ValueError)
@@ -189,14 +200,17 @@ def _assert_parse_error(excinfo, path, lineno, line):
     assert err.path == str(path) and err.lineno == lineno and err.line == line
 
 
-@pytest.mark.parametrize("bad, why", [
-    ("1 Q0 b 2 1.5", "5 field"),                 # too few fields
-    ("1 Q0 b two 1.5 t", "rank"),                # non-numeric rank
-    ("1 Q0 b 2.5 1.5 t", "rank"),                # non-integer rank
-    ("1 Q0 b 2 high t", "score"),                # non-numeric score
-    ("1 Q0 b 2 nan t", "finite"),                # NaN score
-    ("1 Q0 b 2 -inf t", "finite"),               # infinite score
-])
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("1 Q0 b 2 1.5", "5 field"),  # too few fields
+        ("1 Q0 b two 1.5 t", "rank"),  # non-numeric rank
+        ("1 Q0 b 2.5 1.5 t", "rank"),  # non-integer rank
+        ("1 Q0 b 2 high t", "score"),  # non-numeric score
+        ("1 Q0 b 2 nan t", "finite"),  # NaN score
+        ("1 Q0 b 2 -inf t", "finite"),  # infinite score
+    ],
+)
 @pytest.mark.parametrize("sep", [" ", "\t", " \t "])
 def test_run_line_errors(tmp_path, engine, bad, why, sep):
     bad = bad.replace(" ", sep)
@@ -223,12 +237,15 @@ def test_nan_score_fast_path_line_number(tmp_path, engine):
     _assert_parse_error(excinfo, p, 38, lines[37])
 
 
-@pytest.mark.parametrize("bad, why", [
-    ("301 0 doc", "3 field"),
-    ("301 0 doc 1 extra", "5 field"),
-    ("301 0 doc yes", "relevance"),
-    ("301 0 doc inf", "finite"),
-])
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("301 0 doc", "3 field"),
+        ("301 0 doc 1 extra", "5 field"),
+        ("301 0 doc yes", "relevance"),
+        ("301 0 doc inf", "finite"),
+    ],
+)
 def test_qrels_line_errors(tmp_path, engine, bad, why):
     text = f"301 0 a 1\n# c\n301 0 b 0\n{bad}\n"
     p = write(tmp_path, "qrels.txt", text)
@@ -258,6 +275,7 @@ def test_missing_file():
 
 
 # ----------------------------------------------------------------------------- read_runs
+
 
 def _runs_dir(tmp_path: Path) -> Path:
     d = tmp_path / "runs"
@@ -331,14 +349,17 @@ def test_file_system_name():
 
 # ----------------------------------------------------------------------------- writers
 
+
 def _run_frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "system": ["b", "b", "a", "a"],
-        "topic": ["051", "051", "051", "7"],
-        "doc": ["D-1", "d#2", "D-1", "x"],
-        "rank": [1, 2, 1, 1],
-        "score": [0.1 + 0.2, 1 / 3, -1e-300, 12345678.901234567],
-    })
+    return pd.DataFrame(
+        {
+            "system": ["b", "b", "a", "a"],
+            "topic": ["051", "051", "051", "7"],
+            "doc": ["D-1", "d#2", "D-1", "x"],
+            "rank": [1, 2, 1, 1],
+            "score": [0.1 + 0.2, 1 / 3, -1e-300, 12345678.901234567],
+        }
+    )
 
 
 @pytest.mark.parametrize("name", ["run.txt", "run.txt.gz"])
@@ -346,7 +367,7 @@ def test_write_read_run_roundtrip(tmp_path, engine, name):
     df = _run_frame()
     before = df.copy(deep=True)
     iio.write_run(df, tmp_path / name)
-    pd.testing.assert_frame_equal(df, before)          # caller's frame untouched
+    pd.testing.assert_frame_equal(df, before)  # caller's frame untouched
     back = iio.read_run(tmp_path / name)
     pd.testing.assert_frame_equal(back, normalised(df), check_exact=True)
     if name.endswith(".gz"):
@@ -395,8 +416,14 @@ def test_write_read_qrels_roundtrip(tmp_path, engine, rel, name):
 
 
 def test_write_read_diversity_qrels_roundtrip(tmp_path, engine):
-    df = pd.DataFrame({"topic": ["1", "1", "2"], "subtopic": ["1", "2", "1"], "doc": ["a", "a", "b"],
-                       "rel": [1, 0, 1]})
+    df = pd.DataFrame(
+        {
+            "topic": ["1", "1", "2"],
+            "subtopic": ["1", "2", "1"],
+            "doc": ["a", "a", "b"],
+            "rel": [1, 0, 1],
+        }
+    )
     iio.write_qrels(df, tmp_path / "q")
     pd.testing.assert_frame_equal(iio.read_qrels(tmp_path / "q", kind="diversity"), normalised(df))
 
@@ -410,13 +437,22 @@ def test_fixture_roundtrip(tmp_path, engine):
     pd.testing.assert_frame_equal(iio.read_qrels(tmp_path / "q"), q)
 
 
-_ID = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_characters="#"),
-              min_size=1, max_size=8)
+_ID = st.text(
+    alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_characters="#"),
+    min_size=1,
+    max_size=8,
+)
 _SCORE = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(_ID, _ID, _ID, st.integers(-10**12, 10**12), _SCORE), min_size=1, max_size=30))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.lists(
+        st.tuples(_ID, _ID, _ID, st.integers(-(10**12), 10**12), _SCORE), min_size=1, max_size=30
+    )
+)
 def test_roundtrip_property(tmp_path, rows):
     df = pd.DataFrame(rows, columns=["system", "topic", "doc", "rank", "score"])
     path = tmp_path / "prop.txt"
@@ -424,9 +460,13 @@ def test_roundtrip_property(tmp_path, rows):
     pd.testing.assert_frame_equal(iio.read_run(path), normalised(df), check_exact=True)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.tuples(_ID, _ID, st.one_of(st.integers(-100, 100))), min_size=1, max_size=20),
-       floats=st.booleans())
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.lists(st.tuples(_ID, _ID, st.one_of(st.integers(-100, 100))), min_size=1, max_size=20),
+    floats=st.booleans(),
+)
 def test_qrels_roundtrip_property(tmp_path, rows, floats):
     df = pd.DataFrame(rows, columns=["topic", "doc", "rel"])
     if floats:
@@ -437,6 +477,7 @@ def test_qrels_roundtrip_property(tmp_path, rows, floats):
 
 # ----------------------------------------------------------------------------- shared data
 
+
 @pytest.mark.shared
 def test_robust03_runs(shared_data):
     runs_dir = shared_data / "robust03" / "runs"
@@ -444,7 +485,9 @@ def test_robust03_runs(shared_data):
         pytest.skip("robust03 runs not in shared data")
     runs = iio.read_runs(runs_dir)
     names = sorted(p.name for p in runs_dir.iterdir() if not p.name.startswith("."))
-    assert runs.system.cat.categories.tolist() == sorted(n[len("input."):-len(".gz")] for n in names)
+    assert runs.system.cat.categories.tolist() == sorted(
+        n[len("input.") : -len(".gz")] for n in names
+    )
     assert runs.score.notna().all() and len(runs) > 1_000_000
     tags = iio.read_runs(runs_dir, system="tag")
     assert tags.system.cat.categories.tolist() == runs.system.cat.categories.tolist()
@@ -481,21 +524,33 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
     library's own atol (ctypes), not a rewrite of it."""
     import ctypes
     import ctypes.util
+
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     libc.atol.restype = ctypes.c_long
     second = "0" if kind == "trec" else "s1"
     for g in _GRADES_AGREE:
-        q = iio.read_qrels(write(tmp_path, "q.txt", f"1 {second} a {g}\n1 {second} b 1\n"), kind=kind)
+        q = iio.read_qrels(
+            write(tmp_path, "q.txt", f"1 {second} a {g}\n1 {second} b 1\n"), kind=kind
+        )
         assert int(np.trunc(q.rel.iloc[0])) == libc.atol(g.encode()), g
     for g in _GRADES_DIFFER:
-        assert int(np.trunc(float(g) if "x" not in g.lower() else int(g, 16))) != libc.atol(g.encode())
+        assert int(np.trunc(float(g) if "x" not in g.lower() else int(g, 16))) != libc.atol(
+            g.encode()
+        )
         # (the pandas reader refuses hexadecimal as no number at all)
-        with pytest.raises(ParseError, match=rf"line 2: (grade '{g}' is .* but {libc.atol(g.encode())} to trec_eval"
-                                             rf"|relevance '{g}' is not a number)"):
-            iio.read_qrels(write(tmp_path, "q.txt", f"1 {second} b 1\n1 {second} a {g}\n"), kind=kind)
+        with pytest.raises(
+            ParseError,
+            match=rf"line 2: (grade '{g}' is .* but {libc.atol(g.encode())} to trec_eval"
+            rf"|relevance '{g}' is not a number)",
+        ):
+            iio.read_qrels(
+                write(tmp_path, "q.txt", f"1 {second} b 1\n1 {second} a {g}\n"), kind=kind
+            )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, monkeypatch, data):
     """Property test against a plain Python reader: with the doc encoding by topic groups
@@ -509,15 +564,25 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, m
     monkeypatch.setattr(iio, "_MIN_SLICE_ROWS", min_slice)
     grouped = []
     encode = iio._encode_by_topic
-    monkeypatch.setattr(iio, "_encode_by_topic", lambda *a: grouped.append(encode(*a)) or grouped[-1])
+    monkeypatch.setattr(
+        iio, "_encode_by_topic", lambda *a: grouped.append(encode(*a)) or grouped[-1]
+    )
     monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
     d = tmp_path_factory.mktemp("halves")
-    topics = data.draw(st.lists(st.sampled_from(["1", "2", "10", "301", "b"]), min_size=1, max_size=30), "topics")
+    topics = data.draw(
+        st.lists(st.sampled_from(["1", "2", "10", "301", "b"]), min_size=1, max_size=30), "topics"
+    )
     paths, want = [], []
     for i in range(data.draw(st.integers(1, 4), "files")):
         ts = data.draw(st.permutations(topics), f"order{i}") if i else topics
-        docs = data.draw(st.lists(st.sampled_from(["d1", "d2", "D3", "é", "d10", "x" * 40]),
-                                  min_size=len(ts), max_size=len(ts)), f"docs{i}")
+        docs = data.draw(
+            st.lists(
+                st.sampled_from(["d1", "d2", "D3", "é", "d10", "x" * 40]),
+                min_size=len(ts),
+                max_size=len(ts),
+            ),
+            f"docs{i}",
+        )
         lines = [f"{t} Q0 {doc} {r} {-r}.5 tag" for r, (t, doc) in enumerate(zip(ts, docs), 1)]
         p = d / f"s{i}.txt"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -525,8 +590,10 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, m
         want += [tuple(line.split()[::2][:2]) for line in lines]
     runs = iio.read_runs(paths)
     assert list(zip(runs.topic.astype(str), runs.doc.astype(str))) == want
-    assert list(runs.doc.cat.categories) == sorted({doc for _, doc in want}, key=lambda x: x.encode())
-    if min_slice == 0:   # the groups were used (two topics or more)
+    assert list(runs.doc.cat.categories) == sorted(
+        {doc for _, doc in want}, key=lambda x: x.encode()
+    )
+    if min_slice == 0:  # the groups were used (two topics or more)
         assert (grouped[0] is not None) == (len(set(topics)) > 1)
 
 
@@ -539,9 +606,10 @@ def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
 
     def f(i):
         if i in bad:
-            time.sleep(0.01 * (10 - i))   # later failures finish first
+            time.sleep(0.01 * (10 - i))  # later failures finish first
             raise ValueError(f"item {i}")
         return i * i
+
     if bad:
         with pytest.raises(ValueError, match=f"item {min(bad)}$"):
             iio._map(f, range(10), threads)

@@ -20,11 +20,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _lint(package_parent: Path, config: Path) -> subprocess.CompletedProcess:
-    code = ("import sys; from importlinter.cli import lint_imports; "
-            f"sys.exit(lint_imports(config_filename={str(config)!r}, no_cache=True, no_logo=True))")
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        f"sys.exit(lint_imports(config_filename={str(config)!r}, no_cache=True, no_logo=True))"
+    )
     env = {**os.environ, "PYTHONPATH": str(package_parent)}
-    return subprocess.run([sys.executable, "-c", code], cwd=package_parent, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=package_parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_import_contracts_hold():
@@ -34,14 +42,17 @@ def test_import_contracts_hold():
 
 
 def test_import_contracts_catch_an_upward_import(tmp_path):
-    shutil.copytree(ROOT / "irframe", tmp_path / "irframe",
-                    ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copytree(
+        ROOT / "irframe", tmp_path / "irframe", ignore=shutil.ignore_patterns("__pycache__", "data")
+    )
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     kernel = tmp_path / "irframe" / "measures" / "cwl.py"
     text = kernel.read_text()
     anchor = "from ..align import segment_sum\n"
     assert anchor in text
-    kernel.write_text(text.replace(anchor, anchor + "from ..cwl import cwl as _upward  # noqa: F401\n", 1))
+    kernel.write_text(
+        text.replace(anchor, anchor + "from ..cwl import cwl as _upward  # noqa: F401\n", 1)
+    )
     out = _lint(tmp_path, tmp_path / "pyproject.toml")
     assert out.returncode != 0
     assert "irframe.measures is not allowed to import irframe.cwl" in out.stdout

@@ -58,7 +58,9 @@ def topic_sets(draw, max_systems=5, max_topics=3, max_m=5, max_depth=10):
                 continue  # topic missing from this run
             perm = draw(st.permutations(universe))
             rankings[(s, topic)] = list(perm[:length])
-    for s in systems:  # every system has at least one ranking (a system without any is not in the frame)
+    for s in (
+        systems
+    ):  # every system has at least one ranking (a system without any is not in the frame)
         if not any(key[0] == s for key in rankings):
             rankings[(s, "t0")] = [relevant["t0"][0]]
     return rankings, relevant, systems
@@ -99,7 +101,7 @@ def _check_relation(v: np.ndarray):
     ge = v >= 0
     for t in range(v.shape[2]):
         g = ge[:, :, t]
-        implied = (g[:, :, None] & g[None, :, :]).any(axis=1)   # a>=b>=c exists
+        implied = (g[:, :, None] & g[None, :, :]).any(axis=1)  # a>=b>=c exists
         assert not (implied & ~g).any()
         gt = v[:, :, t] > 0
         strict = (gt[:, :, None] & ge[None, :, :, t]).any(axis=1)  # a>b>=c
@@ -123,9 +125,9 @@ def test_equals_explicit_pessimistic_imputation(data, extra):
     lr = lexi.lexirecall(runs, qrels)
     lp = lexi.lexiprecision(runs, qrels)
     depth = max(len(r) for r in rankings.values())
-    for topic in lr.topic.values:               # topics run by at least one system
+    for topic in lr.topic.values:  # topics run by at least one system
         rel = relevant[topic]
-        n = depth + len(rel) + extra            # every n >= depth + m
+        n = depth + len(rel) + extra  # every n >= depth + m
         vec = {s: imputed(rankings.get((s, topic), []), rel, n) for s in systems}
         want_r = [[cmp_from_bottom(vec[a], vec[b]) for b in systems] for a in systems]
         want_p = [[cmp_from_top(vec[a], vec[b]) for b in systems] for a in systems]
@@ -144,7 +146,7 @@ def test_lexirecall_agrees_with_tse_when_tse_differs(data, e, extra):
     lr = lexi.lexirecall(runs, qrels)
     d = t.values[:, None, :] - t.values[None, :, :]
     differs = d != 0
-    assert (np.sign(d[differs]) == lr.values[differs]).all()   # Theorem A.1
+    assert (np.sign(d[differs]) == lr.values[differs]).all()  # Theorem A.1
 
 
 @SETTINGS
@@ -154,10 +156,10 @@ def test_lexiprecision_agrees_with_rr_and_rrlp(data):
     runs, qrels = frame_from_rankings(rankings, relevant)
     lp = lexi.lexiprecision(runs, qrels)
     rr = irf.evaluate(runs, qrels, "RR", complete=True).sel(measure="RR")
-    rr = rr.sel(topic=list(lp.topic.values)).fillna(0.0).values     # missing topic: RR = 0
+    rr = rr.sel(topic=list(lp.topic.values)).fillna(0.0).values  # missing topic: RR = 0
     d = rr[:, None, :] - rr[None, :, :]
     differs = d != 0
-    assert (np.sign(d[differs]) == lp.values[differs]).all()        # §7.3.1
+    assert (np.sign(d[differs]) == lp.values[differs]).all()  # §7.3.1
     r = lexi.rrlp(runs, qrels)
     assert (np.sign(r.values) == lp.values).all()
     np.testing.assert_allclose(r.values[differs], d[differs], rtol=0, atol=1e-12)
@@ -202,7 +204,7 @@ def _user_values(p, metric):
 
 
 def _leximin(a, b, tol):
-    for x, y in zip(reversed(a), reversed(b)):     # from the worst-off user upward
+    for x, y in zip(reversed(a), reversed(b)):  # from the worst-off user upward
         if abs(x - y) > tol:
             return 1 if x > y else -1
     return 0
@@ -231,15 +233,19 @@ def _paper_lr(p, n, eps):
     """Seed 000 §7.3.2 verbatim, in exact arithmetic."""
     m = len(p)
     delta = 1 / (n + eps)
-    w = [delta ** (m - 1) / (1 + delta) ** (m - 1)] + \
-        [delta ** (m - i) / (1 + delta) ** (m + 1 - i) for i in range(2, m + 1)]
+    w = [delta ** (m - 1) / (1 + delta) ** (m - 1)] + [
+        delta ** (m - i) / (1 + delta) ** (m + 1 - i) for i in range(2, m + 1)
+    ]
     assert sum(w) == 1
     return sum(wi * Fraction(n - pi, n) for wi, pi in zip(w, p))
 
 
 @SETTINGS
-@given(topic_sets(max_systems=4, max_topics=2), st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(7, 10)]),
-       st.integers(0, 1000))
+@given(
+    topic_sets(max_systems=4, max_topics=2),
+    st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(7, 10)]),
+    st.integers(0, 1000),
+)
 def test_metric_lexirecall_exact_matches_formula_and_order(data, eps, extra):
     rankings, relevant, systems = data
     runs, qrels = frame_from_rankings(rankings, relevant)
@@ -250,7 +256,9 @@ def test_metric_lexirecall_exact_matches_formula_and_order(data, eps, extra):
     for topic in pref.topic.values:
         rel = relevant[topic]
         got = lr.sel(topic=topic).values.tolist()
-        assert got == [_paper_lr(imputed(rankings.get((s, topic), []), rel, n), n, eps) for s in systems]
+        assert got == [
+            _paper_lr(imputed(rankings.get((s, topic), []), rel, n), n, eps) for s in systems
+        ]
     v = lr.values
     sign = np.vectorize(lambda x: (x > 0) - (x < 0))(v[:, None, :] - v[None, :, :])
     assert np.array_equal(sign, pref.values)
@@ -260,8 +268,9 @@ def test_metric_lexirecall_exact_matches_formula_and_order(data, eps, extra):
 
 def test_metric_lexirecall_float_loses_order_at_large_n():
     # two rankings that differ only at p_1: exact separates them, float64 cannot at n = 5e8
-    runs, qrels = frame_from_rankings({("a", "1"): ["r0", "x", "r1"], ("b", "1"): ["x", "r0", "r1"]},
-                                      {"1": ["r0", "r1"]})
+    runs, qrels = frame_from_rankings(
+        {("a", "1"): ["r0", "x", "r1"], ("b", "1"): ["x", "r0", "r1"]}, {"1": ["r0", "r1"]}
+    )
     n = 500_000_000
     ex = lexi.metric_lexirecall(runs, qrels, n=n).sel(topic="1").values
     fl = lexi.metric_lexirecall(runs, qrels, n=n, representation="float").sel(topic="1").values
@@ -270,9 +279,13 @@ def test_metric_lexirecall_float_loses_order_at_large_n():
 
 
 def test_measures_registered():
-    runs, qrels = frame_from_rankings({("a", "1"): ["r0", "x", "r1"], ("b", "1"): ["x", "r0"],
-                                       ("b", "2"): ["q"]}, {"1": ["r0", "r1"], "2": ["q"]})
-    cube = irf.evaluate(runs, qrels, ["TSE(n=100)", "TSE(n=100,e=R,k=2)", "LR", "LR(n=100,repr=float)"])
+    runs, qrels = frame_from_rankings(
+        {("a", "1"): ["r0", "x", "r1"], ("b", "1"): ["x", "r0"], ("b", "2"): ["q"]},
+        {"1": ["r0", "r1"], "2": ["q"]},
+    )
+    cube = irf.evaluate(
+        runs, qrels, ["TSE(n=100)", "TSE(n=100,e=R,k=2)", "LR", "LR(n=100,repr=float)"]
+    )
     assert cube.sel(system="a", topic="1", measure="TSE(n=100)").item() == pytest.approx(1 / 3)
     assert cube.sel(system="b", topic="1", measure="TSE(n=100)").item() == pytest.approx(1 / 100)
     assert cube.sel(system="a", topic="1", measure="TSE(n=100,e=R,k=2)").item() == 0.0
@@ -288,14 +301,16 @@ def test_measures_registered():
 
 # ----------------------------------------------------------------------------- conventions, errors
 def test_conventions_missing_topic_dropped_topic_graded():
-    runs, qrels = frame_from_rankings({("a", "1"): ["x"], ("b", "2"): ["r2"], ("a", "3"): ["y"]},
-                                      {"1": ["r1"], "2": ["r2"], "3": []})
+    runs, qrels = frame_from_rankings(
+        {("a", "1"): ["x"], ("b", "2"): ["r2"], ("a", "3"): ["y"]},
+        {"1": ["r1"], "2": ["r2"], "3": []},
+    )
     qrels = pd.concat([qrels, pd.DataFrame({"topic": ["1"], "doc": ["g"], "rel": [2]})])
     pref = lexi.lexirecall(runs, qrels)
-    assert list(pref.topic.values) == ["1", "2"]           # topic 3 has no relevant document
+    assert list(pref.topic.values) == ["1", "2"]  # topic 3 has no relevant document
     assert pref.attrs["dropped_topics"] == 1
-    assert pref.sel(system="a", other="b", topic="1").item() == 0   # both retrieve nothing relevant
-    assert pref.sel(system="b", other="a", topic="2").item() == 1   # a missing topic 2: worst case
+    assert pref.sel(system="a", other="b", topic="1").item() == 0  # both retrieve nothing relevant
+    assert pref.sel(system="b", other="a", topic="2").item() == 1  # a missing topic 2: worst case
     p2 = lexi.lexirecall(runs, qrels, rel_level=2)
     assert list(p2.topic.values) == ["1"]
     # the accessor passes through
@@ -323,8 +338,15 @@ def test_errors():
 
 
 def test_order_option_passed_through():
-    runs = pd.DataFrame({"system": ["a", "a", "b", "b"], "topic": "1", "doc": ["r", "x", "r", "x"],
-                         "score": [1.0, 1.0, 1.0, 1.0], "rank": [1, 2, 2, 1]})
+    runs = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b"],
+            "topic": "1",
+            "doc": ["r", "x", "r", "x"],
+            "score": [1.0, 1.0, 1.0, 1.0],
+            "rank": [1, 2, 2, 1],
+        }
+    )
     qrels = pd.DataFrame({"topic": "1", "doc": ["r"], "rel": [1]})
     # trec_eval order: ties by docno descending -> x then r for both: tie
     assert lexi.lexirecall(runs, qrels).sel(system="a", other="b").item() == 0
@@ -336,9 +358,15 @@ def _random_pref(S=5, T=7, seed=0):
     rng = np.random.default_rng(seed)
     cls = rng.integers(0, 3, size=(S, T))
     v = np.sign(cls[None, :, :] - cls[:, None, :]).astype(np.int8)
-    return xr.DataArray(v, dims=("system", "other", "topic"),
-                        coords={"system": [f"s{i}" for i in range(S)], "other": [f"s{i}" for i in range(S)],
-                                "topic": [str(t) for t in range(T)]}), cls
+    return xr.DataArray(
+        v,
+        dims=("system", "other", "topic"),
+        coords={
+            "system": [f"s{i}" for i in range(S)],
+            "other": [f"s{i}" for i in range(S)],
+            "topic": [str(t) for t in range(T)],
+        },
+    ), cls
 
 
 def test_counts_mean_and_orderings():
@@ -353,8 +381,19 @@ def test_counts_mean_and_orderings():
             assert c.ties.values[a, b] == T - w - l_
             assert lexi.mean_preference(pref).values[a, b] == pytest.approx((w - l_) / T)
     # Borda: per topic, number beaten + half the ties (among the other systems), averaged over topics
-    borda = [np.mean([sum((cls[a, t] < cls[b, t]) + 0.5 * (cls[a, t] == cls[b, t]) for b in range(S) if b != a)
-                      for t in range(T)]) for a in range(S)]
+    borda = [
+        np.mean(
+            [
+                sum(
+                    (cls[a, t] < cls[b, t]) + 0.5 * (cls[a, t] == cls[b, t])
+                    for b in range(S)
+                    if b != a
+                )
+                for t in range(T)
+            ]
+        )
+        for a in range(S)
+    ]
     ob = lexi.order_systems(pref, method="borda")
     for a in range(S):
         assert ob.loc[f"s{a}", "score"] == pytest.approx(borda[a])
@@ -365,12 +404,17 @@ def test_counts_mean_and_orderings():
 
 def test_orderings_recover_a_total_order():
     S, T = 6, 5
-    true = np.arange(S)                                 # s0 best
+    true = np.arange(S)  # s0 best
     v = np.sign(true[None, :, None] - true[:, None, None]) * np.ones((1, 1, T), int)
-    pref = xr.DataArray(v.astype(np.int8), dims=("system", "other", "topic"),
-                        coords={"system": [f"s{i}" for i in range(S)], "other": [f"s{i}" for i in range(S)]})
+    pref = xr.DataArray(
+        v.astype(np.int8),
+        dims=("system", "other", "topic"),
+        coords={"system": [f"s{i}" for i in range(S)], "other": [f"s{i}" for i in range(S)]},
+    )
     for method in ("net_wins", "copeland", "borda", "markov"):
-        assert lexi.order_systems(pref, method=method).index.tolist() == [f"s{i}" for i in range(S)], method
+        assert lexi.order_systems(pref, method=method).index.tolist() == [
+            f"s{i}" for i in range(S)
+        ], method
 
 
 def test_markov_stationary_is_fixed_point():
@@ -386,8 +430,11 @@ def test_agreement_and_ties_reference():
     rng = np.random.default_rng(2)
     scores = rng.integers(0, 3, size=(4, 6)).astype(float)
     scores[1, 2] = np.nan
-    cube = xr.DataArray(scores[:, :, None], dims=("system", "topic", "measure"),
-                        coords={"system": pref.system.values, "topic": pref.topic.values, "measure": ["X"]})
+    cube = xr.DataArray(
+        scores[:, :, None],
+        dims=("system", "topic", "measure"),
+        coords={"system": pref.system.values, "topic": pref.topic.values, "measure": ["X"]},
+    )
     num = den = ties = cells = 0
     for a, b in itertools.combinations(range(4), 2):
         for t in range(6):
@@ -403,12 +450,19 @@ def test_agreement_and_ties_reference():
     assert ag.sel(measure="X").item() == pytest.approx(num / den)
     assert int(ag.pairs.sel(measure="X")) == den
     assert lexi.tie_fraction(cube).sel(measure="X").item() == pytest.approx(ties / cells)
-    want = np.mean([pref.values[a, b, t] == 0 for a, b in itertools.combinations(range(4), 2) for t in range(6)])
+    want = np.mean(
+        [
+            pref.values[a, b, t] == 0
+            for a, b in itertools.combinations(range(4), 2)
+            for t in range(6)
+        ]
+    )
     assert lexi.tie_fraction(pref) == pytest.approx(want)
 
 
 def test_preference_table_uses_sign_test():
     from scipy.stats import binomtest
+
     pref, _ = _random_pref(S=4, T=12, seed=5)
     tab = lexi.preference_table(pref)
     assert len(tab) == 6
@@ -430,8 +484,12 @@ TABLE2 = {  # seed 000 Table 2, m = 10: TSE, R_1000, RP, LR
 
 @pytest.mark.parametrize("n", sorted(TABLE2))
 def test_table2_closed_forms(n):
-    got = (lexi.tie_probability("TSE", n=n, m=10), lexi.tie_probability("R", n=n, m=10, k=1000),
-           lexi.tie_probability("RP", n=n, m=10), lexi.tie_probability("LR", n=n, m=10))
+    got = (
+        lexi.tie_probability("TSE", n=n, m=10),
+        lexi.tie_probability("R", n=n, m=10, k=1000),
+        lexi.tie_probability("RP", n=n, m=10),
+        lexi.tie_probability("LR", n=n, m=10),
+    )
     assert tuple(round(x, 5) for x in got) == TABLE2[n]
 
 
@@ -440,11 +498,17 @@ def test_tie_probabilities_exact_small_cases():
     for n, m, k in ((6, 2, 3), (7, 3, 2), (5, 1, 4)):
         vecs = list(itertools.combinations(range(1, n + 1), m))
         N = len(vecs) ** 2
+
         def count(f):
             return Fraction(sum(f(p) == f(q) for p in vecs for q in vecs), N)
+
         assert lexi.tie_probability("TSE", n=n, m=m, exact=True) == count(lambda p: p[-1])
-        assert lexi.tie_probability("R", n=n, m=m, k=k, exact=True) == count(lambda p: sum(x <= k for x in p))
-        assert lexi.tie_probability("RP", n=n, m=m, exact=True) == count(lambda p: sum(x <= m for x in p))
+        assert lexi.tie_probability("R", n=n, m=m, k=k, exact=True) == count(
+            lambda p: sum(x <= k for x in p)
+        )
+        assert lexi.tie_probability("RP", n=n, m=m, exact=True) == count(
+            lambda p: sum(x <= m for x in p)
+        )
         assert lexi.tie_probability("LR", n=n, m=m, exact=True) == count(lambda p: p)
 
 
@@ -459,17 +523,20 @@ def test_tie_probabilities_monte_carlo(n, m, k):
 
 
 TABLE1 = pd.DataFrame(  # seed 000 Table 1
-    [[0.012, 1.000, 0.000, 0.285, 0.541, 0.535, 0.492],
-     [0.001, 1.000, 0.420, 0.077, 0.552, 0.549, 0.497],
-     [0.000, 1.000, 0.179, 0.008, 0.554, 0.555, 0.498],
-     [0.000, 1.000, 0.026, 0.001, 0.547, 0.554, 0.499]],
+    [
+        [0.012, 1.000, 0.000, 0.285, 0.541, 0.535, 0.492],
+        [0.001, 1.000, 0.420, 0.077, 0.552, 0.549, 0.497],
+        [0.000, 1.000, 0.179, 0.008, 0.554, 0.555, 0.498],
+        [0.000, 1.000, 0.026, 0.001, 0.547, 0.554, 0.499],
+    ],
     index=pd.Index([10**3, 10**4, 10**5, 10**6], name="n"),
-    columns=["tied", "TSE", "R@1000", "RP", "AP", "NDCG", "random"])
+    columns=["tied", "TSE", "R@1000", "RP", "AP", "NDCG", "random"],
+)
 
 
 def test_table1_simulation():
     sim = lexi.worst_case_simulation(rng=2023)
-    assert (sim["TSE"] == 1.0).all()                       # Theorem A.1
+    assert (sim["TSE"] == 1.0).all()  # Theorem A.1
     # every other cell within 0.03 of the published value (10,000 queries: sd <= 0.005)
     diff = (sim - TABLE1).abs()
     assert (diff.drop(columns="TSE") < 0.03).all().all(), diff
@@ -495,15 +562,15 @@ def test_orientation_closed_forms_and_fig3_pattern():
         np.testing.assert_allclose(lexi.orientation(name, n=n, m=ms, kind="precision"), 1 / ms)
         np.testing.assert_allclose(lexi.orientation(name, n=n, m=ms, kind="recall"), 1 / ms)
     ap_p = lexi.orientation("AP", n=n, m=ms, kind="precision")
-    np.testing.assert_allclose(ap_p, 1 / ms, rtol=1e-3)                    # AP ~ R ~ RP (precision)
+    np.testing.assert_allclose(ap_p, 1 / ms, rtol=1e-3)  # AP ~ R ~ RP (precision)
     nd_p = lexi.orientation("NDCG", n=n, m=ms, kind="precision")
-    assert (rr_p >= nd_p).all() and (nd_p[1:] > ap_p[1:]).all()            # RR > NDCG > AP
+    assert (rr_p >= nd_p).all() and (nd_p[1:] > ap_p[1:]).all()  # RR > NDCG > AP
     nd_r = lexi.orientation("NDCG", n=n, m=ms, kind="recall")
     rbp_r = lexi.orientation("RBP", n=n, m=ms, kind="recall", p=0.8)
     ap_r = lexi.orientation("AP", n=n, m=ms, kind="recall")
-    assert (ap_r[1:] > nd_r[1:]).all() and (nd_r[1:] > rbp_r[1:]).all()   # R/AP/RP > NDCG > RBP
+    assert (ap_r[1:] > nd_r[1:]).all() and (nd_r[1:] > rbp_r[1:]).all()  # R/AP/RP > NDCG > RBP
     rbp_p = lexi.orientation("RBP", n=n, m=ms, kind="precision", p=0.8)
-    np.testing.assert_allclose(rbp_p, rbp_p[0], rtol=1e-6)                 # RBP: not a function of m
+    np.testing.assert_allclose(rbp_p, rbp_p[0], rtol=1e-6)  # RBP: not a function of m
 
 
 # ----------------------------------------------------------------------------- real data
@@ -533,8 +600,11 @@ def test_robust03_against_reference(robust03):
     topics = list(pref.topic.values)
     assert set(topics) == set(m.index) & set(runs.topic)
     for t in topics:
-        vec = {s: ranks.get((s, t), []) + [n - m[t] + i for i in range(len(ranks.get((s, t), [])) + 1, m[t] + 1)]
-               for s in systems}
+        vec = {
+            s: ranks.get((s, t), [])
+            + [n - m[t] + i for i in range(len(ranks.get((s, t), [])) + 1, m[t] + 1)]
+            for s in systems
+        }
         want = np.array([[cmp_from_bottom(vec[a], vec[b]) for b in systems] for a in systems])
         assert np.array_equal(pref.sel(topic=t).values, want), t
         want_p = np.array([[cmp_from_top(vec[a], vec[b]) for b in systems] for a in systems])

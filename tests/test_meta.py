@@ -12,16 +12,22 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as hst
 from scipy import stats as st
 
-from irframe import meta, stats as irs
+from irframe import meta
+from irframe import stats as irs
 
 
 def cube3(x, systems=None, measures=None):
     x = np.asarray(x, float)
     S, T, K = x.shape
-    return xr.DataArray(x, dims=("system", "topic", "measure"),
-                        coords={"system": systems or [f"s{i}" for i in range(S)],
-                                "topic": [f"t{t}" for t in range(T)],
-                                "measure": measures or [f"m{k}" for k in range(K)]})
+    return xr.DataArray(
+        x,
+        dims=("system", "topic", "measure"),
+        coords={
+            "system": systems or [f"s{i}" for i in range(S)],
+            "topic": [f"t{t}" for t in range(T)],
+            "measure": measures or [f"m{k}" for k in range(K)],
+        },
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -42,7 +48,9 @@ def test_mu_worked_example_0415():
     assert float(mu.sel(measure="m3")) == pytest.approx(1.0)
     assert mu.attrs["n_pairs"] == 6
     # the natural log is just a rescaling
-    assert float(meta.metric_unanimity(cube, base=math.e).sel(measure="m1")) == pytest.approx(math.log(4 / 3))
+    assert float(meta.metric_unanimity(cube, base=math.e).sel(measure="m1")) == pytest.approx(
+        math.log(4 / 3)
+    )
     # single measure selection
     assert meta.metric_unanimity(cube, ["m1"]).sizes["measure"] == 1
 
@@ -62,7 +70,11 @@ def brute_mu(x, m, ref, base=2):
                 jm += dm
                 jM += dM
                 joint += dm * dM
-    return math.log(joint / n / ((jm / n) * (jM / n)), base) if jM > 0 and joint > 0 else (np.nan if jM == 0 else -np.inf)
+    return (
+        math.log(joint / n / ((jm / n) * (jM / n)), base)
+        if jM > 0 and joint > 0
+        else (np.nan if jM == 0 else -np.inf)
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -92,8 +104,11 @@ def test_mu_level_system_uses_means():
 def test_mu_on_cxa_grid_unflattens():
     rng = np.random.default_rng(1)
     x = rng.uniform(size=(5, 3, 2, 3))
-    grid = xr.DataArray(x, dims=("system", "topic", "C", "A"),
-                        coords={"C": ["RBP", "AP2"], "A": ["fin", "avg", "max"]})
+    grid = xr.DataArray(
+        x,
+        dims=("system", "topic", "C", "A"),
+        coords={"C": ["RBP", "AP2"], "A": ["fin", "avg", "max"]},
+    )
     mu = meta.metric_unanimity(grid)
     assert set(mu.dims) == {"C", "A"}
     flat = cube3(x.reshape(5, 3, 6))
@@ -121,8 +136,12 @@ def untied_reference(draw, min_s=3, max_s=7, min_k=1, max_k=4):
 
 
 @settings(max_examples=60, deadline=None)
-@given(M=untied_reference(), w1=hst.lists(hst.floats(0.1, 10), min_size=4, max_size=4),
-       w2=hst.lists(hst.floats(0.1, 10), min_size=4, max_size=4), other=hst.data())
+@given(
+    M=untied_reference(),
+    w1=hst.lists(hst.floats(0.1, 10), min_size=4, max_size=4),
+    w2=hst.lists(hst.floats(0.1, 10), min_size=4, max_size=4),
+    other=hst.data(),
+)
 def test_mu_property1_capturing_all_unanimous_improvements_maximises(M, w1, w2, other):
     """Property 1: a metric reporting every unanimous improvement has maximal MU, whatever else it does."""
     S, K = M.shape
@@ -133,14 +152,16 @@ def test_mu_property1_capturing_all_unanimous_improvements_maximises(M, w1, w2, 
     ref = list(range(3, 3 + K))
     mu = meta.metric_unanimity(cube3(x), ["m0", "m1", "m2"], others=[f"m{k}" for k in ref])
     assume(np.isfinite(mu.values[0]))
-    assert mu.values[0] == pytest.approx(1.0)          # log2(P(dM) / (1/2 P(dM)))
+    assert mu.values[0] == pytest.approx(1.0)  # log2(P(dM) / (1/2 P(dM)))
     assert mu.values[1] == pytest.approx(mu.values[0])  # regardless of the other decisions
-    assert mu.values[2] <= mu.values[0] + 1e-12         # nobody does better
+    assert mu.values[2] <= mu.values[0] + 1e-12  # nobody does better
 
 
 @settings(max_examples=60, deadline=None)
-@given(x=hst.lists(hst.lists(hst.integers(0, 5), min_size=3, max_size=3), min_size=2, max_size=8),
-       c=hst.floats(-1, 1))
+@given(
+    x=hst.lists(hst.lists(hst.integers(0, 5), min_size=3, max_size=3), min_size=2, max_size=8),
+    c=hst.floats(-1, 1),
+)
 def test_mu_property2_constant_metric_has_zero_mu(x, c):
     x = np.array(x, float)
     S = x.shape[0]
@@ -166,8 +187,10 @@ def test_mu_property3_asymmetry():
 
 
 @settings(max_examples=60, deadline=None)
-@given(x=hst.lists(hst.lists(hst.integers(0, 4), min_size=3, max_size=3), min_size=3, max_size=8),
-       reps=hst.integers(1, 4))
+@given(
+    x=hst.lists(hst.lists(hst.integers(0, 4), min_size=3, max_size=3), min_size=3, max_size=8),
+    reps=hst.integers(1, 4),
+)
 def test_mu_property4_duplicated_reference_metric_does_not_matter(x, reps):
     x = np.array(x, float)
     base = cube3(x[:, None, :])
@@ -191,6 +214,7 @@ def test_mu_invariant_to_monotone_transforms(x):
 # ---------------------------------------------------------------------------
 # Kendall tau
 # ---------------------------------------------------------------------------
+
 
 def test_tau_ap_hand_examples():
     truth = pd.Series({"A": 4, "B": 3, "C": 2, "D": 1})
@@ -242,15 +266,18 @@ def test_correlation_matrix():
     np.testing.assert_allclose(c.values, c.values.T)
     means = cube.mean("topic")
     assert float(c.sel(measure="AP", other_measure="P@10")) == pytest.approx(
-        meta.kendall_tau(means.sel(measure="AP"), means.sel(measure="P@10")))
+        meta.kendall_tau(means.sel(measure="AP"), means.sel(measure="P@10"))
+    )
     ap = meta.correlation_matrix(cube, method="tau_ap")
     assert float(ap.sel(measure="AP", other_measure="nDCG")) == pytest.approx(
-        meta.kendall_tau(means.sel(measure="AP"), means.sel(measure="nDCG"), variant="ap"))
+        meta.kendall_tau(means.sel(measure="AP"), means.sel(measure="nDCG"), variant="ap")
+    )
 
 
 # ---------------------------------------------------------------------------
 # stability / swap rate
 # ---------------------------------------------------------------------------
+
 
 def test_stability_closed_form():
     # a = [1,1,0,0], b = 0.5: of the 6 two-topic subsets a wins 1, loses 1, ties 4
@@ -296,12 +323,13 @@ def test_stability_fuzziness_turns_small_differences_into_ties():
 # discriminative power
 # ---------------------------------------------------------------------------
 
+
 def _dp_cube():
     rng = np.random.default_rng(0)
     topic = rng.normal(size=(1, 40, 1))
     x = topic + rng.normal(size=(6, 40, 2))
-    x[..., 0] += np.arange(6)[:, None] * 1.5     # well separated
-    x[..., 1] += np.arange(6)[:, None] * 0.25    # some pairs separable, some not
+    x[..., 0] += np.arange(6)[:, None] * 1.5  # well separated
+    x[..., 1] += np.arange(6)[:, None] * 0.25  # some pairs separable, some not
     return cube3(x, measures=["good", "mixed"])
 
 
@@ -332,14 +360,15 @@ def test_discriminative_power_paired_t_matches_scipy_ttest_rel():
         x = cube.sel(measure=m).values
         p = [st.ttest_rel(x[i], x[j]).pvalue for i in range(S) for j in range(i + 1, S)]
         assert dp.loc[m, "significant"] == sum(pv < 0.01 for pv in p)
-    dp2 = meta.discriminative_power(cube.sel(measure="good"), test="randomization", n_samples=500, rng=0)
+    dp2 = meta.discriminative_power(
+        cube.sel(measure="good"), test="randomization", n_samples=500, rng=0
+    )
     assert dp2.index.tolist() == ["good"]
 
 
 def test_discriminative_power_preference_cube_matches_binomtest_with_holm():
     """Sign test per distinct pair (scipy.stats.binomtest, ties dropped), Holm by statsmodels."""
     from statsmodels.stats.multitest import multipletests
-
     from test_stats import make_pref
 
     pref = make_pref(S=6, T=40)
@@ -360,6 +389,7 @@ def test_discriminative_power_preference_cube_matches_binomtest_with_holm():
 # label degradation
 # ---------------------------------------------------------------------------
 
+
 def make_qrels():
     rows = []
     for t, nrel in (("1", 10), ("2", 4), ("3", 1)):
@@ -379,13 +409,18 @@ def test_degrade_qrels_counts_and_immutability():
     assert allgone[allgone.rel >= 1].groupby("topic").size().to_dict() == {"1": 1, "2": 1, "3": 1}
     zero = meta.degrade_qrels(q, 0.5, rng=0, how="zero")
     assert len(zero) == len(q) and (zero.rel >= 1).sum() == 8
-    pd.testing.assert_frame_equal(meta.degrade_qrels(q, 0.5, rng=3), meta.degrade_qrels(q, 0.5, rng=3))
+    pd.testing.assert_frame_equal(
+        meta.degrade_qrels(q, 0.5, rng=3), meta.degrade_qrels(q, 0.5, rng=3)
+    )
 
 
 def test_degrade_qrels_by_frequency_removes_popular_first():
     q = make_qrels()
-    runs = pd.DataFrame([(f"sys{s}", "1", f"d1_{i}") for s in range(10) for i in range(3)]
-                        + [("sys0", "1", "d1_5")], columns=["system", "topic", "doc"])
+    runs = pd.DataFrame(
+        [(f"sys{s}", "1", f"d1_{i}") for s in range(10) for i in range(3)]
+        + [("sys0", "1", "d1_5")],
+        columns=["system", "topic", "doc"],
+    )
     removed = {}
     for seed in range(200):
         out = meta.degrade_qrels(q, 0.3, method="frequency", runs=runs, rng=seed)  # 3 of 10 removed
@@ -407,7 +442,10 @@ def test_degrade_qrels_by_frequency_removes_popular_first():
 
 def test_label_degradation_ties_and_agreement():
     q = make_qrels()
-    retrieved = {"a": [f"d1_{i}" for i in range(6)] + ["d2_0"], "b": [f"d1_{i}" for i in range(4, 10)] + ["d2_1", "d2_2"]}
+    retrieved = {
+        "a": [f"d1_{i}" for i in range(6)] + ["d2_0"],
+        "b": [f"d1_{i}" for i in range(4, 10)] + ["d2_1", "d2_2"],
+    }
 
     def evaluate(qr):
         rel = qr[qr.rel >= 1]
@@ -426,13 +464,15 @@ def test_label_degradation_ties_and_agreement():
     assert set(tab.columns) == {"fraction", "repeat", "measure", "ties", "agreement", "comparisons"}
     assert (tab.ties >= 0).all() and (tab.agreement <= 1).all()
     # reproducible
-    pd.testing.assert_frame_equal(tab, meta.label_degradation(q, evaluate, fractions=[0.0, 0.5, 0.9],
-                                                               n_repeats=3, rng=0))
+    pd.testing.assert_frame_equal(
+        tab, meta.label_degradation(q, evaluate, fractions=[0.0, 0.5, 0.9], n_repeats=3, rng=0)
+    )
 
 
 # ---------------------------------------------------------------------------
 # end to end on irframe's own evaluation of a synthetic collection
 # ---------------------------------------------------------------------------
+
 
 def test_end_to_end_with_core_evaluate():
     irf = pytest.importorskip("irframe")
@@ -447,8 +487,14 @@ def test_end_to_end_with_core_evaluate():
     assert (dp["power"] > 0.5).all()  # skills differ strongly in datasets.synthetic
     mu = meta.metric_unanimity(cube)
     assert np.isfinite(mu.values).all()
-    tab = meta.label_degradation(qrels, lambda q: irf.evaluate(runs, q, ["AP", "R@100"]),
-                                 fractions=[0, 0.5], method="frequency", runs=runs, rng=0)
+    tab = meta.label_degradation(
+        qrels,
+        lambda q: irf.evaluate(runs, q, ["AP", "R@100"]),
+        fractions=[0, 0.5],
+        method="frequency",
+        runs=runs,
+        rng=0,
+    )
     full = tab[tab.fraction == 0]
     assert (full.agreement == 1).all()
     half = tab[tab.fraction == 0.5].set_index("measure")
@@ -458,12 +504,15 @@ def test_end_to_end_with_core_evaluate():
 def test_label_degradation_progress_bar_changes_nothing(capsys):
     pytest.importorskip("tqdm")
     import irframe as irf
+
     qrels, runs = irf.datasets.synthetic(4, 6, 30, rng=2)
 
     def evaluate(q):
         return irf.evaluate(runs, q, ["AP"])
 
     quiet = meta.label_degradation(qrels, evaluate, fractions=(0.0, 0.5), n_repeats=2, rng=1)
-    shown = meta.label_degradation(qrels, evaluate, fractions=(0.0, 0.5), n_repeats=2, rng=1, progress=True)
+    shown = meta.label_degradation(
+        qrels, evaluate, fractions=(0.0, 0.5), n_repeats=2, rng=1, progress=True
+    )
     pd.testing.assert_frame_equal(quiet, shown)
-    assert "label degradation" in capsys.readouterr().err   # tqdm writes the bar to stderr
+    assert "label degradation" in capsys.readouterr().err  # tqdm writes the bar to stderr

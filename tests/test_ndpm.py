@@ -53,9 +53,17 @@ def brute_measures(c):
     s = c["C_plus"] + c["C_minus"] + c["C_s"]
     a = c["C"] + c["C_s"]
     inter = c["C_plus"] + c["C_s"]
-    return {"dpm": dpm, "ndpm": d(dpm, 2 * c["C"]), "dpm_drf": 1 - 2 * d(dpm, 2 * c["C"]),
-            "dpm_p": d(c["C_plus"], s), "dpm_r": d(c["C_plus"], c["C"]), "dpm_pa": d(inter, s),
-            "dpm_ra": d(inter, a), "dpm_m": d(dpm, a + s - inter), "dpm_e": d(dpm, a + s)}
+    return {
+        "dpm": dpm,
+        "ndpm": d(dpm, 2 * c["C"]),
+        "dpm_drf": 1 - 2 * d(dpm, 2 * c["C"]),
+        "dpm_p": d(c["C_plus"], s),
+        "dpm_r": d(c["C_plus"], c["C"]),
+        "dpm_pa": d(inter, s),
+        "dpm_ra": d(inter, a),
+        "dpm_m": d(dpm, a + s - inter),
+        "dpm_e": d(dpm, a + s),
+    }
 
 
 def brute_from_frames(runs, qrels, *, cutoff=None, rel=None, float32=True):
@@ -65,7 +73,9 @@ def brute_from_frames(runs, qrels, *, cutoff=None, rel=None, float32=True):
     for (s, t), g in runs.groupby(["system", "topic"]):
         judged = grades.loc[t]
         sc = g["score"].to_numpy(np.float32 if float32 else np.float64).astype(np.float64)
-        order = sorted(range(len(g)), key=lambda i: (-sc[i], tuple(-b for b in g["doc"].iloc[i].encode())))
+        order = sorted(
+            range(len(g)), key=lambda i: (-sc[i], tuple(-b for b in g["doc"].iloc[i].encode()))
+        )
         docs = [g["doc"].iloc[i] for i in order]
         scores = [sc[i] for i in order]
         if cutoff is not None:
@@ -73,7 +83,7 @@ def brute_from_frames(runs, qrels, *, cutoff=None, rel=None, float32=True):
         level = {}
         for d_, s_ in zip(docs, scores):
             if d_ in judged.index:
-                level[d_] = s_           # system level = score (ties = equal scores)
+                level[d_] = s_  # system level = score (ties = equal scores)
         bottom = min(level.values(), default=0.0) - 1.0
         D = list(judged.index)
         u = [judged[d_] if rel is None else float(judged[d_] >= rel) for d_ in D]
@@ -82,7 +92,9 @@ def brute_from_frames(runs, qrels, *, cutoff=None, rel=None, float32=True):
     return out
 
 
-def random_collection(rng, *, n_sys=3, n_top=3, n_docs=30, max_grade=3, tie_prob=0.3, float_grades=False):
+def random_collection(
+    rng, *, n_sys=3, n_top=3, n_docs=30, max_grade=3, tie_prob=0.3, float_grades=False
+):
     q, r = [], []
     for t in range(n_top):
         docs = [f"d{t}-{i:03d}" for i in range(n_docs)]
@@ -110,9 +122,17 @@ def test_example_2_distance_is_4():
 
 
 def test_example_3_dpm_8_ndpm_half():
-    qrels = pd.DataFrame({"topic": "q", "doc": ["d1", "d2", "d3", "d4", "d5"], "rel": [2, 2, 1, 0, 0]})
-    run = pd.DataFrame({"system": "s", "topic": "q", "doc": ["d1", "d5", "d2", "d4", "d3"],
-                        "score": [3.0, 3.0, 2.0, 2.0, 1.0]})
+    qrels = pd.DataFrame(
+        {"topic": "q", "doc": ["d1", "d2", "d3", "d4", "d5"], "rel": [2, 2, 1, 0, 0]}
+    )
+    run = pd.DataFrame(
+        {
+            "system": "s",
+            "topic": "q",
+            "doc": ["d1", "d5", "d2", "d4", "d3"],
+            "score": [3.0, 3.0, 2.0, 2.0, 1.0],
+        }
+    )
     cube = irf.evaluate(run, qrels, ["dpm", "ndpm"])
     assert cube.sel(measure="dpm").item() == 8
     assert cube.sel(measure="ndpm").item() == 0.5
@@ -124,16 +144,21 @@ def test_example_1_ordinal_invariance():
     # Example 1: u1 and u2 measure the same preference, so every measure agrees
     q1 = pd.DataFrame({"topic": "q", "doc": ["d1", "d2", "d3", "d4"], "rel": [0, 0, 1, 2]})
     q2 = q1.assign(rel=[-1, -1, 1, 4])
-    run = pd.DataFrame({"system": "s", "topic": "q", "doc": ["d2", "d4", "d1"], "score": [3., 2, 1]})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "q", "doc": ["d2", "d4", "d1"], "score": [3.0, 2, 1]}
+    )
     a = irf.evaluate(run, q1, ALL).values
     b = irf.evaluate(run, q2, ALL).values
     np.testing.assert_array_equal(a, b)
 
 
 # ----------------------------------------------------------------------------- brute force agreement
-weak_orders = st.integers(0, 40).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(-2, 4), min_size=n, max_size=n),
-    st.lists(st.integers(0, 6), min_size=n, max_size=n)))
+weak_orders = st.integers(0, 40).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(-2, 4), min_size=n, max_size=n),
+        st.lists(st.integers(0, 6), min_size=n, max_size=n),
+    )
+)
 
 
 @SETTINGS
@@ -168,8 +193,9 @@ def test_evaluate_equals_brute_force_from_frames(seed, merge_path, monkeypatch):
         for (s, t), c in brute.items():
             exp = brute_measures(c)
             for m in ALL:
-                assert cube.sel(system=s, topic=t, measure=m + suffix).item() == pytest.approx(exp[m], abs=1e-12), \
-                    (s, t, m, cutoff, rel)
+                assert cube.sel(system=s, topic=t, measure=m + suffix).item() == pytest.approx(
+                    exp[m], abs=1e-12
+                ), (s, t, m, cutoff, rel)
 
 
 def test_many_float_grades_use_merge_path_and_agree():
@@ -180,8 +206,13 @@ def test_many_float_grades_use_merge_path_and_agree():
     brute = brute_from_frames(runs, qrels)
     for row in got.itertuples():
         exp = brute[(row.system, row.topic)]
-        assert (row.C, row.C_plus, row.C_minus, row.C_u, row.C_s) == \
-            (exp["C"], exp["C_plus"], exp["C_minus"], exp["C_u"], exp["C_s"])
+        assert (row.C, row.C_plus, row.C_minus, row.C_u, row.C_s) == (
+            exp["C"],
+            exp["C_plus"],
+            exp["C_minus"],
+            exp["C_u"],
+            exp["C_s"],
+        )
 
 
 # ----------------------------------------------------------------------------- identities of §5-6
@@ -195,8 +226,9 @@ def test_two_level_ndpm_is_half_one_plus_fallout_minus_recall(cells):
         return  # R or F undefined
     docs = [f"d{i}" for i in range(len(cells))]
     qrels = pd.DataFrame({"topic": "q", "doc": docs, "rel": rel.astype(int)})
-    run = pd.DataFrame({"system": "s", "topic": "q", "doc": [d for d, r in zip(docs, ret) if r],
-                        "score": 1.0})  # one tie class: a two-level system ranking
+    run = pd.DataFrame(
+        {"system": "s", "topic": "q", "doc": [d for d, r in zip(docs, ret) if r], "score": 1.0}
+    )  # one tie class: a two-level system ranking
     if run.empty:
         run = pd.DataFrame({"system": "s", "topic": "q", "doc": ["unjudged"], "score": [1.0]})
     cube = irf.evaluate(run, qrels, ["ndpm", "dpm_p", "dpm_r", "dpm_drf"]).isel(system=0, topic=0)
@@ -208,7 +240,9 @@ def test_two_level_ndpm_is_half_one_plus_fallout_minus_recall(cells):
     P = (X & Y).sum() / Y.sum() if Y.any() else 0.0
     Pn = (~X & ~Y).sum() / (~Y).sum() if (~Y).any() else 0.0
     Rn = (~X & ~Y).sum() / (~X).sum()
-    assert cube.sel(measure="dpm_p").item() == pytest.approx(P * Pn if Y.any() and (~Y).any() else 0.0, abs=1e-12)
+    assert cube.sel(measure="dpm_p").item() == pytest.approx(
+        P * Pn if Y.any() and (~Y).any() else 0.0, abs=1e-12
+    )
     assert cube.sel(measure="dpm_r").item() == pytest.approx(R * Rn, abs=1e-12)
 
 
@@ -227,7 +261,7 @@ def test_linear_system_order_ndpm_is_one_minus_rnorm(grades, rnd):
     run = pd.DataFrame(rows, columns=["doc", "score"]).assign(system="s", topic="q")
     cube = irf.evaluate(run, qrels, ["ndpm", "ndpm(rel=1)"]).isel(system=0, topic=0)
     g = np.array(grades)
-    ranked = g[perm]                                # grades in system order
+    ranked = g[perm]  # grades in system order
     # generalized R_norm (Bollmann et al., Eq. 52) from enumerated pairs
     c = brute_counts(g[perm].astype(float), -np.arange(n_docs, dtype=float))
     if c["C"]:
@@ -237,7 +271,7 @@ def test_linear_system_order_ndpm_is_one_minus_rnorm(grades, rnd):
     relv = ranked >= 1
     n, N = int(relv.sum()), n_docs
     if 0 < n < N:
-        li = np.flatnonzero(relv) + 1            # levels of the relevant documents
+        li = np.flatnonzero(relv) + 1  # levels of the relevant documents
         rnorm = 1 - (li - np.arange(1, n + 1)).sum() / (n * (N - n))
         assert cube.sel(measure="ndpm(rel=1)").item() == pytest.approx(1 - rnorm, abs=1e-12)
 
@@ -252,8 +286,14 @@ def test_linear_both_e_is_half_one_minus_kendall_tau(n_docs, rnd):
     rnd.shuffle(perm)
     docs = [f"d{i}" for i in range(n_docs)]
     qrels = pd.DataFrame({"topic": "q", "doc": docs, "rel": grades})
-    run = pd.DataFrame({"system": "s", "topic": "q", "doc": [docs[i] for i in perm],
-                        "score": np.arange(n_docs, 0, -1, dtype=float)})
+    run = pd.DataFrame(
+        {
+            "system": "s",
+            "topic": "q",
+            "doc": [docs[i] for i in perm],
+            "score": np.arange(n_docs, 0, -1, dtype=float),
+        }
+    )
     cube = irf.evaluate(run, qrels, ["dpm_e", "dpm_drf", "ndpm"]).isel(system=0, topic=0)
     sys_pos = np.empty(n_docs)
     sys_pos[perm] = np.arange(n_docs)
@@ -272,8 +312,8 @@ def test_composite_forms_eq_63_to_65(seed):
     ok = (cnt.dpm_pa > 0) & (cnt.dpm_ra > 0)
     c = cnt[ok]
     inv = 1 / c.dpm_pa + 1 / c.dpm_ra
-    np.testing.assert_allclose(c.dpm_m, 1 - 1 / (inv - 1), atol=1e-12)       # Eq. 63
-    np.testing.assert_allclose(c.dpm_e, 1 - 2 / inv, atol=1e-12)             # Eq. 64
+    np.testing.assert_allclose(c.dpm_m, 1 - 1 / (inv - 1), atol=1e-12)  # Eq. 63
+    np.testing.assert_allclose(c.dpm_e, 1 - 2 / inv, atol=1e-12)  # Eq. 64
     A = c.C + c.C_s
     S = c.C_plus + c.C_minus + c.C_s
     np.testing.assert_allclose(c.ndpm, (1 - 2 / inv) * (A + S) / (2 * c.C), atol=1e-12)  # Eq. 65
@@ -285,25 +325,37 @@ def test_composite_forms_eq_63_to_65(seed):
 # ----------------------------------------------------------------------------- conventions
 def test_empty_ranking_is_random_retrieval():
     """Eq. 25: the one-level ranking has dpm = |>u| = C, ndpm = 1/2, drf = 0."""
-    qrels = pd.DataFrame({"topic": ["a"] * 4 + ["b"] * 3, "doc": list("wxyzwxy"), "rel": [2, 1, 1, 0, 1, 0, 0]})
+    qrels = pd.DataFrame(
+        {"topic": ["a"] * 4 + ["b"] * 3, "doc": list("wxyzwxy"), "rel": [2, 1, 1, 0, 1, 0, 0]}
+    )
     run = pd.DataFrame({"system": "s", "topic": "a", "doc": ["w"], "score": [1.0]})
-    cube = irf.evaluate(run, qrels, ["dpm", "ndpm", "dpm_drf"], complete=True).sel(system="s", topic="b")
+    cube = irf.evaluate(run, qrels, ["dpm", "ndpm", "dpm_drf"], complete=True).sel(
+        system="s", topic="b"
+    )
     assert cube.values.tolist() == [2.0, 0.5, 0.0]
 
 
 def test_unjudged_documents_take_no_part_and_float32_ties():
     qrels = pd.DataFrame({"topic": "q", "doc": ["a", "b", "c"], "rel": [0, 1, 2]})
-    base = pd.DataFrame({"system": "s", "topic": "q", "doc": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
-    noisy = pd.concat([base, pd.DataFrame({"system": "s", "topic": "q", "doc": ["x", "y"],
-                                           "score": [5.0, 1.5]})])
-    assert irf.evaluate(base, qrels, ALL).values.tolist() == irf.evaluate(noisy, qrels, ALL).values.tolist()
+    base = pd.DataFrame(
+        {"system": "s", "topic": "q", "doc": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+    )
+    noisy = pd.concat(
+        [base, pd.DataFrame({"system": "s", "topic": "q", "doc": ["x", "y"], "score": [5.0, 1.5]})]
+    )
+    assert (
+        irf.evaluate(base, qrels, ALL).values.tolist()
+        == irf.evaluate(noisy, qrels, ALL).values.tolist()
+    )
     # scores equal in float32 tie under trec_eval order, differ under trec_eval10
-    close = pd.DataFrame({"system": "s", "topic": "q", "doc": ["a", "c"], "score": [1.0 + 1e-12, 1.0]})
+    close = pd.DataFrame(
+        {"system": "s", "topic": "q", "doc": ["a", "c"], "score": [1.0 + 1e-12, 1.0]}
+    )
     tied = irf.evaluate(close, qrels, "dpm").item()
     strict = irf.evaluate(close, qrels, "dpm", order="trec_eval10").item()
     # tied: (a,b) contradicting, (a,c) compatible, (b,c) agreeing -> 3; strict a > c: 4
-    b_tied = brute_counts(np.array([0., 1, 2]), np.array([1., 0, 1]))
-    b_strict = brute_counts(np.array([0., 1, 2]), np.array([2., 0, 1]))
+    b_tied = brute_counts(np.array([0.0, 1, 2]), np.array([1.0, 0, 1]))
+    b_strict = brute_counts(np.array([0.0, 1, 2]), np.array([2.0, 0, 1]))
     assert tied == 2 * b_tied["C_minus"] + b_tied["C_u"]
     assert strict == 2 * b_strict["C_minus"] + b_strict["C_u"]
     assert (tied, strict) == (3.0, 4.0)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import find_shared_data, reference_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,8 +20,10 @@ def _reads_shared(path: Path) -> bool:
     return "shared/data" in text or "IRFRAME_SHARED_DATA" in text
 
 
-PARAMS = [pytest.param(p, id=p.name, marks=[pytest.mark.shared] if _reads_shared(p) else [])
-          for p in NOTEBOOKS]
+PARAMS = [
+    pytest.param(p, id=p.name, marks=[pytest.mark.shared] if _reads_shared(p) else [])
+    for p in NOTEBOOKS
+]
 
 
 @pytest.mark.slow
@@ -34,8 +35,9 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     if _reads_shared(path):  # marked shared: skipped by conftest when the data is absent
         monkeypatch.setenv("IRFRAME_SHARED_DATA", str(find_shared_data()))
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     client.execute()  # raises CellExecutionError with the failing cell's traceback
 
 
@@ -48,6 +50,10 @@ def test_every_notebook_checks_what_its_text_says():
     nbformat = reference_module("nbformat")
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
-        asserts = sum(line.lstrip().startswith(("assert ", "np.testing.assert"))
-                      for c in nb.cells if c.cell_type == "code" for line in c.source.splitlines())
+        asserts = sum(
+            line.lstrip().startswith(("assert ", "np.testing.assert"))
+            for c in nb.cells
+            if c.cell_type == "code"
+            for line in c.source.splitlines()
+        )
         assert asserts >= 2, f"{path.name} asserts nothing its text quotes"

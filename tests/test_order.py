@@ -16,7 +16,23 @@ from hypothesis import strategies as st
 import irframe._order as O
 import irframe.align as A
 
-NAMES = ["a", "b", "B", "é", "ab", "z9", "Ω", "a\u00e9", "10", "9", "d\U0001F600", "", "a\x00", "zz", "x\ud800"]
+NAMES = [
+    "a",
+    "b",
+    "B",
+    "é",
+    "ab",
+    "z9",
+    "Ω",
+    "a\u00e9",
+    "10",
+    "9",
+    "d\U0001f600",
+    "",
+    "a\x00",
+    "zz",
+    "x\ud800",
+]
 
 
 def _trec_key(group: int, value: float, doc: str):
@@ -60,7 +76,9 @@ def _check(rows, dtype, docs):
     group = np.array([r[0] for r in rows], np.int32)
     value = np.array([r[1] for r in rows], dtype)
     doc = np.array([r[2] for r in rows], np.int64)
-    expected = sorted(range(len(rows)), key=lambda i: _trec_key(rows[i][0], rows[i][1], docs[rows[i][2]]))
+    expected = sorted(
+        range(len(rows)), key=lambda i: _trec_key(rows[i][0], rows[i][1], docs[rows[i][2]])
+    )
     o = O.order_rows(group, value, doc, docs)
     idx = o.source(len(rows))
     assert idx.tolist() == expected
@@ -104,11 +122,18 @@ def test_duplicate_check_against_pandas(one_system, wide_qrels, data):
     written and read back when the table is large beside the rows, as with ``wide_qrels``)
     against pandas' ``duplicated`` on (system, topic, doc)."""
     n_sys, n_top = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 3))
-    rows = data.draw(st.lists(st.tuples(st.integers(0, n_sys - 1), st.integers(0, n_top - 1),
-                                        st.integers(0, 5)), min_size=1, max_size=40))
+    rows = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, n_sys - 1), st.integers(0, n_top - 1), st.integers(0, 5)),
+            min_size=1,
+            max_size=40,
+        )
+    )
     frame = pd.DataFrame(rows, columns=["system", "topic", "doc"]).astype(str).assign(score=1.0)
     docs = [str(d) for d in range(200)] if wide_qrels else ["0"]
-    qrels = pd.DataFrame([(str(t), d, 1) for t in range(n_top) for d in docs], columns=["topic", "doc", "rel"])
+    qrels = pd.DataFrame(
+        [(str(t), d, 1) for t in range(n_top) for d in docs], columns=["topic", "doc", "rel"]
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(A, "_DUP_ONE_SYSTEM_ROWS", 0 if one_system else 10**9)
         mp.setattr(A, "_DUP_TABLE_MAX", data.draw(st.sampled_from([1, 7, 10**6])))

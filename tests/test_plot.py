@@ -25,9 +25,15 @@ def _close():
 def cube():
     rng = np.random.default_rng(0)
     x = rng.uniform(size=(4, 12, 2)) + np.array([0, 0.1, 0.2, 0.3])[:, None, None]
-    return xr.DataArray(x, dims=("system", "topic", "measure"),
-                        coords={"system": ["bm25", "ql", "dense", "rerank"],
-                                "topic": [f"{t:03d}" for t in range(12)], "measure": ["AP", "nDCG@10"]})
+    return xr.DataArray(
+        x,
+        dims=("system", "topic", "measure"),
+        coords={
+            "system": ["bm25", "ql", "dense", "rerank"],
+            "topic": [f"{t:03d}" for t in range(12)],
+            "measure": ["AP", "nDCG@10"],
+        },
+    )
 
 
 def test_topic_differences(cube):
@@ -79,8 +85,12 @@ def test_correlation_heatmap(cube):
 
 
 def test_grid_heatmap_marks_undefined_cells():
-    g = xr.DataArray([[0.1, np.nan, 0.3], [0.2, 0.5, 0.6]], dims=("A", "C"),
-                     coords={"C": ["RBP", "AP2", "RR"], "A": ["fin", "avg"]}, name="MU")
+    g = xr.DataArray(
+        [[0.1, np.nan, 0.3], [0.2, 0.5, 0.6]],
+        dims=("A", "C"),
+        coords={"C": ["RBP", "AP2", "RR"], "A": ["fin", "avg"]},
+        name="MU",
+    )
     ax = plot.grid_heatmap(g)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["RBP", "AP2", "RR"]
     texts = [t.get_text() for t in ax.texts]
@@ -91,16 +101,24 @@ def test_grid_heatmap_marks_undefined_cells():
 
 
 def test_orientation_curves_formats():
-    long = pd.DataFrame([(m, k, o, v) for m in ("RR", "AP", "TSE") for k in range(1, 6)
-                         for o, v in (("precision", 1 / k), ("recall", 0.5 / k))],
-                        columns=["measure", "m", "orientation", "value"])
+    long = pd.DataFrame(
+        [
+            (m, k, o, v)
+            for m in ("RR", "AP", "TSE")
+            for k in range(1, 6)
+            for o, v in (("precision", 1 / k), ("recall", 0.5 / k))
+        ],
+        columns=["measure", "m", "orientation", "value"],
+    )
     axes = plot.orientation_curves(long)
     assert len(axes) == 2 and all(isinstance(a, Axes) for a in axes)
     assert axes[1].get_ylabel() == "recall orientation"
     ax = plot.orientation_curves(long, kind="precision")
     assert len(ax.get_lines()) == 3
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["RR", "AP", "TSE"]
-    da = xr.DataArray(np.ones((5, 2)), dims=("m", "measure"), coords={"m": range(1, 6), "measure": ["RR", "AP"]})
+    da = xr.DataArray(
+        np.ones((5, 2)), dims=("m", "measure"), coords={"m": range(1, 6), "measure": ["RR", "AP"]}
+    )
     assert len(plot.orientation_curves(da).get_lines()) == 2
     with pytest.raises(KeyError):
         plot.orientation_curves(long, kind="recalls")

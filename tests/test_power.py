@@ -12,24 +12,31 @@ import math
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 from scipy import stats as st
 
 from irframe import stats as irs
 
-from conftest import reference_module  # skips, or fails with CI=true, when absent
-
 smp = reference_module("statsmodels.stats.power")
 
 
-@pytest.mark.parametrize("effect,var,n", [(0.05, 0.02, 50), (0.1, 0.05, 25), (0.02, 0.01, 200), (0.2, 0.3, 8)])
+@pytest.mark.parametrize(
+    "effect,var,n", [(0.05, 0.02, 50), (0.1, 0.05, 25), (0.02, 0.01, 200), (0.2, 0.3, 8)]
+)
 def test_paired_t_power_matches_statsmodels(effect, var, n):
-    ref = smp.TTestPower().power(effect_size=effect / math.sqrt(var), nobs=n, alpha=0.05, alternative="two-sided")
+    ref = smp.TTestPower().power(
+        effect_size=effect / math.sqrt(var), nobs=n, alpha=0.05, alternative="two-sided"
+    )
     assert irs.power(effect, n_topics=n, variance=var) == pytest.approx(ref, rel=1e-9)
 
 
-@pytest.mark.parametrize("effect,var,target", [(0.05, 0.02, 0.8), (0.1, 0.05, 0.9), (0.03, 0.01, 0.8)])
+@pytest.mark.parametrize(
+    "effect,var,target", [(0.05, 0.02, 0.8), (0.1, 0.05, 0.9), (0.03, 0.01, 0.8)]
+)
 def test_topic_set_size_is_ceiling_of_statsmodels_solution(effect, var, target):
-    n_real = smp.TTestPower().solve_power(effect_size=effect / math.sqrt(var), power=target, alpha=0.05)
+    n_real = smp.TTestPower().solve_power(
+        effect_size=effect / math.sqrt(var), power=target, alpha=0.05
+    )
     assert irs.topic_set_size(effect, variance=var, target_power=target) == math.ceil(n_real)
 
 
@@ -39,7 +46,7 @@ def test_topic_set_size_close_to_sakai_nagata_approximation():
     za, zb = st.norm.ppf(1 - 0.05 / 2), st.norm.ppf(0.8)
     for minD, var in [(0.05, 0.02), (0.1, 0.1), (0.02, 0.005), (0.1, 0.02)]:
         lam = minD / math.sqrt(var)
-        approx = ((za + zb) / lam) ** 2 + za ** 2 / 2
+        approx = ((za + zb) / lam) ** 2 + za**2 / 2
         assert abs(irs.topic_set_size(minD, variance=var) - math.ceil(approx)) <= 1
 
 
@@ -50,16 +57,20 @@ def test_topic_set_size_close_to_sakai_nagata_approximation():
 # test was written); they agree with the t distribution to the third decimal in all eight
 # cases and with the normal approximation in none, which the second test checks.
 WMZ_TABLE1 = [
-    ("TREC-3 mean", 0.144, 0.058), ("TREC-3 95th", 0.198, 0.080),
-    ("TREC-6 mean", 0.196, 0.079), ("TREC-6 95th", 0.259, 0.105),
-    ("TREC-8 mean", 0.160, 0.065), ("TREC-8 95th", 0.226, 0.091),
-    ("TREC 2005 TB mean", 0.142, 0.057), ("TREC 2005 TB 95th", 0.191, 0.077),
+    ("TREC-3 mean", 0.144, 0.058),
+    ("TREC-3 95th", 0.198, 0.080),
+    ("TREC-6 mean", 0.196, 0.079),
+    ("TREC-6 95th", 0.259, 0.105),
+    ("TREC-8 mean", 0.160, 0.065),
+    ("TREC-8 95th", 0.226, 0.091),
+    ("TREC 2005 TB mean", 0.142, 0.057),
+    ("TREC 2005 TB 95th", 0.191, 0.077),
 ]
 
 
 @pytest.mark.parametrize("label,sigma,delta", WMZ_TABLE1, ids=[r[0] for r in WMZ_TABLE1])
 def test_min_detectable_effect_reproduces_webber_moffat_zobel_table1(label, sigma, delta):
-    assert round(irs.min_detectable_effect(n_topics=50, variance=sigma ** 2), 3) == delta
+    assert round(irs.min_detectable_effect(n_topics=50, variance=sigma**2), 3) == delta
 
 
 def test_webber_moffat_zobel_table1_is_not_the_normal_approximation():
@@ -75,10 +86,11 @@ def test_topic_set_size_reproduces_webber_moffat_zobel_worked_example(sigma, rep
     # mean sigma = 0.15, and 262 at the 95th-percentile sigma = 0.19.  They report the
     # real-valued solution rounded; the integer design (power >= 0.8) is one topic more.
     from scipy.optimize import brentq
-    n_real = brentq(lambda n: irs.power(0.033, n_topics=n, variance=sigma ** 2) - 0.8, 10, 1000)
+
+    n_real = brentq(lambda n: irs.power(0.033, n_topics=n, variance=sigma**2) - 0.8, 10, 1000)
     assert round(n_real) == reported
-    assert irs.topic_set_size(0.033, variance=sigma ** 2) == reported + 1
-    assert irs.power(0.033, n_topics=reported, variance=sigma ** 2) == pytest.approx(0.8, abs=1e-3)
+    assert irs.topic_set_size(0.033, variance=sigma**2) == reported + 1
+    assert irs.power(0.033, n_topics=reported, variance=sigma**2) == pytest.approx(0.8, abs=1e-3)
 
 
 # Sakai's Excel tool samplesizeTTEST2.xlsx (Sakai, "Laboratory Experiments in Information
@@ -105,23 +117,31 @@ def test_topic_set_size_matches_sakai_samplesizeTTEST2(alpha, beta, minD, var, n
     assert irs.topic_set_size(minD, variance=var, alpha=alpha, target_power=1 - beta) == n
     # the tool's power is Nagata's approximation of the exact noncentral-t power used here
     assert irs.power(minD, n_topics=n, variance=var, alpha=alpha) == pytest.approx(pw, abs=2e-3)
-    assert irs.power(minD, n_topics=n - 1, variance=var, alpha=alpha) == pytest.approx(pw_before, abs=2e-3)
+    assert irs.power(minD, n_topics=n - 1, variance=var, alpha=alpha) == pytest.approx(
+        pw_before, abs=2e-3
+    )
 
 
-@pytest.mark.parametrize("m,n,minD,var", [(5, 30, 0.1, 0.05), (10, 50, 0.08, 0.04), (3, 12, 0.2, 0.1)])
+@pytest.mark.parametrize(
+    "m,n,minD,var", [(5, 30, 0.1, 0.05), (10, 50, 0.08, 0.04), (3, 12, 0.2, 0.1)]
+)
 def test_one_way_anova_power_matches_statsmodels(m, n, minD, var):
     # least favourable configuration: sum of squared deviations minD^2 / 2 -> Cohen's f
-    f = math.sqrt(minD ** 2 / (2 * m * var))
+    f = math.sqrt(minD**2 / (2 * m * var))
     ref = smp.FTestAnovaPower().power(effect_size=f, nobs=m * n, alpha=0.05, k_groups=m)
-    assert irs.power(minD, n_topics=n, variance=var, design="anova", n_systems=m) == pytest.approx(ref, rel=1e-8)
+    assert irs.power(minD, n_topics=n, variance=var, design="anova", n_systems=m) == pytest.approx(
+        ref, rel=1e-8
+    )
 
 
 def test_two_way_anova_power_by_noncentral_f_definition():
     m, n, minD, var = 6, 40, 0.1, 0.03
-    df1, df2, lam = m - 1, (m - 1) * (n - 1), n * minD ** 2 / (2 * var)
+    df1, df2, lam = m - 1, (m - 1) * (n - 1), n * minD**2 / (2 * var)
     # Monte Carlo free definition: P(F' > F_crit) with scipy's ncf
     ref = 1 - st.ncf.cdf(st.f.ppf(0.95, df1, df2), df1, df2, lam)
-    assert irs.power(minD, n_topics=n, variance=var, design="anova2", n_systems=m) == pytest.approx(ref)
+    assert irs.power(minD, n_topics=n, variance=var, design="anova2", n_systems=m) == pytest.approx(
+        ref
+    )
 
 
 def test_min_detectable_effect_inverts_power():
@@ -133,14 +153,23 @@ def test_min_detectable_effect_inverts_power():
 def test_variance_components_and_table_from_cube():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(5, 40)) * 0.1 + rng.normal(size=40) * 0.3
-    cube = xr.DataArray(x[:, :, None].repeat(2, axis=2) * [1.0, 2.0], dims=("system", "topic", "measure"),
-                        coords={"measure": ["AP", "AP2"]})
+    cube = xr.DataArray(
+        x[:, :, None].repeat(2, axis=2) * [1.0, 2.0],
+        dims=("system", "topic", "measure"),
+        coords={"measure": ["AP", "AP2"]},
+    )
     vc = irs.variance_components(cube)
     # two-way residual mean square by statsmodels' OLS with system and topic factors
     import pandas as pd
     import statsmodels.formula.api as smf
-    long = pd.DataFrame({"y": x.ravel(), "s": np.repeat(np.arange(5), 40).astype(str),
-                         "t": np.tile(np.arange(40), 5).astype(str)})
+
+    long = pd.DataFrame(
+        {
+            "y": x.ravel(),
+            "s": np.repeat(np.arange(5), 40).astype(str),
+            "t": np.tile(np.arange(40), 5).astype(str),
+        }
+    )
     fit = smf.ols("y ~ C(s) + C(t)", long).fit()
     assert vc.loc["AP", "var_residual"] == pytest.approx(fit.mse_resid)
     assert vc.loc["AP2", "var_residual"] == pytest.approx(4 * fit.mse_resid)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from irframe import _prefetch, cli
-import irframe.io as iio
 import irframe._textfile as tf
+import irframe.io as iio
+from irframe import _prefetch, cli
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 EXPECTED = DATA / "expected_v9.0.8"
@@ -39,7 +39,9 @@ def _runs(tmp_path: Path) -> list[str]:
     field, which trec_eval ignores), and results.test gzipped."""
     trunc = (DATA / "results.trunc").read_bytes()
     spaced = tmp_path / "spaced.txt"
-    spaced.write_bytes(b"\n".join(b" ".join(line.split()[:6]) for line in trunc.splitlines()) + b"\n")
+    spaced.write_bytes(
+        b"\n".join(b" ".join(line.split()[:6]) for line in trunc.splitlines()) + b"\n"
+    )
     zipped = tmp_path / "zipped.gz"
     zipped.write_bytes(gzip.compress((DATA / "results.test").read_bytes()))
     return [str(DATA / "results.test"), str(spaced), str(zipped)]
@@ -71,6 +73,7 @@ def _spy(monkeypatch) -> dict[str, int]:
     def spy_parse(*a, **k):
         counts["parsed"] += 1
         return parse(*a, **k)
+
     monkeypatch.setattr(_prefetch, "take", spy_take)
     monkeypatch.setattr(tf, "_arrow_table", spy_parse)
     return counts
@@ -95,9 +98,9 @@ def test_files_read_with_other_options_are_read_again(tmp_path, monkeypatch):
     runs = _runs(tmp_path)
     assert _prefetch.start(["eval", str(DATA / "qrels.test"), *runs])
     _wait(runs)
-    assert _prefetch.take(runs[0], (False, True, True)) is None       # want_rank
-    assert _prefetch.take(runs[0], (False, False, True)) is None      # forgotten once asked for
-    assert _prefetch.take(runs[1], (True, False, True)) is None       # want_tag
+    assert _prefetch.take(runs[0], (False, True, True)) is None  # want_rank
+    assert _prefetch.take(runs[0], (False, False, True)) is None  # forgotten once asked for
+    assert _prefetch.take(runs[1], (True, False, True)) is None  # want_tag
     cols = _prefetch.take(runs[2], (False, False, True))
     assert cols["n"] == 1500 and cols["last_tag"] == "STANDARD" and "rank" not in cols  # gunzipped
 
@@ -117,10 +120,19 @@ def test_unreadable_files_are_reported_by_the_reader(tmp_path, monkeypatch, caps
     assert f"trec_eval: Quit in file '{bad}'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [
-    ["help"], ["eval"], ["eval", "-x", "q", "a", "b"], ["eval", "-h", "q", "a", "b"], ["eval", "q", "a"],
-    ["eval", "q", "a", "-"], ["eval", "-R", "prefs", "q", "a", "b"], ["eval", "-T", "other", "q", "a", "b"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["help"],
+        ["eval"],
+        ["eval", "-x", "q", "a", "b"],
+        ["eval", "-h", "q", "a", "b"],
+        ["eval", "q", "a"],
+        ["eval", "q", "a", "-"],
+        ["eval", "-R", "prefs", "q", "a", "b"],
+        ["eval", "-T", "other", "q", "a", "b"],
+    ],
+)
 def test_nothing_read_for_other_commands(argv):
     assert not _prefetch.start(argv)
     assert _prefetch._state == {}
@@ -129,7 +141,9 @@ def test_nothing_read_for_other_commands(argv):
 def test_reader_takes_files_the_thread_has_not_reached(tmp_path, monkeypatch):
     """Files still queued are read by the reader; the thread then skips them."""
     runs = _runs(tmp_path)
-    monkeypatch.setattr(_prefetch, "_work", lambda paths, generation: None)  # a thread that never starts
+    monkeypatch.setattr(
+        _prefetch, "_work", lambda paths, generation: None
+    )  # a thread that never starts
     assert _prefetch.start(["eval", str(DATA / "qrels.test"), *runs])
     counts = _spy(monkeypatch)
     frame = iio.read_runs(runs)
@@ -141,9 +155,25 @@ def test_reader_takes_files_the_thread_has_not_reached(tmp_path, monkeypatch):
 def test_command_output_with_prefetch(tmp_path):
     """The command itself (``python -m irframe``, which starts the thread in ``irframe/__init__``)."""
     runs = _runs(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "irframe", "eval", "-q", "-c", "-m", "all_trec", str(DATA / "qrels.test"), *runs],
-                       capture_output=True, text=True, cwd=REPO, timeout=120,
-                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "irframe",
+            "eval",
+            "-q",
+            "-c",
+            "-m",
+            "all_trec",
+            str(DATA / "qrels.test"),
+            *runs,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout == _expected()
 
@@ -153,17 +183,24 @@ def test_reader_reads_back_from_the_last_file_while_the_thread_reads(tmp_path, m
     back (the thread from the first on); here the thread waits until the reader is done, so
     the reader reads every file itself, in reverse, and the output is still trec_eval's."""
     import threading
+
     test, trunc, zipped = _runs(tmp_path)
-    runs = [test, zipped, trunc]   # not symmetric: reading them back must be undone
+    runs = [test, zipped, trunc]  # not symmetric: reading them back must be undone
     go = threading.Event()
     work = _prefetch._work
-    monkeypatch.setattr(_prefetch, "_work", lambda paths, generation: go.wait(60) and work(paths, generation))
+    monkeypatch.setattr(
+        _prefetch, "_work", lambda paths, generation: go.wait(60) and work(paths, generation)
+    )
     argv = ["eval", "-q", "-c", "-m", "all_trec", str(DATA / "qrels.test"), *runs]
     assert _prefetch.start(argv)
     assert _prefetch.reading()
     order = []
     load = iio._load_run
-    monkeypatch.setattr(iio, "_load_run", lambda data, path, *a, **k: order.append(path) or load(data, path, *a, **k))
+    monkeypatch.setattr(
+        iio,
+        "_load_run",
+        lambda data, path, *a, **k: order.append(path) or load(data, path, *a, **k),
+    )
     out = io.StringIO()
     try:
         assert cli.main(argv, out=out) == 0
@@ -179,13 +216,19 @@ def _python(tmp_path: Path, code: str, command: bool, env) -> list[str]:
     (a script named like the console script, called as ``irframe eval -h``) or, when not
     ``command``, a library process (``python -c``)."""
     if command:
-        script = tmp_path / "irframe"   # the console script's name: irframe's own process
+        script = tmp_path / "irframe"  # the console script's name: irframe's own process
         script.write_text(code)
         cmd = [sys.executable, str(script), "eval", "-h"]
     else:
         cmd = [sys.executable, "-c", code]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120,
-                       env=dict(env, PYTHONPATH=str(REPO)))
+    r = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(env, PYTHONPATH=str(REPO)),
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout.split()
 
@@ -195,8 +238,12 @@ def test_garbage_collector_paused_for_the_command_imports_only(tmp_path, command
     """The command's process pauses the cyclic garbage collector while irframe imports pandas
     and freezes the imported objects; it is enabled again once ``import irframe`` returns.  A
     library process keeps the collector as it was.  Property test."""
-    out = _python(tmp_path, "import gc, irframe; print(gc.isenabled(), gc.get_freeze_count() > 0)\n",
-                  command, os.environ)
+    out = _python(
+        tmp_path,
+        "import gc, irframe; print(gc.isenabled(), gc.get_freeze_count() > 0)\n",
+        command,
+        os.environ,
+    )
     assert out == ["True", "True" if command else "False"]
 
 
@@ -210,11 +257,13 @@ def test_the_command_sets_pyarrows_cpp_default_pool(tmp_path, command, user_pool
     pa = pytest.importorskip("pyarrow")
     if "mimalloc" not in pa.supported_memory_backends():
         pytest.skip("this pyarrow has no mimalloc: nothing to tell apart")
-    probe = ("import pyarrow as pa, pyarrow.compute as pc\n"
-             "backend = pa.default_memory_pool().backend_name\n"
-             "pa.set_memory_pool(pa.system_memory_pool())\n"
-             "pc.equal(pa.chunked_array([[1] * 100_000, [2]]), 1).to_numpy(zero_copy_only=False)\n"
-             "print(backend, pa.mimalloc_memory_pool().max_memory() > 0)\n")
+    probe = (
+        "import pyarrow as pa, pyarrow.compute as pc\n"
+        "backend = pa.default_memory_pool().backend_name\n"
+        "pa.set_memory_pool(pa.system_memory_pool())\n"
+        "pc.equal(pa.chunked_array([[1] * 100_000, [2]]), 1).to_numpy(zero_copy_only=False)\n"
+        "print(backend, pa.mimalloc_memory_pool().max_memory() > 0)\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     if user_pool:
         env["ARROW_DEFAULT_MEMORY_POOL"] = user_pool

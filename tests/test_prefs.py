@@ -34,42 +34,72 @@ def _eval(*argv) -> tuple[int, str, str]:
 def test_repeated_lines_equal_trec_eval(version):
     """One sub-group: trec_eval counts every line of an equivalence class (R and N of
     prefs_avgjg_Rnonrel too); several sub-groups: each document once."""
-    status, out, err = _eval("--trec-eval-version", version, "-m", "all_prefs", "-q", "-R", "prefs",
-                             GEN / "prefs.duplicates", GEN / "prefs.duplicates.run")
+    status, out, err = _eval(
+        "--trec-eval-version",
+        version,
+        "-m",
+        "all_prefs",
+        "-q",
+        "-R",
+        "prefs",
+        GEN / "prefs.duplicates",
+        GEN / "prefs.duplicates.run",
+    )
     assert status == 0, err
     assert out == (GEN / f"out.prefs.duplicates.v{version}").read_text()
 
 
 def test_complete_evaluates_unranked_topics_in_10_only():
-    args = ["-c", "-m", "all_prefs", "-q", "-R", "prefs", GEN / "prefs.unranked_conflict",
-            GEN / "prefs.unranked_conflict.run"]
+    args = [
+        "-c",
+        "-m",
+        "all_prefs",
+        "-q",
+        "-R",
+        "prefs",
+        GEN / "prefs.unranked_conflict",
+        GEN / "prefs.unranked_conflict.run",
+    ]
     status, out, err = _eval("--trec-eval-version", "9.0.8", *args)
     assert status == 0, err
     assert out == (GEN / "out.prefs.unranked_conflict.c.v9.0.8").read_text()
     status, out, err = _eval("--trec-eval-version", "10.0", *args)
     assert status != 0 and out == ""
-    assert "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1)" in err
+    assert (
+        "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1)"
+        in err
+    )
 
 
 STOPS = [  # lines, what irframe names, trec_eval's message (both versions)
-    ("q1 u s d1 2|q1 u s d1 1|q1 u s d2 0",
-     "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1); give it one level",
-     "Internal docid 0 occurs with different rel_level in same jsg"),
-    ("q1 u s d2 0|q1 u s d2 0|q1 u s d1 2|q1 u s d1 1",  # a repeated line is not the conflict
-     "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1)",
-     "Internal docid 0 occurs with different rel_level in same jsg"),
-    ("q1 u s d1 2|q1 u s d2 0|q1 u t d1 0|q1 u t d3 1",
-     "topic 'q1', judgment group 'u': document 'd1' is non-relevant (level 0) in one sub-group and relevant",
-     "doc 'd1' has both 0 and non-0 rel_level assigned"),
-    ("q1 u s d1 2|q1 u s d2 1|q1 u t d1 1|q1 u t d2 2",
-     "topic 'q1', judgment group 'u': its sub-groups prefer 'd1' to 'd2' and 'd2' to 'd1'",
-     "Pref inconsistency found"),
+    (
+        "q1 u s d1 2|q1 u s d1 1|q1 u s d2 0",
+        "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1); give it one level",
+        "Internal docid 0 occurs with different rel_level in same jsg",
+    ),
+    (
+        "q1 u s d2 0|q1 u s d2 0|q1 u s d1 2|q1 u s d1 1",  # a repeated line is not the conflict
+        "topic 'q1', judgment group 'u', sub-group 's': document 'd1' has two levels (2 and 1)",
+        "Internal docid 0 occurs with different rel_level in same jsg",
+    ),
+    (
+        "q1 u s d1 2|q1 u s d2 0|q1 u t d1 0|q1 u t d3 1",
+        "topic 'q1', judgment group 'u': document 'd1' is non-relevant (level 0) in one sub-group and relevant",
+        "doc 'd1' has both 0 and non-0 rel_level assigned",
+    ),
+    (
+        "q1 u s d1 2|q1 u s d2 1|q1 u t d1 1|q1 u t d2 2",
+        "topic 'q1', judgment group 'u': its sub-groups prefer 'd1' to 'd2' and 'd2' to 'd1'",
+        "Pref inconsistency found",
+    ),
 ]
 
 
 @pytest.mark.parametrize("lines,named,trec_eval_says", STOPS)
 def test_inconsistent_judgment_groups_raise(lines, named, trec_eval_says):
-    prefs = pd.DataFrame([ln.split() for ln in lines.split("|")], columns=["topic", "jg", "jsg", "doc", "rel"])
+    prefs = pd.DataFrame(
+        [ln.split() for ln in lines.split("|")], columns=["topic", "jg", "jsg", "doc", "rel"]
+    )
     prefs["rel"] = prefs["rel"].astype(float)
     run = pd.DataFrame({"topic": ["q1", "q1"], "doc": ["d1", "d2"], "score": [2.0, 1.0]})
     with pytest.raises(irf.InputError, match=re.escape(named)) as e:
@@ -84,8 +114,19 @@ def test_several_runs_each_equal_trec_eval(tmp_path):
     other = tmp_path / "other.run"  # the same run under another tag and file
     other.write_bytes(run.read_bytes().replace(b" ws\n", b" other\n"))
     want = (GEN / "out.prefs.whitespace.v10.0").read_text(encoding="utf-8")
-    status, out, err = _eval("--trec-eval-version", "10.0", "-m", "all_prefs", "-q", "-R", "prefs",
-                             GEN / "prefs.whitespace", run, other, run)
+    status, out, err = _eval(
+        "--trec-eval-version",
+        "10.0",
+        "-m",
+        "all_prefs",
+        "-q",
+        "-R",
+        "prefs",
+        GEN / "prefs.whitespace",
+        run,
+        other,
+        run,
+    )
     assert status == 0, err
     assert out == want + want.replace("\tws\n", "\tother\n") + want
 
@@ -97,5 +138,6 @@ def test_judgments_reused_across_runs_equal_one_call_each():
     j = Judgments(prefs, float32=False)
     for depth in (None, 2):
         sub = runs[runs["doc"] != "d1"]
-        assert j.values(sub, ["q0", "q1"], depth=depth) == prefs_values(prefs, sub, ["q0", "q1"], float32=False,
-                                                                         depth=depth)
+        assert j.values(sub, ["q0", "q1"], depth=depth) == prefs_values(
+            prefs, sub, ["q0", "q1"], float32=False, depth=depth
+        )

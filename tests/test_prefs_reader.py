@@ -42,8 +42,17 @@ def _eval(*argv) -> str:
 
 @pytest.mark.parametrize("version", ["9.0.8", "10.0"])
 def test_odd_whitespace_and_level_spellings_equal_trec_eval(version):
-    got = _eval("--trec-eval-version", version, "-m", "all_prefs", "-q", "-R", "prefs",
-                GEN / "prefs.whitespace", GEN / "prefs.whitespace.run")
+    got = _eval(
+        "--trec-eval-version",
+        version,
+        "-m",
+        "all_prefs",
+        "-q",
+        "-R",
+        "prefs",
+        GEN / "prefs.whitespace",
+        GEN / "prefs.whitespace.run",
+    )
     assert got == (GEN / f"out.prefs.whitespace.v{version}").read_text(encoding="utf-8")
 
 
@@ -71,9 +80,13 @@ BAD = [
     (b"q1 u s d1 -1\n", 1, "level '-1' is negative"),
     (b"q1 u s d1 2\nq1 u s d2\n", 2, "4 field(s), expected 5 fields 'topic jg jsg doc level'"),
     (b"q1 u s d1 2 extra\n", 1, "6 field(s)"),
-    (b"q1 u s\xc2\xa0d1 2\n", 1, "4 field(s)"),            # a no-break space is not a separator
-    (b"q1 u s d1 2\rq1 u s d2 1\n", 1, "10 field(s)"),     # a bare CR does not end a line
-    (b"# c\n\nq1 u s d1 2\r\n  # c\nq1 u s d2\r\n", 5, "4 field(s)"),  # comments, blanks, CRLF counted
+    (b"q1 u s\xc2\xa0d1 2\n", 1, "4 field(s)"),  # a no-break space is not a separator
+    (b"q1 u s d1 2\rq1 u s d2 1\n", 1, "10 field(s)"),  # a bare CR does not end a line
+    (
+        b"# c\n\nq1 u s d1 2\r\n  # c\nq1 u s d2\r\n",
+        5,
+        "4 field(s)",
+    ),  # comments, blanks, CRLF counted
 ]
 
 
@@ -85,8 +98,14 @@ def test_malformed_line_names_file_line_and_fix(tmp_path, data, lineno, why, gz)
     with pytest.raises(irf.ParseError, match=re.escape(f"{p}, line {lineno}: {why}")) as e:
         read_prefs(p)
     assert e.value.path == str(p) and e.value.lineno == lineno
-    assert e.value.line == data.split(b"\n")[lineno - 1].rstrip(b"\r").decode("utf-8", errors="replace")
-    assert "write the level" in str(e.value) or "expected 5 fields" in str(e.value) or "re-encode" in str(e.value)
+    assert e.value.line == data.split(b"\n")[lineno - 1].rstrip(b"\r").decode(
+        "utf-8", errors="replace"
+    )
+    assert (
+        "write the level" in str(e.value)
+        or "expected 5 fields" in str(e.value)
+        or "re-encode" in str(e.value)
+    )
 
 
 @pytest.mark.parametrize("data", [b"", b"# only a comment\n\n  \n", b"\xef\xbb\xbf"])
@@ -108,8 +127,11 @@ def test_cli_reports_the_bad_line(tmp_path):
     p = tmp_path / "prefs"
     p.write_bytes(b"q1 u s d1 2\nq1 u s d2 1_0\n")
     out, err = io.StringIO(), io.StringIO()
-    status = cli.main(["eval", "-m", "all_prefs", "-R", "prefs", str(p), str(GEN / "prefs.whitespace.run")],
-                      out=out, err=err)
+    status = cli.main(
+        ["eval", "-m", "all_prefs", "-R", "prefs", str(p), str(GEN / "prefs.whitespace.run")],
+        out=out,
+        err=err,
+    )
     assert status != 0 and out.getvalue() == ""
     assert f"{p}, line 2: level '1_0' is not a number" in err.getvalue()
 
@@ -124,12 +146,17 @@ def test_bom_comments_blank_lines_crlf_gzip_and_text_streams(tmp_path):
     assert read_prefs(io.BytesIO(body)).values.tolist() == want
     assert read_prefs(io.StringIO(body.decode("utf-8"))).values.tolist() == want
     df = read_prefs(io.BytesIO(body))
-    assert list(df.columns) == ["topic", "jg", "jsg", "doc", "rel"] and str(df["rel"].dtype) == "float64"
+    assert (
+        list(df.columns) == ["topic", "jg", "jsg", "doc", "rel"]
+        and str(df["rel"].dtype) == "float64"
+    )
 
 
 # ---------------------------------------------------------------------------- fuzz
-_WS = b" \t\r\x0b\x0c"                     # C's isspace() besides '\n'
-_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # strtod, decimal only
+_WS = b" \t\r\x0b\x0c"  # C's isspace() besides '\n'
+_DECIMAL = re.compile(
+    rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+)  # strtod, decimal only
 
 
 def _brute_force(data: bytes):
@@ -154,9 +181,42 @@ def _brute_force(data: bytes):
     return rows or 0
 
 
-_TOKENS = [b"q1", b"q2", b"u1", b"s1", b"d1", b"d2", b"#", b"#x", b"0", b"1", b"2.5", b"+1", b".5", b"5.", b"-0",
-           b"1e3", b"1E+1", b"-1", b"nan", b"inf", b"-inf", b"1_0", b"0x1p1", b"1e400", b"1e", b"abc",
-           b"\xff", b"\xc2\xa0", b"d\xc2\xa0x", b"\xc2\x85", b"\x1c", b"\x00", b"\xe2\x80\xa8", b"\xef\xbb\xbf"]
+_TOKENS = [
+    b"q1",
+    b"q2",
+    b"u1",
+    b"s1",
+    b"d1",
+    b"d2",
+    b"#",
+    b"#x",
+    b"0",
+    b"1",
+    b"2.5",
+    b"+1",
+    b".5",
+    b"5.",
+    b"-0",
+    b"1e3",
+    b"1E+1",
+    b"-1",
+    b"nan",
+    b"inf",
+    b"-inf",
+    b"1_0",
+    b"0x1p1",
+    b"1e400",
+    b"1e",
+    b"abc",
+    b"\xff",
+    b"\xc2\xa0",
+    b"d\xc2\xa0x",
+    b"\xc2\x85",
+    b"\x1c",
+    b"\x00",
+    b"\xe2\x80\xa8",
+    b"\xef\xbb\xbf",
+]
 _SEPS = [b" ", b"\t", b"  ", b"\x0b", b"\x0c", b" \r ", b"\xc2\xa0"]
 
 
@@ -165,19 +225,28 @@ def _prefs_files(draw) -> bytes:
     lines = []
     for _ in range(draw(st.integers(0, 7))):
         if draw(st.booleans()):
-            f = [draw(st.sampled_from([b"q1", b"q2"])), b"u1", draw(st.sampled_from([b"s1", b"s2"])),
-                 draw(st.sampled_from([b"d1", b"d2", b"d3"])), str(draw(st.integers(0, 4))).encode()]
+            f = [
+                draw(st.sampled_from([b"q1", b"q2"])),
+                b"u1",
+                draw(st.sampled_from([b"s1", b"s2"])),
+                draw(st.sampled_from([b"d1", b"d2", b"d3"])),
+                str(draw(st.integers(0, 4))).encode(),
+            ]
             if draw(st.integers(0, 3)) == 0:
                 f[draw(st.integers(0, 4))] = draw(st.sampled_from(_TOKENS))
         else:
             f = draw(st.lists(st.sampled_from(_TOKENS), max_size=7))
         lead = draw(st.sampled_from([b"", b" ", b"\t"]))
-        lines.append(lead + draw(st.sampled_from(_SEPS)).join(f) + draw(st.sampled_from([b"", b"\r", b" "])))
+        lines.append(
+            lead + draw(st.sampled_from(_SEPS)).join(f) + draw(st.sampled_from([b"", b"\r", b" "]))
+        )
     data = b"\n".join(lines) + draw(st.sampled_from([b"", b"\n", b"\r\n"]))
     return (b"\xef\xbb\xbf" if draw(st.integers(0, 6)) == 0 else b"") + data
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=_prefs_files(), gz=st.booleans())
 def test_random_files_read_as_the_brute_force_reader(tmp_path, data, gz):
     p = tmp_path / "prefs"
@@ -192,4 +261,3 @@ def test_random_files_read_as_the_brute_force_reader(tmp_path, data, gz):
         assert e.value.lineno is None and "no preference lines found" in str(e.value)
     else:
         assert e.value.lineno == want and str(e.value).startswith(f"{p}, line {want}: ")
-

@@ -14,12 +14,11 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import reference_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
-
-from conftest import reference_module
 from irframe.align import align
 from irframe.rarity import rare_finds, rarity
 
@@ -32,9 +31,9 @@ def ranked(runs, float32=True):
     out = {}
     for (s, t), g in runs.groupby(["system", "topic"]):
         rows = list(zip(g["doc"], g["score"]))
-        rows.sort(key=lambda r: r[0].encode(), reverse=True)            # docno descending
+        rows.sort(key=lambda r: r[0].encode(), reverse=True)  # docno descending
         conv = (lambda x: float(np.float32(x))) if float32 else float
-        rows.sort(key=lambda r: -conv(r[1]))                              # stable: score descending
+        rows.sort(key=lambda r: -conv(r[1]))  # stable: score descending
         out[(s, t)] = [d for d, _ in rows]
     return out
 
@@ -98,8 +97,10 @@ def random_collection(rng, *, n_sys=4, n_top=3, n_docs=40, depth=25, ties=True):
             pick = rng.choice(n_docs, m, replace=False)
             sc = rng.integers(0, 8, m) + (0 if ties else rng.random(m))
             r += [(f"s{s}", str(t), docs[i], float(x)) for i, x in zip(pick, sc)]
-    return (pd.DataFrame(r, columns=["system", "topic", "doc", "score"]),
-            pd.DataFrame(q, columns=["topic", "doc", "rel"]))
+    return (
+        pd.DataFrame(r, columns=["system", "topic", "doc", "score"]),
+        pd.DataFrame(q, columns=["topic", "doc", "rel"]),
+    )
 
 
 # ----------------------------------------------------------------------------- rarity table
@@ -115,13 +116,17 @@ def test_rarity_table_equals_brute_force(seed, k):
     assert list(zip(got.topic, got.doc, got.S_d)) == exp
     assert (got.S == S).all()
     np.testing.assert_allclose(got.rarity, [1 - x / S for _, _, x in exp])
-    np.testing.assert_allclose(got.rarity_norm, [min(1.0, 1 - (x - 1) / (S - 1)) for _, _, x in exp])
+    np.testing.assert_allclose(
+        got.rarity_norm, [min(1.0, 1 - (x - 1) / (S - 1)) for _, _, x in exp]
+    )
     assert list(got.columns[:5]) == ["topic", "doc", "rel", "S_d", "S"]
 
 
 def test_accessor_and_unretrieved_relevant_document():
     qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b", "z"], "rel": [1, 2, 1]})
-    runs = pd.DataFrame({"system": ["s1", "s2", "s2"], "topic": "1", "doc": ["a", "a", "b"], "score": [1.0, 2, 1]})
+    runs = pd.DataFrame(
+        {"system": ["s1", "s2", "s2"], "topic": "1", "doc": ["a", "a", "b"], "score": [1.0, 2, 1]}
+    )
     df = runs.ir.rarity(qrels=qrels, k=10)
     assert {"topic", "doc", "S_d", "S", "rarity"} <= set(df.columns)
     z = df.set_index("doc").loc["z"]
@@ -136,50 +141,83 @@ def test_accessor_and_unretrieved_relevant_document():
 def test_measures_equal_brute_force(seed, alpha):
     runs, qrels = random_collection(np.random.default_rng(10 + seed))
     k = 10
-    cube = irf.evaluate(runs, qrels, [f"P_rare(alpha={alpha})@{k}", f"AP_rare(alpha={alpha})@{k}",
-                                      f"AP_rare(alpha={alpha})"])
+    cube = irf.evaluate(
+        runs,
+        qrels,
+        [f"P_rare(alpha={alpha})@{k}", f"AP_rare(alpha={alpha})@{k}", f"AP_rare(alpha={alpha})"],
+    )
     P, AP = brute_scores(runs, qrels, alpha, k)
     _, AP_full = brute_scores(runs, qrels, alpha, None)
     for (s, t), v in P.items():
         c = cube.sel(system=s, topic=t)
         assert c.sel(measure=f"P_rare(alpha={alpha})@{k}").item() == pytest.approx(v, abs=1e-12)
-        assert c.sel(measure=f"AP_rare(alpha={alpha})@{k}").item() == pytest.approx(AP[(s, t)], abs=1e-12)
-        assert c.sel(measure=f"AP_rare(alpha={alpha})").item() == pytest.approx(AP_full[(s, t)], abs=1e-12)
+        assert c.sel(measure=f"AP_rare(alpha={alpha})@{k}").item() == pytest.approx(
+            AP[(s, t)], abs=1e-12
+        )
+        assert c.sel(measure=f"AP_rare(alpha={alpha})").item() == pytest.approx(
+            AP_full[(s, t)], abs=1e-12
+        )
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 1.0])
 def test_normalized_measures_equal_brute_force(alpha):
     runs, qrels = random_collection(np.random.default_rng(7))
-    cube = irf.evaluate(runs, qrels, [f"P_rare_norm(alpha={alpha})@10", f"AP_rare_norm(alpha={alpha})@10"])
+    cube = irf.evaluate(
+        runs, qrels, [f"P_rare_norm(alpha={alpha})@10", f"AP_rare_norm(alpha={alpha})@10"]
+    )
     P, AP = brute_scores(runs, qrels, alpha, 10, normalized=True)
     for (s, t), v in P.items():
-        assert cube.sel(system=s, topic=t, measure=f"P_rare_norm(alpha={alpha})@10").item() == pytest.approx(v, abs=1e-12)
-        assert cube.sel(system=s, topic=t, measure=f"AP_rare_norm(alpha={alpha})@10").item() == \
-            pytest.approx(AP[(s, t)], abs=1e-12)
+        assert cube.sel(
+            system=s, topic=t, measure=f"P_rare_norm(alpha={alpha})@10"
+        ).item() == pytest.approx(v, abs=1e-12)
+        assert cube.sel(
+            system=s, topic=t, measure=f"AP_rare_norm(alpha={alpha})@10"
+        ).item() == pytest.approx(AP[(s, t)], abs=1e-12)
 
 
 def test_rel_parameter_and_rel_level():
     runs, qrels = random_collection(np.random.default_rng(3))
-    cube = irf.evaluate(runs, qrels, ["P_rare(alpha=1,rel=2)@10", "AP_rare(alpha=1)@10"], rel_level=3)
+    cube = irf.evaluate(
+        runs, qrels, ["P_rare(alpha=1,rel=2)@10", "AP_rare(alpha=1)@10"], rel_level=3
+    )
     P2, _ = brute_scores(runs, qrels, 1.0, 10, level=2)
     _, AP3 = brute_scores(runs, qrels, 1.0, 10, level=3)
     for (s, t), v in P2.items():
-        assert cube.sel(system=s, topic=t, measure="P_rare(alpha=1,rel=2)@10").item() == pytest.approx(v)
-        assert cube.sel(system=s, topic=t, measure="AP_rare(alpha=1)@10").item() == pytest.approx(AP3[(s, t)])
+        assert cube.sel(
+            system=s, topic=t, measure="P_rare(alpha=1,rel=2)@10"
+        ).item() == pytest.approx(v)
+        assert cube.sel(system=s, topic=t, measure="AP_rare(alpha=1)@10").item() == pytest.approx(
+            AP3[(s, t)]
+        )
 
 
 # ----------------------------------------------------------------------------- identities and bounds
-collections = st.tuples(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 4), st.integers(1, 30),
-                        st.booleans())
+collections = st.tuples(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 6),
+    st.integers(1, 4),
+    st.integers(1, 30),
+    st.booleans(),
+)
 
 
 @SETTINGS
 @given(collections, st.integers(1, 30))
 def test_alpha_zero_is_p_and_ap_exactly(params, k):
     seed, n_sys, n_top, depth, ties = params
-    runs, qrels = random_collection(np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties)
-    ms = [f"P_rare(alpha=0)@{k}", f"P@{k}", f"AP_rare(alpha=0)@{k}", f"AP@{k}", "AP_rare(alpha=0)", "AP",
-          f"P_rare_norm(alpha=0)@{k}", f"AP_rare_norm(alpha=0)@{k}"]
+    runs, qrels = random_collection(
+        np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties
+    )
+    ms = [
+        f"P_rare(alpha=0)@{k}",
+        f"P@{k}",
+        f"AP_rare(alpha=0)@{k}",
+        f"AP@{k}",
+        "AP_rare(alpha=0)",
+        "AP",
+        f"P_rare_norm(alpha=0)@{k}",
+        f"AP_rare_norm(alpha=0)@{k}",
+    ]
     c = irf.evaluate(runs, qrels, ms)
     v = {m: c.sel(measure=m).values for m in ms}
     np.testing.assert_array_equal(v[f"P_rare(alpha=0)@{k}"], v[f"P@{k}"])
@@ -193,15 +231,23 @@ def test_alpha_zero_is_p_and_ap_exactly(params, k):
 @given(collections, st.integers(1, 30), st.floats(0, 1))
 def test_bounds(params, k, alpha):
     seed, n_sys, n_top, depth, ties = params
-    runs, qrels = random_collection(np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties)
-    ms = [f"P_rare(alpha={alpha!r})@{k}", f"AP_rare(alpha={alpha!r})@{k}",
-          f"P_rare_norm(alpha={alpha!r})@{k}", f"AP_rare_norm(alpha={alpha!r})@{k}", f"P@{k}", f"AP@{k}"]
+    runs, qrels = random_collection(
+        np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties
+    )
+    ms = [
+        f"P_rare(alpha={alpha!r})@{k}",
+        f"AP_rare(alpha={alpha!r})@{k}",
+        f"P_rare_norm(alpha={alpha!r})@{k}",
+        f"AP_rare_norm(alpha={alpha!r})@{k}",
+        f"P@{k}",
+        f"AP@{k}",
+    ]
     c = irf.evaluate(runs, qrels, ms)
     v = {m: c.sel(measure=m).values for m in ms}
     S = n_sys
     for m in ms[:2]:
         assert np.all(v[m] >= 0) and np.all(v[m] < 2)
-        assert np.all(v[m] <= 1 + alpha * (S - 1) / S + 1e-12)       # P_rare <= 1 + (S-1)/S at alpha = 1
+        assert np.all(v[m] <= 1 + alpha * (S - 1) / S + 1e-12)  # P_rare <= 1 + (S-1)/S at alpha = 1
     for m in ms[2:4]:
         assert np.all(v[m] >= 0) and np.all(v[m] <= 1 + 1e-12)
     # mixtures: between alpha-weighted rarity-only part and the base measure
@@ -213,16 +259,25 @@ def test_bounds(params, k, alpha):
 def test_upper_bound_reached_by_unique_relevant_documents(n_sys):
     """Every retrieved document relevant and found by this system only: P_rare = 1 + α(S-1)/S."""
     k = 4
-    q = pd.DataFrame({"topic": "t", "doc": [f"d{s}-{i}" for s in range(n_sys) for i in range(k)], "rel": 1})
-    runs = pd.DataFrame({"system": [f"s{s}" for s in range(n_sys) for _ in range(k)], "topic": "t",
-                         "doc": q.doc, "score": np.tile(np.arange(k, 0, -1.0), n_sys)})
+    q = pd.DataFrame(
+        {"topic": "t", "doc": [f"d{s}-{i}" for s in range(n_sys) for i in range(k)], "rel": 1}
+    )
+    runs = pd.DataFrame(
+        {
+            "system": [f"s{s}" for s in range(n_sys) for _ in range(k)],
+            "topic": "t",
+            "doc": q.doc,
+            "score": np.tile(np.arange(k, 0, -1.0), n_sys),
+        }
+    )
     c = irf.evaluate(runs, q, ["P_rare(alpha=1)@4", "P_rare_norm(alpha=1)@4", "AP_rare(alpha=1)@4"])
     # Eq. 1 gives 1 + (S-1)/S = (2S-1)/S; the paper's text says "2(S-1)/S", an arithmetic slip
     np.testing.assert_allclose(c.sel(measure="P_rare(alpha=1)@4"), 1 + (n_sys - 1) / n_sys)
     np.testing.assert_allclose(c.sel(measure="P_rare_norm(alpha=1)@4"), 1.0)
     # AP_rare: relevant documents of other systems count in NR (all relevant in qrels)
-    np.testing.assert_allclose(c.sel(measure="AP_rare(alpha=1)@4"),
-                               (1 + (n_sys - 1) / n_sys) * k / (k * n_sys))
+    np.testing.assert_allclose(
+        c.sel(measure="AP_rare(alpha=1)@4"), (1 + (n_sys - 1) / n_sys) * k / (k * n_sys)
+    )
 
 
 def test_short_runs_divide_by_k():
@@ -280,9 +335,16 @@ def test_rare_finds_brute_force(max_systems):
 
 
 # ----------------------------------------------------------------------------- errors, purity
-@pytest.mark.parametrize("measure, match", [
-    ("P_rare@10", "alpha"), ("P_rare(alpha=0.5)", "cutoff"), ("P_rare_norm(alpha=1.5)@10", r"\[0, 1\]"),
-    ("AP_rare(alpha=x)", "alpha"), ("AP_rare(alpha=0.5, beta=1)", "beta")])
+@pytest.mark.parametrize(
+    "measure, match",
+    [
+        ("P_rare@10", "alpha"),
+        ("P_rare(alpha=0.5)", "cutoff"),
+        ("P_rare_norm(alpha=1.5)@10", r"\[0, 1\]"),
+        ("AP_rare(alpha=x)", "alpha"),
+        ("AP_rare(alpha=0.5, beta=1)", "beta"),
+    ],
+)
 def test_bad_measure_strings(measure, match):
     with pytest.raises(ValueError, match=match):
         irf.parse_measure(measure)
@@ -297,7 +359,9 @@ def test_bad_options():
     with pytest.raises(TypeError, match="reference"):
         irf.evaluate(runs, qrels, "P_rare(alpha=1)@5", reference=[1, 2])
     with pytest.raises(KeyError, match="reference"):
-        irf.evaluate(runs, qrels, "P_rare(alpha=1)@5", reference=runs.rename(columns={"doc": "document"}))
+        irf.evaluate(
+            runs, qrels, "P_rare(alpha=1)@5", reference=runs.rename(columns={"doc": "document"})
+        )
     with pytest.raises(TypeError, match="reference"):
         irf.evaluate(runs, qrels, "P@5", reference=runs)  # option not consumed by P
 
@@ -318,13 +382,17 @@ def test_alpha_zero_matches_pytrec_eval():
     runs, qrels = random_collection(np.random.default_rng(8), ties=False, depth=30)
     qd = {t: {d: int(r) for d, r in zip(g.doc, g.rel)} for t, g in qrels.groupby("topic")}
     ev = pytrec_eval.RelevanceEvaluator(qd, {"P_10", "map_cut_10", "map"})
-    cube = irf.evaluate(runs, qrels, ["P_rare(alpha=0)@10", "AP_rare(alpha=0)@10", "AP_rare(alpha=0)"])
+    cube = irf.evaluate(
+        runs, qrels, ["P_rare(alpha=0)@10", "AP_rare(alpha=0)@10", "AP_rare(alpha=0)"]
+    )
     for s, g in runs.groupby("system"):
         res = ev.evaluate({t: dict(zip(h.doc, h.score)) for t, h in g.groupby("topic")})
         for t, r in res.items():
             c = cube.sel(system=s, topic=t)
             assert c.sel(measure="P_rare(alpha=0)@10").item() == pytest.approx(r["P_10"], abs=1e-12)
-            assert c.sel(measure="AP_rare(alpha=0)@10").item() == pytest.approx(r["map_cut_10"], abs=1e-12)
+            assert c.sel(measure="AP_rare(alpha=0)@10").item() == pytest.approx(
+                r["map_cut_10"], abs=1e-12
+            )
             assert c.sel(measure="AP_rare(alpha=0)").item() == pytest.approx(r["map"], abs=1e-12)
 
 
@@ -345,9 +413,12 @@ def test_robust03_against_authors_procedure(shared_data):
     for (t, doc), v in sd.items():
         assert tab.loc[(t, doc), "S_d"] == v
     for (s, t), v in P.items():
-        assert cube.sel(system=s, topic=t, measure=f"P_rare(alpha={alpha})@{k}").item() == pytest.approx(v, abs=1e-12)
-        assert cube.sel(system=s, topic=t, measure=f"AP_rare(alpha={alpha})@{k}").item() == \
-            pytest.approx(AP[(s, t)], abs=1e-12)
+        assert cube.sel(
+            system=s, topic=t, measure=f"P_rare(alpha={alpha})@{k}"
+        ).item() == pytest.approx(v, abs=1e-12)
+        assert cube.sel(
+            system=s, topic=t, measure=f"AP_rare(alpha={alpha})@{k}"
+        ).item() == pytest.approx(AP[(s, t)], abs=1e-12)
 
 
 @SETTINGS
@@ -358,8 +429,14 @@ def test_rows_below_k_do_not_matter(params, k, alpha):
     (Equal up to the last ulp: the per-group sum, shared with AP, is numpy's pairwise
     ``add.reduceat`` over all rows, so extra zero rows may regroup the additions.)"""
     seed, n_sys, n_top, depth, ties = params
-    runs, qrels = random_collection(np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties)
-    ms = [f"P_rare(alpha={alpha!r})@{k}", f"AP_rare(alpha={alpha!r})@{k}", f"P_rare_norm(alpha={min(alpha, 1)!r})@{k}"]
+    runs, qrels = random_collection(
+        np.random.default_rng(seed), n_sys=n_sys, n_top=n_top, depth=depth, ties=ties
+    )
+    ms = [
+        f"P_rare(alpha={alpha!r})@{k}",
+        f"AP_rare(alpha={alpha!r})@{k}",
+        f"P_rare_norm(alpha={min(alpha, 1)!r})@{k}",
+    ]
     full = irf.evaluate(runs, qrels, ms)
     a = align(runs, qrels, depth=k)
     cut = irf.evaluate(runs.iloc[a.row_source], qrels, ms)
@@ -370,8 +447,8 @@ def test_rows_below_k_do_not_matter(params, k, alpha):
 def test_qrels_mapping_against_brute_force_per_set():
     runs, qrels = random_collection(np.random.default_rng(7), n_sys=4)
     rng = np.random.default_rng(8)
-    other = qrels.assign(rel=rng.permutation(qrels["rel"].to_numpy()))       # same docs, other labels
-    shallow = qrels.iloc[rng.permutation(len(qrels))[: len(qrels) // 2]]     # half the judgments
+    other = qrels.assign(rel=rng.permutation(qrels["rel"].to_numpy()))  # same docs, other labels
+    shallow = qrels.iloc[rng.permutation(len(qrels))[: len(qrels) // 2]]  # half the judgments
     sets = {"nist": qrels, "shuffled": other, "shallow": shallow}
     k = 10
     got = rarity(runs, sets, k=k)
@@ -381,33 +458,54 @@ def test_qrels_mapping_against_brute_force_per_set():
     for name, q in sets.items():
         rel = relevant_sets(q)
         sd = brute_sd(rank, rel, k)
-        exp = sorted((t, d, sd[(t, d)]) for t in sorted(set(runs.topic) & set(q.topic)) for d in rel[t])
+        exp = sorted(
+            (t, d, sd[(t, d)]) for t in sorted(set(runs.topic) & set(q.topic)) for d in rel[t]
+        )
         part = got[got["qrels"] == name]
         assert list(zip(part.topic, part.doc, part.S_d)) == exp
         assert (part.S == 4).all()
     finds = rare_finds(runs, sets, k=k, max_systems=None)
     for name, q in sets.items():
         alone = rare_finds(runs, q, k=k, max_systems=None)
-        pd.testing.assert_frame_equal(finds[finds["qrels"] == name].drop(columns="qrels").reset_index(drop=True),
-                                      alone)
+        pd.testing.assert_frame_equal(
+            finds[finds["qrels"] == name].drop(columns="qrels").reset_index(drop=True), alone
+        )
 
 
 def test_qrels_mapping_common_policy_and_accessor():
     qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b", "c"], "rel": [1, 1, 1]})
     other = pd.DataFrame({"topic": "1", "doc": ["a", "c", "d"], "rel": [1, 0, 1]})
-    runs = pd.DataFrame({"system": ["s1", "s1", "s2", "s2"], "topic": "1", "doc": ["a", "b", "a", "d"],
-                         "score": [2.0, 1.0, 2.0, 1.0]})
+    runs = pd.DataFrame(
+        {
+            "system": ["s1", "s1", "s2", "s2"],
+            "topic": "1",
+            "doc": ["a", "b", "a", "d"],
+            "score": [2.0, 1.0, 2.0, 1.0],
+        }
+    )
     each = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10)
-    assert list(zip(each.qrels, each.doc, each.S_d)) == [("x", "a", 2), ("x", "b", 1), ("x", "c", 0),
-                                                         ("y", "a", 2), ("y", "d", 1)]
-    common = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10, judgments="common")   # a and c judged by both
-    assert list(zip(common.qrels, common.doc, common.S_d)) == [("x", "a", 2), ("x", "c", 0), ("y", "a", 2)]
+    assert list(zip(each.qrels, each.doc, each.S_d)) == [
+        ("x", "a", 2),
+        ("x", "b", 1),
+        ("x", "c", 0),
+        ("y", "a", 2),
+        ("y", "d", 1),
+    ]
+    common = runs.ir.rarity(
+        qrels={"x": qrels, "y": other}, k=10, judgments="common"
+    )  # a and c judged by both
+    assert list(zip(common.qrels, common.doc, common.S_d)) == [
+        ("x", "a", 2),
+        ("x", "c", 0),
+        ("y", "a", 2),
+    ]
 
 
 def test_kernels_take_explicit_inputs():
     """p_rare / ap_rare are kernels: lookup and base are inputs (no evaluation of their own);
     with the S_d lookup and trec_eval's P@k / AP as base they give the brute-force Eq. 1 / Eq. 3."""
     from irframe.rarity import ap_rare, p_rare, rarity_lookup
+
     runs, qrels = random_collection(np.random.default_rng(12))
     a = align(runs, qrels)
     base = irf.evaluate_aligned(a, ["P@10", "AP@10"])
@@ -421,4 +519,4 @@ def test_kernels_take_explicit_inputs():
         assert got_p[g] == pytest.approx(P[key], abs=1e-12)
         assert got_ap[g] == pytest.approx(AP[key], abs=1e-12)
     with pytest.raises(TypeError):
-        p_rare(a, alpha=1.0, k=10)   # base and lookup are required
+        p_rare(a, alpha=1.0, k=10)  # base and lookup are required

@@ -12,10 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 
 from irframe import stats as irs
-
-from conftest import reference_module  # skips, or fails with CI=true, when absent
 
 smf = reference_module("statsmodels.formula.api")
 
@@ -34,25 +33,41 @@ def simulate(S, R, T, rng, *, shift=None, sd_topic=1.0, sd_st=0.3, sd_run=0.4, s
 def as_cube(Y, extra_dims=()):
     S, R, T = Y.shape[-3:]
     dims = (*extra_dims, "system", "replicate", "topic")
-    return xr.DataArray(Y, dims=dims, coords={"system": [f"s{i}" for i in range(S)],
-                                              "replicate": [f"seed{r}" for r in range(R)],
-                                              "topic": [f"t{t}" for t in range(T)]})
+    return xr.DataArray(
+        Y,
+        dims=dims,
+        coords={
+            "system": [f"s{i}" for i in range(S)],
+            "replicate": [f"seed{r}" for r in range(R)],
+            "topic": [f"t{t}" for t in range(T)],
+        },
+    )
 
 
 def mixedlm_pair(Y, a, b, *, components=("topic", "st", "run"), method=None):
     """Fit y ~ system with variance components topic, system:topic and run, by REML."""
     R, T = Y.shape[1:]
-    rows = [(s, f"{s}_{r}", t, Y[s, r, t]) for s in (a, b) for r in range(R) for t in range(T)
-            if not np.isnan(Y[s, r, t])]   # an absent run has no rows
+    rows = [
+        (s, f"{s}_{r}", t, Y[s, r, t])
+        for s in (a, b)
+        for r in range(R)
+        for t in range(T)
+        if not np.isnan(Y[s, r, t])
+    ]  # an absent run has no rows
     df = pd.DataFrame(rows, columns=["sys", "run", "topic", "y"])
-    df["sys"] = (df["sys"] == a).astype(int)      # effect = a - b
+    df["sys"] = (df["sys"] == a).astype(int)  # effect = a - b
     df["st"] = df["sys"].astype(str) + "_" + df["topic"].astype(str)
     df["g"] = 1
-    model = smf.mixedlm("y ~ sys", df, groups="g", re_formula="0",
-                        vc_formula={c: f"0 + C({c})" for c in components})
+    model = smf.mixedlm(
+        "y ~ sys", df, groups="g", re_formula="0", vc_formula={c: f"0 + C({c})" for c in components}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = model.fit(reml=True) if method is None else model.fit(reml=True, method=method, maxiter=20_000)
+        fit = (
+            model.fit(reml=True)
+            if method is None
+            else model.fit(reml=True, method=method, maxiter=20_000)
+        )
     return fit.fe_params["sys"], fit.bse["sys"], fit.vcomp, fit.llf
 
 
@@ -77,8 +92,10 @@ def test_matches_statsmodels_mixedlm(seed, R, T):
 def test_unequal_numbers_of_seeds_match_mixedlm(seed):
     rng = np.random.default_rng(seed)
     Y = simulate(2, 4, 15, rng, shift=[0.0, 0.3])
-    Y[0, 3] = np.nan       # s0 has three seeds, s1 four
-    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    Y[0, 3] = np.nan  # s0 has three seeds, s1 four
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(
+        system="s1", other="s0"
+    )
     eff, se, vcomp, _ = mixedlm_pair(Y, 1, 0)
     assert (vcomp > 1e-3).all()
     assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
@@ -95,14 +112,16 @@ def test_negative_seed_variance_estimate_is_the_reml_boundary_solution(seed):
     # the reference here.)
     rng = np.random.default_rng(seed)
     Y = simulate(2, 3, 15, rng, shift=[0.0, 0.3], sd_run=0.0)
-    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
-    assert float(cell.df) == 14                                   # the estimate was truncated
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(
+        system="s1", other="s0"
+    )
+    assert float(cell.df) == 14  # the estimate was truncated
     se = float(cell.effect / cell.statistic)
     eff, se_red, _, llf_red = mixedlm_pair(Y, 1, 0, components=("topic", "st"))
     assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
     assert se == pytest.approx(se_red, rel=1e-4)
     _, se_nm, vcomp, llf_nm = mixedlm_pair(Y, 1, 0, method="nm")
-    assert vcomp[0] < 1e-5                                         # run component (names sorted)
+    assert vcomp[0] < 1e-5  # run component (names sorted)
     assert llf_nm == pytest.approx(llf_red, abs=1e-3)
     assert se == pytest.approx(se_nm, rel=1e-3)
 
@@ -113,7 +132,9 @@ def test_negative_seed_variance_with_unequal_seeds_close_to_reml(seed):
     rng = np.random.default_rng(seed)
     Y = simulate(2, 4, 15, rng, shift=[0.0, 0.3], sd_run=0.0)
     Y[0, 3] = np.nan
-    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    cell = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(
+        system="s1", other="s0"
+    )
     assert float(cell.df) == 14
     eff, se_nm, vcomp, _ = mixedlm_pair(Y, 1, 0, method="nm")
     assert vcomp[0] < 1e-5
@@ -127,20 +148,23 @@ def test_missing_common_uses_the_topics_every_system_has():
     # fuzzing.
     rng = np.random.default_rng(5)
     Y = simulate(3, 3, 15, rng, shift=[0.0, 0.3, 0.6])
-    Y[2, :, :4] = np.nan                                  # s2 not evaluated on four topics
+    Y[2, :, :4] = np.nan  # s2 not evaluated on four topics
     res = irs.compare(as_cube(Y), replicates="replicate", correction=None, missing="common")
     cell = res.sel(system="s1", other="s0")
-    eff, se, vcomp, _ = mixedlm_pair(Y[:, :, 4:], 1, 0)   # the pair on the common topics
+    eff, se, vcomp, _ = mixedlm_pair(Y[:, :, 4:], 1, 0)  # the pair on the common topics
     assert (vcomp > 1e-3).all()
     assert float(cell.n_topics) == 11
     assert float(cell.effect) == pytest.approx(eff, rel=1e-9)
     assert float(cell.effect / cell.statistic) == pytest.approx(se, rel=2e-3)
-    skip = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(system="s1", other="s0")
+    skip = irs.compare(as_cube(Y), replicates="replicate", correction=None).sel(
+        system="s1", other="s0"
+    )
     assert float(skip.n_topics) == 15
 
 
 def test_corrections_and_layout_as_without_replicates():
     from statsmodels.stats.multitest import multipletests
+
     rng = np.random.default_rng(1)
     Y = simulate(4, 3, 10, rng, shift=[0, 0.1, 0.4, 0.8])
     raw = irs.compare(as_cube(Y), replicates="replicate", correction=None)
@@ -169,25 +193,30 @@ def test_type_one_error_rate_replicate_aware_vs_topic_only():
     # binomial standard error at 0.05 with 400 draws is 0.011; allow 3 of them
     assert abs(rate_aware - 0.05) < 0.033, rate_aware
     assert rate_naive > 0.3, rate_naive
-    assert (round(rate_aware, 2), round(rate_naive, 2)) == (0.04, 0.74)   # the rates docs/judgments.md quotes
+    assert (round(rate_aware, 2), round(rate_naive, 2)) == (
+        0.04,
+        0.74,
+    )  # the rates docs/judgments.md quotes
 
 
 def test_absent_replicate_slots_and_errors():
     rng = np.random.default_rng(3)
     Y = simulate(2, 3, 10, rng)
-    Y[0, 2, :] = np.nan          # system s0 has only two seeds
+    Y[0, 2, :] = np.nan  # system s0 has only two seeds
     res = irs.compare(as_cube(Y), replicates="replicate")
     assert np.isfinite(float(res.pvalue.sel(system="s0", other="s1")))
     assert float(res.effect.sel(system="s0", other="s1")) == pytest.approx(
-        np.nanmean(Y[0]) - Y[1].mean())
+        np.nanmean(Y[0]) - Y[1].mean()
+    )
     with pytest.raises(ValueError, match="replicate"):
         irs.compare(as_cube(Y).isel(replicate=0, drop=True), replicates="replicate")
     one = irs.compare(as_cube(Y[:, :1]), replicates="replicate")
-    assert np.isnan(one.pvalue).all()   # one run per system: the seed variance is not estimable
+    assert np.isnan(one.pvalue).all()  # one run per system: the seed variance is not estimable
 
 
 def test_run_frame_with_replicate_column_gives_replicate_dim():
     import irframe as irf
+
     qrels, runs = irf.datasets.trec_eval_sample()
     runs = pd.concat([runs, runs.assign(system="other")], ignore_index=True)
     rng = np.random.default_rng(0)
@@ -197,14 +226,16 @@ def test_run_frame_with_replicate_column_gives_replicate_dim():
         r["score"] = r["score"] + rng.normal(scale=0.5, size=len(r))
         seeds.append(r.assign(seed=seed))
     frame = pd.concat(seeds, ignore_index=True)
-    frame = frame[~((frame.seed == 9) & (frame.system == "other"))]   # one run missing
+    frame = frame[~((frame.seed == 9) & (frame.system == "other"))]  # one run missing
     cube = irf.evaluate(frame, qrels, ["AP", "P@10"], columns={"replicate": "seed"})
     assert cube.dims == ("system", "replicate", "topic", "measure")
     assert list(cube.replicate.values) == [7, 8, 9]
     for seed in (7, 8):
         one = irf.evaluate(frame[frame.seed == seed].drop(columns="seed"), qrels, ["AP", "P@10"])
-        np.testing.assert_allclose(cube.sel(replicate=seed).sel(system=one.system, topic=one.topic).values, one.values)
-    assert cube.sel(replicate=9, system="other").isnull().all()     # "other" lacks seed 9
+        np.testing.assert_allclose(
+            cube.sel(replicate=seed).sel(system=one.system, topic=one.topic).values, one.values
+        )
+    assert cube.sel(replicate=9, system="other").isnull().all()  # "other" lacks seed 9
     assert cube.sel(replicate=9).drop_sel(system="other").notnull().any()
     # a column named "replicate" is recognised without columns=
     auto = irf.evaluate(frame.rename(columns={"seed": "replicate"}), qrels, "AP")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats as sst
 
@@ -50,7 +49,10 @@ def test_baseline_markers_against_scipy_and_compare(robust03):
     r = irf.report(cube, baseline=BASELINE, test="t", correction="holm", wins=True, ci=True)
     cmp = irf.stats.compare(cube, baseline=BASELINE, test="t", correction="holm")
     long = _long(cube)
-    wide = {m: long[long.measure == m].pivot(index="topic", columns="system", values="score") for m in MEASURES}
+    wide = {
+        m: long[long.measure == m].pivot(index="topic", columns="system", values="score")
+        for m in MEASURES
+    }
     table = r.to_frame()
     n_up = n_down = 0
     for m in MEASURES:
@@ -79,7 +81,7 @@ def test_baseline_markers_against_scipy_and_compare(robust03):
         best = long[long.measure == m].groupby("system")["score"].mean().round(4)
         winners = set(best.index[best == best.max()])
         col = r._header().index(m)
-        rows = [line.split(" | ") for line in md.splitlines()[2:2 + cube.sizes["system"]]]
+        rows = [line.split(" | ") for line in md.splitlines()[2 : 2 + cube.sizes["system"]]]
         bold = {row[0].lstrip("| ") for row in rows if row[col].startswith("**")}
         assert bold == winners
 
@@ -98,12 +100,14 @@ def test_letters_agree_with_compare_for_every_pair(robust03):
             for o in systems:
                 if o == s:
                     continue
-                better = bool(cmp.significant.sel(system=s, other=o, measure=m)) and \
-                    float(cmp.effect.sel(system=s, other=o, measure=m)) > 0
+                better = (
+                    bool(cmp.significant.sel(system=s, other=o, measure=m))
+                    and float(cmp.effect.sel(system=s, other=o, measure=m)) > 0
+                )
                 assert (r.letters[o] in letters) == better, (s, o, m)
     # all-pairs t-test + Holm over the 105 pairs, independently, for one measure
     w = _long(cube).query("measure == 'AP'").pivot(index="topic", columns="system", values="score")
-    pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]
     adj = _holm(np.array([sst.ttest_rel(w[a], w[b]).pvalue for a, b in pairs]))
     for (a, b), pa in zip(pairs, adj):
         hi, lo = (a, b) if w[a].mean() > w[b].mean() else (b, a)
@@ -129,21 +133,26 @@ def test_latex_structure_and_same_numbers_everywhere(robust03):
         assert depth >= 0
     assert depth == 0
     spec = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", tex).group(1)
-    body = lines[lines.index(r"\toprule") + 1:lines.index(r"\bottomrule")]
+    body = lines[lines.index(r"\toprule") + 1 : lines.index(r"\bottomrule")]
     body = [x for x in body if x != r"\midrule"]
     assert len(body) == 1 + robust03.sizes["system"]
     for row in body:
         assert row.endswith(r" \\")
         assert len(re.split(r"(?<!\\)&", row)) == len(spec)
-    assert "test\\_collection" in tex                     # escaped
-    assert tex.count(r"\textbf{") == len(MEASURES)          # one best per measure here
+    assert "test\\_collection" in tex  # escaped
+    assert tex.count(r"\textbf{") == len(MEASURES)  # one best per measure here
     md, html = r.to_markdown(), r.to_html()
     assert _numbers(tex) == _numbers(md) == _numbers(html)
     flat = r.to_frame()
-    assert _numbers(" ".join(flat[MEASURES].to_numpy().ravel())) == \
-        _numbers(" ".join(" ".join(row.split(" & ")[1::2]) for row in body[1:]))
-    assert r.to_markdown(legend=False).count("↓") == tex.count(r"$^{\downarrow}$") == \
-        r.to_html(legend=False).count("↓") > 0
+    assert _numbers(" ".join(flat[MEASURES].to_numpy().ravel())) == _numbers(
+        " ".join(" ".join(row.split(" & ")[1::2]) for row in body[1:])
+    )
+    assert (
+        r.to_markdown(legend=False).count("↓")
+        == tex.count(r"$^{\downarrow}$")
+        == r.to_html(legend=False).count("↓")
+        > 0
+    )
     assert "--" in tex and "–" not in tex
     assert md.count("**") == 2 * len(MEASURES) and html.count("<b>") == len(MEASURES)
 
@@ -180,12 +189,19 @@ def test_report_with_unevaluated_topics():
     ap = cube.dropna("topic").sel(measure="AP").to_pandas()
     assert [float(x) for x in r.means["AP"]] == pytest.approx(list(ap.mean(axis=1)), abs=1e-15)
     d = ap.loc["sys2"] - ap.loc["sys0"]
-    assert r.to_frame().loc["sys2", "AP W/T/L"] == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
-    own = irf.report(cube, baseline="sys0", wins=True)   # default "skip": each system's own topics
+    assert (
+        r.to_frame().loc["sys2", "AP W/T/L"] == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
+    )
+    own = irf.report(cube, baseline="sys0", wins=True)  # default "skip": each system's own topics
     full = cube.sel(measure="AP").to_pandas()
     assert [float(x) for x in own.means["AP"]] == pytest.approx(list(full.mean(axis=1)), abs=1e-15)
-    d = full.loc["sys1"] - full.loc["sys0"]                 # the pair's common topics (NaN compares False)
-    assert own.to_frame().loc["sys1", "AP W/T/L"] == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
+    d = full.loc["sys1"] - full.loc["sys0"]  # the pair's common topics (NaN compares False)
+    assert (
+        own.to_frame().loc["sys1", "AP W/T/L"]
+        == f"{(d > 0).sum()}/{(d == 0).sum()}/{(d < 0).sum()}"
+    )
     assert (d > 0).sum() + (d == 0).sum() + (d < 0).sum() == 9
     zero = irf.report(cube, missing="zero")
-    assert float(zero.means.loc["sys1", "AP"]) == pytest.approx(float(cube.sel(system="sys1").fillna(0).mean()))
+    assert float(zero.means.loc["sys1", "AP"]) == pytest.approx(
+        float(cube.sel(system="sys1").fillna(0).mean())
+    )

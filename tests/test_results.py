@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import xarray as xr
+from public_api import public_functions
 
 import irframe as irf
 from irframe import lexi, meta, stats
@@ -32,7 +33,6 @@ from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
 from irframe.options import Options
-from public_api import public_functions
 
 #: public functions that return xarray objects but are not results of their own
 NOT_RESULTS = {
@@ -48,7 +48,13 @@ OPTION_ATTRS = {"order", "rel_level", "depth", "complete", "judged_only"}
 
 def _returns_xarray(f) -> bool:
     ann = f.__annotations__.get("return")
-    text = ann if isinstance(ann, str) else typing.get_type_hints(f).get("return", "").__str__() if ann else ""
+    text = (
+        ann
+        if isinstance(ann, str)
+        else typing.get_type_hints(f).get("return", "").__str__()
+        if ann
+        else ""
+    )
     return "DataArray" in text or "Dataset" in text
 
 
@@ -60,8 +66,14 @@ def _xarray_functions() -> set[str]:
 def data():
     qrels, runs = irf.datasets.synthetic(4, 6, 30, rng=3)
     cube = irf.evaluate(runs, qrels, ["AP", "P@10", "nDCG@10"])
-    return {"runs": runs, "qrels": qrels, "aligned": align(runs, qrels), "cube": cube,
-            "ap": cube.sel(measure="AP"), "pref": lexi.lexirecall(runs, qrels)}
+    return {
+        "runs": runs,
+        "qrels": qrels,
+        "aligned": align(runs, qrels),
+        "cube": cube,
+        "ap": cube.sel(measure="AP"),
+        "pref": lexi.lexirecall(runs, qrels),
+    }
 
 
 def _cases(d):
@@ -69,38 +81,105 @@ def _cases(d):
     r, q, a, cube, ap, pref = d["runs"], d["qrels"], d["aligned"], d["cube"], d["ap"], d["pref"]
     ev = "evaluation"
     cases = {
-        "irframe.evaluate.evaluate": (ev, lambda kw: irf.evaluate(r, q, ["AP"], **kw), {"depth": 20}),
-        "irframe.evaluate.evaluate_aligned": (ev, lambda kw: irf.evaluate_aligned(a, ["AP"], **kw), {"rel_level": 2}),
-        "irframe.evaluate.evaluate_part": (ev, lambda kw: evaluate_part(r[r.system == "sys1"], q, ["AP"],
-                                                                        Whole(systems=np.array(["sys0", "sys1"])),
-                                                                        **kw), {"complete": True}),
+        "irframe.evaluate.evaluate": (
+            ev,
+            lambda kw: irf.evaluate(r, q, ["AP"], **kw),
+            {"depth": 20},
+        ),
+        "irframe.evaluate.evaluate_aligned": (
+            ev,
+            lambda kw: irf.evaluate_aligned(a, ["AP"], **kw),
+            {"rel_level": 2},
+        ),
+        "irframe.evaluate.evaluate_part": (
+            ev,
+            lambda kw: evaluate_part(
+                r[r.system == "sys1"], q, ["AP"], Whole(systems=np.array(["sys0", "sys1"])), **kw
+            ),
+            {"complete": True},
+        ),
         "irframe.cwl.cwl": (ev, lambda kw: cwl(r, q, "RBP@0.8", gains="auto", **kw), {"depth": 50}),
-        "irframe.cwl.cwla_grid": (ev, lambda kw: cwla_grid(r, q, ["RBP(p=0.8)"], ["ERG"], gains="auto", **kw),
-                                 {"depth": 50}),
+        "irframe.cwl.cwla_grid": (
+            ev,
+            lambda kw: cwla_grid(r, q, ["RBP(p=0.8)"], ["ERG"], gains="auto", **kw),
+            {"depth": 50},
+        ),
         "irframe.cwl.cwla": (ev, lambda kw: cwla(r, q, "INST(T=2)", gains="auto", **kw), {}),
-        "irframe.lexi.lexi_classes": (ev, lambda kw: lexi.lexi_classes(r, q, **kw), {"rel_level": 2}),
+        "irframe.lexi.lexi_classes": (
+            ev,
+            lambda kw: lexi.lexi_classes(r, q, **kw),
+            {"rel_level": 2},
+        ),
         "irframe.lexi.lexirecall_aligned": (ev, lambda kw: lexi.lexirecall_aligned(a, **kw), {}),
-        "irframe.lexi.lexiprecision_aligned": (ev, lambda kw: lexi.lexiprecision_aligned(a, **kw), {}),
+        "irframe.lexi.lexiprecision_aligned": (
+            ev,
+            lambda kw: lexi.lexiprecision_aligned(a, **kw),
+            {},
+        ),
         "irframe.lexi.lexirecall": (ev, lambda kw: lexi.lexirecall(r, q, **kw), {"depth": 20}),
-        "irframe.lexi.lexiprecision": (ev, lambda kw: lexi.lexiprecision(r, q, **kw), {"rel_level": 2}),
+        "irframe.lexi.lexiprecision": (
+            ev,
+            lambda kw: lexi.lexiprecision(r, q, **kw),
+            {"rel_level": 2},
+        ),
         "irframe.lexi.rrlp_aligned": (ev, lambda kw: lexi.rrlp_aligned(a, **kw), {}),
         "irframe.lexi.rrlp": (ev, lambda kw: lexi.rrlp(r, q, **kw), {}),
         "irframe.lexi.tse": (ev, lambda kw: lexi.tse(r, q, n=200, **kw), {}),
-        "irframe.lexi.metric_lexirecall": (ev, lambda kw: lexi.metric_lexirecall(r, q, n=200, **kw),
-                                           {"epsilon": Fraction(1, 4)}),
-        "irframe.stats.compare": ("analysis", lambda kw: stats.compare(cube, **kw),
-                                  {"alpha": 0.1, "correction": None, "missing": "zero", "test": "wilcoxon"}),
-        "irframe.stats.tukey_hsd": ("analysis", lambda kw: stats.tukey_hsd(ap, **kw), {"alpha": 0.1, "two_way": False}),
-        "irframe.stats.sign_test": ("analysis", lambda kw: stats.sign_test(pref, **kw), {"correction": "bh"}),
-        "irframe.stats.mean_ci": ("analysis", lambda kw: stats.mean_ci(cube, **kw), {"alpha": 0.2, "method": "t"}),
-        "irframe.meta.stability": ("analysis", lambda kw: meta.stability(cube, per_pair=True, rng=0, **kw)[1],
-                                   {"n_trials": 50, "fuzziness": 0.01}),
-        "irframe.meta.correlation_matrix": ("analysis", lambda kw: meta.correlation_matrix(cube, **kw),
-                                            {"method": "spearman"}),
-        "irframe.meta.metric_unanimity": ("analysis", lambda kw: meta.metric_unanimity(cube, **kw), {"base": 10.0}),
-        "irframe.lexi.preference_counts": ("analysis", lambda kw: lexi.preference_counts(pref, **kw), {}),
-        "irframe.lexi.mean_preference": ("analysis", lambda kw: lexi.mean_preference(pref, **kw), {}),
-        "irframe.lexi.metric_agreement": ("analysis", lambda kw: lexi.metric_agreement(pref, cube, **kw), {}),
+        "irframe.lexi.metric_lexirecall": (
+            ev,
+            lambda kw: lexi.metric_lexirecall(r, q, n=200, **kw),
+            {"epsilon": Fraction(1, 4)},
+        ),
+        "irframe.stats.compare": (
+            "analysis",
+            lambda kw: stats.compare(cube, **kw),
+            {"alpha": 0.1, "correction": None, "missing": "zero", "test": "wilcoxon"},
+        ),
+        "irframe.stats.tukey_hsd": (
+            "analysis",
+            lambda kw: stats.tukey_hsd(ap, **kw),
+            {"alpha": 0.1, "two_way": False},
+        ),
+        "irframe.stats.sign_test": (
+            "analysis",
+            lambda kw: stats.sign_test(pref, **kw),
+            {"correction": "bh"},
+        ),
+        "irframe.stats.mean_ci": (
+            "analysis",
+            lambda kw: stats.mean_ci(cube, **kw),
+            {"alpha": 0.2, "method": "t"},
+        ),
+        "irframe.meta.stability": (
+            "analysis",
+            lambda kw: meta.stability(cube, per_pair=True, rng=0, **kw)[1],
+            {"n_trials": 50, "fuzziness": 0.01},
+        ),
+        "irframe.meta.correlation_matrix": (
+            "analysis",
+            lambda kw: meta.correlation_matrix(cube, **kw),
+            {"method": "spearman"},
+        ),
+        "irframe.meta.metric_unanimity": (
+            "analysis",
+            lambda kw: meta.metric_unanimity(cube, **kw),
+            {"base": 10.0},
+        ),
+        "irframe.lexi.preference_counts": (
+            "analysis",
+            lambda kw: lexi.preference_counts(pref, **kw),
+            {},
+        ),
+        "irframe.lexi.mean_preference": (
+            "analysis",
+            lambda kw: lexi.mean_preference(pref, **kw),
+            {},
+        ),
+        "irframe.lexi.metric_agreement": (
+            "analysis",
+            lambda kw: lexi.metric_agreement(pref, cube, **kw),
+            {},
+        ),
         "irframe.lexi.tie_fraction": ("analysis", lambda kw: lexi.tie_fraction(cube, **kw), {}),
     }
     return cases
@@ -111,7 +190,9 @@ def test_every_xarray_function_has_a_case(data):
     assert len(found) > 20
     covered = set(_cases(data)) | set(NOT_RESULTS)
     assert found - covered == set(), "add a case for these new functions"
-    assert covered - found == set(), "these cases name no public xarray function (renamed? annotation?)"
+    assert covered - found == set(), (
+        "these cases name no public xarray function (renamed? annotation?)"
+    )
 
 
 def _fn(qualname):
@@ -140,15 +221,17 @@ def test_attrs_of_every_result(results):
             assert OPTION_ATTRS <= set(at), f"{q}: missing options {OPTION_ATTRS - set(at)}"
             assert at.get("measures"), q
             assert "computed" not in at, q
-            for k, v in kw.items():   # an explicit evaluation option is the recorded one
+            for k, v in kw.items():  # an explicit evaluation option is the recorded one
                 if k in Options.__dataclass_fields__:
                     assert at[k] == v, (q, k, at[k], v)
         else:
             assert at.get("computed") == q, (q, at.get("computed"))
             names = [p for p in at["parameters"].split(", ") if p]
             assert set(names) <= set(at), q
-            assert set(names) <= set(params), f"{q}: recorded parameters {set(names) - set(params)} are not keywords"
-            for k, v in kw.items():   # every explicit keyword is recorded, as passed
+            assert set(names) <= set(params), (
+                f"{q}: recorded parameters {set(names) - set(params)} are not keywords"
+            )
+            for k, v in kw.items():  # every explicit keyword is recorded, as passed
                 assert k in names, (q, k)
                 assert at[k] == ("none" if v is None else v), (q, k, at[k], v)
 
@@ -156,7 +239,9 @@ def test_attrs_of_every_result(results):
 def test_one_type_per_recorded_parameter(results):
     seen: dict[str, dict[type, str]] = {}
     for q, (_, _, res) in results.items():
-        for k in [p for p in res.attrs.get("parameters", "").split(", ") if p] + sorted(OPTION_ATTRS & set(res.attrs)):
+        for k in [p for p in res.attrs.get("parameters", "").split(", ") if p] + sorted(
+            OPTION_ATTRS & set(res.attrs)
+        ):
             seen.setdefault(k, {}).setdefault(type(res.attrs[k]), q)
     mixed = {k: v for k, v in seen.items() if len(v) > 1}
     assert not mixed, f"parameters recorded with different types: {mixed}"

@@ -5,14 +5,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pandas as pd
 import pytest
 import xarray as xr
+from conftest import reference_module
 from scipy import stats as st
 
 from irframe import stats as irs
-
-from conftest import reference_module
 
 statsmodels = reference_module("statsmodels")
 from statsmodels.stats.multitest import multipletests  # noqa: E402
@@ -29,15 +27,21 @@ def make_cube(S=4, T=15, K=None, seed=0, shift=None, integer=False):
     systems = [f"s{i}" for i in range(S)]
     topics = [f"{100 + t:03d}" for t in range(T)]
     if K is None:
-        return xr.DataArray(x, dims=("system", "topic"), coords={"system": systems, "topic": topics})
+        return xr.DataArray(
+            x, dims=("system", "topic"), coords={"system": systems, "topic": topics}
+        )
     xs = np.stack([x + 0.1 * k * rng.normal(size=x.shape) for k in range(K)], axis=-1)
-    return xr.DataArray(xs, dims=("system", "topic", "measure"),
-                        coords={"system": systems, "topic": topics, "measure": [f"m{k}" for k in range(K)]})
+    return xr.DataArray(
+        xs,
+        dims=("system", "topic", "measure"),
+        coords={"system": systems, "topic": topics, "measure": [f"m{k}" for k in range(K)]},
+    )
 
 
 # ---------------------------------------------------------------------------
 # t and Wilcoxon agree with scipy
 # ---------------------------------------------------------------------------
+
 
 def test_t_matches_scipy_ttest_rel_and_ci():
     cube = make_cube(S=5, T=20, shift=[0, 0.1, 0.2, 0, -0.1])
@@ -140,6 +144,7 @@ def test_antisymmetry_of_cells():
 # randomization
 # ---------------------------------------------------------------------------
 
+
 def brute_force_randomization(d):
     """Slow reference: enumerate all 2**n sign vectors with itertools."""
     n = len(d)
@@ -148,7 +153,7 @@ def brute_force_randomization(d):
     for signs in itertools.product((1, -1), repeat=n):
         if abs(sum(s * v for s, v in zip(signs, d))) / n >= obs - 1e-12:
             count += 1
-    return count / 2 ** n
+    return count / 2**n
 
 
 @pytest.mark.parametrize("T", [5, 8, 12])
@@ -158,7 +163,9 @@ def test_exact_randomization_equals_full_enumeration(T):
     assert res.attrs["exact"] == 1
     for a, b in itertools.combinations(cube.system.values, 2):
         d = (cube.sel(system=a) - cube.sel(system=b)).values.tolist()
-        assert float(res.pvalue.sel(system=a, other=b)) == pytest.approx(brute_force_randomization(d), abs=1e-12)
+        assert float(res.pvalue.sel(system=a, other=b)) == pytest.approx(
+            brute_force_randomization(d), abs=1e-12
+        )
     # default switches to exact for few topics
     assert irs.compare(cube, test="randomization").attrs["exact"] == 1
 
@@ -166,7 +173,9 @@ def test_exact_randomization_equals_full_enumeration(T):
 def test_sampled_randomization_is_seeded_and_close_to_exact():
     cube = make_cube(S=3, T=14, seed=11, shift=[0, 0.15, 0.3])
     r1 = irs.compare(cube, test="randomization", exact=False, n_samples=20000, rng=42)
-    r2 = irs.compare(cube, test="randomization", exact=False, n_samples=20000, rng=np.random.default_rng(42))
+    r2 = irs.compare(
+        cube, test="randomization", exact=False, n_samples=20000, rng=np.random.default_rng(42)
+    )
     xr.testing.assert_identical(r1, r2)
     r3 = irs.compare(cube, test="randomization", exact=False, n_samples=20000, rng=43)
     assert not np.allclose(r1.pvalue.fillna(0), r3.pvalue.fillna(0))
@@ -191,6 +200,7 @@ def test_rng_never_uses_global_state():
 # ---------------------------------------------------------------------------
 # bootstrap
 # ---------------------------------------------------------------------------
+
 
 def test_bootstrap_property_resamples_are_seeded_multinomial_draws():
     """Property (the outside reference is scipy.stats.bootstrap, below): the resamples are
@@ -226,27 +236,50 @@ def test_bootstrap_percentile_ci_agrees_with_scipy_bootstrap():
     for seed, shift in ((5, 0.1), (11, 0.0)):
         cube = make_cube(S=2, T=25, seed=seed, shift=[shift, 0])
         d = (cube.sel(system="s0") - cube.sel(system="s1")).values.ravel()
-        ref = st.bootstrap((d,), np.mean, n_resamples=B, confidence_level=0.9, method="percentile",
-                           random_state=np.random.default_rng(seed))
+        ref = st.bootstrap(
+            (d,),
+            np.mean,
+            n_resamples=B,
+            confidence_level=0.9,
+            method="percentile",
+            random_state=np.random.default_rng(seed),
+        )
         s = ref.standard_error
-        for res in (irs.compare(cube, test="bootstrap", n_samples=B, rng=7, alpha=0.1),
-                    irs.compare(cube, test="t", ci="bootstrap", n_samples=B, rng=8, alpha=0.1)):
+        for res in (
+            irs.compare(cube, test="bootstrap", n_samples=B, rng=7, alpha=0.1),
+            irs.compare(cube, test="t", ci="bootstrap", n_samples=B, rng=8, alpha=0.1),
+        ):
             cell = res.sel(system="s0", other="s1")
             assert abs(float(cell.ci_low) - ref.confidence_interval.low) < 0.1 * s
             assert abs(float(cell.ci_high) - ref.confidence_interval.high) < 0.1 * s
         x = cube.sel(system="s0").values.ravel()
-        ref_m = st.bootstrap((x,), np.mean, n_resamples=B, confidence_level=0.95, method="percentile",
-                             random_state=np.random.default_rng(seed))
+        ref_m = st.bootstrap(
+            (x,),
+            np.mean,
+            n_resamples=B,
+            confidence_level=0.95,
+            method="percentile",
+            random_state=np.random.default_rng(seed),
+        )
         m = irs.mean_ci(cube, method="bootstrap", rng=0, n_samples=B, alpha=0.05).sel(system="s0")
-        assert abs(float(m.ci_low.squeeze()) - ref_m.confidence_interval.low) < 0.1 * ref_m.standard_error
-        assert abs(float(m.ci_high.squeeze()) - ref_m.confidence_interval.high) < 0.1 * ref_m.standard_error
+        assert (
+            abs(float(m.ci_low.squeeze()) - ref_m.confidence_interval.low)
+            < 0.1 * ref_m.standard_error
+        )
+        assert (
+            abs(float(m.ci_high.squeeze()) - ref_m.confidence_interval.high)
+            < 0.1 * ref_m.standard_error
+        )
 
 
 # ---------------------------------------------------------------------------
 # corrections
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("method,sm", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")])
+
+@pytest.mark.parametrize(
+    "method,sm", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")]
+)
 @pytest.mark.parametrize("use_sm", [True, False])
 def test_adjust_pvalues_equals_multipletests(method, sm, use_sm):
     p = np.random.default_rng(0).uniform(size=40) ** 3
@@ -266,8 +299,12 @@ def test_compare_correction_family_is_distinct_pairs():
         r = res.sel(measure=m)
         iu = np.triu_indices(5, 1)
         raw = r.pvalue.values[iu]
-        np.testing.assert_allclose(r.pvalue_adjusted.values[iu], multipletests(raw, method="holm")[1])
-        np.testing.assert_allclose(r.pvalue_adjusted.values.T[iu], multipletests(raw, method="holm")[1])
+        np.testing.assert_allclose(
+            r.pvalue_adjusted.values[iu], multipletests(raw, method="holm")[1]
+        )
+        np.testing.assert_allclose(
+            r.pvalue_adjusted.values.T[iu], multipletests(raw, method="holm")[1]
+        )
         assert (r.significant.values == (r.pvalue_adjusted.values < 0.05)).all()
     assert res.attrs["correction"] == "holm" and res.attrs["test"] == "t"
 
@@ -280,12 +317,15 @@ def test_baseline_list_family():
     # distinct pairs: 4 with s0, and 3 more with s1 (s0-s1 counted once) -> family of 7
     raw = float(res.pvalue.sel(system="s3", other="s1"))
     assert float(res.pvalue_adjusted.sel(system="s3", other="s1")) == pytest.approx(min(1, 7 * raw))
-    assert float(res.pvalue_adjusted.sel(system="s1", other="s0")) == float(res.pvalue_adjusted.sel(system="s0", other="s1"))
+    assert float(res.pvalue_adjusted.sel(system="s1", other="s0")) == float(
+        res.pvalue_adjusted.sel(system="s0", other="s1")
+    )
 
 
 # ---------------------------------------------------------------------------
 # shape, errors, immutability
 # ---------------------------------------------------------------------------
+
 
 def test_dims_and_measure_handling():
     cube = make_cube(S=3, T=10, K=2)
@@ -340,6 +380,7 @@ def test_caller_cube_not_modified():
 # Tukey HSD and ANOVA
 # ---------------------------------------------------------------------------
 
+
 def test_tukey_one_way_matches_scipy_and_statsmodels():
     from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
@@ -348,10 +389,18 @@ def test_tukey_one_way_matches_scipy_and_statsmodels():
     groups = [cube.sel(system=s).values for s in cube.system.values]
     ref = st.tukey_hsd(*groups)
     ci = ref.confidence_interval(0.95)
-    np.testing.assert_allclose(res.pvalue.values[~np.eye(4, dtype=bool)], ref.pvalue[~np.eye(4, dtype=bool)],
-                               rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(res.effect.values[~np.eye(4, dtype=bool)], ref.statistic[~np.eye(4, dtype=bool)])
-    np.testing.assert_allclose(res.ci_low.values[~np.eye(4, dtype=bool)], ci.low[~np.eye(4, dtype=bool)], rtol=1e-6)
+    np.testing.assert_allclose(
+        res.pvalue.values[~np.eye(4, dtype=bool)],
+        ref.pvalue[~np.eye(4, dtype=bool)],
+        rtol=1e-6,
+        atol=1e-9,
+    )
+    np.testing.assert_allclose(
+        res.effect.values[~np.eye(4, dtype=bool)], ref.statistic[~np.eye(4, dtype=bool)]
+    )
+    np.testing.assert_allclose(
+        res.ci_low.values[~np.eye(4, dtype=bool)], ci.low[~np.eye(4, dtype=bool)], rtol=1e-6
+    )
     endog = np.concatenate(groups)
     labels = np.repeat(cube.system.values, 30)
     sm = pairwise_tukeyhsd(endog, labels, alpha=0.05)
@@ -359,7 +408,9 @@ def test_tukey_one_way_matches_scipy_and_statsmodels():
     # meandiff = group2 - group1
     pairs = list(itertools.combinations(sm.groupsunique, 2))
     assert len(pairs) == len(sm.pvalues) == 6
-    for (g1, g2), p, d, (lo, hi), rej in zip(pairs, sm.pvalues, sm.meandiffs, sm.confint, sm.reject):
+    for (g1, g2), p, d, (lo, hi), rej in zip(
+        pairs, sm.pvalues, sm.meandiffs, sm.confint, sm.reject
+    ):
         cell = res.sel(system=g2, other=g1)
         assert float(cell.effect) == pytest.approx(d, rel=1e-12)
         assert float(cell.pvalue) == pytest.approx(p, rel=1e-6, abs=1e-9)
@@ -372,22 +423,26 @@ def test_tukey_two_way_closed_form_and_statsmodels_mse():
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
-    x = np.array([[0.2, 0.5, 0.9, 0.4],
-                  [0.3, 0.4, 1.0, 0.6],
-                  [0.6, 0.8, 1.2, 0.7]])
-    cube = xr.DataArray(x, dims=("system", "topic"), coords={"system": list("abc"), "topic": list("wxyz")})
+    x = np.array([[0.2, 0.5, 0.9, 0.4], [0.3, 0.4, 1.0, 0.6], [0.6, 0.8, 1.2, 0.7]])
+    cube = xr.DataArray(
+        x, dims=("system", "topic"), coords={"system": list("abc"), "topic": list("wxyz")}
+    )
     res = irs.tukey_hsd(cube)
     # closed form by hand
     S, T = x.shape
     resid = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
-    mse = (resid ** 2).sum() / ((S - 1) * (T - 1))
+    mse = (resid**2).sum() / ((S - 1) * (T - 1))
     q = abs(x[2].mean() - x[0].mean()) / np.sqrt(mse / T)
     assert float(res.mse) == pytest.approx(mse)
     assert float(res.df) == 6
     assert float(res.statistic.sel(system="c", other="a")) == pytest.approx(q)
-    assert float(res.pvalue.sel(system="c", other="a")) == pytest.approx(st.studentized_range.sf(q, 3, 6))
+    assert float(res.pvalue.sel(system="c", other="a")) == pytest.approx(
+        st.studentized_range.sf(q, 3, 6)
+    )
     qc = st.studentized_range.ppf(0.95, 3, 6)
-    assert float(res.ci_low.sel(system="c", other="a")) == pytest.approx(x[2].mean() - x[0].mean() - qc * np.sqrt(mse / T))
+    assert float(res.ci_low.sel(system="c", other="a")) == pytest.approx(
+        x[2].mean() - x[0].mean() - qc * np.sqrt(mse / T)
+    )
     # statsmodels' two-way ANOVA gives the same residual mean square
     df = cube.to_dataframe("y").reset_index()
     fit = smf.ols("y ~ C(system) + C(topic)", data=df).fit()
@@ -406,7 +461,10 @@ def test_two_way_removes_topic_effect():
     cube0 = xr.DataArray(base, dims=("system", "topic"))
     cube1 = xr.DataArray(hard, dims=("system", "topic"))
     xr.testing.assert_allclose(irs.tukey_hsd(cube0).pvalue, irs.tukey_hsd(cube1).pvalue)
-    assert irs.tukey_hsd(cube1, two_way=False).significant.sum() < irs.tukey_hsd(cube1).significant.sum()
+    assert (
+        irs.tukey_hsd(cube1, two_way=False).significant.sum()
+        < irs.tukey_hsd(cube1).significant.sum()
+    )
 
 
 def test_anova_one_way_matches_f_oneway():
@@ -432,6 +490,7 @@ def test_tukey_drops_incomplete_topics():
 # sign test
 # ---------------------------------------------------------------------------
 
+
 def make_pref(S=5, T=30, seed=0):
     rng = np.random.default_rng(seed)
     skill = np.linspace(-0.6, 0.6, S)
@@ -443,8 +502,11 @@ def make_pref(S=5, T=30, seed=0):
             v = np.where(u < 0.2, 0, np.where(rng.uniform(size=T) < pr, 1, -1))
             p[i, j], p[j, i] = v, -v
     names = [f"r{i}" for i in range(S)]
-    return xr.DataArray(p, dims=("system", "other", "topic"),
-                        coords={"system": names, "other": names, "topic": [str(t) for t in range(T)]})
+    return xr.DataArray(
+        p,
+        dims=("system", "other", "topic"),
+        coords={"system": names, "other": names, "topic": [str(t) for t in range(T)]},
+    )
 
 
 def test_sign_test_matches_binomtest_and_holm():
@@ -465,7 +527,9 @@ def test_sign_test_matches_binomtest_and_holm():
             if i < j:
                 raw.append(ref)
     iu = np.triu_indices(S, 1)
-    np.testing.assert_allclose(res.pvalue_adjusted.values[iu], multipletests(raw, method="holm")[1], rtol=1e-9)
+    np.testing.assert_allclose(
+        res.pvalue_adjusted.values[iu], multipletests(raw, method="holm")[1], rtol=1e-9
+    )
     np.testing.assert_allclose(res.pvalue_adjusted.values.T[iu], res.pvalue_adjusted.values[iu])
 
 
@@ -492,6 +556,7 @@ def test_mean_ci_matches_t_interval():
 # Type-I error (speed: benchmarks/bench_stats.py)
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization", "bootstrap"])
 def test_type_one_error_rate(test):
@@ -508,8 +573,11 @@ def test_type_one_error_rate(test):
     R, T = 800, 30
     topic = rng.uniform(0, 1, size=(1, T, R))  # shared topic difficulty
     x = np.clip(topic + rng.normal(scale=0.15, size=(2, T, R)), 0, 1)
-    cube = xr.DataArray(x, dims=("system", "topic", "measure"),
-                        coords={"system": ["a", "b"], "measure": [f"r{i}" for i in range(R)]})
+    cube = xr.DataArray(
+        x,
+        dims=("system", "topic", "measure"),
+        coords={"system": ["a", "b"], "measure": [f"r{i}" for i in range(R)]},
+    )
     res = irs.compare(cube, test=test, correction=None, n_samples=1000, rng=rng)
     rejections = int(res.significant.sel(system="a", other="b").sum())
     lo, hi = st.binom.ppf(5e-5, R, 0.05), st.binom.isf(5e-5, R, 0.05)

@@ -9,24 +9,53 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import reference_module  # skips, or fails with CI=true, when absent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
 from irframe.errors import MeasureParamError
 
-from conftest import reference_module  # skips, or fails with CI=true, when absent
-
-EXPECTED = ["P@1", "P@2", "P@4", "P", "R@3", "R", "RR", "RR@2", "AP", "AP@3", "nDCG", "nDCG@3", "Success@1",
-            "Success@3", "Rprec", "Rprec(mult=2)", "NumRelRet@3", "Judged@3", "RBP(p=0.7)", "RBP(p=0.7,rel=2)",
-            "RBP(p=0.5)@3", "NumRet", "NumRel", "P(rel=2)@3", "AP(rel=2)", "RR(rel=2)"]
-RANGE = [m for m in EXPECTED if not m.startswith("Judged")] + ["gm_map", "Bpref", "IPrec(recall=0.5)",
-                                                                "IPrecAvg", "ERR@4", "ERR"]
+EXPECTED = [
+    "P@1",
+    "P@2",
+    "P@4",
+    "P",
+    "R@3",
+    "R",
+    "RR",
+    "RR@2",
+    "AP",
+    "AP@3",
+    "nDCG",
+    "nDCG@3",
+    "Success@1",
+    "Success@3",
+    "Rprec",
+    "Rprec(mult=2)",
+    "NumRelRet@3",
+    "Judged@3",
+    "RBP(p=0.7)",
+    "RBP(p=0.7,rel=2)",
+    "RBP(p=0.5)@3",
+    "NumRet",
+    "NumRel",
+    "P(rel=2)@3",
+    "AP(rel=2)",
+    "RR(rel=2)",
+]
+RANGE = [m for m in EXPECTED if not m.startswith("Judged")] + [
+    "gm_map",
+    "Bpref",
+    "IPrec(recall=0.5)",
+    "IPrecAvg",
+    "ERR@4",
+    "ERR",
+]
 
 
 @st.composite
@@ -39,7 +68,9 @@ def tied_ranking(draw):
 
 
 def _qrels(labels, extra):
-    q = [(f"d{i}", g) for i, g in enumerate(labels) if g is not None] + [(f"x{j}", g) for j, g in enumerate(extra)]
+    q = [(f"d{i}", g) for i, g in enumerate(labels) if g is not None] + [
+        (f"x{j}", g) for j, g in enumerate(extra)
+    ]
     if not q:
         q = [("x", 1)]
     return pd.DataFrame(q, columns=["doc", "rel"]).assign(topic="t")[["topic", "doc", "rel"]]
@@ -47,7 +78,9 @@ def _qrels(labels, extra):
 
 def _all_orders(scores):
     """Every order of the documents consistent with the scores (ties permuted), as doc-index lists."""
-    groups = [sorted(i for i, s in enumerate(scores) if s == v) for v in sorted(set(scores), reverse=True)]
+    groups = [
+        sorted(i for i, s in enumerate(scores) if s == v) for v in sorted(set(scores), reverse=True)
+    ]
     for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
         yield [i for grp in combo for i in grp]
 
@@ -58,7 +91,9 @@ def _brute(scores, labels, extra, measures):
         for pos, i in enumerate(order):
             rows.append((f"o{j:04d}", "t", f"d{i}", float(len(order) - pos)))
     run = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
-    return irf.evaluate(run, _qrels(labels, extra), measures).sel(topic="t").values   # orders × measures
+    return (
+        irf.evaluate(run, _qrels(labels, extra), measures).sel(topic="t").values
+    )  # orders × measures
 
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,7 +103,9 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @given(tied_ranking())
 def test_expected_best_worst_equal_mean_max_min_over_tie_orders(case):
     scores, labels, extra = case
-    run = pd.DataFrame({"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores}
+    )
     qrels = _qrels(labels, extra)
     allv = _brute(scores, labels, extra, RANGE)
     exp = irf.evaluate(run, qrels, EXPECTED, order="expected").sel(system="s", topic="t").values
@@ -86,7 +123,9 @@ def test_expected_best_worst_equal_mean_max_min_over_tie_orders(case):
 @given(tied_ranking())
 def test_expected_judged_is_the_mean_over_tie_orders(case):
     scores, labels, extra = case
-    run = pd.DataFrame({"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores}
+    )
     allv = _brute(scores, labels, extra, ["Judged@3", "Judged@1"])
     exp = irf.evaluate(run, _qrels(labels, extra), ["Judged@3", "Judged@1"], order="expected")
     np.testing.assert_allclose(exp.sel(system="s", topic="t").values, allv.mean(axis=0), rtol=1e-12)
@@ -97,7 +136,7 @@ def test_ties_are_float32_equal_scores():
     run = pd.DataFrame({"system": "s", "topic": "t", "doc": ["a", "b"], "score": [1.0, 1.0 + 1e-9]})
     qrels = pd.DataFrame({"topic": "t", "doc": ["a"], "rel": [1]})
     assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx(0.75)
-    assert irf.evaluate(run, qrels, "RR", order="trec_eval10").item() == 0.5   # float64: b first
+    assert irf.evaluate(run, qrels, "RR", order="trec_eval10").item() == 0.5  # float64: b first
 
 
 def test_unsupported_measures_raise_naming_them():
@@ -111,8 +150,14 @@ def test_unsupported_measures_raise_naming_them():
 
 
 def test_tie_sensitivity_report():
-    run = pd.DataFrame({"system": ["a", "a", "b", "b"], "topic": "t", "doc": ["x", "y", "x", "y"],
-                        "score": [1.0, 1.0, 2.0, 1.0]})
+    run = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b"],
+            "topic": "t",
+            "doc": ["x", "y", "x", "y"],
+            "score": [1.0, 1.0, 2.0, 1.0],
+        }
+    )
     qrels = pd.DataFrame({"topic": "t", "doc": ["y"], "rel": [1]})
     rep = irf.tie_sensitivity(run, qrels, ["RR", "P@1"])
     top = rep.iloc[0]
@@ -129,12 +174,18 @@ sklearn_metrics = reference_module("sklearn.metrics")
 @given(tied_ranking(), st.integers(1, 8))
 def test_ndcg_expected_equals_sklearn_ignore_ties_false(case, k):
     scores, labels, _ = case
-    labels = [0 if g is None else g for g in labels]   # every judged document is retrieved
+    labels = [0 if g is None else g for g in labels]  # every judged document is retrieved
     if not any(labels):
         labels[0] = 1
-    run = pd.DataFrame({"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores}
+    )
     ours = irf.evaluate(run, _qrels(labels, []), f"nDCG@{k}", order="expected").item()
-    ref = sklearn_metrics.ndcg_score([labels], [scores], k=k, ignore_ties=False) if len(scores) > 1 else None
+    ref = (
+        sklearn_metrics.ndcg_score([labels], [scores], k=k, ignore_ties=False)
+        if len(scores) > 1
+        else None
+    )
     if ref is not None:
         assert ours == pytest.approx(ref, rel=1e-12, abs=1e-12)
 
@@ -156,7 +207,9 @@ def test_ndcg_expected_equals_sklearn_on_robust03(shared_data):
         # judged documents the run did not retrieve: below every retrieved one (beyond k)
         missing = judged[~judged.doc.isin(grp.doc)]
         y_true = np.concatenate([y_true, missing.rel.clip(lower=0).to_numpy()])
-        s32 = grp.score.to_numpy().astype(np.float32).astype(np.float64)   # trec_eval's ties: float32
+        s32 = (
+            grp.score.to_numpy().astype(np.float32).astype(np.float64)
+        )  # trec_eval's ties: float32
         y_score = np.concatenate([s32, np.full(len(missing), s32.min() - 1.0)])
         ref = sklearn_metrics.ndcg_score([y_true], [y_score], k=k, ignore_ties=False)
         assert cube.sel(topic=topic).item() == pytest.approx(ref, rel=1e-10), topic
@@ -172,23 +225,41 @@ def test_many_rankings_at_once_equal_one_at_a_time(cases):
     runs, qrels = [], []
     for j, (scores, labels, extra) in enumerate(cases):
         sys_, topic = f"s{j % 2}", f"t{j}"
-        runs.append(pd.DataFrame({"system": sys_, "topic": topic, "doc": [f"d{i}" for i in range(len(scores))],
-                                  "score": scores}))
+        runs.append(
+            pd.DataFrame(
+                {
+                    "system": sys_,
+                    "topic": topic,
+                    "doc": [f"d{i}" for i in range(len(scores))],
+                    "score": scores,
+                }
+            )
+        )
         qrels.append(_qrels(labels, extra).assign(topic=topic))
     run, qrel = pd.concat(runs), pd.concat(qrels)
     for order, ms in (("expected", EXPECTED), ("best", RANGE), ("worst", RANGE)):
         allv = irf.evaluate(run, qrel, ms, order=order, complete=True)
         for j in range(len(cases)):
             sys_, topic = f"s{j % 2}", f"t{j}"
-            one = irf.evaluate(runs[j], qrels[j], ms, order=order).sel(system=sys_, topic=topic).values
-            np.testing.assert_allclose(allv.sel(system=sys_, topic=topic).values, one, rtol=1e-12, atol=1e-15)
+            one = (
+                irf.evaluate(runs[j], qrels[j], ms, order=order)
+                .sel(system=sys_, topic=topic)
+                .values
+            )
+            np.testing.assert_allclose(
+                allv.sel(system=sys_, topic=topic).values, one, rtol=1e-12, atol=1e-15
+            )
         # the other system did not retrieve for these topics: complete=True scores an empty ranking
         assert np.isfinite(allv.values).all()
 
 
 def test_depth_truncates_before_the_tie_order():
-    run = pd.DataFrame({"system": "s", "topic": "t", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    run = pd.DataFrame(
+        {"system": "s", "topic": "t", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]}
+    )
     qrels = pd.DataFrame({"topic": "t", "doc": ["a"], "rel": [1]})
     # trec_eval -M 2 keeps c, b (docno descending); a is gone before any tie order is considered
     assert irf.evaluate(run, qrels, "RR", order="best", depth=2).item() == 0.0
-    assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx(
+        (1 + 1 / 2 + 1 / 3) / 3
+    )

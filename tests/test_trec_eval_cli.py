@@ -22,6 +22,7 @@ from irframe import cli
 
 def _shared() -> Path | None:
     from conftest import find_shared_data
+
     d = find_shared_data()
     return None if d is None else d / "trec_eval_test"
 
@@ -57,15 +58,25 @@ def _run(args: list[str], cwd: Path) -> tuple[int, str, str]:
 
 @pytest.mark.shared
 @pytest.mark.parametrize("version", ["9.0.8", "10.0"])
-@pytest.mark.parametrize("args,expected", COMMANDS or [pytest.param([], "", marks=pytest.mark.skip(
-    reason="../shared/data/trec_eval_test not found"))],
-    ids=[f"{i}:{c[1]}" for i, c in enumerate(COMMANDS)] or None)
+@pytest.mark.parametrize(
+    "args,expected",
+    COMMANDS
+    or [
+        pytest.param(
+            [], "", marks=pytest.mark.skip(reason="../shared/data/trec_eval_test not found")
+        )
+    ],
+    ids=[f"{i}:{c[1]}" for i, c in enumerate(COMMANDS)] or None,
+)
 def test_quicktest_line(args, expected, version):
     base = _shared()
     if version == "9.0.8":
         want_path = base / "expected_v9.0.8" / expected
         # 9.0.8's suite used its own zscores file at test/zscores_file
-        args = [str(base / "expected_v9.0.8" / "zscores_file") if a == "test/zscores_file" else a for a in args]
+        args = [
+            str(base / "expected_v9.0.8" / "zscores_file") if a == "test/zscores_file" else a
+            for a in args
+        ]
     else:
         want_path = base / "test" / expected
     if not want_path.exists():

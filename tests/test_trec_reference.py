@@ -12,12 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-import irframe as irf
-import irframe.io as iio
-
 from conftest import reference_module
 from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
+
+import irframe as irf
 
 HERE = Path(__file__).resolve().parent
 BUNDLED = HERE / "data" / "trec_eval"
@@ -51,8 +49,9 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("expected_name,qrels_name,run_name,options", CONFIGS,
-                         ids=[c[0] for c in CONFIGS])
+@pytest.mark.parametrize(
+    "expected_name,qrels_name,run_name,options", CONFIGS, ids=[c[0] for c in CONFIGS]
+)
 def test_trec_eval_fixture(fixtures, reader, expected_name, qrels_name, run_name, options):
     inputs, expected_dir = fixtures
     expected = read_trec_eval_output(expected_dir / expected_name)
@@ -60,12 +59,15 @@ def test_trec_eval_fixture(fixtures, reader, expected_name, qrels_name, run_name
     qrels = irf.read_qrels(inputs / qrels_name)
     run = irf.read_run(inputs / run_name)
     cube = irf.evaluate(run, qrels, list(fixture.measures), **options)
-    counts, bad = compare(expected, cube, fixture.measures,
-                          missing="zero" if options.get("complete") else "skip")
+    counts, bad = compare(
+        expected, cube, fixture.measures, missing="zero" if options.get("complete") else "skip"
+    )
     assert not bad, "\n".join(bad[:20])
     # every listed measure was compared, each with the exact number of (measure, topic) values
     assert dict(counts) == expected_counts(fixture)
-    print(f"{expected_name}: {sum(counts.values())} (measure, topic) values of {len(counts)} measures compared")
+    print(
+        f"{expected_name}: {sum(counts.values())} (measure, topic) values of {len(counts)} measures compared"
+    )
 
 
 def test_a_dropped_or_unlisted_measure_fails_the_comparison(fixtures):
@@ -75,8 +77,10 @@ def test_a_dropped_or_unlisted_measure_fails_the_comparison(fixtures):
     qrels, run = irf.read_qrels(inputs / "qrels.test"), irf.read_run(inputs / "results.test")
     fewer = [m for m in fixture.measures if m not in ("ndcg_cut_10", "bpref")]
     counts, bad = compare(expected, irf.evaluate(run, qrels, fewer), fixture.measures)
-    assert {"ndcg_cut_10: listed but missing from irframe's cube",
-            "bpref: listed but missing from irframe's cube"} <= set(bad)
+    assert {
+        "ndcg_cut_10: listed but missing from irframe's cube",
+        "bpref: listed but missing from irframe's cube",
+    } <= set(bad)
     assert dict(counts) != expected_counts(fixture)
     # a name in the file that is neither listed nor excluded is reported too
     counts, bad = compare(expected, irf.evaluate(run, qrels, fewer), fewer)
@@ -107,7 +111,9 @@ def robust(shared_data):
 
 @pytest.mark.shared
 @pytest.mark.slow
-@pytest.mark.parametrize("version,order", [("trec_eval_9.0.8", "trec_eval"), ("trec_eval_10.0", "trec_eval10")])
+@pytest.mark.parametrize(
+    "version,order", [("trec_eval_9.0.8", "trec_eval"), ("trec_eval_10.0", "trec_eval10")]
+)
 def test_robust03_all_runs_match_trec_eval(robust, version, order):
     base, qrels, runs = robust
     files = sorted((base / "expected" / version).glob("*.all_trec.q.txt.gz"))
@@ -121,12 +127,16 @@ def test_robust03_all_runs_match_trec_eval(robust, version, order):
         counts, bad = compare(read_trec_eval_output(f), cube, fixture.measures, system=system)
         problems += [f"{system}: {b}" for b in bad]
         if dict(counts) != expected_counts(fixture):
-            problems.append(f"{system}: compared {dict(counts)}, expected {expected_counts(fixture)}")
+            problems.append(
+                f"{system}: compared {dict(counts)}, expected {expected_counts(fixture)}"
+            )
         total += sum(counts.values())
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
     # every run, every listed measure, every topic plus the summary line
     assert total == 15 * sum(expected_counts(fixture).values())
-    print(f"{version}: {total} (measure, topic) values of {len(fixture.measures)} measures compared")
+    print(
+        f"{version}: {total} (measure, topic) values of {len(fixture.measures)} measures compared"
+    )
 
 
 @pytest.mark.shared
@@ -135,21 +145,54 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
     pytrec_eval = reference_module("pytrec_eval")
     _, qrels, runs = robust
     pairs = {  # irframe measure -> pytrec_eval key
-        "map": "map", "gm_map": "gm_map", "Rprec": "Rprec", "bpref": "bpref", "infAP": "infAP",
-        "recip_rank": "recip_rank", "P_10": "P_10", "P_1000": "P_1000", "recall_100": "recall_100",
-        "recall_1000": "recall_1000", "ndcg": "ndcg", "ndcg_cut_10": "ndcg_cut_10",
-        "ndcg_cut_1000": "ndcg_cut_1000", "success_10": "success_10",
-        "iprec_at_recall_0.10": "iprec_at_recall_0.10", "iprec_at_recall_0.50": "iprec_at_recall_0.50",
-        "11pt_avg": "11pt_avg", "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+        "map": "map",
+        "gm_map": "gm_map",
+        "Rprec": "Rprec",
+        "bpref": "bpref",
+        "infAP": "infAP",
+        "recip_rank": "recip_rank",
+        "P_10": "P_10",
+        "P_1000": "P_1000",
+        "recall_100": "recall_100",
+        "recall_1000": "recall_1000",
+        "ndcg": "ndcg",
+        "ndcg_cut_10": "ndcg_cut_10",
+        "ndcg_cut_1000": "ndcg_cut_1000",
+        "success_10": "success_10",
+        "iprec_at_recall_0.10": "iprec_at_recall_0.10",
+        "iprec_at_recall_0.50": "iprec_at_recall_0.50",
+        "11pt_avg": "11pt_avg",
+        "num_ret": "num_ret",
+        "num_rel": "num_rel",
+        "num_rel_ret": "num_rel_ret",
         "map_cut_100": "map_cut_100",
     }
     cube = irf.evaluate(runs, qrels, list(pairs))
     q = {}
     for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
         q.setdefault(t, {})[d] = int(r)
-    ev = pytrec_eval.RelevanceEvaluator(q, {"map", "gm_map", "Rprec", "bpref", "infAP", "recip_rank", "P",
-                                            "recall", "ndcg", "ndcg_cut", "success", "iprec_at_recall",
-                                            "11pt_avg", "num_ret", "num_rel", "num_rel_ret", "map_cut"})
+    ev = pytrec_eval.RelevanceEvaluator(
+        q,
+        {
+            "map",
+            "gm_map",
+            "Rprec",
+            "bpref",
+            "infAP",
+            "recip_rank",
+            "P",
+            "recall",
+            "ndcg",
+            "ndcg_cut",
+            "success",
+            "iprec_at_recall",
+            "11pt_avg",
+            "num_ret",
+            "num_rel",
+            "num_rel_ret",
+            "map_cut",
+        },
+    )
     worst = 0.0
     compared = 0
     for system, g in runs.groupby("system", observed=True):
@@ -183,6 +226,7 @@ def test_robust03_ties_are_broken_like_trec_eval(robust):
     """Runs whose float32 scores tie are ordered docno-descending: ranks differ from the file."""
     _, qrels, runs = robust
     from irframe.align import align
+
     a = align(runs, qrels)
     tied = np.flatnonzero(np.diff(a.row_score) == 0)
     assert len(tied) > 0  # Robust03 has tied scores

@@ -13,17 +13,25 @@ import inspect
 
 import numpy as np
 import pytest
+from public_api import public_functions
 
 from irframe.options import MISSING, Options
-from public_api import public_functions
 
 #: a synonym seen in a signature -> the one name irframe uses
 SYNONYMS = {
-    "cutoff": "k", "at": "k", "topk": "k",
-    "threshold": "rel_level", "rel_threshold": "rel_level", "relevance_level": "rel_level",
-    "max_depth": "depth", "truncate": "depth",
-    "seed": "rng", "random_state": "rng", "random_seed": "rng",
-    "nan_policy": "missing", "na": "missing",
+    "cutoff": "k",
+    "at": "k",
+    "topk": "k",
+    "threshold": "rel_level",
+    "rel_threshold": "rel_level",
+    "relevance_level": "rel_level",
+    "max_depth": "depth",
+    "truncate": "depth",
+    "seed": "rng",
+    "random_state": "rng",
+    "random_seed": "rng",
+    "nan_policy": "missing",
+    "na": "missing",
     "qrels_columns_": "qrels_columns",
 }
 
@@ -34,18 +42,39 @@ DEFAULTS.update({"missing": "skip", "rng": None})
 #: (function, parameter) -> why it differs
 EXCEPTIONS = {
     ("irframe.cwl.cwl", "depth"): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
-    ("irframe.cwl.cwla_grid", "depth"): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
+    (
+        "irframe.cwl.cwla_grid",
+        "depth",
+    ): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
     ("irframe.measures.cwl.degeneracy", "depth"): "C/W/L probing depth",
     ("irframe.datasets.synthetic", "depth"): "length of the generated rankings",
-    ("irframe.ndpm.pair_counts", "rel_level"): "None keeps the graded user ranking (no binarisation)",
-    ("irframe.measures.ndpm.pair_counts_aligned", "rel_level"): "None keeps the graded user ranking",
+    (
+        "irframe.ndpm.pair_counts",
+        "rel_level",
+    ): "None keeps the graded user ranking (no binarisation)",
+    (
+        "irframe.measures.ndpm.pair_counts_aligned",
+        "rel_level",
+    ): "None keeps the graded user ranking",
     ("irframe.agreement.label_agreement", "rel_level"): "None compares the grades themselves",
     ("irframe.agreement.label_confusion", "rel_level"): "None compares the grades themselves",
     ("irframe.evaluate.evaluate_aligned", "order"): "None: the order the input was aligned with",
-    ("irframe.treceval.trec_eval_values", "order"): "None: the order of the trec_eval version reproduced",
-    ("irframe.treceval.trec_eval_runs", "order"): "None: the order of the trec_eval version reproduced",
-    ("irframe.io.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
-    ("irframe.dask.read_runs", "system"): "a naming rule for many files ('file' = from the file name)",
+    (
+        "irframe.treceval.trec_eval_values",
+        "order",
+    ): "None: the order of the trec_eval version reproduced",
+    (
+        "irframe.treceval.trec_eval_runs",
+        "order",
+    ): "None: the order of the trec_eval version reproduced",
+    (
+        "irframe.io.read_runs",
+        "system",
+    ): "a naming rule for many files ('file' = from the file name)",
+    (
+        "irframe.dask.read_runs",
+        "system",
+    ): "a naming rule for many files ('file' = from the file name)",
 }
 
 FUNCTIONS = public_functions()
@@ -57,8 +86,12 @@ def test_enough_functions_are_checked():
 
 
 def test_no_synonyms_for_shared_concepts():
-    bad = [f"{q}({p}=) -> use {SYNONYMS[p]}=" for q, f in FUNCTIONS.items()
-           for p in inspect.signature(f).parameters if p in SYNONYMS]
+    bad = [
+        f"{q}({p}=) -> use {SYNONYMS[p]}="
+        for q, f in FUNCTIONS.items()
+        for p in inspect.signature(f).parameters
+        if p in SYNONYMS
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -79,7 +112,7 @@ def test_missing_values_have_one_meaning():
     assert set(MISSING) == {"skip", "common", "zero", "error"}
     for q, f in FUNCTIONS.items():
         doc = inspect.getdoc(f) or ""
-        assert "missing : {\"common\", \"zero\", \"error\"}" not in doc, q
+        assert 'missing : {"common", "zero", "error"}' not in doc, q
 
 
 def test_exceptions_are_real():
@@ -88,21 +121,26 @@ def test_exceptions_are_real():
             continue
         assert q in FUNCTIONS, q
         default = inspect.signature(FUNCTIONS[q]).parameters[p].default
-        assert default != DEFAULTS[p], f"{q}({p}=) no longer differs: remove it from EXCEPTIONS ({why})"
+        assert default != DEFAULTS[p], (
+            f"{q}({p}=) no longer differs: remove it from EXCEPTIONS ({why})"
+        )
 
 
 def test_rng_accepts_what_default_rng_takes():
     """``rng=``: a Generator is used as is; every seed numpy's ``default_rng`` takes gives the
     draws ``default_rng`` gives (outside reference: numpy); anything else is a TypeError."""
     from irframe.options import make_rng
+
     g = np.random.default_rng(1)
     assert make_rng(g) is g
     for seed in (7, [1, 2], np.random.SeedSequence(5), None):
         if seed is None:
             assert isinstance(make_rng(seed), np.random.Generator)
             continue
-        assert make_rng(seed).integers(10**9, size=3).tolist() == \
-            np.random.default_rng(seed).integers(10**9, size=3).tolist()
+        assert (
+            make_rng(seed).integers(10**9, size=3).tolist()
+            == np.random.default_rng(seed).integers(10**9, size=3).tolist()
+        )
     for bad in (0.5, "x", object()):
         with pytest.raises(TypeError, match="rng must be"):
             make_rng(bad)

@@ -22,36 +22,83 @@ import irframe as irf
 
 # trec_eval's default measure set (`trec_eval qrels run`, out.test) minus num_q/runid
 OFFICIAL = (
-    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
     *(f"iprec_at_recall_{r / 10:.2f}" for r in range(11)),
     *(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # `-m all_trec` (trec_eval 9.0.8): every name irframe computes
 ALL_TREC = (
-    *OFFICIAL, "infAP", "gm_bpref", "11pt_avg", "ndcg", "ndcg_rel", "Rndcg", "G", "binG", "utility",
-    "num_nonrel_judged_ret", "set_P", "set_recall", "set_F", "set_map", "set_relative_P",
-    "success_1", "success_5", "success_10",
+    *OFFICIAL,
+    "infAP",
+    "gm_bpref",
+    "11pt_avg",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "G",
+    "binG",
+    "utility",
+    "num_nonrel_judged_ret",
+    "set_P",
+    "set_recall",
+    "set_F",
+    "set_map",
+    "set_relative_P",
+    "success_1",
+    "success_5",
+    "success_10",
     *(f"Rprec_mult_{m / 10:.2f}" for m in range(2, 21, 2)),
-    *(f"recall_{k}" for k in CUTOFFS), *(f"ndcg_cut_{k}" for k in CUTOFFS), *(f"map_cut_{k}" for k in CUTOFFS),
+    *(f"recall_{k}" for k in CUTOFFS),
+    *(f"ndcg_cut_{k}" for k in CUTOFFS),
+    *(f"map_cut_{k}" for k in CUTOFFS),
     *(f"relative_P_{k}" for k in CUTOFFS),
 )
 # trec_eval 10.0 adds these to all_trec
 ALL_TREC_10 = (*ALL_TREC, "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20")
 # out.test.meas_params: measures with explicit parameters
 MEAS_PARAMS = (
-    "iprec_at_recall_0.10", "iprec_at_recall_0.20", "iprec_at_recall_0.25", "iprec_at_recall_0.50",
-    "iprec_at_recall_0.75", "P_3", "P_5", "P_7", "recall_20", "recall_2000", "Rprec_mult_0.20",
-    "Rprec_mult_0.35", "Rprec_mult_5.00", "ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23",
-    "success_2", "success_5", "success_20",
+    "iprec_at_recall_0.10",
+    "iprec_at_recall_0.20",
+    "iprec_at_recall_0.25",
+    "iprec_at_recall_0.50",
+    "iprec_at_recall_0.75",
+    "P_3",
+    "P_5",
+    "P_7",
+    "recall_20",
+    "recall_2000",
+    "Rprec_mult_0.20",
+    "Rprec_mult_0.35",
+    "Rprec_mult_5.00",
+    "ndcg_cut_10",
+    "ndcg_cut_20",
+    "ndcg_cut_23",
+    "success_2",
+    "success_5",
+    "success_20",
 )
 # names in the expected files that are not compared: bookkeeping lines (runid, num_q, the
 # relstring text) and parameter lists that only trec_eval's command-line syntax expresses
 # (irframe's CLI reproduces those files byte for byte: tests/test_cli.py)
-NOT_COMPARED = frozenset({
-    "runid", "num_q", "relstring", "relstring_20",
-    "utility_2,-1,0,0", "11pt_avg_.25,.5,.75", "ndcg_1=3,2=9,4=4.5",
-})
+NOT_COMPARED = frozenset(
+    {
+        "runid",
+        "num_q",
+        "relstring",
+        "relstring_20",
+        "utility_2,-1,0,0",
+        "11pt_avg_.25,.5,.75",
+        "ndcg_1=3,2=9,4=4.5",
+    }
+)
 # trec_eval prints these on the summary line only, never per topic
 SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
@@ -65,11 +112,11 @@ FIXTURES = {
     "out.test": Fixture(OFFICIAL, 0),
     "out.test.a": Fixture(ALL_TREC, 0),
     "out.test.aq": Fixture(ALL_TREC, 3),
-    "out.test.aqc": Fixture(ALL_TREC, 2),    # results.trunc has topics 301 and 303
+    "out.test.aqc": Fixture(ALL_TREC, 2),  # results.trunc has topics 301 and 303
     "out.test.aqcM": Fixture(ALL_TREC, 2),
     "out.test.aql": Fixture(ALL_TREC, 3),
     "out.test.meas_params": Fixture(MEAS_PARAMS, 3),
-    "robust03 trec_eval_9.0.8": Fixture(ALL_TREC, 100),      # every Robust03 run
+    "robust03 trec_eval_9.0.8": Fixture(ALL_TREC, 100),  # every Robust03 run
     "robust03 trec_eval_10.0": Fixture(ALL_TREC_10, 100),
 }
 INTEGER_MEASURES = {"num_ret", "num_rel", "num_rel_ret", "num_q", "num_nonrel_judged_ret"}
@@ -95,8 +142,9 @@ def fmt(name: str, value: float) -> str:
     return f"{value:.0f}" if name in INTEGER_MEASURES else f"{value:.4f}"
 
 
-def compare(expected: dict, cube, measures, system: str | None = None,
-            missing: str = "skip") -> tuple[Counter, list[str]]:
+def compare(
+    expected: dict, cube, measures, system: str | None = None, missing: str = "skip"
+) -> tuple[Counter, list[str]]:
     """Compare the listed ``measures`` of ``expected`` with a cube.
 
     Returns ``(counts, problems)``: how many (measure, topic) values of each measure were
@@ -107,10 +155,16 @@ def compare(expected: dict, cube, measures, system: str | None = None,
     listed = set(measures)
     in_file = {name for name, _ in expected}
     in_cube = set(cube.measure.values.tolist())
-    problems = [f"{m}: listed but not in the trec_eval output" for m in measures if m not in in_file]
-    problems += [f"{m}: listed but missing from irframe's cube" for m in measures if m not in in_cube]
-    problems += [f"{m}: in the trec_eval output but neither compared nor in NOT_COMPARED"
-                 for m in sorted(in_file - listed - NOT_COMPARED)]
+    problems = [
+        f"{m}: listed but not in the trec_eval output" for m in measures if m not in in_file
+    ]
+    problems += [
+        f"{m}: listed but missing from irframe's cube" for m in measures if m not in in_cube
+    ]
+    problems += [
+        f"{m}: in the trec_eval output but neither compared nor in NOT_COMPARED"
+        for m in sorted(in_file - listed - NOT_COMPARED)
+    ]
     if system is None:
         system = cube.system.values[0]
     present = [m for m in measures if m in in_cube]

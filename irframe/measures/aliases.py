@@ -57,13 +57,21 @@ from __future__ import annotations
 import numpy as np
 
 from ..align import segment_sum
+from . import trec_arrays as ta
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
 from .trec import REL
-from . import trec_arrays as ta
 
 _RANX = {  # ranx name -> irframe measure (k filled in)
-    "hits": "Hits", "hit_rate": "Success", "precision": "P", "recall": "R", "f1": "F1", "mrr": "RR",
-    "map": "AP", "dcg": "dcg", "dcg_burges": "dcg(dcg='exp-log2')", "ndcg": "nDCG",
+    "hits": "Hits",
+    "hit_rate": "Success",
+    "precision": "P",
+    "recall": "R",
+    "f1": "F1",
+    "mrr": "RR",
+    "map": "AP",
+    "dcg": "dcg",
+    "dcg_burges": "dcg(dcg='exp-log2')",
+    "ndcg": "nDCG",
     "ndcg_burges": "nDCG(dcg='exp-log2')",
 }
 _RANX_REL = {"hits", "hit_rate", "precision", "recall", "f1", "mrr", "map"}  # take -lN as rel=N
@@ -74,8 +82,10 @@ def _ranx(m) -> str:
     target = _RANX[name]
     if level is not None:
         if name not in _RANX_REL:
-            raise ValueError(f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
-                             "such parameter (use the gains of the measure instead)")
+            raise ValueError(
+                f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
+                "such parameter (use the gains of the measure instead)"
+            )
         target = f"{target}(rel={level})"
     return target + (f"@{k}" if k else "")
 
@@ -103,7 +113,7 @@ def _accuracy(ctx: EvalContext, m: Measure) -> np.ndarray:
     else:
         keep = np.ones(len(rel), bool)
     nonrel = keep & ~rel
-    rows = ta.Rows(ctx, keep & rel)   # the relevant rows, and the non-relevant ones above each
+    rows = ta.Rows(ctx, keep & rel)  # the relevant rows, and the non-relevant ones above each
     above = rows.top_sum(rows.at_or_above(nonrel).astype(np.float64), None)
     n_rel = rows.count.astype(np.float64)
     n_non = segment_sum(nonrel.astype(np.float64), a.offsets)
@@ -132,8 +142,8 @@ def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
     depth = np.maximum(a.group_len, n_ideal)
     dmax = int(depth.max(initial=0))
     d = np.arange(1, dmax + 1, dtype=np.float64)
-    pw = np.cumprod(np.concatenate([[1.0], np.full(dmax, p)]))[:dmax + 1]      # p^0 .. p^dmax
-    T = np.concatenate([[0.0], np.cumsum(pw[:dmax] / d)])                       # T(0..dmax)
+    pw = np.cumprod(np.concatenate([[1.0], np.full(dmax, p)]))[: dmax + 1]  # p^0 .. p^dmax
+    T = np.concatenate([[0.0], np.cumsum(pw[:dmax] / d)])  # T(0..dmax)
     norm = np.concatenate([[0.0], np.cumsum(pw[:dmax])])
     # ideal rank of each retrieved relevant row: docs with a higher grade, then same-grade
     # retrieved docs ranked above it (the run's order), then unretrieved same-grade docs
@@ -147,7 +157,7 @@ def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
     qt, qg = a.qrels_topic[pos], t_all[pos]
     levels = np.unique(np.concatenate([qg, g]))
     n_codes = len(levels)
-    desc = n_codes - 1 - np.searchsorted(levels, qg)             # higher grade -> smaller code
+    desc = n_codes - 1 - np.searchsorted(levels, qg)  # higher grade -> smaller code
     keys = np.sort(qt.astype(np.int64) * n_codes + desc)
     row_key = t.astype(np.int64) * n_codes + (n_codes - 1 - np.searchsorted(levels, g))
     topic_start = np.searchsorted(keys, np.arange(len(a.topics), dtype=np.int64) * n_codes)
@@ -171,33 +181,81 @@ def _compat(ctx: EvalContext, m: Measure) -> np.ndarray:
     score = ta.safe_div(segment_sum(contrib, rows.offsets), norm[depth])
     if m.param("normalize"):
         # the ideal ranking against itself: the j-th document contributes T(D) - T(j - 1)
-        j_cum = np.concatenate([[0.0], np.cumsum(T[:dmax])])                    # sum_{j<n} T(j)
+        j_cum = np.concatenate([[0.0], np.cumsum(T[:dmax])])  # sum_{j<n} T(j)
         best = ta.safe_div(n_ideal * T[depth] - j_cum[n_ideal], norm[depth])
         score = np.where(best > 0, ta.safe_div(score, best), score)
     return score
 
 
-register(MeasureDef("NumQ", _num_q, cutoff="none", aggregate="sum", family="ir_measures",
-                    description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)"))
-register(MeasureDef("Hits", lambda ctx, m: ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff), params={"rel": REL},
-                    family="ranx", description="relevant documents in the top k, averaged over topics (ranx hits; "
-                    "NumRelRet is the same per topic, summed)"))
-register(MeasureDef("F1", _f1, params={"rel": REL}, family="ranx",
-                    description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)"))
-register(MeasureDef("Accuracy", _accuracy, params={"rel": REL}, family="ir_measures",
-                    description="share of (relevant, non-relevant) pairs in the top k ordered right "
-                                "(ir_measures Accuracy); 0 when nothing relevant is retrieved"))
-register(MeasureDef("Compat", _compat, cutoff="none", family="ir_measures", params={
-    "p": Param("float", 0.95, low=0, high=1, low_open=True, high_open=True, description="RBO persistence"),
-    "normalize": Param("bool", True, description="divide by the ideal ranking's own score")},
-    description="compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021, TOIS), ir_measures"))
+register(
+    MeasureDef(
+        "NumQ",
+        _num_q,
+        cutoff="none",
+        aggregate="sum",
+        family="ir_measures",
+        description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)",
+    )
+)
+register(
+    MeasureDef(
+        "Hits",
+        lambda ctx, m: ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff),
+        params={"rel": REL},
+        family="ranx",
+        description="relevant documents in the top k, averaged over topics (ranx hits; "
+        "NumRelRet is the same per topic, summed)",
+    )
+)
+register(
+    MeasureDef(
+        "F1",
+        _f1,
+        params={"rel": REL},
+        family="ranx",
+        description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)",
+    )
+)
+register(
+    MeasureDef(
+        "Accuracy",
+        _accuracy,
+        params={"rel": REL},
+        family="ir_measures",
+        description="share of (relevant, non-relevant) pairs in the top k ordered right "
+        "(ir_measures Accuracy); 0 when nothing relevant is retrieved",
+    )
+)
+register(
+    MeasureDef(
+        "Compat",
+        _compat,
+        cutoff="none",
+        family="ir_measures",
+        params={
+            "p": Param(
+                "float",
+                0.95,
+                low=0,
+                high=1,
+                low_open=True,
+                high_open=True,
+                description="RBO persistence",
+            ),
+            "normalize": Param("bool", True, description="divide by the ideal ranking's own score"),
+        },
+        description="compatibility with the ideal ranking (Clarke, Vtyurina & Smucker 2021, TOIS), ir_measures",
+    )
+)
 
 
 def _set_p_relative(m) -> str:
     """ir_measures' ``SetP(relative=True)`` (how it prints ``SetRelP``) is set_relative_P; ``relative=False`` is P."""
     items = [x.strip() for x in m.group(2).split(",") if x.strip()]
     rest = [x for x in items if x.partition("=")[0].strip() != "relative"]
-    value = next(x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "relative")
+    value = next(
+        x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "relative"
+    )
     if value.lower() not in ("true", "false", "1", "0"):
         raise ValueError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
     target = "set_relative_P" if value.lower() in ("true", "1") else "P"
@@ -221,21 +279,40 @@ def _ndcg_gains_dict(m) -> str:
     return f"nDCG({m.group(1)}gains='{mapping}'{m.group(3)})" + (m.group(4) or "")
 
 
-register_alias_pattern(r"nDCG\(([^{}()]*?)gains\s*=\s*\{([^{}()]*)\}([^{}()]*)\)(@\d+)?", _ndcg_gains_dict)
+register_alias_pattern(
+    r"nDCG\(([^{}()]*?)gains\s*=\s*\{([^{}()]*)\}([^{}()]*)\)(@\d+)?", _ndcg_gains_dict
+)
 
-for _name, _target in {"SetP": "P", "SetR": "R", "SetF": "set_F", "SetAP": "set_map", "SetRelP": "set_relative_P",
-                       "Precision": "P", "r-precision": "Rprec", "r_precision": "Rprec"}.items():
-    register_alias_pattern(rf"{_name}(\(.*\))?(@\d+)?",
-                           lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""))
-register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
-                       lambda m: f"IPrec(recall={m.group(2)}" + ("," + m.group(1)[1:] if m.group(1) else ")"))
-register_alias_pattern(r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
-                       r"(@(\d+))?(-l(\d+))?", _ranx)
+for _name, _target in {
+    "SetP": "P",
+    "SetR": "R",
+    "SetF": "set_F",
+    "SetAP": "set_map",
+    "SetRelP": "set_relative_P",
+    "Precision": "P",
+    "r-precision": "Rprec",
+    "r_precision": "Rprec",
+}.items():
+    register_alias_pattern(
+        rf"{_name}(\(.*\))?(@\d+)?",
+        lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),
+    )
+register_alias_pattern(
+    r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
+    lambda m: f"IPrec(recall={m.group(2)}" + ("," + m.group(1)[1:] if m.group(1) else ")"),
+)
+register_alias_pattern(
+    r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
+    r"(@(\d+))?(-l(\d+))?",
+    _ranx,
+)
 register_alias_pattern(r"rbp\.(\d+)", lambda m: f"RBP(p=0.{m.group(1)})")
 # ir_measures' NumRet(rel=k) counts the retrieved documents with grade >= k (its NumRelRet is
 # NumRet(rel=1)); without rel it counts them all
-register_alias_pattern(r"NumRet\(((?:[^()]*,)?\s*rel\s*=[^()]*)\)(@\d+)?",
-                       lambda m: f"NumRelRet({m.group(1)})" + (m.group(2) or ""))
+register_alias_pattern(
+    r"NumRet\(((?:[^()]*,)?\s*rel\s*=[^()]*)\)(@\d+)?",
+    lambda m: f"NumRelRet({m.group(1)})" + (m.group(2) or ""),
+)
 
 
 def _ir_measures_cwl(m) -> str:
@@ -246,7 +323,9 @@ def _ir_measures_cwl(m) -> str:
         key, _, value = item.partition("=")
         params[key.strip()] = value.strip()
     if float(params.pop("min_rel", 0) or 0) != 0:
-        raise ValueError(f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)")
+        raise ValueError(
+            f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)"
+        )
     gmax = params.pop("max_rel", None)
     if name == "INST" or name == "INSQ" or name == "NERR11":
         c = f"{name}(T={params.pop('T', '1.0')})"
@@ -255,15 +334,19 @@ def _ir_measures_cwl(m) -> str:
     elif name == "BPM":
         c = f"BPM(T={params.pop('T', '1.0')},K={k})" if k else None
         k = None
-    else:   # SDCG, NERR8, NERR9: a cutoff
+    else:  # SDCG, NERR8, NERR9: a cutoff
         c = f"{name}@{k}" if k else None
         k = None
     if c is None or params or k:
-        raise ValueError(f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
-                         f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)")
+        raise ValueError(
+            f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
+            f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)"
+        )
     # ir_measures clips grades into [min_rel, max_rel] before scaling (a grade above max_rel
     # counts as max_rel, with a warning), so the alias clips too
     return f"CWL(C={c}" + (f",gmax={gmax},clip=true)" if gmax is not None else ")")
 
 
-register_alias_pattern(r"(INST|INSQ|SDCG|BPM|NERR8|NERR9|NERR10|NERR11)(?:\((.*)\))?(@(\d+))?", _ir_measures_cwl)
+register_alias_pattern(
+    r"(INST|INSQ|SDCG|BPM|NERR8|NERR9|NERR10|NERR11)(?:\((.*)\))?(@(\d+))?", _ir_measures_cwl
+)

@@ -34,12 +34,30 @@ import numpy as np
 from ..align import segment_sum
 from ..errors import DegenerateMeasureWarning
 from ..params import check_gains
-from .cwl_functions import (AFunction, CFunction, GainRangeError, Rankings, UserModel, a_function, c_function,
-                            user_model)
+from .cwl_functions import (
+    AFunction,
+    CFunction,
+    GainRangeError,
+    Rankings,
+    UserModel,
+    a_function,
+    c_function,
+    user_model,
+)
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register
 
-__all__ = ["cwl_from_gains", "cwla_from_gains", "degeneracy", "gain_values", "scores", "dense",
-           "check_gain_range", "warn_degenerate", "DEFAULT_DEPTH", "DEGENERACY_REASONS"]
+__all__ = [
+    "DEFAULT_DEPTH",
+    "DEGENERACY_REASONS",
+    "check_gain_range",
+    "cwl_from_gains",
+    "cwla_from_gains",
+    "degeneracy",
+    "dense",
+    "gain_values",
+    "scores",
+    "warn_degenerate",
+]
 
 DEFAULT_DEPTH = 1000
 
@@ -58,7 +76,8 @@ def check_gain_range(cf: CFunction, gain: np.ndarray, case: str) -> None:
             f"C function {cf.name} (cwl_eval {cf.cwl_name or cf.name}) needs gains in [{lo}, {hi}] but the "
             f"{case}-case gains reach {bad} (unjudged documents and padding take "
             f"{'max_gain' if case == 'best' else '0'} there); map grades into [0, 1] with gains=..., "
-            f"or drop this metric")
+            f"or drop this metric"
+        )
 
 
 def scores(r: Rankings, cf: CFunction, case: str = "worst") -> tuple[dict, UserModel]:
@@ -75,7 +94,9 @@ def scores(r: Rankings, cf: CFunction, case: str = "worst") -> tuple[dict, UserM
     return out, m
 
 
-def cwl_from_gains(gains: Any, C: str | CFunction | Callable, *, costs: Any = None) -> dict[str, np.ndarray]:
+def cwl_from_gains(
+    gains: Any, C: str | CFunction | Callable, *, costs: Any = None
+) -> dict[str, np.ndarray]:
     """EU, ETU, EC, ETC, ED (and ``Tail`` = V(D+1)) of a gain matrix under one C function.
 
     ``gains`` is (G, D) (or one ranking as a 1-D array): row = ranking, column = rank, every
@@ -91,8 +112,9 @@ def cwl_from_gains(gains: Any, C: str | CFunction | Callable, *, costs: Any = No
     return out
 
 
-def cwla_from_gains(gains: Any, C: str | CFunction | Callable, A: str | AFunction | Callable,
-                    *, costs: Any = None) -> np.ndarray:
+def cwla_from_gains(
+    gains: Any, C: str | CFunction | Callable, A: str | AFunction | Callable, *, costs: Any = None
+) -> np.ndarray:
     """CWLA(C, A) = sum_i L(i) A(i) (Eq. 15) for each row of a gain matrix.
 
     >>> from irframe.cwl import cwla_from_gains
@@ -112,7 +134,9 @@ def cwla_from_gains(gains: Any, C: str | CFunction | Callable, A: str | AFunctio
 _DEGEN_CACHE: dict[tuple, str] = {}
 
 
-def degeneracy(C: str | CFunction | Callable, A: str | AFunction | Callable, *, depth: int = 1000) -> str:
+def degeneracy(
+    C: str | CFunction | Callable, A: str | AFunction | Callable, *, depth: int = 1000
+) -> str:
     """``"X"`` if CWLA(C, A) is the same for every ranking, ``"XX"`` if it depends only on the
     set of gains (every permutation scores the same), ``""`` otherwise.
 
@@ -125,7 +149,9 @@ def degeneracy(C: str | CFunction | Callable, A: str | AFunction | Callable, *, 
     ('X', 'XX', '')
     """
     cf, af = c_function(C), a_function(A)
-    depth = min(int(depth), 1000)  # probe rankings of at most cwl_eval's default depth: memory stays small
+    depth = min(
+        int(depth), 1000
+    )  # probe rankings of at most cwl_eval's default depth: memory stays small
     key = (cf.name, af.name, depth) if cf.builtin and af.builtin else None
     if key is not None and key in _DEGEN_CACHE:
         return _DEGEN_CACHE[key]
@@ -158,25 +184,36 @@ def degeneracy(C: str | CFunction | Callable, A: str | AFunction | Callable, *, 
     return flag
 
 
-DEGENERACY_REASONS = {"X": "neither its C function nor its A function uses the gains, so it is a constant "
-             "(an 'X' cell of Table 3 in Moffat et al. 2022)",
-        "XX": "it depends only on the set of gains, not on their order, so it cannot distinguish two "
-              "rankings of the same documents (an 'XX' cell of Table 3 in Moffat et al. 2022)"}
+DEGENERACY_REASONS = {
+    "X": "neither its C function nor its A function uses the gains, so it is a constant "
+    "(an 'X' cell of Table 3 in Moffat et al. 2022)",
+    "XX": "it depends only on the set of gains, not on their order, so it cannot distinguish two "
+    "rankings of the same documents (an 'XX' cell of Table 3 in Moffat et al. 2022)",
+}
 
 
 def warn_degenerate(cf: CFunction, af: AFunction, depth: int, label: str | None = None) -> str:
     flag = degeneracy(cf, af, depth=depth)
     if flag:
-        warnings.warn(f"{label or f'CWLA(C={cf.name},A={af.name})'}: {DEGENERACY_REASONS[flag]}",
-                      DegenerateMeasureWarning, stacklevel=3)
+        warnings.warn(
+            f"{label or f'CWLA(C={cf.name},A={af.name})'}: {DEGENERACY_REASONS[flag]}",
+            DegenerateMeasureWarning,
+            stacklevel=3,
+        )
     return flag
 
 
 # =====================================================================================
 # gains and costs from frames
 # =====================================================================================
-def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | None = None,
-                min_gain: float = 0.0, max_gain: float = 1.0) -> np.ndarray:
+def gain_values(
+    grades: np.ndarray,
+    gains: Any,
+    *,
+    qrels_grades: np.ndarray | None = None,
+    min_gain: float = 0.0,
+    max_gain: float = 1.0,
+) -> np.ndarray:
     """Map grades (NaN = unjudged, kept NaN) to gains.
 
     ``gains``:
@@ -192,7 +229,11 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
     checks the whole gain file).
     """
     grades = np.asarray(grades, dtype=np.float64)
-    allg = grades[~np.isnan(grades)] if qrels_grades is None else np.asarray(qrels_grades, dtype=np.float64)
+    allg = (
+        grades[~np.isnan(grades)]
+        if qrels_grades is None
+        else np.asarray(qrels_grades, dtype=np.float64)
+    )
     gmax = float(allg.max()) if allg.size else 1.0
 
     def apply(x: np.ndarray) -> np.ndarray:
@@ -203,7 +244,9 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
                 return np.maximum(x, 0.0) / gmax if gmax > 1.0 else np.maximum(x, 0.0)
             if gains == "scale":
                 return np.maximum(x, 0.0) / gmax if gmax > 0 else np.zeros_like(x)
-            raise ValueError(f"gains={gains!r}: use None, 'auto', 'scale', a mapping grade -> gain, or a callable")
+            raise ValueError(
+                f"gains={gains!r}: use None, 'auto', 'scale', a mapping grade -> gain, or a callable"
+            )
         if isinstance(gains, Mapping):
             out = x.copy()
             for k, v in check_gains(gains).items():
@@ -212,10 +255,14 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
         if callable(gains):
             out = np.asarray(gains(x.copy()), dtype=np.float64)
             if out.shape != x.shape:
-                raise ValueError(f"gains callable returned shape {out.shape} for {x.shape} grades; it must "
-                                 f"be vectorised (numpy array in, same-shape array out)")
+                raise ValueError(
+                    f"gains callable returned shape {out.shape} for {x.shape} grades; it must "
+                    f"be vectorised (numpy array in, same-shape array out)"
+                )
             return out
-        raise TypeError(f"gains must be None, 'auto', 'scale', a mapping or a callable, got {type(gains).__name__}")
+        raise TypeError(
+            f"gains must be None, 'auto', 'scale', a mapping or a callable, got {type(gains).__name__}"
+        )
 
     checked = apply(np.unique(allg))
     if checked.size:
@@ -224,13 +271,17 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
             raise GainRangeError(
                 f"Detected a gain value ({hi}) greater than the maximum ({max_gain}) — cwl_eval refuses this "
                 f"too. Map grades into [0, 1] with gains='auto' (grade / largest grade), gains={{0: 0, 1: 0.5, "
-                f"2: 1}} or a callable, or allow it with max_gain={hi} (cwl_eval --max_gain)")
+                f"2: 1}} or a callable, or allow it with max_gain={hi} (cwl_eval --max_gain)"
+            )
         if lo < min_gain:
             raise GainRangeError(
                 f"Detected a gain value ({lo}) less than the minimum ({min_gain}) — cwl_eval refuses this too. "
-                f"Map negative grades to 0 with gains='auto', or allow them with min_gain={lo} (cwl_eval --min_gain)")
+                f"Map negative grades to 0 with gains='auto', or allow them with min_gain={lo} (cwl_eval --min_gain)"
+            )
         if np.isnan(checked).any():
-            raise GainRangeError("gains= mapped some grades to NaN; every judged grade needs a finite gain")
+            raise GainRangeError(
+                "gains= mapped some grades to NaN; every judged grade needs a finite gain"
+            )
     out = np.full(grades.shape, np.nan)
     ok = ~np.isnan(grades)
     out[ok] = apply(grades[ok])
@@ -241,7 +292,7 @@ def gain_values(grades: np.ndarray, gains: Any, *, qrels_grades: np.ndarray | No
 #: may exceed the input only up to this many cells per group (the default depth) ...
 PAD_CELLS_PER_GROUP = 1000
 #: ... or this many cells in all (128 MB per float64 matrix), whichever is larger.
-PAD_CELLS = 2 ** 24
+PAD_CELLS = 2**24
 
 
 def check_dense_size(aligned, depth: int) -> None:
@@ -257,11 +308,13 @@ def check_dense_size(aligned, depth: int) -> None:
     if depth <= max(longest, PAD_CELLS_PER_GROUP) or G * depth <= PAD_CELLS:
         return
     from ..errors import OptionError
+
     gb = G * depth * 8 / 1e9
     raise OptionError(
         f"C/W/L depth {depth} pads every ranking to {depth} positions (cwl_eval --max_depth): {G} × {depth} "
         f"matrices of {gb:.3g} GB each, while the longest ranking has {longest} document(s). Use a depth "
-        f"up to {max(longest, PAD_CELLS_PER_GROUP)} (depth=/@k; cwl_eval's default is 1000).")
+        f"up to {max(longest, PAD_CELLS_PER_GROUP)} (depth=/@k; cwl_eval's default is 1000)."
+    )
 
 
 def dense(aligned, row_values: np.ndarray, depth: int, fill: float) -> np.ndarray:
@@ -293,7 +346,7 @@ def _gain_rule(ctx: EvalContext, m: Measure):
         return ("map", tuple(sorted(ctx.options["gains"].items()))), dict(ctx.options["gains"])
     gmax = m.param("gmax")
     if gmax is not None:
-        if m.param("clip"):   # ir_measures' max_rel: grades clipped into [0, max_rel], then scaled
+        if m.param("clip"):  # ir_measures' max_rel: grades clipped into [0, max_rel], then scaled
             return ("gmax_clip", float(gmax)), (lambda x, g=float(gmax): np.clip(x, 0.0, g) / g)
         return ("gmax", float(gmax)), (lambda x, g=float(gmax): np.maximum(x, 0.0) / g)
     return ("auto",), "auto"
@@ -305,14 +358,28 @@ def _rankings(ctx: EvalContext, m: Measure) -> Rankings:
 
     def build():
         a = ctx.aligned
-        g = gain_values(a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0)
+        g = gain_values(
+            a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0
+        )
         # padding after the end of a ranking: gain 0, or in the all-relevant labelling of
         # irframe.measures.unjudged the gain of the stated grade (cwl_eval's best case)
         fill = a.extras.get("unjudged_grade")
-        pad = 0.0 if fill is None else float(gain_values(np.array([fill]), rule, qrels_grades=a.qrels_grades_all,
-                                                              max_gain=np.inf, min_gain=-np.inf)[0])
+        pad = (
+            0.0
+            if fill is None
+            else float(
+                gain_values(
+                    np.array([fill]),
+                    rule,
+                    qrels_grades=a.qrels_grades_all,
+                    max_gain=np.inf,
+                    min_gain=-np.inf,
+                )[0]
+            )
+        )
         gain = dense(a, np.nan_to_num(g, nan=0.0), D, pad)
         return Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
+
     return ctx.memo(("cwl_rankings", D, key), build)
 
 
@@ -322,26 +389,56 @@ def _model(ctx: EvalContext, m: Measure, cf: CFunction):
     def build():
         check_gain_range(cf, r.gain, "worst")
         return user_model(cf(r))
-    key = ("cwl_model", _depth(m), _gain_rule(ctx, m)[0], cf.name) if cf.builtin else ("cwl_model", id(cf))
+
+    key = (
+        ("cwl_model", _depth(m), _gain_rule(ctx, m)[0], cf.name)
+        if cf.builtin
+        else ("cwl_model", id(cf))
+    )
     return r, ctx.memo(key, build)
 
 
 def _c_check(cwl_eval_names: bool):
     def check(text: str) -> None:
         c_function(text, cwl_eval_names=cwl_eval_names)
+
     return check
 
 
-GMAX_OPT = Param("float", None, low=0, low_open=True,
-                 description="gain = grade / gmax (default: grades scaled into [0, 1] automatically)")
-CLIP_OPT = Param("bool", False, description="with gmax: grades above gmax count as gmax (ir_measures' max_rel) "
-                                            "instead of an error")
-C_IRF = Param("str", REQUIRED, check_fn=_c_check(False), allowed_text="a C function such as RBP(p=0.8)",
-              description="the C function (continuation probabilities) of the user model")
-A_FN = Param("str", "ERG", check_fn=lambda text: a_function(text) and None,
-             allowed_text="an A function such as ERG, max, fig(delta=0.8)", description="the A function")
-C_CWL = Param("str", REQUIRED, check_fn=_c_check(True), allowed_text="a C function such as AP or RBP@0.8",
-              description="the cwl_eval C function")
+GMAX_OPT = Param(
+    "float",
+    None,
+    low=0,
+    low_open=True,
+    description="gain = grade / gmax (default: grades scaled into [0, 1] automatically)",
+)
+CLIP_OPT = Param(
+    "bool",
+    False,
+    description="with gmax: grades above gmax count as gmax (ir_measures' max_rel) "
+    "instead of an error",
+)
+C_IRF = Param(
+    "str",
+    REQUIRED,
+    check_fn=_c_check(False),
+    allowed_text="a C function such as RBP(p=0.8)",
+    description="the C function (continuation probabilities) of the user model",
+)
+A_FN = Param(
+    "str",
+    "ERG",
+    check_fn=lambda text: a_function(text) and None,
+    allowed_text="an A function such as ERG, max, fig(delta=0.8)",
+    description="the A function",
+)
+C_CWL = Param(
+    "str",
+    REQUIRED,
+    check_fn=_c_check(True),
+    allowed_text="a C function such as AP or RBP@0.8",
+    description="the cwl_eval C function",
+)
 
 
 def _cwla(ctx: EvalContext, m: Measure) -> np.ndarray:
@@ -374,7 +471,11 @@ def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
 
 
 P_RBP = Param("float", 0.8, low=0, high=1, high_open=True, description="persistence p of RBP")
-REL_RBP = Param("float", None, description="binary threshold: r = 1 iff grade >= rel (default: graded r = grade)")
+REL_RBP = Param(
+    "float",
+    None,
+    description="binary threshold: r = 1 iff grade >= rel (default: graded r = grade)",
+)
 
 
 def rbp_gains(grade: np.ndarray, rel: float | None) -> np.ndarray:
@@ -399,7 +500,7 @@ def rbp_tail(ctx: EvalContext, m: Measure) -> np.ndarray | float:
     n = a.group_len.astype(np.float64)
     tail = np.power(p, n)
     if m.cutoff is not None:
-        tail = np.where(n < m.cutoff, tail - p ** m.cutoff, 0.0)
+        tail = np.where(n < m.cutoff, tail - p**m.cutoff, 0.0)
     return r * tail
 
 
@@ -422,8 +523,10 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     gmax = float(m.param("gmax"))
     grade = np.nan_to_num(a.row_rel, nan=0.0)
     if grade.size and grade.max() > gmax:
-        raise MeasureParamError(f"{m.label!r}: a retrieved document has grade {grade.max()} > gmax={gmax:g}; "
-                                f"gdeval refuses grades above its maximum — pass ERR(gmax=...)")
+        raise MeasureParamError(
+            f"{m.label!r}: a retrieved document has grade {grade.max()} > gmax={gmax:g}; "
+            f"gdeval refuses grades above its maximum — pass ERR(gmax=...)"
+        )
     g = np.maximum(grade, 0.0)
     r = (np.power(2.0, g) - 1.0) / np.power(2.0, gmax)
     D = int(a.group_len.max()) if a.n_groups and a.n_rows else 1
@@ -436,22 +539,45 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     return (R * decay / np.arange(1, D + 1, dtype=np.float64)).sum(axis=1)
 
 
-register(MeasureDef(
-    name="CWLA", compute=_cwla, params={"C": C_IRF, "A": A_FN, "gmax": GMAX_OPT, "clip": CLIP_OPT},
-    cutoff="optional",
-    description="C/W/L/A metric sum_i L(i) A(i) (Moffat et al. 2022), e.g. CWLA(C=RBP(p=0.8),A=max); "
-                "@k = depth of the sums (default 1000)",
-    family="cwl", properties={"cwla": True}))
-register(MeasureDef(
-    name="CWL", compute=_cwl_measure, params={"C": C_CWL, "out": OUT, "gmax": GMAX_OPT, "clip": CLIP_OPT},
-    cutoff="optional",
-    description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
-    family="cwl"))
-register(MeasureDef(
-    name="RBP", compute=_rbp, params={"p": P_RBP, "rel": REL_RBP}, cutoff="optional",
-    description="rank-biased precision (Moffat & Zobel); rel=k binary, else graded r = grade (ir_measures)",
-    family="cwl"))
-register(MeasureDef(
-    name="ERR", compute=_err, params={"gmax": GMAX_ERR}, cutoff="optional",
-    description="expected reciprocal rank as gdeval: r = (2^g - 1) / 2^gmax, gmax = 4",
-    family="cwl"))
+register(
+    MeasureDef(
+        name="CWLA",
+        compute=_cwla,
+        params={"C": C_IRF, "A": A_FN, "gmax": GMAX_OPT, "clip": CLIP_OPT},
+        cutoff="optional",
+        description="C/W/L/A metric sum_i L(i) A(i) (Moffat et al. 2022), e.g. CWLA(C=RBP(p=0.8),A=max); "
+        "@k = depth of the sums (default 1000)",
+        family="cwl",
+        properties={"cwla": True},
+    )
+)
+register(
+    MeasureDef(
+        name="CWL",
+        compute=_cwl_measure,
+        params={"C": C_CWL, "out": OUT, "gmax": GMAX_OPT, "clip": CLIP_OPT},
+        cutoff="optional",
+        description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
+        family="cwl",
+    )
+)
+register(
+    MeasureDef(
+        name="RBP",
+        compute=_rbp,
+        params={"p": P_RBP, "rel": REL_RBP},
+        cutoff="optional",
+        description="rank-biased precision (Moffat & Zobel); rel=k binary, else graded r = grade (ir_measures)",
+        family="cwl",
+    )
+)
+register(
+    MeasureDef(
+        name="ERR",
+        compute=_err,
+        params={"gmax": GMAX_ERR},
+        cutoff="optional",
+        description="expected reciprocal rank as gdeval: r = (2^g - 1) / 2^gmax, gmax = 4",
+        family="cwl",
+    )
+)

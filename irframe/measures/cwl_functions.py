@@ -29,8 +29,21 @@ from ..errors import InputError, MeasureParamError
 from ..params import check_cutoff_text
 from .registry import split_measure
 
-__all__ = ["Rankings", "UserModel", "CFunction", "AFunction", "GainRangeError", "c_function", "a_function",
-           "user_model", "DEFAULT_CWL_METRICS", "TABLE3_C", "TABLE3_A", "C_FUNCTIONS", "A_FUNCTIONS"]
+__all__ = [
+    "A_FUNCTIONS",
+    "C_FUNCTIONS",
+    "DEFAULT_CWL_METRICS",
+    "TABLE3_A",
+    "TABLE3_C",
+    "AFunction",
+    "CFunction",
+    "GainRangeError",
+    "Rankings",
+    "UserModel",
+    "a_function",
+    "c_function",
+    "user_model",
+]
 
 
 class GainRangeError(InputError):
@@ -86,16 +99,19 @@ class Rankings:
     @cached_property
     def cum_cost(self) -> np.ndarray:
         """Running total of costs along the ranking, (G, D)."""
-        if self.unit_cost:   # every cost is 1: the running total is the rank
+        if self.unit_cost:  # every cost is 1: the running total is the rank
             return np.broadcast_to(self.rank, self.shape)
         return np.cumsum(self.cost, axis=1)
 
     @classmethod
-    def from_gains(cls, gains: Any, costs: Any = None) -> "Rankings":
+    def from_gains(cls, gains: Any, costs: Any = None) -> Rankings:
         """Rankings from a plain gain matrix (1-D input = one ranking); costs default to 1."""
         g = np.atleast_2d(np.asarray(gains, dtype=np.float64))
-        c = np.ones_like(g) if costs is None else np.broadcast_to(
-            np.atleast_2d(np.asarray(costs, dtype=np.float64)), g.shape).copy()
+        c = (
+            np.ones_like(g)
+            if costs is None
+            else np.broadcast_to(np.atleast_2d(np.asarray(costs, dtype=np.float64)), g.shape).copy()
+        )
         return cls(g, c, np.full(g.shape[0], g.shape[1], dtype=np.int64), unit_cost=costs is None)
 
 
@@ -196,26 +212,33 @@ def _fmt_num(v: Any) -> str:
 def _c_prec(k: int) -> CFunction:
     def fn(r):
         return (r.rank < k).astype(np.float64)
+
     return CFunction(f"P@{k}", fn, cwl_name=f"P@{k}")
 
 
 def _c_rbp(p: float) -> CFunction:
     def fn(r):
         return np.full(r.depth, float(p))
+
     return CFunction(f"RBP(p={_fmt_num(p)})", fn, cwl_name=f"RBP@{_fmt_num(p)}")
 
 
 def _c_npv(rate: float) -> CFunction:
     def fn(r):
         return np.full(r.depth, 1.0 / (1.0 + rate))
+
     return CFunction(f"NPV(rate={_fmt_num(rate)})", fn, cwl_name=f"NPV-r@{_fmt_num(rate)}")
 
 
 def _c_dcg(k: int) -> CFunction:
     def fn(r):
         # math.log(x, 2) as cwl_eval, for identical rounding
-        c = [math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, r.depth + 1)]
+        c = [
+            math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0
+            for i in range(1, r.depth + 1)
+        ]
         return np.array(c)
+
     return CFunction(f"DCG@{k}", fn, cwl_name=f"NDCG-k@{k}")
 
 
@@ -225,12 +248,15 @@ def _c_set(k: int, beta: float) -> CFunction:
 
     def fn(r):
         return np.array([w(i + 1) / w(i) if i < k else 0.0 for i in range(1, r.depth + 1)])
-    return CFunction(f"SET(beta={_fmt_num(beta)})@{k}", fn, cwl_name=f"SET-k@{k}-b@{_fmt_num(beta)}")
+
+    return CFunction(
+        f"SET(beta={_fmt_num(beta)})@{k}", fn, cwl_name=f"SET-k@{k}-b@{_fmt_num(beta)}"
+    )
 
 
 def _suffix_ratio(x: np.ndarray) -> np.ndarray:
     """C(i) = S(i+1)/S(i) with S(i) = sum_{j>=i} x_j; 0 where S(i+1) <= 0 and at the last rank."""
-    S = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]   # exact zeros after the last positive entry
+    S = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]  # exact zeros after the last positive entry
     C = np.zeros_like(S)
     top, bot = S[:, 1:], S[:, :-1]
     np.divide(top, bot, out=C[:, :-1], where=top > 0.0)
@@ -247,12 +273,15 @@ def _c_ap2(r: Rankings) -> np.ndarray:
 
 def _c_rr(binary: bool) -> CFunction:
     if binary:
+
         def fn(r):
             return 1.0 - np.maximum.accumulate(r.gain > 0.0, axis=1)
+
         return CFunction("RR(binary=1)", fn, cwl_name="RR", kind="adaptive")
 
     def fn_g(r):
         return 1.0 - r.gain
+
     return CFunction("RR", fn_g, cwl_name=None, gain_range=(0.0, 1.0), kind="adaptive")
 
 
@@ -260,13 +289,20 @@ def _c_inst(T: float) -> CFunction:
     def fn(r):
         Ti = T - r.cum_gain
         return ((r.rank + T + Ti - 1.0) / (r.rank + T + Ti)) ** 2.0
-    return CFunction(f"INST(T={_fmt_num(T)})", fn, cwl_name=f"INST-T={_fmt_num(T)}", gain_range=(0.0, 1.0),
-                     kind="adaptive")
+
+    return CFunction(
+        f"INST(T={_fmt_num(T)})",
+        fn,
+        cwl_name=f"INST-T={_fmt_num(T)}",
+        gain_range=(0.0, 1.0),
+        kind="adaptive",
+    )
 
 
 def _c_insq(T: float) -> CFunction:
     def fn(r):
         return ((r.rank + 2.0 * T - 1.0) / (r.rank + 2.0 * T)) ** 2.0
+
     return CFunction(f"INSQ(T={_fmt_num(T)})", fn, cwl_name=f"INSQ-T={_fmt_num(T)}")
 
 
@@ -285,6 +321,7 @@ def _c_tbg(H: float) -> CFunction:
         start[:, 1:] = r.cum_cost[:, :-1]
         w = (H * (2.0 ** (-start / H))) / ln2
         return _ratio_c(w)
+
     return CFunction(f"TBG(H={_fmt_num(H)})", fn, cwl_name=f"TBG-H@{_fmt_num(H)}", kind="cost")
 
 
@@ -295,6 +332,7 @@ def _c_umeasure(L: float) -> CFunction:
         w = np.maximum(0.0, 1.0 - start / L)
         w[:, -1] = 0.0
         return _ratio_c(w)
+
     return CFunction(f"U(L={_fmt_num(L)})", fn, cwl_name=f"U-L@{_fmt_num(L)}", kind="cost")
 
 
@@ -303,8 +341,13 @@ def _c_bpm(T: float, K: float) -> CFunction:
         ok = np.logical_and.accumulate(r.cum_gain < T, axis=1)
         ok &= np.logical_and.accumulate(r.cum_cost < K, axis=1)
         return ok.astype(np.float64)
-    return CFunction(f"BPM(T={_fmt_num(T)},K={_fmt_num(K)})", fn,
-                     cwl_name=f"BPM-Static-T={_fmt_num(T)}-K={_fmt_num(K)}", kind="adaptive")
+
+    return CFunction(
+        f"BPM(T={_fmt_num(T)},K={_fmt_num(K)})",
+        fn,
+        cwl_name=f"BPM-Static-T={_fmt_num(T)}-K={_fmt_num(K)}",
+        kind="adaptive",
+    )
 
 
 def _c_bpmd(T: float, K: float, hb: float, hc: float, med: float) -> CFunction:
@@ -319,9 +362,13 @@ def _c_bpmd(T: float, K: float, hb: float, hc: float, med: float) -> CFunction:
         # cwl_eval 1.0.12 updates T (not K) in its cost loop, so K stays fixed; reproduced.
         ok &= np.logical_and.accumulate(r.cum_cost < K, axis=1)
         return ok.astype(np.float64)
-    return CFunction(f"BPMD(T={_fmt_num(T)},K={_fmt_num(K)},hb={_fmt_num(hb)},hc={_fmt_num(hc)})", fn,
-                     cwl_name=f"BPM-Dynamic-T={_fmt_num(T)}-K={_fmt_num(K)}-hb={_fmt_num(hb)}-hc={_fmt_num(hc)}",
-                     kind="adaptive")
+
+    return CFunction(
+        f"BPMD(T={_fmt_num(T)},K={_fmt_num(K)},hb={_fmt_num(hb)},hc={_fmt_num(hc)})",
+        fn,
+        cwl_name=f"BPM-Dynamic-T={_fmt_num(T)}-K={_fmt_num(K)}-hb={_fmt_num(hb)}-hc={_fmt_num(hc)}",
+        kind="adaptive",
+    )
 
 
 def _ift_c1(r, T, b1, R1):
@@ -339,16 +386,29 @@ def _c_ift(T=None, b1=None, R1=None, A=None, b2=None, R2=None) -> CFunction:
     rate = A is not None
     f = _fmt_num
     if goal and rate:
+
         def fn(r):
             return _ift_c1(r, T, b1, R1) * _ift_c2(r, A, b2, R2)
-        return CFunction(f"IFT(T={f(T)},b1={f(b1)},R1={f(R1)},A={f(A)},b2={f(b2)},R2={f(R2)})", fn,
-                         cwl_name=f"IFT-C1-C2-T={f(T)}-b1={f(b1)}-R1={f(R1)}-A={f(A)}-b2={f(b2)}-R2={f(R2)}",
-                         kind="adaptive")
+
+        return CFunction(
+            f"IFT(T={f(T)},b1={f(b1)},R1={f(R1)},A={f(A)},b2={f(b2)},R2={f(R2)})",
+            fn,
+            cwl_name=f"IFT-C1-C2-T={f(T)}-b1={f(b1)}-R1={f(R1)}-A={f(A)}-b2={f(b2)}-R2={f(R2)}",
+            kind="adaptive",
+        )
     if goal:
-        return CFunction(f"IFT(T={f(T)},b1={f(b1)},R1={f(R1)})", lambda r: _ift_c1(r, T, b1, R1),
-                         cwl_name=f"IFT-C1-T={f(T)}-b1={f(b1)}-R1={f(R1)}", kind="adaptive")
-    return CFunction(f"IFT(A={f(A)},b2={f(b2)},R2={f(R2)})", lambda r: _ift_c2(r, A, b2, R2),
-                     cwl_name=f"IFT-C2-A={f(A)}-b2={f(b2)}-R2={f(R2)}", kind="adaptive")
+        return CFunction(
+            f"IFT(T={f(T)},b1={f(b1)},R1={f(R1)})",
+            lambda r: _ift_c1(r, T, b1, R1),
+            cwl_name=f"IFT-C1-T={f(T)}-b1={f(b1)}-R1={f(R1)}",
+            kind="adaptive",
+        )
+    return CFunction(
+        f"IFT(A={f(A)},b2={f(b2)},R2={f(R2)})",
+        lambda r: _ift_c2(r, A, b2, R2),
+        cwl_name=f"IFT-C2-A={f(A)}-b2={f(b2)}-R2={f(R2)}",
+        kind="adaptive",
+    )
 
 
 def _c_nerr(eq: int, value: float) -> CFunction:
@@ -363,9 +423,19 @@ def _c_nerr(eq: int, value: float) -> CFunction:
         if eq == 10:
             return v * g1
         return (((r.rank + 2.0 * v - 1.0) / (r.rank + 2.0 * v)) ** 2.0) * g1
-    label = {8: f"NERR8@{v}", 9: f"NERR9@{v}", 10: f"NERR10(phi={_fmt_num(v)})", 11: f"NERR11(T={_fmt_num(v)})"}[eq]
-    cname = {8: f"NERR-EQ8@k={v}", 9: f"NERR-EQ9@k={v}", 10: f"NERR-EQ10@phi={_fmt_num(v)}",
-             11: f"NERR-EQ11@T={_fmt_num(v)}"}[eq]
+
+    label = {
+        8: f"NERR8@{v}",
+        9: f"NERR9@{v}",
+        10: f"NERR10(phi={_fmt_num(v)})",
+        11: f"NERR11(T={_fmt_num(v)})",
+    }[eq]
+    cname = {
+        8: f"NERR-EQ8@k={v}",
+        9: f"NERR-EQ9@k={v}",
+        10: f"NERR-EQ10@phi={_fmt_num(v)}",
+        11: f"NERR-EQ11@T={_fmt_num(v)}",
+    }[eq]
     return CFunction(label, fn, cwl_name=cname, gain_range=(0.0, 1.0), kind="adaptive")
 
 
@@ -404,7 +474,11 @@ _C_SPECS: dict[str, tuple[Callable[[dict, int | None], CFunction], dict, str]] =
     "RBP": (lambda p, k: _c_rbp(_prob(p["p"], "RBP p")), {"p": 0.8}, "none"),
     "NPV": (lambda p, k: _c_npv(_num(p["rate"], "NPV rate")), {"rate": 0.1}, "none"),
     "DCG": (lambda p, k: _c_dcg(_pos_int(k, "DCG@k cutoff")), {}, "required"),
-    "SET": (lambda p, k: _c_set(_pos_int(k, "SET@k cutoff"), _num(p["beta"], "SET beta")), {"beta": 0.5}, "required"),
+    "SET": (
+        lambda p, k: _c_set(_pos_int(k, "SET@k cutoff"), _num(p["beta"], "SET beta")),
+        {"beta": 0.5},
+        "required",
+    ),
     "AP1": (lambda p, k: C_AP1, {}, "none"),
     "AP2": (lambda p, k: C_AP2, {}, "none"),
     "RR": (lambda p, k: _c_rr(bool(p["binary"])), {"binary": 0}, "none"),
@@ -412,18 +486,41 @@ _C_SPECS: dict[str, tuple[Callable[[dict, int | None], CFunction], dict, str]] =
     "INSQ": (lambda p, k: _c_insq(_num(p["T"], "INSQ T")), {"T": 1.0}, "none"),
     "TBG": (lambda p, k: _c_tbg(_num(p["H"], "TBG H")), {"H": 224}, "none"),
     "U": (lambda p, k: _c_umeasure(_num(p["L"], "U L")), {"L": 1000}, "none"),
-    "BPM": (lambda p, k: _c_bpm(_num(p["T"], "BPM T"), _num(p["K"], "BPM K")), {"T": 1.0, "K": 10}, "none"),
-    "BPMD": (lambda p, k: _c_bpmd(_num(p["T"], "BPMD T"), _num(p["K"], "BPMD K"), _num(p["hb"], "hb"),
-                                  _num(p["hc"], "hc"), _num(p["med"], "med")),
-             {"T": 1.0, "K": 10, "hb": 1.0, "hc": 1.0, "med": 0.5}, "none"),
-    "IFT": (lambda p, k: _ift_from(p), {"T": None, "b1": 0.9, "R1": 10, "A": None, "b2": 0.9, "R2": 10}, "none"),
+    "BPM": (
+        lambda p, k: _c_bpm(_num(p["T"], "BPM T"), _num(p["K"], "BPM K")),
+        {"T": 1.0, "K": 10},
+        "none",
+    ),
+    "BPMD": (
+        lambda p, k: _c_bpmd(
+            _num(p["T"], "BPMD T"),
+            _num(p["K"], "BPMD K"),
+            _num(p["hb"], "hb"),
+            _num(p["hc"], "hc"),
+            _num(p["med"], "med"),
+        ),
+        {"T": 1.0, "K": 10, "hb": 1.0, "hc": 1.0, "med": 0.5},
+        "none",
+    ),
+    "IFT": (
+        lambda p, k: _ift_from(p),
+        {"T": None, "b1": 0.9, "R1": 10, "A": None, "b2": 0.9, "R2": 10},
+        "none",
+    ),
     "NERR8": (lambda p, k: _c_nerr(8, _pos_int(k, "NERR8@k cutoff")), {}, "required"),
     "NERR9": (lambda p, k: _c_nerr(9, _pos_int(k, "NERR9@k cutoff")), {}, "required"),
     "NERR10": (lambda p, k: _c_nerr(10, _prob(p["phi"], "NERR10 phi")), {"phi": 0.9}, "none"),
     "NERR11": (lambda p, k: _c_nerr(11, _num(p["T"], "NERR11 T")), {"T": 1.0}, "none"),
 }
-_C_ALIASES = {"Prec": "P", "SDCG": "DCG", "AP": "AP1", "UMeasure": "U", "U-measure": "U",
-              "INST@T": "INST", "ERRC": "RR"}
+_C_ALIASES = {
+    "Prec": "P",
+    "SDCG": "DCG",
+    "AP": "AP1",
+    "UMeasure": "U",
+    "U-measure": "U",
+    "INST@T": "INST",
+    "ERRC": "RR",
+}
 
 #: the C functions Moffat et al., SIGIR 2022 define (Table 3 rows), with the Table 4 parameters
 TABLE3_C = ("P@5", "RBP(p=0.8)", "DCG@5", "AP1", "RR", "INST(T=2.25)", "AP2")
@@ -437,8 +534,14 @@ def _ift_from(p: dict) -> CFunction:
         raise MeasureParamError("IFT needs a goal T=... (IFT-C1), a rate A=... (IFT-C2), or both")
     T = None if p["T"] is None else _num(p["T"], "IFT T")
     A = None if p["A"] is None else _num(p["A"], "IFT A")
-    return _c_ift(T=T, b1=_num(p["b1"], "b1"), R1=_num(p["R1"], "R1"),
-                  A=A, b2=_num(p["b2"], "b2"), R2=_num(p["R2"], "R2"))
+    return _c_ift(
+        T=T,
+        b1=_num(p["b1"], "b1"),
+        R1=_num(p["R1"], "R1"),
+        A=A,
+        b2=_num(p["b2"], "b2"),
+        R2=_num(p["R2"], "R2"),
+    )
 
 
 # ---- cwl_eval names ------------------------------------------------------------------------
@@ -464,14 +567,24 @@ _CWL_PRINTED: list[tuple[re.Pattern, Callable[..., CFunction]]] = [
     (re.compile(rf"TBG-H@{_NUMRE}"), lambda H: _c_tbg(_cast(H))),
     (re.compile(rf"U-L@{_NUMRE}"), lambda L: _c_umeasure(_cast(L))),
     (re.compile(rf"BPM-Static-T={_NUMRE}-K={_NUMRE}"), lambda T, K: _c_bpm(_cast(T), _cast(K))),
-    (re.compile(rf"BPM-Dynamic-T={_NUMRE}-K={_NUMRE}-hb={_NUMRE}-hc={_NUMRE}"),
-     lambda T, K, hb, hc: _c_bpmd(_cast(T), _cast(K), _cast(hb), _cast(hc), 0.5)),
-    (re.compile(rf"IFT-C1-C2-T={_NUMRE}-b1={_NUMRE}-R1={_NUMRE}-A={_NUMRE}-b2={_NUMRE}-R2={_NUMRE}"),
-     lambda *a: _c_ift(*(_cast(x) for x in a))),
-    (re.compile(rf"IFT-C1-T={_NUMRE}-b1={_NUMRE}-R1={_NUMRE}"),
-     lambda T, b1, R1: _c_ift(T=_cast(T), b1=_cast(b1), R1=_cast(R1))),
-    (re.compile(rf"IFT-C2-A={_NUMRE}-b2={_NUMRE}-R2={_NUMRE}"),
-     lambda A, b2, R2: _c_ift(A=_cast(A), b2=_cast(b2), R2=_cast(R2))),
+    (
+        re.compile(rf"BPM-Dynamic-T={_NUMRE}-K={_NUMRE}-hb={_NUMRE}-hc={_NUMRE}"),
+        lambda T, K, hb, hc: _c_bpmd(_cast(T), _cast(K), _cast(hb), _cast(hc), 0.5),
+    ),
+    (
+        re.compile(
+            rf"IFT-C1-C2-T={_NUMRE}-b1={_NUMRE}-R1={_NUMRE}-A={_NUMRE}-b2={_NUMRE}-R2={_NUMRE}"
+        ),
+        lambda *a: _c_ift(*(_cast(x) for x in a)),
+    ),
+    (
+        re.compile(rf"IFT-C1-T={_NUMRE}-b1={_NUMRE}-R1={_NUMRE}"),
+        lambda T, b1, R1: _c_ift(T=_cast(T), b1=_cast(b1), R1=_cast(R1)),
+    ),
+    (
+        re.compile(rf"IFT-C2-A={_NUMRE}-b2={_NUMRE}-R2={_NUMRE}"),
+        lambda A, b2, R2: _c_ift(A=_cast(A), b2=_cast(b2), R2=_cast(R2)),
+    ),
     (re.compile(rf"NERR-EQ8@k={_NUMRE}"), lambda k: _c_nerr(8, int(_cast(k)))),
     (re.compile(rf"NERR-EQ9@k={_NUMRE}"), lambda k: _c_nerr(9, int(_cast(k)))),
     (re.compile(rf"NERR-EQ10@phi={_NUMRE}"), lambda p: _c_nerr(10, _cast(p))),
@@ -491,7 +604,9 @@ _CWL_CLASSES: dict[str, Callable[..., CFunction]] = {
     "TBGCWLMetric": lambda halflife=224: _c_tbg(halflife),
     "UMeasureCWLMetric": lambda L=1000: _c_umeasure(L),
     "BPMCWLMetric": lambda T=1.0, K=10: _c_bpm(T, K),
-    "BPMDCWLMetric": lambda T=1, K=10, hb=1.0, hc=1.0, gain_med=0.5: _c_bpmd(T, K, hb, hc, gain_med),
+    "BPMDCWLMetric": lambda T=1, K=10, hb=1.0, hc=1.0, gain_med=0.5: _c_bpmd(
+        T, K, hb, hc, gain_med
+    ),
     "IFTGoalCWLMetric": lambda T, b1, R1: _c_ift(T=T, b1=b1, R1=R1),
     "IFTRateCWLMetric": lambda A, b2, R2: _c_ift(A=A, b2=b2, R2=R2),
     "IFTGoalRateCWLMetric": lambda T, b1, R1, A, b2, R2: _c_ift(T, b1, R1, A, b2, R2),
@@ -502,8 +617,24 @@ _CWL_CLASSES: dict[str, Callable[..., CFunction]] = {
 }
 
 #: cwl_eval's default metric list (used when ``measures=None``), in its printed names
-DEFAULT_CWL_METRICS = ("P@1", "P@2", "P@3", "P@4", "P@5", "P@10", "RBP@0.2", "RBP@0.4", "RBP@0.8",
-                       "NDCG-k@5", "NDCG-k@10", "RR", "AP", "INST-T=1.0", "INST-T=2.0", "INST-T=3.0")
+DEFAULT_CWL_METRICS = (
+    "P@1",
+    "P@2",
+    "P@3",
+    "P@4",
+    "P@5",
+    "P@10",
+    "RBP@0.2",
+    "RBP@0.4",
+    "RBP@0.8",
+    "NDCG-k@5",
+    "NDCG-k@10",
+    "RR",
+    "AP",
+    "INST-T=1.0",
+    "INST-T=2.0",
+    "INST-T=3.0",
+)
 
 
 def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False) -> CFunction:
@@ -537,8 +668,10 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     if callable(spec):
         return _user_c(spec)
     if not isinstance(spec, str):
-        raise TypeError(f"a C function must be a string such as 'RBP(p=0.8)' or a callable, got "
-                        f"{type(spec).__name__}")
+        raise TypeError(
+            f"a C function must be a string such as 'RBP(p=0.8)' or a callable, got "
+            f"{type(spec).__name__}"
+        )
     s = spec.strip()
     if s.startswith("C_"):
         s = s[2:]
@@ -546,8 +679,10 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     if m:
         cls = _CWL_CLASSES.get(m.group(1))
         if cls is None:
-            raise MeasureParamError(f"unknown cwl_eval metric class {m.group(1)!r}; known: "
-                                    f"{', '.join(sorted(_CWL_CLASSES))}")
+            raise MeasureParamError(
+                f"unknown cwl_eval metric class {m.group(1)!r}; known: "
+                f"{', '.join(sorted(_CWL_CLASSES))}"
+            )
         args = [_cast(a) for a in m.group(2).split(",") if a.strip()]
         try:
             return replace(cls(*args), builtin=True)
@@ -566,18 +701,26 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     if name not in _C_SPECS:
         close = difflib.get_close_matches(name, list(_C_SPECS) + list(_C_ALIASES), n=3, cutoff=0.4)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise MeasureParamError(f"unknown C function {spec!r}.{hint} Known: {', '.join(C_FUNCTIONS)} "
-                                f"(or cwl_eval names such as 'RBP@0.8', 'INST-T=2', 'RBPCWLMetric(0.8)')")
+        raise MeasureParamError(
+            f"unknown C function {spec!r}.{hint} Known: {', '.join(C_FUNCTIONS)} "
+            f"(or cwl_eval names such as 'RBP@0.8', 'INST-T=2', 'RBPCWLMetric(0.8)')"
+        )
     make, defaults, cutrule = _C_SPECS[name]
     unknown = set(raw) - set(defaults)
     if unknown:
-        raise MeasureParamError(f"{spec!r}: unknown parameter(s) {sorted(unknown)} for C function {name}; "
-                                f"allowed: {', '.join(sorted(defaults)) or 'none'}")
+        raise MeasureParamError(
+            f"{spec!r}: unknown parameter(s) {sorted(unknown)} for C function {name}; "
+            f"allowed: {', '.join(sorted(defaults)) or 'none'}"
+        )
     if cutrule == "required" and cut is None:
         raise MeasureParamError(f"{spec!r}: C function {name} needs a depth, e.g. {name}@10")
     if cutrule == "none" and cut is not None:
         raise MeasureParamError(f"{spec!r}: C function {name} takes no @k")
-    k = None if cut is None else check_cutoff_text(cut, what=f"C function {spec!r}", error=MeasureParamError)
+    k = (
+        None
+        if cut is None
+        else check_cutoff_text(cut, what=f"C function {spec!r}", error=MeasureParamError)
+    )
     return replace(make({**defaults, **raw}, k), builtin=True)
 
 
@@ -623,8 +766,10 @@ def _a_fig(delta: float) -> AFunction:
             return r.gain
         if d == 1.0:
             return r.cum_gain
-        from scipy.signal import lfilter   # A(i+1) = delta A(i) + r_{i+1}, along ranks
+        from scipy.signal import lfilter  # A(i+1) = delta A(i) + r_{i+1}, along ranks
+
         return lfilter([1.0], [1.0, -d], r.gain, axis=1)
+
     return AFunction(f"fig(delta={_fmt_num(delta)})", fn, builtin=True)
 
 
@@ -633,6 +778,7 @@ def _a_pe(beta: float) -> AFunction:
 
     def fn(r, m):
         return b * np.maximum.accumulate(r.gain, axis=1) + (1.0 - b) * r.gain
+
     return AFunction(f"PE(beta={_fmt_num(beta)})", fn, builtin=True)
 
 
@@ -640,7 +786,9 @@ A_ETG = AFunction("ETG", lambda r, m: r.cum_gain, "non-decreasing", builtin=True
 A_ERG = AFunction("ERG", lambda r, m: r.cum_gain / m.vplus[:, None], "non-decreasing", builtin=True)
 A_ERR = AFunction("ERR", lambda r, m: 1.0 / r.rank, "non-increasing", builtin=True)
 A_AVG = AFunction("avg", lambda r, m: r.cum_gain / r.rank, "", builtin=True)
-A_MAX = AFunction("max", lambda r, m: np.maximum.accumulate(r.gain, axis=1), "non-decreasing", builtin=True)
+A_MAX = AFunction(
+    "max", lambda r, m: np.maximum.accumulate(r.gain, axis=1), "non-decreasing", builtin=True
+)
 A_FIN = AFunction("fin", lambda r, m: r.gain, "", builtin=True)
 
 _A_SIMPLE = {"ETG": A_ETG, "ERG": A_ERG, "ERR": A_ERR, "avg": A_AVG, "max": A_MAX, "fin": A_FIN}
@@ -662,7 +810,9 @@ def a_function(spec: str | AFunction | Callable) -> AFunction:
     if callable(spec):
         return AFunction(getattr(spec, "__name__", "A"), spec)
     if not isinstance(spec, str):
-        raise TypeError(f"an A function must be a string such as 'max' or a callable, got {type(spec).__name__}")
+        raise TypeError(
+            f"an A function must be a string such as 'max' or a callable, got {type(spec).__name__}"
+        )
     s = spec.strip()
     if s[:2] in ("A_", "a_"):
         s = s[2:]
@@ -670,8 +820,10 @@ def a_function(spec: str | AFunction | Callable) -> AFunction:
     lower = {k.lower(): k for k in list(_A_SIMPLE) + list(_A_PARAM)}
     key = lower.get(name.lower())
     if key is None:
-        raise MeasureParamError(f"unknown A function {spec!r}; known: {', '.join(A_FUNCTIONS)} "
-                                f"(e.g. 'max', 'fig(delta=0.8)', 'PE(beta=0.5)')")
+        raise MeasureParamError(
+            f"unknown A function {spec!r}; known: {', '.join(A_FUNCTIONS)} "
+            f"(e.g. 'max', 'fig(delta=0.8)', 'PE(beta=0.5)')"
+        )
     if cut is not None:
         raise MeasureParamError(f"{spec!r}: A functions take no @k")
     if key in _A_SIMPLE:
@@ -681,5 +833,7 @@ def a_function(spec: str | AFunction | Callable) -> AFunction:
     make, pname, default = _A_PARAM[key]
     extra = set(raw) - {pname}
     if extra:
-        raise MeasureParamError(f"{spec!r}: unknown parameter(s) {sorted(extra)}; A_{key} takes {pname}=")
+        raise MeasureParamError(
+            f"{spec!r}: unknown parameter(s) {sorted(extra)}; A_{key} takes {pname}="
+        )
     return make(raw.get(pname, default))

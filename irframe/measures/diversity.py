@@ -22,10 +22,17 @@ _W = frozenset({"weights"})
 
 _UNIT = dict(low=0, high=1)
 _SPECS = {
-    "alpha": Param("float", 0.5, **_UNIT, description="novelty penalty: a subtopic seen c times gains (1-alpha)^c"),
+    "alpha": Param(
+        "float",
+        0.5,
+        **_UNIT,
+        description="novelty penalty: a subtopic seen c times gains (1-alpha)^c",
+    ),
     "beta": Param("float", 0.5, **_UNIT, description="NRBP persistence"),
     "lam": Param("float", 0.5, **_UNIT, description="weight of StRecall in D#-nDCG"),
-    "p": Param("float", 0.8, low=0, high=1, low_open=True, high_open=True, description="RBP persistence"),
+    "p": Param(
+        "float", 0.8, low=0, high=1, low_open=True, high_open=True, description="RBP persistence"
+    ),
     "e": Param("float", 0.0, low=0, description="effort (cost) per document"),
     "sat": Param("float", 1.0, low=0, description="Cube Test saturation level"),
     "graded": Param("bool", False, description="use graded subtopic gains r = g/gmax"),
@@ -38,10 +45,19 @@ def _params(defaults: dict) -> dict:
 
 
 def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=()):
-    register(MeasureDef(name=name, compute=fn, params=_params(params or {}), cutoff=cutoff, needs=_SUB,
-                        options=_W if weighted else frozenset(), description=desc,
-                        family="diversity"),
-             aliases=aliases)
+    register(
+        MeasureDef(
+            name=name,
+            compute=fn,
+            params=_params(params or {}),
+            cutoff=cutoff,
+            needs=_SUB,
+            options=_W if weighted else frozenset(),
+            description=desc,
+            family="diversity",
+        ),
+        aliases=aliases,
+    )
 
 
 # ---------------------------------------------------------------- kernels (measure -> array)
@@ -78,46 +94,137 @@ def _dsharp(ctx, m):
 
 _A = {"alpha": 0.5, "graded": False}
 
-_reg("alpha_DCG", _alpha_dcg, "alpha-DCG@k as ndeval prints it (divided by the 'ideal ideal' "
-     "N·Σ(1−α)^(i−1)/log2(i+1)); graded=true uses r = g/gmax", params=_A, cutoff="required",
-     weighted=False, aliases=("alpha-DCG", "aDCG"))
-_reg("alpha_nDCG", _alpha_ndcg, "alpha-nDCG@k (Clarke et al. 2008), greedy ideal as ndeval; "
-     "graded=true uses r = g/gmax", params=_A, cutoff="required", weighted=False,
-     aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"))
-_reg("ERR_IA", _err_ia, "intent-aware ERR@k; default ndeval (binary, stop prob. alpha, 'ideal "
-     "ideal' normalised); graded=true: Σ_t w(t) ERR_t@k with r = (2^g−1)/2^gmax, unnormalised",
-     params=_A, cutoff="required", aliases=("ERR-IA",))
-_reg("nERR_IA", _nerr_ia, "ERR-IA@k normalised by the greedy ideal ranking (ndeval nERR-IA)",
-     params={"alpha": 0.5}, cutoff="required", aliases=("nERR-IA",))
-_reg("NRBP", _nrbp, "novelty- and rank-biased precision (Clarke et al. 2009), ndeval",
-     params={"alpha": 0.5, "beta": 0.5, "graded": False}, cutoff="none", weighted=False)
-_reg("nNRBP", _nnrbp, "NRBP normalised by the greedy ideal ranking (ndeval nNRBP)",
-     params={"alpha": 0.5, "beta": 0.5, "graded": False}, cutoff="none", weighted=False)
-_reg("AP_IA", lambda c, m: D.ap_ia(c, m.cutoff), "intent-aware average precision (ndeval MAP-IA)",
-     aliases=("MAP-IA", "MAP_IA", "AP-IA"))
-_reg("P_IA", lambda c, m: D.p_ia(c, m.cutoff), "intent-aware precision@k (ndeval P-IA)",
-     cutoff="required", aliases=("P-IA",))
-_reg("StRecall", lambda c, m: D.st_recall(c, m.cutoff), "subtopic recall@k (Zhai et al. 2003; "
-     "ndeval strec)", cutoff="required", weighted=False, aliases=("strec", "S_recall", "S-recall",
-                                                                   "I_rec", "I-rec"))
-_reg("S_RR", lambda c, m: D.s_rr(c, m.cutoff), "S-RR@100%: 1/(rank at which every relevant "
-     "subtopic is covered), 0 if never", weighted=False, aliases=("S-RR",))
-_reg("RR_IA", lambda c, m: D.rr_ia(c, m.cutoff), "intent-aware reciprocal rank",
-     aliases=("RR-IA", "MRR_IA"))
-_reg("nDCG_IA", lambda c, m: D.ndcg_ia(c, m.cutoff), "intent-aware nDCG@k: Σ_t w(t) nDCG_t@k, "
-     "gain = grade", aliases=("nDCG-IA",))
-_reg("RBP_IA", lambda c, m: D.rbp_ia(c, m.param("p"), m.cutoff), "intent-aware RBP: "
-     "Σ_t w(t) Σ_i (1−p)p^(i−1) r, r = (2^g−1)/2^gmax", params={"p": 0.8}, aliases=("RBP-IA",))
-_reg("RBU", lambda c, m: D.rbu(c, m.param("p"), m.param("e"), m.cutoff),
-     "Rank-Biased Utility (Amigó et al. 2018, Eq. 11; authors' conventions): RBP weights, "
-     "ERR-IA cascade, effort e per document; unnormalised", params={"p": 0.8, "e": 0.0})
-_reg("EU", lambda c, m: D.eu(c, m.param("alpha"), m.param("e"), m.param("graded"), m.cutoff),
-     "expected utility (Amigó et al., SIGIR 2018): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
-     params={"alpha": 0.5, "e": 0.05, "graded": True})
-_reg("CT", lambda c, m: D.ct(c, m.param("alpha"), m.param("sat"), m.param("graded"), m.cutoff),
-     "Cube Test (Amigó et al., SIGIR 2018): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
-     params={"alpha": 0.5, "sat": 1.0, "graded": True}, cutoff="required")
-_reg("D_nDCG", lambda c, m: D.d_ndcg(c, m.cutoff), "D-nDCG@k (Sakai et al. 2010): global gain "
-     "Σ_t w(t) g(d,t)", cutoff="required", aliases=("D-nDCG",))
-_reg("Dsharp", _dsharp, "D#-nDCG@k (Sakai & Song 2011) = lam·StRecall@k + (1−lam)·D-nDCG@k",
-     params={"lam": 0.5}, cutoff="required", aliases=("DSharp", "Dsharp_nDCG", "D#-nDCG"))
+_reg(
+    "alpha_DCG",
+    _alpha_dcg,
+    "alpha-DCG@k as ndeval prints it (divided by the 'ideal ideal' "
+    "N·Σ(1−α)^(i−1)/log2(i+1)); graded=true uses r = g/gmax",
+    params=_A,
+    cutoff="required",
+    weighted=False,
+    aliases=("alpha-DCG", "aDCG"),
+)
+_reg(
+    "alpha_nDCG",
+    _alpha_ndcg,
+    "alpha-nDCG@k (Clarke et al. 2008), greedy ideal as ndeval; graded=true uses r = g/gmax",
+    params=_A,
+    cutoff="required",
+    weighted=False,
+    aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"),
+)
+_reg(
+    "ERR_IA",
+    _err_ia,
+    "intent-aware ERR@k; default ndeval (binary, stop prob. alpha, 'ideal "
+    "ideal' normalised); graded=true: Σ_t w(t) ERR_t@k with r = (2^g−1)/2^gmax, unnormalised",
+    params=_A,
+    cutoff="required",
+    aliases=("ERR-IA",),
+)
+_reg(
+    "nERR_IA",
+    _nerr_ia,
+    "ERR-IA@k normalised by the greedy ideal ranking (ndeval nERR-IA)",
+    params={"alpha": 0.5},
+    cutoff="required",
+    aliases=("nERR-IA",),
+)
+_reg(
+    "NRBP",
+    _nrbp,
+    "novelty- and rank-biased precision (Clarke et al. 2009), ndeval",
+    params={"alpha": 0.5, "beta": 0.5, "graded": False},
+    cutoff="none",
+    weighted=False,
+)
+_reg(
+    "nNRBP",
+    _nnrbp,
+    "NRBP normalised by the greedy ideal ranking (ndeval nNRBP)",
+    params={"alpha": 0.5, "beta": 0.5, "graded": False},
+    cutoff="none",
+    weighted=False,
+)
+_reg(
+    "AP_IA",
+    lambda c, m: D.ap_ia(c, m.cutoff),
+    "intent-aware average precision (ndeval MAP-IA)",
+    aliases=("MAP-IA", "MAP_IA", "AP-IA"),
+)
+_reg(
+    "P_IA",
+    lambda c, m: D.p_ia(c, m.cutoff),
+    "intent-aware precision@k (ndeval P-IA)",
+    cutoff="required",
+    aliases=("P-IA",),
+)
+_reg(
+    "StRecall",
+    lambda c, m: D.st_recall(c, m.cutoff),
+    "subtopic recall@k (Zhai et al. 2003; ndeval strec)",
+    cutoff="required",
+    weighted=False,
+    aliases=("strec", "S_recall", "S-recall", "I_rec", "I-rec"),
+)
+_reg(
+    "S_RR",
+    lambda c, m: D.s_rr(c, m.cutoff),
+    "S-RR@100%: 1/(rank at which every relevant subtopic is covered), 0 if never",
+    weighted=False,
+    aliases=("S-RR",),
+)
+_reg(
+    "RR_IA",
+    lambda c, m: D.rr_ia(c, m.cutoff),
+    "intent-aware reciprocal rank",
+    aliases=("RR-IA", "MRR_IA"),
+)
+_reg(
+    "nDCG_IA",
+    lambda c, m: D.ndcg_ia(c, m.cutoff),
+    "intent-aware nDCG@k: Σ_t w(t) nDCG_t@k, gain = grade",
+    aliases=("nDCG-IA",),
+)
+_reg(
+    "RBP_IA",
+    lambda c, m: D.rbp_ia(c, m.param("p"), m.cutoff),
+    "intent-aware RBP: Σ_t w(t) Σ_i (1−p)p^(i−1) r, r = (2^g−1)/2^gmax",
+    params={"p": 0.8},
+    aliases=("RBP-IA",),
+)
+_reg(
+    "RBU",
+    lambda c, m: D.rbu(c, m.param("p"), m.param("e"), m.cutoff),
+    "Rank-Biased Utility (Amigó et al. 2018, Eq. 11; authors' conventions): RBP weights, "
+    "ERR-IA cascade, effort e per document; unnormalised",
+    params={"p": 0.8, "e": 0.0},
+)
+_reg(
+    "EU",
+    lambda c, m: D.eu(c, m.param("alpha"), m.param("e"), m.param("graded"), m.cutoff),
+    "expected utility (Amigó et al., SIGIR 2018): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
+    params={"alpha": 0.5, "e": 0.05, "graded": True},
+)
+_reg(
+    "CT",
+    lambda c, m: D.ct(c, m.param("alpha"), m.param("sat"), m.param("graded"), m.cutoff),
+    "Cube Test (Amigó et al., SIGIR 2018): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
+    params={"alpha": 0.5, "sat": 1.0, "graded": True},
+    cutoff="required",
+)
+_reg(
+    "D_nDCG",
+    lambda c, m: D.d_ndcg(c, m.cutoff),
+    "D-nDCG@k (Sakai et al. 2010): global gain Σ_t w(t) g(d,t)",
+    cutoff="required",
+    aliases=("D-nDCG",),
+)
+_reg(
+    "Dsharp",
+    _dsharp,
+    "D#-nDCG@k (Sakai & Song 2011) = lam·StRecall@k + (1−lam)·D-nDCG@k",
+    params={"lam": 0.5},
+    cutoff="required",
+    aliases=("DSharp", "Dsharp_nDCG", "D#-nDCG"),
+)

@@ -47,12 +47,21 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned, segment_cumsum
+from ..errors import InputError
 from .ties import expand_ranges
 from .trec_arrays import seq_group_sum
-from ..errors import InputError
 
-__all__ = ["AspectTable", "PairTable", "aspects", "pairs", "aspect_weights", "ideal_alpha_gains",
-           "rbu", "err_ia_graded", "rbp_ia"]
+__all__ = [
+    "AspectTable",
+    "PairTable",
+    "aspect_weights",
+    "aspects",
+    "err_ia_graded",
+    "ideal_alpha_gains",
+    "pairs",
+    "rbp_ia",
+    "rbu",
+]
 
 
 # ----------------------------------------------------------------------------- tables
@@ -107,8 +116,10 @@ class PairTable:
 
 def _require_subtopics(a: Aligned) -> None:
     if not a.has_subtopics:
-        raise InputError("diversity measures need qrels with a 'subtopic' column "
-                         "(read them with irframe.read_qrels(path, kind='diversity'))")
+        raise InputError(
+            "diversity measures need qrels with a 'subtopic' column "
+            "(read them with irframe.read_qrels(path, kind='diversity'))"
+        )
 
 
 def _natural_order(labels: pd.Index) -> np.ndarray:
@@ -145,8 +156,10 @@ def aspects(ctx) -> AspectTable:
         relb = (a.sub_rel >= level) & (a.sub_rel > 0)
         nrel = np.bincount(inv, weights=relb, minlength=n).astype(np.int64)
         offsets = np.searchsorted(topic, np.arange(len(a.topics) + 1)).astype(np.int64)
-        return AspectTable(topic=topic.astype(np.int64), subtopic=sub, gmax=gmax, nrel=nrel,
-                           offsets=offsets), inv
+        return AspectTable(
+            topic=topic.astype(np.int64), subtopic=sub, gmax=gmax, nrel=nrel, offsets=offsets
+        ), inv
+
     return ctx.memo(("div_aspects", level), build)[0]
 
 
@@ -158,6 +171,7 @@ def _sub_aspect(ctx) -> np.ndarray:
 
 def pairs(ctx) -> PairTable:
     """Join the ranked rows with the positive subtopic judgments (memoised)."""
+
     def build():
         a = ctx.aligned
         asp = aspects(ctx)
@@ -184,11 +198,23 @@ def pairs(ctx) -> PairTable:
         # sort by (group, aspect, rank); rows already ascend within a group
         k = group * (asp.n + 1) + aspect
         order = np.argsort(k, kind="stable")
-        row, group, aspect, grade, k = row[order], group[order], aspect[order], grade[order], k[order]
+        row, group, aspect, grade, k = (
+            row[order],
+            group[order],
+            aspect[order],
+            grade[order],
+            k[order],
+        )
         brk = np.flatnonzero(k[1:] != k[:-1]) + 1
-        seg = np.concatenate([[0], brk, [len(k)]]).astype(np.int64) if len(k) else np.zeros(1, np.int64)
-        return PairTable(row=row, group=group, rank=a.row_rank[row], aspect=aspect, grade=grade,
-                         seg=seg)
+        seg = (
+            np.concatenate([[0], brk, [len(k)]]).astype(np.int64)
+            if len(k)
+            else np.zeros(1, np.int64)
+        )
+        return PairTable(
+            row=row, group=group, rank=a.row_rank[row], aspect=aspect, grade=grade, seg=seg
+        )
+
     return ctx.memo("div_pairs", build)
 
 
@@ -221,12 +247,16 @@ def _weights_frame(ctx) -> pd.DataFrame | None:
     if w is None:
         return None
     if not isinstance(w, pd.DataFrame):
-        raise TypeError("weights= must be a DataFrame with columns topic, subtopic, weight, "
-                        f"got {type(w).__name__}")
+        raise TypeError(
+            "weights= must be a DataFrame with columns topic, subtopic, weight, "
+            f"got {type(w).__name__}"
+        )
     missing = [c for c in ("topic", "subtopic", "weight") if c not in w.columns]
     if missing:
-        raise InputError(f"weights frame is missing column(s) {missing}; found {list(w.columns)}; "
-                         "expected topic, subtopic, weight")
+        raise InputError(
+            f"weights frame is missing column(s) {missing}; found {list(w.columns)}; "
+            "expected topic, subtopic, weight"
+        )
     return w
 
 
@@ -238,6 +268,7 @@ def aspect_weights(ctx, *, graded: bool) -> np.ndarray:
     User weights (``weights=`` option) are renormalised to sum to 1 over the relevant
     aspects of each topic; topics absent from the frame keep uniform weights.
     """
+
     def build():
         asp = aspects(ctx)
         a = ctx.aligned
@@ -264,15 +295,20 @@ def aspect_weights(ctx, *, graded: bool) -> np.ndarray:
             if key in lookup:
                 user[i] = lookup[key]
             elif key[0] in given_topics:
-                raise InputError(f"weights frame gives topic {key[0]!r} but not its relevant "
-                                 f"subtopic {key[1]!r}; give a weight for every relevant subtopic")
+                raise InputError(
+                    f"weights frame gives topic {key[0]!r} but not its relevant "
+                    f"subtopic {key[1]!r}; give a weight for every relevant subtopic"
+                )
         has = ~np.isnan(user)
         tot = np.bincount(asp.topic, weights=np.where(has, user, 0.0), minlength=len(a.topics))
         t_has = np.bincount(asp.topic, weights=has, minlength=len(a.topics)) > 0
         bad = t_has & (tot <= 0)
         if bad.any():
             raise InputError(f"weights of topic(s) {list(topics[bad][:5])} sum to 0")
-        return np.where(has, user / np.where(tot > 0, tot, 1.0)[asp.topic], np.where(t_has[asp.topic], 0.0, w))
+        return np.where(
+            has, user / np.where(tot > 0, tot, 1.0)[asp.topic], np.where(t_has[asp.topic], 0.0, w)
+        )
+
     return ctx.memo(("div_weights", graded, float(ctx.options.get("rel_level", 1))), build)
 
 
@@ -314,11 +350,13 @@ def alpha_gain(ctx, p: PairTable, graded: bool) -> tuple[np.ndarray, np.ndarray]
 
 def _alpha_pair_gain(ctx, alpha: float, graded: bool) -> np.ndarray:
     """r(d_i,t) (1 − α)^{c(i,t)} per pair."""
+
     def build():
         p = pairs(ctx)
         r, seen = alpha_gain(ctx, p, graded)
         c = _exclusive_count(seen, p.seg)
         return r * np.power(1.0 - alpha, c)
+
     return ctx.memo(("div_alpha_gain", alpha, graded), build)
 
 
@@ -339,8 +377,9 @@ def _row_score(ctx, p: PairTable, values: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- ideal rankings
-def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: int | None,
-                      beta: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def ideal_alpha_gains(
+    ctx, alpha: float, graded: bool, weighted: bool, depth: int | None, beta: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Greedy ideal ranking per topic (ndeval ``idealResult``): per-rank gains.
 
     Returns ``(offsets, gains)`` in CSR layout over topics: ``gains[offsets[t] + i]`` is
@@ -388,7 +427,9 @@ def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: in
         n_steps = D if depth is None else min(depth, D)
         if depth is None and beta is not None and beta < 1:
             # further ranks add < beta**s * A / (1 - beta) <= 2**-60 of the first gain
-            lim = int(np.ceil((60 * np.log(2) + np.log(max(A, 1) / (1 - beta))) / -np.log(beta))) + 1
+            lim = (
+                int(np.ceil((60 * np.log(2) + np.log(max(A, 1) / (1 - beta))) / -np.log(beta))) + 1
+            )
             n_steps = min(D, max(lim, 1))
         greedy = _greedy_dense if T * D * A <= _DENSE_MAX_CELLS else _greedy_sparse
         out = greedy(t, col[dinv], s, gv, w, asp, valid, alpha, n_steps)
@@ -396,6 +437,7 @@ def ideal_alpha_gains(ctx, alpha: float, graded: bool, weighted: bool, depth: in
         offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         flat = out[np.arange(out.shape[1])[None, :] < lens[:, None]]
         return offs, flat
+
     return ctx.memo(key, build)
 
 
@@ -429,12 +471,14 @@ def _greedy_dense(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> n
         # gain at this rank: ndeval adds g · sub_gain · w for every relevant subtopic, in order
         contrib = np.zeros(T)
         for j in range(A):
-            contrib += np.where(gain_rel[:, j], G[rows, best, j] * sub_gain[:, j] * w_mult[:, j], 0.0)
+            contrib += np.where(
+                gain_rel[:, j], G[rows, best, j] * sub_gain[:, j] * w_mult[:, j], 0.0
+            )
         out[:, step] = np.where(active, contrib, 0.0)
         sub_gain = np.where(gain_rel & active[:, None], sub_gain * (1.0 - alpha), sub_gain)
         placed[rows[active], best[active]] = True
         if placed.all():
-            return out[:, :step + 1]
+            return out[:, : step + 1]
     return out
 
 
@@ -448,7 +492,7 @@ def _greedy_sparse(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> 
     po = np.lexsort((s, u))
     p_u, p_s, p_g = u[po], s[po], gv[po]
     u_start = np.searchsorted(p_u, np.arange(T * D + 1))
-    ao = np.argsort(p_s, kind="stable")                  # pairs by aspect: who shares an aspect
+    ao = np.argsort(p_s, kind="stable")  # pairs by aspect: who shares an aspect
     a_start = np.searchsorted(p_s[ao], np.arange(asp.n + 1))
     sub_gain = np.ones(asp.n)
 
@@ -473,11 +517,13 @@ def _greedy_sparse(t, col, s, gv, w, asp, valid, alpha: float, n_steps: int) -> 
         ps = expand_ranges(lo, n)[1]
         out[active, step] = seq_group_sum((p_g[ps] * sub_gain[p_s[ps]]) * w[p_s[ps]], _offsets(n))
         hit = np.unique(p_s[ps])
-        sub_gain[hit] *= (1.0 - alpha)
+        sub_gain[hit] *= 1.0 - alpha
         placed[rows[active], best[active]] = True
         if placed.all():
-            return out[:, :step + 1]
-        touched = np.unique(p_u[ao[expand_ranges(a_start[hit], a_start[hit + 1] - a_start[hit])[1]]])
+            return out[:, : step + 1]
+        touched = np.unique(
+            p_u[ao[expand_ranges(a_start[hit], a_start[hit + 1] - a_start[hit])[1]]]
+        )
         touched = touched[~placed.ravel()[touched]]
         score.ravel()[touched] = doc_scores(touched)
     return out
@@ -490,6 +536,7 @@ def _offsets(n: np.ndarray) -> np.ndarray:
 
 def _doc_desc_rank(ctx) -> np.ndarray:
     """Per doc code (judged positively for some aspect): ascending = docno bytes descending."""
+
     def build():
         a = ctx.aligned
         used = np.unique(a.sub_doc[a.sub_rel > 0])
@@ -498,6 +545,7 @@ def _doc_desc_rank(ctx) -> np.ndarray:
         r = np.full(len(a.docs) + 1, -1, np.int64)
         r[used[order]] = np.arange(len(used))
         return r
+
     return ctx.memo("div_doc_desc_rank", build)
 
 
@@ -522,7 +570,7 @@ def _safe_div(num, den):
     return out
 
 
-_IDEAL_IDEAL_MAX_TERMS = 10 ** 8
+_IDEAL_IDEAL_MAX_TERMS = 10**8
 
 
 def _ideal_ideal(alpha: float, k: int, disc, *, chunk: int = 1 << 20) -> float:
@@ -537,9 +585,11 @@ def _ideal_ideal(alpha: float, k: int, disc, *, chunk: int = 1 << 20) -> float:
     while start <= k:
         if start > _IDEAL_IDEAL_MAX_TERMS:
             from ..errors import MeasureParamError
+
             raise MeasureParamError(
                 f"@{k}: the normalising sum over {k} ranks does not converge in float64 with alpha={alpha} "
-                f"within {_IDEAL_IDEAL_MAX_TERMS} terms; use a cutoff up to {_IDEAL_IDEAL_MAX_TERMS} or alpha > 0")
+                f"within {_IDEAL_IDEAL_MAX_TERMS} terms; use a cutoff up to {_IDEAL_IDEAL_MAX_TERMS} or alpha > 0"
+            )
         i = np.arange(start, min(k, start + chunk - 1) + 1)
         terms = np.power(1.0 - alpha, i - 1) * disc(i)
         run = np.cumsum(np.concatenate(([total], terms)))
@@ -550,8 +600,9 @@ def _ideal_ideal(alpha: float, k: int, disc, *, chunk: int = 1 << 20) -> float:
     return total
 
 
-def alpha_dcg_raw(ctx, alpha: float, graded: bool, k: int | None, *, weighted: bool = False,
-                  disc=_log2_disc) -> np.ndarray:
+def alpha_dcg_raw(
+    ctx, alpha: float, graded: bool, k: int | None, *, weighted: bool = False, disc=_log2_disc
+) -> np.ndarray:
     """Σ_{i<=k} disc(i) Σ_t [w(t)] r(d_i,t) (1 − α)^{c(i,t)} per group."""
     p = pairs(ctx)
     v = _alpha_pair_gain(ctx, alpha, graded)
@@ -683,7 +734,9 @@ def rbu(ctx, prob, effort, k=None):
     p = pairs(ctx)
     r = err_gain(ctx, p)
     w = aspect_weights(ctx, graded=True)
-    util = _by_group(ctx, p, (1 - prob) * np.power(prob, p.rank - 1.0) * _cascade(ctx, r) * w[p.aspect], k)
+    util = _by_group(
+        ctx, p, (1 - prob) * np.power(prob, p.rank - 1.0) * _cascade(ctx, r) * w[p.aspect], k
+    )
     n = a.group_len if k is None else np.minimum(a.group_len, k)
     return util - effort * (1.0 - np.power(prob, n.astype(np.float64)))
 
@@ -736,7 +789,9 @@ def eu(ctx, alpha, effort, graded, k=None):
     v = _alpha_pair_gain(ctx, alpha, graded) * aspect_weights(ctx, graded=graded)[p.aspect]
     gain = _by_group(ctx, p, v / (1.0 + np.log2(p.rank)), k)
     n = a.group_len if k is None else np.minimum(a.group_len, k)
-    cum = np.concatenate([[0.0], np.cumsum(1.0 / (1.0 + np.log2(np.arange(1, int(n.max(initial=0)) + 1))))])
+    cum = np.concatenate(
+        [[0.0], np.cumsum(1.0 / (1.0 + np.log2(np.arange(1, int(n.max(initial=0)) + 1))))]
+    )
     return gain - effort * cum[n]
 
 

@@ -44,9 +44,20 @@ from ..align import Aligned, segment_max, segment_sum
 from ..options import check_rel_level
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, register
 
-__all__ = ["Positions", "relevant_positions", "recall_keys", "precision_keys", "dense_classes", "sign_matrix",
-           "exposure", "EXPOSURES", "check_corpus_size", "bottom_position", "imputed_positions",
-           "metric_lexirecall_values"]
+__all__ = [
+    "EXPOSURES",
+    "Positions",
+    "bottom_position",
+    "check_corpus_size",
+    "dense_classes",
+    "exposure",
+    "imputed_positions",
+    "metric_lexirecall_values",
+    "precision_keys",
+    "recall_keys",
+    "relevant_positions",
+    "sign_matrix",
+]
 
 
 # =====================================================================================
@@ -61,13 +72,13 @@ class Positions:
     """
 
     systems: pd.Index
-    topics: pd.Index          # kept topics (with at least one relevant document)
-    m: np.ndarray             # (T',) relevant documents per kept topic
-    k: np.ndarray             # (S*T',) relevant retrieved per cell
-    length: np.ndarray        # (S*T',) ranking length per cell (0 when missing)
-    cell: np.ndarray          # (R,) cell of every retrieved relevant document
-    j: np.ndarray             # (R,) 0-based index among the cell's relevant docs (top first)
-    rank: np.ndarray          # (R,) 1-based rank
+    topics: pd.Index  # kept topics (with at least one relevant document)
+    m: np.ndarray  # (T',) relevant documents per kept topic
+    k: np.ndarray  # (S*T',) relevant retrieved per cell
+    length: np.ndarray  # (S*T',) ranking length per cell (0 when missing)
+    cell: np.ndarray  # (R,) cell of every retrieved relevant document
+    j: np.ndarray  # (R,) 0-based index among the cell's relevant docs (top first)
+    rank: np.ndarray  # (R,) 1-based rank
     n_dropped_topics: int
     dropped_topics: list
 
@@ -83,8 +94,9 @@ class Positions:
 def relevant_positions(a: Aligned, rel_level: float) -> Positions:
     rel_level = float(check_rel_level(rel_level))
     n_t_all = len(a.topics)
-    m_all = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= rel_level),
-                        minlength=n_t_all).astype(np.int64)
+    m_all = np.bincount(
+        a.qrels_topic, weights=(a.qrels_rel >= rel_level), minlength=n_t_all
+    ).astype(np.int64)
     keep = m_all > 0
     kept = np.flatnonzero(keep)
     recode = np.full(n_t_all, -1, np.int64)
@@ -95,7 +107,7 @@ def relevant_positions(a: Aligned, rel_level: float) -> Positions:
     g_cell = np.where(g_ok, a.group_system * T + g_t, -1)
 
     with np.errstate(invalid="ignore"):
-        idx = np.flatnonzero(a.row_rel >= rel_level)          # NaN (unjudged) -> not relevant
+        idx = np.flatnonzero(a.row_rel >= rel_level)  # NaN (unjudged) -> not relevant
     # group and rank of the relevant rows only (no N-sized int64 temporaries)
     grp = np.searchsorted(a.offsets, idx, side="right") - 1
     rank = idx - a.offsets[grp] + 1
@@ -109,9 +121,18 @@ def relevant_positions(a: Aligned, rel_level: float) -> Positions:
     length = np.zeros(S * T, np.int64)
     length[g_cell[g_ok]] = a.group_len[g_ok]
     dropped = [str(t) for t in a.topics[~keep]]
-    return Positions(systems=a.systems, topics=a.topics[kept], m=m_all[kept], k=k, length=length,
-                      cell=cell, j=j, rank=rank, n_dropped_topics=int((~keep).sum()),
-                      dropped_topics=dropped)
+    return Positions(
+        systems=a.systems,
+        topics=a.topics[kept],
+        m=m_all[kept],
+        k=k,
+        length=length,
+        cell=cell,
+        j=j,
+        rank=rank,
+        n_dropped_topics=int((~keep).sum()),
+        dropped_topics=dropped,
+    )
 
 
 def _key_dtype(pos: Positions) -> tuple[np.dtype, int]:
@@ -194,12 +215,19 @@ def _e_rp(p, m, **kw):
     return (p <= m).astype(np.float64)
 
 
-EXPOSURES: dict[str, Callable] = {"AP": _e_ap, "NDCG": _e_ndcg, "RBP": _e_rbp, "R": _e_recall, "RP": _e_rp}
+EXPOSURES: dict[str, Callable] = {
+    "AP": _e_ap,
+    "NDCG": _e_ndcg,
+    "RBP": _e_rbp,
+    "R": _e_recall,
+    "RP": _e_rp,
+}
 """Exposure functions of Diaz & Mitra 2023, §2.3/§3.2: ``e(i)`` for AP, NDCG, RBP(γ), R_k, RP."""
 
 
-def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p: float = 0.8,
-             k: int = 1000) -> np.ndarray:
+def exposure(
+    e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p: float = 0.8, k: int = 1000
+) -> np.ndarray:
     """Exposure ``e(i)`` at the given (1-based) positions.
 
     Parameters
@@ -233,7 +261,9 @@ def exposure(e: str | Callable, positions: np.ndarray, m: np.ndarray | int, *, p
     if key in ("R_K", "RK", "RECALL"):
         key = "R"
     if key not in EXPOSURES:
-        raise ValueError(f"unknown exposure {e!r}; use one of {sorted(EXPOSURES)} or a callable e(i)")
+        raise ValueError(
+            f"unknown exposure {e!r}; use one of {sorted(EXPOSURES)} or a callable e(i)"
+        )
     if key == "RBP" and not (0 < p < 1):
         raise ValueError(f"RBP persistence p must lie in (0, 1), got {p!r}")
     with np.errstate(divide="ignore", invalid="ignore"):  # position 0 = topic without relevant docs
@@ -250,9 +280,11 @@ def check_corpus_size(n: Any, pos: Positions) -> int:
         need = pos.length + (np.tile(pos.m, S) - pos.k)
         worst = int(need.max())
         if n < worst:
-            raise ValueError(f"corpus size n={n} is too small: a ranking of {int(pos.length[need.argmax()])} "
-                             f"documents with {int(np.tile(pos.m, S)[need.argmax()] - pos.k[need.argmax()])} "
-                             f"unretrieved relevant documents needs n >= {worst} for pessimistic imputation")
+            raise ValueError(
+                f"corpus size n={n} is too small: a ranking of {int(pos.length[need.argmax()])} "
+                f"documents with {int(np.tile(pos.m, S)[need.argmax()] - pos.k[need.argmax()])} "
+                f"unretrieved relevant documents needs n >= {worst} for pessimistic imputation"
+            )
     return int(n)
 
 
@@ -280,8 +312,12 @@ def imputed_positions(pos: Positions, n: int) -> np.ndarray:
 # =====================================================================================
 # metric lexirecall
 # =====================================================================================
-def metric_lexirecall_values(pos: Positions, n: int, epsilon: float | Fraction = Fraction(1, 2),
-                             representation: str = "exact") -> np.ndarray:
+def metric_lexirecall_values(
+    pos: Positions,
+    n: int,
+    epsilon: float | Fraction = Fraction(1, 2),
+    representation: str = "exact",
+) -> np.ndarray:
     """Metric lexirecall of every cell of ``pos`` (``S*T'``), see :func:`irframe.lexi.metric_lexirecall`."""
     S, T = pos.shape
     if representation == "rank":
@@ -301,34 +337,46 @@ def metric_lexirecall_values(pos: Positions, n: int, epsilon: float | Fraction =
         i = np.arange(1, Mmax + 1)[None, :].astype(np.float64)
         mm = m_cell[:, None].astype(np.float64)
         with np.errstate(under="ignore"):
-            logw = np.where(i == 1, (mm - 1) * (np.log(delta) - np.log1p(delta)),
-                            (mm - i) * np.log(delta) - (mm + 1 - i) * np.log1p(delta))
+            logw = np.where(
+                i == 1,
+                (mm - 1) * (np.log(delta) - np.log1p(delta)),
+                (mm - i) * np.log(delta) - (mm + 1 - i) * np.log1p(delta),
+            )
             w = np.exp(np.where(i <= mm, logw, -np.inf))
         x = np.where(i <= mm, (n - P) / n, 0.0)
         # sum the smallest terms first
         vals = np.sum((w * x)[:, ::-1], axis=1)
         return vals
     if representation != "exact":
-        raise ValueError(f"representation must be 'exact', 'float' or 'rank', got {representation!r}")
+        raise ValueError(
+            f"representation must be 'exact', 'float' or 'rank', got {representation!r}"
+        )
     # exact: with c = n + ε = (b n + a)/b and C = b (c + 1) = b(n+1) + a,
     # LR = [b^(m-1) d_1 + (b n + a) Σ_{i=2}^m C^(i-2) b^(m-i) d_i] / (n C^(m-1)),  d_i = n - p_i
     a_, b_ = eps.numerator, eps.denominator
     C = b_ * (n + 1) + a_
     d = (n - P).astype(object)
-    bpow = np.array([b_ ** e for e in range(Mmax + 1)], dtype=object)
+    bpow = np.array([b_**e for e in range(Mmax + 1)], dtype=object)
     mexp = m_cell.astype(np.int64)
     H = np.zeros(S * T, dtype=object)
     Cp = 1
-    for i in range(2, Mmax + 1):             # loop over recall levels, vectorised over rankings
+    for i in range(2, Mmax + 1):  # loop over recall levels, vectorised over rankings
         active = mexp >= i
         term = d[:, i - 1] * bpow[np.where(active, mexp - i, 0)] * Cp
         H = H + np.where(active, term, 0)
         Cp *= C
     num = bpow[np.maximum(mexp - 1, 0)] * d[:, 0] + (b_ * n + a_) * H
     Cpow = {mm: C ** (mm - 1) for mm in np.unique(mexp).tolist()}
-    den = np.array([n * Cpow[mm] for mm in mexp.tolist()], dtype=object) if len(mexp) else np.zeros(0, object)
-    vals = np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object) \
-        if len(num) else np.zeros(0, dtype=object)
+    den = (
+        np.array([n * Cpow[mm] for mm in mexp.tolist()], dtype=object)
+        if len(mexp)
+        else np.zeros(0, object)
+    )
+    vals = (
+        np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object)
+        if len(num)
+        else np.zeros(0, dtype=object)
+    )
     return vals
 
 
@@ -336,17 +384,41 @@ def metric_lexirecall_values(pos: Positions, n: int, epsilon: float | Fraction =
 # registered measures
 # =====================================================================================
 N = Param("int", REQUIRED, low=1, description="corpus size (number of documents)")
-E = Param("str", "AP", choices=("AP", "NDCG", "RBP", "R", "RP"), description="exposure function of TSE")
-P = Param("float", 0.8, low=0, high=1, low_open=True, high_open=True, description="RBP persistence of e=RBP")
+E = Param(
+    "str", "AP", choices=("AP", "NDCG", "RBP", "R", "RP"), description="exposure function of TSE"
+)
+P = Param(
+    "float",
+    0.8,
+    low=0,
+    high=1,
+    low_open=True,
+    high_open=True,
+    description="RBP persistence of e=RBP",
+)
 K = Param("int", 1000, low=1, description="recall cutoff of e=R")
-EPS = Param("float", 0.5, low=0, high=1, low_open=True, high_open=True, description="epsilon of LR(repr=float)")
-REPR = Param("str", "rank", choices=("rank", "float"), description="rank: share of rankings beaten; "
-                                                                 "float: the paper's formula")
+EPS = Param(
+    "float",
+    0.5,
+    low=0,
+    high=1,
+    low_open=True,
+    high_open=True,
+    description="epsilon of LR(repr=float)",
+)
+REPR = Param(
+    "str",
+    "rank",
+    choices=("rank", "float"),
+    description="rank: share of rankings beaten; float: the paper's formula",
+)
 
 
 def _validate_lr(params: dict) -> dict:
     if params["repr"] == "float" and params["n"] is None:
-        raise MeasureParamError("LR(repr=float) needs the corpus size n=..., e.g. LR(repr=float,n=500000000)")
+        raise MeasureParamError(
+            "LR(repr=float) needs the corpus size n=..., e.g. LR(repr=float,n=500000000)"
+        )
     return params
 
 
@@ -358,12 +430,16 @@ def _tse(ctx: EvalContext, m: Measure) -> np.ndarray:
         is_rel = a.row_rel >= level
     k = segment_sum(is_rel, a.offsets).astype(np.int64)
     last = segment_max(np.where(is_rel, a.row_rank, 0), a.offsets).astype(np.int64)
-    m_topic = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= level), minlength=len(a.topics)).astype(np.int64)
+    m_topic = np.bincount(
+        a.qrels_topic, weights=(a.qrels_rel >= level), minlength=len(a.topics)
+    ).astype(np.int64)
     mg = m_topic[a.group_topic]
     need = a.group_len + mg - k
     if len(need) and n < need.max():
-        raise MeasureParamError(f"{m.label!r}: corpus size n={n} is too small; a ranking here needs "
-                                f"n >= {int(need.max())} (ranking length + unretrieved relevant documents)")
+        raise MeasureParamError(
+            f"{m.label!r}: corpus size n={n} is too small; a ranking here needs "
+            f"n >= {int(need.max())} (ranking length + unretrieved relevant documents)"
+        )
     pm = np.where(k == mg, last, n)
     val = exposure(m.param("e"), pm, mg, p=float(m.param("p")), k=int(m.param("k")))
     return np.where(mg > 0, val, 0.0)
@@ -377,10 +453,12 @@ def _lr(ctx: EvalContext, m: Measure) -> np.ndarray:
         n = check_corpus_size(m.param("n") if m.param("n") is not None else 1, pos)
         vals = metric_lexirecall_values(pos, n, m.param("eps"), "float")
     else:
-        vals = metric_lexirecall_values(pos, check_corpus_size(_large_enough(a, level), pos), representation="rank")
+        vals = metric_lexirecall_values(
+            pos, check_corpus_size(_large_enough(a, level), pos), representation="rank"
+        )
     S, T = pos.shape
     vals = np.asarray(vals, dtype=np.float64).reshape(S, T)
-    t_map = pd.Index(pos.topics).get_indexer(a.topics)      # -1: topic without relevant documents
+    t_map = pd.Index(pos.topics).get_indexer(a.topics)  # -1: topic without relevant documents
     gt = t_map[a.group_topic]
     return np.where(gt >= 0, vals[a.group_system, np.maximum(gt, 0)] if vals.size else 0.0, 0.0)
 
@@ -388,16 +466,31 @@ def _lr(ctx: EvalContext, m: Measure) -> np.ndarray:
 def _large_enough(a, level: float) -> int:
     """A corpus size that passes the imputation check (the rank representation ignores n)."""
     m_topic = np.bincount(a.qrels_topic, weights=(a.qrels_rel >= level), minlength=len(a.topics))
-    return int((a.group_len.max() if a.n_groups else 0) + (m_topic.max() if len(m_topic) else 0) + 1)
+    return int(
+        (a.group_len.max() if a.n_groups else 0) + (m_topic.max() if len(m_topic) else 0) + 1
+    )
 
 
-register(MeasureDef(
-    name="TSE", compute=_tse, params={"n": N, "e": E, "p": P, "k": K}, cutoff="none",
-    description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (Diaz & Mitra 2023, Eq. 3)",
-    family="lexi"))
+register(
+    MeasureDef(
+        name="TSE",
+        compute=_tse,
+        params={"n": N, "e": E, "p": P, "k": K},
+        cutoff="none",
+        description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (Diaz & Mitra 2023, Eq. 3)",
+        family="lexi",
+    )
+)
 
-register(MeasureDef(
-    name="LR", compute=_lr, params={"n": replace(N, default=None), "eps": EPS, "repr": REPR}, cutoff="none",
-    description="metric lexirecall: share of other systems' rankings beaten under lexirecall "
-                "(repr=rank), or the formula of Diaz & Mitra 2023 in float64 (repr=float, needs n)",
-    family="lexi", validate=_validate_lr))
+register(
+    MeasureDef(
+        name="LR",
+        compute=_lr,
+        params={"n": replace(N, default=None), "eps": EPS, "repr": REPR},
+        cutoff="none",
+        description="metric lexirecall: share of other systems' rankings beaten under lexirecall "
+        "(repr=rank), or the formula of Diaz & Mitra 2023 in float64 (repr=float, needs n)",
+        family="lexi",
+        validate=_validate_lr,
+    )
+)

@@ -90,8 +90,13 @@ import numpy as np
 from ..align import Aligned, segment_sum
 from .registry import EvalContext, Measure, MeasureDef, Param, register
 
-__all__ = ["pair_counts_aligned", "weak_order_counts", "ranking_distance",
-           "measures_from_counts", "COUNT_FIELDS"]
+__all__ = [
+    "COUNT_FIELDS",
+    "measures_from_counts",
+    "pair_counts_aligned",
+    "ranking_distance",
+    "weak_order_counts",
+]
 
 #: fields of the count dictionaries returned by :func:`pair_counts_aligned`
 COUNT_FIELDS = ("n", "C", "C_plus", "C_minus", "C_u", "C_s")
@@ -128,7 +133,9 @@ def _tied_pairs(run_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(run_start)
     sizes = np.diff(np.append(starts, n))
     seg_of_run = np.searchsorted(offsets, starts, side="right") - 1
-    return np.bincount(seg_of_run, weights=_pairs(sizes), minlength=len(offsets) - 1).astype(np.int64)
+    return np.bincount(seg_of_run, weights=_pairs(sizes), minlength=len(offsets) - 1).astype(
+        np.int64
+    )
 
 
 def _segment_inversions(vals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -160,10 +167,12 @@ def _segment_inversions(vals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         # a global block id: increasing along the array
         gblock = seg * ((max_len + 2 * w - 1) // (2 * w)) + block
         key = gblock * span + cur
-        left_keys = key[~right]                 # sorted: halves are sorted, blocks increase
+        left_keys = key[~right]  # sorted: halves are sorted, blocks increase
         rk = key[right]
         rb = gblock[right] * span
-        cnt = np.searchsorted(left_keys, rk, side="left") - np.searchsorted(left_keys, rb, side="left")
+        cnt = np.searchsorted(left_keys, rk, side="left") - np.searchsorted(
+            left_keys, rb, side="left"
+        )
         out += np.bincount(seg[right], weights=cnt, minlength=n_seg).astype(np.int64)
         # merge: sort every block of 2w (keys of different blocks never interleave)
         cur = np.sort(key, kind="stable") - gblock * span
@@ -171,8 +180,9 @@ def _segment_inversions(vals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def _before_greater_counts(code: np.ndarray, class_start: np.ndarray, offsets: np.ndarray,
-                           n_levels: int) -> np.ndarray:
+def _before_greater_counts(
+    code: np.ndarray, class_start: np.ndarray, offsets: np.ndarray, n_levels: int
+) -> np.ndarray:
     """Per segment, pairs (i, j) with i in an earlier class than j and ``code[i] < code[j]``.
 
     ``class_start`` marks the first row of each tie class (True at segment starts).
@@ -201,8 +211,9 @@ def _before_greater_counts(code: np.ndarray, class_start: np.ndarray, offsets: n
 
 
 # --------------------------------------------------------------------------- core
-def weak_order_counts(user: np.ndarray, system: np.ndarray, offsets: np.ndarray | None = None
-                      ) -> dict[str, np.ndarray]:
+def weak_order_counts(
+    user: np.ndarray, system: np.ndarray, offsets: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """Pair counts between a user and a system weak order, for many item sets at once.
 
     Parameters
@@ -235,7 +246,11 @@ def weak_order_counts(user: np.ndarray, system: np.ndarray, offsets: np.ndarray 
         raise ValueError("user and system must be 1-d arrays of the same length")
     if np.isnan(user).any() or np.isnan(system).any():
         raise ValueError("user and system values must not be NaN")
-    offsets = np.array([0, len(user)], dtype=np.int64) if offsets is None else np.asarray(offsets, np.int64)
+    offsets = (
+        np.array([0, len(user)], dtype=np.int64)
+        if offsets is None
+        else np.asarray(offsets, np.int64)
+    )
     if offsets[0] != 0 or offsets[-1] != len(user) or np.any(np.diff(offsets) < 0):
         raise ValueError("offsets must be non-decreasing from 0 to len(user)")
     n_seg = len(offsets) - 1
@@ -274,8 +289,16 @@ def weak_order_counts(user: np.ndarray, system: np.ndarray, offsets: np.ndarray 
     C_u = S_t - T
     C_s = U_t - T
     C_plus = C - C_minus - C_u
-    return {"n": n, "C": C, "C_plus": C_plus, "C_minus": C_minus, "C_u": C_u, "C_s": C_s,
-            "S": P - S_t, "T": T}
+    return {
+        "n": n,
+        "C": C,
+        "C_plus": C_plus,
+        "C_minus": C_minus,
+        "C_u": C_u,
+        "C_s": C_s,
+        "S": P - S_t,
+        "T": T,
+    }
 
 
 def ranking_distance(a: Any, b: Any) -> int:
@@ -303,13 +326,21 @@ def measures_from_counts(c: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     Cu = np.asarray(c["C_u"], dtype=np.float64)
     Cs = np.asarray(c["C_s"], dtype=np.float64)
     dpm = 2 * Cm + Cu
-    S = Cp + Cm + Cs          # |≻s|
-    A = C + Cs                # |≻a|
-    I = Cp + Cs               # |≻a ∩ ≻s|
+    S = Cp + Cm + Cs  # |≻s|
+    A = C + Cs  # |≻a|
+    I = Cp + Cs  # |≻a ∩ ≻s|
     ndpm = _div(dpm, 2 * C)
-    return {"dpm": dpm, "ndpm": ndpm, "dpm_drf": 1.0 - 2.0 * ndpm,
-            "dpm_p": _div(Cp, S), "dpm_r": _div(Cp, C), "dpm_pa": _div(I, S), "dpm_ra": _div(I, A),
-            "dpm_m": _div(dpm, A + S - I), "dpm_e": _div(dpm, A + S)}
+    return {
+        "dpm": dpm,
+        "ndpm": ndpm,
+        "dpm_drf": 1.0 - 2.0 * ndpm,
+        "dpm_p": _div(Cp, S),
+        "dpm_r": _div(Cp, C),
+        "dpm_pa": _div(I, S),
+        "dpm_ra": _div(I, A),
+        "dpm_m": _div(dpm, A + S - I),
+        "dpm_e": _div(dpm, A + S),
+    }
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -319,8 +350,9 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- aligned runs
-def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
-                        rel_level: float | None = None) -> dict[str, np.ndarray]:
+def pair_counts_aligned(
+    aligned: Aligned, *, k: int | None = None, rel_level: float | None = None
+) -> dict[str, np.ndarray]:
     """Pair counts C, C⁺, C⁻, Cᵘ, Cˢ for every group of ``aligned`` (arrays of length G).
 
     Parameters
@@ -356,8 +388,8 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
         qkey = np.sort(a.qrels_topic * L + (L - 1 - q_code))
     lev_start = np.ones(len(qkey), bool)
     lev_start[1:] = qkey[1:] != qkey[:-1]
-    U_topic = _tied_pairs(lev_start, a.qrels_offsets)          # user-tied pairs per topic
-    sq_topic = 2 * U_topic + n_t                               # Σℓ N_tℓ²
+    U_topic = _tied_pairs(lev_start, a.qrels_offsets)  # user-tied pairs per topic
+    sq_topic = 2 * U_topic + n_t  # Σℓ N_tℓ²
 
     # retrieved judged rows within the cutoff
     mask = ~np.isnan(a.row_rel)
@@ -366,12 +398,14 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
     rows = np.flatnonzero(mask)
     r_g = segment_sum(mask, a.offsets).astype(np.int64)
     roff = np.concatenate([[0], np.cumsum(r_g)]).astype(np.int64)
-    grade = a.row_rel[rows] if rel_level is None else (a.row_rel[rows] >= rel_level).astype(np.float64)
+    grade = (
+        a.row_rel[rows] if rel_level is None else (a.row_rel[rows] >= rel_level).astype(np.float64)
+    )
     code = np.searchsorted(levels, grade).astype(np.int64)
     grp = a.row_group[rows]
     topic = a.group_topic[grp]
     rkey = topic * L + (L - 1 - code)
-    H = np.searchsorted(qkey, rkey, side="left") - a.qrels_offsets[topic]      # judged, higher grade
+    H = np.searchsorted(qkey, rkey, side="left") - a.qrels_offsets[topic]  # judged, higher grade
     N_same = np.searchsorted(qkey, rkey, side="right") - np.searchsorted(qkey, rkey, side="left")
 
     class_start, S_ret, T_ret, sq_r = _retrieved_ties(a, rows, roff, r_g, code, L)
@@ -379,14 +413,14 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
     # unretrieved judged documents: one tie class at the bottom
     gt = a.group_topic
     u = n_t[gt] - r_g
-    cross_NS = _isum(N_same, roff)                              # Σℓ N_tℓ r_gℓ
-    sq_u = sq_topic[gt] - 2 * cross_NS + sq_r                   # Σℓ u_gℓ²
+    cross_NS = _isum(N_same, roff)  # Σℓ N_tℓ r_gℓ
+    sq_u = sq_topic[gt] - 2 * cross_NS + sq_r  # Σℓ u_gℓ²
     T_unret = (sq_u - u) // 2
     S_t = S_ret + _pairs(u)
     Tb = T_ret + T_unret
 
     # contradicting pairs
-    C_cross = _isum(H, roff) - (r_g * r_g - sq_r) // 2          # retrieved d above unretrieved d' ≻u d
+    C_cross = _isum(H, roff) - (r_g * r_g - sq_r) // 2  # retrieved d above unretrieved d' ≻u d
     C_within = _before_greater_counts(code, class_start, roff, L)
 
     n = n_t[gt]
@@ -398,7 +432,9 @@ def pair_counts_aligned(aligned: Aligned, *, k: int | None = None,
     return {"n": n, "C": C, "C_plus": C_plus, "C_minus": C_minus, "C_u": C_u, "C_s": C_s}
 
 
-def _retrieved_ties(a: Aligned, rows: np.ndarray, roff: np.ndarray, r_g: np.ndarray, code: np.ndarray, L: int):
+def _retrieved_ties(
+    a: Aligned, rows: np.ndarray, roff: np.ndarray, r_g: np.ndarray, code: np.ndarray, L: int
+):
     """Tie classes among the retrieved judged rows (equal scores under trec_eval's orders) →
     (class starts, system-tied pairs S, pairs tied by both system and user T, Σℓ r_gℓ²) per group."""
     G = a.n_groups
@@ -421,24 +457,31 @@ def _retrieved_ties(a: Aligned, rows: np.ndarray, roff: np.ndarray, r_g: np.ndar
         ck = cls_id[multi] * L + code[multi]
         ck_u, ck_n = np.unique(ck, return_counts=True)
         first_row = np.searchsorted(cls_id, ck_u // L)  # first retrieved row of that class
-        T_ret = np.bincount(np.searchsorted(roff, first_row, side="right") - 1,
-                            weights=_pairs(ck_n), minlength=G).astype(np.int64)
+        T_ret = np.bincount(
+            np.searchsorted(roff, first_row, side="right") - 1, weights=_pairs(ck_n), minlength=G
+        ).astype(np.int64)
     else:
         T_ret = np.zeros(G, dtype=np.int64)
     gk_u, gk_n = np.unique(grp * L + code, return_counts=True)
-    sq_r = np.bincount(gk_u // L, weights=gk_n.astype(np.float64) ** 2, minlength=G).astype(np.int64)  # Σℓ r_gℓ²
+    sq_r = np.bincount(gk_u // L, weights=gk_n.astype(np.float64) ** 2, minlength=G).astype(
+        np.int64
+    )  # Σℓ r_gℓ²
     return class_start, S_ret, T_ret, sq_r
 
 
 def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:
     rel = m.param("rel")
     key = ("dpm_measures", m.cutoff, rel)
-    return ctx.memo(key, lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)))
+    return ctx.memo(
+        key,
+        lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)),
+    )
 
 
 def _kernel(field: str):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         return _counts(ctx, m)[field]
+
     compute.__name__ = f"_{field}"
     return compute
 
@@ -460,7 +503,15 @@ _DEFS = {
 _ALIASES = {"ndpm": ("NDPM",), "dpm_drf": ("DRF",)}
 
 for _name, _desc in _DEFS.items():
-    register(MeasureDef(name=_name, compute=_kernel(_name), params={"rel": REL}, cutoff="optional",
-                        description=_desc, family="ndpm",
-                        properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")}),
-             aliases=_ALIASES.get(_name, ()))
+    register(
+        MeasureDef(
+            name=_name,
+            compute=_kernel(_name),
+            params={"rel": REL},
+            cutoff="optional",
+            description=_desc,
+            family="ndpm",
+            properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")},
+        ),
+        aliases=_ALIASES.get(_name, ()),
+    )

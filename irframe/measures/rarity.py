@@ -35,8 +35,15 @@ from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_m
 from .trec_arrays import measure_rel_level
 from .trec_arrays import num_rel as num_rel_groups
 
-__all__ = ["RarityLookup", "rarity_lookup", "p_rare", "ap_rare", "check_k", "relevant_mask",
-           "retrieved_relevant_rows"]
+__all__ = [
+    "RarityLookup",
+    "ap_rare",
+    "check_k",
+    "p_rare",
+    "rarity_lookup",
+    "relevant_mask",
+    "retrieved_relevant_rows",
+]
 
 
 # --------------------------------------------------------------------------- checks
@@ -95,7 +102,9 @@ class RarityLookup:
         return np.clip(1.0 - (s_d - 1.0) / (self.n_systems - 1), 0.0, 1.0)
 
 
-def retrieved_relevant_rows(a: Aligned, k: int | None, rel_level: float) -> tuple[np.ndarray, np.ndarray]:
+def retrieved_relevant_rows(
+    a: Aligned, k: int | None, rel_level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows that are relevant and within the top k, and their (topic, doc) keys."""
     sel = relevant_mask(a.row_rel, rel_level)
     if k is not None:
@@ -105,8 +114,13 @@ def retrieved_relevant_rows(a: Aligned, k: int | None, rel_level: float) -> tupl
     return rows, keys
 
 
-def rarity_lookup(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1,
-                  reference: pd.DataFrame | None = None) -> RarityLookup:
+def rarity_lookup(
+    aligned: Aligned,
+    *,
+    k: int | None = 100,
+    rel_level: float = 1,
+    reference: pd.DataFrame | None = None,
+) -> RarityLookup:
     """Count, for every relevant document, the systems retrieving it within the top k.
 
     Parameters
@@ -129,9 +143,16 @@ def rarity_lookup(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1
         uk, cnt = np.unique(keys, return_counts=True)
         return RarityLookup(uk, cnt.astype(np.int64), len(a.systems), nd)
     if not isinstance(reference, pd.DataFrame):
-        raise TypeError(f"reference must be a run frame (pandas DataFrame), got {type(reference).__name__}")
-    qrels = pd.DataFrame({"topic": a.topics[a.qrels_topic].to_numpy(), "doc": a.docs[a.qrels_doc],
-                          "rel": a.qrels_rel})
+        raise TypeError(
+            f"reference must be a run frame (pandas DataFrame), got {type(reference).__name__}"
+        )
+    qrels = pd.DataFrame(
+        {
+            "topic": a.topics[a.qrels_topic].to_numpy(),
+            "doc": a.docs[a.qrels_doc],
+            "rel": a.qrels_rel,
+        }
+    )
     try:
         ref = align(reference, qrels, order=a.order, depth=a.depth, judged_only=a.judged_only)
     except EmptyOverlapError:  # the reference retrieved none of these topics: no document is rare
@@ -160,8 +181,9 @@ def rarity_lookup(aligned: Aligned, *, k: int | None = 100, rel_level: float = 1
 # exactly P@k and AP.  Rarity is a ratio of integers, R = (S − S_d)/S and
 # R' = min(S − S_d, S − 1)/(S − 1), so the rarity part accumulates integer numerators
 # exactly and divides once: no floating-point cumulative sum runs across groups.
-def _row_numerators(aligned: Aligned, look: RarityLookup, k: int | None, level: float,
-                    normalized: bool) -> tuple[np.ndarray, np.ndarray, int]:
+def _row_numerators(
+    aligned: Aligned, look: RarityLookup, k: int | None, level: float, normalized: bool
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(relevant rows within k, rarity numerator per row, common denominator)."""
     rows, _ = retrieved_relevant_rows(aligned, k, level)
     s_d = look.s_d(aligned.row_topic[rows], aligned.row_doc[rows])
@@ -187,8 +209,16 @@ def _mix(base: np.ndarray, extra: np.ndarray, alpha: float, normalized: bool) ->
     return base + alpha * extra
 
 
-def p_rare(aligned: Aligned, *, alpha: float, k: int, lookup: RarityLookup, base: np.ndarray,
-           rel_level: float = 1, normalized: bool = False) -> np.ndarray:
+def p_rare(
+    aligned: Aligned,
+    *,
+    alpha: float,
+    k: int,
+    lookup: RarityLookup,
+    base: np.ndarray,
+    rel_level: float = 1,
+    normalized: bool = False,
+) -> np.ndarray:
     """P@k_rareness (Eq. 1) or P'@k_rareness (Eq. 4, ``normalized=True``) per group (G,).
 
     A kernel: every input is explicit -- ``lookup`` (S_d, from :func:`rarity_lookup` at the
@@ -202,12 +232,21 @@ def p_rare(aligned: Aligned, *, alpha: float, k: int, lookup: RarityLookup, base
     a = aligned
     rows, num, den = _row_numerators(a, lookup, k, rel_level, normalized)
     num_sum = np.bincount(a.row_group[rows], weights=num, minlength=a.n_groups)  # integers: exact
-    extra = num_sum / den / k                                                        # (1/k) Σ Rel·R
+    extra = num_sum / den / k  # (1/k) Σ Rel·R
     return _mix(base, extra, alpha, normalized)
 
 
-def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, lookup: RarityLookup, base: np.ndarray,
-            rel_level: float = 1, num_rel: np.ndarray | None = None, normalized: bool = False) -> np.ndarray:
+def ap_rare(
+    aligned: Aligned,
+    *,
+    alpha: float,
+    k: int | None,
+    lookup: RarityLookup,
+    base: np.ndarray,
+    rel_level: float = 1,
+    num_rel: np.ndarray | None = None,
+    normalized: bool = False,
+) -> np.ndarray:
     """AP_rareness (Eq. 3; ``normalized=True``: with the P' weights) per group (G,).
 
     A kernel like :func:`p_rare`: ``base`` is trec_eval's AP (AP@k) per group; ``num_rel``
@@ -218,12 +257,13 @@ def ap_rare(aligned: Aligned, *, alpha: float, k: int | None, lookup: RarityLook
     rows, num, den = _row_numerators(a, lookup, k, rel_level, normalized)
     grp = a.row_group[rows]
     roff = np.concatenate([[0], np.cumsum(np.bincount(grp, minlength=a.n_groups))]).astype(np.int64)
-    cum_num = _int_segment_cumsum(num, roff)                 # Σ_{j<=i} numerators, exact
+    cum_num = _int_segment_cumsum(num, roff)  # Σ_{j<=i} numerators, exact
     terms = cum_num / den / a.row_rank[rows]
-    total = segment_sum(terms, roff)                         # each group's relevant rows only
+    total = segment_sum(terms, roff)  # each group's relevant rows only
     if num_rel is None:
-        nrel_t = np.bincount(a.qrels_topic, weights=relevant_mask(a.qrels_rel, rel_level),
-                             minlength=len(a.topics)).astype(np.int64)
+        nrel_t = np.bincount(
+            a.qrels_topic, weights=relevant_mask(a.qrels_rel, rel_level), minlength=len(a.topics)
+        ).astype(np.int64)
         num_rel = nrel_t[a.group_topic]
     num_rel = np.asarray(num_rel, dtype=np.float64)
     extra = np.zeros(a.n_groups)
@@ -236,43 +276,97 @@ def _lookup(ctx: EvalContext, m: Measure) -> RarityLookup:
     ref = ctx.options.get("reference")
     level = measure_rel_level(ctx, m)
     key = ("rarity_lookup", m.cutoff, level, id(ref) if ref is not None else None)
-    return ctx.memo(key, lambda: rarity_lookup(ctx.aligned, k=m.cutoff, rel_level=level, reference=ref))
+    return ctx.memo(
+        key, lambda: rarity_lookup(ctx.aligned, k=m.cutoff, rel_level=level, reference=ref)
+    )
 
 
 def _base(ctx: EvalContext, name: str, m: Measure, level: float) -> np.ndarray:
     """trec_eval's P@k / AP[@k] through its registered kernel (memoised with the context)."""
-    base = parse_measure(f"{name}(rel={float(level)!r})" + ("" if m.cutoff is None else f"@{m.cutoff}"))
+    base = parse_measure(
+        f"{name}(rel={float(level)!r})" + ("" if m.cutoff is None else f"@{m.cutoff}")
+    )
     return ctx.memo(("rarity_base", base.key), lambda: base.definition.compute(ctx, base))
 
 
 def _p(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = measure_rel_level(ctx, m)
-        return p_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
-                      normalized=normalized, lookup=_lookup(ctx, m), base=_base(ctx, "P", m, level))
+        return p_rare(
+            ctx.aligned,
+            alpha=float(m.param("alpha")),
+            k=m.cutoff,
+            rel_level=level,
+            normalized=normalized,
+            lookup=_lookup(ctx, m),
+            base=_base(ctx, "P", m, level),
+        )
+
     return compute
 
 
 def _ap(normalized: bool):
     def compute(ctx: EvalContext, m: Measure) -> np.ndarray:
         level = measure_rel_level(ctx, m)
-        return ap_rare(ctx.aligned, alpha=float(m.param("alpha")), k=m.cutoff, rel_level=level,
-                       num_rel=num_rel_groups(ctx, level), normalized=normalized, lookup=_lookup(ctx, m),
-                       base=_base(ctx, "AP", m, level))
+        return ap_rare(
+            ctx.aligned,
+            alpha=float(m.param("alpha")),
+            k=m.cutoff,
+            rel_level=level,
+            num_rel=num_rel_groups(ctx, level),
+            normalized=normalized,
+            lookup=_lookup(ctx, m),
+            base=_base(ctx, "AP", m, level),
+        )
+
     return compute
 
 
 REL = Param("float", None, description="relevance threshold (default: the evaluation's rel_level)")
 ALPHA = Param("float", REQUIRED, description="rarity weight (0 gives P@k / AP)")
-ALPHA_NORM = Param("float", REQUIRED, low=0, high=1, description="mixture weight of rarity (0 gives P@k / AP)")
+ALPHA_NORM = Param(
+    "float", REQUIRED, low=0, high=1, description="mixture weight of rarity (0 gives P@k / AP)"
+)
 
 
 _COMMON = dict(family="rarity", options=frozenset({"reference"}))
-register(MeasureDef("P_rare", _p(False), params={"alpha": ALPHA, "rel": REL}, cutoff="required", **_COMMON,
-                    description="rarity-weighted precision (1/k) sum Rel(d)(1 + alpha R(d)) (Turkmen et al. Eq. 1)"))
-register(MeasureDef("AP_rare", _ap(False), params={"alpha": ALPHA, "rel": REL}, cutoff="optional", **_COMMON,
-                    description="rarity-weighted AP: (1/NR) sum Rel(d_i) P_rare@i (Turkmen et al. Eq. 3)"))
-register(MeasureDef("P_rare_norm", _p(True), params={"alpha": ALPHA_NORM, "rel": REL}, cutoff="required", **_COMMON,
-                    description="bounded mixture P'@k: (1/k) sum Rel(d)((1-alpha) + alpha R'(d)) (Eq. 4), in [0, 1]"))
-register(MeasureDef("AP_rare_norm", _ap(True), params={"alpha": ALPHA_NORM, "rel": REL}, cutoff="optional", **_COMMON,
-                    description="AP analogue of P_rare_norm: (1/NR) sum Rel(d_i) P_rare_norm@i, in [0, 1]"))
+register(
+    MeasureDef(
+        "P_rare",
+        _p(False),
+        params={"alpha": ALPHA, "rel": REL},
+        cutoff="required",
+        **_COMMON,
+        description="rarity-weighted precision (1/k) sum Rel(d)(1 + alpha R(d)) (Turkmen et al. Eq. 1)",
+    )
+)
+register(
+    MeasureDef(
+        "AP_rare",
+        _ap(False),
+        params={"alpha": ALPHA, "rel": REL},
+        cutoff="optional",
+        **_COMMON,
+        description="rarity-weighted AP: (1/NR) sum Rel(d_i) P_rare@i (Turkmen et al. Eq. 3)",
+    )
+)
+register(
+    MeasureDef(
+        "P_rare_norm",
+        _p(True),
+        params={"alpha": ALPHA_NORM, "rel": REL},
+        cutoff="required",
+        **_COMMON,
+        description="bounded mixture P'@k: (1/k) sum Rel(d)((1-alpha) + alpha R'(d)) (Eq. 4), in [0, 1]",
+    )
+)
+register(
+    MeasureDef(
+        "AP_rare_norm",
+        _ap(True),
+        params={"alpha": ALPHA_NORM, "rel": REL},
+        cutoff="optional",
+        **_COMMON,
+        description="AP analogue of P_rare_norm: (1/NR) sum Rel(d_i) P_rare_norm@i, in [0, 1]",
+    )
+)

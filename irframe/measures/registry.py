@@ -37,8 +37,20 @@ from .trec_eval_syntax import expand_for_api
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
 
-__all__ = ["MeasureDef", "Measure", "EvalContext", "Param", "register", "unregister", "registry_scope", "get_definition",
-           "parse_measure", "parse_measures", "registered_measures", "REQUIRED"]
+__all__ = [
+    "REQUIRED",
+    "EvalContext",
+    "Measure",
+    "MeasureDef",
+    "Param",
+    "get_definition",
+    "parse_measure",
+    "parse_measures",
+    "register",
+    "registered_measures",
+    "registry_scope",
+    "unregister",
+]
 
 Aggregate = Literal["mean", "gmean", "sum"]
 
@@ -83,7 +95,7 @@ class MeasureDef:
     """
 
     name: str
-    compute: Callable[["EvalContext", "Measure"], np.ndarray]
+    compute: Callable[[EvalContext, Measure], np.ndarray]
     params: Mapping[str, Any] = field(default_factory=dict)
     cutoff: Literal["optional", "required", "none"] = "optional"
     aggregate: Aggregate = "mean"
@@ -95,7 +107,10 @@ class MeasureDef:
     validate: Callable[[dict], dict] | None = None
 
     def __post_init__(self) -> None:
-        specs = {str(k): v if isinstance(v, Param) else Param("any", v) for k, v in dict(self.params).items()}
+        specs = {
+            str(k): v if isinstance(v, Param) else Param("any", v)
+            for k, v in dict(self.params).items()
+        }
         object.__setattr__(self, "params", specs)
 
     @property
@@ -137,8 +152,11 @@ class Measure:
     def canonical(self) -> str:
         """Canonical string, e.g. ``P(rel=2)@10``; parameters equal to defaults are omitted."""
         defaults = self.definition.defaults
-        shown = [(k, v) for k, v in self.params if not (k in defaults and defaults[k] is not REQUIRED
-                                                         and _same(defaults[k], v))]
+        shown = [
+            (k, v)
+            for k, v in self.params
+            if not (k in defaults and defaults[k] is not REQUIRED and _same(defaults[k], v))
+        ]
         s = self.name
         if shown:
             s += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in shown) + ")"
@@ -175,7 +193,7 @@ class EvalContext:
         ``rel_level``, ``gains`` and any extra keyword options passed to ``evaluate``.
     """
 
-    def __init__(self, aligned: "Aligned", options: Mapping[str, Any]):
+    def __init__(self, aligned: Aligned, options: Mapping[str, Any]):
         self.aligned = aligned
         self.options = dict(options)
         self._memo: dict = {}
@@ -190,11 +208,13 @@ class EvalContext:
 
 
 _REGISTRY: dict[str, MeasureDef] = {}
-_ALIASES: dict[str, str] = {}   # exact alias -> measure string
+_ALIASES: dict[str, str] = {}  # exact alias -> measure string
 _ALIAS_PATTERNS: list[tuple[re.Pattern, Callable[[re.Match], str]]] = []
 
 
-def register(definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bool = False) -> MeasureDef:
+def register(
+    definition: MeasureDef, *, aliases: Iterable[str] = (), replace: bool = False
+) -> MeasureDef:
     """Register a measure so that measure strings can name it.
 
     Parameters
@@ -355,8 +375,10 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
     s = text.strip()
     m = re.match(r"^([A-Za-z_][A-Za-z0-9_\-\.]*?)(?=$|\(|@)", s)
     if not m:
-        raise MeasureParamError(f"cannot parse measure {_short(text)}: expected Name(param=value, ...)@cutoff")
-    name, rest = m.group(1), s[m.end():]
+        raise MeasureParamError(
+            f"cannot parse measure {_short(text)}: expected Name(param=value, ...)@cutoff"
+        )
+    name, rest = m.group(1), s[m.end() :]
     params: dict[str, Any] = {}
     cutoff = None
     while rest:
@@ -364,7 +386,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
             m2 = re.match(r"^@([^()@]+)", rest)
             if not m2 or cutoff is not None:
                 raise MeasureParamError(f"cannot parse cutoff in measure {_short(text)}")
-            cutoff, rest = m2.group(1).strip(), rest[m2.end():]
+            cutoff, rest = m2.group(1).strip(), rest[m2.end() :]
         elif rest.startswith("("):
             depth = 0
             for i, ch in enumerate(rest):
@@ -374,7 +396,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
                     break
             else:
                 raise MeasureParamError(f"unbalanced parentheses in measure {_short(text)}")
-            inner, rest = rest[1:i], rest[i + 1:]
+            inner, rest = rest[1:i], rest[i + 1 :]
             if params:
                 raise MeasureParamError(f"two parameter lists in measure {_short(text)}")
             for item in _split_top(inner, ","):
@@ -382,10 +404,14 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
                     continue
                 kv = _split_top(item, "=")
                 if len(kv) != 2 or not kv[0].strip():
-                    raise MeasureParamError(f"parameter {_short(item.strip())} of {_short(text)} is not name=value")
+                    raise MeasureParamError(
+                        f"parameter {_short(item.strip())} of {_short(text)} is not name=value"
+                    )
                 key = kv[0].strip()
                 if key in params:
-                    raise MeasureParamError(f"parameter {key!r} given twice in measure {_short(text)}")
+                    raise MeasureParamError(
+                        f"parameter {key!r} given twice in measure {_short(text)}"
+                    )
                 params[key] = _value(kv[1])
         else:
             raise MeasureParamError(f"unexpected {_short(rest)} in measure {_short(text)}")
@@ -434,16 +460,23 @@ def parse_measure(text: str | Measure) -> Measure:
     unknown = set(raw) - set(d.params)
     if unknown:
         allowed = ", ".join(sorted(d.params)) or "none"
-        raise MeasureParamError(f"{lab}: unknown parameter(s) {sorted(unknown)} for {name}; "
-                                f"allowed: {allowed}")
+        raise MeasureParamError(
+            f"{lab}: unknown parameter(s) {sorted(unknown)} for {name}; allowed: {allowed}"
+        )
     params = {}
     for k, spec in d.params.items():
         if k in raw:
-            params[k] = spec.check(f"{lab}: {name} parameter {k}", raw[k], error=MeasureParamError,
-                                   hint=f" ({k}: {spec.description})" if spec.description else "")
+            params[k] = spec.check(
+                f"{lab}: {name} parameter {k}",
+                raw[k],
+                error=MeasureParamError,
+                hint=f" ({k}: {spec.description})" if spec.description else "",
+            )
         elif spec.default is REQUIRED:
-            raise MeasureParamError(f"{lab}: measure {name} needs parameter {k}=... "
-                                    f"({spec.allowed()}{'; ' + spec.description if spec.description else ''})")
+            raise MeasureParamError(
+                f"{lab}: measure {name} needs parameter {k}=... "
+                f"({spec.allowed()}{'; ' + spec.description if spec.description else ''})"
+            )
         else:
             params[k] = spec.default
     if d.validate is not None:
@@ -453,8 +486,9 @@ def parse_measure(text: str | Measure) -> Measure:
             raise
         except (TypeError, ValueError) as e:
             raise MeasureParamError(f"{lab}: {e}") from None
-    return Measure(label=label, name=name, params=tuple(sorted(params.items())), cutoff=cutoff,
-                   definition=d)
+    return Measure(
+        label=label, name=name, params=tuple(sorted(params.items())), cutoff=cutoff, definition=d
+    )
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
@@ -462,13 +496,19 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
-        raise TypeError(f"measures must be a string such as 'nDCG@10' or a list of strings, "
-                        f"got {type(measures).__name__} {measures!r:.60}")
+        raise TypeError(
+            f"measures must be a string such as 'nDCG@10' or a list of strings, "
+            f"got {type(measures).__name__} {measures!r:.60}"
+        )
     from dataclasses import replace
 
     out = []
     for m in measures:
-        expanded = expand_for_api(m, lambda n: n in _REGISTRY or n in _ALIASES) if isinstance(m, str) else None
+        expanded = (
+            expand_for_api(m, lambda n: n in _REGISTRY or n in _ALIASES)
+            if isinstance(m, str)
+            else None
+        )
         if expanded is None:
             out.append(parse_measure(m))
         else:  # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut")

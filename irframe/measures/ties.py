@@ -50,14 +50,37 @@ from ..errors import MeasureParamError
 from . import cwl as _cwl_measures
 from . import trec_arrays as _arrays
 
-__all__ = ["TIE_ORDERS", "Ties", "tie_groups", "order_ties", "expected_values", "check_tie_order",
-           "expand_ranges"]
+__all__ = [
+    "TIE_ORDERS",
+    "Ties",
+    "check_tie_order",
+    "expand_ranges",
+    "expected_values",
+    "order_ties",
+    "tie_groups",
+]
 
 TIE_ORDERS = ("expected", "best", "worst")
 
 # measures whose best/worst order is "grade descending/ascending inside every tie group"
-_RANGE_OK = {"P", "R", "RR", "AP", "gm_map", "nDCG", "Success", "Rprec", "NumRelRet", "NumRet", "NumRel",
-             "Bpref", "IPrec", "IPrecAvg", "RBP", "ERR"}
+_RANGE_OK = {
+    "P",
+    "R",
+    "RR",
+    "AP",
+    "gm_map",
+    "nDCG",
+    "Success",
+    "Rprec",
+    "NumRelRet",
+    "NumRet",
+    "NumRel",
+    "Bpref",
+    "IPrec",
+    "IPrecAvg",
+    "RBP",
+    "ERR",
+}
 
 
 @dataclass(eq=False)
@@ -103,7 +126,7 @@ def tie_groups(aligned: Aligned) -> Ties:
     s = a.row_score
     new = np.ones(n, bool)
     if n > 1:
-        np.not_equal(s[1:], s[:-1], out=new[1:])          # NaN != NaN: unscored rows never tie
+        np.not_equal(s[1:], s[:-1], out=new[1:])  # NaN != NaN: unscored rows never tie
     new[a.offsets[:-1][a.group_len > 0]] = True
     starts = np.flatnonzero(new)
     ends = np.append(starts[1:], n).astype(np.int64)
@@ -121,12 +144,16 @@ def check_tie_order(specs, order: str, gains=None) -> None:
         else:
             ok = builtin and m.name in _RANGE_OK
         if not ok:
-            what = ("the expected value over tie orders has no exact efficient computation"
-                    if order == "expected" else
-                    "sorting tied documents by grade is not guaranteed to give its extreme values")
+            what = (
+                "the expected value over tie orders has no exact efficient computation"
+                if order == "expected"
+                else "sorting tied documents by grade is not guaranteed to give its extreme values"
+            )
             supported = sorted(_EXPECTED if order == "expected" else _RANGE_OK)
-            raise MeasureParamError(f"order={order!r} is not available for measure {m.label!r}: {what}. "
-                                    f"Supported: {', '.join(supported)}; use order='trec_eval' for the others")
+            raise MeasureParamError(
+                f"order={order!r} is not available for measure {m.label!r}: {what}. "
+                f"Supported: {', '.join(supported)}; use order='trec_eval' for the others"
+            )
         if order != "expected":
             own = m.param("gains")
             mapping = _arrays.parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
@@ -135,7 +162,8 @@ def check_tie_order(specs, order: str, gains=None) -> None:
                 if any(b < a for a, b in zip(vals, vals[1:])) or vals[0] < 0:
                     raise MeasureParamError(
                         f"order={order!r} sorts tied documents by grade, which is exact for {m.label!r} only when "
-                        f"its gains are non-negative and non-decreasing in the grade; got {dict(mapping)}")
+                        f"its gains are non-negative and non-decreasing in the grade; got {dict(mapping)}"
+                    )
 
 
 def order_ties(aligned: Aligned, order: str) -> Aligned:
@@ -158,8 +186,12 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
         return aligned
     perm = np.arange(aligned.n_rows)
     perm[rows] = sub
-    return replace(aligned, row_doc=aligned.row_doc[perm], row_rel=aligned.row_rel[perm],
-                   source=aligned.row_source[perm])
+    return replace(
+        aligned,
+        row_doc=aligned.row_doc[perm],
+        row_rel=aligned.row_rel[perm],
+        source=aligned.row_source[perm],
+    )
 
 
 def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,11 +215,13 @@ class _Selected:
     ``index`` — the position in ``pos`` of the group's first selected row."""
 
     @classmethod
-    def relevant(cls, ctx, level: float) -> "_Selected":
+    def relevant(cls, ctx, level: float) -> _Selected:
         """The tie groups holding relevant rows (memoised per level)."""
+
         def build():
             rows = _arrays.rel_rows(ctx, level)
             return cls(ctx, rows.pos, np.ones(len(rows.pos)))
+
         return ctx.memo(("tie_selected_rel", level), build)
 
     def __init__(self, ctx, pos: np.ndarray, vals: np.ndarray):
@@ -198,7 +232,11 @@ class _Selected:
             np.not_equal(t[1:], t[:-1], out=chg[1:])
         self.index = np.flatnonzero(chg)
         self.tie = t[self.index]
-        self.total = np.add.reduceat(np.asarray(vals, dtype=np.float64), self.index) if len(t) else np.zeros(0)
+        self.total = (
+            np.add.reduceat(np.asarray(vals, dtype=np.float64), self.index)
+            if len(t)
+            else np.zeros(0)
+        )
         self.n = ties.size[self.tie]
         self.first = ties.first_rank[self.tie]
         self.group = ties.group[self.tie]
@@ -213,7 +251,9 @@ def _kk(first: np.ndarray, n: np.ndarray, group: np.ndarray, k) -> np.ndarray:
     return np.minimum(last, kk[group] if kk.ndim else kk)
 
 
-def _tie_weighted(ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, weight, cum_weight) -> np.ndarray:
+def _tie_weighted(
+    ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, weight, cum_weight
+) -> np.ndarray:
     """Per group, E[sum over ranks <= k of weight(rank) · value(doc at rank)] over tie orders.
 
     Every position of a tie group of n documents whose values sum to X holds X/n on average:
@@ -226,8 +266,9 @@ def _tie_weighted(ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, 
     inside = kk >= sel.first
     single = sel.n == 1
     with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(single, weight(sel.first),
-                     (cum_weight(kk) - cum_weight(sel.first - 1)) / sel.n)
+        w = np.where(
+            single, weight(sel.first), (cum_weight(kk) - cum_weight(sel.first - 1)) / sel.n
+        )
     contrib = np.where(inside, sel.total * w, 0.0)
     return np.bincount(sel.group, weights=contrib, minlength=a.n_groups)
 
@@ -242,9 +283,11 @@ def _count_cum(i):
 
 def _prefix(ctx, key, w):
     """Prefix sums of a rank weight over ranks 0..longest ranking (index 0 = 0)."""
+
     def build():
         n = int(ctx.aligned.group_len.max(initial=0))
         return np.concatenate([[0.0], np.cumsum(w(np.arange(1, n + 1, dtype=np.float64)))])
+
     return ctx.memo(("tie_prefix", key), build)
 
 
@@ -294,6 +337,7 @@ def _same(ctx, m):
 def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     """log C(n, k), -inf where k < 0 or k > n."""
     from scipy.special import gammaln
+
     ok = (k >= 0) & (k <= n)
     n_, k_ = np.where(ok, n, 0.0), np.where(ok, k, 0.0)
     return np.where(ok, gammaln(n_ + 1) - gammaln(k_ + 1) - gammaln(n_ - k_ + 1), -np.inf)
@@ -311,7 +355,12 @@ def _first_relevant_tie(ctx, m):
     tie = ties.of_rows(first_pos)
     start, end = ties.starts[tie], ties.ends[tie]
     r = np.searchsorted(rows.pos, end) - np.searchsorted(rows.pos, start)
-    return g, ties.first_rank[tie].astype(np.float64), (end - start).astype(np.float64), r.astype(np.float64)
+    return (
+        g,
+        ties.first_rank[tie].astype(np.float64),
+        (end - start).astype(np.float64),
+        r.astype(np.float64),
+    )
 
 
 def _exp_success(ctx, m):
@@ -353,7 +402,9 @@ def _exp_ap(ctx, m):
     rows = T.rel_rows(ctx, level)
     sel = _Selected.relevant(ctx, level)
     f, n, r = sel.first.astype(np.float64), sel.n.astype(np.float64), sel.total
-    before = (sel.index - rows.offsets[:-1][sel.group]).astype(np.float64)   # relevant docs in earlier groups
+    before = (sel.index - rows.offsets[:-1][sel.group]).astype(
+        np.float64
+    )  # relevant docs in earlier groups
     # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
     # summed over p with weight 1/rank through harmonic numbers H
     kk = _kk(sel.first, sel.n, sel.group, m.cutoff).astype(np.float64)
@@ -366,7 +417,9 @@ def _exp_ap(ctx, m):
         pair = np.where(n > 1, r * (r - 1) / (n * (n - 1)), 0.0)
         multi = (r / n) * (1.0 + before) * h + pair * (npos - f * h)
     term = np.where(n == 1, (1.0 + before) / f, multi)
-    total = np.bincount(sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups)
+    total = np.bincount(
+        sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups
+    )
     return T.safe_div(total, T.num_rel(ctx, level))
 
 
@@ -374,7 +427,9 @@ def _exp_ndcg(ctx, m):
     T = _arrays
     rows, gains = T.gain_rows(ctx, m)
     disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
-    dcg = _tie_weighted(ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i])
+    dcg = _tie_weighted(
+        ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i]
+    )
     ideal = T.dcg_parts(ctx, m)[1]
     return np.where(ideal > 0, T.safe_div(dcg, ideal), 0.0)
 
@@ -385,14 +440,31 @@ def _exp_rbp(ctx, m):
     p = m.param("p")
     r = C.rbp_gains(a.row_rel, m.param("rel"))
     pos = np.flatnonzero(r)
-    val = _tie_weighted(ctx, pos, r[pos], m.cutoff,
-                        lambda i: (1.0 - p) * np.power(p, i - 1.0), lambda i: 1.0 - np.power(p, i * 1.0))
+    val = _tie_weighted(
+        ctx,
+        pos,
+        r[pos],
+        m.cutoff,
+        lambda i: (1.0 - p) * np.power(p, i - 1.0),
+        lambda i: 1.0 - np.power(p, i * 1.0),
+    )
     return val + C.rbp_tail(ctx, m)
 
 
-_EXPECTED = {"P": _exp_p, "R": _exp_r, "NumRelRet": _exp_num_rel_ret, "Rprec": _exp_rprec, "Judged": _exp_judged,
-             "NumRet": _same, "NumRel": _same, "Success": _exp_success, "RR": _exp_rr, "AP": _exp_ap,
-             "nDCG": _exp_ndcg, "RBP": _exp_rbp}
+_EXPECTED = {
+    "P": _exp_p,
+    "R": _exp_r,
+    "NumRelRet": _exp_num_rel_ret,
+    "Rprec": _exp_rprec,
+    "Judged": _exp_judged,
+    "NumRet": _same,
+    "NumRel": _same,
+    "Success": _exp_success,
+    "RR": _exp_rr,
+    "AP": _exp_ap,
+    "nDCG": _exp_ndcg,
+    "RBP": _exp_rbp,
+}
 
 
 def expected_values(ctx, m) -> np.ndarray:

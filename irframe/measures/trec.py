@@ -18,9 +18,18 @@ import numpy as np
 
 from ..align import segment_cumsum, segment_suffix_max, segment_sum
 from . import trec_arrays as ta
+from .registry import (
+    REQUIRED,
+    EvalContext,
+    Measure,
+    MeasureDef,
+    MeasureParamError,
+    Param,
+    parse_measure,
+    register,
+    register_alias_pattern,
+)
 from .trec_arrays import UNJUDGED, num_rel_topic  # noqa: F401  (num_rel_topic: public here too)
-from .registry import (REQUIRED, EvalContext, Measure, MeasureDef, MeasureParamError, Param, parse_measure,
-                       register, register_alias_pattern)
 
 INFAP_EPSILON = 0.00001
 GM_FLOOR = 0.00001
@@ -57,14 +66,19 @@ def _rprec(ctx, m):
     nrel = ta.num_rel(ctx, level)
     mult = float(m.param("mult"))
     # Rprec_mult: precision at (long)(mult * R + 0.9) documents (trec_eval 9 and 10 alike)
-    k = nrel if mult == 1.0 else np.floor(np.minimum(mult * nrel + 0.9, 2.0 ** 53)).astype(np.int64)
+    k = nrel if mult == 1.0 else np.floor(np.minimum(mult * nrel + 0.9, 2.0**53)).astype(np.int64)
     return ta.safe_div(ta.hits(ctx, level, k), k)
 
 
 def _rr(ctx, m):
     rows = ta.rel_rows(ctx, ta.measure_rel_level(ctx, m))
-    first = np.where(rows.count > 0, rows.rank[np.minimum(rows.offsets[:-1], max(len(rows.rank) - 1, 0))]
-                     if len(rows.rank) else 0, 0)
+    first = np.where(
+        rows.count > 0,
+        rows.rank[np.minimum(rows.offsets[:-1], max(len(rows.rank) - 1, 0))]
+        if len(rows.rank)
+        else 0,
+        0,
+    )
     ok = (first > 0) if m.cutoff is None else (first > 0) & (first <= m.cutoff)
     return ta.safe_div(ok, np.where(ok, first, 1))
 
@@ -95,42 +109,43 @@ def _judged(ctx, m):
 def _nonrel_so_far(ctx: EvalContext, level: float) -> np.ndarray:
     """Per relevant row (``rel_rows``): judged non-relevant documents (0 <= grade < level) at
     or above it."""
+
     def build():
         tr = ta.trec_rel(ctx)
         return ta.rel_rows(ctx, level).at_or_above((tr >= 0) & (tr < level))
+
     return ctx.memo(("nonrel_so_far", level), build)
 
 
 def _bpref(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
+    rows = ta.rel_rows(ctx, level)  # only relevant rows add to the sum: computed on them alone
     nonrel_so_far = _nonrel_so_far(ctx, level)
     topic = np.repeat(a.group_topic, rows.count)
     t = np.trunc(a.qrels_rel)
     n_nonrel_t = np.bincount(a.qrels_topic, weights=(t >= 0) & (t < level), minlength=len(a.topics))
     R = ta.num_rel_topic(ctx, level)[topic]
     denom = np.minimum(n_nonrel_t[topic], R)
-    frac = np.where(nonrel_so_far > 0,
-                    1.0 - ta.safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
-    total = ta.seq_group_sum(frac, rows.offsets)   # left to right, as trec_eval
+    frac = np.where(nonrel_so_far > 0, 1.0 - ta.safe_div(np.minimum(nonrel_so_far, R), denom), 1.0)
+    total = ta.seq_group_sum(frac, rows.offsets)  # left to right, as trec_eval
     return ta.safe_div(total, ta.num_rel(ctx, level))
 
 
 def _infap(ctx, m):
     level = ta.measure_rel_level(ctx, m)
-    rows = ta.rel_rows(ctx, level)   # only relevant rows add to the sum: computed on them alone
+    rows = ta.rel_rows(ctx, level)  # only relevant rows add to the sum: computed on them alone
     unj = ta.trec_rel(ctx) == UNJUDGED
     nonrel_so_far = _nonrel_so_far(ctx, level)
     unj_so_far = rows.at_or_above(unj)
     j = (rows.rank - 1).astype(np.float64)
-    r1 = rows.index                  # relevant rows above this one
+    r1 = rows.index  # relevant rows above this one
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = (1.0 / (j + 1.0)
-                + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j)
-                * ((r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)))
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_so_far + unj_so_far) / j) * (
+            (r1 + INFAP_EPSILON) / (r1 + nonrel_so_far + 2 * INFAP_EPSILON)
+        )
     term = np.where(j == 0, 1.0, term)
-    total = ta.seq_group_sum(term, rows.offsets)   # left to right, as trec_eval
+    total = ta.seq_group_sum(term, rows.offsets)  # left to right, as trec_eval
     return ta.safe_div(total, ta.num_rel(ctx, level))
 
 
@@ -162,8 +177,10 @@ def _iprec_matrix(ctx: EvalContext, level: float, fractions: tuple) -> np.ndarra
     """Interpolated precision (G × F) at the given recall fractions, trec_eval style."""
     rows = ta.rel_rows(ctx, level)
     rel_offsets = rows.offsets
-    best = ctx.memo(("iprec_best", level),   # max precision at or below; shared by every recall
-                    lambda: segment_suffix_max(ta.prec_at_rel(ctx, level), rel_offsets))
+    best = ctx.memo(
+        ("iprec_best", level),  # max precision at or below; shared by every recall
+        lambda: segment_suffix_max(ta.prec_at_rel(ctx, level), rel_offsets),
+    )
     nrel = ta.num_rel(ctx, level)
     nrr = rows.count
     cut = _recall_cutoffs(ctx, np.asarray(fractions, dtype=np.float64), nrel)
@@ -273,11 +290,23 @@ def _iprec_avg(ctx, m):
 
 
 # ------------------------------------------------------------------ registration
-REL = Param("float", None, description="relevance threshold: relevant iff grade >= rel "
-                                       "(default: the evaluation's rel_level)")
-RECALL = Param("float", REQUIRED, low=0, high=1, description="recall level of the interpolated precision")
-MULT = Param("float", 1.0, low=0, low_open=True, high=1000,
-             description="precision at mult*R documents (trec_eval Rprec_mult)")
+REL = Param(
+    "float",
+    None,
+    description="relevance threshold: relevant iff grade >= rel "
+    "(default: the evaluation's rel_level)",
+)
+RECALL = Param(
+    "float", REQUIRED, low=0, high=1, description="recall level of the interpolated precision"
+)
+MULT = Param(
+    "float",
+    1.0,
+    low=0,
+    low_open=True,
+    high=1000,
+    description="precision at mult*R documents (trec_eval Rprec_mult)",
+)
 
 
 def _floats(value, what: str) -> tuple:
@@ -306,58 +335,156 @@ def _check_gain_text(text: str) -> str:
     return text
 
 
-DCG_FORM = Param("str", "log2", choices=("log2", "exp-log2"),
-                 description="gain = grade (log2) or 2^grade - 1 (exp-log2, ir_measures/gdeval/ranx burges)")
-RECALLS = Param("str", None, check_fn=lambda v: _floats(v, "recalls"),
-                description="recall levels to average (trec_eval 11pt_avg.0.25,0.5); default the 11 points")
-GAINS = Param("str", None, check_fn=_check_gain_text,
-              description="trec_eval custom gains 'level=gain,...' (e.g. '1=3,2=9'); default gain = grade")
-JUDGED_ONLY = Param("bool", False, description="evaluate on the judged documents only, unjudged ones removed "
-                                             "first (ir_measures judged_only=, trec_eval -J); needs evaluate()")
+DCG_FORM = Param(
+    "str",
+    "log2",
+    choices=("log2", "exp-log2"),
+    description="gain = grade (log2) or 2^grade - 1 (exp-log2, ir_measures/gdeval/ranx burges)",
+)
+RECALLS = Param(
+    "str",
+    None,
+    check_fn=lambda v: _floats(v, "recalls"),
+    description="recall levels to average (trec_eval 11pt_avg.0.25,0.5); default the 11 points",
+)
+GAINS = Param(
+    "str",
+    None,
+    check_fn=_check_gain_text,
+    description="trec_eval custom gains 'level=gain,...' (e.g. '1=3,2=9'); default gain = grade",
+)
+JUDGED_ONLY = Param(
+    "bool",
+    False,
+    description="evaluate on the judged documents only, unjudged ones removed "
+    "first (ir_measures judged_only=, trec_eval -J); needs evaluate()",
+)
 
 
 def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=(), rel=True):
     """Register a trec_eval-family measure; ``rel=False``: one that no relevance threshold
     changes (its ``rel=`` would be accepted and ignored)."""
     shared = {"rel": REL, "judged_only": JUDGED_ONLY} if rel else {"judged_only": JUDGED_ONLY}
-    register(MeasureDef(name=name, compute=fn, params={**shared, **(params or {})},
-                        cutoff=cutoff,
-                        aggregate=aggregate, description=desc, family="trec_eval"),
-             aliases=aliases)
+    register(
+        MeasureDef(
+            name=name,
+            compute=fn,
+            params={**shared, **(params or {})},
+            cutoff=cutoff,
+            aggregate=aggregate,
+            description=desc,
+            family="trec_eval",
+        ),
+        aliases=aliases,
+    )
 
 
 _def("AP", _ap, "average precision (trec_eval map; AP@k = map_cut_k)", aliases=("map", "MAP"))
-_def("gm_map", _gm_ap, "AP stored per topic as log(max(AP, 1e-5)); summarised by the geometric mean",
-     aggregate="gmean", cutoff="none", aliases=("GMAP", "gm_ap"))
-_def("Rprec", _rprec, "precision at R = number of relevant documents (Rprec_mult: at mult*R)",
-     cutoff="none", params={"mult": MULT}, aliases=("R-prec", "RPrec"))
-_def("Bpref", _bpref, "binary preference (Buckley & Voorhees 2004), trec_eval bpref", cutoff="none",
-     aliases=("bpref", "BPref"))
+_def(
+    "gm_map",
+    _gm_ap,
+    "AP stored per topic as log(max(AP, 1e-5)); summarised by the geometric mean",
+    aggregate="gmean",
+    cutoff="none",
+    aliases=("GMAP", "gm_ap"),
+)
+_def(
+    "Rprec",
+    _rprec,
+    "precision at R = number of relevant documents (Rprec_mult: at mult*R)",
+    cutoff="none",
+    params={"mult": MULT},
+    aliases=("R-prec", "RPrec"),
+)
+_def(
+    "Bpref",
+    _bpref,
+    "binary preference (Buckley & Voorhees 2004), trec_eval bpref",
+    cutoff="none",
+    aliases=("bpref", "BPref"),
+)
 _def("infAP", _infap, "inferred AP (Yilmaz & Aslam), trec_eval infAP", cutoff="none")
-_def("RR", _rr, "reciprocal rank of the first relevant document (trec_eval recip_rank)",
-     aliases=("recip_rank", "MRR"))
-_def("P", _precision, "precision at k (without @k: set_P = num_rel_ret / num_ret)", aliases=("set_P",))
+_def(
+    "RR",
+    _rr,
+    "reciprocal rank of the first relevant document (trec_eval recip_rank)",
+    aliases=("recip_rank", "MRR"),
+)
+_def(
+    "P",
+    _precision,
+    "precision at k (without @k: set_P = num_rel_ret / num_ret)",
+    aliases=("set_P",),
+)
 _def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
 _def("Success", _success, "1 if a relevant document is in the top k")
-_def("nDCG", _ndcg, "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
-     params={"gains": GAINS, "dcg": DCG_FORM}, aliases=("ndcg", "NDCG"))
-_def("dcg", _dcg, "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and log2(rank+1) discount "
-     "(trec_eval 10 dcg, ranx dcg; dcg='exp-log2': ranx dcg_burges)", params={"gains": GAINS, "dcg": DCG_FORM})
-_def("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
-     params={"gains": GAINS})
-_def("Judged", _judged, "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
-     params={}, rel=False)
-_def("NumRet", _num_ret, "number of retrieved documents (summed over topics)", aggregate="sum",
-     params={}, aliases=("num_ret",), rel=False)
-_def("NumRel", _num_rel_k, "number of relevant documents in the qrels (summed over topics)",
-     aggregate="sum", cutoff="none", aliases=("num_rel",))
-_def("NumRelRet", _num_rel_ret, "number of relevant documents retrieved (summed over topics)",
-     aggregate="sum", aliases=("num_rel_ret",))
-_def("IPrec", _iprec, "interpolated precision at a recall level (trec_eval iprec_at_recall)",
-     cutoff="none", params={"recall": RECALL})
-_def("IPrecAvg", _iprec_avg, "interpolated precision averaged over 11 recall points (11pt_avg) or the "
-     "given recalls (trec_eval 11pt_avg.0.25,0.5)", cutoff="none", params={"recalls": RECALLS},
-     aliases=("11pt_avg", "11-pt_avg"))
+_def(
+    "nDCG",
+    _ndcg,
+    "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
+    params={"gains": GAINS, "dcg": DCG_FORM},
+    aliases=("ndcg", "NDCG"),
+)
+_def(
+    "dcg",
+    _dcg,
+    "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and log2(rank+1) discount "
+    "(trec_eval 10 dcg, ranx dcg; dcg='exp-log2': ranx dcg_burges)",
+    params={"gains": GAINS, "dcg": DCG_FORM},
+)
+_def(
+    "ideal_dcg",
+    _ideal_dcg,
+    "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
+    params={"gains": GAINS},
+)
+_def(
+    "Judged",
+    _judged,
+    "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
+    params={},
+    rel=False,
+)
+_def(
+    "NumRet",
+    _num_ret,
+    "number of retrieved documents (summed over topics)",
+    aggregate="sum",
+    params={},
+    aliases=("num_ret",),
+    rel=False,
+)
+_def(
+    "NumRel",
+    _num_rel_k,
+    "number of relevant documents in the qrels (summed over topics)",
+    aggregate="sum",
+    cutoff="none",
+    aliases=("num_rel",),
+)
+_def(
+    "NumRelRet",
+    _num_rel_ret,
+    "number of relevant documents retrieved (summed over topics)",
+    aggregate="sum",
+    aliases=("num_rel_ret",),
+)
+_def(
+    "IPrec",
+    _iprec,
+    "interpolated precision at a recall level (trec_eval iprec_at_recall)",
+    cutoff="none",
+    params={"recall": RECALL},
+)
+_def(
+    "IPrecAvg",
+    _iprec_avg,
+    "interpolated precision averaged over 11 recall points (11pt_avg) or the "
+    "given recalls (trec_eval 11pt_avg.0.25,0.5)",
+    cutoff="none",
+    params={"recalls": RECALLS},
+    aliases=("11pt_avg", "11-pt_avg"),
+)
 
 register_alias_pattern(r"P_(\d+)", lambda m: f"P@{m.group(1)}")
 register_alias_pattern(r"recall_(\d+)", lambda m: f"R@{m.group(1)}")
@@ -374,8 +501,11 @@ register_alias_pattern(r"Rprec_mult_([0-9.]+)", lambda m: f"Rprec(mult={m.group(
 def _set_counts(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     a = ctx.aligned
-    return (a.group_len.astype(np.float64), ta.num_rel(ctx, level).astype(np.float64),
-            ta.hits(ctx, level, None))
+    return (
+        a.group_len.astype(np.float64),
+        ta.num_rel(ctx, level).astype(np.float64),
+        ta.hits(ctx, level, None),
+    )
 
 
 def _set_relative_p(ctx, m):
@@ -431,7 +561,9 @@ def _bin_g(ctx, m):
 def _relative_p(ctx, m):
     level = ta.measure_rel_level(ctx, m)
     nrel = ta.num_rel(ctx, level)
-    return ta.safe_div(ta.hits(ctx, level, m.cutoff), np.where(nrel > 0, np.minimum(nrel, m.cutoff), 0))
+    return ta.safe_div(
+        ta.hits(ctx, level, m.cutoff), np.where(nrel > 0, np.minimum(nrel, m.cutoff), 0)
+    )
 
 
 def _unj(ctx, m):
@@ -443,11 +575,15 @@ def _unj(ctx, m):
 def _utility(ctx, m):
     coef = _floats(m.param("coef"), "coef")
     if len(coef) != 4:
-        raise MeasureParamError("trec_eval.calc_utility: improper number of coefficients "
-                                f"(utility needs 4, got {len(coef)})")
+        raise MeasureParamError(
+            "trec_eval.calc_utility: improper number of coefficients "
+            f"(utility needs 4, got {len(coef)})"
+        )
     ret, rel, rr = _set_counts(ctx, m)
     n = float(ctx.options.get("num_docs_in_coll", 0) or 0)
-    return coef[0] * rr + coef[1] * (ret - rr) + coef[2] * (rel - rr) + coef[3] * (n + rr - ret - rel)
+    return (
+        coef[0] * rr + coef[1] * (ret - rr) + coef[2] * (rel - rr) + coef[3] * (n + rr - ret - rel)
+    )
 
 
 def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
@@ -464,7 +600,7 @@ def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
     ['0000011000', '1101110110', '0000000000']
     """
     k = int(measure.partition("@")[2] or 0)
-    top = aligned.row_rank <= k                      # only the first k rows of each ranking
+    top = aligned.row_rank <= k  # only the first k rows of each ranking
     r = aligned.row_rel[top]
     t = np.nan_to_num(np.trunc(r), nan=-1.0)
     digits = np.array(list("0123456789"))[np.clip(t, 0, 9).astype(np.int64)]
@@ -473,29 +609,78 @@ def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
     return ["".join(chars[s:e].tolist()) for s, e in zip(offs[:-1], offs[1:])]
 
 
-_def("set_relative_P", _set_relative_p, "num_rel_ret / min(num_ret, num_rel) (trec_eval set_relative_P)",
-     cutoff="none")
+_def(
+    "set_relative_P",
+    _set_relative_p,
+    "num_rel_ret / min(num_ret, num_rel) (trec_eval set_relative_P)",
+    cutoff="none",
+)
 _def("set_map", _set_map, "num_rel_ret^2 / (num_ret * num_rel) (trec_eval set_map)", cutoff="none")
-_def("set_F", _set_f, "set F: (beta+1) P R / (beta P + R) over the retrieved set (trec_eval set_F)",
-     cutoff="none", params={"beta": Param("float", 1.0, description="weight of recall relative to precision")})
-_def("num_nonrel_judged_ret", _num_nonrel_judged_ret, "judged non-relevant documents retrieved (summed)",
-     aggregate="sum")
-_def("gm_bpref", _gm_bpref, "bpref stored per topic as log(max(bpref, 1e-5)); geometric mean",
-     aggregate="gmean", cutoff="none")
-_def("yaap", _yaap, "yet another AP, log((1 + S) / (1 + R - S)), S = AP's sum (Robertson 2012, ECIR)",
-     cutoff="none")
-_def("binG", _bin_g, "binary G: mean over relevant docs of 1 / log2(2 + non-relevant before it)",
-     cutoff="none")
-_def("relative_P", _relative_p, "precision at k relative to the best possible, hits / min(k, R)",
-     cutoff="required")
-_def("unj", _unj, "fraction of the top k not judged (not in the qrels or negative grade; trec_eval 10 unj)",
-     cutoff="required", params={})
-register(MeasureDef(name="utility", compute=_utility, params={"rel": REL, "coef": Param(
-                        "str", "1 -1 0 0", check_fn=lambda v: _floats(v, "coef"),
-                        description="the 4 coefficients a b c d (trec_eval utility.a,b,c,d)")},
-                    cutoff="none", description="set utility a*rel_ret + b*nonrel_ret + c*rel_not_ret + "
-                    "d*nonrel_not_ret (trec_eval utility; d needs num_docs_in_coll=)",
-                    family="trec_eval", options=frozenset({"num_docs_in_coll"})))
+_def(
+    "set_F",
+    _set_f,
+    "set F: (beta+1) P R / (beta P + R) over the retrieved set (trec_eval set_F)",
+    cutoff="none",
+    params={"beta": Param("float", 1.0, description="weight of recall relative to precision")},
+)
+_def(
+    "num_nonrel_judged_ret",
+    _num_nonrel_judged_ret,
+    "judged non-relevant documents retrieved (summed)",
+    aggregate="sum",
+)
+_def(
+    "gm_bpref",
+    _gm_bpref,
+    "bpref stored per topic as log(max(bpref, 1e-5)); geometric mean",
+    aggregate="gmean",
+    cutoff="none",
+)
+_def(
+    "yaap",
+    _yaap,
+    "yet another AP, log((1 + S) / (1 + R - S)), S = AP's sum (Robertson 2012, ECIR)",
+    cutoff="none",
+)
+_def(
+    "binG",
+    _bin_g,
+    "binary G: mean over relevant docs of 1 / log2(2 + non-relevant before it)",
+    cutoff="none",
+)
+_def(
+    "relative_P",
+    _relative_p,
+    "precision at k relative to the best possible, hits / min(k, R)",
+    cutoff="required",
+)
+_def(
+    "unj",
+    _unj,
+    "fraction of the top k not judged (not in the qrels or negative grade; trec_eval 10 unj)",
+    cutoff="required",
+    params={},
+)
+register(
+    MeasureDef(
+        name="utility",
+        compute=_utility,
+        params={
+            "rel": REL,
+            "coef": Param(
+                "str",
+                "1 -1 0 0",
+                check_fn=lambda v: _floats(v, "coef"),
+                description="the 4 coefficients a b c d (trec_eval utility.a,b,c,d)",
+            ),
+        },
+        cutoff="none",
+        description="set utility a*rel_ret + b*nonrel_ret + c*rel_not_ret + "
+        "d*nonrel_not_ret (trec_eval utility; d needs num_docs_in_coll=)",
+        family="trec_eval",
+        options=frozenset({"num_docs_in_coll"}),
+    )
+)
 register_alias_pattern(r"relative_P_(\d+)", lambda m: f"relative_P@{m.group(1)}")
 register_alias_pattern(r"unj_(\d+)", lambda m: f"unj@{m.group(1)}")
 
@@ -506,7 +691,7 @@ register_alias_pattern(r"unj_(\d+)", lambda m: f"unj@{m.group(1)}")
 def _ndcg_rel(ctx, m):
     a = ctx.aligned
     rows, gains = ta.gain_rows(ctx, m)
-    ta.dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))   # fills the memo
+    ta.dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))  # fills the memo
     cum = ctx.memo(("dcg_cum", ta.gain_key(ctx, m)), lambda: None)
     row_group = np.repeat(np.arange(a.n_groups), rows.count)
     positive = gains > 0
@@ -529,11 +714,12 @@ def _rndcg(ctx, m):
     offs, ideal = ta.ideal_gains(ctx, m)
     # boundaries: where the ideal gain changes value (end of each run of equal positive gains)
     last_of_run = np.ones(len(ideal), bool)
-    last_of_run[:-1] = (ideal[1:] != ideal[:-1]) | (np.diff(np.searchsorted(offs, np.arange(len(ideal)),
-                                                                              side="right")) != 0)
+    last_of_run[:-1] = (ideal[1:] != ideal[:-1]) | (
+        np.diff(np.searchsorted(offs, np.arange(len(ideal)), side="right")) != 0
+    )
     b_pos = np.flatnonzero(last_of_run)
     b_topic = np.searchsorted(offs, b_pos, side="right") - 1
-    b_count = b_pos - offs[:-1][b_topic] + 1          # boundary B = number of ideal positions
+    b_count = b_pos - offs[:-1][b_topic] + 1  # boundary B = number of ideal positions
     per_topic = np.bincount(b_topic, minlength=len(a.topics))
     b_offs = np.concatenate([[0], np.cumsum(per_topic)])
     n_ret = a.group_len
@@ -580,6 +766,7 @@ def _g(ctx, m):
 
 def _rbp_params(m: Measure) -> tuple[float, dict]:
     from .trec_eval_syntax import c_atof
+
     text = m.param("params") or ""
     p = 0.9
     for item in text.split(","):
@@ -634,15 +821,42 @@ def _rbp_resid(ctx, m):
     return np.where(any_unj, pw[a.group_len] + (1 - p) * s, 0.0)
 
 
-RBP_PARAMS = Param("str", None, check_fn=_check_gain_text,
-                   description="trec_eval rbp parameters 'p=0.95' and custom gains '1=0.5,...'")
+RBP_PARAMS = Param(
+    "str",
+    None,
+    check_fn=_check_gain_text,
+    description="trec_eval rbp parameters 'p=0.95' and custom gains '1=0.5,...'",
+)
 
-_def("ndcg_rel", _ndcg_rel, "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
-     cutoff="none", params={"gains": GAINS})
-_def("Rndcg", _rndcg, "nDCG averaged at the R-level boundaries of the ideal ranking (trec_eval Rndcg)",
-     cutoff="none", params={"gains": GAINS})
-_def("G", _g, "normalised gain G (trec_eval G, experimental)", cutoff="none", params={"gains": GAINS})
-_def("rbp", _rbp10, "trec_eval 10's rbp: RBP with gains = grade, rescaled to [0, 1] per topic when a "
-     "gain lies outside, params='p=0.9,1=0.5'", cutoff="none", params={"params": RBP_PARAMS})
-_def("rbp_resid", _rbp_resid, "trec_eval 10's rbp_resid: p^n + (1-p) sum of p^(i-1) over unjudged ranks",
-     cutoff="none", params={"params": RBP_PARAMS})
+_def(
+    "ndcg_rel",
+    _ndcg_rel,
+    "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
+    cutoff="none",
+    params={"gains": GAINS},
+)
+_def(
+    "Rndcg",
+    _rndcg,
+    "nDCG averaged at the R-level boundaries of the ideal ranking (trec_eval Rndcg)",
+    cutoff="none",
+    params={"gains": GAINS},
+)
+_def(
+    "G", _g, "normalised gain G (trec_eval G, experimental)", cutoff="none", params={"gains": GAINS}
+)
+_def(
+    "rbp",
+    _rbp10,
+    "trec_eval 10's rbp: RBP with gains = grade, rescaled to [0, 1] per topic when a "
+    "gain lies outside, params='p=0.9,1=0.5'",
+    cutoff="none",
+    params={"params": RBP_PARAMS},
+)
+_def(
+    "rbp_resid",
+    _rbp_resid,
+    "trec_eval 10's rbp_resid: p^n + (1-p) sum of p^(i-1) over unjudged ranks",
+    cutoff="none",
+    params={"params": RBP_PARAMS},
+)

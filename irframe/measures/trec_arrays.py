@@ -15,12 +15,34 @@ import numpy as np
 from ..align import range_sum, segment_cumsum
 from .registry import EvalContext, Measure, MeasureParamError
 
-__all__ = ["NONPOOL", "UNJUDGED", "measure_rel_level", "trec_rel", "is_rel", "Rows", "rel_rows", "num_rel_topic",
-           "num_rel", "safe_div", "hits", "prec_at_rel", "ap_cum", "seq_group_sum", "cum_at", "parse_gain_pairs",
-           "gain_map", "gain_key", "gain_rows", "ideal_gains", "ideal_cum", "dcg_parts", "ideal_at"]
+__all__ = [
+    "NONPOOL",
+    "UNJUDGED",
+    "Rows",
+    "ap_cum",
+    "cum_at",
+    "dcg_parts",
+    "gain_key",
+    "gain_map",
+    "gain_rows",
+    "hits",
+    "ideal_at",
+    "ideal_cum",
+    "ideal_gains",
+    "is_rel",
+    "measure_rel_level",
+    "num_rel",
+    "num_rel_topic",
+    "parse_gain_pairs",
+    "prec_at_rel",
+    "rel_rows",
+    "safe_div",
+    "seq_group_sum",
+    "trec_rel",
+]
 
-NONPOOL = -1.0     # retrieved, not in the qrels
-UNJUDGED = -2.0    # retrieved, in the qrels with a negative grade
+NONPOOL = -1.0  # retrieved, not in the qrels
+UNJUDGED = -2.0  # retrieved, in the qrels with a negative grade
 
 
 def measure_rel_level(ctx: EvalContext, m: Measure) -> float:
@@ -31,13 +53,15 @@ def measure_rel_level(ctx: EvalContext, m: Measure) -> float:
 
 def trec_rel(ctx: EvalContext) -> np.ndarray:
     """Per-row trec_eval relevance value: truncated grade, NONPOOL or UNJUDGED."""
-    def build():   # in place on one new array (the rows are many)
+
+    def build():  # in place on one new array (the rows are many)
         r = ctx.aligned.row_rel
         t = np.trunc(r)
-        t[t < 0] = UNJUDGED        # (NaN < 0 is False)
+        t[t < 0] = UNJUDGED  # (NaN < 0 is False)
         t[np.isnan(r)] = NONPOOL
         t += 0.0  # -0.0 -> 0.0
         return t
+
     return ctx.memo("trec_rel", build)
 
 
@@ -56,7 +80,7 @@ class Rows:
 
     def __init__(self, ctx: EvalContext, mask: np.ndarray):
         a = ctx.aligned
-        self.pos = np.flatnonzero(mask)                      # row positions, in group order
+        self.pos = np.flatnonzero(mask)  # row positions, in group order
         self.offsets = np.searchsorted(self.pos, a.offsets)  # per group, into pos
         self.count = np.diff(self.offsets)
         self.rank = self.pos - np.repeat(a.offsets[:-1], self.count) + 1
@@ -76,13 +100,17 @@ class Rows:
         """
         hits = np.flatnonzero(mask)
         start = self.pos - self.rank + 1
-        return np.searchsorted(hits, self.pos, side="right") - np.searchsorted(hits, start, side="left")
+        return np.searchsorted(hits, self.pos, side="right") - np.searchsorted(
+            hits, start, side="left"
+        )
 
     def within(self, k) -> np.ndarray:
         """Selected rows among the top k of each group (k scalar, per-group array or None)."""
         if k is None:
             return self.count
-        return np.searchsorted(self.pos, self._starts + np.minimum(self._len, k)) - self.offsets[:-1]
+        return (
+            np.searchsorted(self.pos, self._starts + np.minimum(self._len, k)) - self.offsets[:-1]
+        )
 
     def top_sum(self, values: np.ndarray, k) -> np.ndarray:
         """Per group, the sum of ``values`` (one per selected row) over the top k."""
@@ -96,11 +124,13 @@ def rel_rows(ctx: EvalContext, level: float) -> Rows:
 
 def num_rel_topic(ctx: EvalContext, level: float) -> np.ndarray:
     """trec_eval's recall base per topic: judged docs with truncated grade >= level (and >= 0)."""
+
     def build():
         a = ctx.aligned
         t = np.trunc(a.qrels_rel)
         ok = (t >= level) & (t >= 0)
         return np.bincount(a.qrels_topic, weights=ok, minlength=len(a.topics)).astype(np.int64)
+
     return ctx.memo(("num_rel_topic", level), build)
 
 
@@ -124,17 +154,21 @@ def hits(ctx: EvalContext, level: float, k) -> np.ndarray:
 
 def prec_at_rel(ctx: EvalContext, level: float) -> np.ndarray:
     """Precision at each relevant row (one value per relevant row): AP's summands."""
+
     def build():
         rows = rel_rows(ctx, level)
         return (rows.index + 1) / rows.rank
+
     return ctx.memo(("prec_at_rel", level), build)
 
 
 def ap_cum(ctx: EvalContext, level: float) -> np.ndarray:
     """Per relevant row, the running sum of precisions at relevant rows, left to right within
     each ranking: trec_eval's ``sum += rel_so_far / (i + 1)``, so map and map_cut_k round as its do."""
-    return ctx.memo(("ap_cum", level),
-                    lambda: segment_cumsum(prec_at_rel(ctx, level), rel_rows(ctx, level).offsets))
+    return ctx.memo(
+        ("ap_cum", level),
+        lambda: segment_cumsum(prec_at_rel(ctx, level), rel_rows(ctx, level).offsets),
+    )
 
 
 def seq_group_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -158,6 +192,7 @@ def cum_at(cum: np.ndarray, start: np.ndarray, n: np.ndarray) -> np.ndarray:
 def parse_gain_pairs(text: str) -> dict:
     """trec_eval's ``level=gain,...`` text → {level: gain}; non-integer names (``p=``) are skipped."""
     from .trec_eval_syntax import c_atof, c_atol
+
     out = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
@@ -173,16 +208,18 @@ def gain_map(ctx: EvalContext, m: Measure | None = None) -> dict:
     gains = m.param("gains") if m is not None else None
     if isinstance(gains, str):
         return parse_gain_pairs(gains)
-    if m is not None and m.param("dcg") == "exp-log2":   # gain 2^grade - 1 (gdeval, ranx burges)
+    if m is not None and m.param("dcg") == "exp-log2":  # gain 2^grade - 1 (gdeval, ranx burges)
         grades = ctx.aligned.qrels_grades_all
         top = int(np.nanmax(np.trunc(grades))) if grades is not None and len(grades) else 0
-        return {lev: 2.0 ** lev - 1.0 for lev in range(1, top + 1)}
+        return {lev: 2.0**lev - 1.0 for lev in range(1, top + 1)}
     gains = gains or ctx.options.get("gains") or {}
     out = {}
     for k, v in gains.items():
         kf = float(k)
         if not kf.is_integer():
-            raise MeasureParamError(f"gains= keys must be integer grades (trec_eval levels), got {k!r}")
+            raise MeasureParamError(
+                f"gains= keys must be integer grades (trec_eval levels), got {k!r}"
+            )
         out[int(kf)] = float(v)
     return out
 
@@ -210,6 +247,7 @@ def gain_rows(ctx: EvalContext, m: Measure | None = None) -> tuple[Rows, np.ndar
             g = np.where(tr == level, gain, g)
         rows = Rows(ctx, g != 0)
         return rows, g[rows.pos]
+
     return ctx.memo(("ndcg_gain_rows", tuple(sorted(mapping.items()))), build)
 
 
@@ -218,7 +256,7 @@ def _glibc_msort(items: list, cmp) -> list:
     n = len(items)
     if n <= 1:
         return list(items)
-    left, right = _glibc_msort(items[:n // 2], cmp), _glibc_msort(items[n // 2:], cmp)
+    left, right = _glibc_msort(items[: n // 2], cmp), _glibc_msort(items[n // 2 :], cmp)
     out, i, j = [], 0, 0
     while i < len(left) and j < len(right):
         if cmp(left[i], right[j]) <= 0:
@@ -244,7 +282,9 @@ def _trec_level_order(pairs: dict, max_level: int) -> list[tuple[int, float]]:
     ties 0.5 with 0 — so the walk meets grade 0 before grade 1, and stops there only when the
     topic has grade-0 documents.
     """
-    items = list(pairs.items()) + [(lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs]
+    items = list(pairs.items()) + [
+        (lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs
+    ]
     return list(reversed(_glibc_msort(items, lambda a, b: int(a[1] - b[1]))))
 
 
@@ -268,8 +308,10 @@ def ideal_gains(ctx: EvalContext, m: Measure | None = None):
             maxlev = np.full(len(a.topics), -1, dtype=np.int64)
             np.maximum.at(maxlev, a.qrels_topic[judged], t[judged].astype(np.int64))
             n_lev = int(max(maxlev.max(initial=0), max(mapping, default=0))) + 1
-            pos_of = np.zeros((n_lev + 1, n_lev), dtype=np.int64)   # [max level + 1, level]: place in the walk
-            top_stops = np.zeros(n_lev + 1, dtype=bool)              # the walk's first gain is not positive
+            pos_of = np.zeros(
+                (n_lev + 1, n_lev), dtype=np.int64
+            )  # [max level + 1, level]: place in the walk
+            top_stops = np.zeros(n_lev + 1, dtype=bool)  # the walk's first gain is not positive
             for L in np.unique(maxlev):
                 walk = _trec_level_order(mapping, int(L))
                 top_stops[L + 1] = bool(walk) and walk[0][1] <= 0
@@ -292,16 +334,19 @@ def ideal_gains(ctx: EvalContext, m: Measure | None = None):
         topic, gains = topic[order], gains[order]
         offs = np.searchsorted(topic, np.arange(len(a.topics) + 1))
         return offs, gains
+
     return ctx.memo(("ideal_gains", tuple(sorted(mapping.items())), text), build)
 
 
 def ideal_cum(ctx: EvalContext, m: Measure | None = None):
     """Per topic: discounted ideal gains (CSR) and their left-to-right cumulative sums."""
+
     def build():
         offs, gains = ideal_gains(ctx, m)
         rank = np.arange(1, len(gains) + 1) - np.repeat(offs[:-1], np.diff(offs))
         disc = gains / np.log2(rank + 1.0)
         return offs, disc, segment_cumsum(disc, offs)
+
     text = isinstance(m.param("gains") if m is not None else None, str)
     return ctx.memo(("ndcg_ideal", gain_key(ctx, m), text), build)
 

@@ -38,8 +38,16 @@ from dataclasses import dataclass
 from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
 from ..errors import MeasureParamError
 
-__all__ = ["TrecValue", "FAMILIES", "NICKNAMES", "VERSIONS", "expand", "is_trec_request", "c_atol",
-           "c_atof"]
+__all__ = [
+    "FAMILIES",
+    "NICKNAMES",
+    "VERSIONS",
+    "TrecValue",
+    "c_atof",
+    "c_atol",
+    "expand",
+    "is_trec_request",
+]
 
 VERSIONS = ("9.0.8", "10.0")
 
@@ -51,10 +59,10 @@ _MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 @dataclass(frozen=True)
 class _Family:
     name: str
-    kind: str            # single | long | gm | cut_long | cut_double | p_double | p_pair | runid | num_q | relstring
+    kind: str  # single | long | gm | cut_long | cut_double | p_double | p_pair | runid | num_q | relstring
     defaults: tuple = ()
     since: str = "9.0.8"
-    measure: str = ""     # irframe measure (template) computing it
+    measure: str = ""  # irframe measure (template) computing it
     needs: str = "qrels"  # rel-info format: qrels | prefs | qrels_jg
 
 
@@ -64,18 +72,27 @@ def _f(name, kind="single", defaults=(), since="9.0.8", measure="", needs="qrels
 
 #: trec_eval 10.0's measure table, in its print order (9.0.8: the same without the 10.0 ones).
 FAMILIES: tuple[_Family, ...] = (
-    _f("runid", "runid"), _f("num_q", "num_q"),
-    _f("num_ret", "long"), _f("num_rel", "long"), _f("num_rel_ret", "long"),
-    _f("map"), _f("gm_map", "gm"), _f("Rprec"), _f("bpref"), _f("recip_rank"),
+    _f("runid", "runid"),
+    _f("num_q", "num_q"),
+    _f("num_ret", "long"),
+    _f("num_rel", "long"),
+    _f("num_rel_ret", "long"),
+    _f("map"),
+    _f("gm_map", "gm"),
+    _f("Rprec"),
+    _f("bpref"),
+    _f("recip_rank"),
     _f("iprec_at_recall", "cut_double", _RECALLS, measure="IPrec(recall={x!r})"),
     _f("P", "cut_long", _LONG, measure="P@{k}"),
     _f("relstring", "relstring", (10.0,)),
     _f("recall", "cut_long", _LONG, measure="R@{k}"),
-    _f("infAP"), _f("gm_bpref", "gm"),
+    _f("infAP"),
+    _f("gm_bpref", "gm"),
     _f("Rprec_mult", "cut_double", _MULTS, measure="Rprec(mult={x!r})"),
     _f("utility", "p_double", (1.0, -1.0, 0.0, 0.0), measure="utility(coef={p!r})"),
     _f("11pt_avg", "p_double", _RECALLS, measure="IPrecAvg(recalls={p!r})"),
-    _f("binG"), _f("G", "p_pair", measure="G(gains={p!r})"),
+    _f("binG"),
+    _f("G", "p_pair", measure="G(gains={p!r})"),
     _f("dcg", "p_pair", since="10.0", measure="dcg(gains={p!r})"),
     _f("ideal_dcg", "p_pair", since="10.0", measure="ideal_dcg(gains={p!r})"),
     _f("ndcg", "p_pair", measure="nDCG(gains={p!r})"),
@@ -85,7 +102,10 @@ FAMILIES: tuple[_Family, ...] = (
     _f("map_cut", "cut_long", _LONG, measure="AP@{k}"),
     _f("relative_P", "cut_long", _LONG, measure="relative_P@{k}"),
     _f("success", "cut_long", (1, 5, 10), measure="Success@{k}"),
-    _f("set_P"), _f("set_relative_P"), _f("set_recall"), _f("set_map"),
+    _f("set_P"),
+    _f("set_relative_P"),
+    _f("set_recall"),
+    _f("set_map"),
     _f("set_F", "p_double", (1.0,), measure="set_F(beta={x!r})"),
     _f("num_nonrel_judged_ret", "long"),
     _f("prefs_num_prefs_poss", "long", needs="prefs"),
@@ -112,23 +132,94 @@ FAMILIES: tuple[_Family, ...] = (
 )
 _BY_NAME = {f.name: f for f in FAMILIES}
 
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-             "recip_rank", "iprec_at_recall", "P")
-_ALL_TREC = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-             "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
-             "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
-             "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
-             "set_map", "set_F", "num_nonrel_judged_ret")
-_PREFS_ALL = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-              "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
-              "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
-              "prefs_pair_imp", "prefs_avgjg_imp")
+_OFFICIAL = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+_ALL_TREC = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "unj",
+    "rbp",
+    "rbp_resid",
+    "infAP",
+    "gm_bpref",
+    "utility",
+    "11pt_avg",
+    "ndcg",
+    "relative_P",
+    "Rprec_mult",
+    "success",
+    "map_cut",
+    "ndcg_cut",
+    "ndcg_rel",
+    "Rndcg",
+    "binG",
+    "G",
+    "set_P",
+    "set_recall",
+    "set_relative_P",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+)
+_PREFS_ALL = (
+    "runid",
+    "num_q",
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
 
 #: trec_eval's nicknames (``-m official`` is its default).  10.0's ``all_trec`` adds unj, rbp, rbp_resid.
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": _OFFICIAL,
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
     "all_trec": _ALL_TREC,
     "all_prefs": _PREFS_ALL,
     "prefs": _PREFS_ALL[:8],
@@ -301,13 +392,14 @@ def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecVa
     ['unj_5', 'unj_10', 'unj_20']
     """
     from ..errors import UnknownMeasureError
+
     if isinstance(requests, str):
         requests = [requests]
     table = _families(version)
     known = {f.name for f in table}
     marked: set[str] = set()
     params: dict[str, str] = {}
-    for req in (list(requests) or ["official"]):
+    for req in list(requests) or ["official"]:
         name, p = split_request(req)
         if p is not None:
             if p == "":
@@ -353,13 +445,18 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     try:
         vals = expand([text], version="10.0")
     except MeasureParamError:
-        return None   # not valid trec_eval parameters: maybe another tool's name (ranx "rbp.95")
-    out = [(v.name, v.measure) for v in vals if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"]
+        return None  # not valid trec_eval parameters: maybe another tool's name (ranx "rbp.95")
+    out = [
+        (v.name, v.measure)
+        for v in vals
+        if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"
+    ]
     if not out:
         raise MeasureParamError(
             f"{text!r} has no value irframe can put in a cube: runid, num_q and relstring are printed by "
             "`irframe eval` (relstring per topic: irframe.measures.trec.relstrings), the prefs_* and *_avgjg "
-            "measures need preference or judgment-group files (irframe eval -R prefs / -R qrels_jg)")
+            "measures need preference or judgment-group files (irframe eval -R prefs / -R qrels_jg)"
+        )
     return out
 
 

@@ -61,17 +61,37 @@ from ..align import Aligned
 from ..errors import MeasureParamError
 from .ties import expand_ranges
 
-__all__ = ["labelled", "bound_grade", "bound_exact", "label_free", "check_bounds_supported", "BOUNDS"]
+__all__ = [
+    "BOUNDS",
+    "bound_exact",
+    "bound_grade",
+    "check_bounds_supported",
+    "label_free",
+    "labelled",
+]
 
 BOUNDS = ("low", "high", "residual")
 
 # monotone in every unjudged label (recall base growing with the labelled documents)
-_EXACT = {"P": "any", "Success": "any", "RR": "any", "NumRelRet": "any", "NumRel": "any",
-          "RBP": "any", "ERR": "any", "R": "nocut", "Judged": "any", "NumRet": "any", "unj": "any",
-          "rbp_resid": "any"}
+_EXACT = {
+    "P": "any",
+    "Success": "any",
+    "RR": "any",
+    "NumRelRet": "any",
+    "NumRel": "any",
+    "RBP": "any",
+    "ERR": "any",
+    "R": "nocut",
+    "Judged": "any",
+    "NumRet": "any",
+    "unj": "any",
+    "rbp_resid": "any",
+}
 _LABEL_FREE = {"Judged", "NumRet", "unj", "rbp_resid"}
-_UNSUPPORTED_FAMILIES = {"rarity": "rarity weights count the other systems retrieving each document",
-                         "lexi": "lexicographic measures compare a system with the other systems"}
+_UNSUPPORTED_FAMILIES = {
+    "rarity": "rarity weights count the other systems retrieving each document",
+    "lexi": "lexicographic measures compare a system with the other systems",
+}
 
 
 def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> float:
@@ -80,9 +100,14 @@ def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> 
     if grade is None:
         g = aligned.qrels_grades_all
         grade = max(float(np.nanmax(g)) if g is not None and len(g) else rel_level, rel_level)
-    if isinstance(grade, bool) or not isinstance(grade, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(grade):
-        raise ValueError(f"unjudged_grade must be a finite number (a relevance grade), got {grade!r}")
+    if (
+        isinstance(grade, bool)
+        or not isinstance(grade, (int, float, np.integer, np.floating))
+        or not np.isfinite(grade)
+    ):
+        raise ValueError(
+            f"unjudged_grade must be a finite number (a relevance grade), got {grade!r}"
+        )
     return float(grade)
 
 
@@ -101,10 +126,14 @@ def label_free(measure) -> bool:
 def check_bounds_supported(specs) -> None:
     """Raise for measures without per-ranking bounds."""
     for m in specs:
-        why = _UNSUPPORTED_FAMILIES.get(m.definition.family) or m.definition.properties.get("no_bounds")
+        why = _UNSUPPORTED_FAMILIES.get(m.definition.family) or m.definition.properties.get(
+            "no_bounds"
+        )
         if why:
-            raise MeasureParamError(f"bounds=True is not defined for measure {m.label!r}: {why}; "
-                                    f"evaluate it without bounds=")
+            raise MeasureParamError(
+                f"bounds=True is not defined for measure {m.label!r}: {why}; "
+                f"evaluate it without bounds="
+            )
 
 
 def _order(first: np.ndarray, second: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
@@ -150,12 +179,21 @@ def labelled(aligned: Aligned, grade: float) -> Aligned:
     qr = np.concatenate([q_rel, np.full(len(add_g), grade)])
     o = _order(qg, -qr, qd, n_docs)
     out = replace(
-        a, topics=pd.Index(np.asarray(a.topics, dtype=object)[a.group_topic], name="topic", dtype=object),
-        group_topic=np.arange(G, dtype=np.int64), row_rel=row_rel,
+        a,
+        topics=pd.Index(
+            np.asarray(a.topics, dtype=object)[a.group_topic], name="topic", dtype=object
+        ),
+        group_topic=np.arange(G, dtype=np.int64),
+        row_rel=row_rel,
         qrels_offsets=np.searchsorted(qg[o], np.arange(G + 1)).astype(np.int64),
-        qrels_doc=qd[o], qrels_rel=qr[o], extras={**a.extras, "unjudged_grade": grade})
+        qrels_doc=qd[o],
+        qrels_rel=qr[o],
+        extras={**a.extras, "unjudged_grade": grade},
+    )
     if a.has_subtopics:
-        out.sub_topic, out.sub_subtopic, out.sub_doc, out.sub_rel = _labelled_subtopics(a, unj, neg, grade)
+        out.sub_topic, out.sub_subtopic, out.sub_doc, out.sub_rel = _labelled_subtopics(
+            a, unj, neg, grade
+        )
     return out
 
 

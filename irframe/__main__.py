@@ -1,4 +1,4 @@
-"""``python -m irframe ...`` runs the command line (see :mod:`irframe.cli`)."""
+"""``python -m irframe ...`` runs the command line (see `irframe.cli`)."""
 
 import sys
 

@@ -1,8 +1,8 @@
 """``irframe eval``'s command line parsed as trec_eval parses it (GNU getopt), without pandas.
 
-:mod:`irframe._prefetch` reads the run files named on the command line while pandas is being
+`irframe._prefetch` reads the run files named on the command line while pandas is being
 imported, so the parsing lives here, in a module that imports neither pandas nor the rest of
-irframe.  :mod:`irframe.cli` re-exports these names.
+irframe.  `irframe.cli` re-exports these names.
 
 >>> parse_eval_args(["-q", "qrels", "run"])["files"]
 ['qrels', 'run']
@@ -108,7 +108,7 @@ _OWN: dict[str, tuple[str, tuple[str, ...], str]] = {
 def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
     """Parse ``irframe eval``'s arguments with trec_eval's GNU getopt semantics.
 
-    Returns a dict of options; raises :class:`UsageError` (message for stderr) on bad usage.
+    Returns a dict of options; raises `UsageError` (message for stderr) on bad usage.
 
     Examples
     --------

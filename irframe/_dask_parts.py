@@ -1,8 +1,8 @@
-"""Stitching the per-partition results of :mod:`irframe.dask` (no Dask needed here).
+"""Stitching the per-partition results of [`irframe.dask`][irframe.dask] (no Dask needed here).
 
-The facts every partition must know about the whole frame (:func:`_collect`), the distinct
+The facts every partition must know about the whole frame (`_collect`), the distinct
 keys of a partition, and the stitching of per-partition cubes into one cube built by
-:func:`irframe.cube.result` (by topic: :func:`_combine`; by system: :func:`_combine_systems`).
+`irframe.cube.result` (by topic: `_combine`; by system: `_combine_systems`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _distinct(s: pd.Series) -> np.ndarray:
 def _collect(
     qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str, complete: bool
 ) -> dict:
-    """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
+    """What every partition must know about the whole frame (`irframe.evaluate.Whole`):
     the sorted systems and every grade of the qrels frame; with ``complete=True`` also the
     judged topics no partition holds and the judged run topic whose partition evaluates them
     (``host``: a partition whose rows overlap the qrels)."""

@@ -3,12 +3,12 @@
 Every id column (system, topic, doc, subtopic) becomes integer codes (int32 while the
 distinct ids fit, else int64: half the memory traffic per row; a ``category`` column's own
 codes, int8 to int32, read-only and not copied; columns encoded by runs, system and topic,
-in the smallest type, :func:`small_code_dtype`) plus its distinct ids,
+in the smallest type, `small_code_dtype`) plus its distinct ids,
 never a fixed-width string array, so memory is proportional to the ids themselves.
 Arrow-backed strings are encoded with pyarrow's hash tables, ``category`` columns reuse
 their codes, ``object`` columns use pandas' hash table and are checked on their distinct
 values.  Run and qrels columns are encoded on their own and only their distinct values are
-merged (:func:`encode`), so every row is hashed once.
+merged (`encode`), so every row is hashed once.
 
 >>> import pandas as pd
 >>> (r, q), uniques = encode([(pd.DataFrame({"doc": ["b", "a"]}), "doc", "run frame"),
@@ -267,13 +267,13 @@ def _object_encode(
     hashing, and only the distinct objects are factorized by value (pandas' hash table), which
     merges equal strings held by distinct objects.  ``runs`` (system/topic): only the first row
     of every run of one object is factorized (when runs are at most an eighth of the rows; else
-    runs of equal values, as in :func:`_arrow_encode`).  Rows of distinct objects (one object
-    per row, :func:`_shared_objects` false) are compared and factorized by value directly.
+    runs of equal values, as in `_arrow_encode`).  Rows of distinct objects (one object
+    per row, `_shared_objects` false) are compared and factorized by value directly.
     Missing values (None, NaN, pd.NA) get code -1.
 
     ``by_value=False`` leaves the last step to the caller on the identity path: codes number
     the distinct objects and the uniques are those objects, which may repeat a value (equal
-    strings in distinct objects) and hold missing values (:func:`encode` factorizes them once
+    strings in distinct objects) and hold missing values (`encode` factorizes them once
     with the other columns' uniques, instead of once per column and once more to merge).
     """
     n = len(values)
@@ -313,8 +313,8 @@ def _encode_one(s: pd.Series, runs: bool, by_value: bool = True) -> tuple[np.nda
     categories dropped): a pyarrow string array for arrow-backed data, else an object array.
     Codes are int32 (int64 beyond 2**31 ids), except a ``category`` column's own codes
     (int8 to int32 after its number of categories), used as they are (read-only) when every
-    category occurs, and codes encoded by ``runs``, in :func:`small_code_dtype`.
-    ``by_value`` is passed on to :func:`_object_encode` for ``object`` columns."""
+    category occurs, and codes encoded by ``runs``, in `small_code_dtype`.
+    ``by_value`` is passed on to `_object_encode` for ``object`` columns."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = s.cat.categories
         codes = s.array.codes  # the column's own codes (int8 to int64): a read-only view, no copy
@@ -350,12 +350,12 @@ def _as_str(uniques: Any) -> np.ndarray:
 def _checked_encode(
     df: pd.DataFrame, col: str, what: str, runs: bool, by_value: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_encode_one` of ``df[col]`` under the id rule (:func:`irframe.schema.check_id_column`).
+    """`_encode_one` of ``df[col]`` under the id rule ([`irframe.schema.check_id_column`][irframe.schema.check_id_column]).
 
     Typed columns are checked first (from their dtype and missing-value mask, cheap); an
     ``object`` column is checked on its distinct values after encoding (missing ids get
     code -1), and only a failing column is scanned row by row for the error message.  Without
-    ``by_value`` (:func:`_object_encode`) a missing id is one of the uniques, which are then
+    ``by_value`` (`_object_encode`) a missing id is one of the uniques, which are then
     not all str: the same check finds it.
     """
     s = df[col]
@@ -400,7 +400,7 @@ def encode(
 
 
 def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
-    """:func:`encode`'s merge of the uniques with pyarrow's hash tables (no Python objects
+    """`encode`'s merge of the uniques with pyarrow's hash tables (no Python objects
     until the final uniques): each part's new ids are appended to the first part's."""
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -4,7 +4,7 @@
 ~13 MB of its ~200 MB (measured with ``benchmarks/bench_cli.py``).  Everywhere else the
 first evaluation builds a cube, and importing xarray inside it made the first call ~2×
 slower than the next ones, so ``import irframe`` imports xarray at once unless the process
-is the command line (:func:`command_line`).
+is the command line (`command_line`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ __all__ = ["RowOrder", "float32_desc_key", "float64_desc_key", "order_rows", "pe
 
 
 class RowOrder(NamedTuple):
-    """A permutation of rows, as :func:`order_rows` finds it.
+    """A permutation of rows, as `order_rows` finds it.
 
     Either ``idx`` is the permutation (every sorted row's position in the input, intp) and
     ``group_sorted`` the groups in that order; or, for input already in order but for its
@@ -145,7 +145,7 @@ def _short_run_order(
 ) -> np.ndarray:
     """Positions putting every run of ``run_id`` in docno-descending order, stable for equal
     docnos; runs are contiguous and at most ``longest`` long; ``less`` compares two
-    positions' docnos (:func:`_docno_less`), ``first_lt`` is ``less(k, k + 1)`` for all k.
+    positions' docnos (`_docno_less`), ``first_lt`` is ``less(k, k + 1)`` for all k.
 
     Each element's place in its run is the number of run members that must precede it,
     counted over the pairs at distance 1 .. longest - 1 (vectorised over all runs)."""
@@ -238,7 +238,7 @@ def _sorted(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def order_rows(
     group: np.ndarray, value: np.ndarray | None, doc: np.ndarray, docs: np.ndarray
 ) -> RowOrder:
-    """The :class:`RowOrder` sorting rows by (group, ``value`` descending, docno descending).
+    """The `RowOrder` sorting rows by (group, ``value`` descending, docno descending).
 
     ``value`` is a float array without NaN (the float32 or float64 score, or minus the
     rank), or None for input order (kept stable).  Input already in order (the usual case

@@ -1,8 +1,8 @@
-"""Paired-test kernels of :func:`irframe.stats.compare` (and :func:`irframe.stats.mean_ci`'s bootstrap).
+"""Paired-test kernels of [`irframe.stats.compare`][irframe.stats.compare] (and [`irframe.stats.mean_ci`][irframe.stats.mean_ci]'s bootstrap).
 
 Every kernel takes ``D`` (P, n): one row of per-topic score differences per system pair, and
-tests all rows at once -- Student's t (:func:`scipy.stats.ttest_1samp`), Wilcoxon's
-signed-rank (:func:`scipy.stats.wilcoxon`), the paired randomization (sign-flip) test and
+tests all rows at once -- Student's t (`scipy.stats.ttest_1samp`), Wilcoxon's
+signed-rank (`scipy.stats.wilcoxon`), the paired randomization (sign-flip) test and
 the bootstrap shift test, whose sign-flip / resampling matrices are shared by all pairs, so
 each is one matrix product per block of at most ``_CHUNK_ELEMENTS`` pairs × samples.
 
@@ -53,7 +53,7 @@ def t_kernel(D, alpha):
 
 
 def wilcoxon_kernel(D, zero_method):
-    """Wilcoxon signed-rank test of every row of D, each as :func:`scipy.stats.wilcoxon` tests it alone.
+    """Wilcoxon signed-rank test of every row of D, each as `scipy.stats.wilcoxon` tests it alone.
 
     scipy's ``method="auto"`` picks the exact null distribution when a sample has no zero
     and no tied ``|d|`` (and at most 50 values), a permutation or normal approximation

@@ -1,18 +1,18 @@
 """The command line's run files, read while pandas is imported.
 
 ``irframe eval`` spends ~0.3 s importing pandas (and the rest of irframe, built on it) on
-one core before it can read its first file.  :func:`start`, called by ``irframe/__init__``
+one core before it can read its first file.  `start`, called by ``irframe/__init__``
 in the command's own process before those imports, reads the run files named on the
 command line meanwhile, on a second thread, into the columns the reader keeps
-(:func:`irframe._textfile._load_run`, mostly pyarrow's CSV reader, which releases the GIL).
-The reader then takes each file's columns with :func:`take` instead of reading it again.
+(`irframe._textfile._load_run`, mostly pyarrow's CSV reader, which releases the GIL).
+The reader then takes each file's columns with `take` instead of reading it again.
 A file the thread did not reach, could not read or read with other options is read by the
 reader as usual, which also reports every error: only the time depends on this module.
 
 This module imports neither pandas nor the rest of irframe (only the pandas-free
-:mod:`irframe._textfile` and :mod:`irframe._cliargs`), and the thread must never wait for
+`irframe._textfile` and `irframe._cliargs`), and the thread must never wait for
 pandas' import: pyarrow's ``Array.to_numpy`` imports pandas, so the reader takes numbers
-from the arrow buffers (:func:`irframe._textfile._numbers`).  Measured on 50 runs of
+from the arrow buffers (`irframe._textfile._numbers`).  Measured on 50 runs of
 ``../shared/bench/gen.py`` (docs/performance.md): ~18 of the 50 files are read when the
 imports end, and the command takes ~3 % less time.
 
@@ -50,7 +50,7 @@ def start(argv: Sequence[str]) -> bool:
     on a thread; False (nothing started) when the command reads no run files as a batch:
     another command, bad usage, help, fewer than two run files, standard input, or a
     judgment or results format other than trec_eval's default.  Sets pyarrow's system
-    allocator first (:func:`use_system_allocator`)."""
+    allocator first (`use_system_allocator`)."""
     global _options, _generation, _thread
     if pa is None or (os.cpu_count() or 1) < 2 or not argv or argv[0] != "eval":
         return False
@@ -122,7 +122,7 @@ def take(path: str, options: tuple[bool, bool, bool]) -> dict[str, Any] | None:
     """The columns of the run file ``path`` read by the thread (then forgotten), waiting
     while the thread reads it; None: read it yourself (not a file of the command line, not
     reached by the thread, which will now skip it, not readable, or read with other
-    ``options``: :func:`irframe._textfile._load_run`'s ``(want_tag, want_rank, last_tag)``)."""
+    ``options``: `irframe._textfile._load_run`'s ``(want_tag, want_rank, last_tag)``)."""
     with _cond:
         state = _state.get(path)
         while state == _READING:

@@ -27,7 +27,7 @@ the test statistic ``d / sqrt(Var(d))`` is referred to Student's t with Satterth
 degrees of freedom for that linear combination of mean squares (``n - 1`` when
 ``s2_v`` is truncated at 0).  With one run per system the replicate variance cannot
 be estimated and the pair gets NaN.  The tests check the effect and its standard
-error against :class:`statsmodels.regression.mixed_linear_model.MixedLM` fitted
+error against `statsmodels.regression.mixed_linear_model.MixedLM` fitted
 directly on the long data.
 """
 

@@ -1,13 +1,13 @@
-"""Score-cube handling shared by :mod:`irframe.stats`, :mod:`irframe.meta` and
-:mod:`irframe.agreement` (internal: the public API lives in those modules).
+"""Score-cube handling shared by [`irframe.stats`][irframe.stats], [`irframe.meta`][irframe.meta] and
+[`irframe.agreement`][irframe.agreement] (internal: the public API lives in those modules).
 
-A *score cube* is an :class:`xarray.DataArray` with a ``system`` dim, a topic dim
+A *score cube* is an `xarray.DataArray` with a ``system`` dim, a topic dim
 (``"topic"`` unless ``dim=`` names another) and any number of further dims -- the
-``measure`` of :func:`irframe.evaluate`, a ``qrels`` set, a C x A grid, a simulation
+``measure`` of [`irframe.evaluate`][irframe.evaluate], a ``qrels`` set, a C x A grid, a simulation
 index.  The statistics are computed over (system, topic) and *broadcast* over the
-other dims: :func:`score_cube` validates the cube and returns a float64 copy laid out
+other dims: `score_cube` validates the cube and returns a float64 copy laid out
 ``(system, topic, measure)`` where ``measure`` is the one batch dim (the other dims
-stacked into it when there are several), plus a :class:`CubeLayout` that puts the
+stacked into it when there are several), plus a `CubeLayout` that puts the
 original dims back on a result.
 
 NaN means "not evaluated".  The caller's cube is never modified.
@@ -185,7 +185,7 @@ def score_cube(
 
 
 def batch_coords(c: xr.DataArray) -> xr.Coordinates:
-    """The coordinates of the batch dim of a cube from :func:`score_cube` (to label a result)."""
+    """The coordinates of the batch dim of a cube from `score_cube` (to label a result)."""
     return (
         c.isel(system=0, topic=0, drop=True)
         .drop_vars(
@@ -225,7 +225,7 @@ def _check_no_nan(X: np.ndarray, name: str) -> None:
 
 def mask_missing(X: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:
     """Apply a NaN policy to (S, T, ...) values keeping the shape (see
-    :data:`irframe.options.MISSING`): 'skip' leaves NaN (each pair of systems then uses the
+    `irframe.options.MISSING`): 'skip' leaves NaN (each pair of systems then uses the
     topics both have), 'zero' fills 0, 'common' blanks every topic some system was not
     evaluated on, 'error' raises (naming ``name``)."""
     check_missing(missing)

@@ -1,9 +1,9 @@
-"""TREC text files as bytes and columns: the reading and error layer behind :mod:`irframe.io`.
+"""TREC text files as bytes and columns: the reading and error layer behind [`irframe.io`][irframe.io].
 
 Every failure to read, decompress or decode a file becomes an ``OSError`` or a
-:class:`~irframe.errors.ParseError` naming the file (and the line when there is one).  The
+[`ParseError`][irframe.errors.ParseError] naming the file (and the line when there is one).  The
 column parsers here (pyarrow's CSV reader, else ``pandas.read_csv``) only report "this buffer
-did not parse"; :func:`_diagnose` then walks the lines and names the first bad one, checking
+did not parse"; `_diagnose` then walks the lines and names the first bad one, checking
 everything the parsers check.
 
 >>> _normalise(b"  051\\tQ0  d1 1 2.5 run extra\\n# note\\n", "run")
@@ -201,7 +201,7 @@ def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
 
 
 def _last_data_fields(data: bytes) -> list[bytes] | None:
-    """Fields of the last data line (as :func:`_iter_lines` splits them), found from the end.
+    """Fields of the last data line (as `_iter_lines` splits them), found from the end.
 
     >>> _last_data_fields(b"1 Q0 a 1 2 x\\n1 Q0 b 2 1 y\\n# note\\n  \\n")
     [b'1', b'Q0', b'b', b'2', b'1', b'y']
@@ -269,7 +269,7 @@ def _delimiter(data: bytes) -> tuple[bytes, bool] | None:
     or with C whitespace the CSV parsers do not split on (vertical tab, form feed, a carriage
     return that does not end a line) is normalised first.  Whether splitting made an empty field (the
     separator doubled, leading or trailing, where trec_eval's whitespace split sees none) is
-    checked on the parsed columns (:func:`_has_empty`).  ``check`` asks to verify that no
+    checked on the parsed columns (`_has_empty`).  ``check`` asks to verify that no
     text column holds a space: a tab-separated file may pad its numbers with spaces
     (``104\\t  2.129133``, which the number parsers accept), but a space anywhere else
     separates fields, so such a file takes the normalising path.
@@ -588,7 +588,7 @@ def _last_string(col: Any) -> str:
 def _load_run(
     data: bytes, path: str, want_tag: bool, want_rank: bool, last_tag: bool, threads: bool
 ) -> dict[str, Any]:
-    """:func:`_read_run_columns` of one run file and, with ``last_tag``, the tag of its last
+    """`_read_run_columns` of one run file and, with ``last_tag``, the tag of its last
     line as ``"last_tag"`` (what trec_eval prints as the run id), without reading every
     line's tag unless ``want_tag``."""
     cols = _read_run_columns(data, path, want_tag=want_tag, threads=threads, want_rank=want_rank)

@@ -1,4 +1,4 @@
-"""Writing run and qrels frames as TREC text (re-exported by :mod:`irframe.io`).
+"""Writing run and qrels frames as TREC text (re-exported by [`irframe.io`][irframe.io]).
 
 Ids are checked before anything is written: a TREC file cannot hold an empty id, an id with
 whitespace, or a topic starting with ``#`` (read back as a comment), and scores and grades
@@ -242,7 +242,7 @@ def write_run(
 
     ``read_run(path)`` gives the frame back: same rows and order, ids as
     categoricals, ``rank`` int64, ``score`` float64 equal to the last bit.
-    See :func:`format_run` for the format and the options; ``df`` is not modified.
+    See [`format_run`][irframe.io.format_run] for the format and the options; ``df`` is not modified.
 
     Examples
     --------
@@ -262,7 +262,7 @@ def write_qrels(
 ) -> None:
     """Write a qrels frame as a TREC qrels file (gzip when ``path`` ends in ``.gz``).
 
-    See :func:`format_qrels` for the format; ``df`` is not modified.
+    See [`format_qrels`][irframe.io.format_qrels] for the format; ``df`` is not modified.
 
     Examples
     --------

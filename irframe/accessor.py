@@ -3,8 +3,8 @@
 pandas >= 3 builds a new accessor object on every ``df.ir`` access, so nothing is
 cached here; ``__init__`` only checks the columns.
 
-A frame returned by :meth:`IrAccessor.join` carries its qrels in ``DataFrame.attrs``
-(``"irframe.qrels"``) inside a :class:`JoinedQrels`, a string token that pandas shares
+A frame returned by [`IrAccessor.join`][irframe.IrAccessor.join] carries its qrels in ``DataFrame.attrs``
+(``"irframe.qrels"``) inside a `JoinedQrels`, a string token that pandas shares
 instead of copying when it propagates attrs.  It survives row filtering
 (``j[j.system == "a"]``), copies and pickling, so the recall base always comes from the
 full qrels, for as long as any frame holding it lives — there is no process-wide registry
@@ -76,8 +76,8 @@ def join(
     The result remembers the full qrels, so later ``metric()`` calls need no
     ``qrels=`` and filtering rows never changes the recall base.  The caller's
     frames are not modified.  Column names are resolved as everywhere
-    (:func:`irframe.schema.resolve_roles`); ``qrels`` may be any shape
-    :func:`irframe.schema.qrels_frame` accepts.
+    ([`irframe.schema.resolve_roles`][irframe.schema.resolve_roles]); ``qrels`` may be any shape
+    [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame] accepts.
 
     Examples
     --------
@@ -132,7 +132,7 @@ class IrAccessor:
     """IR evaluation on a long run frame (``system, topic, doc, score[, rank]``).
 
     Other tools' column names are recognised (PyTerrier, ir_measures, ranx; see
-    :mod:`irframe.schema`); ``df.ir(columns=..., qrels_columns=..., system=...)`` sets
+    [`irframe.schema`][irframe.schema]); ``df.ir(columns=..., qrels_columns=..., system=...)`` sets
     them explicitly.  A frame without a system column is one system.
 
     Examples
@@ -163,7 +163,7 @@ class IrAccessor:
         ----------
         columns, qrels_columns : mapping, optional
             Role → column name of the run frame and of the qrels, for names that are not
-            recognised (see :mod:`irframe.schema`) or to choose between two candidates.
+            recognised (see [`irframe.schema`][irframe.schema]) or to choose between two candidates.
         system : str, optional
             Name of the one system of a frame without a system column (default ``"run"``).
 
@@ -212,7 +212,7 @@ class IrAccessor:
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
-        """Attach ``qrels`` (see :func:`irframe.accessor.join`)."""
+        """Attach ``qrels`` (see [`irframe.accessor.join`][irframe.join])."""
         return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
 
     def metric(
@@ -230,11 +230,11 @@ class IrAccessor:
         unjudged_grade: float | None = None,
         **options: Any,
     ) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.evaluate`.
+        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.evaluate`][irframe.evaluate].
 
-        ``order="expected"|"best"|"worst"`` gives tie-aware values (:mod:`irframe.measures.ties`);
+        ``order="expected"|"best"|"worst"`` gives tie-aware values ([`irframe.measures.ties`][irframe.measures.ties]);
         ``bounds=True`` adds a ``bound`` dimension low/high/residual for unjudged documents
-        (:mod:`irframe.measures.unjudged`).
+        ([`irframe.measures.unjudged`][irframe.measures.unjudged]).
         """
         from .evaluate import evaluate
 
@@ -263,7 +263,7 @@ class IrAccessor:
     ) -> pd.DataFrame:
         """Means over topics (trec_eval's ``all`` line) as a system × measure table.
 
-        ``missing`` is the topic-set policy of :func:`irframe.summarize`.
+        ``missing`` is the topic-set policy of [`irframe.summarize`][irframe.summarize].
         """
         from .cube import summarize
 
@@ -287,7 +287,7 @@ class IrAccessor:
         costs: Any = None,
         **options: Any,
     ) -> xr.Dataset:
-        """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see :mod:`irframe.cwl`."""
+        """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see [`irframe.cwl`][irframe.cwl]."""
         from .cwl import cwl
 
         return self._per_qrels(
@@ -299,7 +299,7 @@ class IrAccessor:
     def cwla_grid(
         self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None, **options: Any
     ) -> xr.DataArray:
-        """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see :func:`irframe.cwl.cwla_grid`."""
+        """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see [`irframe.cwl.cwla_grid`][irframe.cwl.cwla_grid]."""
         from .cwl import cwla_grid
 
         return self._per_qrels(
@@ -311,7 +311,7 @@ class IrAccessor:
     def lexirecall(
         self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
     ) -> xr.DataArray:
-        """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
+        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.lexi`][irframe.lexi]."""
         from .lexi import lexirecall
 
         return self._per_qrels(
@@ -323,7 +323,7 @@ class IrAccessor:
     def lexiprecision(
         self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
     ) -> xr.DataArray:
-        """Lexicographic precision preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
+        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.lexi`][irframe.lexi]."""
         from .lexi import lexiprecision
 
         return self._per_qrels(
@@ -340,7 +340,7 @@ class IrAccessor:
         rel_level: float = 1,
         **options: Any,
     ) -> pd.DataFrame:
-        """Per relevant document: how many systems found it in their top k; see :mod:`irframe.rarity`."""
+        """Per relevant document: how many systems found it in their top k; see [`irframe.rarity`][irframe.rarity]."""
         from .rarity import rarity
 
         return rarity(self._runs(), self._qrels(qrels), k=k, rel_level=rel_level, **options)

@@ -1,19 +1,19 @@
 """Agreement between judgment sets (qrels): system rankings, labels, significance decisions.
 
 Evaluate the same runs under several qrels with ``qrels={name: frame, ...}`` (the cube
-gains a ``qrels`` dim, see :func:`irframe.evaluate`), then ask
+gains a ``qrels`` dim, see [`irframe.evaluate`][irframe.evaluate]), then ask
 
-* do the judgment sets rank the systems alike?  :func:`qrels_agreement` (Kendall's
+* do the judgment sets rank the systems alike?  [`qrels_agreement`][irframe.agreement.qrels_agreement] (Kendall's
   tau-b, tau-AP of Yilmaz, Aslam & Robertson, SIGIR 2008, and rank-biased overlap of
   Webber, Moffat & Zobel, TOIS 2010, of the system orderings by mean score);
-* do they label the documents alike?  :func:`label_agreement` (Cohen's kappa,
-  Krippendorff's alpha) and :func:`label_confusion` on the documents both sets judged;
-* would a significance test decide alike?  :func:`decision_flips` on a
-  :func:`irframe.stats.compare` result with a ``qrels`` dim.
+* do they label the documents alike?  [`label_agreement`][irframe.agreement.label_agreement] (Cohen's kappa,
+  Krippendorff's alpha) and [`label_confusion`][irframe.agreement.label_confusion] on the documents both sets judged;
+* would a significance test decide alike?  [`decision_flips`][irframe.agreement.decision_flips] on a
+  [`irframe.stats.compare`][irframe.stats.compare] result with a ``qrels`` dim.
 
-The rank-correlation kernels (:func:`tau_b`, :func:`tau_ap`, :func:`rbo`) and the
-label-agreement kernels (:func:`cohen_kappa`, :func:`krippendorff_alpha`) take plain
-arrays.  These functions are also available from :mod:`irframe.meta`.
+The rank-correlation kernels ([`tau_b`][irframe.agreement.tau_b], [`tau_ap`][irframe.agreement.tau_ap], [`rbo`][irframe.agreement.rbo]) and the
+label-agreement kernels ([`cohen_kappa`][irframe.agreement.cohen_kappa], [`krippendorff_alpha`][irframe.agreement.krippendorff_alpha]) take plain
+arrays.  These functions are also available from [`irframe.meta`][irframe.meta].
 """
 
 from __future__ import annotations
@@ -407,7 +407,7 @@ def label_confusion(
 
     Rows (``qrels``) and columns (``other``) are the same sorted labels -- every grade
     either set gave -- so the diagonal counts agreements, as in
-    :func:`sklearn.metrics.confusion_matrix`.
+    `sklearn.metrics.confusion_matrix`.
 
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 1]})
@@ -434,7 +434,7 @@ def decision_flips(
     Parameters
     ----------
     result : xarray.Dataset
-        A :func:`irframe.stats.compare` (or :func:`~irframe.stats.tukey_hsd`) result with
+        A [`irframe.stats.compare`][irframe.stats.compare] (or [`tukey_hsd`][irframe.stats.tukey_hsd]) result with
         a ``dim`` dim, e.g. ``compare(runs.ir.metric("AP", qrels={...}))``.
     reference : str, optional
         A row is a flip when a set's decision differs from this set's; default: when

@@ -2,7 +2,7 @@
 
 This is the one place where ids are factorized, documents are ordered
 (docs/conventions.md), rankings are truncated, and relevance is looked up.  The result,
-:class:`Aligned`, is a set of flat numpy arrays in CSR layout:
+[`Aligned`][irframe.align.Aligned], is a set of flat numpy arrays in CSR layout:
 
 * a *group* is one evaluated (system, topic) pair; groups are sorted by
   (system, topic) and group ``g`` owns rows ``offsets[g]:offsets[g+1]``;
@@ -87,7 +87,7 @@ class Aligned:
         ``source`` when first asked).
     source : numpy.ndarray or irframe._order.RowOrder
         ``row_source`` itself or, for input already in order but for its tied rows, the
-        :class:`~irframe._order.RowOrder` that moved them (no array of the input's length
+        `RowOrder` that moved them (no array of the input's length
         is built for it).
     qrels_offsets, qrels_doc, qrels_rel : numpy.ndarray
         Judged documents per evaluated topic (CSR over topics), grade descending.
@@ -167,7 +167,7 @@ class Aligned:
     @cached_property
     def row_source(self) -> np.ndarray:
         """Position of every row in the caller's run frame (int64, length N): ``source`` as
-        it is, or the permutation its :class:`~irframe._order.RowOrder` stands for."""
+        it is, or the permutation its `RowOrder` stands for."""
         if isinstance(self.source, RowOrder):
             return self.source.source(self.n_rows)
         return self.source
@@ -392,7 +392,7 @@ def _sorted_has_duplicates(
 
 @dataclass
 class _Ids:
-    """Integer codes of the id columns of a run frame and its qrels (see :func:`_encode_ids`)."""
+    """Integer codes of the id columns of a run frame and its qrels (see `_encode_ids`)."""
 
     r_sys: np.ndarray  # run rows → system code (systems sorted)
     systems: np.ndarray
@@ -581,16 +581,16 @@ def align(
     duplicates: str = "error",
     system: str | None = None,
 ) -> Aligned:
-    """Validate ``runs`` and ``qrels`` and build the :class:`Aligned` arrays.
+    """Validate ``runs`` and ``qrels`` and build the [`Aligned`][irframe.align.Aligned] arrays.
 
     Parameters
     ----------
     runs : pandas.DataFrame
         Long run frame ``system, topic, doc, score[, rank]``; other tools' column names,
         iterables of namedtuples and ``{topic: {doc: score}}`` dicts are recognised
-        (see :mod:`irframe.schema`).
+        (see [`irframe.schema`][irframe.schema]).
     qrels : pandas.DataFrame
-        ``topic, doc, rel[, subtopic]`` (or as ``runs``, see :func:`irframe.schema.qrels_frame`).
+        ``topic, doc, rel[, subtopic]`` (or as ``runs``, see [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame]).
     order : {"trec_eval", "trec_eval10", "rank", "input"}
         Document order inside a topic (see docs/conventions.md): trec_eval sorts by float32
         score descending then docno descending; trec_eval10 the same in float64; "rank" by
@@ -723,7 +723,7 @@ def align(
 def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
     """Argument checks; returns the run and qrels frames, their resolved columns and ``depth``.
 
-    The id columns are checked while they are encoded (:func:`irframe._ids.encode`).
+    The id columns are checked while they are encoded (`irframe._ids.encode`).
     """
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not one of {ORDERS}")

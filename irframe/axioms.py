@@ -1,9 +1,9 @@
 """Axiom checker: the ten constraints of Amigó, Spina & Carrillo-de-Albornoz (SIGIR 2018, §3).
 
-:func:`check` builds, for each constraint, a battery of small rankings and qrels that
+[`check`][irframe.axioms.check] builds, for each constraint, a battery of small rankings and qrels that
 meet the constraint's preconditions, evaluates the measure on them with
-:func:`irframe.evaluate` (so any registered measure works, including one registered by
-the user with :func:`irframe.register`), and reports per constraint
+[`irframe.evaluate`][irframe.evaluate] (so any registered measure works, including one registered by
+the user with [`irframe.register`][irframe.register]), and reports per constraint
 
 * ``satisfied``  — the required (in)equality held on every instance,
 * ``violated``   — with the first counterexample (the two rankings and their scores),
@@ -535,7 +535,7 @@ def check(
     measure : str
         A measure string (``"RBU(p=0.8,e=0.03)@20"``, ``"nDCG@10"``, a user's own name).
     constraints : iterable of str, optional
-        Subset of :data:`CONSTRAINTS` (default all ten).
+        Subset of `CONSTRAINTS` (default all ten).
     n_max : int
         Largest n (and m) of the DeepTh/CloseTh grid (rankings of up to 4·n_max docs).
     anchor_grade : int, "auto" or None
@@ -551,7 +551,7 @@ def check(
     tol : float
         Relative tolerance of the strict inequalities.
     **options
-        Passed to :func:`irframe.evaluate` (e.g. ``rel_level``).
+        Passed to [`irframe.evaluate`][irframe.evaluate] (e.g. ``rel_level``).
 
     Returns
     -------

@@ -8,7 +8,7 @@ measure and repeatable, ``-l N``, ``-M N``, ``-N N``, ``-D level[.qid]``, ``-R f
 ``--Debug_level``, ``--Judged_docs_only``, ``--Number_docs_in_coll``,
 ``--Max_retrieved_per_topic``, ``--Rel_info_format``, ``--Results_format``, ``--Zscore``),
 options anywhere on the line (GNU getopt), ``-`` for a run read from standard input,
-trec_eval's measure syntax and nicknames (see :mod:`irframe.measures.trec_eval_syntax`),
+trec_eval's measure syntax and nicknames (see `irframe.measures.trec_eval_syntax`),
 its print order and ``%-22s\\t%s\\t%6.4f`` lines, its error messages and exit statuses.
 ``--trec-eval-version 10.0`` reproduces 10.0 instead of 9.0.8 (the default).
 
@@ -160,7 +160,7 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
 
 
 def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
-    """Keyword arguments of :func:`irframe.treceval.trec_eval_runs` from the parsed command line."""
+    """Keyword arguments of [`irframe.treceval.trec_eval_runs`][irframe.treceval.trec_eval_runs] from the parsed command line."""
     return dict(
         version=o["trec_eval_version"],
         per_topic=o["per_topic"],
@@ -202,7 +202,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
 
 
 def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores):
-    """The results of :func:`_one_by_one` from one read and one alignment of every file of
+    """The results of `_one_by_one` from one read and one alignment of every file of
     ``group`` (paths with their sizes; each file one system), or None when that is not
     possible: fewer than two files, or a file fails (the caller then goes file by file,
     which reports the failure in trec_eval's order).  A large group is read once and

@@ -1,7 +1,7 @@
 """Turn per-group measure values into the xarray cube ``system × topic × measure``.
 
 NaN in a cube means "not evaluated" (the system did not retrieve for that topic and
-``complete`` was off).  :func:`summarize` applies an explicit policy to NaN and the
+``complete`` was off).  [`summarize`][irframe.summarize] applies an explicit policy to NaN and the
 per-measure aggregation trec_eval uses (mean, geometric mean, sum).
 """
 
@@ -60,11 +60,11 @@ def result(
 
     ``data`` is one array (→ DataArray), a mapping name → array or ``(dims, array)``
     (→ Dataset; a bare array lies on ``dims``), or an xarray object already shaped by
-    xarray operations (e.g. :func:`xarray.apply_ufunc`), whose attrs are replaced.
+    xarray operations (e.g. `xarray.apply_ufunc`), whose attrs are replaced.
 
     Every result records the same attrs, in this order:
 
-    * evaluation cubes: the evaluation options (:meth:`Options.attrs`);
+    * evaluation cubes: the evaluation options ([`Options.attrs`][irframe.options.Options.attrs]);
     * analysis results (statistics, meta-evaluation): the call's ``parameters`` under their
       keyword names, ``parameters`` (those names, ``", "``-joined) and ``computed`` (the
       public function, e.g. ``"irframe.stats.compare"``);
@@ -196,7 +196,7 @@ def summarize(
     Parameters
     ----------
     cube : xarray.DataArray
-        A cube from :func:`irframe.evaluate` (dims ``system, topic, measure``).
+        A cube from [`irframe.evaluate`][irframe.evaluate] (dims ``system, topic, measure``).
     missing : {"skip", "zero", "common"}
         Policy for topics a system was not evaluated on (NaN cells):
         ``"skip"`` averages each system over its own evaluated topics (trec_eval's

@@ -26,11 +26,11 @@ sums / logical accumulations along the rank axis — there is no loop per rankin
 
 Entry points
 ------------
-:func:`cwl`            cwl_eval-compatible evaluation → ``xarray.Dataset`` (EU, ETU, EC, ETC, ED, residuals)
-:func:`cwla`           C/W/L/A scores of (C, A) combinations → ``xarray.DataArray``
-:func:`cwla_grid`      the whole C × A grid (Moffat et al., SIGIR 2022, Table 3) → DataArray with ``C`` and ``A`` dims
-:func:`cwl_from_gains`, :func:`cwla_from_gains`   the same machinery on a plain gain matrix
-:func:`c_function`, :func:`a_function`   parse C / A specifications or wrap user callables
+[`cwl`][irframe.cwl.cwl]            cwl_eval-compatible evaluation → ``xarray.Dataset`` (EU, ETU, EC, ETC, ED, residuals)
+[`cwla`][irframe.cwl.cwla]           C/W/L/A scores of (C, A) combinations → ``xarray.DataArray``
+[`cwla_grid`][irframe.cwl.cwla_grid]      the whole C × A grid (Moffat et al., SIGIR 2022, Table 3) → DataArray with ``C`` and ``A`` dims
+[`cwl_from_gains`][irframe.cwl.cwl_from_gains], [`cwla_from_gains`][irframe.cwl.cwla_from_gains]   the same machinery on a plain gain matrix
+[`c_function`][irframe.cwl.c_function], [`a_function`][irframe.cwl.a_function]   parse C / A specifications or wrap user callables
 
 Examples
 --------
@@ -220,11 +220,11 @@ def cwl(
         cwl_eval names (``"RBP@0.8"``, ``"INST-T=2"``, ``"NDCG-k@10"``, ``"RR"``, ``"AP"``,
         ``"U-L@50"``, ``"BPM-Static-T=1-K=10"`` …), cwl_eval metric-file lines
         (``"RBPCWLMetric(0.8)"``), irframe syntax (``"RBP(p=0.8)"``, ``"INST(T=2)"``,
-        ``"SDCG@10"``, ``"TBG(H=224)"`` …, see :func:`c_function`) or :class:`CFunction`
-        objects / callables.  ``None``: cwl_eval's default list (:data:`DEFAULT_CWL_METRICS`).
+        ``"SDCG@10"``, ``"TBG(H=224)"`` …, see [`c_function`][irframe.cwl.c_function]) or [`CFunction`][irframe.cwl.CFunction]
+        objects / callables.  ``None``: cwl_eval's default list (`DEFAULT_CWL_METRICS`).
         The ``measure`` coordinate holds each string exactly as passed (a callable: its name).
     gains : None, "auto", "scale", mapping or callable
-        Grade → gain (see :func:`gain_values`).  ``None`` (default) is cwl_eval's rule: the
+        Grade → gain (see [`gain_values`][irframe.cwl.gain_values]).  ``None`` (default) is cwl_eval's rule: the
         grade is the gain and must lie in [min_gain, max_gain] = [0, 1], else an error.
     costs : mapping or path, optional
         Cost per element type (cwl_eval's cost file, or its path); the element type of each
@@ -246,7 +246,7 @@ def cwl(
     element_column, cost_column : str
         Column with the element type of each row / with a per-row cost.
     complete, judged_only, duplicates, columns, qrels_columns, system
-        As in :func:`irframe.evaluate`.
+        As in [`irframe.evaluate`][irframe.evaluate].
 
     Returns
     -------
@@ -354,7 +354,7 @@ def _gains_attr(gains: Any) -> str:
 
 
 def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
-    """C functions of :func:`cwl`'s ``measures`` (cwl_eval names) and their labels, as passed."""
+    """C functions of [`cwl`][irframe.cwl.cwl]'s ``measures`` (cwl_eval names) and their labels, as passed."""
     specs = (
         list(DEFAULT_CWL_METRICS)
         if measures is None
@@ -452,26 +452,26 @@ def cwla_grid(
     Parameters
     ----------
     C, A : list of specifications, optional
-        C functions (:func:`c_function`) and A functions (:func:`a_function`).  Defaults:
+        C functions ([`c_function`][irframe.cwl.c_function]) and A functions ([`a_function`][irframe.cwl.a_function]).  Defaults:
         the seven rows and eight columns of Tables 3–4 with Table 4's parameters,
-        :data:`TABLE3_C` = P@5, RBP(p=0.8), DCG@5, AP1, RR, INST(T=2.25), AP2 and
-        :data:`TABLE3_A` = ETG, ERG, ERR, avg, max, fin, fig(delta=0.8), PE(beta=0.5).
+        `TABLE3_C` = P@5, RBP(p=0.8), DCG@5, AP1, RR, INST(T=2.25), AP2 and
+        `TABLE3_A` = ETG, ERG, ERR, avg, max, fin, fig(delta=0.8), PE(beta=0.5).
     gains : None, "auto", "scale", mapping or callable
-        Grade → gain (see :func:`gain_values`); None (default): the grade is the gain and must
+        Grade → gain (see [`gain_values`][irframe.cwl.gain_values]); None (default): the grade is the gain and must
         lie in [0, 1]; "auto" divides by the largest grade when it exceeds 1 (Robust03's
         0/1/2 → 0, 0.5, 1).  Unjudged documents have gain 0.
     order, depth, complete, judged_only, duplicates, columns, qrels_columns, system
-        As in :func:`irframe.evaluate`; ``depth`` (default 1000) is the truncation of the
+        As in [`irframe.evaluate`][irframe.evaluate]; ``depth`` (default 1000) is the truncation of the
         infinite sums (rankings are padded with zero gain up to it).
     warn : bool
-        Emit :class:`~irframe.errors.DegenerateMeasureWarning` for constant ("X") and
+        Emit [`DegenerateMeasureWarning`][irframe.errors.DegenerateMeasureWarning] for constant ("X") and
         order-blind ("XX") combinations.
 
     Returns
     -------
     xarray.DataArray
         Dims ``("system", "topic", "C", "A")``; coordinate ``flag`` (C × A) holds "X", "XX"
-        or "" (detected by :func:`degeneracy`).  NaN where a system did not retrieve for a topic.
+        or "" (detected by [`degeneracy`][irframe.cwl.degeneracy]).  NaN where a system did not retrieve for a topic.
 
     Examples
     --------
@@ -540,6 +540,6 @@ def cwla(
 ) -> xr.DataArray:
     """CWLA(C, A) for one or more C and A functions → DataArray ``(system, topic, C, A)``.
 
-    A thin wrapper of :func:`cwla_grid` for a single combination or a few; options as there.
+    A thin wrapper of [`cwla_grid`][irframe.cwl.cwla_grid] for a single combination or a few; options as there.
     """
     return cwla_grid(runs, qrels, C, A, **options)

@@ -4,29 +4,29 @@ Every measure irframe registers is *topic-local*: the value of a (system, topic)
 depends only on that topic's qrels and on the rankings of that topic (its own ranking,
 and for rarity and metric lexirecall the other systems' rankings of the same topic).
 So a run frame split by topic can be evaluated one partition at a time
-(:func:`irframe.evaluate.evaluate_part`), each partition against its topics' rows of the
+(`irframe.evaluate.evaluate_part`), each partition against its topics' rows of the
 (small, in-memory) qrels and told the systems and grades of the whole
-(:class:`irframe.evaluate.Whole`), and the per-partition cubes stitched together along
+(`irframe.evaluate.Whole`), and the per-partition cubes stitched together along
 ``topic``.  Only cubes travel back to the client; the run rows never do.  The same holds
-for the preference cubes of :mod:`irframe.lexi` (:func:`lexirecall`, :func:`lexiprecision`)
-and the tables of :mod:`irframe.rarity` (:func:`rarity`, :func:`rare_finds`).
+for the preference cubes of [`irframe.lexi`][irframe.lexi] ([`lexirecall`][irframe.dask.lexirecall], [`lexiprecision`][irframe.dask.lexiprecision])
+and the tables of [`irframe.rarity`][irframe.rarity] ([`rarity`][irframe.dask.rarity], [`rare_finds`][irframe.dask.rare_finds]).
 
 ``import irframe.dask`` registers a thin ``.ir`` accessor on Dask DataFrames::
 
     import irframe.dask
     cube = ddf.ir.metric(["AP", "nDCG@10"], qrels=qrels)
 
-How a frame is split (see :func:`evaluate`):
+How a frame is split (see [`evaluate`][irframe.dask.evaluate]):
 
 * by default the frame is shuffled on the topic column (``ddf.shuffle("topic")``), so
   each topic's rows end up in exactly one partition;
 * a frame indexed by topic with known divisions (``ddf.set_index("topic")``) is already
   split by topic and is used as it is;
-* ``partitioned_by="topic"`` tells :func:`evaluate` that the frame already holds each
+* ``partitioned_by="topic"`` tells [`evaluate`][irframe.dask.evaluate] that the frame already holds each
   topic in a single partition (e.g. one file per topic); nothing is shuffled, and a topic
-  found in two partitions raises :class:`NotPartitionedError`;
+  found in two partitions raises [`NotPartitionedError`][irframe.dask.NotPartitionedError];
 * ``partitioned_by="system"`` does the same for frames holding each system in one
-  partition (:func:`read_runs`: one file per system), for every measure that does not
+  partition ([`read_runs`][irframe.dask.read_runs]: one file per system), for every measure that does not
   look at the other systems (all but rarity's and ``LR``).
 
 The result is identical (values, coordinates, ``aggregate`` coordinate and attrs) to
@@ -122,7 +122,7 @@ def is_topic_local(definition: MeasureDef) -> bool:
     """Whether a measure can be evaluated one topic-partition at a time.
 
     A definition says so explicitly with ``properties={"topic_local": True}`` (or
-    ``False``); otherwise its ``family`` decides (:data:`TOPIC_LOCAL_FAMILIES`).
+    ``False``); otherwise its ``family`` decides (`TOPIC_LOCAL_FAMILIES`).
 
     Examples
     --------
@@ -146,8 +146,8 @@ def is_system_local(definition: MeasureDef) -> bool:
 
 
 def check_measures(measures: str | Iterable[str], *, system_local: bool = False) -> list[Measure]:
-    """Parse ``measures`` and raise :class:`UnsupportedMeasureError` for any that is not
-    topic-local (see :func:`is_topic_local`).
+    """Parse ``measures`` and raise [`UnsupportedMeasureError`][irframe.dask.UnsupportedMeasureError] for any that is not
+    topic-local (see [`is_topic_local`][irframe.dask.is_topic_local]).
 
     Examples
     --------
@@ -196,7 +196,7 @@ def evaluate(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> xr.DataArray:
-    """Evaluate a Dask run frame topic by topic; the same cube as :func:`irframe.evaluate`.
+    """Evaluate a Dask run frame topic by topic; the same cube as [`irframe.evaluate`][irframe.evaluate].
 
     Parameters
     ----------
@@ -207,16 +207,16 @@ def evaluate(
         Judgments ``topic, doc, rel[, subtopic]``, in memory (a Dask qrels frame is
         computed first; qrels are small).  Every partition gets the rows of its topics.
     measures : str or list of str
-        Measure strings as for :func:`irframe.evaluate`; only topic-local measures
-        (:func:`is_topic_local`) are accepted.
+        Measure strings as for [`irframe.evaluate`][irframe.evaluate]; only topic-local measures
+        ([`is_topic_local`][irframe.dask.is_topic_local]) are accepted.
     rel_level, order, complete, depth, gains, judged_only, duplicates, columns, qrels_columns, **options
-        As for :func:`irframe.evaluate` (``reference=`` for rarity is sent to every
+        As for [`irframe.evaluate`][irframe.evaluate] (``reference=`` for rarity is sent to every
         partition).
     partitioned_by : {None, "topic", "system"}
         ``"topic"``: the caller guarantees that all rows of a topic are in one partition,
         so no shuffle is needed (checked: a topic in two partitions raises
-        :class:`NotPartitionedError`).  ``"system"``: all rows of a system are in one
-        partition, as :func:`read_runs` gives (one file per system); no shuffle either,
+        [`NotPartitionedError`][irframe.dask.NotPartitionedError]).  ``"system"``: all rows of a system are in one
+        partition, as [`read_runs`][irframe.dask.read_runs] gives (one file per system); no shuffle either,
         and only measures that need no other system are allowed (not rarity, not ``LR``).
         ``None`` (default): shuffle on the topic column, unless the frame is indexed by
         topic with known divisions.
@@ -245,9 +245,9 @@ def evaluate(
     The qrels and measures are validated on the client before anything is computed.
     On a ``dask.distributed`` client the qrels are scattered to every worker once
     (``client.scatter(..., broadcast=True)``), never embedded in the task graph.
-    Each partition is evaluated by :func:`irframe.evaluate.evaluate_part` with its own rows and
+    Each partition is evaluated by `irframe.evaluate.evaluate_part` with its own rows and
     its topics' qrels rows, told what it must know about the whole frame
-    (:class:`irframe.evaluate.Whole`): every system and every qrels grade.  The systems are
+    (`irframe.evaluate.Whole`): every system and every qrels grade.  The systems are
     gathered from the system and topic columns of the input partitions: inside the shuffle's
     graph when the frame is shuffled (each input partition is read once), else in a first
     pass that also checks ``partitioned_by=`` before any partition is evaluated.  So
@@ -308,11 +308,11 @@ def lexirecall(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> xr.DataArray:
-    """:func:`irframe.lexi.lexirecall` of a Dask run frame, topic by topic; the same cube.
+    """[`irframe.lexi.lexirecall`][irframe.lexi.lexirecall] of a Dask run frame, topic by topic; the same cube.
 
     The preferences of a topic compare every system's ranking of it, so the frame is split by
-    topic as in :func:`evaluate` (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
-    every partition is told all systems.  ``options`` as for :func:`irframe.lexi.lexirecall`.
+    topic as in [`evaluate`][irframe.dask.evaluate] (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
+    every partition is told all systems.  ``options`` as for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
 
     Examples
     --------
@@ -338,7 +338,7 @@ def lexiprecision(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> xr.DataArray:
-    """:func:`irframe.lexi.lexiprecision` of a Dask run frame, topic by topic (see :func:`lexirecall`)."""
+    """[`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision] of a Dask run frame, topic by topic (see [`lexirecall`][irframe.dask.lexirecall])."""
     return _lexi(
         ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options
     )
@@ -383,7 +383,7 @@ def _per_topic(
     options: dict,
 ) -> Any:
     """An entry point whose result for a topic looks at every system's ranking of it (lexi, rarity
-    tables): options checked, split by topic only, then :func:`_by_partition`."""
+    tables): options checked, split by topic only, then `_by_partition`."""
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, name)
     unknown = set(options) - set(allowed)
     if unknown:
@@ -419,7 +419,7 @@ def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, 
 
 
 class _Measures:
-    """The work of :func:`evaluate` on one part: a measure cube (no extra facts)."""
+    """The work of [`evaluate`][irframe.dask.evaluate] on one part: a measure cube (no extra facts)."""
 
     def __init__(self, measures: Any, core: dict) -> None:
         self.measures, self.core = measures, core
@@ -434,7 +434,7 @@ class _Measures:
 
 
 class _Lexi:
-    """The work of :func:`lexirecall` / :func:`lexiprecision` on one part: the preference cube of
+    """The work of [`lexirecall`][irframe.dask.lexirecall] / [`lexiprecision`][irframe.dask.lexiprecision] on one part: the preference cube of
     its topics, and the topics it dropped (no relevant document), for the stitched attrs."""
 
     def __init__(self, kind: str, rel_level: float, opts: dict) -> None:
@@ -470,12 +470,12 @@ def rarity(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """:func:`irframe.rarity.rarity` of a Dask run frame, topic by topic: the same table.
+    """[`irframe.rarity.rarity`][irframe.rarity.rarity] of a Dask run frame, topic by topic: the same table.
 
     A relevant document's S_d counts the systems retrieving it in their top ``k`` *for its
     topic*, and S counts all systems, so the frame is split by topic (shuffled, or
     ``partitioned_by="topic"``; not ``"system"``) and every partition is told all systems.
-    ``options`` as for :func:`irframe.rarity.rarity` (one qrels frame).
+    ``options`` as for [`irframe.rarity.rarity`][irframe.rarity.rarity] (one qrels frame).
 
     Examples
     --------
@@ -510,7 +510,7 @@ def rare_finds(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """:func:`irframe.rarity.rare_finds` of a Dask run frame, topic by topic (see :func:`rarity`)."""
+    """[`irframe.rarity.rare_finds`][irframe.rarity.rare_finds] of a Dask run frame, topic by topic (see [`rarity`][irframe.dask.rarity])."""
     return _table(
         ddf,
         qrels,
@@ -551,7 +551,7 @@ def _table(
 
 
 class _Table:
-    """The work of :func:`rarity` / :func:`rare_finds` on one part: its topics' rows of the table."""
+    """The work of [`rarity`][irframe.dask.rarity] / [`rare_finds`][irframe.dask.rare_finds] on one part: its topics' rows of the table."""
 
     def __init__(self, kind: str, params: dict, opts: dict) -> None:
         self.kind, self.params = kind, params
@@ -609,7 +609,7 @@ def _by_partition(
     shuffle_method: str | None,
 ) -> xr.DataArray:
     """Split ``ddf`` by topic (or take the caller's split), run ``work`` on every partition told
-    the whole's facts, and stitch the results (see :func:`evaluate`, Notes)."""
+    the whole's facts, and stitch the results (see [`evaluate`][irframe.dask.evaluate], Notes)."""
     # ---- resolve columns on the (empty) meta frame ---------------------------------------
     meta = ddf._meta
     topic_name = role_names(columns)["topic"]
@@ -744,7 +744,7 @@ def _evaluate_partition(
     restore_order: bool,
     complete: bool,
 ) -> tuple[xr.DataArray, list] | xr.DataArray | pd.DataFrame | None:
-    """Evaluate one partition with ``work`` (e.g. :func:`irframe.evaluate.evaluate_part`; the unit of work).
+    """Evaluate one partition with ``work`` (e.g. `irframe.evaluate.evaluate_part`; the unit of work).
 
     ``split="topic"``: the partition holds whole topics; it is evaluated against their qrels
     rows, told every system and grade of the whole (and, in the partition holding
@@ -816,7 +816,7 @@ def _one_doc_run(rc, qrels: pd.DataFrame, qc, system: str) -> pd.DataFrame:
 
 
 def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
-    """Raise :class:`NotPartitionedError` when a topic (``split="topic"``) or a system
+    """Raise [`NotPartitionedError`][irframe.dask.NotPartitionedError] when a topic (``split="topic"``) or a system
     (``split="system"``) occurs in more than one partition (from the cheap first pass)."""
     i = 1 if split == "topic" else 0
     labels = np.concatenate([k[i] for k in keys]) if keys else np.array([], dtype=object)
@@ -883,20 +883,20 @@ def read_runs(
     Parameters
     ----------
     paths_or_glob : str, os.PathLike or iterable of them
-        Files, a glob pattern or a directory, as for :func:`irframe.read_runs`.
+        Files, a glob pattern or a directory, as for [`irframe.read_runs`][irframe.io.read_runs].
     system : {"file", "tag"} or callable, default "file"
         How rows are named: the file name (``input.`` and ``.gz``/``.txt`` removed), the
         tag column, or ``f(path) -> str``.  Names are resolved (and checked for
-        clashes) now; the files are read lazily, each by :func:`irframe.read_run`.
+        clashes) now; the files are read lazily, each by [`irframe.read_run`][irframe.io.read_run].
     columns : mapping, optional
-        Output column names by role, as in :func:`irframe.read_run`.
+        Output column names by role, as in [`irframe.read_run`][irframe.io.read_run].
 
     Returns
     -------
     dask.dataframe.DataFrame
         Columns ``system, topic, doc, rank, score``; ids are plain strings (pandas'
         default string dtype) in every partition, ``rank`` int64, ``score`` float64.
-        Divisions are unknown; :func:`evaluate` shuffles by topic.
+        Divisions are unknown; [`evaluate`][irframe.dask.evaluate] shuffles by topic.
 
     Examples
     --------
@@ -963,7 +963,7 @@ class DaskIrAccessor:
     def metric(
         self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any
     ) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see :func:`irframe.dask.evaluate`."""
+        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.dask.evaluate`][irframe.dask.evaluate]."""
         if qrels is None:
             raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
         return evaluate(self._obj, qrels, measures, **options)
@@ -976,13 +976,13 @@ class DaskIrAccessor:
         missing: str = "skip",
         **options: Any,
     ) -> pd.DataFrame:
-        """Means over topics as a system × measure table (:func:`irframe.summarize` of :meth:`metric`)."""
+        """Means over topics as a system × measure table ([`irframe.summarize`][irframe.summarize] of [`metric`][irframe.dask.DaskIrAccessor.metric])."""
         from .cube import summarize
 
         return summarize(self.metric(measures, qrels, **options), missing=missing)
 
     def cwl(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        """Not on Dask frames yet (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError] saying what to use)."""
         raise _not_yet(
             "ddf.ir.cwl (the C/W/L Dataset of EU, ETU, EC, ETC, ED)",
             "C/W/L measures are: ddf.ir.metric(['CWL(C=INST(T=2))', 'CWLA(C=RBP(p=0.8),A=max)'], "
@@ -990,7 +990,7 @@ class DaskIrAccessor:
         )
 
     def cwla_grid(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames yet (raises :class:`NotOnDaskError` saying what to use)."""
+        """Not on Dask frames yet (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError] saying what to use)."""
         raise _not_yet(
             "ddf.ir.cwla_grid",
             "each C/W/L/A combination is a measure: ddf.ir.metric(['CWLA(C=...,A=...)', "
@@ -998,19 +998,19 @@ class DaskIrAccessor:
         )
 
     def lexirecall(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic recall preferences ``(system, other, topic)``; see :func:`irframe.dask.lexirecall`."""
+        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.dask.lexirecall`][irframe.dask.lexirecall]."""
         return lexirecall(self._obj, qrels, **options)
 
     def lexiprecision(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic precision preferences ``(system, other, topic)``; see :func:`irframe.dask.lexiprecision`."""
+        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision]."""
         return lexiprecision(self._obj, qrels, **options)
 
     def rarity(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
-        """Per relevant document: how many systems found it in their top k; see :func:`irframe.dask.rarity`."""
+        """Per relevant document: how many systems found it in their top k; see [`irframe.dask.rarity`][irframe.dask.rarity]."""
         return rarity(self._obj, qrels, **options)
 
     def join(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames (raises :class:`NotOnDaskError`): pass ``qrels=`` to :meth:`metric`."""
+        """Not on Dask frames (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError]): pass ``qrels=`` to [`metric`][irframe.dask.DaskIrAccessor.metric]."""
         raise _not_yet(
             "ddf.ir.join",
             "pass qrels= to ddf.ir.metric (the qrels stay in memory and are sent to "
@@ -1019,7 +1019,7 @@ class DaskIrAccessor:
         )
 
     def to_trec(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames (raises :class:`NotOnDaskError`)."""
+        """Not on Dask frames (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError])."""
         raise _not_yet(
             "ddf.ir.to_trec",
             "write each partition with ddf.map_partitions and irframe.io.write_run, "

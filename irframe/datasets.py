@@ -1,7 +1,7 @@
 """Small collections to try irframe on: a seeded synthetic generator and trec_eval's test data.
 
 Both return ``(qrels, runs)`` in the library's frame model (the same columns and
-dtypes as :func:`irframe.io.read_qrels` / :func:`irframe.io.read_run`): ids are
+dtypes as [`irframe.io.read_qrels`][irframe.io.read_qrels] / [`irframe.io.read_run`][irframe.io.read_run]): ids are
 ``category`` columns with sorted string categories, ``rank`` int64, ``score``
 float64, ``rel`` int64.
 """
@@ -199,7 +199,7 @@ def trec_eval_sample() -> tuple[pd.DataFrame, pd.DataFrame]:
     Returns
     -------
     qrels, runs : pandas.DataFrame
-        As :func:`irframe.io.read_qrels` and :func:`irframe.io.read_run` return them.
+        As [`irframe.io.read_qrels`][irframe.io.read_qrels] and [`irframe.io.read_run`][irframe.io.read_run] return them.
 
     Examples
     --------

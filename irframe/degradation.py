@@ -1,7 +1,7 @@
 """Judgment degradation: how measures behave as relevance labels are removed (Diaz & Mitra 2023, §6.2.4).
 
 F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023).  Both functions are
-re-exported by :mod:`irframe.meta`, where they are documented with the other
+re-exported by [`irframe.meta`][irframe.meta], where they are documented with the other
 meta-evaluation tools.
 """
 
@@ -169,7 +169,7 @@ def label_degradation(
     """Ties and agreement with full-data preferences as relevance labels are removed.
 
     Diaz & Mitra 2023, §6.2.4: per topic, remove a fraction of the relevant judgments
-    (uniformly, or by how many rankings retrieve them -- see :func:`degrade_qrels`),
+    (uniformly, or by how many rankings retrieve them -- see [`degrade_qrels`][irframe.degradation.degrade_qrels]),
     re-evaluate, and measure (a) the fraction of tied system pairs and (b) the
     agreement of the per-topic preferences with those obtained from the full qrels.
 
@@ -191,7 +191,7 @@ def label_degradation(
         Independent degradations per fraction.
     rng : numpy.random.Generator or int, optional
     rel_level, min_relevant, how, columns, qrels_columns
-        Passed to :func:`degrade_qrels`.
+        Passed to [`degrade_qrels`][irframe.degradation.degrade_qrels].
     progress : bool
         Show a progress bar over the re-evaluations (needs tqdm: the ``progress`` extra).
 

@@ -76,7 +76,7 @@ class OptionError(IrframeError, ValueError, TypeError):
     """An option or parameter outside its declared type or range (``depth=True``, ``p=1.5``, NaN).
 
     Subclasses both ``ValueError`` and ``TypeError``: a wrong value and a wrong type are
-    reported by the same check (:class:`irframe.params.Param`), and either ``except`` works.
+    reported by the same check ([`irframe.params.Param`][irframe.params.Param]), and either ``except`` works.
     """
 
 

@@ -84,7 +84,7 @@ def evaluate(
         ``qrels`` dim (see ``judgments``).
     measures : str or list of str
         Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
-        names such as ``"map"``, ``"P_10"`` (see :func:`list_measures`).
+        names such as ``"map"``, ``"P_10"`` (see [`list_measures`][irframe.list_measures]).
     rel_level : float, default 1
         Binary relevance threshold: relevant ⇔ grade >= rel_level (trec_eval ``-l``).
         A measure's own ``rel=`` parameter overrides it.
@@ -93,7 +93,7 @@ def evaluate(
         treat documents with equal float32 scores as tied (trec_eval's ties):
         ``"expected"`` gives the mean over all orders of the tied documents (closed forms,
         McSherry & Najork, ECIR 2008), ``"worst"``/``"best"`` the extremes (tied documents
-        sorted by grade ascending/descending); see :mod:`irframe.measures.ties` for the measures
+        sorted by grade ascending/descending); see [`irframe.measures.ties`][irframe.measures.ties] for the measures
         that support them.
     complete : bool
         Evaluate every qrels topic for every system (trec_eval ``-c``); missing rankings
@@ -116,7 +116,7 @@ def evaluate(
         Add a ``bound`` dimension: ``low`` (every unjudged retrieved document
         non-relevant, today's value), ``high`` (every one relevant at ``unjudged_grade``)
         and ``residual`` = high − low; coordinate ``bound_exact`` tells per measure whether
-        low/high are the exact minimum/maximum over labellings (see :mod:`irframe.measures.unjudged`).
+        low/high are the exact minimum/maximum over labellings (see [`irframe.measures.unjudged`][irframe.measures.unjudged]).
     unjudged_grade : float, optional
         Grade given to unjudged documents for ``high`` (default: the largest qrels grade, at
         least ``rel_level``).
@@ -125,7 +125,7 @@ def evaluate(
         document one set did not judge is unjudged, i.e. non-relevant, under it;
         ``"common"`` keeps in every set only the (topic, doc) judgments all sets share
         (with ``judged_only=True`` the rankings are condensed to those documents).
-        See :mod:`irframe.qrelsets`.
+        See [`irframe.qrelsets`][irframe.qrelsets].
     **options
         Extra options consumed by specific measures (e.g. ``reference=`` for rarity).
 
@@ -195,12 +195,12 @@ def evaluate(
 @dataclass(frozen=True)
 class Whole:
     """What a part of a bigger run frame must know about the whole to be evaluated as part of it
-    (:mod:`irframe.dask` evaluates a frame one partition at a time).
+    ([`irframe.dask`][irframe.dask] evaluates a frame one partition at a time).
 
     ``systems``: every system of the whole frame (sorted by code point, as ``align`` sorts them):
     the part's cube gets a row for each (NaN, or an empty ranking's values with ``complete=True``),
     and the measures comparing systems (rarity's S, ``LR``) see all of them.  ``grades``: every
-    grade of the whole qrels frame (:attr:`irframe.align.Aligned.qrels_grades_all`: C/W/L gain
+    grade of the whole qrels frame (`irframe.align.Aligned.qrels_grades_all`: C/W/L gain
     scales, ``dcg="exp-log2"``, the unjudged bound).  None keeps the part's own.
     """
 
@@ -208,7 +208,7 @@ class Whole:
     grades: np.ndarray | None = None
 
     def align(self, runs: pd.DataFrame, qrels: pd.DataFrame, opts: Options) -> Aligned:
-        """``runs`` aligned with ``opts`` (:class:`irframe.options.Options`), as if within the whole."""
+        """``runs`` aligned with ``opts`` ([`irframe.options.Options`][irframe.options.Options]), as if within the whole."""
         return self.widen(align(runs, qrels, **opts.align_kwargs()))
 
     def widen(self, a: Aligned) -> Aligned:
@@ -268,7 +268,7 @@ def _evaluate_frame(
     whole: Whole | None = None,
     **options,
 ) -> xr.DataArray:
-    """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
+    """One run frame (no replicate role) under one qrels frame (``whole``: see `Whole`)."""
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
@@ -319,8 +319,8 @@ def evaluate_part(
     whole: Whole,
     **kwargs: Any,
 ) -> xr.DataArray:
-    """:func:`evaluate` of one part of a bigger run frame (one qrels frame, no replicate role),
-    told what it must know about the whole (:class:`Whole`); keywords as for :func:`evaluate`.
+    """[`evaluate`][irframe.evaluate] of one part of a bigger run frame (one qrels frame, no replicate role),
+    told what it must know about the whole (`Whole`); keywords as for [`evaluate`][irframe.evaluate].
 
     Examples
     --------
@@ -403,12 +403,12 @@ def evaluate_aligned(
     unjudged_grade: float | None = None,
     **options: Any,
 ) -> xr.DataArray:
-    """Evaluate already aligned arrays (see :func:`irframe.align.align`).
+    """Evaluate already aligned arrays (see [`irframe.align.align`][irframe.align.align]).
 
-    ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
+    ``order`` may be a tie-aware order ("expected", "best", "worst", see [`irframe.measures.ties`][irframe.measures.ties])
     applied to the aligned ranking, or None / the aligned order; ``bounds`` and
-    ``unjudged_grade`` as in :func:`evaluate`.  Ties are equal ``row_score`` values: float32
-    scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
+    ``unjudged_grade`` as in [`evaluate`][irframe.evaluate].  Ties are equal ``row_score`` values: float32
+    scores when aligned with ``order="trec_eval"`` (as [`evaluate`][irframe.evaluate] does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
     specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
@@ -441,7 +441,7 @@ def evaluate_groups(
     gains: Mapping[float, float] | None = None,
     **options: Any,
 ) -> tuple[np.ndarray, list[Measure]]:
-    """The values :func:`evaluate_aligned` puts in its cube, per group: a (G × M) array whose
+    """The values [`evaluate_aligned`][irframe.evaluate_aligned] puts in its cube, per group: a (G × M) array whose
     row ``g`` is the group ``(aligned.group_system[g], aligned.group_topic[g])``, and the
     parsed measures (labels, aggregates).  No cube is built (xarray is not imported).
 
@@ -457,7 +457,7 @@ def evaluate_groups(
 
 
 def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
-    """Checked measures, kernel options, cube options and tie order of :func:`evaluate_aligned`."""
+    """Checked measures, kernel options, cube options and tie order of [`evaluate_aligned`][irframe.evaluate_aligned]."""
     specs = parse_measures(measures)
     if order is not None and order != aligned.order:
         if order not in TIE_ORDERS:

@@ -20,7 +20,7 @@ length (a 10 MB docno is read).
 
 Errors: a file that cannot be opened raises ``OSError`` (from ``open``); a corrupt or
 truncated gzip stream, bytes that are not UTF-8 and every malformed line raise
-:class:`~irframe.errors.ParseError` naming the file and (for a line) the line number
+[`ParseError`][irframe.errors.ParseError] naming the file and (for a line) the line number
 and the line itself.
 
 Returned frames
@@ -100,8 +100,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     """(codes, sorted dictionary) of arrow string or dictionary chunks, one shared dictionary
-    sorted by code point (:func:`_sort_dictionary`); the codes are written once, per chunk,
-    in the type pandas keeps them in (:func:`irframe._ids.small_code_dtype`: no copy in ``from_codes``)."""
+    sorted by code point (`_sort_dictionary`); the codes are written once, per chunk,
+    in the type pandas keeps them in (`irframe._ids.small_code_dtype`: no copy in ``from_codes``)."""
     if pa.types.is_dictionary(chunks[0].type):
         # Small per-chunk dictionaries (topics, tags): unified; each chunk's indices then map
         # through its own part of the unified entries
@@ -150,7 +150,7 @@ _MIN_SLICE_ROWS = 1 << 10
 
 
 def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarray, Any] | None:
-    """Codes and sorted dictionary (:func:`_sort_dictionary`) of doc ids: the rows are
+    """Codes and sorted dictionary (`_sort_dictionary`) of doc ids: the rows are
     encoded in groups of a few topics each, on two threads, and only the groups'
     dictionaries are merged.
 
@@ -263,7 +263,7 @@ def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
 def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:
     """One categorical from several string columns; categories sorted by code point.
 
-    ``topic`` (each row's topic, for doc ids) encodes by topic groups (:func:`_encode_by_topic`)."""
+    ``topic`` (each row's topic, for doc ids) encodes by topic groups (`_encode_by_topic`)."""
     if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
         chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
         chunks = [c for c in chunks if len(c)]
@@ -369,7 +369,7 @@ def _read_run(
     columns: Mapping[str, str] | None = None,
     ranks: bool = True,
 ) -> pd.DataFrame:
-    """:func:`read_run`; ``ranks`` as in :func:`_read_runs`."""
+    """[`read_run`][irframe.io.read_run]; ``ranks`` as in `_read_runs`."""
     if system is not None and not isinstance(system, str):
         raise TypeError(f"system must be a str or None, got {type(system).__name__}")
     name = _name_of(path)
@@ -486,7 +486,7 @@ def read_runs(
         ``input.<runid>.gz``); ``"tag"`` — the tag column (6th field);
         a callable ``f(path) -> str``.
     columns : mapping, optional
-        Output column names by role, as in :func:`read_run`.
+        Output column names by role, as in [`read_run`][irframe.io.read_run].
     last_tags : bool, default False
         Also return the tag (6th field) of each file's last line, the run id trec_eval
         prints: ``(frame, tags)``.
@@ -528,7 +528,7 @@ def _read_runs(
     last_tags: bool = False,
     ranks: bool = True,
 ) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
-    """:func:`read_runs`; without ``ranks`` (the command line's trec_eval orders) the rank
+    """[`read_runs`][irframe.io.read_runs]; without ``ranks`` (the command line's trec_eval orders) the rank
     field may hold any text, as trec_eval skips it, and the frame has no rank column."""
     files = _expand(paths_or_glob)
     by_file = system_names(files, system)

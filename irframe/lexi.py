@@ -4,7 +4,7 @@ What this module computes
 -------------------------
 *Preferences* between the rankings of every pair of systems on every topic:
 
-* :func:`lexirecall` -- leximin over the position vector ``p`` of the relevant
+* [`lexirecall`][irframe.lexi.lexirecall] -- leximin over the position vector ``p`` of the relevant
   documents (Eq. 11): compare ``p_m`` first, then ``p_{m-1}``, ...; the ranking
   whose relevant document sits higher at the first difference wins.  Unretrieved
   relevant documents are imputed pessimistically (§2.2) at ``n-m+k+1, ..., n``.
@@ -12,9 +12,9 @@ What this module computes
   retrieves more relevant documents wins; otherwise compare the ranks of the
   retrieved relevant documents from the deepest upward, lower rank wins; all equal
   is a tie* -- so no corpus size is needed (the authors' convention).
-* :func:`lexiprecision` -- leximax from the top (§7.3.1): compare ``p_1``, then
+* [`lexiprecision`][irframe.lexi.lexiprecision] -- leximax from the top (§7.3.1): compare ``p_1``, then
   ``p_2``, ...; a retrieved rank beats "not retrieved".
-* :func:`rrlp` -- the reciprocal-rank difference ``1/p_i - 1/p'_i`` at the first
+* [`rrlp`][irframe.lexi.rrlp] -- the reciprocal-rank difference ``1/p_i - 1/p'_i`` at the first
   position ``i`` where the two vectors differ (lexiprecision with a magnitude).
 
 Speed: within a topic both relations are total preorders, so each (system, topic)
@@ -23,17 +23,17 @@ keys gives a dense class of every ranking, and the preference cube is the sign o
 the class difference -- ``O(G log G)`` plus the ``S x S x T`` output, no loop over
 pairs.
 
-*Metrics*: :func:`tse` (total search efficiency, Eq. 3) and
-:func:`metric_lexirecall` (§7.3.2) need an explicit corpus size ``n``.
+*Metrics*: [`tse`][irframe.lexi.tse] (total search efficiency, Eq. 3) and
+[`metric_lexirecall`][irframe.lexi.metric_lexirecall] (§7.3.2) need an explicit corpus size ``n``.
 
-*Aggregation* over topics: :func:`preference_counts`, :func:`mean_preference`,
-:func:`order_systems` (net wins / Copeland, Borda, Markov chain),
-:func:`preference_table` (with the sign test of :func:`irframe.stats.sign_test`),
-:func:`metric_agreement` (Fig. 9) and :func:`tie_fraction` (Fig. 10).
+*Aggregation* over topics: [`preference_counts`][irframe.lexi.preference_counts], [`mean_preference`][irframe.lexi.mean_preference],
+[`order_systems`][irframe.lexi.order_systems] (net wins / Copeland, Borda, Markov chain),
+[`preference_table`][irframe.lexi.preference_table] (with the sign test of [`irframe.stats.sign_test`][irframe.stats.sign_test]),
+[`metric_agreement`][irframe.lexi.metric_agreement] (Fig. 9) and [`tie_fraction`][irframe.lexi.tie_fraction] (Fig. 10).
 
-*Analytical tools*: :func:`tie_probability` (Table 2 / App. A.4, exact big-integer
-arithmetic), :func:`simulate_ties` (Monte-Carlo check of the same),
-:func:`orientation` (§3.1, Fig. 3) and :func:`worst_case_simulation` (Table 1).
+*Analytical tools*: [`tie_probability`][irframe.lexi_theory.tie_probability] (Table 2 / App. A.4, exact big-integer
+arithmetic), [`simulate_ties`][irframe.lexi_theory.simulate_ties] (Monte-Carlo check of the same),
+[`orientation`][irframe.lexi_theory.orientation] (§3.1, Fig. 3) and [`worst_case_simulation`][irframe.lexi_theory.worst_case_simulation] (Table 1).
 
 Conventions
 -----------
@@ -43,7 +43,7 @@ Conventions
   preference cubes (``attrs["dropped_topics"]`` counts them).
 * A topic missing from a system's run is that system's worst case (nothing
   retrieved): it ties with every other system that retrieved no relevant document.
-* Document order inside a ranking follows ``order=`` of :func:`irframe.align.align`
+* Document order inside a ranking follows ``order=`` of [`irframe.align.align`][irframe.align.align]
   (default ``"trec_eval"``).
 
 Examples
@@ -238,7 +238,7 @@ def lexi_classes(
 
 
 def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
-    """:func:`lexirecall` on already aligned arrays."""
+    """[`lexirecall`][irframe.lexi.lexirecall] on already aligned arrays."""
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(recall_keys(pos))
     S, T = pos.shape
@@ -246,7 +246,7 @@ def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
 
 
 def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
-    """:func:`lexiprecision` on already aligned arrays."""
+    """[`lexiprecision`][irframe.lexi.lexiprecision] on already aligned arrays."""
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(precision_keys(pos))
     S, T = pos.shape
@@ -267,7 +267,7 @@ def lexirecall(
     rel_level : float, default 1
         Relevant ⇔ grade >= rel_level.
     **options
-        Passed to :func:`irframe.align.align`: ``order`` (default ``"trec_eval"``),
+        Passed to [`irframe.align.align`][irframe.align.align]: ``order`` (default ``"trec_eval"``),
         ``depth``, ``complete``, ``judged_only``, ``duplicates``, ``columns``,
         ``qrels_columns``.
 
@@ -301,7 +301,7 @@ def lexiprecision(
 ) -> xr.DataArray:
     """Lexicographic precision preferences (leximax from the top, Diaz & Mitra 2023, §7.3.1).
 
-    Same inputs and output as :func:`lexirecall`; the comparison walks the relevant
+    Same inputs and output as [`lexirecall`][irframe.lexi.lexirecall]; the comparison walks the relevant
     documents from the top: lower rank wins, a retrieved rank beats "not retrieved".
     Whenever reciprocal rank differs, lexiprecision agrees with it.
 
@@ -321,7 +321,7 @@ def lexiprecision(
 # rrLP
 # =====================================================================================
 def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> xr.DataArray:
-    """:func:`rrlp` on already aligned arrays."""
+    """[`rrlp`][irframe.lexi.rrlp] on already aligned arrays."""
     pos = relevant_positions(a, rel_level)
     S, T = pos.shape
     L = pos.max_k
@@ -396,7 +396,7 @@ def rrlp(
         (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
         unretrieved document contributes ``1/p = 0``.
     rel_level, **options
-        As in :func:`lexirecall`.
+        As in [`lexirecall`][irframe.lexi.lexirecall].
 
     Returns
     -------
@@ -442,9 +442,9 @@ def tse(
     n : int
         Corpus size; must be at least ranking length + unretrieved relevant documents.
     e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
-        Exposure function (see :func:`exposure`); ``p`` is RBP's γ, ``k`` the recall cutoff.
+        Exposure function (see [`exposure`][irframe.lexi.exposure]); ``p`` is RBP's γ, ``k`` the recall cutoff.
     rel_level, **options
-        As in :func:`lexirecall`.
+        As in [`lexirecall`][irframe.lexi.lexirecall].
 
     Returns
     -------
@@ -492,7 +492,7 @@ def metric_lexirecall(
 
     ``x_i = (n - p_i)/n`` and ``w_1 = Δ^(m-1)/(1+Δ)^(m-1)``, ``w_i = Δ^(m-i)/(1+Δ)^(m+1-i)``
     with ``Δ = 1/(n + ε)``.  Higher is better; within a topic it orders rankings exactly
-    like :func:`lexirecall` -- *if* computed exactly.  In float64 the weights span
+    like [`lexirecall`][irframe.lexi.lexirecall] -- *if* computed exactly.  In float64 the weights span
     ``n^-(m-1)``, so at realistic ``n`` (5·10⁸) everything beyond the bottom one or two
     recall levels is lost (the paper's warning).
 
@@ -503,7 +503,7 @@ def metric_lexirecall(
     epsilon : float or Fraction in (0, 1)
         The free parameter ε (converted exactly with ``Fraction(str(epsilon))``).
     representation : {"exact", "float", "rank"}
-        ``"exact"``: :class:`fractions.Fraction` values (object array) equal to the
+        ``"exact"``: `fractions.Fraction` values (object array) equal to the
         formula, computed with integer arithmetic -- exact order for any ``n``.
         ``"float"``: the formula in float64 (loses order at large ``n``).
         ``"rank"``: float64 in [0, 1], the share of the other systems' rankings of the
@@ -712,7 +712,7 @@ def preference_table(
     """One row per unordered system pair: wins, losses, ties, mean preference and sign test.
 
     The sign (binomial) test and its multiple-comparison correction are those of
-    :func:`irframe.stats.sign_test`.
+    [`irframe.stats.sign_test`][irframe.stats.sign_test].
 
     Returns
     -------
@@ -778,7 +778,7 @@ def metric_agreement(pref: xr.DataArray, scores: xr.DataArray) -> xr.DataArray:
         Preference cube ``(system, other, topic)``.
     scores : xarray.DataArray
         Score cube ``(system, topic, measure)`` or ``(system, topic)`` from
-        :func:`irframe.evaluate`; topics are matched by id (topics only one side has
+        [`irframe.evaluate`][irframe.evaluate]; topics are matched by id (topics only one side has
         are ignored).
 
     Returns

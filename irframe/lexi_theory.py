@@ -4,7 +4,7 @@ F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023): the prob
 two random rankings tie under a metric (Table 2, App. A.4, exact big-integer arithmetic) and
 its Monte-Carlo check, the recall/precision orientation of a metric (§3.1, Fig. 3) and the
 agreement of metrics with the worst-case preference (Table 1).  They work on positions, not
-on run frames; :mod:`irframe.lexi` re-exports them.
+on run frames; [`irframe.lexi`][irframe.lexi] re-exports them.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def tie_probability(
     k : int, optional
         Recall cutoff for ``R`` (required there).
     exact : bool
-        Return a :class:`fractions.Fraction` instead of the nearest float.
+        Return a `fractions.Fraction` instead of the nearest float.
 
     Examples
     --------
@@ -125,7 +125,7 @@ def simulate_ties(
     """Monte-Carlo tie frequencies of TSE, R_k, RP and LR for random complete rankings.
 
     Draws ``samples`` pairs of uniform random position vectors (m-subsets of 1..n)
-    and counts ties; compare with :func:`tie_probability` (standard error
+    and counts ties; compare with [`tie_probability`][irframe.lexi_theory.tie_probability] (standard error
     ``sqrt(p (1 - p) / samples)``).
 
     Examples

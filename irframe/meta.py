@@ -3,22 +3,8 @@
 Functions take score cubes (``(system, topic, measure)`` DataArrays, NaN = not
 evaluated) or preference cubes (``(system, other, topic)``, values in {-1, 0, +1}) and
 return pandas / xarray objects.  Randomness only comes from ``rng=`` (a
-:class:`numpy.random.Generator` or int seed).  Inputs are never modified.
+`numpy.random.Generator` or int seed).  Inputs are never modified.
 
-Functions
----------
-discriminative_power  fraction of system pairs a test separates (Sakai; Diaz & Mitra 2023; Turkmen et al., ECIR 2023)
-stability             topic-subset stability of pairwise orderings (Buckley & Voorhees; Turkmen et al., ECIR 2023, §4.4)
-swap_rate             disjoint topic-halves swap rate (Voorhees & Buckley 2002)
-kendall_tau           Kendall tau-a, tau-b or tau-AP between two system orderings
-correlation_matrix    measure x measure correlation of system orderings
-metric_unanimity      Metric Unanimity, MU (Amigó et al., SIGIR 2018, §6.1)
-degrade_qrels         remove a fraction of relevant judgments (Diaz & Mitra 2023, §6.2.4)
-label_degradation     ties and preference agreement as labels are removed (Diaz & Mitra 2023, §6.2.4)
-qrels_agreement       system-ranking agreement between judgment sets (tau-b, tau-AP, RBO)
-label_agreement       label agreement on commonly judged documents (Cohen's kappa, Krippendorff's alpha)
-label_confusion       confusion matrix of two judgment sets' grades
-decision_flips        pairs whose significance decision differs between judgment sets
 
 References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
 E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
@@ -102,8 +88,8 @@ def discriminative_power(
         binomial sign test (Diaz & Mitra 2023: binomial tests with Holm's correction).
     test : {"tukey", "t", "wilcoxon", "randomization", "bootstrap"}
         ``"tukey"`` is the randomised-blocks Tukey HSD of
-        :func:`irframe.stats.tukey_hsd` (Turkmen et al., ECIR 2023, Table 1); the others are the paired
-        tests of :func:`irframe.stats.compare` over all pairs.
+        [`irframe.stats.tukey_hsd`][irframe.stats.tukey_hsd] (Turkmen et al., ECIR 2023, Table 1); the others are the paired
+        tests of [`irframe.stats.compare`][irframe.stats.compare] over all pairs.
     alpha : float
         Significance level (Turkmen et al., ECIR 2023 report 0.05 and 0.01).
     correction : "auto", {"holm", "bonferroni", "bh"} or None
@@ -243,7 +229,7 @@ def stability(
         Relative difference below which two means count as tied
         (``|a - b| <= fuzziness * max(|a|, |b|)``; Buckley & Voorhees used 0.05).  0 = exact.
     missing : {"skip", "common", "zero", "error"}
-        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
         topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
     per_pair : bool
@@ -325,7 +311,7 @@ def stability(
 
 
 def _complete_block(X0: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`complete_topics` of X0 (S, T) and which of the T topics it kept (all of them
+    """`complete_topics` of X0 (S, T) and which of the T topics it kept (all of them
     for 'zero' and 'error'), to index the random keys drawn over every topic."""
     X = complete_topics(X0, missing)
     keep = (
@@ -484,12 +470,12 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
         systems with NaN in either are dropped.
     variant : {"a", "b", "ap"}
         ``"a"``: (concordant - discordant) / (n (n-1) / 2), ties count as neither;
-        ``"b"``: tau-b, adjusted for ties (:func:`scipy.stats.kendalltau`);
+        ``"b"``: tau-b, adjusted for ties (`scipy.stats.kendalltau`);
         ``"ap"``: tau-AP of Yilmaz, Aslam & Robertson (SIGIR 2008), which weights errors
         near the top more: ``2/(n-1) * sum_{i=2..n} C(i)/(i-1) - 1`` where ``C(i)`` is the
         number of systems ranked above position ``i`` by ``a`` that ``b`` also ranks above
         it.  ``a`` is the ranking under test and ``b`` the reference; ties count 1/2, and
-        systems tied in ``a`` are averaged over their orders (see :func:`tau_ap`).
+        systems tied in ``a`` are averaged over their orders (see [`tau_ap`][irframe.agreement.tau_ap]).
     symmetric : bool
         For ``"ap"``: average tau-AP(a, b) and tau-AP(b, a).
 

@@ -2,7 +2,7 @@
 
 Y. Y. Yao, "Measuring retrieval effectiveness based on user preference of documents",
 JASIS 46(2), 1995 (doi:10.1002/(SICI)1097-4571(199503)46:2<133::AID-ASI6>3.0.CO;2-Z).
-The counting and the measures live in :mod:`irframe.measures.ndpm` (kernels, re-exported
+The counting and the measures live in `irframe.measures.ndpm` (kernels, re-exported
 here); ``irf.evaluate(runs, qrels, ["ndpm", "dpm_r"])`` evaluates them as cube measures.
 """
 
@@ -50,8 +50,8 @@ def pair_counts(
     """Pair counts and every distance-based measure per (system, topic), as a tidy frame.
 
     Columns: ``system, topic, n, C, C_plus, C_minus, C_u, C_s, dpm, ndpm, dpm_drf, dpm_p,
-    dpm_r, dpm_pa, dpm_ra, dpm_m, dpm_e``.  Options as in :func:`irframe.evaluate`;
-    ``k`` and ``rel_level`` as in :func:`pair_counts_aligned` (``rel_level=None``, the
+    dpm_r, dpm_pa, dpm_ra, dpm_m, dpm_e``.  Options as in [`irframe.evaluate`][irframe.evaluate];
+    ``k`` and ``rel_level`` as in [`pair_counts_aligned`][irframe.ndpm.pair_counts_aligned] (``rel_level=None``, the
     default, keeps the graded user ranking).
 
     Examples

@@ -3,8 +3,8 @@
 Every public function that aligns runs with qrels (``evaluate``, ``cwl``, ``cwla_grid``,
 ``lexirecall`` …, ``rarity``, ``rare_finds``, ``pair_counts``, ``irframe.dask.evaluate``)
 takes the same keywords with the same defaults and meanings; each builds one
-:class:`Options` with :func:`make_options` and passes it down.  The result constructor
-(:func:`irframe.cube.result`) records :meth:`Options.attrs` on every cube.
+[`Options`][irframe.options.Options] with [`make_options`][irframe.options.make_options] and passes it down.  The result constructor
+(`irframe.cube.result`) records [`Options.attrs`][irframe.options.Options.attrs] on every cube.
 
 The vocabulary (also in docs/internals.md):
 
@@ -25,9 +25,9 @@ The vocabulary (also in docs/internals.md):
     grade → gain: None (the grade is the gain), a mapping (unlisted grades keep their grade);
     the C/W/L functions also take ``"auto"``, ``"scale"`` or a vectorised callable.
 ``missing``
-    what to do with NaN (not evaluated) cells of a cube, see :data:`MISSING`.
+    what to do with NaN (not evaluated) cells of a cube, see `MISSING`.
 ``rng``
-    a :class:`numpy.random.Generator`, a seed, or None (fresh entropy).
+    a `numpy.random.Generator`, a seed, or None (fresh entropy).
 
 Examples
 --------
@@ -85,14 +85,14 @@ _K = Param("int", None, low=1, description="cutoff: only the first k documents o
 
 
 def check_rel_level(rel_level: Any, *, name: str = "rel_level") -> Any:
-    """A finite number (booleans refused), by the shared spec :data:`irframe.params.REL_LEVEL`."""
+    """A finite number (booleans refused), by the shared spec `irframe.params.REL_LEVEL`."""
     if rel_level is None:
         raise OptionError(f"{name} must be {REL_LEVEL.allowed()}, got None")
     return REL_LEVEL.check(name, rel_level, hint=f" (relevant ⇔ grade >= {name})")
 
 
 def check_depth(depth: Any, *, allow_none: bool = True) -> int | None:
-    """A positive integer (or None when allowed), by :data:`irframe.params.DEPTH`."""
+    """A positive integer (or None when allowed), by `irframe.params.DEPTH`."""
     if depth is None and not allow_none:
         raise OptionError(f"depth must be {DEPTH.allowed()}, got None")
     return DEPTH.check("depth", depth)
@@ -106,7 +106,7 @@ def check_k(k: Any, *, allow_none: bool = True, what: str = "the cutoff") -> int
 
 
 def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> str:
-    """One of :data:`MISSING` (``allowed`` narrows it for a function)."""
+    """One of `MISSING` (``allowed`` narrows it for a function)."""
     if missing not in allowed:
         raise ValueError(
             f"missing= must be one of {', '.join(map(repr, allowed))}, got {missing!r}"
@@ -115,8 +115,8 @@ def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> st
 
 
 def make_rng(rng: Any) -> np.random.Generator:
-    """``rng=``: a :class:`numpy.random.Generator` (used as is), or anything
-    :func:`numpy.random.default_rng` takes as a seed (an int, a sequence of ints, a
+    """``rng=``: a `numpy.random.Generator` (used as is), or anything
+    `numpy.random.default_rng` takes as a seed (an int, a sequence of ints, a
     ``SeedSequence`` or ``BitGenerator``; None: fresh entropy); anything else is a TypeError.
 
     >>> bool(make_rng(3).integers(10) == make_rng(3).integers(10))
@@ -139,7 +139,7 @@ def make_rng(rng: Any) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Options:
-    """Alignment and evaluation options, validated (build it with :func:`make_options`)."""
+    """Alignment and evaluation options, validated (build it with [`make_options`][irframe.options.make_options])."""
 
     order: str = "trec_eval"
     rel_level: float = 1
@@ -153,7 +153,7 @@ class Options:
     system: str | None = None
 
     def align_kwargs(self) -> dict[str, Any]:
-        """Keywords of :func:`irframe.align.align`."""
+        """Keywords of [`irframe.align.align`][irframe.align.align]."""
         return {
             "order": self.order,
             "depth": self.depth,

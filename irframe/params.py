@@ -1,7 +1,7 @@
 """Declarative parameter specs: one code path that checks every numeric option and measure parameter.
 
-A :class:`Param` declares a value's type, its allowed range or choices, its default and a
-one-line description.  :meth:`Param.check` converts and validates a value against the spec and
+A [`Param`][irframe.params.Param] declares a value's type, its allowed range or choices, its default and a
+one-line description.  [`Param.check`][irframe.params.Param.check] converts and validates a value against the spec and
 raises an error naming the parameter and its allowed range.  The measure registry declares
 every measure parameter this way; public functions check their numeric options
 (``depth=``, ``rel_level=``, ``gains=``, costs ...) with the same specs.
@@ -10,7 +10,7 @@ Rules shared by every spec:
 
 * ``bool`` is not a number (``depth=True`` is rejected), and a number is not a ``bool``;
 * NaN and ±inf are rejected for every numeric type;
-* integers (cutoffs, depths, sizes) are bounded by :data:`MAX_INT` = 2**53, the largest integer
+* integers (cutoffs, depths, sizes) are bounded by `MAX_INT` = 2**53, the largest integer
   that float64 represents exactly, so every integer parameter survives any arithmetic a kernel
   does in float64 or int64;
 * a float written with more digits than float64 can hold (``1e400``) is rejected, not rounded
@@ -106,16 +106,16 @@ class Param:
         has a meaning of its own (e.g. ``rel=`` falls back to the evaluation's ``rel_level``).
     low, high : float, optional
         Allowed range (inclusive unless ``low_open``/``high_open``).  Integers are always
-        bounded by :data:`MAX_INT` in absolute value.
+        bounded by `MAX_INT` in absolute value.
     choices : tuple of str, optional
         Allowed strings (matched case-insensitively, returned in the spelling given here).
     description : str
-        One line for :func:`irframe.list_measures` and error messages.
+        One line for [`irframe.list_measures`][irframe.list_measures] and error messages.
     check_fn : callable, optional
         Extra conversion/check of a ``"str"`` value (e.g. parsing a nested C function); may
         raise ``ValueError``/``TypeError``, reported with the parameter's name.
     allowed_text : str, optional
-        The allowed values in words when :meth:`allowed` cannot derive them.
+        The allowed values in words when [`allowed`][irframe.params.Param.allowed] cannot derive them.
     """
 
     kind: Kind = "any"

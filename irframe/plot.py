@@ -2,15 +2,6 @@
 
 matplotlib is imported inside each function, so ``import irframe.plot`` works without
 it.  Every function draws on ``ax`` (or a new figure's Axes) and returns the Axes.
-
-Functions
----------
-topic_differences    per-topic score difference of a system against a baseline
-system_means         mean per system with confidence intervals
-significance_matrix  pairwise significance (from compare / tukey_hsd / sign_test)
-correlation_heatmap  measure x measure correlation (from meta.correlation_matrix)
-grid_heatmap         any 2-D DataArray, e.g. a C x A grid of measures
-orientation_curves   recall / precision orientation against the number of relevant items
 """
 
 from __future__ import annotations
@@ -184,7 +175,7 @@ def system_means(
 ):
     """Mean score of each system with its (1 - alpha) confidence interval.
 
-    Uses :func:`irframe.stats.mean_ci` (``method="t"`` or ``"bootstrap"``).  Systems
+    Uses [`irframe.stats.mean_ci`][irframe.stats.mean_ci] (``method="t"`` or ``"bootstrap"``).  Systems
     are drawn as horizontal error bars, best at the top when ``sort`` is true.
 
     Returns
@@ -235,8 +226,8 @@ def significance_matrix(
     Parameters
     ----------
     result : xarray.Dataset
-        Output of :func:`irframe.stats.compare`, :func:`~irframe.stats.tukey_hsd` or
-        :func:`~irframe.stats.sign_test` (needs ``significant`` and ``effect`` or
+        Output of [`irframe.stats.compare`][irframe.stats.compare], [`tukey_hsd`][irframe.stats.tukey_hsd] or
+        [`sign_test`][irframe.stats.sign_test] (needs ``significant`` and ``effect`` or
         ``wins``/``losses``).
     measure : str, optional
         Required when the result has several measures.
@@ -347,7 +338,7 @@ def correlation_heatmap(
     Parameters
     ----------
     corr : xarray.DataArray
-        2-D, e.g. from :func:`irframe.meta.correlation_matrix` (dims
+        2-D, e.g. from [`irframe.meta.correlation_matrix`][irframe.meta.correlation_matrix] (dims
         ``measure, other_measure``); the first dim gives the rows.
 
     Returns

@@ -16,7 +16,7 @@ and Webber, Moffat & Zobel ("Statistical power in retrieval experimentation", CI
 * ``design="anova2"``: the same for the randomised-blocks (system + topic) ANOVA, whose
   error has ``(m - 1)(n - 1)`` df and ``variance`` is its residual variance.
 
-From a cube, :func:`variance_components` estimates the variances per measure (and per
+From a cube, [`variance_components`][irframe.power.variance_components] estimates the variances per measure (and per
 cell of any other broadcast dim): the residual mean square ``V_E`` of the two-way
 ANOVA, the one-way within-system mean square, and ``sigma_d^2 = 2 V_E`` for the paired
 design (the variance of a difference of two systems once topic effects are removed).
@@ -118,7 +118,7 @@ def topic_set_size(
     n_systems: int = 2,
     max_topics: int = 1_000_000,
 ) -> int:
-    """The smallest number of topics whose :func:`power` reaches ``target_power``.
+    """The smallest number of topics whose [`power`][irframe.power.power] reaches ``target_power``.
 
     Examples
     --------
@@ -234,7 +234,7 @@ def power_table(
 ) -> pd.DataFrame:
     """Power, topics needed and minimal detectable effect of a cube's measures.
 
-    For each measure (variances from :func:`variance_components`; ``var_diff`` for
+    For each measure (variances from [`variance_components`][irframe.power.variance_components]; ``var_diff`` for
     ``paired_t``, ``var_within`` for ``anova``, ``var_residual`` for ``anova2``, with
     the cube's number of systems) and each effect: ``power`` with the cube's topics,
     ``topics_needed`` for ``target_power``, and the ``min_detectable_effect`` with the

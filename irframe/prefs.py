@@ -267,7 +267,7 @@ class Judgments:
     Parameters
     ----------
     prefs : pandas.DataFrame
-        Columns ``topic, jg, jsg, doc, rel`` (:func:`irframe.io.read_prefs`).
+        Columns ``topic, jg, jsg, doc, rel`` ([`irframe.io.read_prefs`][irframe.io.read_prefs]).
     float32 : bool
         Compare scores and levels as float32 (trec_eval 9.0.8) rather than float64 (10.0).
 
@@ -345,12 +345,12 @@ def prefs_values(
 ) -> dict[str, dict[str, float]]:
     """Per topic, every trec_eval preference measure: {topic: {measure: value}}.
 
-    For several runs, prepare the judgments once with :class:`Judgments`.
+    For several runs, prepare the judgments once with [`Judgments`][irframe.prefs.Judgments].
 
     Parameters
     ----------
     prefs : pandas.DataFrame
-        Columns ``topic, jg, jsg, doc, rel`` (:func:`irframe.io.read_prefs`).
+        Columns ``topic, jg, jsg, doc, rel`` ([`irframe.io.read_prefs`][irframe.io.read_prefs]).
     run : pandas.DataFrame
         One system's ``topic, doc, score``.
     topics : sequence of str

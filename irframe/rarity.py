@@ -16,7 +16,7 @@ A relevant document no system retrieved within k has ``S_d = 0``: its rarity is
 the rarity comes from a ``reference=`` frame and the evaluated run finds what no
 reference system found — then ``P_rare`` can reach 2 at α = 1 (closed bound).
 
-Measures (registered in :mod:`irframe.measures.rarity`), with ``Rel`` = trec_eval
+Measures (registered in `irframe.measures.rarity`), with ``Rel`` = trec_eval
 relevance (truncated grade >= ``rel``/``rel_level``):
 
 * ``P_rare(alpha=α)@k = (1/k) Σ_{i<=k} Rel(d_i)(1 + α R(d_i))`` (Eq. 1) — divides by
@@ -30,8 +30,8 @@ relevance (truncated grade >= ``rel``/``rel_level``):
 With α = 0 they equal ``P@k`` and ``AP@k`` (``AP`` without cutoff) bit for bit.
 
 The measures follow the contract of every family -- align → kernel → result: measure
-strings through :func:`irframe.evaluate` (or :func:`irframe.evaluate_aligned` on arrays
-aligned once for the table too).  :func:`p_rare` and :func:`ap_rare`, re-exported here,
+strings through [`irframe.evaluate`][irframe.evaluate] (or [`irframe.evaluate_aligned`][irframe.evaluate_aligned] on arrays
+aligned once for the table too).  [`p_rare`][irframe.rarity.p_rare] and [`ap_rare`][irframe.rarity.ap_rare], re-exported here,
 are the kernels: per-group arrays from explicit inputs (the S_d ``lookup`` and the
 ``base`` P@k / AP), building no evaluation of their own.
 
@@ -95,7 +95,7 @@ def rarity_aligned(
     rel_level: float = 1,
     reference: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`rarity` on already aligned arrays (one row per relevant judged document)."""
+    """[`rarity`][irframe.rarity.rarity] on already aligned arrays (one row per relevant judged document)."""
     a = aligned
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     q = np.flatnonzero(relevant_mask(a.qrels_rel, check_rel_level(rel_level)))
@@ -150,11 +150,11 @@ def rarity(
     reference : pandas.DataFrame, optional
         Take S_d and S from these runs instead (default column names).
     order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
-        As in :func:`irframe.evaluate`.  Topics: those evaluated (in runs and qrels;
+        As in [`irframe.evaluate`][irframe.evaluate].  Topics: those evaluated (in runs and qrels;
         every qrels topic with ``complete=True``).
     judgments : {"each", "common"}, default "each"
         With several judgment sets: the policy for documents judged in only some of them
-        (see :mod:`irframe.qrelsets`).
+        (see [`irframe.qrelsets`][irframe.qrelsets]).
 
     Returns
     -------
@@ -204,7 +204,7 @@ def rare_finds_aligned(
     max_systems: int | None = 1,
     reference: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`rare_finds` on already aligned arrays."""
+    """[`rare_finds`][irframe.rarity.rare_finds] on already aligned arrays."""
     a = aligned
     if max_systems is not None and (
         isinstance(max_systems, bool)
@@ -261,9 +261,9 @@ def rare_finds(
         (with ``reference=``: by at most one reference system; 0 = by none of them);
         None keeps every relevant document retrieved within k.
     k, rel_level, reference, order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
-        As in :func:`rarity` (``complete`` adds only empty rankings, which find nothing).
+        As in [`rarity`][irframe.rarity.rarity] (``complete`` adds only empty rankings, which find nothing).
     qrels, judgments
-        As in :func:`rarity`: several judgment sets give a leading ``qrels`` column.
+        As in [`rarity`][irframe.rarity.rarity]: several judgment sets give a leading ``qrels`` column.
 
     Returns
     -------
@@ -307,7 +307,7 @@ def rare_finds(
 
 def _over_sets(one, qrels, judgments: str, qrels_columns) -> pd.DataFrame:
     """``one(qrels)``, or with a mapping of judgment sets each set's table stacked with a
-    leading ``qrels`` column (:func:`irframe.qrelsets.over_qrels_frames`)."""
+    leading ``qrels`` column ([`irframe.qrelsets.over_qrels_frames`][irframe.qrelsets.over_qrels_frames])."""
     if is_qrels_sets(qrels):
         return over_qrels_frames(one, qrels, judgments=judgments, columns=qrels_columns)
     return one(qrels)

@@ -1,6 +1,6 @@
 """A results table for papers: means, significance markers, the best value in bold.
 
-:func:`report` turns a score cube into a :class:`Report`: one row per system, one
+[`report`][irframe.reporting.report] turns a score cube into a [`Report`][irframe.reporting.Report]: one row per system, one
 column per measure, each cell the mean over topics with
 
 * against a ``baseline``: ``↑``/``↓`` when the system is significantly better/worse
@@ -11,8 +11,8 @@ column per measure, each cell the mean over topics with
 * optionally the (1 - alpha) confidence interval of the mean and, against a
   baseline, the per-topic wins/ties/losses.
 
-The significance comes from :func:`irframe.stats.compare` (kept as
-:attr:`Report.comparison`) and the intervals from :func:`irframe.stats.mean_ci`;
+The significance comes from [`irframe.stats.compare`][irframe.stats.compare] (kept as
+`Report.comparison`) and the intervals from [`irframe.stats.mean_ci`][irframe.stats.mean_ci];
 nothing here tests anything itself.  LaTeX (booktabs), Markdown and HTML are
 written from the same cells, so they show the same content.
 """
@@ -90,17 +90,17 @@ def _letters(n: int) -> list[str]:
 
 
 class Report:
-    """A results table built by :func:`report`; render it with :meth:`to_latex`,
-    :meth:`to_markdown`, :meth:`to_html` or :attr:`style`.
+    """A results table built by [`report`][irframe.reporting.report]; render it with [`to_latex`][irframe.reporting.Report.to_latex],
+    [`to_markdown`][irframe.reporting.Report.to_markdown], [`to_html`][irframe.reporting.Report.to_html] or [`style`][irframe.reporting.Report.style].
 
     Attributes
     ----------
     means : pandas.DataFrame
         Mean per system (rows) and measure (columns), unrounded.
     comparison : xarray.Dataset
-        The result of :func:`irframe.stats.compare` the markers come from.
+        The result of [`irframe.stats.compare`][irframe.stats.compare] the markers come from.
     ci : xarray.Dataset or None
-        :func:`irframe.stats.mean_ci` when ``ci=True``.
+        [`irframe.stats.mean_ci`][irframe.stats.mean_ci] when ``ci=True``.
     baseline : str or None
     letters : dict or None
         System → letter in the all-pairs mode.
@@ -167,7 +167,7 @@ class Report:
 
     @property
     def style(self):
-        """A pandas Styler of :meth:`to_frame` with the best values in bold (needs jinja2)."""
+        """A pandas Styler of [`to_frame`][irframe.reporting.Report.to_frame] with the best values in bold (needs jinja2)."""
         frame = self.to_frame()
         bold = pd.DataFrame(False, index=frame.index, columns=frame.columns)
         for (s, m), c in self._cells.items():
@@ -293,23 +293,23 @@ def report(
     Parameters
     ----------
     cube : xarray.DataArray
-        Scores with dims ``(system, topic, measure)`` (from :func:`irframe.evaluate`).
+        Scores with dims ``(system, topic, measure)`` (from [`irframe.evaluate`][irframe.evaluate]).
     baseline : str, optional
         Compare every system with this one (``↑``/``↓``).  None: every pair, with
         letters as ranx's ``Report``.
     test, correction, alpha, n_samples, rng
-        Passed to :func:`irframe.stats.compare` (and ``alpha`` to
-        :func:`irframe.stats.mean_ci`).  The correction family is, per measure, every
+        Passed to [`irframe.stats.compare`][irframe.stats.compare] (and ``alpha`` to
+        [`irframe.stats.mean_ci`][irframe.stats.mean_ci]).  The correction family is, per measure, every
         pair compared.
     digits : int, default 4
         Decimals shown; the best value is decided on the rounded values (ties all bold).
     missing : {"skip", "common", "zero"}
         Topics a system was not evaluated on (NaN), one meaning for the means and the tests
-        (:data:`irframe.options.MISSING`): ``"skip"`` (default): each mean over the system's
+        (`irframe.options.MISSING`): ``"skip"`` (default): each mean over the system's
         own topics, each test over the topics both systems have; ``"common"``: only topics
         every system was evaluated on; ``"zero"`` counts them as 0 everywhere.
     ci : bool
-        Show the (1 - alpha) t interval of each mean (:func:`irframe.stats.mean_ci`).
+        Show the (1 - alpha) t interval of each mean ([`irframe.stats.mean_ci`][irframe.stats.mean_ci]).
     wins : bool
         With a baseline: add a ``W/T/L`` column per measure, the topics where the
         system is above / equal to / below the baseline.
@@ -368,7 +368,7 @@ def report(
 
 
 def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better):
-    """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
+    """Validate [`report`][irframe.reporting.report]'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
         raise ValueError(
@@ -394,7 +394,7 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
 
 
 def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digits) -> dict:
-    """One :class:`_Cell` per (system, measure): the mean, bold when best, markers, CI and W/T/L."""
+    """One `_Cell` per (system, measure): the mean, bold when best, markers, CI and W/T/L."""
     rounded = means.round(digits)
     best = {m: (rounded[m].min() if m in lower else rounded[m].max()) for m in rounded.columns}
     sig = cmp["significant"].transpose("system", "other", "measure")

@@ -6,12 +6,12 @@ diversity judgments, ``subtopic``.
 
 This module is the one place that maps columns to roles.  Without a ``columns``
 mapping, each role is found under its own name or under the name a neighbouring
-tool uses (:data:`RUN_ALIASES`, :data:`QRELS_ALIASES`): PyTerrier's
+tool uses (`RUN_ALIASES`, `QRELS_ALIASES`): PyTerrier's
 ``qid, docno, score, rank, name`` and ``label``; ir_measures' and ir_datasets'
 ``query_id, doc_id, score`` and ``relevance``; ranx's ``q_id, doc_id, score``.
 Two candidate columns for one role is an error naming both.  A run frame without
 a system column holds one system (named by ``system=``, default ``"run"``).
-:func:`run_frame`/:func:`qrels_frame` also accept ir_measures/ir_datasets-style
+[`run_frame`][irframe.schema.run_frame]/[`qrels_frame`][irframe.schema.qrels_frame] also accept ir_measures/ir_datasets-style
 iterables of namedtuples and the ``{topic: {doc: value}}`` dicts of pytrec_eval
 and ranx.
 
@@ -135,8 +135,8 @@ def resolve_roles(
     the name asked for, ``columns[role]`` or the role itself, so messages can name it).
 
     ``columns`` maps roles to column names and wins; every other role is looked up
-    under the names of :data:`RUN_ALIASES` (``kind="run"``) or :data:`QRELS_ALIASES`
-    (``kind="qrels"``).  A role matched by two columns raises :class:`ColumnError`.
+    under the names of `RUN_ALIASES` (``kind="run"``) or `QRELS_ALIASES`
+    (``kind="qrels"``).  A role matched by two columns raises [`ColumnError`][irframe.errors.ColumnError].
 
     Examples
     --------
@@ -204,7 +204,7 @@ def missing_run_columns(
 def run_columns(
     df: pd.DataFrame, columns: Mapping[str, str] | None = None, what: str = "run frame"
 ) -> RunColumns:
-    """Resolve and check the columns of a run frame (see :func:`resolve_roles`).
+    """Resolve and check the columns of a run frame (see [`resolve_roles`][irframe.schema.resolve_roles]).
 
     Raises
     ------
@@ -230,7 +230,7 @@ def run_columns(
 def qrels_columns(
     df: pd.DataFrame, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
 ) -> QrelsColumns:
-    """Resolve and check the columns of a qrels frame (see :func:`resolve_roles`)."""
+    """Resolve and check the columns of a qrels frame (see [`resolve_roles`][irframe.schema.resolve_roles])."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(
             f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
@@ -321,8 +321,8 @@ def run_frame(
 ) -> tuple[pd.DataFrame, RunColumns]:
     """A run in any accepted shape → (frame, its resolved columns); the caller's data untouched.
 
-    A frame without a system column (none under ``columns``/:data:`RUN_ALIASES`) holds
-    one system named ``system`` (default :data:`DEFAULT_SYSTEM`): the frame returned
+    A frame without a system column (none under ``columns``/`RUN_ALIASES`) holds
+    one system named ``system`` (default `DEFAULT_SYSTEM`): the frame returned
     is a shallow copy with a one-category ``system`` column.
 
     Examples
@@ -358,7 +358,7 @@ def run_frame(
 def qrels_frame(
     obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
 ) -> tuple[pd.DataFrame, QrelsColumns]:
-    """Qrels in any accepted shape → (frame, its resolved columns); see :func:`as_frame`.
+    """Qrels in any accepted shape → (frame, its resolved columns); see [`as_frame`][irframe.schema.as_frame].
 
     Examples
     --------
@@ -399,7 +399,7 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
     """Mask of the non-missing values of ``s`` that are not strings, or ``None`` when all are.
 
     Strings are ``str`` objects (``object`` dtype, checked by one C-level pass of
-    :func:`pandas.api.types.infer_dtype`), pandas' ``str``/``string`` dtypes, pyarrow string
+    `pandas.api.types.infer_dtype`), pandas' ``str``/``string`` dtypes, pyarrow string
     types, or a categorical whose categories are strings.  Every other dtype (numbers, bools,
     dates, bytes ...) and any Python int/float/bytes among strings is not.
     """
@@ -535,7 +535,7 @@ def check_duplicates(
     """Check a 1-d int64 key for duplicates.
 
     Returns ``None`` when there are none, otherwise (``duplicates="first"``) a boolean
-    mask of the rows to keep.  With ``duplicates="error"`` raises :class:`DuplicateError`
+    mask of the rows to keep.  With ``duplicates="error"`` raises [`DuplicateError`][irframe.errors.DuplicateError]
     naming the rows.
     """
     if duplicates not in ("error", "first"):

@@ -1,26 +1,19 @@
 """Significance tests on score cubes.
 
-Every function takes a score cube -- an :class:`xarray.DataArray` with dims
+Every function takes a score cube -- an `xarray.DataArray` with dims
 ``("system", "topic", "measure")`` or a 2-D ``(system, topic)`` selection such as
-``cube.sel(measure="AP")`` -- or, for :func:`sign_test`, a preference cube with dims
+``cube.sel(measure="AP")`` -- or, for [`sign_test`][irframe.stats.sign_test], a preference cube with dims
 ``("system", "other", "topic")`` and values in {-1, 0, +1}.  NaN in a score cube
 means "this system was not evaluated on this topic".  The caller's cube is never
 modified.
 
 Randomness only ever comes from the ``rng=`` argument (a
-:class:`numpy.random.Generator`, an int seed, or None for fresh entropy); global
+`numpy.random.Generator`, an int seed, or None for fresh entropy); global
 random state is never touched.
 
-Functions
----------
-compare        paired tests (t, Wilcoxon, randomization, bootstrap) between systems
-tukey_hsd      Tukey's HSD on the randomised-blocks (system x topic) ANOVA
-anova          one-way or two-way (system + topic) ANOVA table
-sign_test      binomial sign test on a preference cube (lexirecall, lexiprecision)
-mean_ci        per-system mean with a t or bootstrap confidence interval
-adjust_pvalues Holm, Bonferroni and Benjamini-Hochberg corrections
-power, topic_set_size, min_detectable_effect, variance_components, power_table
-               power and topic-set size design (see :mod:`irframe.power`)
+Power and topic-set size design ([`power`][irframe.power.power],
+[`topic_set_size`][irframe.power.topic_set_size], ...) is re-exported from
+[`irframe.power`][irframe.power].
 
 Every score-cube function takes ``dim=`` (the topic dim, default ``"topic"``) and
 broadcasts over every other dim: a cube ``(system, topic, measure, qrels)`` gives
@@ -172,7 +165,7 @@ def adjust_pvalues(
     method : {"holm", "bonferroni", "bh", None}
         Holm's step-down, Bonferroni, or Benjamini-Hochberg (FDR) step-up; None returns a copy.
     use_statsmodels : bool, optional
-        Use :func:`statsmodels.stats.multitest.multipletests` (default when installed) or
+        Use `statsmodels.stats.multitest.multipletests` (default when installed) or
         the built-in implementation (``False``); both give the same numbers.
 
     Returns
@@ -308,8 +301,8 @@ def compare(
         None compares all pairs; otherwise every system is compared with each
         baseline, which becomes the ``other`` coordinate.
     test : {"t", "wilcoxon", "randomization", "bootstrap"}
-        Paired t-test (:func:`scipy.stats.ttest_1samp` on the differences), Wilcoxon
-        signed-rank (:func:`scipy.stats.wilcoxon`), paired randomization (sign-flip)
+        Paired t-test (`scipy.stats.ttest_1samp` on the differences), Wilcoxon
+        signed-rank (`scipy.stats.wilcoxon`), paired randomization (sign-flip)
         test on the mean difference, or bootstrap (shift) test on the mean difference.
         Ignored with ``replicates=`` (see below).
     correction : {"holm", "bonferroni", "bh", None}
@@ -324,7 +317,7 @@ def compare(
     rng : numpy.random.Generator, int or None
         Source of randomness (randomization and bootstrap only).
     missing : {"skip", "common", "zero", "error"}
-        Not-evaluated (NaN) cells, see :data:`irframe.options.MISSING`: ``"skip"`` (default):
+        Not-evaluated (NaN) cells, see `irframe.options.MISSING`: ``"skip"`` (default):
         a pair is compared on the topics *both* systems were evaluated on; ``"common"``: on the
         topics *every* system was evaluated on; ``"zero"``: NaN counts as 0 (trec_eval ``-c``);
         ``"error"``: raise if the cube holds NaN.  Pairs with fewer than 2 topics get NaN results.
@@ -335,7 +328,7 @@ def compare(
         Randomization only: enumerate all ``2**n`` sign vectors.  Default: exact when a
         pair has at most 16 topics, sampled otherwise.
     zero_method : str
-        Passed to :func:`scipy.stats.wilcoxon`.
+        Passed to `scipy.stats.wilcoxon`.
     dim : str
         The topic dim, over which pairs are matched.
     replicates : str, optional
@@ -486,7 +479,7 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         Include topic as a blocking factor (no interaction), as in Tukey HSD for IR
         (Carterette; Sakai).  With one score per cell this is the only estimable model.
     missing : {"skip", "common", "zero", "error"}
-        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
         topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
 
@@ -545,12 +538,12 @@ def tukey_hsd(
     ``(S-1)(T-1)`` degrees of freedom -- the form used for IR test collections by
     Carterette (2012) and Sakai, and for discriminative power in the papers irframe implements.
     With ``two_way=False`` it is the classic one-way test (MSE within systems,
-    ``S(T-1)`` df), equal to :func:`scipy.stats.tukey_hsd` and statsmodels'
+    ``S(T-1)`` df), equal to `scipy.stats.tukey_hsd` and statsmodels'
     ``pairwise_tukeyhsd``.
 
     For systems i, j: ``q = |mean_i - mean_j| / sqrt(MSE / T)`` and the p-value is
     ``P(Q > q)`` for the studentized range with ``S`` groups
-    (:data:`scipy.stats.studentized_range`); the simultaneous confidence interval is
+    (`scipy.stats.studentized_range`); the simultaneous confidence interval is
     ``mean_i - mean_j +- q_{1-alpha} sqrt(MSE / T)``.  Tukey's test controls the
     family-wise error itself, so no further correction is applied.
 
@@ -563,7 +556,7 @@ def tukey_hsd(
     alpha : float
         Level for ``significant`` and the simultaneous CIs.
     missing : {"skip", "common", "zero", "error"}
-        Not-evaluated (NaN) cells (:data:`irframe.options.MISSING`): this method needs a complete
+        Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
         topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
 
@@ -664,8 +657,8 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
 
     For each (system, other) cell, ``wins`` counts topics with +1, ``losses`` with -1,
     ``ties`` with 0; under H0 wins ~ Binomial(wins + losses, 1/2) (ties dropped).  The
-    two-sided p-value equals :func:`scipy.stats.binomtest`'s and is computed for all
-    cells at once with :data:`scipy.stats.binom` ``.cdf``.  The correction family is
+    two-sided p-value equals `scipy.stats.binomtest`'s and is computed for all
+    cells at once with `scipy.stats.binom` ``.cdf``.  The correction family is
     the distinct unordered pairs (the cube is expected to be antisymmetric, as
     lexirecall's is); a cell ``(b, a)`` gets the adjusted p-value of ``(a, b)``.
 

@@ -1,11 +1,11 @@
 """trec_eval's evaluation procedure: which topics, which values, which summary, which text.
 
-:func:`trec_eval_values` reproduces what the ``trec_eval`` program computes for one run
-file and one qrels file, as data; :func:`trec_eval_runs` does it for every system of a run
+[`trec_eval_values`][irframe.treceval.trec_eval_values] reproduces what the ``trec_eval`` program computes for one run
+file and one qrels file, as data; [`trec_eval_runs`][irframe.treceval.trec_eval_runs] does it for every system of a run
 frame at once (one alignment), each system as its own trec_eval call, and returns
-:class:`TrecRun` objects whose ``text()`` is trec_eval's output, byte for byte (the
+[`TrecRun`][irframe.treceval.TrecRun] objects whose ``text()`` is trec_eval's output, byte for byte (the
 command line prints it).  The numbers come from irframe's measures
-(:func:`irframe.evaluate.evaluate_groups`); this module adds only trec_eval's bookkeeping:
+(`irframe.evaluate.evaluate_groups`); this module adds only trec_eval's bookkeeping:
 
 - **topics**: 9.0.8 evaluates the run's topics that have qrels, in ``strcmp`` order; 10.0
   walks the qrels topics and stops with "result qid 'X' not found in qrels" (exit 4)
@@ -113,7 +113,7 @@ def _utf8(s: str) -> bytes:
 def _request(
     measures: Sequence[str], version: str, rel_format: str
 ) -> tuple[list, list[str], str | None]:
-    """trec_eval's printed values (:class:`~irframe.measures.trec_eval_syntax.TrecValue`),
+    """trec_eval's printed values (`TrecValue`),
     the irframe measure strings (``extras``) of a ``-m`` list and the stop (stderr text) of
     the first requested family whose ranking form refuses the relevance format, or None
     (trec_eval meets it on the first topic it evaluates); trec_eval's errors otherwise."""
@@ -379,7 +379,7 @@ def _with_stand_in(
     missing: Mapping[str, list[str]],
     system: Mapping[str, Any],
 ) -> pd.DataFrame:
-    """``runs`` plus 10.0's stand-in ranking (one document, :data:`STAND_IN_DOCNO`, score 1.0)
+    """``runs`` plus 10.0's stand-in ranking (one document, `STAND_IN_DOCNO`, score 1.0)
     for each (system, qrels topic) of ``missing`` (``system``: name → value in ``runs``);
     categorical columns keep a categorical dtype."""
     pairs = [(s, t) for s, ts in missing.items() for t in ts]
@@ -511,7 +511,7 @@ def _measure_table(
 
 def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | None:
     """(system, topic, measure) cells whose trec_eval value is C's 0.0/0.0, printed ``-nan``
-    (:func:`irframe.measures.trec.iprec_zero_by_zero`, :func:`~irframe.measures.trec.rndcg_zero_by_zero`;
+    (`irframe.measures.trec.iprec_zero_by_zero`, `rndcg_zero_by_zero`;
     the table keeps 0.0 there: NaN in it means *not evaluated*); None when there is none."""
     from .measures.trec import iprec_zero_by_zero, rndcg_zero_by_zero
 
@@ -676,8 +676,8 @@ def _printed_values(
 
 @dataclass
 class TrecRun:
-    """What trec_eval prints for one run, as arrays: :meth:`lines` gives the lines as data,
-    :meth:`text` the output text (formatted without a Python object per line)."""
+    """What trec_eval prints for one run, as arrays: [`lines`][irframe.treceval.TrecRun.lines] gives the lines as data,
+    [`text`][irframe.treceval.TrecRun.text] the output text (formatted without a Python object per line)."""
 
     p: _Printing
     per: Mapping[str, np.ndarray]  # printed name → value per evaluated topic
@@ -708,7 +708,7 @@ class TrecRun:
         return lines + self._summary()
 
     def text(self) -> str:
-        """The output text: ``lines()`` formatted by :func:`line_text`, one column at a time."""
+        """The output text: ``lines()`` formatted by [`line_text`][irframe.treceval.line_text], one column at a time."""
         z = self.p.zscores is not None
         columns = []
         for name in self._topic_names():
@@ -845,12 +845,12 @@ def trec_eval_runs(
 
     Every system of ``runs`` is one run (one trec_eval call); they are aligned and
     evaluated together (one pass over all rows), with each run's own topics, documents and
-    ``-c``/``-M``/``-J`` semantics.  Parameters as :func:`trec_eval_values`, plus:
+    ``-c``/``-M``/``-J`` semantics.  Parameters as [`trec_eval_values`][irframe.treceval.trec_eval_values], plus:
 
     Parameters
     ----------
     runs : pandas.DataFrame
-        ``system, topic, doc, score`` (:func:`irframe.io.read_runs` with a name per file).
+        ``system, topic, doc, score`` ([`irframe.io.read_runs`][irframe.io.read_runs] with a name per file).
         Irframe measure strings in ``measures`` see every system: those that depend on the
         other systems (rarity, ``LR``) differ from one call per run.
     run_ids : mapping, optional
@@ -1073,7 +1073,7 @@ def trec_eval_values(
     Parameters
     ----------
     qrels, run : pandas.DataFrame
-        Frames as :func:`irframe.read_qrels` / :func:`irframe.read_run` return them; every
+        Frames as [`irframe.read_qrels`][irframe.io.read_qrels] / [`irframe.read_run`][irframe.io.read_run] return them; every
         row of ``run`` belongs to the one run (as every line of a trec_eval results file,
         whatever its tag).
     measures : sequence of str
@@ -1087,7 +1087,7 @@ def trec_eval_values(
     debug_query : str, optional
         Evaluate this topic only (trec_eval ``-D level.qid``).
     zscores : mapping, optional
-        From :func:`read_zscores` (``-Z``).
+        From [`read_zscores`][irframe.treceval.read_zscores] (``-Z``).
     order : str, optional
         Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
     run_id : str, optional
@@ -1095,11 +1095,11 @@ def trec_eval_values(
         trec_eval prints the tag of the file's last line).
     rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}
         ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
-        groups, :func:`irframe.read_qrels` ``kind="jg"``); the ``*_avgjg`` measures evaluate the
+        groups, [`irframe.read_qrels`][irframe.io.read_qrels] ``kind="jg"``); the ``*_avgjg`` measures evaluate the
         run against each group's judgments and average over the groups of the topic.
         ``prefs`` / ``qrels_prefs``: ``qrels`` holds preference judgments (``topic, jg, jsg,
-        doc, rel`` from :func:`irframe.io.read_prefs`, or ``topic, jg, doc, rel`` from
-        ``read_qrels(kind="jg")``) for the ``prefs_*`` measures (:mod:`irframe.prefs`).
+        doc, rel`` from [`irframe.io.read_prefs`][irframe.io.read_prefs], or ``topic, jg, doc, rel`` from
+        ``read_qrels(kind="jg")``) for the ``prefs_*`` measures ([`irframe.prefs`][irframe.prefs]).
 
     Returns
     -------
@@ -1146,10 +1146,10 @@ def trec_eval_run(
     run_id: str | None = None,
     **options: Any,
 ) -> TrecRun:
-    """:func:`trec_eval_runs` for one run (every row of ``run``, as trec_eval reads one file):
-    its :class:`TrecRun`; keywords as for :func:`trec_eval_values`.
+    """[`trec_eval_runs`][irframe.treceval.trec_eval_runs] for one run (every row of ``run``, as trec_eval reads one file):
+    its [`TrecRun`][irframe.treceval.TrecRun]; keywords as for [`trec_eval_values`][irframe.treceval.trec_eval_values].
 
-    Raises :class:`TrecEvalError` with trec_eval's message and exit status.
+    Raises [`TrecEvalError`][irframe.treceval.TrecEvalError] with trec_eval's message and exit status.
 
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()

@@ -1,9 +1,9 @@
 """How uncertain a score is: unjudged documents and tied scores, as reports.
 
-* :func:`flips` — pairs of systems whose order could change if the unjudged documents were
-  judged (from a cube of ``evaluate(..., bounds=True)``, see :mod:`irframe.measures.unjudged`);
-* :func:`tie_sensitivity` — how much each score moves with the order of tied documents
-  (``order="trec_eval" | "worst" | "expected" | "best"``, see :mod:`irframe.measures.ties`).
+* [`flips`][irframe.uncertainty.flips] — pairs of systems whose order could change if the unjudged documents were
+  judged (from a cube of ``evaluate(..., bounds=True)``, see [`irframe.measures.unjudged`][irframe.measures.unjudged]);
+* [`tie_sensitivity`][irframe.uncertainty.tie_sensitivity] — how much each score moves with the order of tied documents
+  (``order="trec_eval" | "worst" | "expected" | "best"``, see [`irframe.measures.ties`][irframe.measures.ties]).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     cube : xarray.DataArray
         A cube from ``evaluate(..., bounds=True)``.
     missing : {"skip", "common", "zero"}
-        Topic policy for the means (see :func:`irframe.summarize`); default ``"skip"``:
+        Topic policy for the means (see [`irframe.summarize`][irframe.summarize]); default ``"skip"``:
         each system's mean over its own topics.
 
     Returns

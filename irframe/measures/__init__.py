@@ -1,7 +1,7 @@
 """Measure registry, parser and the measure families.
 
 Importing this package registers every built-in family.  See
-:mod:`irframe.measures.registry` for the kernel contract and how to add a measure.
+`irframe.measures.registry` for the kernel contract and how to add a measure.
 """
 
 from ..errors import MeasureParamError, UnknownMeasureError

@@ -218,7 +218,7 @@ def gain_values(
 
     ``gains``:
       * ``None`` — the grade *is* the gain (cwl_eval); every qrels grade must lie in
-        [min_gain, max_gain] (else :class:`GainRangeError`, as cwl_eval);
+        [min_gain, max_gain] (else [`GainRangeError`][irframe.cwl.GainRangeError], as cwl_eval);
       * ``"auto"`` — grades in [0, 1] are used as they are; when the largest grade exceeds 1
         every grade is divided by it (0/1/2 → 0, 0.5, 1); negative grades become 0;
       * ``"scale"`` — grade / largest grade, negatives 0;

@@ -8,9 +8,9 @@ who has examined rank i goes on to rank i + 1 (SIGIR 2022, Eqs. 1–5 give V, V+
 an *aggregation function* A(i) (Eqs. 16–24) is what a user leaving at rank i takes away.
 
 This module holds the functions, their string syntax (irframe's, cwl_eval's printed names
-and its metric-file lines) and :class:`Rankings` / :func:`user_model`.  The scores built on
-them (EU, ETU, … and CWLA) live in :mod:`irframe.measures.cwl`; the frame-level entry points
-in :mod:`irframe.cwl`.
+and its metric-file lines) and [`Rankings`][irframe.cwl.Rankings] / [`user_model`][irframe.cwl.user_model].  The scores built on
+them (EU, ETU, … and CWLA) live in `irframe.measures.cwl`; the frame-level entry points
+in [`irframe.cwl`][irframe.cwl].
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ class CFunction:
     kind : str
         ``"static"``, ``"adaptive"`` (depends on gains already seen), ``"clairvoyant"``
         (depends on later gains) or ``"cost"`` (depends on costs) — documentation only;
-        degenerate combinations are detected by probing (see :func:`degeneracy`).
+        degenerate combinations are detected by probing (see `degeneracy`).
 
     Examples
     --------
@@ -650,11 +650,11 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     * cwl_eval's printed names: ``"RBP@0.8"``, ``"INST-T=2"``, ``"NDCG-k@10"``, ``"U-L@50"``,
       ``"BPM-Static-T=1-K=1000"``, ``"NERR-EQ10@phi=0.9"`` …;
     * cwl_eval's metric-file lines: ``"RBPCWLMetric(0.9)"``, ``"INSTCWLMetric(1)"`` …;
-    * a :class:`CFunction` or a callable ``fn(r: Rankings) -> (G, D) array``.
+    * a [`CFunction`][irframe.cwl.CFunction] or a callable ``fn(r: Rankings) -> (G, D) array``.
 
     ``RR`` is Eq. 12 of Moffat et al., SIGIR 2022, C(i) = 1 - r_i (the cascade behind ERR); cwl_eval's RR
     (continue until the first document with a positive gain) is ``RR(binary=1)``.  The two
-    agree on binary gains.  With ``cwl_eval_names=True`` (what :func:`cwl` uses) a bare
+    agree on binary gains.  With ``cwl_eval_names=True`` (what `cwl` uses) a bare
     ``"RR"`` means cwl_eval's RR, so cwl_eval's metric names keep cwl_eval's meaning.
 
     Examples
@@ -799,7 +799,7 @@ A_FUNCTIONS = tuple(_A_SIMPLE) + tuple(_A_PARAM)
 def a_function(spec: str | AFunction | Callable) -> AFunction:
     """Resolve an A-function specification: ``"ETG"``, ``"ERG"``, ``"ERR"``, ``"avg"``, ``"max"``,
     ``"fin"``, ``"fig(delta=0.8)"``, ``"PE(beta=0.5)"`` (an ``A_`` prefix is allowed, names are
-    case-insensitive), an :class:`AFunction`, or a callable ``fn(r, m) -> (G, D)``.
+    case-insensitive), an [`AFunction`][irframe.cwl.AFunction], or a callable ``fn(r, m) -> (G, D)``.
 
     >>> from irframe.cwl import a_function
     >>> a_function("A_fig(delta=0.5)").name

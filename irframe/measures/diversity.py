@@ -1,12 +1,12 @@
 """Registration of the diversity measure family (Amigó et al., SIGIR 2018; ndeval 4.5 conventions).
 
-The kernels live in :mod:`irframe.diversity`.  Every measure here needs qrels with a
+The kernels live in `irframe.diversity`.  Every measure here needs qrels with a
 ``subtopic`` column.  Measures that use aspect weights accept the evaluate option
 ``weights=`` (a frame ``topic, subtopic, weight``).
 
 ndeval's column names are accepted as aliases (``alpha-nDCG@20``, ``ERR-IA@20``,
 ``nERR-IA@20``, ``MAP-IA``, ``P-IA@20``, ``strec@20``), so its CSV headers can be
-passed straight to :func:`irframe.evaluate`.
+passed straight to [`irframe.evaluate`][irframe.evaluate].
 """
 
 from __future__ import annotations

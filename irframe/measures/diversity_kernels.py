@@ -3,7 +3,7 @@
 Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018 (doi:10.1145/3209978.3210024), is the specification of the
 measures and of Rank-Biased Utility (RBU); ndeval 4.5 is the reference for the
 measures it prints.  The measure strings are registered by
-:mod:`irframe.measures.diversity`; this module holds the arithmetic.
+[`irframe.measures.diversity`][irframe.measures.diversity]; this module holds the arithmetic.
 
 Data layout
 -----------

@@ -3,7 +3,7 @@ Ranking Robustness", 2023).
 
 Relevant positions of every (system, topic), the sort keys of lexirecall / lexiprecision, exposure
 functions and metric lexirecall live here; the frame-level preference cubes and their analysis
-in :mod:`irframe.lexi`.  Registered measures, for ``.ir.metric``:
+in [`irframe.lexi`][irframe.lexi].  Registered measures, for ``.ir.metric``:
 
 
 * ``TSE(n=..., e=AP)`` -- total search efficiency ``e(p_m)`` (Eq. 3) with pessimistic
@@ -14,7 +14,7 @@ in :mod:`irframe.lexi`.  Registered measures, for ``.ir.metric``:
   systems' rankings of the topic (in this evaluation; a missing ranking is its worst
   case) that this ranking strictly beats under lexirecall -- orders rankings exactly
   like lexirecall, needs no ``n``.  ``LR(n=..., repr=float)`` is the paper's formula in
-  float64 (loses order at large n; see :func:`irframe.lexi.metric_lexirecall` for the
+  float64 (loses order at large n; see [`irframe.lexi.metric_lexirecall`][irframe.lexi.metric_lexirecall] for the
   exact rational value).
 
 Relevant ⇔ grade >= the evaluation's ``rel_level`` (grades not truncated).  A topic
@@ -318,7 +318,7 @@ def metric_lexirecall_values(
     epsilon: float | Fraction = Fraction(1, 2),
     representation: str = "exact",
 ) -> np.ndarray:
-    """Metric lexirecall of every cell of ``pos`` (``S*T'``), see :func:`irframe.lexi.metric_lexirecall`."""
+    """Metric lexirecall of every cell of ``pos`` (``S*T'``), see [`irframe.lexi.metric_lexirecall`][irframe.lexi.metric_lexirecall]."""
     S, T = pos.shape
     if representation == "rank":
         cls, _ = dense_classes(recall_keys(pos))

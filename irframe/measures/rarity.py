@@ -1,8 +1,8 @@
 """Rarity ("innovation") of relevant documents and the rarity-weighted measures.
 
 Turkmen, Lease & Kutlu, "Innovation metrics for IR evaluation campaigns", ECIR 2023.
-The S_d lookup and the measure kernels; the frame-level tables (:func:`irframe.rarity.rarity`,
-:func:`irframe.rarity.rare_finds`) are in :mod:`irframe.rarity`.
+The S_d lookup and the measure kernels; the frame-level tables ([`irframe.rarity.rarity`][irframe.rarity.rarity],
+[`irframe.rarity.rare_finds`][irframe.rarity.rare_finds]) are in [`irframe.rarity`][irframe.rarity].
 
 =====================================  ==========================================================
 measure string                         definition
@@ -16,7 +16,7 @@ measure string                         definition
 ``alpha`` is required (α = 0 gives P@k / AP exactly); the ``_norm`` forms need α in [0, 1].
 ``rel=`` overrides the evaluation's ``rel_level``.  The cutoff k is also the depth within
 which a system counts as retrieving a document for S_d.  Option ``reference=`` (a run
-frame) of :func:`irframe.evaluate` / ``.ir.metric`` takes S_d and S from other runs.
+frame) of [`irframe.evaluate`][irframe.evaluate] / ``.ir.metric`` takes S_d and S from other runs.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def relevant_mask(grade: np.ndarray, rel_level: float) -> np.ndarray:
 # --------------------------------------------------------------------------- S_d lookup
 @dataclass(frozen=True)
 class RarityLookup:
-    """S_d per (topic, doc) in the code space of one :class:`~irframe.align.Aligned`.
+    """S_d per (topic, doc) in the code space of one [`Aligned`][irframe.align.Aligned].
 
     Attributes
     ----------
@@ -221,10 +221,10 @@ def p_rare(
 ) -> np.ndarray:
     """P@k_rareness (Eq. 1) or P'@k_rareness (Eq. 4, ``normalized=True``) per group (G,).
 
-    A kernel: every input is explicit -- ``lookup`` (S_d, from :func:`rarity_lookup` at the
+    A kernel: every input is explicit -- ``lookup`` (S_d, from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
-    On frames, use the measure strings through :func:`irframe.evaluate` (or
-    :func:`irframe.evaluate_aligned`), which align, run this kernel and build the cube.
+    On frames, use the measure strings through [`irframe.evaluate`][irframe.evaluate] (or
+    [`irframe.evaluate_aligned`][irframe.evaluate_aligned]), which align, run this kernel and build the cube.
     """
     k = check_k(k)
     if k is None:
@@ -249,7 +249,7 @@ def ap_rare(
 ) -> np.ndarray:
     """AP_rareness (Eq. 3; ``normalized=True``: with the P' weights) per group (G,).
 
-    A kernel like :func:`p_rare`: ``base`` is trec_eval's AP (AP@k) per group; ``num_rel``
+    A kernel like [`p_rare`][irframe.rarity.p_rare]: ``base`` is trec_eval's AP (AP@k) per group; ``num_rel``
     (per group) defaults to the relevant documents of the topic in the qrels.
     """
     k = check_k(k)

@@ -6,8 +6,8 @@ bare words, quoted strings, or nested measure strings such as ``C=RBP(p=0.8)``.
 trec_eval names (``map``, ``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10`` ...)
 are accepted as aliases with trec_eval semantics.
 
-Every family module registers its measures with :func:`register`; a user can
-register their own the same way (see :func:`register` for the kernel contract).
+Every family module registers its measures with [`register`][irframe.register]; a user can
+register their own the same way (see [`register`][irframe.register] for the kernel contract).
 
 Examples
 --------
@@ -69,11 +69,11 @@ class MeasureDef:
         NaN means "not evaluated", never "undefined").  Must be vectorised
         across groups.  Share intermediate arrays between measures with ``ctx.memo``.
     params : mapping
-        Allowed parameters: name → :class:`~irframe.params.Param` (type, range or choices,
+        Allowed parameters: name → [`Param`][irframe.params.Param] (type, range or choices,
         default, description).  A plain value is taken as the default of an unchecked
         parameter (``Param("any", value)``); ``REQUIRED`` marks a parameter without default.
         Every value in a measure string is converted and checked against its spec by
-        :func:`parse_measure`, which names the parameter and its allowed range on error.
+        [`parse_measure`][irframe.parse_measure], which names the parameter and its allowed range on error.
     cutoff : {"optional", "required", "none"}
         Whether ``@k`` is allowed/required.
     aggregate : {"mean", "gmean", "sum"}
@@ -84,9 +84,9 @@ class MeasureDef:
     options : frozenset of str
         Extra keyword options of ``evaluate`` this measure consumes (e.g. ``"reference"``).
     description : str
-        One line shown by :func:`irframe.list_measures`.
+        One line shown by [`irframe.list_measures`][irframe.list_measures].
     family : str
-        Group shown by :func:`irframe.list_measures` (e.g. ``"trec"``, ``"cwl"``).
+        Group shown by [`irframe.list_measures`][irframe.list_measures] (e.g. ``"trec"``, ``"cwl"``).
     properties : mapping
         Free-form facts other modules may use (axiom checker, C/W/L/A flags).
     validate : callable, optional
@@ -295,7 +295,7 @@ def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> 
 
 
 def get_definition(name: str) -> MeasureDef:
-    """The registered definition of ``name`` (raises :class:`UnknownMeasureError`)."""
+    """The registered definition of ``name`` (raises [`UnknownMeasureError`][irframe.errors.UnknownMeasureError])."""
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -419,7 +419,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
 
 
 def parse_measure(text: str | Measure) -> Measure:
-    """Parse one measure string into a :class:`Measure`.
+    """Parse one measure string into a [`Measure`][irframe.measures.Measure].
 
     Raises
     ------

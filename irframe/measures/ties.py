@@ -3,7 +3,7 @@
 trec_eval sorts a ranking by score (as float32) and breaks ties by docno, descending — an
 arbitrary order that can move a score a lot when a run has many equal scores.  Here a
 *tie group* is a maximal run of consecutive documents of one ranking with equal float32
-scores (trec_eval's notion of a tie).  With ``order=`` of :func:`irframe.evaluate`:
+scores (trec_eval's notion of a tie).  With ``order=`` of [`irframe.evaluate`][irframe.evaluate]:
 
 ``"expected"``
     the mean of the measure over all orders of every tie group (each permutation equally

@@ -1,6 +1,6 @@
-"""The shared arrays of the trec_eval measures (:mod:`irframe.measures.trec`), memoised per evaluation.
+"""The shared arrays of the trec_eval measures (`irframe.measures.trec`), memoised per evaluation.
 
-Relevance per row in trec_eval's sense, the compact CSR of the relevant rows (:class:`Rows`),
+Relevance per row in trec_eval's sense, the compact CSR of the relevant rows (`Rows`),
 the recall base, AP's running sums, and the gain machinery of the DCG family (trec_eval's
 custom ``level=gain`` gains and its ideal rankings).  Kernels of other families that follow
 trec_eval's relevance (rarity, the ranx/ir_measures aliases, tie-aware orders) use these too.

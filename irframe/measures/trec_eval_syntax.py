@@ -21,7 +21,7 @@ positive and distinct; the first ``-m`` that gives a family parameters wins; out
 follows trec_eval's fixed measure order, not the order of the request; a family
 without parameters takes trec_eval's defaults (``P`` → ``P_5`` … ``P_1000``).
 
-``df.ir.metric("P.5,10")`` and :func:`irframe.evaluate` accept the same syntax: a
+``df.ir.metric("P.5,10")`` and [`irframe.evaluate`][irframe.evaluate] accept the same syntax: a
 string with trec_eval parameters, a nickname or a family name that is not also an
 irframe name expands into several measures, labelled with the names trec_eval prints
 (``P_5``, ``P_10``).  Family names that irframe already uses keep irframe's meaning

@@ -1,7 +1,7 @@
 """Bounds on every score from the unjudged documents a ranking retrieved.
 
 A measure value computed from incomplete judgments treats every unjudged document as
-non-relevant.  :func:`irframe.evaluate` with ``bounds=True`` gives, for each
+non-relevant.  [`irframe.evaluate`][irframe.evaluate] with ``bounds=True`` gives, for each
 (system, topic, measure):
 
 ``low``
@@ -112,7 +112,7 @@ def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> 
 
 
 def bound_exact(measure) -> bool:
-    """Whether low/high of ``measure`` (a parsed :class:`~irframe.measures.Measure`) are the
+    """Whether low/high of ``measure`` (a parsed [`Measure`][irframe.measures.Measure]) are the
     exact minimum/maximum over labellings."""
     rule = _EXACT.get(measure.name) if measure.definition.family in ("trec_eval", "cwl") else None
     return rule == "any" or (rule == "nocut" and measure.cutoff is None)

@@ -103,6 +103,16 @@ def format_run(
         (descending, stable) within (system, topic); a missing ``score`` is
         ``-rank``.
 
+    Raises
+    ------
+    irframe.errors.InputError
+        Missing, empty or whitespace-holding ids, non-string ids, topics starting with ``#``,
+        or non-finite scores / grades: TREC files could not hold them or read them back.
+
+    See Also
+    --------
+    - [`irframe.io.write_run`][irframe.io.write_run]: the same text into a file.
+
     Examples
     --------
     >>> import pandas as pd, irframe.io as iio
@@ -186,6 +196,28 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     ``subtopic`` column.  Integer grades are written as integers, float grades
     with the shortest text that reads back to the same float64.
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A qrels frame: ``topic, doc, rel`` (and ``subtopic``).  Not modified.
+    columns : mapping, optional
+        Input column names by role.
+
+    Returns
+    -------
+    str
+        One line per row, in frame order, ending in a newline.
+
+    Raises
+    ------
+    irframe.errors.InputError
+        Missing, empty or whitespace-holding ids, non-string ids, topics starting with ``#``,
+        or non-finite scores / grades: TREC files could not hold them or read them back.
+
+    See Also
+    --------
+    - [`irframe.io.write_qrels`][irframe.io.write_qrels]: the same text into a file.
+
     Examples
     --------
     >>> import pandas as pd, irframe.io as iio
@@ -244,6 +276,29 @@ def write_run(
     categoricals, ``rank`` int64, ``score`` float64 equal to the last bit.
     See [`format_run`][irframe.io.format_run] for the format and the options; ``df`` is not modified.
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A run frame: ``system, topic, doc`` and ``score`` and/or ``rank``.  Not modified.
+    path : str or os.PathLike
+        Output file; ``.gz`` compresses.
+    tag : str, optional
+        Run tag of every line; default: the ``system`` column.
+    columns : mapping, optional
+        Input column names by role.
+
+    Raises
+    ------
+    irframe.errors.InputError
+        Missing, empty or whitespace-holding ids, non-string ids, topics starting with ``#``,
+        or non-finite scores / grades: TREC files could not hold them or read them back.
+
+    See Also
+    --------
+    - [`irframe.io.format_run`][irframe.io.format_run]: the same text as a string.
+    - [`irframe.io.read_run`][irframe.io.read_run]: reads it back.
+    - [`df.ir.to_trec`][irframe.IrAccessor.to_trec]: the accessor form.
+
     Examples
     --------
     >>> import os, tempfile, pandas as pd, irframe.io as iio
@@ -263,6 +318,26 @@ def write_qrels(
     """Write a qrels frame as a TREC qrels file (gzip when ``path`` ends in ``.gz``).
 
     See [`format_qrels`][irframe.io.format_qrels] for the format; ``df`` is not modified.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A qrels frame: ``topic, doc, rel`` (and ``subtopic`` for diversity qrels).  Not modified.
+    path : str or os.PathLike
+        Output file; ``.gz`` compresses.
+    columns : mapping, optional
+        Input column names by role.
+
+    Raises
+    ------
+    irframe.errors.InputError
+        Missing, empty or whitespace-holding ids, non-string ids, topics starting with ``#``,
+        or non-finite scores / grades: TREC files could not hold them or read them back.
+
+    See Also
+    --------
+    - [`irframe.io.format_qrels`][irframe.io.format_qrels]: the same text as a string.
+    - [`irframe.io.read_qrels`][irframe.io.read_qrels]: reads it back.
 
     Examples
     --------

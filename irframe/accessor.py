@@ -79,6 +79,33 @@ def join(
     ([`irframe.schema.resolve_roles`][irframe.schema.resolve_roles]); ``qrels`` may be any shape
     [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame] accepts.
 
+    See Also
+    --------
+    - [`df.ir.join`][irframe.IrAccessor.join]: the accessor form.
+    - [`df.ir.metric`][irframe.IrAccessor.metric]: evaluates a joined frame without ``qrels=``.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Long run frame.  Not modified.
+    qrels : pandas.DataFrame, dict or iterable of namedtuples
+        Judgments; not modified.
+    columns, qrels_columns : mapping, optional
+        Role → column name maps for names that are not recognised.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A shallow copy of ``runs`` with a ``rel`` column (NaN = unjudged) that remembers the
+        qrels in ``attrs``.
+
+    Raises
+    ------
+    irframe.errors.ColumnError
+        The run frame lacks a topic or doc column.
+    irframe.errors.InputError
+        The run frame already has a ``rel`` column, or the ids or grades are unusable.
+
     Examples
     --------
     >>> import irframe as irf
@@ -212,7 +239,37 @@ class IrAccessor:
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
-        """Attach ``qrels`` (see [`irframe.accessor.join`][irframe.join])."""
+        """Attach ``qrels``: a new frame with a ``rel`` column that remembers the qrels.
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame, dict or iterable of namedtuples
+            Judgments in any shape [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame]
+            accepts.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of the run frame with ``rel`` (NaN = unjudged); later ``metric()`` calls on
+            it (or on rows filtered from it) need no ``qrels=``.
+
+        Raises
+        ------
+        irframe.errors.InputError
+            The frame already has a ``rel`` column.
+
+        See Also
+        --------
+        - [`irframe.join`][irframe.join]: the same as a function.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.trec_eval_sample()
+        >>> j = runs.ir.join(qrels)
+        >>> float(j.ir.metric("P@10").mean().round(4))
+        0.3
+        """
         return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
 
     def metric(
@@ -230,11 +287,54 @@ class IrAccessor:
         unjudged_grade: float | None = None,
         **options: Any,
     ) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.evaluate`][irframe.evaluate].
+        """Evaluate measures → cube ``(system, topic, measure)``.
 
-        ``order="expected"|"best"|"worst"`` gives tie-aware values ([`irframe.measures.ties`][irframe.measures.ties]);
-        ``bounds=True`` adds a ``bound`` dimension low/high/residual for unjudged documents
+        The accessor form of [`irframe.evaluate`][irframe.evaluate]: same measures, same
+        options, same numbers.  ``order="expected"|"best"|"worst"`` gives tie-aware values
+        ([`irframe.measures.ties`][irframe.measures.ties]); ``bounds=True`` adds a ``bound``
+        dimension low/high/residual for unjudged documents
         ([`irframe.measures.unjudged`][irframe.measures.unjudged]).
+
+        Parameters
+        ----------
+        measures : str or list of str
+            Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
+            names such as ``"map"`` (see the [measure catalogue](../measures.md)).
+        qrels : pandas.DataFrame, dict or mapping of frames, optional
+            Judgments; not needed on a frame made by [`join`][irframe.IrAccessor.join].  A
+            mapping ``{name: qrels}`` adds a ``qrels`` dim.
+        rel_level, order, complete, depth, gains, judged_only, bounds, unjudged_grade
+            As in [`irframe.evaluate`][irframe.evaluate].
+        **options
+            Any other option of [`irframe.evaluate`][irframe.evaluate].
+
+        Returns
+        -------
+        xarray.DataArray
+            Scores with dims ``(system, topic, measure)`` (plus ``qrels`` / ``bound`` when
+            asked for); NaN where a system was not evaluated on a topic.
+
+        Raises
+        ------
+        irframe.errors.UnknownMeasureError
+            A measure string names no registered measure.
+        irframe.errors.InputError
+            No qrels given and the frame was not joined, or bad input (see
+            [What irframe does with bad input](../bad_input.md)).
+
+        See Also
+        --------
+        - [`irframe.evaluate`][irframe.evaluate]: the same as a function.
+        - [`df.ir.summary`][irframe.IrAccessor.summary]: the means over topics directly.
+        - [`irframe.dask.evaluate`][irframe.dask.evaluate]: Dask frames larger than memory.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.trec_eval_sample()
+        >>> cube = runs.ir.metric(["AP", "P@10"], qrels=qrels)
+        >>> cube.sizes["measure"], float(cube.sel(measure="P@10").mean().round(4))
+        (2, 0.3)
         """
         from .evaluate import evaluate
 
@@ -263,14 +363,64 @@ class IrAccessor:
     ) -> pd.DataFrame:
         """Means over topics (trec_eval's ``all`` line) as a system × measure table.
 
-        ``missing`` is the topic-set policy of [`irframe.summarize`][irframe.summarize].
+        Parameters
+        ----------
+        measures : str or list of str
+            Measure strings, as for [`metric`][irframe.IrAccessor.metric].
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        missing : {"skip", "zero", "common"}
+            The topic-set policy of [`irframe.summarize`][irframe.summarize].
+        **options
+            Any option of [`irframe.evaluate`][irframe.evaluate].
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per system, one column per measure.
+
+        See Also
+        --------
+        - [`irframe.summarize`][irframe.summarize]: the same from a cube you already have.
+        - [`irframe.report`][irframe.report]: means with significance markers, for a paper.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.trec_eval_sample()
+        >>> runs.ir.summary(["AP", "P@10"], qrels).round(4).values.tolist()
+        [[0.1785, 0.3]]
         """
         from .cube import summarize
 
         return summarize(self.metric(measures, qrels, **options), missing=missing)
 
     def to_trec(self, path: str | None = None, *, tag: str | None = None) -> str | None:
-        """Write the run frame in TREC format to ``path``, or return it as a string."""
+        """Write the run frame in TREC format to ``path``, or return it as a string.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Output file (``.gz`` compresses); None returns the text.
+        tag : str, optional
+            Run tag of every line (default: the system name).
+
+        Returns
+        -------
+        str or None
+            The TREC text when ``path`` is None.
+
+        See Also
+        --------
+        - [`irframe.io.write_run`][irframe.io.write_run], [`irframe.io.format_run`][irframe.io.format_run]
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> _, runs = irf.datasets.trec_eval_sample()
+        >>> print(runs.head(1).ir.to_trec(), end="")
+        301 Q0 FR940202-2-00150 104 2.129133 STANDARD
+        """
         from . import io
 
         if path is None:
@@ -287,7 +437,30 @@ class IrAccessor:
         costs: Any = None,
         **options: Any,
     ) -> xr.Dataset:
-        """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see [`irframe.cwl`][irframe.cwl]."""
+        """C/W/L evaluation: a Dataset with EU, ETU, EC, ETC, ED (and residuals).
+
+        Parameters
+        ----------
+        measures : str or list of str
+            C functions such as ``"RBP(p=0.8)"``, ``"INST(T=3)"``, ``"AP"``.
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        gains, costs : optional
+            Gain and cost per grade or per document, as for [`irframe.cwl.cwl`][irframe.cwl.cwl].
+        **options
+            Any other option of [`irframe.cwl.cwl`][irframe.cwl.cwl].
+
+        Returns
+        -------
+        xarray.Dataset
+            One variable per output, each ``(system, topic, measure)``.
+
+        See Also
+        --------
+        - [`irframe.cwl.cwl`][irframe.cwl.cwl]: the same as a function.
+        - [`df.ir.metric`][irframe.IrAccessor.metric] with ``"CWL(C=...)"``: one output as
+          a measure of a score cube.
+        """
         from .cwl import cwl
 
         return self._per_qrels(
@@ -299,7 +472,27 @@ class IrAccessor:
     def cwla_grid(
         self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None, **options: Any
     ) -> xr.DataArray:
-        """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see [`irframe.cwl.cwla_grid`][irframe.cwl.cwla_grid]."""
+        """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube.
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        C, A : list of str, optional
+            C and A functions (default: those of Table 3).
+        **options
+            Any other option of [`irframe.cwl.cwla_grid`][irframe.cwl.cwla_grid].
+
+        Returns
+        -------
+        xarray.DataArray
+            Scores with dims ``(system, topic, C, A)``.
+
+        See Also
+        --------
+        - [`irframe.cwl.cwla_grid`][irframe.cwl.cwla_grid]: the same as a function.
+        - [`irframe.plot.grid_heatmap`][irframe.plot.grid_heatmap]: draw the C × A means.
+        """
         from .cwl import cwla_grid
 
         return self._per_qrels(
@@ -311,7 +504,28 @@ class IrAccessor:
     def lexirecall(
         self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
     ) -> xr.DataArray:
-        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.lexi`][irframe.lexi]."""
+        """Lexicographic recall preferences ``(system, other, topic)``.
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        rel_level : float
+            Relevant ⇔ grade >= rel_level.
+        **options
+            Any other option of [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
+
+        Returns
+        -------
+        xarray.DataArray
+            +1 where ``system`` is preferred to ``other`` on a topic, -1 the reverse, 0 tied.
+
+        See Also
+        --------
+        - [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall]: the same as a function.
+        - [`irframe.stats.sign_test`][irframe.stats.sign_test]: significance of the preferences.
+        - [`irframe.dask.lexirecall`][irframe.dask.lexirecall]: Dask frames.
+        """
         from .lexi import lexirecall
 
         return self._per_qrels(
@@ -323,7 +537,27 @@ class IrAccessor:
     def lexiprecision(
         self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
     ) -> xr.DataArray:
-        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.lexi`][irframe.lexi]."""
+        """Lexicographic precision preferences ``(system, other, topic)``.
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        rel_level : float
+            Relevant ⇔ grade >= rel_level.
+        **options
+            Any other option of [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision].
+
+        Returns
+        -------
+        xarray.DataArray
+            +1 where ``system`` is preferred to ``other`` on a topic, -1 the reverse, 0 tied.
+
+        See Also
+        --------
+        - [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision]: the same as a function.
+        - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: from the bottom of the ranking.
+        """
         from .lexi import lexiprecision
 
         return self._per_qrels(
@@ -340,7 +574,32 @@ class IrAccessor:
         rel_level: float = 1,
         **options: Any,
     ) -> pd.DataFrame:
-        """Per relevant document: how many systems found it in their top k; see [`irframe.rarity`][irframe.rarity]."""
+        """Per relevant document: how many systems found it in their top k.
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame, optional
+            Judgments; not needed on a joined frame.
+        k : int
+            Depth at which a system "finds" a document.
+        rel_level : float
+            Relevant ⇔ grade >= rel_level.
+        **options
+            Any other option of [`irframe.rarity.rarity`][irframe.rarity.rarity].
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per relevant document, with the number of systems that found it and its
+            rarity.
+
+        See Also
+        --------
+        - [`irframe.rarity.rarity`][irframe.rarity.rarity]: the same as a function.
+        - [`irframe.rarity.rare_finds`][irframe.rarity.rare_finds]: the rare documents each system
+          found.
+        - The measures ``P_rare`` and ``AP_rare`` in [`df.ir.metric`][irframe.IrAccessor.metric].
+        """
         from .rarity import rarity
 
         return rarity(self._runs(), self._qrels(qrels), k=k, rel_level=rel_level, **options)

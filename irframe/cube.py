@@ -210,6 +210,12 @@ def summarize(
         measures (num_ret, num_rel, num_rel_ret) are summed, ``"gmean"`` measures (gm_map,
         stored per topic as log values) are ``exp(mean)``, the rest averaged.
 
+    See Also
+    --------
+    - [`df.ir.summary`][irframe.IrAccessor.summary]: evaluate and summarise in one call.
+    - [`irframe.report`][irframe.report]: means with significance markers, for a paper.
+    - [`irframe.stats.mean_ci`][irframe.stats.mean_ci]: means with confidence intervals.
+
     Examples
     --------
     >>> import irframe as irf

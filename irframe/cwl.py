@@ -263,6 +263,13 @@ def cwl(
     gain); duplicate (system, topic, doc) rows are an error unless ``duplicates="first"``;
     many systems are evaluated at once.
 
+    See Also
+    --------
+    - [`df.ir.cwl`][irframe.IrAccessor.cwl]: the accessor form.
+    - [`evaluate`][irframe.evaluate] with ``"CWL(C=...)"``: one output as a measure of a score cube.
+    - [`cwla`][irframe.cwl.cwla]: C/W/L/A, with an aggregation function.
+    - [C/W/L and C/W/L/A](../cwl.md): the guide.
+
     Examples
     --------
     >>> import pandas as pd
@@ -473,6 +480,11 @@ def cwla_grid(
         Dims ``("system", "topic", "C", "A")``; coordinate ``flag`` (C × A) holds "X", "XX"
         or "" (detected by [`degeneracy`][irframe.cwl.degeneracy]).  NaN where a system did not retrieve for a topic.
 
+    See Also
+    --------
+    - [`df.ir.cwla_grid`][irframe.IrAccessor.cwla_grid]: the accessor form.
+    - [`grid_heatmap`][irframe.plot.grid_heatmap]: draw the grid.
+
     Examples
     --------
     >>> import warnings, pandas as pd
@@ -541,5 +553,10 @@ def cwla(
     """CWLA(C, A) for one or more C and A functions → DataArray ``(system, topic, C, A)``.
 
     A thin wrapper of [`cwla_grid`][irframe.cwl.cwla_grid] for a single combination or a few; options as there.
+
+    See Also
+    --------
+    - [`cwla_grid`][irframe.cwl.cwla_grid]: every C × A combination at once.
+    - [`cwl`][irframe.cwl.cwl]: C/W/L without A.
     """
     return cwla_grid(runs, qrels, C, A, **options)

@@ -259,6 +259,12 @@ def evaluate(
     the original row order is restored after the shuffle (two int64 columns travel
     with the rows).
 
+    See Also
+    --------
+    - [`evaluate`][irframe.evaluate]: the same on a pandas frame.
+    - [`read_runs`][irframe.dask.read_runs]: one partition per run file.
+    - [Dask](../dask.md): the guide.
+
     Examples
     --------
     >>> import dask, dask.dataframe as dd, irframe as irf
@@ -314,6 +320,10 @@ def lexirecall(
     topic as in [`evaluate`][irframe.dask.evaluate] (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
     every partition is told all systems.  ``options`` as for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
 
+    See Also
+    --------
+    - [`lexirecall`][irframe.lexi.lexirecall]: the same on a pandas frame.
+
     Examples
     --------
     >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask as idk
@@ -338,7 +348,12 @@ def lexiprecision(
     shuffle_method: str | None = None,
     **options: Any,
 ) -> xr.DataArray:
-    """[`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision] of a Dask run frame, topic by topic (see [`lexirecall`][irframe.dask.lexirecall])."""
+    """[`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision] of a Dask run frame, topic by topic (see [`lexirecall`][irframe.dask.lexirecall]).
+
+    See Also
+    --------
+    - [`lexiprecision`][irframe.lexi.lexiprecision]: the same on a pandas frame.
+    """
     return _lexi(
         ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options
     )
@@ -476,6 +491,10 @@ def rarity(
     topic*, and S counts all systems, so the frame is split by topic (shuffled, or
     ``partitioned_by="topic"``; not ``"system"``) and every partition is told all systems.
     ``options`` as for [`irframe.rarity.rarity`][irframe.rarity.rarity] (one qrels frame).
+
+    See Also
+    --------
+    - [`rarity`][irframe.rarity.rarity]: the same on a pandas frame.
 
     Examples
     --------
@@ -897,6 +916,10 @@ def read_runs(
         Columns ``system, topic, doc, rank, score``; ids are plain strings (pandas'
         default string dtype) in every partition, ``rank`` int64, ``score`` float64.
         Divisions are unknown; [`evaluate`][irframe.dask.evaluate] shuffles by topic.
+
+    See Also
+    --------
+    - [`read_runs`][irframe.io.read_runs]: the same into one pandas frame.
 
     Examples
     --------

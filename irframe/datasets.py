@@ -78,6 +78,10 @@ def synthetic(
         ``"sys0"``, ``"sys1"``, … (zero-padded to equal width).  The ``doc`` columns of
         both frames share one category set, every pooled document (retrieved or not).
 
+    See Also
+    --------
+    - [`trec_eval_sample`][irframe.datasets.trec_eval_sample]: trec_eval's own test run and qrels.
+
     Examples
     --------
     >>> from irframe.datasets import synthetic
@@ -200,6 +204,10 @@ def trec_eval_sample() -> tuple[pd.DataFrame, pd.DataFrame]:
     -------
     qrels, runs : pandas.DataFrame
         As [`irframe.io.read_qrels`][irframe.io.read_qrels] and [`irframe.io.read_run`][irframe.io.read_run] return them.
+
+    See Also
+    --------
+    - [`synthetic`][irframe.datasets.synthetic]: seeded collections of any size.
 
     Examples
     --------

@@ -139,6 +139,28 @@ def evaluate(
         ``replicate``) adds a ``replicate`` dim after ``system`` (NaN where a system lacks
         that replicate); several judgment sets add a last ``qrels`` dim.
 
+    Raises
+    ------
+    irframe.errors.UnknownMeasureError
+        A measure string names no registered measure (the message suggests close names).
+    irframe.errors.MeasureParamError
+        A measure parameter out of its range (``P@0``, ``RBP(p=2)``).
+    irframe.errors.ColumnError
+        A needed column is missing or ambiguous; ``columns=`` / ``qrels_columns=`` fix it.
+    irframe.errors.DuplicateError
+        Duplicate (system, topic, doc) or qrels rows with ``duplicates="error"``.
+    irframe.errors.InputError
+        Other bad input: the message names the rows and the fix
+        ([What irframe does with bad input](../bad_input.md)).
+
+    See Also
+    --------
+    - [`df.ir.metric`][irframe.IrAccessor.metric]: the same evaluation from the run frame's accessor.
+    - [`irframe.summarize`][irframe.summarize]: means over topics (trec_eval's ``all`` line).
+    - [`irframe.report`][irframe.report]: a results table with significance markers.
+    - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same for Dask frames larger than memory.
+    - [`irframe.list_measures`][irframe.list_measures]: every measure and its parameters.
+
     Examples
     --------
     >>> import irframe as irf, pandas as pd
@@ -535,6 +557,17 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
 def list_measures() -> pd.DataFrame:
     """A table of every registered measure: name, parameters (defaults and allowed values), cutoff,
     family, description.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by measure name, one row per registered measure (sorted by name).
+
+    See Also
+    --------
+    - The [measure catalogue](../measures.md): this table, rendered.
+    - [`irframe.register`][irframe.register]: add a measure.
+    - [`irframe.parse_measure`][irframe.parse_measure]: what a measure string means.
 
     Examples
     --------

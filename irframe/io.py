@@ -346,6 +346,12 @@ def read_run(
         non-finite score, invalid UTF-8) — the message names the file, the
         1-based line number and the line — or a file without data lines.
 
+    See Also
+    --------
+    - [`irframe.io.read_runs`][irframe.io.read_runs]: many files (a directory or a glob) into one frame.
+    - [`irframe.io.write_run`][irframe.io.write_run]: the way back.
+    - [`irframe.dask.read_runs`][irframe.dask.read_runs]: one partition per file, for Dask.
+
     Examples
     --------
     >>> import io, irframe.io as iio
@@ -504,6 +510,11 @@ def read_runs(
     irframe.errors.ParseError
         A malformed line in any file (file, line number and line in the message).
 
+    See Also
+    --------
+    - [`irframe.io.read_run`][irframe.io.read_run]: one file.
+    - [`irframe.dask.read_runs`][irframe.dask.read_runs]: the same files as a Dask frame.
+
     Examples
     --------
     >>> import tempfile, pathlib, irframe.io as iio
@@ -630,6 +641,12 @@ def read_qrels(
     irframe.errors.ParseError
         A line without exactly 4 fields, a non-numeric or non-finite grade,
         or a file without data lines; the message names file, line number and line.
+
+    See Also
+    --------
+    - [`irframe.io.write_qrels`][irframe.io.write_qrels]: the way back.
+    - [`irframe.io.read_prefs`][irframe.io.read_prefs]: preference judgments.
+    - [`df.ir.join`][irframe.IrAccessor.join]: attach the qrels to a run frame.
 
     Examples
     --------

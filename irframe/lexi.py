@@ -284,6 +284,14 @@ def lexirecall(
     corpus size: the run retrieving more relevant documents wins; with equal counts
     the ranks of the retrieved relevant documents decide, deepest first.
 
+    See Also
+    --------
+    - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: the accessor form.
+    - [`lexirecall`][irframe.dask.lexirecall]: Dask frames.
+    - [`sign_test`][irframe.stats.sign_test]: significance over topics.
+    - [`metric_lexirecall`][irframe.lexi.metric_lexirecall]: a per-ranking score with the same order.
+    - [Lexicographic evaluation](../lexi.md): the guide.
+
     Examples
     --------
     >>> import pandas as pd
@@ -304,6 +312,12 @@ def lexiprecision(
     Same inputs and output as [`lexirecall`][irframe.lexi.lexirecall]; the comparison walks the relevant
     documents from the top: lower rank wins, a retrieved rank beats "not retrieved".
     Whenever reciprocal rank differs, lexiprecision agrees with it.
+
+    See Also
+    --------
+    - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.
+    - [`lexiprecision`][irframe.dask.lexiprecision]: Dask frames.
+    - [`rrlp`][irframe.lexi.rrlp]: lexiprecision with a magnitude.
 
     Examples
     --------
@@ -403,6 +417,10 @@ def rrlp(
     xarray.DataArray
         float64, dims ``("system", "other", "topic")``, antisymmetric.
 
+    See Also
+    --------
+    - [`lexiprecision`][irframe.lexi.lexiprecision]: the sign of it.
+
     Examples
     --------
     >>> import pandas as pd
@@ -450,6 +468,10 @@ def tse(
     -------
     xarray.DataArray
         float64, dims ``(system, topic)``; topics without relevant documents dropped.
+
+    See Also
+    --------
+    - [`evaluate`][irframe.evaluate] with ``"TSE(n=...)"``: the same as a measure.
 
     Examples
     --------
@@ -515,6 +537,11 @@ def metric_lexirecall(
     xarray.DataArray
         dims ``(system, topic)``; topics without relevant documents dropped.
 
+    See Also
+    --------
+    - [`evaluate`][irframe.evaluate] with ``"LR"``: the same as a measure.
+    - [`lexirecall`][irframe.lexi.lexirecall]: the preferences it represents.
+
     Examples
     --------
     >>> import pandas as pd
@@ -563,6 +590,10 @@ def preference_counts(pref: xr.DataArray) -> xr.Dataset:
     xarray.Dataset
         Dims ``(system, other)``: ``wins`` (topics with +1), ``losses`` (-1), ``ties`` (0),
         ``net`` (wins - losses), ``topics``.  NaN cells of a float cube are not counted.
+
+    See Also
+    --------
+    - [`mean_preference`][irframe.lexi.mean_preference], [`order_systems`][irframe.lexi.order_systems], [`preference_table`][irframe.lexi.preference_table].
 
     Examples
     --------
@@ -648,6 +679,10 @@ def order_systems(
         Index = systems best first; columns ``score`` and ``rank`` (1 = best; ties share
         the minimum rank).
 
+    See Also
+    --------
+    - [`preference_counts`][irframe.lexi.preference_counts]: the counts it orders by.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -719,6 +754,10 @@ def preference_table(
     pandas.DataFrame
         Columns ``system, other, wins, losses, ties, mean, pvalue, pvalue_adjusted,
         significant`` for every pair with ``system`` before ``other``.
+
+    See Also
+    --------
+    - [`preference_counts`][irframe.lexi.preference_counts]: the counts it shows.
     """
     from .stats import sign_test
 

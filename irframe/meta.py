@@ -108,6 +108,11 @@ def discriminative_power(
         several) with columns ``significant`` (number of distinct unordered
         pairs), ``pairs`` (S(S-1)/2) and ``power`` (their ratio).
 
+    See Also
+    --------
+    - [`discriminative_power`][irframe.meta.discriminative_power], [`stability`][irframe.meta.stability], [`swap_rate`][irframe.meta.swap_rate]: the three views of a measure's reliability.
+    - [Statistics and meta-evaluation](../stats.md): the guide.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -246,6 +251,11 @@ def stability(
         ``pairs``, ``n_topics``, ``n_trials``.  With ``per_pair=True`` a tuple
         ``(table, Dataset)``.
 
+    See Also
+    --------
+    - [`discriminative_power`][irframe.meta.discriminative_power], [`stability`][irframe.meta.stability], [`swap_rate`][irframe.meta.swap_rate]: the three views of a measure's reliability.
+    - [Statistics and meta-evaluation](../stats.md): the guide.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -366,12 +376,34 @@ def swap_rate(
     strictly in opposite directions (differences within ``fuzziness`` count as ties and
     never swap).
 
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Score cube ``(system, topic[, measure])``.
+    n_splits : int
+        Random pairs of disjoint topic sets.
+    topic_set_size : int, optional
+        Topics per set (default: half the topics).
+    rng : numpy.random.Generator, int or None
+        Source of randomness.
+    fuzziness : float
+        Differences at most this large are ties.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells.
+    dim : str
+        The topic dim.
+
     Returns
     -------
     pandas.DataFrame
         Indexed by ``measure``: ``swap_rate`` (swaps / (pairs x splits)), ``tie_rate``
         (fraction of (pair, set) outcomes that are ties), ``pairs``, ``topic_set_size``,
         ``n_splits``.
+
+    See Also
+    --------
+    - [`discriminative_power`][irframe.meta.discriminative_power], [`stability`][irframe.meta.stability], [`swap_rate`][irframe.meta.swap_rate]: the three views of a measure's reliability.
+    - [Statistics and meta-evaluation](../stats.md): the guide.
 
     Examples
     --------
@@ -483,6 +515,11 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     -------
     float
 
+    See Also
+    --------
+    - [`correlation_matrix`][irframe.meta.correlation_matrix]: every pair of measures.
+    - [`rbo`][irframe.agreement.rbo], [`tau_ap`][irframe.agreement.tau_ap]: top-weighted agreement.
+
     Examples
     --------
     >>> from irframe.meta import kendall_tau
@@ -541,6 +578,11 @@ def correlation_matrix(
     -------
     xarray.DataArray
         Dims ``("measure", "other_measure")``.
+
+    See Also
+    --------
+    - [`kendall_tau`][irframe.meta.kendall_tau]: one pair of orderings.
+    - [`correlation_heatmap`][irframe.plot.correlation_heatmap]: draw the matrix.
 
     Examples
     --------
@@ -733,6 +775,10 @@ def metric_unanimity(
         (ordered pairs counted).  A (system, topic) output with NaN in any measure is
         left out for all measures, so every measure is judged on the same pairs.  MU is
         NaN when no pair is unanimously improved (``P(dM) = 0``).
+
+    See Also
+    --------
+    - [`correlation_matrix`][irframe.meta.correlation_matrix]: agreement between measures on system orderings.
 
     Examples
     --------

@@ -124,6 +124,11 @@ def topic_differences(
     -------
     matplotlib.axes.Axes
 
+    See Also
+    --------
+    - [`compare`][irframe.stats.compare]: the test of the same differences.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
+
     Examples
     --------
     >>> import matplotlib; matplotlib.use("Agg")
@@ -178,9 +183,35 @@ def system_means(
     Uses [`irframe.stats.mean_ci`][irframe.stats.mean_ci] (``method="t"`` or ``"bootstrap"``).  Systems
     are drawn as horizontal error bars, best at the top when ``sort`` is true.
 
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Score cube ``(system, topic[, measure])``.
+    measure : str, optional
+        Required when the cube has several measures.
+    method : {"t", "bootstrap"}
+        Confidence interval of [`irframe.stats.mean_ci`][irframe.stats.mean_ci].
+    alpha : float
+        1 - confidence level.
+    sort : bool
+        Best system at the top.
+    n_samples : int
+        Bootstrap samples.
+    rng : numpy.random.Generator, int or None
+        Source of randomness (bootstrap only).
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells, as in [`irframe.stats.mean_ci`][irframe.stats.mean_ci].
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure's).
+
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    - [`mean_ci`][irframe.stats.mean_ci]: the numbers drawn.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
 
     Examples
     --------
@@ -239,6 +270,11 @@ def significance_matrix(
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    - [`compare`][irframe.stats.compare], [`tukey_hsd`][irframe.stats.tukey_hsd], [`sign_test`][irframe.stats.sign_test]: the results it draws.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
 
     Examples
     --------
@@ -345,6 +381,11 @@ def correlation_heatmap(
     -------
     matplotlib.axes.Axes
 
+    See Also
+    --------
+    - [`correlation_matrix`][irframe.meta.correlation_matrix]: the matrix it draws.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
+
     Examples
     --------
     >>> import matplotlib; matplotlib.use("Agg")
@@ -405,6 +446,11 @@ def grid_heatmap(
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    - [`cwla_grid`][irframe.cwl.cwla_grid]: a C × A grid to draw.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
 
     Examples
     --------
@@ -494,6 +540,11 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     Returns
     -------
     matplotlib.axes.Axes (or a numpy array of two Axes, see ``kind``)
+
+    See Also
+    --------
+    - [`orientation`][irframe.lexi.orientation]: the curves' numbers.
+    - The [plot gallery](../gallery.md): every plot with the code that made it.
 
     Examples
     --------

@@ -78,6 +78,12 @@ def power(
     -------
     float or numpy.ndarray
 
+    See Also
+    --------
+    - [`irframe.power.power_table`][irframe.power.power_table]: all of it for a cube's measures.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose power this is.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
+
     Examples
     --------
     >>> from irframe.stats import power
@@ -120,6 +126,41 @@ def topic_set_size(
 ) -> int:
     """The smallest number of topics whose [`power`][irframe.power.power] reaches ``target_power``.
 
+    Parameters
+    ----------
+    effect : float
+        Mean difference (``paired_t``) or best-worst range (ANOVA designs), in score units;
+        non-zero.
+    variance : float
+        As for [`power`][irframe.power.power] (from
+        [`variance_components`][irframe.power.variance_components]).
+    alpha : float
+        Significance level (two-sided for the t-test).
+    target_power : float
+        The power to reach, in (0, 1).
+    design : {"paired_t", "anova", "anova2"}
+        Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
+    n_systems : int
+        Systems compared (ANOVA designs).
+    max_topics : int
+        Give up above this many topics.
+
+    Returns
+    -------
+    int
+        Topics needed (Sakai, "Topic set size design", Information Retrieval Journal 2016).
+
+    Raises
+    ------
+    ValueError
+        ``target_power`` outside (0, 1), a zero effect, or more than ``max_topics`` needed.
+
+    See Also
+    --------
+    - [`irframe.power.power_table`][irframe.power.power_table]: all of it for a cube's measures.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose power this is.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
+
     Examples
     --------
     >>> from irframe.stats import topic_set_size
@@ -156,6 +197,33 @@ def min_detectable_effect(
 ) -> float:
     """The smallest effect detected with probability ``target_power`` on ``n_topics`` topics.
 
+    Parameters
+    ----------
+    n_topics : int
+        Topics available (at least 2).
+    variance : float
+        As for [`power`][irframe.power.power].
+    alpha : float
+        Significance level (two-sided for the t-test).
+    target_power : float
+        The power to reach, in (0, 1).
+    design : {"paired_t", "anova", "anova2"}
+        Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
+    n_systems : int
+        Systems compared (ANOVA designs).
+
+    Returns
+    -------
+    float
+        The effect (in score units) at which [`power`][irframe.power.power] equals
+        ``target_power``.
+
+    See Also
+    --------
+    - [`irframe.power.power_table`][irframe.power.power_table]: all of it for a cube's measures.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose power this is.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
+
     Examples
     --------
     >>> from irframe.stats import min_detectable_effect, power
@@ -175,6 +243,15 @@ def min_detectable_effect(
 def variance_components(cube, *, dim: str = "topic", missing: str = "skip") -> pd.DataFrame:
     """Variance estimates of a cube for topic-set-size design, per measure.
 
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Score cube with a system and a topic dim.
+    dim : str
+        The topic dim.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells: the two-way decomposition needs complete topics.
+
     Returns
     -------
     pandas.DataFrame
@@ -183,6 +260,12 @@ def variance_components(cube, *, dim: str = "topic", missing: str = "skip") -> p
         ``var_residual`` (two-way residual mean square ``V_E``), ``var_diff``
         (``2 V_E``, for ``design="paired_t"``), ``var_topic`` (the topic variance
         component ``(MS_topic - V_E) / S``, truncated at 0).
+
+    See Also
+    --------
+    - [`irframe.power.power_table`][irframe.power.power_table]: all of it for a cube's measures.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose power this is.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
 
     Examples
     --------
@@ -239,6 +322,36 @@ def power_table(
     the cube's number of systems) and each effect: ``power`` with the cube's topics,
     ``topics_needed`` for ``target_power``, and the ``min_detectable_effect`` with the
     cube's topics.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        Score cube ``(system, topic[, measure])``.
+    effects : float or list of float
+        Effects (in score units) to tabulate.
+    alpha : float
+        Significance level (two-sided for the t-test).
+    target_power : float
+        The power to reach, in (0, 1).
+    design : {"paired_t", "anova", "anova2"}
+        Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
+    dim : str
+        The topic dim.
+    missing : {"skip", "common", "zero", "error"}
+        Not-evaluated (NaN) cells, as in
+        [`variance_components`][irframe.power.variance_components].
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (measure, effect): ``variance``, ``n_topics``, ``power``,
+        ``topics_needed``, ``min_detectable_effect``.
+
+    See Also
+    --------
+    - [`irframe.power.power_table`][irframe.power.power_table]: all of it for a cube's measures.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose power this is.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
 
     Examples
     --------

@@ -164,6 +164,14 @@ def rarity(
         relevant document no system retrieved within k.  With several judgment sets, a
         leading ``qrels`` column and the sets in the mapping's order.
 
+    See Also
+    --------
+    - [`df.ir.rarity`][irframe.IrAccessor.rarity]: the accessor form.
+    - [`rarity`][irframe.dask.rarity]: Dask frames.
+    - [`rare_finds`][irframe.rarity.rare_finds]: the rare documents each system found.
+    - [`evaluate`][irframe.evaluate] with ``"P_rare(alpha=...)@k"``, ``"AP_rare"``: rarity-weighted measures.
+    - [Rarity](../rarity.md): the guide.
+
     Examples
     --------
     >>> import pandas as pd
@@ -271,6 +279,11 @@ def rare_finds(
         Tidy, one row per (system, topic, doc), in (system, topic, rank) order:
         ``system, topic, doc, rank, rel, S_d, S, rarity, rarity_norm``.
         ``df.groupby("system").size()`` counts each system's unique finds.
+
+    See Also
+    --------
+    - [`rarity`][irframe.rarity.rarity]: the table it reads.
+    - [`rare_finds`][irframe.dask.rare_finds]: Dask frames.
 
     Examples
     --------

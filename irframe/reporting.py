@@ -322,6 +322,12 @@ def report(
     -------
     Report
 
+    See Also
+    --------
+    - [`irframe.summarize`][irframe.summarize]: the plain means.
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests behind the markers.
+    - [Results tables](../report.md): the guide.
+
     Examples
     --------
     >>> import irframe as irf

@@ -173,6 +173,10 @@ def adjust_pvalues(
     numpy.ndarray
         Adjusted p-values, same shape as the input.
 
+    See Also
+    --------
+    - [`compare`][irframe.stats.compare]: applies it with ``correction=``.
+
     Examples
     --------
     >>> from irframe.stats import adjust_pvalues
@@ -365,6 +369,13 @@ def compare(
     ``(1 + #{|mean* - mean| >= |mean|}) / (1 + n_samples)``.  All pairs share the same
     sign-flip (or resampling) matrix, so the computation is one matrix product per block.
 
+    See Also
+    --------
+    - [`tukey_hsd`][irframe.stats.tukey_hsd]: all pairs at once, one family-wise error rate.
+    - [`adjust_pvalues`][irframe.stats.adjust_pvalues]: the corrections of ``correction=``.
+    - [`report`][irframe.report]: a results table with the markers of these tests.
+    - [`significance_matrix`][irframe.plot.significance_matrix], [`topic_differences`][irframe.plot.topic_differences]: draw the result.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -489,6 +500,11 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         One row per source (``system``, ``topic``, ``residual``) -- indexed by
         ``(measure, source)`` for a 3-D cube -- with columns ``df, sum_sq, mean_sq, F, pvalue``.
 
+    See Also
+    --------
+    - [`tukey_hsd`][irframe.stats.tukey_hsd]: which pairs differ.
+    - [`variance_components`][irframe.power.variance_components]: the same decomposition for topic-set-size design.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -566,6 +582,12 @@ def tukey_hsd(
         Dims ``(system, other[, measure])``: ``statistic`` (q), ``pvalue``,
         ``significant``, ``ci_low``, ``ci_high``, ``effect`` (``mean_system - mean_other``);
         per measure ``mse``, ``df`` and ``n_topics``.
+
+    See Also
+    --------
+    - [`compare`][irframe.stats.compare]: pairwise tests with corrections.
+    - [`anova`][irframe.stats.anova]: the ANOVA table.
+    - [`significance_matrix`][irframe.plot.significance_matrix]: draw the result.
 
     Examples
     --------
@@ -675,6 +697,12 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
         Dims ``(system, other)``: ``wins, ties, losses``, ``statistic`` (wins / (wins +
         losses)), ``pvalue``, ``pvalue_adjusted``, ``significant``.
 
+    See Also
+    --------
+    - [`lexirecall`][irframe.lexi.lexirecall], [`lexiprecision`][irframe.lexi.lexiprecision]: the preference cubes it tests.
+    - [`preference_counts`][irframe.lexi.preference_counts]: wins, losses and ties.
+    - [`significance_matrix`][irframe.plot.significance_matrix]: draw the result.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -780,6 +808,11 @@ def mean_ci(
     -------
     xarray.Dataset
         Dims ``(system[, measure])``: ``mean``, ``ci_low``, ``ci_high``, ``n_topics``.
+
+    See Also
+    --------
+    - [`summarize`][irframe.summarize]: the means alone.
+    - [`system_means`][irframe.plot.system_means]: draw them.
 
     Examples
     --------

@@ -46,6 +46,11 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
         One row per (measure, system, other) with ``system`` ahead: ``low``, ``low_other``,
         ``high_other``, ``lead`` (observed), ``min_lead`` and ``could_flip``.
 
+    See Also
+    --------
+    - [`irframe.evaluate`][irframe.evaluate] with ``bounds=True``: the bounds this reads.
+    - [`irframe.tie_sensitivity`][irframe.tie_sensitivity]: the same question for ties.
+
     Examples
     --------
     >>> import pandas as pd
@@ -117,6 +122,16 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     Evaluates ``measures`` once per order — trec_eval's tie-break, the expected value over
     tie orders, the worst and the best order — on one alignment.
 
+    Parameters
+    ----------
+    runs, qrels : pandas.DataFrame
+        As for [`irframe.evaluate`][irframe.evaluate].
+    measures : str or list of str
+        Measures that support tie-aware orders (see
+        [`irframe.measures.ties`][irframe.measures.ties]).
+    **options
+        Any other option of [`irframe.evaluate`][irframe.evaluate] except ``order``.
+
     Returns
     -------
     pandas.DataFrame
@@ -124,6 +139,12 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
         ``best``, ``spread`` = best − worst and ``tied_docs`` (documents of the ranking
         that share their score with another), sorted by ``spread`` descending.  Group it
         by system (``.groupby(["system", "measure"]).spread.mean()``) for a per-system view.
+
+    See Also
+    --------
+    - [`irframe.evaluate`][irframe.evaluate] with ``order="expected"``, ``"best"`` or ``"worst"``.
+    - [`irframe.flips`][irframe.flips]: pairs of systems whose order the bounds could flip.
+    - [Unjudged documents and ties](../uncertainty.md): the guide.
 
     Examples
     --------

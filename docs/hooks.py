@@ -19,6 +19,17 @@ log = logging.getLogger("mkdocs.hooks.irframe")
 CATALOGUE = "measures.md"
 # columns shown first, in this order; every other column the registry adds follows
 _FIRST = ("description", "family", "params", "allowed", "cutoff", "aggregate")
+# family → (section title, guide page); a family not listed here gets its own name
+_FAMILIES = {
+    "trec_eval": ("trec_eval measures", "conventions.md"),
+    "ir_measures": ("ir_measures measures", "trec_eval.md"),
+    "ranx": ("ranx measures", "trec_eval.md"),
+    "cwl": ("C/W/L and C/W/L/A", "cwl.md"),
+    "diversity": ("Diversity (ndeval, RBU)", "diversity.md"),
+    "lexi": ("Lexicographic", "lexi.md"),
+    "ndpm": ("NDPM (Yao 1995)", "ndpm.md"),
+    "rarity": ("Rarity", "rarity.md"),
+}
 _TITLES = {
     "params": "parameters (defaults)",
     "allowed": "allowed values",
@@ -70,11 +81,20 @@ def _cell(value) -> str:
         return ", ".join(_code(v) for v in value)
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items())
-    return html.escape(str(value)).replace("|", "&#124;").replace("\n", " ")
+    return _text(value)
+
+
+# Markdown would read these as emphasis, code, links or table cells
+_MD = str.maketrans({c: f"&#{ord(c)};" for c in "|*_`[]\\~^"})
+
+
+def _text(value) -> str:
+    """Registry text shown as it is: HTML-escaped, Markdown syntax neutralised."""
+    return html.escape(str(value)).translate(_MD).replace("\n", " ")
 
 
 def _code(value) -> str:
-    text = html.escape(str(value)).replace("|", "&#124;")
+    text = _text(value)
     return f"<code>{text}</code>" if text else ""
 
 
@@ -115,7 +135,10 @@ def catalogue_markdown() -> str:
     families = list(dict.fromkeys(table["family"])) if "family" in table else [None]
     for family in sorted(families, key=str):
         part = table if family is None else table[table["family"] == family]
-        lines += [f"## {family or 'Measures'}", ""]
+        title, guide = _FAMILIES.get(family, (family or "Measures", None))
+        lines += [f"## {title} {{#{family or 'measures'}}}", ""]
+        if guide:
+            lines += [f"The guide: [{title}]({guide}).", ""]
         for name, row in part.iterrows():
             lines += [f'<h3 id="{_anchor(name)}"><code>{html.escape(name)}</code></h3>', ""]
             for col in columns:

@@ -1,7 +1,8 @@
-"""Regenerate the images of docs/stats.md:  python docs/make_plots.py
+"""Regenerate the images of docs/gallery.md and docs/stats.md:  python docs/make_plots.py
 
-Uses irframe's seeded synthetic collection (irframe.datasets.synthetic) when the core
-is available, else a synthetic score cube.  Writes PNGs into docs/img/.
+Uses irframe's seeded synthetic collection (irframe.datasets.synthetic) and writes PNGs
+into docs/img/.  docs/gallery.md shows the code between the ``--8<--`` markers next to
+the image it made.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+import irframe as irf
 from irframe import meta, plot, stats
 
 OUT = pathlib.Path(__file__).parent / "img"
@@ -23,79 +25,45 @@ MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 
 
 def score_cube() -> xr.DataArray:
-    try:
-        import irframe as irf
-
-        qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, rng=7)
-        return irf.evaluate(runs, qrels, MEASURES)
-    except Exception:  # core not available: a synthetic cube with the same shape
-        rng = np.random.default_rng(7)
-        skill = np.linspace(0, 0.3, 8)[:, None, None]
-        x = np.clip(
-            rng.uniform(size=(1, 40, 1)) + skill + rng.normal(scale=0.15, size=(8, 40, 5)), 0, 1
-        )
-        return xr.DataArray(
-            x,
-            dims=("system", "topic", "measure"),
-            coords={
-                "system": [f"sys{i}" for i in range(8)],
-                "topic": [f"{t:03d}" for t in range(40)],
-                "measure": MEASURES,
-            },
-        )
-
-
-def orientation(n: int = 100_000, ms=range(1, 16)) -> pd.DataFrame:
-    """Precision/recall orientation (seed 000, section 3 / Fig. 3) of a few metrics, binary relevance."""
-
-    def metrics(pos, m):
-        pos = np.sort(np.asarray(pos, float))
-        ideal = np.sum(1 / np.log2(np.arange(1, m + 1) + 1))
-        return {
-            "RR": 1 / pos[0],
-            "AP": np.mean(np.arange(1, m + 1) / pos),
-            "nDCG": np.sum(1 / np.log2(pos + 1)) / ideal,
-            "RBP(p=0.8)": 0.2 * np.sum(0.8 ** (pos - 1)),
-            "R@1000": np.sum(pos <= 1000) / m,
-            "Rprec": np.sum(pos <= m) / m,
-        }
-
-    rows = []
-    for m in ms:
-        bottom = list(range(n - m + 2, n + 1))  # m-1 relevant at the bottom
-        before, after = metrics([1] + bottom, m), metrics([n - m + 1] + bottom, m)
-        for k in before:
-            rows.append((k, m, "precision", before[k] - after[k]))
-        top = list(range(1, m))  # m-1 relevant at the top
-        before, after = metrics(top + [m], m), metrics(top + [n], m)
-        for k in before:
-            rows.append((k, m, "recall", before[k] - after[k]))
-    return pd.DataFrame(rows, columns=["measure", "m", "orientation", "value"])
+    """Scores of irframe's seeded synthetic collection: 8 systems x 40 topics."""
+    qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, rng=7)
+    return irf.evaluate(runs, qrels, MEASURES)
 
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
-    cube = score_cube()
+    # --8<-- [start:setup]
+    cube = score_cube()  # (system, topic, measure): AP, nDCG@10, P@10, R@100, RR
     systems = list(cube.system.values)
     base, best = systems[0], systems[-1]
+    # --8<-- [end:setup]
 
+    # --8<-- [start:topic_differences]
     ax = plot.topic_differences(cube, best, base, measure="AP")
     ax.figure.tight_layout()
     ax.figure.savefig(OUT / "topic_differences.png", dpi=90)
+    # --8<-- [end:topic_differences]
 
+    # --8<-- [start:system_means]
     ax = plot.system_means(cube, measure="AP")
     ax.figure.tight_layout()
     ax.figure.savefig(OUT / "system_means.png", dpi=90)
+    # --8<-- [end:system_means]
 
+    # --8<-- [start:significance_matrix]
     res = stats.compare(cube.sel(measure="nDCG@10"), test="randomization", correction="holm", rng=0)
     ax = plot.significance_matrix(res, annotate=True)
     ax.figure.tight_layout()
     ax.figure.savefig(OUT / "significance_matrix.png", dpi=90)
+    # --8<-- [end:significance_matrix]
 
+    # --8<-- [start:correlation_heatmap]
     ax = plot.correlation_heatmap(meta.correlation_matrix(cube, method="tau_ap"), vmin=0)
     ax.figure.tight_layout()
     ax.figure.savefig(OUT / "correlation_heatmap.png", dpi=90)
+    # --8<-- [end:correlation_heatmap]
 
+    # --8<-- [start:grid_heatmap]
     # a C x A grid of Metric Unanimity: here a stand-in grid made of the measures above
     grid_cube = cube.sel(measure=["AP", "nDCG@10", "P@10", "R@100"])
     grid_cube = (
@@ -113,9 +81,24 @@ def main() -> None:
     ax = plot.grid_heatmap(mu, title="Metric Unanimity over a C \u00d7 A grid")
     ax.figure.tight_layout()
     ax.figure.savefig(OUT / "grid_heatmap.png", dpi=90)
+    # --8<-- [end:grid_heatmap]
 
-    axes = plot.orientation_curves(orientation(), logy=True)
+    # --8<-- [start:orientation_curves]
+    from irframe.lexi import orientation
+
+    ms = list(range(1, 16))
+    curves = pd.DataFrame(
+        [
+            (metric, m, kind, value)
+            for metric in ["RR", "AP", "NDCG", "RBP", "RP"]
+            for kind in ("precision", "recall")
+            for m, value in zip(ms, orientation(metric, n=100_000, m=ms, kind=kind), strict=True)
+        ],
+        columns=["measure", "m", "orientation", "value"],
+    )
+    axes = plot.orientation_curves(curves, logy=True)
     axes[0].figure.savefig(OUT / "orientation_curves.png", dpi=90)
+    # --8<-- [end:orientation_curves]
     plt.close("all")
     print("wrote", sorted(p.name for p in OUT.glob("*.png")))
 

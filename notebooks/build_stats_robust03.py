@@ -15,7 +15,6 @@ Every function below takes the cubes `irframe.evaluate` returns and gives back x
 pandas objects; randomness is seeded through `rng=`."""),
     code("""import os, pathlib
 import numpy as np, pandas as pd, matplotlib
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import irframe as irf
 from irframe import stats, meta, plot

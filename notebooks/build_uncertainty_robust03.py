@@ -21,7 +21,6 @@ Two sources of doubt sit in every score:
 Every number quoted in the text is asserted in the code cell next to it."""),
     code("""import os, pathlib
 import numpy as np, pandas as pd, matplotlib
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import irframe as irf
 

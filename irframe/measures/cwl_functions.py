@@ -57,6 +57,9 @@ class GainRangeError(InputError):
 class Rankings:
     """Gains and costs of G rankings on a dense ``G × depth`` grid (rank 1 in column 0).
 
+    A user-supplied C or A function receives this object.  Cached helpers: ``rank``
+    (1..D as float, shape (D,)), ``cum_gain``, ``cum_cost``.
+
     Attributes
     ----------
     gain : numpy.ndarray
@@ -66,9 +69,6 @@ class Rankings:
         (G, D) float64 costs (unknown/padding: ``max_cost`` worst case, ``min_cost`` best case).
     length : numpy.ndarray
         (G,) number of real (retrieved) documents in each row, at most D.
-
-    Cached helpers: ``rank`` (1..D as float, shape (D,)), ``cum_gain``, ``cum_cost``.
-    A user-supplied C or A function receives this object.
     """
 
     gain: np.ndarray

@@ -16,27 +16,27 @@ The constraints (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018, §3)
 Relevance (single aspect, "relevance contribution": an unretrieved anchor document of
 grade ``anchor_grade`` makes graded gains such as (2^g − 1)/2^gmax small):
 
-``Pri``     swapping d_i, d_{i+k} with r(d_{i+k}) > r(d_i) increases Q (grades 0/1/2).
-``Deep``    with r(d_i)=r(d_j) < r(d_{i+1})=r(d_{j+1}), i<j: Q(swap i) > Q(swap j).
-``DeepTh``  Q(rel, non×(2n−1)) > Q(non×n, rel×n) for every n of the grid in the upper
-            half [n_max/2, n_max] ("n large enough"; the literal "∃n" is met by n = 1
-            for every top-weighted measure, so the tail reading is used).
-``CloseTh`` ∃ m in the grid: Q(rel, non×(2m−1)) < Q(non×m, rel×m).
-``Conf``    appending a judged non-relevant document decreases Q.
+- ``Pri``: swapping d_i, d_{i+k} with r(d_{i+k}) > r(d_i) increases Q (grades 0/1/2).
+- ``Deep``: with ``r(d_i)=r(d_j) < r(d_{i+1})=r(d_{j+1})``, ``i < j``: Q(swap i) > Q(swap j).
+- ``DeepTh``: Q(rel, non×(2n−1)) > Q(non×n, rel×n) for every n of the grid in the upper
+  half [n_max/2, n_max] ("n large enough"; the literal "∃n" is met by n = 1
+  for every top-weighted measure, so the tail reading is used).
+- ``CloseTh``: ∃ m in the grid: Q(rel, non×(2m−1)) < Q(non×m, rel×m).
+- ``Conf``: appending a judged non-relevant document decreases Q.
 
 Diversity (several aspects; balanced weights unless stated):
 
-``AspDiv``  replacing d_i by d'_i relevant to every aspect to a higher grade increases Q
-            (relevance contribution via anchors).
-``Red``     binary, no overlap: when the ranking holds more documents relevant to t than
-            to t', appending a new t'-document beats appending a new t-document.
-``MRed``    two aspects, graded, relevance contribution: when every ranked document is
-            more relevant to t than to t', appending d'(t') beats appending d(t).
-``Sat``     no overlap: ∃ a grade G (searched over 1, 2, 4, …, 64) such that after a
-            document of grade G on t (the highest of t), appending another t-document
-            does not increase Q (≥).
-``AspRel``  unequal weights w(t) < w(t') (given through the ``weights=`` option):
-            replacing a first t-document by a first t'-document of equal grade increases Q.
+- ``AspDiv``: replacing d_i by d'_i relevant to every aspect to a higher grade increases Q
+  (relevance contribution via anchors).
+- ``Red``: binary, no overlap: when the ranking holds more documents relevant to t than
+  to t', appending a new t'-document beats appending a new t-document.
+- ``MRed``: two aspects, graded, relevance contribution: when every ranked document is
+  more relevant to t than to t', appending d'(t') beats appending d(t).
+- ``Sat``: no overlap: ∃ a grade G (searched over 1, 2, 4, …, 64) such that after a
+  document of grade G on t (the highest of t), appending another t-document
+  does not increase Q (≥).
+- ``AspRel``: unequal weights w(t) < w(t') (given through the ``weights=`` option):
+  replacing a first t-document by a first t'-document of equal grade increases Q.
 
 Examples
 --------

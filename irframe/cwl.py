@@ -2,14 +2,14 @@
 for Offline Effectiveness Metrics", SIGIR 2022, doi:10.1145/3477495.3531924; cwl_eval).
 
 A *continuation function* C(i) is the probability that a user who has examined
-rank i goes on to rank i + 1.  From it (Moffat et al., SIGIR 2022, Eqs. 1–5)::
+rank i goes on to rank i + 1.  From it (Moffat et al., SIGIR 2022, Eqs. 1–5):
 
     V(i) = prod_{j<i} C(j)          fraction of users who view rank i   (V(1) = 1)
     V+   = sum_i V(i)               expected number of documents viewed
     W(i) = V(i) / V+                share of attention paid to rank i
     L(i) = V(i) (1 - C(i))          fraction of users whose last document is rank i
 
-and, for gains r_i in [0, 1] and per-document costs c_i (cwl_eval's outputs)::
+and, for gains r_i in [0, 1] and per-document costs c_i (cwl_eval's outputs):
 
     EU  = sum W(i) r_i   (expected utility per document, the "ERG" metric)
     ETU = sum L(i) sum_{j<=i} r_j   (expected total utility, "ETG")
@@ -26,11 +26,15 @@ sums / logical accumulations along the rank axis — there is no loop per rankin
 
 Entry points
 ------------
-[`cwl`][irframe.cwl.cwl]            cwl_eval-compatible evaluation → ``xarray.Dataset`` (EU, ETU, EC, ETC, ED, residuals)
-[`cwla`][irframe.cwl.cwla]           C/W/L/A scores of (C, A) combinations → ``xarray.DataArray``
-[`cwla_grid`][irframe.cwl.cwla_grid]      the whole C × A grid (Moffat et al., SIGIR 2022, Table 3) → DataArray with ``C`` and ``A`` dims
-[`cwl_from_gains`][irframe.cwl.cwl_from_gains], [`cwla_from_gains`][irframe.cwl.cwla_from_gains]   the same machinery on a plain gain matrix
-[`c_function`][irframe.cwl.c_function], [`a_function`][irframe.cwl.a_function]   parse C / A specifications or wrap user callables
+- [`cwl`][irframe.cwl.cwl]: cwl_eval-compatible evaluation → ``xarray.Dataset`` (EU, ETU, EC,
+  ETC, ED, residuals).
+- [`cwla`][irframe.cwl.cwla]: C/W/L/A scores of (C, A) combinations → ``xarray.DataArray``.
+- [`cwla_grid`][irframe.cwl.cwla_grid]: the whole C × A grid (Moffat et al., SIGIR 2022,
+  Table 3) → DataArray with ``C`` and ``A`` dims.
+- [`cwl_from_gains`][irframe.cwl.cwl_from_gains],
+  [`cwla_from_gains`][irframe.cwl.cwla_from_gains]: the same machinery on a plain gain matrix.
+- [`c_function`][irframe.cwl.c_function], [`a_function`][irframe.cwl.a_function]: parse C / A
+  specifications or wrap user callables.
 
 Examples
 --------

@@ -2,14 +2,13 @@
 
 Formats
 -------
-run (``read_run``, ``read_runs``, ``write_run``)
-    ``topic Q0 doc rank score tag`` — one retrieved document per line, fields
-    separated by any mix of spaces and tabs.  Fields after the sixth are ignored
-    (trec_eval ignores them too).
-qrels (``read_qrels``, ``write_qrels``)
-    ``topic iter doc rel`` (``kind="trec"``; ``iter`` is ignored) or
-    ``topic subtopic doc rel`` (``kind="diversity"``, ndeval's qrels).
-    Exactly four fields, as trec_eval requires.
+- run ([`read_run`][irframe.io.read_run], [`read_runs`][irframe.io.read_runs],
+  [`write_run`][irframe.io.write_run]): ``topic Q0 doc rank score tag`` — one retrieved
+  document per line, fields separated by any mix of spaces and tabs.  Fields after the
+  sixth are ignored (trec_eval ignores them too).
+- qrels ([`read_qrels`][irframe.io.read_qrels], [`write_qrels`][irframe.io.write_qrels]):
+  ``topic iter doc rel`` (``kind="trec"``; ``iter`` is ignored) or ``topic subtopic doc rel``
+  (``kind="diversity"``, ndeval's qrels).  Exactly four fields, as trec_eval requires.
 
 In both, blank lines and lines whose first non-blank character is ``#`` are
 skipped (trec_eval 10.0 behaviour; 9.0.8 has no comments, see ``docs/io.md``).

@@ -21,19 +21,13 @@ import irframe as irf
 from irframe import meta, plot, stats
 
 OUT = pathlib.Path(__file__).parent / "img"
-MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
-
-
-def score_cube() -> xr.DataArray:
-    """Scores of irframe's seeded synthetic collection: 8 systems x 40 topics."""
-    qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, rng=7)
-    return irf.evaluate(runs, qrels, MEASURES)
 
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     # --8<-- [start:setup]
-    cube = score_cube()  # (system, topic, measure): AP, nDCG@10, P@10, R@100, RR
+    qrels, runs = irf.datasets.synthetic(systems=8, topics=40, depth=100, rng=7)
+    cube = irf.evaluate(runs, qrels, ["AP", "nDCG@10", "P@10", "R@100", "RR"])
     systems = list(cube.system.values)
     base, best = systems[0], systems[-1]
     # --8<-- [end:setup]

@@ -182,6 +182,20 @@ def test_notebook_pages_show_their_plots(site):
 
 @pytest.mark.slow
 @pytest.mark.docs
+def test_gallery_shows_every_plot_function_with_its_code(site):
+    from irframe import plot
+
+    html = _page(site, "gallery")
+    text = unescape(re.sub(r"<[^>]+>", "", html))
+    assert "--8<--" not in text, "a snippet of docs/make_plots.py was not included"
+    for name in plot.__all__:
+        assert f"plot.{name}(" in text, f"gallery: no code calling plot.{name}"
+        assert f'src="img/{name}.png"' in html, f"gallery: no image of plot.{name}"
+        assert (ROOT / "docs" / "img" / f"{name}.png").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.docs
 def test_catalogue_lists_every_registered_measure(site):
     import irframe as irf
 

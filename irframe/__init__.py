@@ -1,5 +1,7 @@
 """irframe: offline information-retrieval evaluation on pandas frames, results as xarray cubes.
 
+Examples
+--------
 >>> import irframe as irf
 >>> qrels, runs = irf.datasets.trec_eval_sample()
 >>> cube = runs.ir.metric(["AP", "nDCG@10", "P@10"], qrels=qrels)

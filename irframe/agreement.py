@@ -56,6 +56,8 @@ def tau_b(x, y) -> float:
     ``(n_c - n_d) / sqrt((n_0 - t_x) (n_0 - t_y))`` over all pairs, with ``t_x``, ``t_y``
     the pairs tied in ``x``, ``y``; NaN when one vector is constant.
 
+    Examples
+    --------
     >>> tau_b([1, 2, 3, 4], [1, 3, 2, 4])
     0.6666666666666666
     """
@@ -77,6 +79,8 @@ def tau_ap(x, y) -> float:
     closed form -- an item of a group occupying positions ``p..q`` (0-based) is at each
     of them with probability ``1/(q-p+1)``.
 
+    Examples
+    --------
     >>> round(tau_ap([3, 4, 2, 1], [4, 3, 2, 1]), 4)   # a swap at the top costs most
     0.3333
     """
@@ -106,6 +110,8 @@ def rbo(x, y, *, p: float = 0.9) -> float:
     fraction of the top ``d`` items the orderings share (``A_n = 1``).  Items are
     ordered by score, highest first; tied scores keep their input order.
 
+    Examples
+    --------
     >>> rbo([3, 2, 1], [3, 2, 1])
     1.0
     >>> round(rbo([3, 2, 1], [2, 3, 1], p=0.5), 4)
@@ -149,6 +155,8 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     (unweighted, Cohen 1960), ``|i - j|`` (``"linear"``) or ``(i - j)**2``
     (``"quadratic"``, Cohen 1968) over the indices of the sorted label values.
 
+    Examples
+    --------
     >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
     0.6363636363636364
     """
@@ -178,6 +186,8 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
     nominal ``[c != k]``, ordinal ``(sum_{g=c..k} n_g - (n_c + n_k)/2)**2``, interval
     ``(c - k)**2``, ratio ``((c - k)/(c + k))**2``.
 
+    Examples
+    --------
     >>> round(krippendorff_alpha([0, 1, 1, 2], [0, 1, 2, 2], level="interval"), 4)
     0.8205
     """
@@ -409,6 +419,8 @@ def label_confusion(
     either set gave -- so the diagonal counts agreements, as in
     `sklearn.metrics.confusion_matrix`.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 1]})
     >>> b = pd.DataFrame({"topic": "1", "doc": list("wxy"), "rel": [0, 1, 0]})

@@ -210,6 +210,8 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     across segments, so a segment's result never depends on the other segments
     (a global float cumsum would leak rounding from one group into the next).
 
+    Examples
+    --------
     >>> segment_cumsum(np.array([1., 1, 1, 1]), np.array([0, 2, 4])).tolist()
     [1.0, 2.0, 1.0, 2.0]
     """
@@ -238,6 +240,8 @@ def range_sum(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     """``values[starts[i]:ends[i]].sum()`` for every i (0 for empty ranges); ranges must not overlap
     and must be sorted.  Each range is reduced on its own (independent of the others).
 
+    Examples
+    --------
     >>> range_sum(np.array([1., 2, 3, 4]), np.array([0, 2, 3]), np.array([2, 2, 4])).tolist()
     [3.0, 0.0, 4.0]
     """
@@ -260,6 +264,8 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     unroll the sum, so the last bit can differ from a strict left-to-right loop), so the
     result never depends on the other segments.
 
+    Examples
+    --------
     >>> segment_sum(np.array([1., 2, 3]), np.array([0, 2, 2, 3])).tolist()
     [3.0, 0.0, 3.0]
     """
@@ -287,6 +293,8 @@ def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     Exact (no floating-point offset tricks): values are replaced by order-preserving
     integer codes, offset per segment, scanned with ``np.maximum.accumulate``.
 
+    Examples
+    --------
     >>> segment_suffix_max(np.array([.1, .5, .2, .9, .3]), np.array([0, 3, 5])).tolist()
     [0.5, 0.5, 0.2, 0.9, 0.3]
     """

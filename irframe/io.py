@@ -749,6 +749,8 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
 def read_cost_file(path: Any) -> dict[str, float]:
     """Read a cwl_eval cost file (``element_type cost`` per line) into a dict.
 
+    Examples
+    --------
     >>> import io
     >>> from irframe.io import read_cost_file
     >>> read_cost_file(io.StringIO("E1 1.0\\nE2 2.5\\n"))

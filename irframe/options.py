@@ -119,6 +119,8 @@ def make_rng(rng: Any) -> np.random.Generator:
     `numpy.random.default_rng` takes as a seed (an int, a sequence of ints, a
     ``SeedSequence`` or ``BitGenerator``; None: fresh entropy); anything else is a TypeError.
 
+    Examples
+    --------
     >>> bool(make_rng(3).integers(10) == make_rng(3).integers(10))
     True
     >>> make_rng(0.5)

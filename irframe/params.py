@@ -256,6 +256,8 @@ FUZZINESS = Param("float", 0.0, low=0, description="score differences up to this
 def check_gains(gains: Any, *, name: str = "gains") -> dict | None:
     """Validate a grade → gain mapping: finite numeric keys and values (bools rejected).
 
+    Examples
+    --------
     >>> check_gains({2: 3, 1: 1.5})
     {2: 3.0, 1: 1.5}
     """
@@ -277,6 +279,8 @@ def check_gains(gains: Any, *, name: str = "gains") -> dict | None:
 def check_costs(costs: Any, *, name: str = "costs") -> dict:
     """Validate an element type → cost mapping: finite, non-negative costs.
 
+    Examples
+    --------
     >>> check_costs({"E1": 1, "E2": 2.5})
     {'E1': 1, 'E2': 2.5}
     """

@@ -49,6 +49,8 @@ def prepare_qrels_sets(
 ) -> dict:
     """Validate ``{name: qrels frame}`` and apply the ``judgments`` policy (new frames).
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
     >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
@@ -96,6 +98,8 @@ def over_qrels(
     ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
     topic it does not judge) are NaN there.
 
+    Examples
+    --------
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> cube = over_qrels(lambda q: irf.evaluate(runs, q, "P@10"), {"nist": qrels, "same": qrels})

@@ -106,6 +106,8 @@ def role_names(
 ) -> dict[str, str]:
     """Column name of every role: the defaults (the role names) overridden by ``columns``.
 
+    Examples
+    --------
     >>> role_names({"doc": "docno"})["doc"]
     'docno'
     """
@@ -471,6 +473,8 @@ def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
     column mixing Python ints with strings (``pd.concat`` of two differently read frames) is
     rejected the same way, naming the column, its dtype and example rows.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> check_id_column(pd.DataFrame({"topic": ["1", 2]}), "topic", "run frame")
     Traceback (most recent call last):

@@ -1151,6 +1151,8 @@ def trec_eval_run(
 
     Raises [`TrecEvalError`][irframe.treceval.TrecEvalError] with trec_eval's message and exit status.
 
+    Examples
+    --------
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> trec_eval_run(qrels, runs, ["map"]).text()
@@ -1169,6 +1171,8 @@ def one_run(run: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """A run frame as one run, the way trec_eval reads a file: every row in system ``"run"``
     whatever its tag; and the run id trec_eval prints (the system of the last row).
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> frame, run_id = one_run(pd.DataFrame({"system": ["a", "b"], "topic": "1", "doc": ["x", "y"]}))
     >>> frame.system.tolist(), run_id

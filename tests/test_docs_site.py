@@ -149,6 +149,12 @@ def test_api_summary_tables_are_clean(site):
                 assert name.match(row[0]), f"api/{page}: garbled {head} row {row}"
                 assert any(cell for cell in row[1:]), f"api/{page}: empty row {row}"
     assert checked > 200
+    # doctest lines outside an "Examples" section render as nested quotes, not code
+    for page in API_PAGES:
+        quoted = re.findall(
+            r"<blockquote>\s*<blockquote>\s*<blockquote>", _page(site, f"api/{page}")
+        )
+        assert not quoted, f"api/{page}: '>>>' lines outside an Examples section"
     # a module page opens with one summary table per kind and one heading for the module
     stats = _page(site, "api/stats")
     assert stats.count('id="irframe.stats"') == 1

@@ -102,6 +102,8 @@ def cwl_from_gains(
     ``gains`` is (G, D) (or one ranking as a 1-D array): row = ranking, column = rank, every
     value already a gain (no NaN).  Costs default to 1 per document.
 
+    Examples
+    --------
     >>> from irframe.cwl import cwl_from_gains
     >>> {k: round(float(v[0]), 4) for k, v in cwl_from_gains([1, 0, 1, 0], "P@2").items()}
     {'EU': 0.5, 'ETU': 1.0, 'EC': 1.0, 'ETC': 2.0, 'ED': 2.0, 'Tail': 0.0}
@@ -117,6 +119,8 @@ def cwla_from_gains(
 ) -> np.ndarray:
     """CWLA(C, A) = sum_i L(i) A(i) (Eq. 15) for each row of a gain matrix.
 
+    Examples
+    --------
     >>> from irframe.cwl import cwla_from_gains
     >>> float(cwla_from_gains([[0, 1, 0, 1]], "RR", "ERR")[0])   # RR = 1/2
     0.5
@@ -144,6 +148,8 @@ def degeneracy(
     evaluated on random rankings (fixed seed) — graded and binary gains, many zeros — and on
     permutations of them.  Works for user-supplied callables too.
 
+    Examples
+    --------
     >>> from irframe.cwl import degeneracy
     >>> degeneracy("P@5", "ERR"), degeneracy("AP2", "ETG"), degeneracy("RBP(p=0.8)", "max")
     ('X', 'XX', '')

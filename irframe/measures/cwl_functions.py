@@ -801,6 +801,8 @@ def a_function(spec: str | AFunction | Callable) -> AFunction:
     ``"fin"``, ``"fig(delta=0.8)"``, ``"PE(beta=0.5)"`` (an ``A_`` prefix is allowed, names are
     case-insensitive), an [`AFunction`][irframe.cwl.AFunction], or a callable ``fn(r, m) -> (G, D)``.
 
+    Examples
+    --------
     >>> from irframe.cwl import a_function
     >>> a_function("A_fig(delta=0.5)").name
     'fig(delta=0.5)'

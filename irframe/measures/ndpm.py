@@ -307,6 +307,8 @@ def ranking_distance(a: Any, b: Any) -> int:
     ``a`` and ``b`` give each item's level (higher = ranked higher, equal = tied).
     β counts 2 per contradicting pair and 1 per pair tied in exactly one ranking.
 
+    Examples
+    --------
     >>> ranking_distance([3, 2, 1, 1], [2, 3, 2, 1])   # Example 2 of the paper
     4
     """

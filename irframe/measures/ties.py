@@ -114,6 +114,8 @@ def tie_groups(aligned: Aligned) -> Ties:
     With trec_eval's order ``row_score`` holds the float32 scores, so equal float32 scores
     tie.  Without scores (NaN) every row is its own group.
 
+    Examples
+    --------
     >>> import pandas as pd
     >>> from irframe.align import align
     >>> run = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abcd"), "score": [2., 1, 1, 1]})

@@ -56,6 +56,20 @@ def tau_b(x, y) -> float:
     ``(n_c - n_d) / sqrt((n_0 - t_x) (n_0 - t_y))`` over all pairs, with ``t_x``, ``t_y``
     the pairs tied in ``x``, ``y``; NaN when one vector is constant.
 
+    Parameters
+    ----------
+    x, y : array_like
+        Scores of the same items (e.g. systems' means under two measures or two judgment sets).
+
+    Returns
+    -------
+    float
+        In [-1, 1].
+
+    See Also
+    --------
+    - [`irframe.meta.kendall_tau`][irframe.meta.kendall_tau]: tau-a, tau-b or tau-AP of two system orderings.
+
     Examples
     --------
     >>> tau_b([1, 2, 3, 4], [1, 3, 2, 4])
@@ -78,6 +92,18 @@ def tau_ap(x, y) -> float:
     over every order of each tie group (so it does not depend on the input order), in
     closed form -- an item of a group occupying positions ``p..q`` (0-based) is at each
     of them with probability ``1/(q-p+1)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores giving the ordering evaluated.
+    y : array_like
+        Scores giving the reference ordering.
+
+    Returns
+    -------
+    float
+        In [-1, 1]; not symmetric in ``x`` and ``y``.
 
     Examples
     --------
@@ -109,6 +135,18 @@ def rbo(x, y, *, p: float = 0.9) -> float:
     ``n`` items: ``RBO_ext = (1-p)/p * sum_{d=1..n} A_d p^d + A_n p^n`` with ``A_d`` the
     fraction of the top ``d`` items the orderings share (``A_n = 1``).  Items are
     ordered by score, highest first; tied scores keep their input order.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Scores of the same items (e.g. systems' means under two measures or two judgment sets).
+    p : float
+        Persistence in (0, 1): the weight of the top of the orderings.
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     Examples
     --------
@@ -155,6 +193,17 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     (unweighted, Cohen 1960), ``|i - j|`` (``"linear"``) or ``(i - j)**2``
     (``"quadratic"``, Cohen 1968) over the indices of the sorted label values.
 
+    Parameters
+    ----------
+    a, b : array_like
+        The two raters' labels, one pair per document.
+    weights : {None, "linear", "quadratic"}
+        Disagreement weights.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
@@ -185,6 +234,17 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
     ch. 11), with the difference ``d2`` of the ``level`` of measurement:
     nominal ``[c != k]``, ordinal ``(sum_{g=c..k} n_g - (n_c + n_k)/2)**2``, interval
     ``(c - k)**2``, ratio ``((c - k)/(c + k))**2``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The two raters' labels, one pair per document.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+        Level of measurement.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -418,6 +478,22 @@ def label_confusion(
     Rows (``qrels``) and columns (``other``) are the same sorted labels -- every grade
     either set gave -- so the diagonal counts agreements, as in
     `sklearn.metrics.confusion_matrix`.
+
+    Parameters
+    ----------
+    qrels, other : pandas.DataFrame
+        Two judgment sets (``topic, doc, rel``).
+    rel_level : float, optional
+        Binarise both at grade >= rel_level first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Counts; rows the grades of ``qrels``, columns those of ``other``.
+
+    See Also
+    --------
+    - [`irframe.agreement.label_agreement`][irframe.agreement.label_agreement]: kappa and alpha over the same documents.
 
     Examples
     --------

@@ -205,6 +205,19 @@ def lexi_classes(
     class is an exact "metric" representation of the preference relation among the
     compared runs (classes of different topics are not comparable).
 
+    Parameters
+    ----------
+    runs : pandas.DataFrame or Aligned
+        Run frame (or already aligned arrays).
+    qrels : pandas.DataFrame, optional
+        Judgments (not needed with an [`Aligned`][irframe.Aligned]).
+    kind : {"recall", "precision"}
+        Lexicographic recall or precision.
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    **options
+        Options of [`irframe.evaluate`][irframe.evaluate] (order, depth, ...).
+
     Returns
     -------
     xarray.DataArray
@@ -585,6 +598,12 @@ def _pref_values(pref: xr.DataArray) -> np.ndarray:
 def preference_counts(pref: xr.DataArray) -> xr.Dataset:
     """Wins, losses and ties of every (system, other) pair over topics.
 
+    Parameters
+    ----------
+    pref : xarray.DataArray
+        Preference cube ``(system, other, topic)`` with values in {-1, 0, +1}, as from
+        [`lexirecall`][irframe.lexi.lexirecall] or [`lexiprecision`][irframe.lexi.lexiprecision].
+
     Returns
     -------
     xarray.Dataset
@@ -630,6 +649,17 @@ def preference_counts(pref: xr.DataArray) -> xr.Dataset:
 
 def mean_preference(pref: xr.DataArray) -> xr.DataArray:
     """Mean preference over topics, ``(wins - losses) / topics`` in [-1, 1] (NaN skipped).
+
+    Parameters
+    ----------
+    pref : xarray.DataArray
+        Preference cube ``(system, other, topic)`` with values in {-1, 0, +1}, as from
+        [`lexirecall`][irframe.lexi.lexirecall] or [`lexiprecision`][irframe.lexi.lexiprecision].
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(system, other)``.
 
     Examples
     --------
@@ -749,6 +779,16 @@ def preference_table(
     The sign (binomial) test and its multiple-comparison correction are those of
     [`irframe.stats.sign_test`][irframe.stats.sign_test].
 
+    Parameters
+    ----------
+    pref : xarray.DataArray
+        Preference cube ``(system, other, topic)`` with values in {-1, 0, +1}, as from
+        [`lexirecall`][irframe.lexi.lexirecall] or [`lexiprecision`][irframe.lexi.lexiprecision].
+    correction : {"holm", "bonferroni", "bh", None}
+        Multiple-comparison correction of the p-values.
+    alpha : float
+        Significance level.
+
     Returns
     -------
     pandas.DataFrame
@@ -857,6 +897,16 @@ def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
     topic) cells equal to 0.  For a score cube ``(system, topic[, measure])``: the
     share of (unordered pair, topic) cells with equal metric values (both defined),
     per measure.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        A preference cube ``(system, other, topic)`` or a score cube ``(system, topic[, measure])``.
+
+    Returns
+    -------
+    float or xarray.DataArray
+        One fraction, or one per measure.
 
     Examples
     --------

@@ -152,7 +152,18 @@ class Report:
 
     # ------------------------------------------------------------------ renderers
     def to_frame(self) -> pd.DataFrame:
-        """The table as plain strings (``↑``/``↓``, ``^ab`` for letters; no bold)."""
+        """The table as plain strings (``↑``/``↓``, ``^ab`` for letters; no bold).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Systems as rows, measures as columns, cells as the strings shown.
+
+        See Also
+        --------
+        - [`irframe.report`][irframe.report]: makes the report.
+        - [Results tables](../report.md): the guide, with rendered examples.
+        """
 
         def text(c: _Cell) -> str:
             return _render(c, "{}", "↑", "↓", "^{}")
@@ -181,6 +192,24 @@ class Report:
 
         With ``caption`` or ``label`` it is wrapped in a ``table`` environment.  The
         legend is a last row spanning the table.
+
+        Parameters
+        ----------
+        caption : str, optional
+            Caption of the ``table`` environment.
+        label : str, optional
+            ``\\label`` of the ``table`` environment.
+        legend : bool
+            Add the legend line (markers, test, correction, α).
+
+        Returns
+        -------
+        str
+
+        See Also
+        --------
+        - [`irframe.report`][irframe.report]: makes the report.
+        - [Results tables](../report.md): the guide, with rendered examples.
         """
 
         def cell(c: _Cell) -> str:
@@ -222,7 +251,22 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def to_markdown(self, *, legend: bool = True) -> str:
-        """The table as GitHub/Markdown pipe table (bold as ``**``, letters as ``<sup>``)."""
+        """The table as GitHub/Markdown pipe table (bold as ``**``, letters as ``<sup>``).
+
+        Parameters
+        ----------
+        legend : bool
+            Add the legend line (markers, test, correction, α).
+
+        Returns
+        -------
+        str
+
+        See Also
+        --------
+        - [`irframe.report`][irframe.report]: makes the report.
+        - [Results tables](../report.md): the guide, with rendered examples.
+        """
 
         def cell(c: _Cell) -> str:
             return _render(c, "**{}**", "↑", "↓", "<sup>{}</sup>")
@@ -240,7 +284,22 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:
-        """The table as an HTML ``<table>`` (no styling library needed)."""
+        """The table as an HTML ``<table>`` (no styling library needed).
+
+        Parameters
+        ----------
+        legend : bool
+            Add the legend line (markers, test, correction, α).
+
+        Returns
+        -------
+        str
+
+        See Also
+        --------
+        - [`irframe.report`][irframe.report]: makes the report.
+        - [Results tables](../report.md): the guide, with rendered examples.
+        """
 
         def cell(c: _Cell) -> str:
             return _render(c, "<b>{}</b>", "↑", "↓", "<sup>{}</sup>")

@@ -225,6 +225,22 @@ def register(
     replace : bool
         Allow replacing an existing definition of the same name.
 
+    Returns
+    -------
+    MeasureDef
+        The registered definition.
+
+    Raises
+    ------
+    ValueError
+        The name is registered already and ``replace`` is false.
+
+    See Also
+    --------
+    - [`irframe.registry_scope`][irframe.registry_scope]: undo registrations at the end of a block.
+    - [`irframe.unregister`][irframe.unregister]: remove a measure.
+    - [`irframe.measures.MeasureDef`][irframe.measures.MeasureDef]: what a definition declares.
+
     Examples
     --------
     A user-defined measure: the fraction of the first k documents with grade 2 or more.
@@ -251,7 +267,22 @@ def register(
 
 
 def unregister(name: str) -> None:
-    """Remove a measure (and the aliases pointing to it) from the registry."""
+    """Remove a measure (and the aliases pointing to it) from the registry.
+
+    Parameters
+    ----------
+    name : str
+        Canonical name of a registered measure.
+
+    Raises
+    ------
+    irframe.errors.UnknownMeasureError
+        No measure of that name.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register], [`irframe.registry_scope`][irframe.registry_scope].
+    """
     if name not in _REGISTRY:
         raise UnknownMeasureError(_unknown_message(name))
     del _REGISTRY[name]
@@ -266,6 +297,10 @@ def registry_scope() -> Iterator[None]:
     The registry is process-wide (measure strings name measures everywhere); a scope keeps a
     user's or a test's changes from leaking: on exit every definition, alias and alias
     pattern is exactly as it was on entry, even after an exception.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register], [`irframe.unregister`][irframe.unregister].
 
     Examples
     --------
@@ -290,12 +325,30 @@ def registry_scope() -> Iterator[None]:
 
 
 def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> None:
-    """Register a regex alias: a full match of ``pattern`` is rewritten to a measure string."""
+    """Register a regex alias: a full match of ``pattern`` is rewritten to a measure string.
+
+    Parameters
+    ----------
+    pattern : str
+        A regular expression matched against the whole measure string.
+    rewrite : callable
+        A function of the ``re.Match`` returning the measure string.
+    """
     _ALIAS_PATTERNS.append((re.compile(pattern), rewrite))
 
 
 def get_definition(name: str) -> MeasureDef:
-    """The registered definition of ``name`` (raises [`UnknownMeasureError`][irframe.errors.UnknownMeasureError])."""
+    """The registered definition of ``name`` (raises [`UnknownMeasureError`][irframe.errors.UnknownMeasureError]).
+
+    Parameters
+    ----------
+    name : str
+        Canonical name or alias.
+
+    Returns
+    -------
+    MeasureDef
+    """
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -303,7 +356,16 @@ def get_definition(name: str) -> MeasureDef:
 
 
 def registered_measures() -> dict[str, MeasureDef]:
-    """A copy of the registry: canonical name → definition."""
+    """A copy of the registry: canonical name → definition.
+
+    Returns
+    -------
+    dict of str to MeasureDef
+
+    See Also
+    --------
+    - [`irframe.list_measures`][irframe.list_measures]: the same as a table.
+    """
     return dict(_REGISTRY)
 
 
@@ -421,12 +483,37 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
 def parse_measure(text: str | Measure) -> Measure:
     """Parse one measure string into a [`Measure`][irframe.measures.Measure].
 
+    Parameters
+    ----------
+    text : str
+        A measure string: name, optional ``(param=value, ...)``, optional ``@k``
+        (``"nDCG@10"``, ``"P(rel=2)@5"``); trec_eval, ir_measures, ranx and cwl_eval spellings
+        too (``"ndcg_cut_10"``).
+
+    Returns
+    -------
+    Measure
+        The definition, the parameters with defaults filled in, the cutoff and the label the
+        cube's ``measure`` coordinate uses.
+
     Raises
     ------
     UnknownMeasureError
         For a name that is not registered (with the closest suggestions).
     MeasureParamError
         For unknown/missing parameters or a bad cutoff.
+
+    See Also
+    --------
+    - [`irframe.list_measures`][irframe.list_measures]: every name and its parameters.
+    - The [measure catalogue](../measures.md).
+
+    Examples
+    --------
+    >>> from irframe import parse_measure
+    >>> m = parse_measure("nDCG@10")
+    >>> m.definition.name, m.cutoff
+    ('nDCG', 10)
     """
     if isinstance(text, Measure):
         return text
@@ -492,7 +579,28 @@ def parse_measure(text: str | Measure) -> Measure:
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Parse one or many measure strings; duplicate labels are an error."""
+    """Parse one or many measure strings; duplicate labels are an error.
+
+    Parameters
+    ----------
+    measures : str or iterable of str
+        Measure strings.
+
+    Returns
+    -------
+    list of Measure
+        In the given order.
+
+    Raises
+    ------
+    irframe.errors.MeasureParamError
+        No measures, or two strings giving the same label; otherwise as
+        [`parse_measure`][irframe.measures.parse_measure].
+    irframe.errors.UnknownMeasureError
+        As [`parse_measure`][irframe.measures.parse_measure].
+    TypeError
+        ``measures`` is neither a string nor an iterable of strings.
+    """
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):

@@ -320,6 +320,27 @@ def lexirecall(
     topic as in [`evaluate`][irframe.dask.evaluate] (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
     every partition is told all systems.  ``options`` as for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
 
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]``.
+    qrels : pandas.DataFrame
+        Judgments, in memory.
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    partitioned_by : {None, "topic"}
+        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
+        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
+    npartitions, shuffle_method
+        As for [`evaluate`][irframe.dask.evaluate].
+    **options
+        As for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(system, other, topic)`` in {-1, 0, +1}, identical to the pandas result.
+
     See Also
     --------
     - [`lexirecall`][irframe.lexi.lexirecall]: the same on a pandas frame.
@@ -349,6 +370,27 @@ def lexiprecision(
     **options: Any,
 ) -> xr.DataArray:
     """[`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision] of a Dask run frame, topic by topic (see [`lexirecall`][irframe.dask.lexirecall]).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]``.
+    qrels : pandas.DataFrame
+        Judgments, in memory.
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    partitioned_by : {None, "topic"}
+        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
+        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
+    npartitions, shuffle_method
+        As for [`evaluate`][irframe.dask.evaluate].
+    **options
+        As for [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision].
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(system, other, topic)`` in {-1, 0, +1}, identical to the pandas result.
 
     See Also
     --------
@@ -491,6 +533,29 @@ def rarity(
     topic*, and S counts all systems, so the frame is split by topic (shuffled, or
     ``partitioned_by="topic"``; not ``"system"``) and every partition is told all systems.
     ``options`` as for [`irframe.rarity.rarity`][irframe.rarity.rarity] (one qrels frame).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]``.
+    qrels : pandas.DataFrame
+        Judgments, in memory.
+    k : int, optional
+        Depth at which a system finds a document (None: the whole ranking).
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    partitioned_by : {None, "topic"}
+        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
+        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
+    npartitions, shuffle_method
+        As for [`evaluate`][irframe.dask.evaluate].
+    **options
+        As for [`irframe.rarity.rarity`][irframe.rarity.rarity].
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same table as [`irframe.rarity.rarity`][irframe.rarity.rarity].
 
     See Also
     --------
@@ -986,7 +1051,28 @@ class DaskIrAccessor:
     def metric(
         self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any
     ) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.dask.evaluate`][irframe.dask.evaluate]."""
+        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.dask.evaluate`][irframe.dask.evaluate].
+
+        Parameters
+        ----------
+        measures : str or list of str
+            Measure strings; every measure must be computable per partition (see
+            [`irframe.dask.evaluate`][irframe.dask.evaluate]).
+        qrels : pandas.DataFrame
+            Judgments, in memory (sent to the workers once).
+        **options
+            Any option of [`irframe.dask.evaluate`][irframe.dask.evaluate].
+
+        Returns
+        -------
+        xarray.DataArray
+            The same cube as [`df.ir.metric`][irframe.IrAccessor.metric] on the computed frame.
+
+        See Also
+        --------
+        - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same as a function.
+        - [`df.ir.metric`][irframe.IrAccessor.metric]: pandas frames.
+        """
         if qrels is None:
             raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
         return evaluate(self._obj, qrels, measures, **options)
@@ -999,7 +1085,24 @@ class DaskIrAccessor:
         missing: str = "skip",
         **options: Any,
     ) -> pd.DataFrame:
-        """Means over topics as a system × measure table ([`irframe.summarize`][irframe.summarize] of [`metric`][irframe.dask.DaskIrAccessor.metric])."""
+        """Means over topics as a system × measure table ([`irframe.summarize`][irframe.summarize] of [`metric`][irframe.dask.DaskIrAccessor.metric]).
+
+        Parameters
+        ----------
+        measures : str or list of str
+            Measure strings.
+        qrels : pandas.DataFrame
+            Judgments, in memory (sent to the workers once).
+        missing : {"skip", "zero", "common"}
+            The topic-set policy of [`irframe.summarize`][irframe.summarize].
+        **options
+            Any option of [`irframe.dask.evaluate`][irframe.dask.evaluate].
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per system, one column per measure.
+        """
         from .cube import summarize
 
         return summarize(self.metric(measures, qrels, **options), missing=missing)
@@ -1021,15 +1124,54 @@ class DaskIrAccessor:
         )
 
     def lexirecall(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.dask.lexirecall`][irframe.dask.lexirecall]."""
+        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.dask.lexirecall`][irframe.dask.lexirecall].
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame
+            Judgments, in memory (sent to the workers once).
+        **options
+            Any option of [`irframe.dask.lexirecall`][irframe.dask.lexirecall].
+
+        Returns
+        -------
+        xarray.DataArray
+            ``(system, other, topic)`` in {-1, 0, +1}.
+        """
         return lexirecall(self._obj, qrels, **options)
 
     def lexiprecision(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision]."""
+        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision].
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame
+            Judgments, in memory (sent to the workers once).
+        **options
+            Any option of [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision].
+
+        Returns
+        -------
+        xarray.DataArray
+            ``(system, other, topic)`` in {-1, 0, +1}.
+        """
         return lexiprecision(self._obj, qrels, **options)
 
     def rarity(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
-        """Per relevant document: how many systems found it in their top k; see [`irframe.dask.rarity`][irframe.dask.rarity]."""
+        """Per relevant document: how many systems found it in their top k; see [`irframe.dask.rarity`][irframe.dask.rarity].
+
+        Parameters
+        ----------
+        qrels : pandas.DataFrame
+            Judgments, in memory (sent to the workers once).
+        **options
+            Any option of [`irframe.dask.rarity`][irframe.dask.rarity].
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per relevant document (see [`irframe.rarity.rarity`][irframe.rarity.rarity]).
+        """
         return rarity(self._obj, qrels, **options)
 
     def join(self, *args: Any, **kwargs: Any) -> Any:

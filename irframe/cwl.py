@@ -558,6 +558,22 @@ def cwla(
 
     A thin wrapper of [`cwla_grid`][irframe.cwl.cwla_grid] for a single combination or a few; options as there.
 
+    Parameters
+    ----------
+    runs, qrels : pandas.DataFrame
+        Run frame and judgments, as for [`irframe.evaluate`][irframe.evaluate].
+    C : str, CFunction, callable or list of them
+        Continuation functions (see [`c_function`][irframe.cwl.c_function]).
+    A : str, AFunction, callable or list of them
+        Aggregation functions (see [`a_function`][irframe.cwl.a_function]); default ``"ERG"``.
+    **options
+        As for [`cwla_grid`][irframe.cwl.cwla_grid].
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(system, topic, C, A)``.
+
     See Also
     --------
     - [`cwla_grid`][irframe.cwl.cwla_grid]: every C × A combination at once.

@@ -326,6 +326,23 @@ def lexiprecision(
     documents from the top: lower rank wins, a retrieved rank beats "not retrieved".
     Whenever reciprocal rank differs, lexiprecision agrees with it.
 
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Long run frame ``system, topic, doc, score[, rank]``.
+    qrels : pandas.DataFrame
+        ``topic, doc, rel``.
+    rel_level : float, default 1
+        Relevant ⇔ grade >= rel_level.
+    **options
+        As for [`lexirecall`][irframe.lexi.lexirecall].
+
+    Returns
+    -------
+    xarray.DataArray
+        int8 ``(system, other, topic)``: +1 where ``system``'s ranking is preferred, -1 where
+        ``other``'s is, 0 for a tie.
+
     See Also
     --------
     - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.

@@ -128,6 +128,22 @@ def simulate_ties(
     and counts ties; compare with [`tie_probability`][irframe.lexi_theory.tie_probability] (standard error
     ``sqrt(p (1 - p) / samples)``).
 
+    Parameters
+    ----------
+    n, m : int
+        Corpus size and number of relevant documents.
+    k : int
+        Recall cutoff of ``R_k``.
+    samples : int
+        Pairs of rankings drawn.
+    rng : numpy.random.Generator, int or None
+        Source of randomness.
+
+    Returns
+    -------
+    dict of str to float
+        Tie frequency of ``TSE``, ``R`` (R_k), ``RP`` and ``LR``.
+
     Examples
     --------
     >>> f = simulate_ties(n=20, m=3, samples=20_000, rng=0)
@@ -210,6 +226,29 @@ def orientation(
     n-m+1.  ``kind="recall"``: all relevant documents at 1..m versus the bottom one
     moved to n.  Returns ``μ(π) - μ(π')`` for every m.
 
+    Parameters
+    ----------
+    metric : str
+        A metric of [`position_metric`][irframe.lexi.position_metric]
+        (``"AP", "NDCG", "RBP", "RR", "R", "RP", "TSE"``).
+    n : int
+        Corpus size.
+    m : int or sequence of int
+        Numbers of relevant documents, each in 1..n.
+    kind : {"recall", "precision"}
+        Which end of the ranking moves.
+    **params
+        Metric parameters (``p``, ``k``, ``e``) of [`position_metric`][irframe.lexi.position_metric].
+
+    Returns
+    -------
+    numpy.ndarray
+        One difference per m.
+
+    See Also
+    --------
+    - [`irframe.plot.orientation_curves`][irframe.plot.orientation_curves]: draw them.
+
     Examples
     --------
     >>> orientation("RR", n=100, m=[1, 2], kind="recall").tolist()   # RR only sees p_1
@@ -255,6 +294,19 @@ def worst_case_simulation(
     queries where the worst case does *not* tie, where the metric difference has the
     same sign as the worst-case difference (a metric tie counts as disagreement).
     ``random`` scores each ranking uniformly at random.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Corpus sizes.
+    queries : int
+        Queries per corpus size.
+    m_low, m_high : int
+        Range of the number of relevant documents.
+    k : int
+        Recall cutoff of ``R@k``.
+    rng : numpy.random.Generator, int or None
+        Source of randomness.
 
     Returns
     -------

@@ -54,6 +54,27 @@ def pair_counts(
     ``k`` and ``rel_level`` as in [`pair_counts_aligned`][irframe.ndpm.pair_counts_aligned] (``rel_level=None``, the
     default, keeps the graded user ranking).
 
+    Parameters
+    ----------
+    runs, qrels : pandas.DataFrame
+        Run frame and judgments, as for [`irframe.evaluate`][irframe.evaluate].
+    k : int, optional
+        Only the top k documents count as retrieved.
+    rel_level : float, optional
+        Binarise the user ranking at grade >= rel_level (None: graded).
+    order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
+        As for [`irframe.evaluate`][irframe.evaluate].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, topic) with the columns above.
+
+    See Also
+    --------
+    - [`irframe.evaluate`][irframe.evaluate] with ``"ndpm"``, ``"dpm_drf"``, ...: the measures as a cube.
+    - [NDPM](../ndpm.md): the guide.
+
     Examples
     --------
     >>> import pandas as pd

@@ -102,6 +102,20 @@ def cwl_from_gains(
     ``gains`` is (G, D) (or one ranking as a 1-D array): row = ranking, column = rank, every
     value already a gain (no NaN).  Costs default to 1 per document.
 
+    Parameters
+    ----------
+    gains : array_like
+        (G, D) gains, one row per ranking, rank 1 in column 0 (or one ranking as a 1-D array).
+    C : str, CFunction or callable
+        The continuation function (see [`c_function`][irframe.cwl.c_function]).
+    costs : array_like, optional
+        Same shape as ``gains``; default 1 per document.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``EU, ETU, EC, ETC, ED, Tail``, one value per row.
+
     Examples
     --------
     >>> from irframe.cwl import cwl_from_gains
@@ -118,6 +132,22 @@ def cwla_from_gains(
     gains: Any, C: str | CFunction | Callable, A: str | AFunction | Callable, *, costs: Any = None
 ) -> np.ndarray:
     """CWLA(C, A) = sum_i L(i) A(i) (Eq. 15) for each row of a gain matrix.
+
+    Parameters
+    ----------
+    gains : array_like
+        (G, D) gains, one row per ranking, rank 1 in column 0 (or one ranking as a 1-D array).
+    C : str, CFunction or callable
+        The continuation function (see [`c_function`][irframe.cwl.c_function]).
+    A : str, AFunction or callable
+        The aggregation function (see [`a_function`][irframe.cwl.a_function]).
+    costs : array_like, optional
+        Same shape as ``gains``; default 1 per document.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per row.
 
     Examples
     --------
@@ -147,6 +177,18 @@ def degeneracy(
     Detected from the functions' behaviour, not from their names: both functions are
     evaluated on random rankings (fixed seed) — graded and binary gains, many zeros — and on
     permutations of them.  Works for user-supplied callables too.
+
+    Parameters
+    ----------
+    C, A : str, function object or callable
+        The continuation and aggregation functions.
+    depth : int
+        Length of the random rankings tried.
+
+    Returns
+    -------
+    str
+        ``"X"``, ``"XX"`` or ``""`` (the marks of Table 3 of Moffat et al., SIGIR 2022).
 
     Examples
     --------

@@ -73,7 +73,9 @@ def on_config(config, **kwargs):
 
 def _cell(value) -> str:
     """One value of the registry table as Markdown table-cell text."""
-    if value is None or (isinstance(value, float) and value != value):
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        value = value.item()  # numpy scalars
+    if value is None or (isinstance(value, float) and value != value) or str(value) == "<NA>":
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -150,7 +152,7 @@ def catalogue_markdown() -> str:
                 if col == "description":
                     lines += [text, ""]
                 else:
-                    lines.append(f"- **{_TITLES.get(col, col)}**: {text}")
+                    lines.append(f"- **{_text(_TITLES.get(col, col))}**: {text}")
             lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -133,7 +133,7 @@ def catalogue_markdown() -> str:
             f"| [{_code(name)}](#{_anchor(name)}) | {_cell(row.get('family'))} | "
             f"{_cell(row.get('cutoff'))} | {_cell(row.get('description'))} |"
         )
-    lines += ["", "</div>", ""]
+    lines += [""]
     families = list(dict.fromkeys(table["family"])) if "family" in table else [None]
     for family in sorted(families, key=str):
         part = table if family is None else table[table["family"] == family]
@@ -154,6 +154,7 @@ def catalogue_markdown() -> str:
                 else:
                     lines.append(f"- **{_text(_TITLES.get(col, col))}**: {text}")
             lines.append("")
+    lines += ["</div>", ""]
     return "\n".join(lines) + "\n"
 
 

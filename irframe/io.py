@@ -749,6 +749,21 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
 def read_cost_file(path: Any) -> dict[str, float]:
     """Read a cwl_eval cost file (``element_type cost`` per line) into a dict.
 
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The cost file.
+
+    Returns
+    -------
+    dict of str to float
+        Cost per element type.
+
+    Raises
+    ------
+    irframe.errors.ParseError
+        A malformed line (file, line number and line in the message).
+
     Examples
     --------
     >>> import io

@@ -140,6 +140,24 @@ def resolve_roles(
     under the names of `RUN_ALIASES` (``kind="run"``) or `QRELS_ALIASES`
     (``kind="qrels"``).  A role matched by two columns raises [`ColumnError`][irframe.errors.ColumnError].
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The frame whose columns are looked up.
+    columns : mapping, optional
+        Role → column name; wins over the recognised names.
+    kind : {"run", "qrels"}
+        Which roles and names to use.
+    what : str, optional
+        How messages name the frame.
+    fallback : bool
+        Name a missing role's column anyway (for messages) instead of None.
+
+    Returns
+    -------
+    dict of str to str or None
+        The column of every role.
+
     Examples
     --------
     >>> import pandas as pd
@@ -258,6 +276,19 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     * a dict of dicts ``{topic: {doc: value}}`` (pytrec_eval, ranx ``to_dict()``):
       columns ``topic, doc`` and ``score`` (run) or ``rel`` (qrels).
 
+    Parameters
+    ----------
+    obj : pandas.DataFrame, dict of dicts or iterable of namedtuples
+        The run or the judgments.
+    kind : {"run", "qrels"}
+        Which: names the value column of a dict of dicts.
+    what : str, optional
+        How messages name the object.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     Examples
     --------
     >>> as_frame({"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d1": 0.5}}).values.tolist()
@@ -327,6 +358,27 @@ def run_frame(
     one system named ``system`` (default `DEFAULT_SYSTEM`): the frame returned
     is a shallow copy with a one-category ``system`` column.
 
+    Parameters
+    ----------
+    obj : pandas.DataFrame, dict of dicts or iterable of namedtuples
+        A run in any shape [`as_frame`][irframe.schema.as_frame] accepts.
+    columns : mapping, optional
+        Role → column name, for names that are not recognised.
+    system : str, optional
+        Name of the one system of a frame without a system column.
+    what : str
+        How messages name the object.
+
+    Returns
+    -------
+    (pandas.DataFrame, RunColumns)
+        The frame (the caller's, or a shallow copy) and the column of every role.
+
+    Raises
+    ------
+    irframe.errors.ColumnError
+        A role is missing or matched by two columns.
+
     Examples
     --------
     >>> import pandas as pd
@@ -361,6 +413,25 @@ def qrels_frame(
     obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
 ) -> tuple[pd.DataFrame, QrelsColumns]:
     """Qrels in any accepted shape → (frame, its resolved columns); see [`as_frame`][irframe.schema.as_frame].
+
+    Parameters
+    ----------
+    obj : pandas.DataFrame, dict of dicts or iterable of namedtuples
+        Judgments in any shape [`as_frame`][irframe.schema.as_frame] accepts.
+    columns : mapping, optional
+        Role → column name, for names that are not recognised.
+    what : str
+        How messages name the object.
+
+    Returns
+    -------
+    (pandas.DataFrame, QrelsColumns)
+        The frame and the column of every role.
+
+    Raises
+    ------
+    irframe.errors.ColumnError
+        A role is missing or matched by two columns.
 
     Examples
     --------

@@ -137,6 +137,15 @@ def user_model(C: np.ndarray) -> UserModel:
 
     V is the running product of C(1..i-1) (``numpy.cumprod``, as cwl_eval), W = V · (1/V+),
     L(i) = V(i)(1 - C(i)) with C(D) used as given (mass beyond the depth cut is the ``tail``).
+
+    Parameters
+    ----------
+    C : numpy.ndarray
+        (G, D) continuation probabilities.
+
+    Returns
+    -------
+    UserModel
     """
     C = np.asarray(C, dtype=np.float64)
     G, D = C.shape
@@ -657,6 +666,22 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
     agree on binary gains.  With ``cwl_eval_names=True`` (what `cwl` uses) a bare
     ``"RR"`` means cwl_eval's RR, so cwl_eval's metric names keep cwl_eval's meaning.
 
+    Parameters
+    ----------
+    spec : str, CFunction or callable
+        The specification (forms above).
+    cwl_eval_names : bool
+        Read a bare ``"RR"`` as cwl_eval's RR.
+
+    Returns
+    -------
+    CFunction
+
+    Raises
+    ------
+    irframe.errors.MeasureParamError
+        An unknown name or a parameter out of its range.
+
     Examples
     --------
     >>> from irframe.cwl import c_function
@@ -800,6 +825,15 @@ def a_function(spec: str | AFunction | Callable) -> AFunction:
     """Resolve an A-function specification: ``"ETG"``, ``"ERG"``, ``"ERR"``, ``"avg"``, ``"max"``,
     ``"fin"``, ``"fig(delta=0.8)"``, ``"PE(beta=0.5)"`` (an ``A_`` prefix is allowed, names are
     case-insensitive), an [`AFunction`][irframe.cwl.AFunction], or a callable ``fn(r, m) -> (G, D)``.
+
+    Parameters
+    ----------
+    spec : str, AFunction or callable
+        The specification.
+
+    Returns
+    -------
+    AFunction
 
     Examples
     --------

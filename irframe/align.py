@@ -210,6 +210,24 @@ def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     across segments, so a segment's result never depends on the other segments
     (a global float cumsum would leak rounding from one group into the next).
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row, rows grouped in segments (one segment per (system, topic) ranking).
+    offsets : numpy.ndarray
+        Segment boundaries, length segments + 1: segment g is ``values[offsets[g]:offsets[g+1]]``
+        (``Aligned.offsets``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Same length as ``values``.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register]: a measure kernel written with these helpers.
+    - [Internals](../internals.md): the aligned arrays.
+
     Examples
     --------
     >>> segment_cumsum(np.array([1., 1, 1, 1]), np.array([0, 2, 4])).tolist()
@@ -240,6 +258,23 @@ def range_sum(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     """``values[starts[i]:ends[i]].sum()`` for every i (0 for empty ranges); ranges must not overlap
     and must be sorted.  Each range is reduced on its own (independent of the others).
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values.
+    starts, ends : numpy.ndarray
+        Start (inclusive) and end (exclusive) of every range.
+
+    Returns
+    -------
+    numpy.ndarray
+        One sum per range.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register]: a measure kernel written with these helpers.
+    - [Internals](../internals.md): the aligned arrays.
+
     Examples
     --------
     >>> range_sum(np.array([1., 2, 3, 4]), np.array([0, 2, 3]), np.array([2, 2, 4])).tolist()
@@ -264,6 +299,24 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     unroll the sum, so the last bit can differ from a strict left-to-right loop), so the
     result never depends on the other segments.
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row, rows grouped in segments (one segment per (system, topic) ranking).
+    offsets : numpy.ndarray
+        Segment boundaries, length segments + 1: segment g is ``values[offsets[g]:offsets[g+1]]``
+        (``Aligned.offsets``).
+
+    Returns
+    -------
+    numpy.ndarray
+        One sum per segment.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register]: a measure kernel written with these helpers.
+    - [Internals](../internals.md): the aligned arrays.
+
     Examples
     --------
     >>> segment_sum(np.array([1., 2, 3]), np.array([0, 2, 2, 3])).tolist()
@@ -278,7 +331,28 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def segment_max(values: np.ndarray, offsets: np.ndarray, empty: float = 0.0) -> np.ndarray:
-    """Maximum of ``values`` over each segment (``empty`` for empty segments)."""
+    """Maximum of ``values`` over each segment (``empty`` for empty segments).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row, rows grouped in segments (one segment per (system, topic) ranking).
+    offsets : numpy.ndarray
+        Segment boundaries, length segments + 1: segment g is ``values[offsets[g]:offsets[g+1]]``
+        (``Aligned.offsets``).
+    empty : float
+        Value of an empty segment.
+
+    Returns
+    -------
+    numpy.ndarray
+        One maximum per segment.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register]: a measure kernel written with these helpers.
+    - [Internals](../internals.md): the aligned arrays.
+    """
     values = np.asarray(values, dtype=np.float64)
     out = np.full(len(offsets) - 1, empty, dtype=np.float64)
     nonempty = offsets[1:] > offsets[:-1]
@@ -292,6 +366,24 @@ def segment_suffix_max(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     Exact (no floating-point offset tricks): values are replaced by order-preserving
     integer codes, offset per segment, scanned with ``np.maximum.accumulate``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row, rows grouped in segments (one segment per (system, topic) ranking).
+    offsets : numpy.ndarray
+        Segment boundaries, length segments + 1: segment g is ``values[offsets[g]:offsets[g+1]]``
+        (``Aligned.offsets``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Same length as ``values``.
+
+    See Also
+    --------
+    - [`irframe.register`][irframe.register]: a measure kernel written with these helpers.
+    - [Internals](../internals.md): the aligned arrays.
 
     Examples
     --------

@@ -460,6 +460,14 @@ class IrAccessor:
         - [`irframe.cwl.cwl`][irframe.cwl.cwl]: the same as a function.
         - [`df.ir.metric`][irframe.IrAccessor.metric] with ``"CWL(C=...)"``: one output as
           a measure of a score cube.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+        >>> ds = runs.ir.cwl(["RBP(p=0.8)", "INST(T=2)"], qrels=qrels, gains="auto")
+        >>> ds.EU.dims, ds.EU.sizes["measure"]
+        (('system', 'topic', 'measure'), 2)
         """
         from .cwl import cwl
 
@@ -492,6 +500,14 @@ class IrAccessor:
         --------
         - [`irframe.cwl.cwla_grid`][irframe.cwl.cwla_grid]: the same as a function.
         - [`irframe.plot.grid_heatmap`][irframe.plot.grid_heatmap]: draw the C × A means.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+        >>> g = runs.ir.cwla_grid(qrels, C=["RBP(p=0.8)", "INST(T=2)"], A=["ERG", "max"], gains="auto")
+        >>> g.dims, g.A.values.tolist()
+        (('system', 'topic', 'C', 'A'), ['ERG', 'max'])
         """
         from .cwl import cwla_grid
 
@@ -525,6 +541,14 @@ class IrAccessor:
         - [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall]: the same as a function.
         - [`irframe.stats.sign_test`][irframe.stats.sign_test]: significance of the preferences.
         - [`irframe.dask.lexirecall`][irframe.dask.lexirecall]: Dask frames.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+        >>> pref = runs.ir.lexirecall(qrels=qrels)
+        >>> pref.dims, pref.sel(system="sys2", other="sys0").values.tolist()
+        (('system', 'other', 'topic'), [1, 1, 1, 1, 1])
         """
         from .lexi import lexirecall
 
@@ -557,6 +581,13 @@ class IrAccessor:
         --------
         - [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision]: the same as a function.
         - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: from the bottom of the ranking.
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+        >>> runs.ir.lexiprecision(qrels=qrels).sel(system="sys0", other="sys2").values.tolist()
+        [-1, -1, -1, -1, -1]
         """
         from .lexi import lexiprecision
 
@@ -599,6 +630,13 @@ class IrAccessor:
         - [`irframe.rarity.rare_finds`][irframe.rarity.rare_finds]: the rare documents each system
           found.
         - The measures ``P_rare`` and ``AP_rare`` in [`df.ir.metric`][irframe.IrAccessor.metric].
+
+        Examples
+        --------
+        >>> import irframe as irf
+        >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+        >>> runs.ir.rarity(qrels=qrels, k=10).columns.tolist()
+        ['topic', 'doc', 'rel', 'S_d', 'S', 'rarity', 'rarity_norm']
         """
         from .rarity import rarity
 

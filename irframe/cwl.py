@@ -578,5 +578,12 @@ def cwla(
     --------
     - [`cwla_grid`][irframe.cwl.cwla_grid]: every C × A combination at once.
     - [`cwl`][irframe.cwl.cwl]: C/W/L without A.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=5, depth=20, rng=0)
+    >>> irf.cwl.cwla(runs, qrels, "RBP(p=0.8)", ["ERG", "max"], gains="auto").sizes["A"]
+    2
     """
     return cwla_grid(runs, qrels, C, A, **options)

@@ -559,6 +559,10 @@ def check(
         Indexed by constraint: ``kind`` (relevance/diversity), ``verdict``,
         ``instances`` (situations evaluated) and ``detail`` (the counterexample of a
         violation, the reason for "not applicable", or where an existential holds).
+
+    See Also
+    --------
+    - [`check_many`][irframe.axioms.check_many]: several measures as one table.
     """
     m = parse_measure(measure)
     names = list(CONSTRAINTS if constraints is None else constraints)
@@ -613,6 +617,21 @@ def check_many(measures: Iterable[str], **kwargs) -> pd.DataFrame:
     """Verdicts of several measures as a table: rows = measures, columns = constraints.
 
     Cells are ``"●"`` (satisfied), ``"○"`` (violated) or ``"–"`` (not applicable).
+
+    Parameters
+    ----------
+    measures : iterable of str
+        Measure strings.
+    **kwargs
+        As for [`check`][irframe.axioms.check].
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    See Also
+    --------
+    - [Axioms](../axioms.md): the guide, with the table for the measures of the paper.
     """
     sym = {"satisfied": "●", "violated": "○", "not applicable": "–"}
     rows = {}

@@ -127,7 +127,17 @@ _ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"
 
 
 def dropped_topic_attrs(dropped: list[str]) -> dict[str, Any]:
-    """The attrs naming the topics dropped for lacking relevant documents (the first 50 ids)."""
+    """The attrs naming the topics dropped for lacking relevant documents (the first 50 ids).
+
+    Parameters
+    ----------
+    dropped : sequence of str
+        The dropped topic ids.
+
+    Returns
+    -------
+    dict
+    """
     return {
         "dropped_topics": len(dropped),
         "dropped_topic_ids": ",".join(dropped[:50]) + (",..." if len(dropped) > 50 else ""),

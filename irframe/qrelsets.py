@@ -36,6 +36,15 @@ def is_qrels_sets(qrels) -> bool:
 
     A mapping whose values are not all DataFrames is one set in another shape (such
     as pytrec_eval's ``{topic: {doc: grade}}``).
+
+    Parameters
+    ----------
+    qrels : object
+        Anything passed as ``qrels=``.
+
+    Returns
+    -------
+    bool
     """
     return (
         isinstance(qrels, Mapping)
@@ -48,6 +57,19 @@ def prepare_qrels_sets(
     qrels: Mapping, *, judgments: str = "each", columns: Mapping[str, str] | None = None
 ) -> dict:
     """Validate ``{name: qrels frame}`` and apply the ``judgments`` policy (new frames).
+
+    Parameters
+    ----------
+    qrels : mapping of str to pandas.DataFrame
+        The judgment sets.
+    judgments : {"each", "common"}
+        Use every set as it is, or keep only the (topic, doc) pairs every set judged.
+    columns : mapping, optional
+        Role → column name of the qrels frames.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
 
     Examples
     --------
@@ -98,6 +120,22 @@ def over_qrels(
     ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
     topic it does not judge) are NaN there.
 
+    Parameters
+    ----------
+    fn : callable
+        ``fn(qrels_frame)`` → DataArray or Dataset.
+    qrels : mapping of str to pandas.DataFrame
+        The judgment sets.
+    judgments : {"each", "common"}
+        Use every set as it is, or keep only the (topic, doc) pairs every set judged.
+    columns : mapping, optional
+        Role → column name of the qrels frames.
+
+    Returns
+    -------
+    xarray.DataArray or xarray.Dataset
+        With a last ``qrels`` dim labelled by the sets' names.
+
     Examples
     --------
     >>> import irframe as irf
@@ -130,6 +168,21 @@ def over_qrels_frames(
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(qrels_frame)`` → DataFrame.
+    qrels : mapping of str to pandas.DataFrame
+        The judgment sets.
+    judgments : {"each", "common"}
+        Use every set as it is, or keep only the (topic, doc) pairs every set judged.
+    columns : mapping, optional
+        Role → column name of the qrels frames.
+
+    Returns
+    -------
+    pandas.DataFrame
 
     Examples
     --------

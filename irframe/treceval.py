@@ -75,7 +75,17 @@ class TrecLine:
 
 
 def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
-    """Read a trec_eval ``-Z`` file: lines ``qid measure mean stddev`` → {(qid, measure): (mean, sd)}."""
+    """Read a trec_eval ``-Z`` file: lines ``qid measure mean stddev`` → {(qid, measure): (mean, sd)}.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The ``-Z`` file.
+
+    Returns
+    -------
+    dict of (str, str) to (float, float)
+    """
     from .measures.trec_eval_syntax import c_atof
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
@@ -805,7 +815,17 @@ def format_trec_line(
 
 
 def line_text(line: TrecLine) -> str:
-    """The text trec_eval prints for ``line``."""
+    """The text trec_eval prints for ``line``.
+
+    Parameters
+    ----------
+    line : TrecLine
+        One output line.
+
+    Returns
+    -------
+    str
+    """
     if line.kind == "relstring":
         return f"{line.name:<22}\t{line.topic}\t'{line.value}'"
     return format_trec_line(
@@ -1170,6 +1190,16 @@ def trec_eval_run(
 def one_run(run: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """A run frame as one run, the way trec_eval reads a file: every row in system ``"run"``
     whatever its tag; and the run id trec_eval prints (the system of the last row).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        A run frame.
+
+    Returns
+    -------
+    (pandas.DataFrame, str)
+        The frame with one system ``"run"`` and the run id.
 
     Examples
     --------

@@ -307,6 +307,15 @@ def ranking_distance(a: Any, b: Any) -> int:
     ``a`` and ``b`` give each item's level (higher = ranked higher, equal = tied).
     β counts 2 per contradicting pair and 1 per pair tied in exactly one ranking.
 
+    Parameters
+    ----------
+    a, b : array_like
+        Level of every item in each weak order.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> ranking_distance([3, 2, 1, 1], [2, 3, 2, 1])   # Example 2 of the paper
@@ -321,6 +330,12 @@ def measures_from_counts(c: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 
     Returns a dict of float64 arrays: ``dpm, ndpm, dpm_drf, dpm_p, dpm_r, dpm_pa, dpm_ra,
     dpm_m, dpm_e``.  0/0 is 0.
+
+    Parameters
+    ----------
+    c : mapping of str to numpy.ndarray
+        The pair counts ``C, C_plus, C_minus, C_u, C_s`` (as from
+        [`pair_counts_aligned`][irframe.ndpm.pair_counts_aligned]).
     """
     C = np.asarray(c["C"], dtype=np.float64)
     Cp = np.asarray(c["C_plus"], dtype=np.float64)

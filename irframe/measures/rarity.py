@@ -133,6 +133,10 @@ def rarity_lookup(
         Relevant ⇔ truncated grade >= rel_level (trec_eval's convention).
     reference : DataFrame, optional
         Runs whose systems define S_d and S instead of ``aligned``'s systems.
+
+    Returns
+    -------
+    RarityLookup
     """
     k = check_k(k)
     level = check_rel_level(rel_level)
@@ -225,6 +229,28 @@ def p_rare(
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
     On frames, use the measure strings through [`irframe.evaluate`][irframe.evaluate] (or
     [`irframe.evaluate_aligned`][irframe.evaluate_aligned]), which align, run this kernel and build the cube.
+
+    Parameters
+    ----------
+    aligned : Aligned
+        The evaluated runs.
+    alpha : float
+        Weight of rarity (α = 0 gives the base measure).
+    k : int
+        Cutoff.
+    lookup : RarityLookup
+        S_d from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the same ``k``.
+    base : numpy.ndarray
+        The base measure per group.
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    normalized : bool
+        P' with the normalised rarity R'(d) (Eq. 4).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per group.
     """
     k = check_k(k)
     if k is None:
@@ -251,6 +277,30 @@ def ap_rare(
 
     A kernel like [`p_rare`][irframe.rarity.p_rare]: ``base`` is trec_eval's AP (AP@k) per group; ``num_rel``
     (per group) defaults to the relevant documents of the topic in the qrels.
+
+    Parameters
+    ----------
+    aligned : Aligned
+        The evaluated runs.
+    alpha : float
+        Weight of rarity (α = 0 gives the base measure).
+    k : int
+        Cutoff.
+    lookup : RarityLookup
+        S_d from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the same ``k``.
+    base : numpy.ndarray
+        The base measure per group.
+    rel_level : float
+        Relevant ⇔ grade >= rel_level.
+    num_rel : numpy.ndarray, optional
+        Relevant documents per group.
+    normalized : bool
+        With the P' weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per group.
     """
     k = check_k(k)
     a = aligned

@@ -87,7 +87,12 @@ def test_mkdocs_build_strict(site):
     # the API reference is generated from the docstrings
     assert {"irframe", "stats", "reporting", "schema", "io"} <= set(API_PAGES)
     for name in API_PAGES:
-        assert "doc-heading" in _page(site, f"api/{name}"), f"api/{name}: no rendered object"
+        html = _page(site, f"api/{name}")
+        assert "doc-heading" in html, f"api/{name}: no rendered object"
+        # one title per page, no object rendered twice
+        assert html.count("<h1") == 1, f"api/{name}: {html.count('<h1')} <h1> headings"
+        ids = re.findall(r'<h[1-6] id="([^"]+)"', html)
+        assert len(ids) == len(set(ids)), f"api/{name}: headings repeated"
     core = _page(site, "api/irframe")
     for text in ("rel_level", "Evaluate every system of", "A results table of a score cube"):
         assert text in core

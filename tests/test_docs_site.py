@@ -258,6 +258,9 @@ def test_every_public_module_has_an_api_page():
     )
     nav = (ROOT / "mkdocs.yml").read_text()
     assert all(f"api/{p}.md" in nav for p in pages), "every docs/api page is in the mkdocs.yml nav"
+    overview = (ROOT / "docs" / "api" / "index.md").read_text()
+    unlisted = sorted(p for p in pages if f"({p}.md)" not in overview)
+    assert not unlisted, f"docs/api/index.md: add a row for {unlisted}"
 
 
 def test_test_extra_includes_the_docs_extra():

@@ -6,12 +6,17 @@
 - The header shows the package version.
 - A page in ``docs/`` that is not in the ``nav`` is appended under "User guide › More
   pages" (it still needs a proper place in ``nav``; nothing is ever unreachable).
+- An API page ``docs/api/<module>.md`` may be just ``::: irframe.x`` (mkdocstrings renders
+  the module's name as the page's title) or ``# `irframe.x` ``, an introduction, then
+  ``::: irframe.x``: the Markdown title is then the one title and carries the module's
+  anchor, and the module is rendered without a heading of its own.
 """
 
 from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path
 
 log = logging.getLogger("mkdocs.hooks.irframe")
@@ -69,6 +74,30 @@ def on_config(config, **kwargs):
                 section["User guide"].append({"More pages": extra})
                 break
     return config
+
+
+_TITLE_THEN_ROOT = re.compile(
+    r"\A# (?P<title>[^\n]*?)[ \t]*\n(?P<intro>(?:(?!::: ).*\n)*?)"
+    r"::: (?P<ident>irframe[\w.]*)[ \t]*\n(?P<options>    options:[ \t]*\n)?"
+)
+
+
+def _own_title(m: re.Match) -> str:
+    """``# title`` + ``::: irframe.x``: the Markdown title stays the page's one title (with
+    the module's anchor) and mkdocstrings renders the module without a heading of its own."""
+    title = m["title"] if "{#" in m["title"] else f"{m['title']} {{#{m['ident']}}}"
+    return (
+        f"# {title}\n{m['intro']}::: {m['ident']}\n    options:\n"
+        "      show_root_heading: false\n      show_root_toc_entry: false\n"
+        "      heading_level: 2\n"
+    )
+
+
+def on_page_markdown(markdown, page, **kwargs):
+    src = page.file.src_uri
+    if src.startswith("api/") and src not in ("api/index.md", "api/irframe.md"):
+        return _TITLE_THEN_ROOT.sub(_own_title, markdown, count=1)
+    return markdown
 
 
 def _cell(value) -> str:

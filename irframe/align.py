@@ -188,13 +188,31 @@ class Aligned:
         return self.subtopics is not None
 
     def n_judged(self) -> np.ndarray:
-        """Judged documents per topic (int64, length T)."""
+        """Judged documents per topic (int64, length T).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, one count per topic.
+        """
         return np.diff(self.qrels_offsets)
 
     def n_relevant(self, threshold: float = 1, *, trunc: bool = False) -> np.ndarray:
         """Judged documents with grade >= ``threshold`` per topic (int64, length T).
 
         ``trunc=True`` truncates grades toward zero first (trec_eval reads grades with atol).
+
+        Parameters
+        ----------
+        threshold : float
+            Relevant ⇔ grade >= threshold.
+        trunc : bool
+            Truncate grades toward zero first.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, one count per topic.
         """
         rel = np.trunc(self.qrels_rel) if trunc else self.qrels_rel
         return np.bincount(

@@ -57,6 +57,10 @@ def tie_probability(
     exact : bool
         Return a `fractions.Fraction` instead of the nearest float.
 
+    Returns
+    -------
+    float or fractions.Fraction
+
     Examples
     --------
     >>> round(tie_probability("TSE", n=1000, m=10), 5)       # Table 2
@@ -183,6 +187,11 @@ def position_metric(
         ``RP`` = #{p_i <= m}/m; ``TSE`` = e(p_m) with exposure ``e``.
     P : array (rows, width)
     m : int or array (rows,)
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per row of ``P``.
 
     Examples
     --------

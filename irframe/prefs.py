@@ -304,7 +304,22 @@ class Judgments:
         """Per topic of ``topics`` with judgments, every preference measure of one system's run.
 
         ``run`` has columns ``topic, doc, score``; ``depth`` keeps the top ``depth`` documents
-        (``-M``).  Documents are ranked by score descending, ties by docno ascending."""
+        (``-M``).  Documents are ranked by score descending, ties by docno ascending.
+
+        Parameters
+        ----------
+        run : pandas.DataFrame
+            One system's run: ``topic, doc, score``.
+        topics : sequence of str
+            Topics to evaluate (those without judgments are left out).
+        depth : int, optional
+            Keep the top ``depth`` documents (trec_eval ``-M``).
+
+        Returns
+        -------
+        dict of str to dict of str to float
+            ``{topic: {measure: value}}``.
+        """
         out = {}
         rt = run.assign(topic=run["topic"].astype(str), doc=run["doc"].astype(str))
         by_topic_r = dict(tuple(rt.groupby("topic", sort=False)))

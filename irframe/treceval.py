@@ -705,7 +705,12 @@ class TrecRun:
         return [n for n in order if self.p.kinds[n] not in ("runid", "num_q", "gm")]
 
     def lines(self) -> list[TrecLine]:
-        """Per-topic lines (``-q``) then the summary, in trec_eval's order."""
+        """Per-topic lines (``-q``) then the summary, in trec_eval's order.
+
+        Returns
+        -------
+        list of TrecLine
+        """
         z = self.p.zscores is not None
         names = self._topic_names()
         lines = [
@@ -718,7 +723,13 @@ class TrecRun:
         return lines + self._summary()
 
     def text(self) -> str:
-        """The output text: ``lines()`` formatted by [`line_text`][irframe.treceval.line_text], one column at a time."""
+        """The output text: ``lines()`` formatted by [`line_text`][irframe.treceval.line_text], one column at a time.
+
+        Returns
+        -------
+        str
+            What trec_eval prints, byte for byte.
+        """
         z = self.p.zscores is not None
         columns = []
         for name in self._topic_names():
@@ -796,6 +807,23 @@ def format_trec_line(
     name: str, topic: str, value: Any, integer: bool = False, zscore: bool = False
 ) -> str:
     """One line of trec_eval output: ``"%-22s\\t%s\\t%6.4f"`` (``%ld`` for counts).
+
+    Parameters
+    ----------
+    name : str
+        Measure name as trec_eval prints it.
+    topic : str
+        Topic id or ``"all"``.
+    value : float
+        The value.
+    integer : bool
+        Print as a count (``%ld``).
+    zscore : bool
+        A z-score line (always ``%6.4f``).
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -1170,6 +1198,11 @@ def trec_eval_run(
     its [`TrecRun`][irframe.treceval.TrecRun]; keywords as for [`trec_eval_values`][irframe.treceval.trec_eval_values].
 
     Raises [`TrecEvalError`][irframe.treceval.TrecEvalError] with trec_eval's message and exit status.
+
+    Returns
+    -------
+    TrecRun
+        Its ``text()`` is trec_eval's output.
 
     Examples
     --------

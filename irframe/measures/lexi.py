@@ -242,6 +242,11 @@ def exposure(
     p, k : float, int
         RBP persistence γ and the recall cutoff k.
 
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``positions``.
+
     Examples
     --------
     >>> exposure("AP", np.array([1, 4]), 2).tolist()

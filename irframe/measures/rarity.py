@@ -83,7 +83,18 @@ class RarityLookup:
     n_docs: int
 
     def s_d(self, topic: np.ndarray, doc: np.ndarray) -> np.ndarray:
-        """S_d for (topic code, doc code) pairs (0 where nobody retrieved the document)."""
+        """S_d for (topic code, doc code) pairs (0 where nobody retrieved the document).
+
+        Parameters
+        ----------
+        topic, doc : numpy.ndarray
+            Topic and doc codes of the [`Aligned`][irframe.align.Aligned].
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 S_d per pair.
+        """
         q = np.asarray(topic, np.int64) * self.n_docs + np.asarray(doc, np.int64)
         if len(self.keys) == 0:
             return np.zeros(len(q), dtype=np.int64)
@@ -91,11 +102,31 @@ class RarityLookup:
         return np.where(self.keys[pos] == q, self.counts[pos], 0).astype(np.int64)
 
     def rarity(self, s_d: np.ndarray) -> np.ndarray:
-        """R(d) = 1 − S_d/S (Eq. 2)."""
+        """R(d) = 1 − S_d/S (Eq. 2).
+
+        Parameters
+        ----------
+        s_d : numpy.ndarray
+            S_d per document.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return 1.0 - np.asarray(s_d, np.float64) / self.n_systems
 
     def rarity_norm(self, s_d: np.ndarray) -> np.ndarray:
-        """R'(d) = 1 − (S_d − 1)/(S − 1), clipped to [0, 1]; 1 when S = 1 (§5.2)."""
+        """R'(d) = 1 − (S_d − 1)/(S − 1), clipped to [0, 1]; 1 when S = 1 (§5.2).
+
+        Parameters
+        ----------
+        s_d : numpy.ndarray
+            S_d per document.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         s_d = np.asarray(s_d, np.float64)
         if self.n_systems <= 1:
             return np.ones(len(s_d))

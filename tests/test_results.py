@@ -155,6 +155,11 @@ def _cases(d):
             lambda kw: meta.stability(cube, per_pair=True, rng=0, **kw)[1],
             {"n_trials": 50, "fuzziness": 0.01},
         ),
+        "irframe.reproducibility.reproducibility": (
+            "analysis",
+            lambda kw: meta.reproducibility(r, r, q, measures=["AP"], **kw),
+            {"baseline": "sys0", "depth": 20, "missing": "zero"},
+        ),
         "irframe.meta.correlation_matrix": (
             "analysis",
             lambda kw: meta.correlation_matrix(cube, **kw),

@@ -45,7 +45,9 @@ it on TREC 2003 Robust runs:
 
 Topics: a topic enters a comparison when both sides have a value (``missing="skip"``,
 irframe's default everywhere); repro_eval requires every topic on both sides and fails
-otherwise.  ``missing="zero"`` scores a topic a system did not retrieve for as 0,
+otherwise.  repro_eval scores runs through ir_measures, which scores every topic of the
+qrels (0 where a run retrieved nothing, trec_eval's ``-c``): pass ``complete=True`` for its
+topic set (the test does); KTU and RBO are always over the topics both runs retrieved for.  ``missing="zero"`` scores a topic a system did not retrieve for as 0,
 ``missing="common"`` keeps the topics every run of the call has.
 """
 
@@ -81,9 +83,11 @@ def _discordant(pair: np.ndarray, x: np.ndarray, y: np.ndarray, n_pairs: int) ->
     """Per pair, the number of index pairs (i, j) ordered one way by ``x`` and the other by ``y``.
 
     ``pair`` is sorted; ``x`` and ``y`` have distinct values within a pair (docnos of one
-    ranking).  A bottom-up merge count of inversions, every level one sort of all pairs at
-    once: at width ``w`` each block of ``2w`` consecutive elements (in ``x`` order) counts,
-    for every element of its right half, the left-half elements with a larger ``y``.
+    ranking).  A bottom-up merge count of inversions over all pairs at once: at width ``w``
+    each block of ``2w`` consecutive elements (in ``x`` order) counts, for every element of
+    its right half, the left-half elements with a larger ``y``.  The elements are kept
+    sorted by (block, ``y``) from level to level, so each level's stable sort only merges
+    two sorted runs per block (timsort: linear time).
     """
     n = len(pair)
     out = np.zeros(n_pairs)
@@ -91,28 +95,31 @@ def _discordant(pair: np.ndarray, x: np.ndarray, y: np.ndarray, n_pairs: int) ->
         return out
     o = np.lexsort((x, pair))
     y = np.asarray(y, np.int64)[o]
-    pair = pair[o]
+    pair = np.asarray(pair, np.int64)[o]
     starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
     lengths = np.diff(np.r_[starts, n])
-    pos = np.arange(n) - np.repeat(starts, lengths)
+    pos = np.arange(n) - np.repeat(starts, lengths)  # rank in x order within the pair
+    group = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     span = int(y.max()) + 1
+    longest = int(lengths.max())
     w = 1
-    while w < lengths.max():
+    while w < longest:
         half = pos // w
         right = (half & 1).astype(bool)
-        block = np.repeat(np.arange(len(starts)), lengths) * (int(lengths.max()) // (2 * w) + 1)
-        block += half >> 1
-        o2 = np.argsort(block * span + y, kind="stable")
-        b2, r2 = block[o2], right[o2]
-        left = (~r2).astype(np.int64)
-        heads = np.flatnonzero(np.r_[True, b2[1:] != b2[:-1]])
+        key = group * (longest // (2 * w) + 1) + (half >> 1)  # the block of 2w
+        key *= span
+        key += y
+        o2 = np.argsort(key, kind="stable")  # merges the two sorted halves of every block
+        y, pos, group, pair, right = y[o2], pos[o2], group[o2], pair[o2], right[o2]
+        block = key[o2] // span
+        left = (~right).astype(np.int64)
+        heads = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
         sizes = np.diff(np.r_[heads, n])
         csum = np.cumsum(left)
         before = np.repeat(csum[heads] - left[heads], sizes)  # left elements of earlier blocks
         left_less = csum - left - before  # left elements of the block with a smaller y
         n_left = np.repeat(np.add.reduceat(left, heads), sizes)
-        greater = (n_left - left_less)[r2]
-        out += np.bincount(pair[o2][r2], weights=greater, minlength=n_pairs)
+        out += np.bincount(pair[right], weights=(n_left - left_less)[right], minlength=n_pairs)
         w *= 2
     return out
 

@@ -548,7 +548,9 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     return ax
 
 
-def reproduction_effects(ds: xr.Dataset, *, measure=None, ax=None, annotate: bool = True):
+def reproduction_effects(
+    ds: xr.Dataset, *, measure=None, ax=None, annotate: bool = True, label: str | None = None
+):
     """Effect Ratio against Delta Relative Improvement of reproduced runs (Breuer et al., SIGIR 2020).
 
     One point per advanced system (and reproduced version): ΔRI on the x axis, ER on the y
@@ -567,6 +569,8 @@ def reproduction_effects(ds: xr.Dataset, *, measure=None, ax=None, annotate: boo
     ax : matplotlib Axes, optional
     annotate : bool
         Label each point with its system (and version).
+    label : str, optional
+        Legend label of the points (e.g. one call per reproduced version on the same ``ax``).
 
     Returns
     -------
@@ -597,7 +601,7 @@ def reproduction_effects(ds: xr.Dataset, *, measure=None, ax=None, annotate: boo
     if er_s.empty:
         raise ValueError("no ER / ΔRI values to draw: pass baseline= to reproducibility")
     ax = _axes(ax, figsize=(5.5, 4.5))
-    ax.scatter(dri_s.values, er_s.values, s=30, zorder=3)
+    ax.scatter(dri_s.values, er_s.values, s=30, zorder=3, label=label)
     ax.axhline(1.0, color="grey", ls="--", lw=1)
     ax.axvline(0.0, color="grey", ls="--", lw=1)
     if annotate:

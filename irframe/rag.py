@@ -10,9 +10,9 @@ Evaluation for the TREC 2024 RAG Track: Comparing Human versus LLM Judges", SIGI
 arXiv:2504.15205).
 
 Both scores come out as ordinary irframe cubes ``(system, topic, measure)`` built by
-[irframe.cube.result][], so [irframe.summarize][], [irframe.stats.compare][],
-[irframe.report][] and the judgment-set dim (``{"human": frame, "llm": frame}`` adds a
-``qrels`` dim, as for [irframe.evaluate][]) work on them unchanged, next to retrieval
+`irframe.cube.result`, so [irframe.summarize][irframe.cube.summarize], [irframe.stats.compare][],
+`irframe.report` and the judgment-set dim (``{"human": frame, "llm": frame}`` adds a
+``qrels`` dim, as for [irframe.evaluate][irframe.evaluate.evaluate]) work on them unchanged, next to retrieval
 measures.
 
 Nugget scores (nuggetizer's ``calculate_nugget_scores``, ``nuggetizer/core/metrics.py``, and
@@ -138,7 +138,7 @@ def _cube(values: np.ndarray, systems, topics, present, measures, computed, para
 
 def _over_sets(fn, sets: Mapping[str, pd.DataFrame]) -> xr.DataArray:
     """``fn`` under every judgment set, stacked along a last ``qrels`` dim (NaN where a set
-    has no answer of a system for a topic), as [irframe.evaluate][] stacks judgment sets."""
+    has no answer of a system for a topic), as [irframe.evaluate][irframe.evaluate.evaluate] stacks judgment sets."""
     names = [str(k) for k in sets]
     if len(set(names)) != len(names):
         raise InputError(f"judgment set names must be distinct, got {names}")

@@ -396,7 +396,7 @@ def reproducibility(
     Parameters
     ----------
     original : run frame or xarray.DataArray
-        The original runs (``system, topic, doc, score``, any form [irframe.evaluate][] takes)
+        The original runs (``system, topic, doc, score``, any form [irframe.evaluate][irframe.evaluate.evaluate] takes)
         or their score cube ``(system, topic, measure)``.
     reproduced : run frame or xarray.DataArray
         The reproduced runs, named as the original systems they reproduce.  A ``replicate``
@@ -430,7 +430,7 @@ def reproducibility(
     columns : mapping, optional
         Role -> column name of the run frames (``"replicate"`` included).
     **options
-        Further evaluation options for [irframe.evaluate][] (``rel_level``, ``complete``, ...).
+        Further evaluation options for [irframe.evaluate][irframe.evaluate.evaluate] (``rel_level``, ``complete``, ...).
 
     Returns
     -------
@@ -464,7 +464,8 @@ def reproducibility(
     if measures is not None:
         measures = list(measures)
     eval_kw = {"order": order, "depth": int(depth), "columns": columns, **options}
-    O_cube = _cube(original, qrels, measures, "original", False, eval_kw)
+    plain = {k: v for k, v in (columns or {}).items() if k != "replicate"} or None
+    O_cube = _cube(original, qrels, measures, "original", False, {**eval_kw, "columns": plain})
     q_rep = qrels if qrels_reproduced is None else qrels_reproduced
     R_cube = _cube(reproduced, q_rep, measures, "reproduced", True, eval_kw)
     has_rep = "replicate" in R_cube.dims

@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
 from conftest import reference_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -183,6 +184,15 @@ def test_replicates_are_versions(robust, rpe):
     )
     ds = irf.meta.reproducibility(orig, both, qrels, measures=MEASURES, baseline="InexpC2")
     assert ds.ktu_topic.dims == ("system", "replicate", "topic")
+    named = irf.meta.reproducibility(
+        orig,
+        both.rename(columns={"replicate": "version"}),
+        qrels,
+        measures=MEASURES,
+        baseline="InexpC2",
+        columns={"replicate": "version"},
+    )
+    xr.testing.assert_identical(named.drop_attrs(), ds.drop_attrs())
     for v, rep in (("v1", robust["rep"]), ("v2", robust["rep2"])):
         one = irf.meta.reproducibility(orig, rep, qrels, measures=MEASURES, baseline="InexpC2")
         for var in one.data_vars:

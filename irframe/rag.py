@@ -269,11 +269,9 @@ def support_scores(support: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Dat
     n_pairs = np.bincount(cell, weights=cited.astype(np.float64), minlength=n)
     precision = _ratio(np.bincount(cell, weights=weight, minlength=n), n_pairs)
     # sentences: (cell, sentence) groups, their best citation
-    sent_codes, _ = pd.factorize(
-        pd.Series(cell[has_sentence]).astype(str)
-        + "\x1f"
-        + support.loc[has_sentence, "sentence"].astype(str).to_numpy()
-    )
+    sent_codes, _ = pd.MultiIndex.from_arrays(
+        [cell[has_sentence], support["sentence"].to_numpy()[has_sentence].astype(str)]
+    ).factorize()
     best = np.zeros(sent_codes.max() + 1 if len(sent_codes) else 0)
     np.maximum.at(best, sent_codes, weight[has_sentence])
     sent_cell = np.zeros(len(best), np.int64)

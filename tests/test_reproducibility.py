@@ -326,3 +326,84 @@ def test_ktu_rbo_brute_force(pairs, depth, p):
         want = _brute_ktu(a[:depth], b[:depth])
         assert _close(ktu[k], want, 1e-12), (a, b, depth)
         assert _close(rbo[k], _brute_rbo(a[:depth], b[:depth], p, depth), 1e-12), (a, b, depth, p)
+
+
+# ---------------------------------------------------------------------------
+# topics one side lacks, advanced=, id dtypes, the caller's frames
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small():
+    qrels, runs = irf.datasets.synthetic(systems=3, topics=12, depth=40, rng=11)
+    runs = runs.assign(system=runs.system.astype(str), topic=runs.topic.astype(str))
+    rng = np.random.default_rng(3)
+    rep = runs.assign(score=runs.score + rng.normal(0, 0.3, len(runs)))
+    topics = sorted(runs.topic.unique())
+    # the reproduction lost two topics of sys1 and one of every system
+    lost = ((rep.system == "sys1") & rep.topic.isin(topics[:2])) | (rep.topic == topics[-1])
+    return qrels, runs, rep[~lost].reset_index(drop=True)
+
+
+def test_missing_topics_policies(small):
+    qrels, runs, rep = small
+    o = irf.evaluate(runs, qrels, ["AP"]).sel(measure="AP")
+    r = irf.evaluate(rep, qrels, ["AP"]).sel(measure="AP").reindex(topic=o.topic)
+    skip = irf.meta.reproducibility(runs, rep, qrels, measures="AP", baseline="sys0")
+    zero = irf.meta.reproducibility(
+        runs, rep, qrels, measures="AP", baseline="sys0", missing="zero"
+    )
+    common = irf.meta.reproducibility(
+        runs, rep, qrels, measures="AP", baseline="sys0", missing="common"
+    )
+    keep = r.notnull().all("system") & o.notnull().all("system")
+    for s in ["sys0", "sys1", "sys2"]:
+        x, y = o.sel(system=s).values, r.sel(system=s).values
+        both = ~np.isnan(x) & ~np.isnan(y)
+        assert skip.rmse.sel(system=s, measure="AP").item() == pytest.approx(
+            np.sqrt(np.mean((x[both] - y[both]) ** 2)), rel=1e-12
+        )
+        z = np.nan_to_num(y)
+        assert zero.rmse.sel(system=s, measure="AP").item() == pytest.approx(
+            np.sqrt(np.mean((np.nan_to_num(x) - z) ** 2)), rel=1e-12
+        )
+        k = keep.values
+        assert common.rmse.sel(system=s, measure="AP").item() == pytest.approx(
+            np.sqrt(np.mean((x[k] - y[k]) ** 2)), rel=1e-12
+        )
+        # KTU / RBO: only topics both rankings exist for
+        assert int(skip.ktu_topic.sel(system=s).notnull().sum()) == int(both.sum())
+    # ER over the topics both the advanced and the baseline have, per experiment
+    a, b = "sys2", "sys0"
+    d_o = (o.sel(system=a) - o.sel(system=b)).values
+    d_r = (r.sel(system=a) - r.sel(system=b)).values
+    assert skip.er.sel(system=a, measure="AP").item() == pytest.approx(
+        np.nanmean(d_r) / np.nanmean(d_o), rel=1e-12
+    )
+    assert common.sizes["topic"] == int(keep.sum())
+
+
+def test_advanced_subset_and_caller_frames(small):
+    qrels, runs, rep = small
+    before_o, before_r = runs.copy(), rep.copy()
+    ds = irf.meta.reproducibility(
+        runs, rep, qrels, measures=["AP"], baseline="sys0", advanced=["sys2"]
+    )
+    pd.testing.assert_frame_equal(runs, before_o)
+    pd.testing.assert_frame_equal(rep, before_r)
+    er = ds.er.sel(measure="AP").to_series()
+    assert er.notna().tolist() == [False, False, True]
+    with pytest.raises(InputError, match="advanced systems"):
+        irf.meta.reproducibility(runs, rep, qrels, measures="AP", baseline="sys0", advanced="sys0")
+
+
+@pytest.mark.parametrize("dtype", ["category", "string[pyarrow]", "object"])
+def test_id_dtypes(small, dtype):
+    qrels, runs, rep = small
+    want = irf.meta.reproducibility(runs, rep, qrels, measures="AP")
+    conv = {c: rep[c].astype(dtype) for c in ("system", "topic", "doc")}
+    got = irf.meta.reproducibility(
+        runs.astype({"doc": dtype}), rep.assign(**conv), qrels, measures="AP"
+    )
+    for v in want.data_vars:
+        np.testing.assert_array_equal(got[v].values, want[v].values, err_msg=v)

@@ -407,3 +407,105 @@ def test_id_dtypes(small, dtype):
     )
     for v in want.data_vars:
         np.testing.assert_array_equal(got[v].values, want[v].values, err_msg=v)
+
+
+def _write_run(run: pd.DataFrame, path) -> None:
+    """A TREC run file, score descending, ties by docno ascending (repro_eval breaks them)."""
+    run = run.sort_values(["topic", "score", "doc"], ascending=[True, False, True])
+    with open(path, "w") as fh:
+        for t, d, sc, s in zip(run.topic, run.doc, run.score, run.system, strict=True):
+            fh.write(f"{t} Q0 {d} 0 {float(sc)!r} {s}\n")
+
+
+def test_rpd_evaluator_end_to_end(robust, rpe, tmp_path):
+    """repro_eval's own RpdEvaluator reading TREC files: trim(), evaluate(), then its measures."""
+    from repro_eval.Evaluator import RpdEvaluator
+
+    orig, rep, qrels = robust["orig"], robust["rep"], robust["qrels"]
+    b, a = "SABIR03BASE", "aplrob03a"
+    q = qrels[qrels.topic.astype(str).isin(set(orig.topic))]
+    _write_qrels(q, tmp_path / "qrels")
+    paths = {}
+    for name, frame in (("bo", orig), ("ao", orig), ("br", rep), ("ar", rep)):
+        sys_ = b if name[0] == "b" else a
+        paths[name] = tmp_path / name
+        _write_run(frame[frame.system == sys_], paths[name])
+    ev = RpdEvaluator(
+        qrels_orig_path=str(tmp_path / "qrels"),
+        run_b_orig_path=str(paths["bo"]),
+        run_a_orig_path=str(paths["ao"]),
+        run_b_rep_path=str(paths["br"]),
+        run_a_rep_path=str(paths["ar"]),
+    )
+    ev.trim()
+    ev.evaluate()
+    ds = irf.meta.reproducibility(
+        orig[orig.system.isin([a, b])],
+        rep[rep.system.isin([a, b])],
+        q,
+        measures=MEASURES,
+        baseline=b,
+        complete=True,
+    )
+    ktu, rbo = ev.ktu(per_topic=True), ev.rbo(per_topic=True)
+    rmse, nrmse, pv = ev.rmse(), ev.nrmse(), ev.ttest()
+    er, dri = ev.er(), ev.dri()
+    for role, s in (("baseline", b), ("advanced", a)):
+        for t, v in ktu[role].items():
+            assert _close(ds.ktu_topic.sel(system=s, topic=t).item(), v), (s, t)
+        for t, v in rbo[role].items():
+            assert _close(ds.rbo_topic.sel(system=s, topic=t).item(), v), (s, t)
+        for m in MEASURES:
+            assert _close(ds.rmse.sel(system=s, measure=m).item(), rmse[role][m]), (s, m)
+            assert _close(ds.nrmse.sel(system=s, measure=m).item(), nrmse[role][m]), (s, m)
+            assert _close(ds.pvalue.sel(system=s, measure=m).item(), pv[role][m], 1e-9), (s, m)
+    for m in MEASURES:
+        assert _close(ds.er.sel(system=a, measure=m).item(), er[m]), m
+        assert _close(ds.delta_ri.sel(system=a, measure=m).item(), dri[m]), m
+
+
+def _write_qrels(q: pd.DataFrame, path) -> None:
+    with open(path, "w") as fh:
+        for t, d, r in zip(q.topic, q.doc, q.rel, strict=True):
+            fh.write(f"{t} 0 {d} {int(r)}\n")
+
+
+def test_rpl_evaluator_end_to_end(robust, rpe, tmp_path):
+    """repro_eval's RplEvaluator (other topics, other qrels): ER, ΔRI, unpaired t-tests."""
+    from repro_eval.Evaluator import RplEvaluator
+
+    orig, rpl, qrels = robust["orig"], robust["rpl"], robust["qrels"]
+    b, a = "UIUC03Rd1", "aplrob03a"
+    q_o = qrels[qrels.topic.astype(str).isin(set(orig.topic))]
+    q_r = qrels[qrels.topic.astype(str).isin(set(rpl.topic))]
+    _write_qrels(q_o, tmp_path / "qrels_o")
+    _write_qrels(q_r, tmp_path / "qrels_r")
+    for name, frame, s in (("bo", orig, b), ("ao", orig, a), ("br", rpl, b), ("ar", rpl, a)):
+        _write_run(frame[frame.system == s], tmp_path / name)
+    ev = RplEvaluator(
+        qrels_orig_path=str(tmp_path / "qrels_o"),
+        qrels_rpl_path=str(tmp_path / "qrels_r"),
+        **{
+            f"run_{k[0]}_{'orig' if k[1] == 'o' else 'rep'}_path": str(tmp_path / k)
+            for k in ("bo", "ao", "br", "ar")
+        },
+    )
+    ev.trim()
+    ev.evaluate()
+    ds = irf.meta.reproducibility(
+        orig[orig.system.isin([a, b])],
+        rpl[rpl.system.isin([a, b])],
+        q_o,
+        measures=MEASURES,
+        baseline=b,
+        paired=False,
+        qrels_reproduced=q_r,
+        complete=True,
+    )
+    pv, er, dri = ev.ttest(), ev.er(), ev.dri()
+    for role, s in (("baseline", b), ("advanced", a)):
+        for m in MEASURES:
+            assert _close(ds.pvalue.sel(system=s, measure=m).item(), pv[role][m], 1e-9), (s, m)
+    for m in MEASURES:
+        assert _close(ds.er.sel(system=a, measure=m).item(), er[m]), m
+        assert _close(ds.delta_ri.sel(system=a, measure=m).item(), dri[m]), m

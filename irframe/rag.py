@@ -40,6 +40,7 @@ each 0 when its denominator is 0 (an answer without citations, an empty answer).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Mapping
@@ -57,8 +58,10 @@ __all__ = [
     "ASSIGNMENTS",
     "IMPORTANCES",
     "NUGGET_MEASURES",
+    "NUGGET_ROLES",
     "SUPPORT_LEVELS",
     "SUPPORT_MEASURES",
+    "SUPPORT_ROLES",
     "nugget_scores",
     "read_nuggets",
     "read_support",
@@ -72,6 +75,8 @@ NUGGET_MEASURES = ("strict_vital_score", "strict_all_score", "vital_score", "all
 SUPPORT_MEASURES = ("support_precision", "support_recall")
 
 _SHOW = 5
+NUGGET_ROLES = ("system", "topic", "nugget", "importance", "assignment")
+SUPPORT_ROLES = ("system", "topic", "sentence", "citation", "support")
 
 
 def _need(df: pd.DataFrame, cols: list[str], what: str) -> None:
@@ -83,6 +88,21 @@ def _need(df: pd.DataFrame, cols: list[str], what: str) -> None:
             f"{what} lacks column(s) {lost}; it has {list(map(str, df.columns))[:20]}. "
             f"Rename them, e.g. df.rename(columns={{...}})"
         )
+
+
+def _roles(df, columns: Mapping[str, str] | None, roles: tuple, what: str) -> pd.DataFrame:
+    """``df`` with the columns ``columns`` names renamed to their roles (a shallow copy)."""
+    if not columns:
+        return df
+    unknown = [r for r in columns if r not in roles]
+    if unknown:
+        raise InputError(
+            f"columns= names unknown roles {unknown} for a {what}; roles: {list(roles)}"
+        )
+    _need(df, list(columns.values()), what)
+    taken = [c for c in df.columns if c in columns and c not in columns.values()]
+    out = df.drop(columns=taken) if taken else df.copy(deep=False)
+    return out.rename(columns={v: k for k, v in columns.items()})
 
 
 def _bad_values(df: pd.DataFrame, col: str, allowed, what: str, mask=None) -> None:
@@ -153,7 +173,9 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.maximum(den, 1), 0.0)
 
 
-def nugget_scores(nuggets: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.DataArray:
+def nugget_scores(
+    nuggets: pd.DataFrame | Mapping[str, pd.DataFrame], *, columns: Mapping[str, str] | None = None
+) -> xr.DataArray:
     """The four nugget scores of every (system, topic) answer, as a cube.
 
     Parameters
@@ -164,6 +186,9 @@ def nugget_scores(nuggets: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Data
         ``support``/``partial_support``/``not_support``; other columns are ignored).  A row
         whose ``nugget`` is missing stands for an answer without nuggets (it scores 0).  A
         mapping of judgment sets (e.g. ``{"human": ..., "llm": ...}``) adds a ``qrels`` dim.
+    columns : mapping, optional
+        Role -> column name for frames whose columns are named otherwise (e.g.
+        ``{"topic": "qid", "system": "run_id"}``).
 
     Returns
     -------
@@ -183,7 +208,8 @@ def nugget_scores(nuggets: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Data
     [0.5, 0.6667, 0.75, 0.8333]
     """
     if is_qrels_sets(nuggets):
-        return _over_sets(nugget_scores, nuggets)
+        return _over_sets(lambda f: nugget_scores(f, columns=columns), nuggets)
+    nuggets = _roles(nuggets, columns, NUGGET_ROLES, "nugget frame")
     _need(nuggets, ["system", "topic", "nugget", "importance", "assignment"], "nugget frame")
     real = nuggets["nugget"].notna().to_numpy()
     _bad_values(nuggets, "importance", IMPORTANCES, "nugget frame", real)
@@ -220,7 +246,9 @@ def nugget_scores(nuggets: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Data
     return _cube(values, systems, topics, present, NUGGET_MEASURES, "irframe.rag.nugget_scores", {})
 
 
-def support_scores(support: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.DataArray:
+def support_scores(
+    support: pd.DataFrame | Mapping[str, pd.DataFrame], *, columns: Mapping[str, str] | None = None
+) -> xr.DataArray:
     """Weighted support precision and recall of every (system, topic) answer, as a cube.
 
     Parameters
@@ -231,6 +259,8 @@ def support_scores(support: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Dat
         ``no_support``).  A sentence without citations is one row with ``citation`` (and
         ``support``) missing; an answer without sentences is one row with ``sentence``
         missing.  A mapping of judgment sets adds a ``qrels`` dim.
+    columns : mapping, optional
+        Role -> column name for frames whose columns are named otherwise.
 
     Returns
     -------
@@ -249,7 +279,8 @@ def support_scores(support: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Dat
     [0.5, 0.5]
     """
     if is_qrels_sets(support):
-        return _over_sets(support_scores, support)
+        return _over_sets(lambda f: support_scores(f, columns=columns), support)
+    support = _roles(support, columns, SUPPORT_ROLES, "support frame")
     _need(support, ["system", "topic", "sentence", "citation", "support"], "support frame")
     has_sentence = support["sentence"].notna().to_numpy()
     cited = has_sentence & support["citation"].notna().to_numpy()
@@ -290,8 +321,9 @@ def support_scores(support: pd.DataFrame | Mapping[str, pd.DataFrame]) -> xr.Dat
 
 
 def _records(path):
-    """(line number, record) of every non-empty line of a JSON-lines file."""
-    with open(path, encoding="utf-8") as fh:
+    """(line number, record, line) of every non-empty line of a JSON-lines file (.gz read too)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue

@@ -11,6 +11,7 @@ the vital scores over the vital nuggets only; 0 when there is no nugget to divid
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import numpy as np
@@ -156,11 +157,22 @@ def test_cube_tools_work_on_nugget_cubes():
     )
     res = stats.compare(cube, "c", test="t", correction=None)
     assert set(res.measure.values) == set(rag.NUGGET_MEASURES)
+    renamed = human.rename(columns={"topic": "qid", "system": "run_id"})
+    np.testing.assert_array_equal(
+        rag.nugget_scores(renamed, columns={"topic": "qid", "system": "run_id"}).values,
+        cube.values,
+    )
     assert "all_score" in irf.report(cube, "c").to_markdown()
     both = rag.nugget_scores({"human": human, "llm": llm})
     assert both.dims == ("system", "topic", "measure", "qrels")
     np.testing.assert_array_equal(both.sel(qrels="human").values, cube.values)
     np.testing.assert_array_equal(both.sel(qrels="llm").values, rag.nugget_scores(llm).values)
+    # the statistics broadcast over the judgment-set dim
+    per_set = stats.compare(both, "c", test="t", correction=None)
+    assert per_set.pvalue.dims == ("system", "other", "measure", "qrels")
+    np.testing.assert_allclose(
+        per_set.pvalue.sel(qrels="human").values, res.pvalue.values, rtol=1e-12, equal_nan=True
+    )
 
 
 def test_read_nuggets(tmp_path):
@@ -190,6 +202,10 @@ def test_read_nuggets(tmp_path):
         want = nuggetizer_scores(r["nuggets"])
         got = cube.sel(system=r["run_id"], topic=str(r["qid"]))
         assert got.values.tolist() == [want[m] for m in rag.NUGGET_MEASURES]
+    gz = tmp_path / "assign.jsonl.gz"
+    with gzip.open(gz, "wt") as fh:
+        fh.write(path.read_text())
+    pd.testing.assert_frame_equal(rag.read_nuggets(gz), df)
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps({k: v for k, v in recs[0].items() if k != "run_id"}))
     assert rag.read_nuggets(one, system="mine").system.unique().tolist() == ["mine"]

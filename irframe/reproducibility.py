@@ -21,9 +21,12 @@ measures.  The conventions are those of the reference implementation, repro_eval
 IR Experiments", ECIR 2021), and ``tests/test_reproducibility.py`` checks every value against
 it on TREC 2003 Robust runs:
 
-* rankings are in trec_eval order (score descending, ties by docno descending -- what
-  repro_eval's ``break_ties`` gives for a run sorted by score) and cut at ``depth`` (1000:
-  repro_eval's ``RUN_LENGTH`` and ``RBO_DEPTH``);
+* the rankings KTU and RBO compare are ordered by score descending in double precision,
+  ties by docno descending (what repro_eval's ``break_ties`` gives for a run sorted by its
+  parsed scores; ``order="trec_eval10"``), and cut at ``depth`` (1000: repro_eval's
+  ``RUN_LENGTH`` and ``RBO_DEPTH``).  The scores are evaluated with ``order`` as given (by
+  default trec_eval's float32 order, which repro_eval gets from pytrec_eval); ``order="rank"``
+  or ``"input"`` applies to both;
 * **KTU** of a topic is Kendall's τ between the two sequences "position, in the sorted union
   of both rankings' docnos, of the document at rank i" of the original and of the reproduced
   ranking, i = 1..n -- repro_eval's definition (its ``_KTU``).  Each sequence has distinct
@@ -82,45 +85,50 @@ _MISSING = ("skip", "zero", "common")
 def _discordant(pair: np.ndarray, x: np.ndarray, y: np.ndarray, n_pairs: int) -> np.ndarray:
     """Per pair, the number of index pairs (i, j) ordered one way by ``x`` and the other by ``y``.
 
-    ``pair`` is sorted; ``x`` and ``y`` have distinct values within a pair (docnos of one
-    ranking).  A bottom-up merge count of inversions over all pairs at once: at width ``w``
-    each block of ``2w`` consecutive elements (in ``x`` order) counts, for every element of
-    its right half, the left-half elements with a larger ``y``.  The elements are kept
-    sorted by (block, ``y``) from level to level, so each level's stable sort only merges
-    two sorted runs per block (timsort: linear time).
+    ``pair`` is sorted (each pair's elements contiguous); ``x`` and ``y`` have distinct values
+    within a pair (docnos of one ranking).  The pairs are laid out as rows of a matrix, padded
+    to a power of two (pairs of similar length together, so padding at most doubles the
+    size); each row is sorted by ``x``, then a bottom-up merge counts inversions of ``y``: at
+    width ``w`` the two sorted halves of every block of ``2w`` are merged by one row-wise
+    stable sort of ``2 y + (1 for the right half)``, and the left-half elements greater than
+    the right-half ones are ``w^2 + w(w-1)/2 - (sum of the merged positions of the right
+    half)``.  Padding (after every real element, larger than all) adds no inversion.
     """
     n = len(pair)
     out = np.zeros(n_pairs)
     if n == 0:
         return out
-    o = np.lexsort((x, pair))
-    y = np.asarray(y, np.int64)[o]
-    pair = np.asarray(pair, np.int64)[o]
+    pair = np.asarray(pair, np.int64)
     starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
     lengths = np.diff(np.r_[starts, n])
-    pos = np.arange(n) - np.repeat(starts, lengths)  # rank in x order within the pair
-    group = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
-    span = int(y.max()) + 1
-    longest = int(lengths.max())
-    w = 1
-    while w < longest:
-        half = pos // w
-        right = (half & 1).astype(bool)
-        key = group * (longest // (2 * w) + 1) + (half >> 1)  # the block of 2w
-        key *= span
-        key += y
-        o2 = np.argsort(key, kind="stable")  # merges the two sorted halves of every block
-        y, pos, group, pair, right = y[o2], pos[o2], group[o2], pair[o2], right[o2]
-        block = key[o2] // span
-        left = (~right).astype(np.int64)
-        heads = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
-        sizes = np.diff(np.r_[heads, n])
-        csum = np.cumsum(left)
-        before = np.repeat(csum[heads] - left[heads], sizes)  # left elements of earlier blocks
-        left_less = csum - left - before  # left elements of the block with a smaller y
-        n_left = np.repeat(np.add.reduceat(left, heads), sizes)
-        out += np.bincount(pair[right], weights=(n_left - left_less)[right], minlength=n_pairs)
-        w *= 2
+    big = int(max(x.max(), y.max())) + 1
+    dtype = np.int32 if 2 * big + 1 < 2**31 else np.int64
+    width = np.ones(len(starts), np.int64)
+    while (small := width < lengths).any():  # the power of two >= each length
+        width[small] *= 2
+    for p2 in np.unique(width).tolist():
+        sel = np.flatnonzero(width == p2)
+        G, lens = len(sel), lengths[sel]
+        first = np.repeat(starts[sel], lens)
+        col = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = np.repeat(np.arange(G), lens)
+        X = np.full((G, p2), big, dtype)
+        Y = np.full((G, p2), big, dtype)
+        X[rows, col] = x[first + col]
+        Y[rows, col] = y[first + col]
+        Y = np.take_along_axis(Y, np.argsort(X, axis=1, kind="stable"), axis=1)
+        D = np.zeros(G, np.int64)
+        w = 1
+        while w < p2:
+            keys = Y.reshape(G, p2 // (2 * w), 2 * w) * 2  # a fresh array
+            keys[..., w:] += 1
+            keys.sort(axis=-1, kind="stable")  # merges the two sorted halves
+            right_pos = ((keys & 1) * np.arange(2 * w, dtype=dtype)).sum(-1, dtype=np.int64)
+            D += (w * w + w * (w - 1) // 2 - right_pos).sum(-1)
+            keys >>= 1
+            Y = keys.reshape(G, p2)
+            w *= 2
+        out[pair[starts[sel]]] = D
     return out
 
 
@@ -278,8 +286,11 @@ def _rankings(runs, qrels, columns, order, depth, rep_col):
 def _ranking_measures(original, reproduced, qrels, systems, reps, topics, o):
     """ktu, rbo (S, V, T) of every reproduced ranking against its system's original ranking."""
     rep_col = _replicate_column(reproduced, o["columns"])
-    a_o, lab_o = _rankings(original, qrels, o["columns"], o["order"], o["depth"], None)
-    a_r, lab_r = _rankings(reproduced, qrels, o["columns"], o["order"], o["depth"], rep_col)
+    # repro_eval orders the rankings it compares by their double-precision scores (its
+    # break_ties on the parsed run), while trec_eval scores them in float32
+    order = "trec_eval10" if o["order"] == "trec_eval" else o["order"]
+    a_o, lab_o = _rankings(original, qrels, o["columns"], order, o["depth"], None)
+    a_r, lab_r = _rankings(reproduced, qrels, o["columns"], order, o["depth"], rep_col)
     S, V, T = len(systems), len(reps), len(topics)
     sys_index, rep_index, top_index = pd.Index(systems), pd.Index(reps), pd.Index(topics)
     # original groups -> (output system, topic) cells

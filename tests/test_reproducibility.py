@@ -505,3 +505,19 @@ def test_rpl_evaluator_end_to_end(robust, rpe, tmp_path):
     for m in MEASURES:
         assert _close(ds.er.sel(system=a, measure=m).item(), er[m]), m
         assert _close(ds.delta_ri.sel(system=a, measure=m).item(), dri[m]), m
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.0, 2.0))
+def test_swapping_the_experiments(seed, noise):
+    """Property: KTU, RBO, RMSE and the paired p-value are symmetric; ER inverts; ΔRI negates."""
+    qrels, runs = irf.datasets.synthetic(systems=3, topics=6, depth=15, rng=seed)
+    rng = np.random.default_rng(seed)
+    rep = runs.assign(score=runs.score + noise * rng.normal(size=len(runs)))
+    ab = irf.meta.reproducibility(runs, rep, qrels, measures=["AP", "P@5"], baseline="sys0")
+    ba = irf.meta.reproducibility(rep, runs, qrels, measures=["AP", "P@5"], baseline="sys0")
+    for v in ("ktu_topic", "rbo_topic", "rmse", "pvalue"):
+        np.testing.assert_allclose(ab[v].values, ba[v].values, rtol=1e-12, atol=1e-15, err_msg=v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_allclose(ab.er.values, 1 / ba.er.values, rtol=1e-12)
+    np.testing.assert_allclose(ab.delta_ri.values, -ba.delta_ri.values, rtol=1e-12, atol=1e-15)

@@ -93,6 +93,15 @@ def main() -> None:
     axes = plot.orientation_curves(curves, logy=True)
     axes[0].figure.savefig(OUT / "orientation_curves.png", dpi=90)
     # --8<-- [end:orientation_curves]
+    # --8<-- [start:reproduction_effects]
+    # a "reproduction": the same runs, their scores perturbed by a little noise
+    noise = np.random.default_rng(7).normal(scale=0.5, size=len(runs))
+    again = runs.assign(score=runs.score + noise)
+    rep = meta.reproducibility(runs, again, qrels, measures=["AP"], baseline=base)
+    ax = plot.reproduction_effects(rep, measure="AP")
+    ax.figure.tight_layout()
+    ax.figure.savefig(OUT / "reproduction_effects.png", dpi=90)
+    # --8<-- [end:reproduction_effects]
     plt.close("all")
     print("wrote", sorted(p.name for p in OUT.glob("*.png")))
 

@@ -73,6 +73,7 @@ _LAZY = (
     "dask",
     "options",
     "lexi_theory",
+    "rag",
 )
 
 __all__ = [

@@ -5,11 +5,11 @@ evaluated) or preference cubes (``(system, other, topic)``, values in {-1, 0, +1
 return pandas / xarray objects.  Randomness only comes from ``rng=`` (a
 `numpy.random.Generator` or int seed).  Inputs are never modified.
 
-
 References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
 E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
 Metrics", SIGIR 2018 (doi:10.1145/3209978.3210024); Turkmen et al., innovation metrics for IR
-evaluation campaigns, ECIR 2023.
+evaluation campaigns, ECIR 2023; T. Breuer et al., "How to Measure the Reproducibility of
+System-oriented IR Experiments", SIGIR 2020 (reproducibility).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from .cube import result
 from .degradation import degrade_qrels, label_degradation
 from .options import make_rng
 from .params import ALPHA, DRAWS, FUZZINESS
+from .reproducibility import reproducibility
 from .stats import compare, sign_test, tukey_hsd
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "metric_unanimity",
     "qrels_agreement",
     "rbo",
+    "reproducibility",
     "stability",
     "swap_rate",
     "tau_ap",

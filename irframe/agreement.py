@@ -323,6 +323,12 @@ def qrels_agreement(
         ``tau`` (tau-b), ``tau_ap`` (of the ``qrels`` ordering against the
         ``other_qrels`` one), ``rbo``, ``n_systems``, ``n_topics``.
 
+    See Also
+    --------
+    - [`irframe.agreement.label_agreement`][irframe.agreement.label_agreement]: agreement on the labels themselves.
+    - [`irframe.agreement.decision_flips`][irframe.agreement.decision_flips]: significance decisions that change.
+    - [Judgment sets, replicates, power](../judgments.md): the guide.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -419,6 +425,11 @@ def label_agreement(
         Indexed by ``(qrels, other_qrels)``: ``n_common``, ``only_qrels``,
         ``only_other``, ``agreement`` (fraction of equal labels), ``kappa`` (Cohen),
         ``kappa_quadratic`` (quadratic-weighted), ``alpha`` (Krippendorff).
+
+    See Also
+    --------
+    - [`irframe.agreement.label_confusion`][irframe.agreement.label_confusion]: the confusion matrix.
+    - [`irframe.agreement.qrels_agreement`][irframe.agreement.qrels_agreement]: agreement on the system ranking.
 
     Examples
     --------
@@ -538,6 +549,11 @@ def decision_flips(
         significantly better than ``other``), ``-1`` (significantly worse) or ``0``
         (not significant); and ``flipped``.  ``attrs["flip_rate"]`` is the fraction of
         pairs flipped.
+
+    See Also
+    --------
+    - [`irframe.stats.compare`][irframe.stats.compare]: the tests whose decisions are compared.
+    - [`irframe.agreement.qrels_agreement`][irframe.agreement.qrels_agreement]: agreement on the system ranking.
 
     Examples
     --------

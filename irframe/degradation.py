@@ -67,6 +67,10 @@ def degrade_qrels(
     pandas.DataFrame
         A new qrels frame (the input is not modified).
 
+    See Also
+    --------
+    - [`irframe.degradation.label_degradation`][irframe.degradation.label_degradation]: what degrading does to a measure.
+
     Examples
     --------
     >>> import pandas as pd
@@ -202,6 +206,11 @@ def label_degradation(
         is the fraction of (pair, topic) comparisons that are tied; ``agreement`` the
         fraction whose preference (-1/0/+1) equals the full-data one; comparisons where
         either evaluation is NaN are left out.  Fraction 0 (full data) is included.
+
+    See Also
+    --------
+    - [`irframe.degradation.degrade_qrels`][irframe.degradation.degrade_qrels]: one degraded qrels frame.
+    - [`irframe.lexi.tie_fraction`][irframe.lexi.tie_fraction]: ties of a preference or score cube.
 
     Examples
     --------

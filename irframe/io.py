@@ -826,6 +826,10 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     OSError
         The file cannot be opened or read.
 
+    See Also
+    --------
+    - [`irframe.prefs.Judgments`][irframe.prefs.Judgments]: the preference measures of trec_eval on them.
+
     Examples
     --------
     >>> import io

@@ -40,7 +40,15 @@ _TITLES = {
     "allowed": "allowed values",
     "cutoff": "cutoff @k",
     "aggregate": "over topics",
+    "expected": 'order="expected"',
+    "order_safe": 'order="best" / "worst"',
+    "bounds": "bounds=True",
+    "topic_local": "topic by topic (Dask)",
+    "system_local": "system by system (Dask)",
+    "reference": "checked against",
 }
+# columns holding a measure's spelling in another tool: shown as code
+_SPELLINGS = ("trec_eval", "ir_measures", "ranx", "cwl_eval", "ndeval", "pytrec_eval")
 
 
 def _nav_pages(nav) -> set[str]:
@@ -116,7 +124,7 @@ def _cell(value) -> str:
 
 
 # Markdown would read these as emphasis, code, links or table cells
-_MD = str.maketrans({c: f"&#{ord(c)};" for c in "|*_`[]\\~^"})
+_MD = str.maketrans({c: f"&#{ord(c)};" for c in "|*_`[]{}\\~^"})
 
 
 def _text(value) -> str:
@@ -180,6 +188,9 @@ def catalogue_markdown() -> str:
                     continue
                 if col == "description":
                     lines += [text, ""]
+                elif col in _SPELLINGS and isinstance(row[col], str):
+                    title = _text(f"{col} spelling")
+                    lines.append(f"- **{title}**: {_code(row[col])}")
                 else:
                     lines.append(f"- **{_text(_TITLES.get(col, col))}**: {text}")
             lines.append("")

@@ -77,8 +77,18 @@ def wilcoxon_kernel(D, zero_method):
     return stat, pval
 
 
-def _iter_blocks(total: int, P: int):
-    step = max(1, _CHUNK_ELEMENTS // max(P, 1))
+def block_rows(P: int, n: int) -> int:
+    """Rows (samples) per block so that a block's arrays stay within ``_CHUNK_ELEMENTS``.
+
+    A block of B samples holds the resampling matrix (B, n) and the product with the
+    differences (P, B), so B (P + n) elements are bounded -- by the number of pairs *and* the
+    number of topics.
+    """
+    return max(1, _CHUNK_ELEMENTS // (max(P, 1) + max(n, 1)))
+
+
+def _iter_blocks(total: int, P: int, n: int):
+    step = block_rows(P, n)
     for start in range(0, total, step):
         yield start, min(total, start + step)
 
@@ -92,27 +102,78 @@ def randomization_kernel(D, n_samples, rng, exact):
     bits = np.arange(n, dtype=np.int64)
     if exact:
         total = 1 << n
-        for a, b in _iter_blocks(total, P):
+        for a, b in _iter_blocks(total, P, n):
             k = np.arange(a, b, dtype=np.int64)
             F = (((k[:, None] >> bits) & 1) * 2 - 1).astype(np.float64)  # (B, n)
             count += (np.abs(D @ F.T) >= thresh[:, None]).sum(axis=1)
         p = count / total
     else:
-        for a, b in _iter_blocks(n_samples, P):
+        for a, b in _iter_blocks(n_samples, P, n):
             F = rng.integers(0, 2, size=(b - a, n)).astype(np.float64) * 2 - 1
             count += (np.abs(D @ F.T) >= thresh[:, None]).sum(axis=1)
         p = (count + 1) / (n_samples + 1)
     return obs / n, np.minimum(p, 1.0)
 
 
+def _bootstrap_blocks(D, n_samples, rng, rows: int):
+    """Yield (a, b, means (P, b - a)): bootstrap means of every row of D, block by block."""
+    P, n = D.shape
+    for a, b in _iter_blocks(n_samples, rows, n):
+        W = rng.multinomial(n, np.full(n, 1.0 / n), size=b - a).astype(np.float64)  # (B, n)
+        yield a, b, (D @ W.T) / n
+
+
 def bootstrap_means(D, n_samples, rng):
     """(P, B) bootstrap means of each row, resampling topics with replacement."""
-    P, n = D.shape
+    P = D.shape[0]
     out = np.empty((P, n_samples))
-    for a, b in _iter_blocks(n_samples, P):
-        W = rng.multinomial(n, np.full(n, 1.0 / n), size=b - a).astype(np.float64)  # (B, n)
-        out[:, a:b] = (D @ W.T) / n
+    for a, b, m in _bootstrap_blocks(D, n_samples, rng, P):
+        out[:, a:b] = m
     return out
+
+
+def _replay(rng: np.random.Generator, state) -> np.random.Generator:
+    g = np.random.Generator(type(rng.bit_generator)())
+    g.bit_generator.state = state
+    return g
+
+
+def bootstrap_test(D, n_samples, rng, alpha, *, want_p: bool, want_ci: bool):
+    """Bootstrap shift-test p-values and/or percentile CIs of the mean of every row of D.
+
+    Memory is bounded whatever the number of pairs P, samples and topics: the p-value count
+    is accumulated block by block; the CI needs all ``n_samples`` means of a row, so rows are
+    taken in groups of ``_CHUNK_ELEMENTS // n_samples`` and the same resampling matrices are
+    drawn again for each group from a replay of the generator (every row sees the same
+    resamples, exactly as in one pass; ``rng`` ends where one pass would leave it).
+    """
+    P, n = D.shape
+    mean = D.mean(axis=1)
+    tol = 1e-9 * np.maximum(np.abs(D).mean(axis=1), 1e-300)
+    thresh = np.abs(mean) - tol
+    count = np.zeros(P, dtype=np.int64)
+    lo, hi = np.full(P, np.nan), np.full(P, np.nan)
+    group = P if not want_ci else max(1, min(P, _CHUNK_ELEMENTS // max(n_samples, 1)))
+    state = rng.bit_generator.state
+    g = rng
+    for r0 in range(0, P, group):
+        r1 = min(P, r0 + group)
+        Dg = D[r0:r1]
+        if r0 > 0:
+            g = _replay(rng, state)
+        out = np.empty((r1 - r0, n_samples)) if want_ci else None
+        for a, b, m in _bootstrap_blocks(Dg, n_samples, g, group):
+            if want_p:
+                count[r0:r1] += (np.abs(m - mean[r0:r1, None]) >= thresh[r0:r1, None]).sum(axis=1)
+            if out is not None:
+                out[:, a:b] = m
+        if out is not None:
+            lo[r0:r1], hi[r0:r1] = percentile_ci(out, alpha)
+            del out
+    if g is not rng:
+        rng.bit_generator.state = g.bit_generator.state
+    p = (count + 1) / (n_samples + 1) if want_p else None
+    return p, lo, hi
 
 
 def bootstrap_p(D, boot):
@@ -179,7 +240,7 @@ def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
         if n < 2:
             continue
         Dg = D[np.ix_(rows, np.flatnonzero(patterns[g]))]
-        boot = lo = hi = None
+        lo = hi = None
         if o.test == "t":
             stat, p, lo, hi = t_kernel(Dg, o.alpha)
         elif o.test == "wilcoxon":
@@ -193,11 +254,15 @@ def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
             o.used_exact = o.used_exact or ex
             stat, p = randomization_kernel(Dg, o.n_samples, o.gen, ex)
         else:  # bootstrap
-            boot = bootstrap_means(Dg, o.n_samples, o.gen)
-            stat, p = Dg.mean(axis=1), bootstrap_p(Dg, boot)
-        if o.ci == "bootstrap":
-            lo, hi = percentile_ci(
-                boot if boot is not None else bootstrap_means(Dg, o.n_samples, o.gen), o.alpha
+            stat = Dg.mean(axis=1)
+            p, blo, bhi = bootstrap_test(
+                Dg, o.n_samples, o.gen, o.alpha, want_p=True, want_ci=o.ci == "bootstrap"
+            )
+            if o.ci == "bootstrap":
+                lo, hi = blo, bhi
+        if o.ci == "bootstrap" and lo is None:
+            _, lo, hi = bootstrap_test(
+                Dg, o.n_samples, o.gen, o.alpha, want_p=False, want_ci=True
             )
         elif lo is None:
             _, _, lo, hi = t_kernel(Dg, o.alpha)

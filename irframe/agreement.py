@@ -26,8 +26,9 @@ import pandas as pd
 import xarray as xr
 
 from ._scores import mask_missing, score_cube
+from .errors import InputError
 from .options import check_missing
-from .schema import qrels_columns
+from .schema import checked_qrels
 
 __all__ = [
     "ALPHA_LEVELS",
@@ -302,11 +303,11 @@ def qrels_agreement(
     return pd.DataFrame(rows, columns=cols).set_index([*lead, "qrels", "other_qrels"])
 
 
-def _labels(qrels: pd.DataFrame, name) -> pd.Series:
-    qc = qrels_columns(qrels, what=f"qrels {name!r}")
-    grades = pd.to_numeric(qrels[qc.rel], errors="raise")
-    key = [qrels[qc.topic].astype(str).to_numpy(), qrels[qc.doc].astype(str).to_numpy()]
-    return grades.groupby(key, sort=True).max().rename_axis(["topic", "doc"])
+def _labels(qrels: pd.DataFrame, what: str) -> pd.Series:
+    """Each judged (topic, doc)'s grade (max over subtopic rows), qrels checked as evaluate does."""
+    df, qc, grades = checked_qrels(qrels, what=what)
+    key = [df[qc.topic].astype(str).to_numpy(), df[qc.doc].astype(str).to_numpy()]
+    return pd.Series(grades).groupby(key, sort=True).max().rename_axis(["topic", "doc"])
 
 
 def _common_labels(
@@ -359,13 +360,21 @@ def label_agreement(
     >>> label_agreement({"nist": a, "llm": b}).loc[("nist", "llm"), ["n_common", "only_qrels"]].tolist()
     [3.0, 1.0]
     """
-    if not isinstance(qrels, Mapping) or len(qrels) < 2:
-        raise ValueError(
-            "qrels must be a mapping {name: qrels frame} with at least two judgment sets"
+    if not isinstance(qrels, Mapping) or isinstance(qrels, pd.DataFrame) or len(qrels) < 2:
+        got = (
+            f"a mapping with {len(qrels)} set(s)"
+            if isinstance(qrels, Mapping) and not isinstance(qrels, pd.DataFrame)
+            else type(qrels).__name__
+        )
+        raise InputError(
+            "qrels must be a mapping {name: qrels frame} with at least two judgment sets, "
+            f"got {got}; to compare two frames use label_confusion(qrels, other)"
         )
     rows = []
     for x, y in _set_pairs(list(qrels), reference):
-        a, b, only_a, only_b = _common_labels(qrels[x], qrels[y], rel_level, (x, y))
+        a, b, only_a, only_b = _common_labels(
+            qrels[x], qrels[y], rel_level, (f"judgment set {x!r}", f"judgment set {y!r}")
+        )
         n = a.size
         rows.append(
             (
@@ -417,7 +426,9 @@ def label_confusion(
     >>> label_confusion(a, b.assign(rel=[2, 1, 1])).values.tolist()   # grade 2 only in b
     [[0, 0, 1], [0, 2, 0], [0, 0, 0]]
     """
-    a, b, _, _ = _common_labels(qrels, other, rel_level, ("qrels", "other"))
+    a, b, _, _ = _common_labels(
+        qrels, other, rel_level, ("qrels frame (qrels=)", "qrels frame (other=)")
+    )
     vals, counts = _cross_counts(a, b)
     return pd.DataFrame(
         counts.astype(np.int64),

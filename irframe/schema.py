@@ -45,6 +45,7 @@ __all__ = [
     "canonical",
     "check_duplicates",
     "check_id_column",
+    "checked_qrels",
     "id_error",
     "missing_run_columns",
     "no_overlap_error",
@@ -422,6 +423,30 @@ def qrels_frame(
     """
     df = as_frame(obj, "qrels", what)
     return df, qrels_columns(df, columns, what)
+
+
+def checked_qrels(
+    obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
+) -> tuple[pd.DataFrame, QrelsColumns, np.ndarray]:
+    """Qrels with the checks :func:`irframe.evaluate` makes: (frame, columns, grades as float64).
+
+    The one validation path of every function that takes qrels without aligning them with a
+    run (``join``, ``label_agreement``, ``label_confusion``, ``degrade_qrels`` ...): the
+    shapes of :func:`as_frame`, the roles of :func:`qrels_columns`, string ids without
+    missing values (:func:`check_id_column`; topic, doc and subtopic) and finite numeric
+    grades (:func:`numeric_column`: no NaN, no text, no bools).
+
+    >>> import pandas as pd
+    >>> checked_qrels(pd.DataFrame({"topic": [1], "doc": ["d"], "rel": [1]}))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.InputError: qrels frame: column 'topic' (dtype int64) must hold strings, but 1 value(s) are int: row 0: topic=1. ...
+    """
+    df, qc = qrels_frame(obj, columns, what)
+    for col in (qc.topic, qc.doc, qc.subtopic):
+        if col is not None:
+            check_id_column(df, col, what)
+    return df, qc, numeric_column(df, qc.rel, what)
 
 
 def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from .evaluate import evaluate_aligned
 from .measures import parse_measure, parse_measures
 from .measures.ties import tie_groups
 from .options import make_options
+from .qrelsets import is_qrels_sets, over_qrels_frames
 
 __all__ = ["flips", "tie_sensitivity"]
 
@@ -135,6 +136,14 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
        trec_eval  worst  expected  best  spread
     0        0.5    0.5      0.75   1.0     0.5
     """
+    if is_qrels_sets(qrels):  # one table per judgment set, with a leading qrels column
+        judgments = options.pop("judgments", "each")
+        return over_qrels_frames(
+            lambda q: tie_sensitivity(runs, q, measures, **options),
+            qrels,
+            judgments=judgments,
+            columns=options.get("qrels_columns"),
+        )
     specs = parse_measures(measures)
     align_keys = (
         "depth",

@@ -92,3 +92,53 @@ def test_judgment_set_given_as_records(run, qrels):
     bad = [Qrel("1", "a", 1), TrecQrel("1", "b", 1, "0")]
     with pytest.raises(InputError, match=r"judgment set 'records' mixes records"):
         irf.evaluate(run, {"frame": qrels, "records": bad}, "AP")
+
+
+# ---------------------------------------------------------------- one check for every qrels
+
+
+def _evaluate_error(run, q):
+    with pytest.raises(InputError) as e:
+        irf.evaluate(run, q, "P@1")
+    return e.value
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda q: q.assign(rel=[1.0, np.nan, 1.0]),  # NaN grade
+        lambda q: q.assign(topic=[1, 1, 2]),  # integer topic ids that never match
+        lambda q: q.assign(doc=[None, "b", "c"]),  # a missing doc id
+        lambda q: q.assign(rel=["1", "x", "0"]),  # a grade that is not a number
+    ],
+    ids=["nan-grade", "int-topics", "missing-doc", "text-grade"],
+)
+def test_functions_taking_qrels_check_them_as_evaluate_does(run, qrels, bad):
+    """label_agreement, label_confusion, degrade_qrels and join raise evaluate's own error."""
+    from irframe import meta
+
+    q = bad(qrels)
+    want = _evaluate_error(run, q)
+    core = str(want).split(": column", 1)[1]  # the message after the frame's name
+    calls = {
+        "label_agreement": lambda: meta.label_agreement({"nist": qrels, "llm": q}),
+        "label_confusion": lambda: meta.label_confusion(qrels, q),
+        "degrade_qrels": lambda: meta.degrade_qrels(q, 0.5, rng=0),
+        "join": lambda: irf.join(run, q),
+    }
+    for name, call in calls.items():
+        with pytest.raises(type(want)) as got:
+            call()
+        assert core in str(got.value), name
+    with pytest.raises(InputError, match=r"judgment set 'llm'"):
+        meta.label_agreement({"nist": qrels, "llm": q})
+
+
+def test_join_and_tie_sensitivity_given_judgment_sets(run, qrels):
+    with pytest.raises(InputError, match=r"join attaches one qrels frame.*'a', 'b'"):
+        irf.join(run, {"a": qrels, "b": qrels})
+    both = irf.tie_sensitivity(run, {"a": qrels, "b": qrels.assign(rel=[0, 1, 1])}, ["RR"])
+    one = irf.tie_sensitivity(run, qrels, ["RR"])
+    got = both[both.qrels == "a"].drop(columns="qrels").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, one)
+    assert set(both.qrels) == {"a", "b"}

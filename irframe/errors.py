@@ -8,6 +8,7 @@ catches only ours.
 from __future__ import annotations
 
 __all__ = [
+    "CalibrationWarning",
     "ColumnError",
     "DegenerateMeasureWarning",
     "DuplicateError",
@@ -98,3 +99,11 @@ class IrframeWarning(UserWarning):
 
 class DegenerateMeasureWarning(IrframeWarning):
     """A measure that is constant or blind to document order under the given settings."""
+
+
+class CalibrationWarning(IrframeWarning):
+    """A test used where its Type-I error rate is known to exceed its nominal level.
+
+    The bootstrap shift test and percentile interval on few topics (docs/stats.md gives the
+    rates measured by ``benchmarks/bench_type1.py``); the results are returned, with this warning.
+    """

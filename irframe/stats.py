@@ -41,11 +41,11 @@ from ._paired import (
     CORRECTIONS,
     TESTS,
     CompareOptions,
-    bootstrap_means,
+    bootstrap_test,
     compare_options,
     difference_summary,
     paired_tests,
-    percentile_ci,
+    warn_bootstrap,
 )
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
@@ -416,6 +416,11 @@ def compare(
         },
         dask="forbidden",
     )
+    if not replicates:
+        warn_bootstrap(
+            o.bootstrap_topics,
+            f"compare(test={o.test!r}{', ci=' + repr(o.ci) if o.ci == 'bootstrap' else ''})",
+        )
     out = out.assign_coords(other=list(others), _var=list(names)).transpose(
         "system", "other", "measure", "_var"
     )
@@ -821,8 +826,13 @@ def mean_ci(
                 h = _st.t.ppf(1 - alpha / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
                 lo[s, k], hi[s, k] = mean[s, k] - h, mean[s, k] + h
             else:
-                b = bootstrap_means(x[None, :], int(n_samples), gen)
-                lo[s, k], hi[s, k] = (v[0] for v in percentile_ci(b, alpha))
+                _, bl, bh = bootstrap_test(
+                    x[None, :], int(n_samples), gen, alpha, want_p=False, want_ci=True
+                )
+                lo[s, k], hi[s, k] = bl[0], bh[0]
+    if method == "bootstrap":
+        n_min = nt[nt >= 2].min() if (nt >= 2).any() else None
+        warn_bootstrap(None if n_min is None else int(n_min), "mean_ci(method='bootstrap')")
     dims = ("system", "measure")
     ds = xr.Dataset(
         {"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},

@@ -142,3 +142,164 @@ def test_join_and_tie_sensitivity_given_judgment_sets(run, qrels):
     got = both[both.qrels == "a"].drop(columns="qrels").reset_index(drop=True)
     pd.testing.assert_frame_equal(got, one)
     assert set(both.qrels) == {"a", "b"}
+
+
+# ---------------------------------------------------------------- resampling memory
+
+
+def _peak(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_block_rows_bound_pairs_samples_and_topics():
+    """A block holds B x n resamples and P x B products: B (P + n) <= the block budget, at the
+    declared maxima (n_samples up to params.DRAWS.high, any number of pairs and topics)."""
+    from irframe import _paired
+    from irframe.params import DRAWS
+
+    budget = _paired._CHUNK_ELEMENTS
+    for P in (1, 2, 1225, 10**5, 10**7):
+        for n in (2, 30, 100, 10**4, 10**6):
+            b = _paired.block_rows(P, n)
+            assert b >= 1
+            assert b == 1 or b * (P + n) <= budget
+            assert min(b, DRAWS.high) * (P + n) <= max(budget, P + n)
+
+
+@pytest.mark.parametrize("kind", ["bootstrap", "randomization", "bootstrap-ci-only"])
+def test_resampling_memory_is_bounded_and_blocks_change_nothing(monkeypatch, kind):
+    """Peak memory (tracemalloc) with a small block budget stays within a few blocks, far below
+    the unblocked P x n_samples (bootstrap) or n_samples x n (randomization) arrays, and the
+    p-values and intervals equal the one-block computation with the same seed."""
+    from irframe import _paired
+
+    rng = np.random.default_rng(3)
+    if kind == "randomization":
+        P, n, B = 1, 100, 20_000  # unblocked: a 20,000 x 100 sign matrix (16 MB)
+    else:
+        P, n, B = 60, 30, 5_000  # unblocked: 60 x 5,000 bootstrap means (2.4 MB)
+    D = rng.normal(size=(P, n))
+
+    def run():
+        if kind == "randomization":
+            return _paired.randomization_kernel(D, B, np.random.default_rng(1), False)
+        want_p = kind == "bootstrap"
+        return _paired.bootstrap_test(
+            D, B, np.random.default_rng(1), 0.05, want_p=want_p, want_ci=True
+        )
+
+    whole, _ = _peak(run)
+    monkeypatch.setattr(_paired, "_CHUNK_ELEMENTS", 10_000)  # 80 kB blocks
+    blocked, peak = _peak(run)
+    unblocked_bytes = 8 * (P * B if kind != "randomization" else B * n)
+    assert peak < 12 * 8 * 10_000 + 8 * B < unblocked_bytes, peak
+    for a, b in zip(whole, blocked, strict=True):
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+def test_replayed_bootstrap_leaves_rng_where_one_pass_would(monkeypatch):
+    from irframe import _paired
+
+    D = np.random.default_rng(0).normal(size=(9, 12))
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    _paired.bootstrap_test(D, 3000, g1, 0.05, want_p=True, want_ci=True)
+    monkeypatch.setattr(_paired, "_CHUNK_ELEMENTS", 7_000)
+    _paired.bootstrap_test(D, 3000, g2, 0.05, want_p=True, want_ci=True)
+    assert g1.integers(1 << 60) == g2.integers(1 << 60)
+
+
+def test_compare_at_many_samples_and_systems_stays_in_blocks(monkeypatch):
+    """stats.compare itself (all pairs of 8 systems, bootstrap test and CI) within blocks."""
+    import xarray as xr
+
+    from irframe import _paired
+    from irframe import stats as irs
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(size=(8, 40))
+    cube = xr.DataArray(x, dims=("system", "topic"), coords={"system": [f"s{i}" for i in range(8)]})
+    monkeypatch.setattr(_paired, "_CHUNK_ELEMENTS", 16_000)
+    res, peak = _peak(lambda: irs.compare(cube, test="bootstrap", n_samples=8_000, rng=0))
+    assert peak < 8 * (28 * 8_000) / 2, peak  # half of the 28 pairs x 8,000 bootstrap means
+    assert res.pvalue.notnull().sum() == 8 * 7
+
+
+# ---------------------------------------------------------------- small samples
+
+
+def _pair_cube(d):
+    import xarray as xr
+
+    d = np.asarray(d, float)
+    x = np.stack([0.5 + d / 2, 0.5 - d / 2])
+    return xr.DataArray(
+        x,
+        dims=("system", "topic"),
+        coords={"system": ["a", "b"], "topic": [f"t{i}" for i in range(len(d))]},
+    )
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 10, 29])
+def test_bootstrap_on_few_topics_warns(n):
+    from irframe import stats as irs
+    from irframe.errors import CalibrationWarning
+
+    cube = _pair_cube(np.linspace(0.1, 0.2, n))  # n same-sign differences
+    with pytest.warns(CalibrationWarning, match=rf"on {n} topics.*randomization"):
+        irs.compare(cube, test="bootstrap", n_samples=200, rng=0)
+    with pytest.warns(CalibrationWarning):
+        irs.compare(cube, test="t", ci="bootstrap", n_samples=200, rng=0)
+    with pytest.warns(CalibrationWarning):
+        irs.mean_ci(cube, method="bootstrap", n_samples=200, rng=0)
+
+
+def test_bootstrap_on_enough_topics_and_other_tests_do_not_warn():
+    import warnings
+
+    from irframe import stats as irs
+
+    cube = _pair_cube(np.linspace(-0.1, 0.2, 30))
+    small = _pair_cube([0.1, 0.2, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        irs.compare(cube, test="bootstrap", n_samples=200, rng=0)
+        for test in ("t", "wilcoxon", "randomization"):
+            irs.compare(small, test=test, rng=0)
+
+
+def test_discriminative_power_on_an_uncalibrated_test_warns():
+    from irframe import meta
+    from irframe.errors import CalibrationWarning
+
+    cube = _pair_cube([0.1, 0.2, 0.3, 0.1, 0.2])
+    with pytest.warns(CalibrationWarning):
+        meta.discriminative_power(cube, test="bootstrap", n_samples=200, rng=0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7])
+def test_exact_randomization_type_one_error_is_at_most_alpha(n):
+    """Brute force: under the null every sign vector of |d| is equally likely, so the exact
+    test's rejection rate is (# of the 2**n sign vectors it rejects) / 2**n, which must be
+    <= alpha (for n <= 5 it can never reject at 0.05: its smallest p-value is 2 / 2**n)."""
+    import xarray as xr
+
+    from irframe import stats as irs
+
+    mags = np.arange(1, n + 1) / (n + 1)
+    signs = np.array([[1 if (k >> i) & 1 else -1 for i in range(n)] for k in range(2**n)])
+    d = signs * mags  # (2**n, n)
+    x = np.stack([0.5 + d.T / 2, 0.5 - d.T / 2])  # (2, n, 2**n)
+    cube = xr.DataArray(x, dims=("system", "topic", "measure"))
+    for alpha in (0.05, 0.1, 0.25):
+        res = irs.compare(cube, test="randomization", correction=None, alpha=alpha)
+        rate = float(res.significant.isel(system=0, other=1).mean())
+        assert rate <= alpha
+        assert res.attrs["exact"]

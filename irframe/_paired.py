@@ -22,6 +22,7 @@ from scipy import stats as _st
 
 from .errors import CalibrationWarning
 from .options import make_rng
+from .params import ALPHA, DRAWS, check_flag
 
 __all__ = [
     "BOOTSTRAP_MIN_TOPICS",
@@ -221,10 +222,9 @@ def compare_options(
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if int(n_samples) < 1:
-        raise ValueError(f"n_samples must be positive, got {n_samples}")
+    alpha = ALPHA.check("alpha", alpha)
+    n_samples = DRAWS.check("n_samples", n_samples)
+    exact = check_flag("exact", exact, allow_none=True)
     if ci is None:
         ci = "bootstrap" if test == "bootstrap" else "t"
     if ci not in ("t", "bootstrap"):

@@ -28,6 +28,7 @@ import xarray as xr
 from ._scores import mask_missing, score_cube
 from .errors import InputError
 from .options import check_missing
+from .params import check_flag
 from .schema import checked_qrels
 
 __all__ = [
@@ -475,6 +476,7 @@ def decision_flips(
     >>> flips[["full", "shallow"]].values.tolist()
     [[-1, 0]]
     """
+    all_pairs = check_flag("all_pairs", all_pairs)
     if not isinstance(result, xr.Dataset) or "significant" not in result or dim not in result.dims:
         raise ValueError(f"result must be a compare() Dataset with a {dim!r} dim")
     sig, eff = result["significant"], result["effect"]

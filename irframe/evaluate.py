@@ -30,7 +30,7 @@ from .measures.unjudged import (
     labelled,
 )
 from .options import Options, aligned_options, make_options
-from .params import check_gains
+from .params import check_flag, check_gains
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
 
@@ -411,6 +411,7 @@ def evaluate_aligned(
     scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
+    bounds = check_flag("bounds", bounds)
     specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
     if bounds:
         check_bounds_supported(specs)

@@ -51,7 +51,7 @@ from .agreement import (
 from .cube import result
 from .degradation import degrade_qrels, label_degradation
 from .options import make_rng
-from .params import ALPHA, DRAWS, FUZZINESS
+from .params import ALPHA, DRAWS, FUZZINESS, check_flag
 from .stats import compare, sign_test, tukey_hsd
 
 __all__ = [
@@ -133,6 +133,7 @@ def discriminative_power(
     >>> discriminative_power(cube, test="tukey").loc["AP", "pairs"]
     np.int64(6)
     """
+    two_way = check_flag("two_way", two_way)
     alpha = ALPHA.check("alpha", alpha)
     n_samples = DRAWS.check("n_samples", n_samples)
     if is_pref(cube):
@@ -269,6 +270,7 @@ def stability(
     >>> stability(cube, n_trials=200, rng=0).loc["score", "stability"] < 1
     np.True_
     """
+    per_pair = check_flag("per_pair", per_pair)
     n_trials = DRAWS.check("n_trials", n_trials)
     fuzziness = FUZZINESS.check("fuzziness", fuzziness)
     gen = make_rng(rng)
@@ -508,6 +510,7 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     >>> round(kendall_tau({"A": 4, "B": 3, "C": 1, "D": 2}, truth, variant="ap"), 4)  # swap at the bottom
     0.7778
     """
+    symmetric = check_flag("symmetric", symmetric)
     x, y = _align_scores(a, b)
     n = x.size
     if n < 2:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .options import check_missing
+from .params import check_flag
 
 __all__ = ["Report", "report"]
 
@@ -339,6 +340,8 @@ def report(
     >>> bool(r.comparison.significant.sel(system="sys2", measure="AP").item())
     True
     """
+    ci = check_flag("ci", ci)
+    wins = check_flag("wins", wins)
     from . import stats
     from .cube import summarize
 

@@ -51,7 +51,7 @@ from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
 from .options import make_rng
-from .params import ALPHA, DRAWS
+from .params import ALPHA, DRAWS, check_flag
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 
 __all__ = [
@@ -510,6 +510,7 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
     >>> anova(cube)["df"].tolist()
     [1.0, 2.0, 2.0]
     """
+    two_way = check_flag("two_way", two_way)
     c, layout = score_cube(cube, dim=dim)
     frames = {}
     for k, m in enumerate(c.indexes["measure"]):
@@ -590,6 +591,7 @@ def tukey_hsd(
     >>> bool(res.significant.sel(system="c", other="a")), bool(res.significant.sel(system="b", other="a"))
     (True, False)
     """
+    two_way = check_flag("two_way", two_way)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     c, layout = score_cube(cube, dim=dim)

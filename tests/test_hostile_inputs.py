@@ -303,3 +303,49 @@ def test_exact_randomization_type_one_error_is_at_most_alpha(n):
         rate = float(res.significant.isel(system=0, other=1).mean())
         assert rate <= alpha
         assert res.attrs["exact"]
+
+
+# ---------------------------------------------------------------- boolean options
+
+
+def _flag_calls(run, qrels):
+    import xarray as xr
+
+    from irframe import meta
+    from irframe import stats as irs
+
+    cube = irf.evaluate(
+        pd.concat([run, run.assign(system="t", score=run.score[::-1].to_numpy())]),
+        qrels,
+        ["P@1", "AP"],
+    )
+    x = xr.DataArray(np.random.default_rng(0).uniform(size=(3, 6)), dims=("system", "topic"))
+    x = x.assign_coords(system=["a", "b", "c"])
+    two = xr.concat([cube, cube], dim="qrels").assign_coords(qrels=["q1", "q2"])
+    return {
+        "bounds": lambda v: irf.evaluate(run, qrels, "P@1", bounds=v),
+        "complete": lambda v: irf.evaluate(run, qrels, "P@1", complete=v),
+        "judged_only": lambda v: irf.evaluate(run, qrels, "P@1", judged_only=v),
+        "ci": lambda v: irf.report(cube, ci=v),
+        "wins": lambda v: irf.report(cube, wins=v),
+        "exact": lambda v: irs.compare(x, test="randomization", exact=v),
+        "two_way": lambda v: irs.tukey_hsd(x, two_way=v),
+        "per_pair": lambda v: meta.stability(x, per_pair=v, n_trials=5, rng=0),
+        "symmetric": lambda v: meta.kendall_tau([1, 2, 3], [1, 3, 2], symmetric=v),
+        "all_pairs": lambda v: meta.decision_flips(irs.compare(two), all_pairs=v),
+    }
+
+
+@pytest.mark.parametrize("bad", ["False", "no", "yes", 0, 1, 2.0, [True]], ids=repr)
+def test_boolean_options_take_a_bool_or_raise(run, qrels, bad):
+    from irframe.errors import OptionError
+
+    for name, call in _flag_calls(run, qrels).items():
+        with pytest.raises(OptionError, match=rf"^{name} must be True or False \(a bool\)"):
+            call(bad)
+
+
+def test_boolean_options_take_numpy_bools(run, qrels):
+    for name, call in _flag_calls(run, qrels).items():
+        call(np.bool_(False))
+        call(False)

@@ -8,6 +8,7 @@ brute-force enumeration, or scipy.
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -349,3 +350,64 @@ def test_boolean_options_take_numpy_bools(run, qrels):
     for name, call in _flag_calls(run, qrels).items():
         call(np.bool_(False))
         call(False)
+
+
+# ---------------------------------------------------------------- report
+
+
+def _report_cube(systems, measures=("AP", "EC")):
+    import xarray as xr
+
+    x = np.random.default_rng(0).uniform(size=(len(systems), 8, len(measures)))
+    return xr.DataArray(
+        x,
+        dims=("system", "topic", "measure"),
+        coords={"system": list(systems), "measure": list(measures)},
+    )
+
+
+def test_report_rows_survive_newlines_and_markup_in_names():
+    from html.parser import HTMLParser
+
+    names = ["a\nb", "c|d", "e\r\n\nf", "<b>g", "h\\", "i\x00&_%$#{}~^"]
+    r = irf.report(_report_cube(names))
+    md = r.to_markdown(legend=False).splitlines()
+    assert len(md) == 2 + len(names)
+    for line in md:
+        cells = [c for c in re.split(r"(?<!\\)\|", line)][1:-1]
+        assert len(cells) == 4  # letter, system, AP, EC
+    tex = r.to_latex(legend=False)
+    assert "\n\n" not in tex
+    body = tex.splitlines()[4:-2]
+    assert len(body) == len(names)
+    assert all(len(re.split(r"(?<!\\)&", row)) == 4 for row in body)
+
+    class Count(HTMLParser):
+        rows = cells = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.rows += tag == "tr"
+            self.cells += tag == "td"
+
+    p = Count()
+    p.feed(r.to_html())
+    assert (p.rows, p.cells) == (1 + len(names), 4 * len(names))
+
+
+def test_report_measures_lower_is_better_and_integer_systems():
+    from irframe.errors import IrframeError, UnknownMeasureError
+
+    cube = _report_cube([0, 1, 2])
+    with pytest.raises(UnknownMeasureError, match=r"'APP'.*Did you mean 'AP'"):
+        irf.report(cube, measures=["AP", "APP"])
+    with pytest.raises(UnknownMeasureError, match=r"'E'.*Did you mean 'EC'"):
+        irf.report(cube, lower_is_better="E")
+    one = irf.report(cube, lower_is_better="EC")  # one name, not its letters
+    assert f"**{one.means['EC'].min():.4f}**" in one.to_markdown()
+    want = irf.stats.compare(cube, 0)
+    for spelling in (0, np.int64(0), "0"):
+        r = irf.report(cube, baseline=spelling)
+        np.testing.assert_array_equal(r.comparison.pvalue.values, want.pvalue.values)
+        assert "worse than 0 (" in r.legend
+    with pytest.raises(IrframeError, match=r"baseline '7' is not in the cube.*'0', '1', '2'"):
+        irf.report(cube, baseline=7)

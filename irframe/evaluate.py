@@ -20,7 +20,13 @@ from .align import Aligned, align
 from .cube import make_cube
 from .errors import ColumnError, InputError
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
+from .measures.ties import (
+    TIE_ORDERS,
+    check_tie_order,
+    cut_after_order,
+    expected_values,
+    order_ties,
+)
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -294,16 +300,21 @@ def _evaluate_frame(
     )
     whole = whole or Whole()
 
+    def aligned(o: Options) -> Aligned:
+        # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
+        # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
+        if order in TIE_ORDERS and o.depth is not None and not o.judged_only:
+            return cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
+        return whole.align(runs, qrels, o)
+
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
+        return evaluate_aligned(aligned(opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [
-        evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)
-    ]
+    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw)]
     if rest:
-        parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
+        parts.insert(0, evaluate_aligned(aligned(opts), rest, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )

@@ -411,3 +411,69 @@ def test_report_measures_lower_is_better_and_integer_systems():
         assert "worse than 0 (" in r.legend
     with pytest.raises(IrframeError, match=r"baseline '7' is not in the cube.*'0', '1', '2'"):
         irf.report(cube, baseline=7)
+
+
+# ---------------------------------------------------------------- depth cuts a tie group
+
+TIE_MEASURES = [
+    "P@2",
+    "P@5",
+    "R@5",
+    "AP",
+    "RR",
+    "nDCG",
+    "nDCG@4",
+    "Success@2",
+    "Rprec",
+    "NumRet",
+    "NumRelRet",
+    "Judged@5",
+    "RBP(p=0.8)",
+]
+
+
+def _brute_force(docs_before, tied, docs_after, qrels, depth, measures):
+    """Every order of the tied documents as its own strictly ordered run, cut at depth by the
+    plain trec_eval path -> (mean, min, max) per measure over the orders."""
+    import itertools
+
+    vals = []
+    for perm in itertools.permutations(tied):
+        order = [*docs_before, *perm, *docs_after]
+        run = pd.DataFrame(
+            {
+                "system": "s",
+                "topic": "1",
+                "doc": order,
+                "score": np.arange(len(order), 0, -1, dtype=float),
+            }
+        )
+        vals.append(irf.evaluate(run, qrels, measures, depth=depth).values.ravel())
+    v = np.array(vals)
+    return v.mean(axis=0), v.min(axis=0), v.max(axis=0)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
+def test_tie_orders_see_the_tie_group_a_depth_cuts(depth):
+    before, tied, after = ["a"], ["b", "c", "d", "e"], ["g"]
+    scores = [3.0] + [2.0] * len(tied) + [1.0]
+    run = pd.DataFrame({"system": "s", "topic": "1", "doc": before + tied + after, "score": scores})
+    qrels = pd.DataFrame(
+        {"topic": "1", "doc": ["a", "c", "e", "g", "z"], "rel": [0, 2, 1, 1, 1]}
+    )  # b, d unjudged; z relevant, not retrieved
+    mean, lo, hi = _brute_force(before, tied, after, qrels, depth, TIE_MEASURES)
+    exp = irf.evaluate(run, qrels, TIE_MEASURES, order="expected", depth=depth).values.ravel()
+    np.testing.assert_allclose(exp, mean, rtol=0, atol=1e-12)
+    ranged = [i for i, m in enumerate(TIE_MEASURES) if not m.startswith("Judged")]
+    names = [TIE_MEASURES[i] for i in ranged]
+    for o, want in (("worst", lo[ranged]), ("best", hi[ranged])):
+        got = irf.evaluate(run, qrels, names, order=o, depth=depth).values.ravel()
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    ts = irf.tie_sensitivity(run, qrels, names, depth=depth)
+    spread = ts.set_index("measure")["spread"]
+    labels = irf.evaluate(run, qrels, names).measure.values
+    np.testing.assert_allclose(
+        spread.loc[labels].to_numpy(), hi[ranged] - lo[ranged], rtol=0, atol=1e-12
+    )
+    if 1 < depth < 5:  # the depth cuts the tie group: there is a spread to see
+        assert (spread > 0).any()

@@ -9,6 +9,7 @@ brute-force enumeration, or scipy.
 from __future__ import annotations
 
 import re
+import sys
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -477,3 +478,143 @@ def test_tie_orders_see_the_tie_group_a_depth_cuts(depth):
     )
     if 1 < depth < 5:  # the depth cuts the tie group: there is a spread to see
         assert (spread > 0).any()
+
+
+# ---------------------------------------------------------------- thread-safe registry scopes
+
+
+def test_registry_scope_in_one_thread_never_hides_builtins_from_others():
+    """One thread enters and exits scopes (registering, replacing and unregistering measures)
+    in a loop while others resolve built-ins; every resolution succeeds, and on exit the
+    registry holds exactly what it held before."""
+    import threading
+
+    from irframe.measures import (
+        MeasureDef,
+        get_definition,
+        parse_measure,
+        register,
+        registered_measures,
+        registry_scope,
+        unregister,
+    )
+
+    before = registered_measures()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def scoper():
+        i = 0
+        try:
+            while not stop.is_set():
+                i += 1
+                with registry_scope():
+                    register(MeasureDef(f"Tmp{i}", lambda ctx, m: 0.0), aliases=[f"tmp{i}"])
+                    register(MeasureDef("AP", lambda ctx, m: 0.0), replace=True)
+                    unregister("Bpref")
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def reader():
+        try:
+            for i in range(10_000):
+                for name in ("nDCG", "RR", "R", "P"):  # not touched by the scoper
+                    get_definition(name)
+                parse_measure(f"nDCG@{i + 1}")  # a new string each time: no cache involved
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=scoper)] + [
+        threading.Thread(target=reader) for _ in range(3)
+    ]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, so a cleared registry would be seen
+    try:
+        for t in threads:
+            t.start()
+        for t in threads[1:]:
+            t.join()
+        stop.set()
+        threads[0].join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[0]
+    assert registered_measures() == before
+
+
+def test_registry_scopes_in_two_threads_undo_only_their_own_changes():
+    import threading
+
+    from irframe.measures import MeasureDef, parse_measure, register, registry_scope, unregister
+
+    inside, exited = threading.Event(), threading.Event()
+    seen = {}
+
+    def other():
+        with registry_scope():
+            register(MeasureDef("Mine", lambda ctx, m: 0.0))
+            inside.set()
+            exited.wait()  # the main thread's scope has exited meanwhile
+            seen["mine"] = parse_measure("Mine").name
+        seen["after"] = "Mine" in __import__("irframe").measures.registered_measures()
+
+    t = threading.Thread(target=other)
+    with registry_scope():
+        register(MeasureDef("Theirs", lambda ctx, m: 0.0))
+        t.start()
+        inside.wait()
+    exited.set()
+    t.join()
+    assert seen == {"mine": "Mine", "after": False}
+    with pytest.raises(irf.UnknownMeasureError):
+        parse_measure("Theirs")
+    with registry_scope():  # nesting: the inner scope's changes go, the outer's stay
+        register(MeasureDef("Outer", lambda ctx, m: 0.0))
+        with registry_scope():
+            register(MeasureDef("Inner", lambda ctx, m: 0.0))
+            unregister("Outer")
+        assert parse_measure("Outer").name == "Outer"
+        with pytest.raises(irf.UnknownMeasureError):
+            parse_measure("Inner")
+    with pytest.raises(irf.UnknownMeasureError):
+        parse_measure("Outer")
+
+
+def test_registry_scope_exit_touches_only_the_keys_changed_inside(monkeypatch):
+    """Deterministic form of the race above: exiting a scope never clears the registry nor
+    removes or rewrites a key that was not changed inside it."""
+    from irframe.measures import MeasureDef, register, registry, registry_scope, unregister
+
+    log = []
+
+    class Guard(dict):
+        def clear(self):
+            log.append(("clear", None))
+            super().clear()
+
+        def __delitem__(self, key):
+            log.append(("del", key))
+            super().__delitem__(key)
+
+        def pop(self, key, *default):
+            log.append(("del", key))
+            return super().pop(key, *default)
+
+        def __setitem__(self, key, value):
+            log.append(("set", key))
+            super().__setitem__(key, value)
+
+        def update(self, *a, **k):
+            log.append(("update", None))
+            super().update(*a, **k)
+
+    for name in ("_REGISTRY", "_ALIASES"):
+        monkeypatch.setattr(registry, name, Guard(getattr(registry, name)))
+    with registry_scope():
+        register(MeasureDef("Tmp", lambda ctx, m: 0.0), aliases=["tmp"])
+        register(MeasureDef("AP", lambda ctx, m: 0.0), replace=True)
+        unregister("Bpref")
+        changed = {k for _, k in log}
+        log.clear()
+    assert {k for _, k in log} <= changed
+    assert not any(op in ("clear", "update") for op, _ in log)

@@ -348,7 +348,7 @@ def test_boolean_options_take_a_bool_or_raise(run, qrels, bad):
 
 
 def test_boolean_options_take_numpy_bools(run, qrels):
-    for name, call in _flag_calls(run, qrels).items():
+    for call in _flag_calls(run, qrels).values():
         call(np.bool_(False))
         call(False)
 
@@ -375,7 +375,7 @@ def test_report_rows_survive_newlines_and_markup_in_names():
     md = r.to_markdown(legend=False).splitlines()
     assert len(md) == 2 + len(names)
     for line in md:
-        cells = [c for c in re.split(r"(?<!\\)\|", line)][1:-1]
+        cells = re.split(r"(?<!\\)\|", line)[1:-1]
         assert len(cells) == 4  # letter, system, AP, EC
     tex = r.to_latex(legend=False)
     assert "\n\n" not in tex

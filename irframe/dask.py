@@ -270,6 +270,16 @@ def evaluate(
     >>> float(cube.sel(measure="P@10").mean().round(4))
     0.3
     """
+    rep = (columns or {}).get("replicate") or (
+        "replicate" if "replicate" in getattr(ddf, "columns", ()) else None
+    )
+    if rep is not None:  # irframe.evaluate stacks replicates along a dim; not done topic-wise here
+        raise InputError(
+            f"irframe.dask.evaluate has no replicate role, but the run frame's column {rep!r} "
+            f"holds replicates (seeds, folds); evaluate them in memory with "
+            f"irframe.evaluate(ddf.compute(), qrels, measures, columns={{'replicate': {rep!r}}}), "
+            f"or one replicate at a time: ddf[ddf[{rep!r}] == r] (dropping the column)"
+        )
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
     check_measures(measures, system_local=partitioned_by == "system")
     core = dict(

@@ -18,7 +18,7 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError
+from .errors import ColumnError, InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import (
     TIE_ORDERS,
@@ -35,7 +35,7 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import Options, aligned_options, make_options
+from .options import ORDERS, Options, aligned_options, make_options
 from .params import check_flag, check_gains
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
@@ -275,6 +275,13 @@ def _evaluate_frame(
     **options,
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
+    if order not in ORDERS and order not in TIE_ORDERS:
+        valid = (*ORDERS, *TIE_ORDERS)
+        near = [o for o in valid if isinstance(order, str) and o.lower() == order.lower()]
+        raise OptionError(
+            f"order={shown(order)} is not one of {', '.join(map(repr, valid))}"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
@@ -536,8 +543,8 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
             g = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InputError(
                 f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
-                f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
-                f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
+                f"system {shown(aligned.systems[aligned.group_system[g]])}, topic "
+                f"{shown(aligned.topics[aligned.group_topic[g]])}; measures must return finite numbers "
                 f"(NaN in a cube means 'not evaluated')"
             )
         values[:, j] = v

@@ -217,9 +217,11 @@ def make_options(
 ) -> Options:
     """Validate the options once; ``depth_required`` for the C/W/L functions (they pad to it)."""
     if order not in ORDERS:
-        raise ValueError(f"order={order!r} is not one of {ORDERS}")
+        raise OptionError(f"order={order!r} is not one of {', '.join(map(repr, ORDERS))}")
     if duplicates not in DUPLICATES:
-        raise ValueError(f"duplicates={duplicates!r} is not one of {DUPLICATES}")
+        raise OptionError(
+            f"duplicates={duplicates!r} is not one of {', '.join(map(repr, DUPLICATES))}"
+        )
     complete = check_flag("complete", complete)
     judged_only = check_flag("judged_only", judged_only)
     for name, v in (("columns", columns), ("qrels_columns", qrels_columns)):

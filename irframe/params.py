@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import OptionError
+from .errors import OptionError, plain
 
 __all__ = [
     "ALPHA",
@@ -84,7 +84,7 @@ def _fmt_bound(x: float) -> str:
 def _show(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    text = repr(value)
+    text = repr(plain(value))
     if len(text) > 60:
         text = text[:40] + f"... ({len(text)} characters)"
     if isinstance(value, bool):

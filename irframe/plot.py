@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .errors import shown
+
 __all__ = [
     "correlation_heatmap",
     "grid_heatmap",
@@ -147,7 +149,9 @@ def topic_differences(
     da, label = _select_measure(cube, measure)
     for s in (system, baseline):
         if s not in da.indexes["system"]:
-            raise KeyError(f"system {s!r} is not in the cube; available: {list(da.system.values)}")
+            raise KeyError(
+                f"system {shown(s)} is not in the cube; available: {shown(list(da.system.values), 400)}"
+            )
     d = (da.sel(system=system) - da.sel(system=baseline)).to_series().dropna()
     if sort:
         d = d.sort_values(ascending=False)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError
+from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError, shown
 
 __all__ = [
     "DEFAULT_SYSTEM",
@@ -463,11 +463,11 @@ def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataF
 
 def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     idx = np.flatnonzero(mask)
-    shown = df.iloc[idx[:_SHOW]][cols]
+    head = df.iloc[idx[:_SHOW]][cols]
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
-        f"row {df.index[i]!r}: " + ", ".join(f"{c}={v!r}" for c, v in zip(cols, vals))
-        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None))
+        f"row {shown(df.index[i])}: " + ", ".join(f"{c}={shown(v)}" for c, v in zip(cols, vals))
+        for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None))
     )
     return lines + more
 

@@ -618,3 +618,58 @@ def test_registry_scope_exit_touches_only_the_keys_changed_inside(monkeypatch):
         log.clear()
     assert {k for _, k in log} <= changed
     assert not any(op in ("clear", "update") for op, _ in log)
+
+
+# ---------------------------------------------------------------- messages in the user's spelling
+
+
+def test_messages_show_values_as_the_user_wrote_them(run, qrels):
+    """No numpy reprs (np.int64(130), np.str_('s0')) in messages: row labels, values, systems."""
+    import xarray as xr
+
+    bad = run.assign(score=[1.0, np.nan, 2.0])
+    bad.index = pd.Index(np.array([128, 129, 130]))
+    with pytest.raises(InputError) as e:
+        irf.evaluate(bad, qrels, "P@1")
+    assert "row 129: score=nan" in str(e.value) and "np." not in str(e.value)
+    dup = pd.concat([run, run])
+    dup.index = pd.Index(np.arange(6, dtype=np.int64) + 100)
+    with pytest.raises(InputError) as e:
+        irf.evaluate(dup, qrels, "P@1")
+    assert "row 100: system='s'" in str(e.value) and "np." not in str(e.value)
+    cube = xr.DataArray(
+        np.array([[[0.1, np.nan]], [[0.2, 0.3]]]),
+        dims=("system", "topic", "measure"),
+        coords={"system": np.array(["s0", "s1"]), "topic": ["1"], "measure": ["AP", "P@1"]},
+    )
+    with pytest.raises(InputError) as e:
+        irf.summarize(cube)
+    assert "system 's0', topic '1'" in str(e.value) and "np." not in str(e.value)
+
+
+def test_order_lists_every_valid_order(run, qrels):
+    from irframe.errors import OptionError
+
+    with pytest.raises(
+        OptionError, match=r"'trec_eval'.*'expected', 'best', 'worst'; did you mean 'expected'"
+    ):
+        irf.evaluate(run, qrels, "P@1", order="Expected")
+
+
+def test_dask_with_replicates_names_the_column_and_a_working_fix(qrels):
+    dd = pytest.importorskip("dask.dataframe")
+    from irframe import dask as irdask
+
+    base = irf.datasets.trec_eval_sample()
+    q, r = base
+    seeds = pd.concat([r.assign(seed=s) for s in (1, 2)], ignore_index=True)
+    ddf = dd.from_pandas(seeds, npartitions=2)
+    for frame, kw, col in (
+        (ddf, {"columns": {"replicate": "seed"}}, "seed"),
+        (ddf.rename(columns={"seed": "replicate"}), {}, "replicate"),
+    ):
+        with pytest.raises(InputError, match=rf"no replicate role.*column '{col}'") as e:
+            irdask.evaluate(frame, q, "AP", **kw)
+        assert f"columns={{'replicate': '{col}'}}" in str(e.value)
+        cube = irf.evaluate(frame.compute(), q, "AP", columns={"replicate": col})  # the fix works
+        assert cube.sizes["replicate"] == 2

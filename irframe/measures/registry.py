@@ -311,7 +311,7 @@ def registry_scope() -> Iterator[None]:
     try:
         yield
     finally:
-        stack.remove(undo)
+        del stack[next(i for i, u in enumerate(stack) if u is undo)]  # by identity
         with _LOCK:
             for table, key, old in reversed(list(undo.values())):
                 if table is _ALIAS_PATTERNS:  # key: a pattern entry this thread added

@@ -52,12 +52,12 @@ def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArra
         if measure is None:
             if da.sizes["measure"] != 1:
                 raise ValueError(
-                    f"{what} has several measures {list(da.measure.values)}; pass measure="
+                    f"{what} has several measures {shown(list(da.measure.values), 400)}; pass measure="
                 )
             measure = da.measure.values[0]
         if measure not in da.indexes["measure"]:
             raise KeyError(
-                f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}"
+                f"measure {measure!r} is not in the {what}; available: {shown(list(da.measure.values), 400)}"
             )
         return da.sel(measure=measure), str(measure)
     label = (
@@ -275,7 +275,7 @@ def significance_matrix(
         if measure is None:
             if ds.sizes["measure"] != 1:
                 raise ValueError(
-                    f"result has several measures {list(ds.measure.values)}; pass measure="
+                    f"result has several measures {shown(list(ds.measure.values), 400)}; pass measure="
                 )
             measure = ds.measure.values[0]
         ds = ds.sel(measure=measure)

@@ -50,6 +50,7 @@ from ._paired import (
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
+from .errors import shown
 from .options import make_rng
 from .params import ALPHA, DRAWS, check_flag
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
@@ -91,7 +92,7 @@ def _baseline_list(baseline, systems: pd.Index) -> list:
     unknown = [b for b in names if b not in systems]
     if unknown:
         raise KeyError(
-            f"baseline {unknown[0]!r} is not a system of the cube; available systems: {list(systems)}"
+            f"baseline {shown(unknown[0])} is not a system of the cube; available systems: {shown(list(systems), 400)}"
         )
     if len(set(names)) != len(names):
         raise ValueError(f"baseline lists a system twice: {names}")

@@ -52,6 +52,9 @@ _EXACT_MAX_TOPICS = 16
 #: p = 1 / (n_samples + 1).  compare() and mean_ci() warn (CalibrationWarning) below it.
 BOOTSTRAP_MIN_TOPICS = 30
 _CHUNK_ELEMENTS = 4_000_000  # pairs x samples per block (bounds memory to ~32 MB a block)
+#: bootstrap resamples (as small integer counts) kept for the next group of pairs up to this
+#: size; larger ones are drawn again from a replay of the generator
+_CACHE_BYTES = 64 * 2**20
 
 
 def t_kernel(D, alpha):
@@ -126,12 +129,17 @@ def randomization_kernel(D, n_samples, rng, exact):
     return obs / n, np.minimum(p, 1.0)
 
 
+def _resamples(n: int, n_samples: int, rng, rows: int):
+    """Yield (a, b, W): multinomial resample counts (b - a, n) of blocks of samples."""
+    for a, b in _iter_blocks(n_samples, rows, n):
+        yield a, b, rng.multinomial(n, np.full(n, 1.0 / n), size=b - a)
+
+
 def _bootstrap_blocks(D, n_samples, rng, rows: int):
     """Yield (a, b, means (P, b - a)): bootstrap means of every row of D, block by block."""
     n = D.shape[1]
-    for a, b in _iter_blocks(n_samples, rows, n):
-        W = rng.multinomial(n, np.full(n, 1.0 / n), size=b - a).astype(np.float64)  # (B, n)
-        yield a, b, (D @ W.T) / n
+    for a, b, W in _resamples(n, n_samples, rng, rows):
+        yield a, b, (D @ W.T.astype(np.float64)) / n
 
 
 def bootstrap_means(D, n_samples, rng):
@@ -154,9 +162,10 @@ def bootstrap_test(D, n_samples, rng, alpha, *, want_p: bool, want_ci: bool):
 
     Memory is bounded whatever the number of pairs P, samples and topics: the p-value count
     is accumulated block by block; the CI needs all ``n_samples`` means of a row, so rows are
-    taken in groups of ``_CHUNK_ELEMENTS // n_samples`` and the same resampling matrices are
-    drawn again for each group from a replay of the generator (every row sees the same
-    resamples, exactly as in one pass; ``rng`` ends where one pass would leave it).
+    taken in groups of ``_CHUNK_ELEMENTS // n_samples``, and every group sees the same
+    resamples: kept as 1- or 2-byte counts when they fit ``_CACHE_BYTES``, else drawn again
+    from a replay of the generator (exactly as in one pass; ``rng`` ends where one pass would
+    leave it).
     """
     P = D.shape[0]
     mean = D.mean(axis=1)
@@ -164,16 +173,29 @@ def bootstrap_test(D, n_samples, rng, alpha, *, want_p: bool, want_ci: bool):
     thresh = np.abs(mean) - tol
     count = np.zeros(P, dtype=np.int64)
     lo, hi = np.full(P, np.nan), np.full(P, np.nan)
+    n = D.shape[1]
     group = P if not want_ci else max(1, min(P, _CHUNK_ELEMENTS // max(n_samples, 1)))
+    # several groups: keep the resamples as small counts when they fit the cache budget,
+    # else draw them again from a replay of the generator for every group
+    small = np.uint8 if n < 256 else np.uint16 if n < 65536 else np.int64
+    cache = [] if group < P and n_samples * n * np.dtype(small).itemsize <= _CACHE_BYTES else None
     state = rng.bit_generator.state
     g = rng
     for r0 in range(0, P, group):
         r1 = min(P, r0 + group)
         Dg = D[r0:r1]
-        if r0 > 0:
+        if r0 == 0:
+            blocks = _resamples(n, n_samples, rng, group)
+        elif cache is not None:
+            blocks = iter(cache)
+        else:
             g = _replay(rng, state)
+            blocks = _resamples(n, n_samples, g, group)
         out = np.empty((r1 - r0, n_samples)) if want_ci else None
-        for a, b, m in _bootstrap_blocks(Dg, n_samples, g, group):
+        for a, b, W in blocks:
+            if r0 == 0 and cache is not None:
+                cache.append((a, b, W.astype(small)))
+            m = (Dg @ W.T.astype(np.float64)) / n
             if want_p:
                 count[r0:r1] += (np.abs(m - mean[r0:r1, None]) >= thresh[r0:r1, None]).sum(axis=1)
             if out is not None:

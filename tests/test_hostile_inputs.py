@@ -175,8 +175,9 @@ def test_block_rows_bound_pairs_samples_and_topics():
             assert min(b, DRAWS.high) * (P + n) <= max(budget, P + n)
 
 
+@pytest.mark.parametrize("cache", [0, 2**20], ids=["replay", "cached"])
 @pytest.mark.parametrize("kind", ["bootstrap", "randomization", "bootstrap-ci-only"])
-def test_resampling_memory_is_bounded_and_blocks_change_nothing(monkeypatch, kind):
+def test_resampling_memory_is_bounded_and_blocks_change_nothing(monkeypatch, kind, cache):
     """Peak memory (tracemalloc) with a small block budget stays within a few blocks, far below
     the unblocked P x n_samples (bootstrap) or n_samples x n (randomization) arrays, and the
     p-values and intervals equal the one-block computation with the same seed."""
@@ -199,22 +200,27 @@ def test_resampling_memory_is_bounded_and_blocks_change_nothing(monkeypatch, kin
 
     whole, _ = _peak(run)
     monkeypatch.setattr(_paired, "_CHUNK_ELEMENTS", 10_000)  # 80 kB blocks
+    monkeypatch.setattr(_paired, "_CACHE_BYTES", cache)  # resamples drawn again, or kept
     blocked, peak = _peak(run)
     unblocked_bytes = 8 * (P * B if kind != "randomization" else B * n)
-    assert peak < 12 * 8 * 10_000 + 8 * B < unblocked_bytes, peak
+    assert peak < 12 * 8 * 10_000 + 8 * B + 2 * min(cache, B * n) < unblocked_bytes, peak
     for a, b in zip(whole, blocked, strict=True):
         if a is not None:
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
 
 
-def test_replayed_bootstrap_leaves_rng_where_one_pass_would(monkeypatch):
+@pytest.mark.parametrize("cache", [0, 2**20], ids=["replay", "cached"])
+def test_grouped_bootstrap_leaves_rng_where_one_pass_would(monkeypatch, cache):
     from irframe import _paired
 
     D = np.random.default_rng(0).normal(size=(9, 12))
     g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
-    _paired.bootstrap_test(D, 3000, g1, 0.05, want_p=True, want_ci=True)
+    one = _paired.bootstrap_test(D, 3000, g1, 0.05, want_p=True, want_ci=True)
     monkeypatch.setattr(_paired, "_CHUNK_ELEMENTS", 7_000)
-    _paired.bootstrap_test(D, 3000, g2, 0.05, want_p=True, want_ci=True)
+    monkeypatch.setattr(_paired, "_CACHE_BYTES", cache)
+    grouped = _paired.bootstrap_test(D, 3000, g2, 0.05, want_p=True, want_ci=True)
+    for a, b in zip(one, grouped, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
     assert g1.integers(1 << 60) == g2.integers(1 << 60)
 
 

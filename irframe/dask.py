@@ -69,6 +69,7 @@ from .errors import EmptyOverlapError, InputError, IrframeError
 from .evaluate import Whole
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
+from .params import check_flag
 from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
@@ -414,7 +415,7 @@ def _per_topic(
         qrels_columns=opts.get("qrels_columns"),
         order=opts["order"],
         duplicates=opts["duplicates"],
-        complete=bool(opts.get("complete", False)),
+        complete=check_flag("complete", opts.get("complete", False)),
         partitioned_by=partitioned_by,
         npartitions=npartitions,
         shuffle_method=shuffle_method,

@@ -277,9 +277,14 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
         return _from_nested_dict(obj, kind, what)
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, pd.Series, np.ndarray)):
         return records_frame(obj, what)
+    hint = (
+        f"; to read a file use irframe.read_{'qrels' if kind == 'qrels' else 'run'}(path)"
+        if isinstance(obj, (str, bytes)) or hasattr(obj, "__fspath__")
+        else ""
+    )
     raise TypeError(
         f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
-        f"of records (namedtuples or dataclasses), got {type(obj).__name__}"
+        f"of records (namedtuples or dataclasses), got {type(obj).__name__}{hint}"
     )
 
 

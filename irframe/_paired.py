@@ -47,9 +47,10 @@ TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", None)
 _EXACT_MAX_TOPICS = 16
 #: Fewer topics than this and the bootstrap (shift test, percentile CI) is not calibrated:
-#: at alpha = 0.05 its measured Type-I rate is 0.47 on 2 topics, 0.30 on 3, 0.18 on 5, 0.12 on 10
-#: and 0.07 on 20 (benchmarks/bench_type1.py, docs/stats.md); two same-sign differences give
-#: p = 1 / (n_samples + 1).  compare() and mean_ci() warn (CalibrationWarning) below it.
+#: at alpha = 0.05 its measured Type-I rate is 0.42-0.47 on 2 topics, 0.25-0.30 on 3, 0.16-0.18
+#: on 5, 0.09-0.11 on 10 and 0.06-0.08 on 20 (0.05-0.06 from 30 on; benchmarks/bench_type1.py,
+#: docs/stats.md); two same-sign differences give p = 1 / (n_samples + 1).  compare() and
+#: mean_ci() warn (CalibrationWarning) below it.
 BOOTSTRAP_MIN_TOPICS = 30
 _CHUNK_ELEMENTS = 4_000_000  # pairs x samples per block (bounds memory to ~32 MB a block)
 #: bootstrap resamples (as small integer counts) kept for the next group of pairs up to this
@@ -311,8 +312,8 @@ def warn_bootstrap(n: int | None, what: str, stacklevel: int = 3) -> None:
         return
     warnings.warn(
         f"{what} on {n} topics: below {BOOTSTRAP_MIN_TOPICS} topics the bootstrap is not "
-        f"calibrated (measured Type-I rate at alpha = 0.05: 0.47 on 2 topics, 0.18 on 5, 0.12 "
-        f"on 10, 0.07 on 20; docs/stats.md). Use test='randomization' (exact sign-flip test "
+        f"calibrated (measured Type-I rate at alpha = 0.05: 0.42-0.47 on 2 topics, 0.16-0.18 "
+        f"on 5, 0.09-0.11 on 10, 0.06-0.08 on 20; docs/stats.md). Use test='randomization' (exact sign-flip test "
         f"up to 16 topics), 't' or 'wilcoxon', and ci='t'.",
         CalibrationWarning,
         stacklevel=stacklevel,

@@ -17,6 +17,7 @@ import xarray as xr
 from ._progress import progress as _progress
 from ._scores import is_pref, pref_cube, score_cube
 from .options import make_rng
+from .params import check_flag
 from .schema import checked_qrels
 
 __all__ = ["degrade_qrels", "label_degradation"]
@@ -215,6 +216,7 @@ def label_degradation(
     >>> t[["fraction", "agreement"]].iloc[0].tolist()
     [0.0, 1.0]
     """
+    progress = check_flag("progress", progress)
     gen = make_rng(rng)
     full = _preferences(evaluate(qrels.copy()))
     base, labels = full

@@ -20,6 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from .errors import shown
+from .params import check_flag
 
 __all__ = [
     "correlation_heatmap",
@@ -146,6 +147,7 @@ def topic_differences(
     >>> len(ax.patches)
     8
     """
+    sort = check_flag("sort", sort)
     da, label = _select_measure(cube, measure)
     for s in (system, baseline):
         if s not in da.indexes["system"]:
@@ -205,6 +207,7 @@ def system_means(
     >>> [t.get_text() for t in system_means(cube, sort=False).get_yticklabels()]  # bottom to top
     ['c', 'b', 'a']
     """
+    sort = check_flag("sort", sort)
     from .stats import mean_ci
 
     da, label = _select_measure(cube, measure)
@@ -264,6 +267,7 @@ def significance_matrix(
     >>> significance_matrix(res).get_title().splitlines()
     ['Significant differences', '(t, holm, alpha=0.05)']
     """
+    annotate = check_flag("annotate", annotate)
     from matplotlib.colors import ListedColormap
 
     if not isinstance(result, xr.Dataset) or "significant" not in result:
@@ -369,6 +373,7 @@ def correlation_heatmap(
     >>> correlation_heatmap(correlation_matrix(cube)).get_title()
     'kendall correlation of system orderings'
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(corr, xr.DataArray) or corr.ndim != 2:
         raise ValueError("corr must be a 2-D xarray.DataArray")
     rows, cols = corr.dims
@@ -429,6 +434,7 @@ def grid_heatmap(
     >>> [t.get_text() for t in grid_heatmap(g).get_xticklabels()]
     ['fin', 'avg']
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(grid, xr.DataArray):
         raise TypeError("grid must be an xarray.DataArray")
     if set(grid.dims) != {rows, cols}:
@@ -517,6 +523,7 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     >>> len(orientation_curves(wide, kind="recall").get_lines())
     2
     """
+    logy = check_flag("logy", logy)
     df = _orientation_long(data)
     kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
     if kind is None and len(kinds) > 1:

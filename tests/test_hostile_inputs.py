@@ -341,6 +341,8 @@ def _flag_calls(run, qrels):
         "per_pair": lambda v: meta.stability(x, per_pair=v, n_trials=5, rng=0),
         "symmetric": lambda v: meta.kendall_tau([1, 2, 3], [1, 3, 2], symmetric=v),
         "all_pairs": lambda v: meta.decision_flips(irs.compare(two), all_pairs=v),
+        "graded": lambda v: irf.datasets.synthetic(2, 2, 5, graded=v, rng=0),
+        "exact ": lambda v: irf.lexi_theory.tie_probability("LR", n=5, m=2, exact=v),
     }
 
 
@@ -349,7 +351,7 @@ def test_boolean_options_take_a_bool_or_raise(run, qrels, bad):
     from irframe.errors import OptionError
 
     for name, call in _flag_calls(run, qrels).items():
-        with pytest.raises(OptionError, match=rf"^{name} must be True or False \(a bool\)"):
+        with pytest.raises(OptionError, match=rf"^{name.strip()} must be True or False \(a bool\)"):
             call(bad)
 
 

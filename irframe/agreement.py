@@ -316,6 +316,18 @@ def _common_labels(
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     la, lb = _labels(qa, names[0]), _labels(qb, names[1])
     both = la.index.intersection(lb.index)
+    if len(both) == 0:
+
+        def some(idx) -> str:
+            shown = ", ".join(f"({t!r}, {d!r})" for t, d in list(idx[:2]))
+            return shown + (f" ... ({len(idx)} judgments)" if len(idx) > 2 else "")
+
+        raise InputError(
+            f"{names[0]} and {names[1]} share no judged (topic, doc): {names[0]} has "
+            f"{some(la.index)}, {names[1]} has {some(lb.index)}. Labels can only be compared "
+            f"on documents both judged; check that the two judge the same topics and spell "
+            f"ids alike"
+        )
     a, b = la.loc[both].to_numpy(float), lb.loc[both].to_numpy(float)
     if rel_level is not None:
         a, b = (a >= rel_level).astype(float), (b >= rel_level).astype(float)

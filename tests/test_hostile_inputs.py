@@ -681,3 +681,13 @@ def test_dask_with_replicates_names_the_column_and_a_working_fix(qrels):
         assert f"columns={{'replicate': '{col}'}}" in str(e.value)
         cube = irf.evaluate(frame.compute(), q, "AP", columns={"replicate": col})  # the fix works
         assert cube.sizes["replicate"] == 2
+
+
+def test_label_agreement_on_sets_without_a_shared_judgment_names_them(qrels):
+    from irframe import meta
+
+    other = qrels.assign(topic=["7", "7", "8"])
+    with pytest.raises(InputError, match=r"judgment set 'nist' and judgment set 'llm' share no"):
+        meta.label_agreement({"nist": qrels, "llm": other})
+    with pytest.raises(InputError, match=r"share no judged \(topic, doc\)"):
+        meta.label_confusion(qrels, other)

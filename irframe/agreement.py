@@ -26,7 +26,7 @@ import pandas as pd
 import xarray as xr
 
 from ._scores import mask_missing, score_cube
-from .errors import InputError
+from .errors import InputError, plain, shown
 from .options import check_missing
 from .params import check_flag
 from .schema import checked_qrels
@@ -212,11 +212,27 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
 # ---------------------------------------------------------------------------
 
 
+class _UnknownSetError(InputError, KeyError):
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def _unknown_set(reference, names) -> Exception:
+    import difflib
+
+    close = difflib.get_close_matches(str(reference), [str(n) for n in names], n=2, cutoff=0.5)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    return _UnknownSetError(
+        f"reference {shown(reference)} is not a judgment set.{hint} Available: "
+        f"{shown([plain(n) for n in names], 400)}"
+    )
+
+
 def _set_pairs(names: list, reference) -> list[tuple]:
     if reference is None:
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     if reference not in names:
-        raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+        raise _unknown_set(reference, names)
     return [(n, reference) for n in names if n != reference]
 
 
@@ -508,7 +524,7 @@ def decision_flips(
     names = list(result.indexes[dim])
     if reference is not None:
         if reference not in names:
-            raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+            raise _unknown_set(reference, names)
         flipped = frame.ne(frame[reference], axis=0).any(axis=1)
     else:
         flipped = frame.nunique(axis=1) > 1

@@ -691,3 +691,25 @@ def test_label_agreement_on_sets_without_a_shared_judgment_names_them(qrels):
         meta.label_agreement({"nist": qrels, "llm": other})
     with pytest.raises(InputError, match=r"share no judged \(topic, doc\)"):
         meta.label_confusion(qrels, other)
+
+
+def test_unknown_reference_set_names_the_sets():
+    import xarray as xr
+
+    from irframe import meta
+
+    x = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
+    cube = xr.concat(
+        [
+            xr.DataArray(x, dims=("system", "topic")),
+            xr.DataArray(x[::-1], dims=("system", "topic")),
+        ],
+        dim="qrels",
+    ).assign_coords(qrels=np.array(["nist", "llm"]))
+    with pytest.raises(
+        InputError,
+        match=r"'nits' is not a judgment set. Did you mean 'nist'\? Available: \['nist', 'llm'\]",
+    ):
+        meta.qrels_agreement(cube, reference="nits")
+    with pytest.raises(KeyError):  # also a KeyError, as before
+        meta.qrels_agreement(cube, reference="nits")

@@ -713,3 +713,24 @@ def test_unknown_reference_set_names_the_sets():
         meta.qrels_agreement(cube, reference="nits")
     with pytest.raises(KeyError):  # also a KeyError, as before
         meta.qrels_agreement(cube, reference="nits")
+
+
+@pytest.mark.parametrize("fn", ["stability", "swap_rate"])
+def test_topic_subsampling_memory_is_bounded_and_blocks_change_nothing(monkeypatch, fn):
+    """meta.stability / swap_rate draw their topic subsets in blocks of trials: with a tiny
+    block budget the numbers are those of one block, and the traced peak stays far below
+    the unblocked trials x topics keys and weights."""
+    import xarray as xr
+
+    from irframe import meta
+
+    x = np.random.default_rng(0).uniform(size=(6, 40, 2))
+    cube = xr.DataArray(x, dims=("system", "topic", "measure"), coords={"system": list("abcdef")})
+    kw = {"n_trials": 20_000} if fn == "stability" else {"n_splits": 20_000}
+    call = lambda: getattr(meta, fn)(cube, rng=1, **kw)  # noqa: E731
+    whole = call()
+    monkeypatch.setattr(meta, "_TRIAL_ELEMENTS", 20_000)
+    blocked, peak = _peak(call)
+    pd.testing.assert_frame_equal(whole, blocked)
+    unblocked = 8 * 20_000 * 40 * 2  # keys and one weight matrix
+    assert peak < unblocked / 4, (peak, unblocked)

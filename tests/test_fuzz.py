@@ -842,3 +842,51 @@ def test_registry_scopes_under_threads(ops):
         t.join()
     assert not errors, errors[0]
     assert registered_measures() == before
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=4, max_size=16),  # scores: many ties
+    st.lists(st.integers(-1, 2), min_size=8, max_size=8),  # grades (-1: unjudged)
+    st.integers(1, 6),
+)
+def test_depth_cut_tie_orders_are_per_ranking_and_ordered(scores, grades, depth):
+    """Property (the values themselves are checked against brute force in
+    tests/test_hostile_inputs.py): with a depth cutting tie groups, every (system, topic) cell
+    equals that ranking evaluated alone, and worst <= expected <= best."""
+    docs = [f"d{i % 8}" for i in range(len(scores))]
+    half = len(scores) // 2
+    run = pd.DataFrame(
+        {
+            "system": ["s1"] * half + ["s2"] * (len(scores) - half),
+            "topic": [("1", "2")[i % 2] for i in range(len(scores))],
+            "doc": [f"{d}_{i}" for i, d in enumerate(docs)],
+            "score": np.asarray(scores, float),
+        }
+    )
+    qrels = pd.DataFrame(
+        {
+            "topic": [("1", "2")[i % 2] for i in range(len(scores))],
+            "doc": [f"{d}_{i}" for i, d in enumerate(docs)],
+            "rel": [grades[i % 8] for i in range(len(scores))],
+        }
+    )
+    qrels = qrels[qrels.rel >= 0]
+    assume(len(qrels) > 0)
+    ms = ["P@3", "AP", "RR", "nDCG@4", "R@2"]
+    cubes = {}
+    for o in ("worst", "expected", "best"):
+        try:
+            cubes[o] = irf.evaluate(run, qrels, ms, order=o, depth=depth)
+        except IrframeError:
+            return  # e.g. no topic in common
+    assert (cubes["worst"] <= cubes["expected"] + 1e-12).all()
+    assert (cubes["expected"] <= cubes["best"] + 1e-12).all()
+    for (s, t), part in run.groupby(["system", "topic"]):
+        if t not in set(qrels.topic):
+            continue
+        for o, cube in cubes.items():
+            alone = irf.evaluate(part, qrels[qrels.topic == t], ms, order=o, depth=depth)
+            np.testing.assert_allclose(
+                cube.sel(system=s, topic=t).values, alone.values.ravel(), rtol=0, atol=1e-12
+            )

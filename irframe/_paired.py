@@ -307,7 +307,7 @@ def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
 
 
 def warn_bootstrap(n: int | None, what: str, stacklevel: int = 3) -> None:
-    """Warn (:class:`irframe.errors.CalibrationWarning`) for a bootstrap on too few topics."""
+    """Warn ([CalibrationWarning][irframe.errors.CalibrationWarning]) for a bootstrap on too few topics."""
     if n is None or n >= BOOTSTRAP_MIN_TOPICS:
         return
     warnings.warn(

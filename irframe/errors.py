@@ -42,7 +42,7 @@ def plain(value):
 
 
 def shown(value, limit: int = 60) -> str:
-    """``repr`` of :func:`plain` ``(value)`` for a message, shortened past ``limit`` characters.
+    """``repr`` of [plain][irframe.errors.plain]`(value)` for a message, shortened past ``limit`` characters.
 
     >>> import numpy as np
     >>> shown(np.int64(130)), shown(np.str_("s0")), shown([np.str_("a"), np.int64(1)])

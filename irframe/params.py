@@ -273,7 +273,7 @@ FUZZINESS = Param("float", 0.0, low=0, description="score differences up to this
 
 
 def check_flag(name: str, value: Any, *, allow_none: bool = False) -> Any:
-    """A boolean option by :data:`FLAG`: ``True``/``False`` (numpy bools too), else OptionError.
+    """A boolean option by [FLAG][irframe.params.FLAG]: ``True``/``False`` (numpy bools too), else OptionError.
 
     >>> check_flag("bounds", "False")
     Traceback (most recent call last):

@@ -433,13 +433,14 @@ def qrels_frame(
 def checked_qrels(
     obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
 ) -> tuple[pd.DataFrame, QrelsColumns, np.ndarray]:
-    """Qrels with the checks :func:`irframe.evaluate` makes: (frame, columns, grades as float64).
+    """Qrels with the checks [irframe.evaluate][] makes: (frame, columns, grades as float64).
 
     The one validation path of every function that takes qrels without aligning them with a
     run (``join``, ``label_agreement``, ``label_confusion``, ``degrade_qrels`` ...): the
-    shapes of :func:`as_frame`, the roles of :func:`qrels_columns`, string ids without
-    missing values (:func:`check_id_column`; topic, doc and subtopic) and finite numeric
-    grades (:func:`numeric_column`: no NaN, no text, no bools).
+    shapes of [as_frame][irframe.schema.as_frame], the roles of
+    [qrels_columns][irframe.schema.qrels_columns], string ids without
+    missing values ([check_id_column][irframe.schema.check_id_column]; topic, doc and subtopic) and finite numeric
+    grades ([numeric_column][irframe.schema.numeric_column]: no NaN, no text, no bools).
 
     >>> import pandas as pd
     >>> checked_qrels(pd.DataFrame({"topic": [1], "doc": ["d"], "rel": [1]}))

@@ -29,7 +29,7 @@ scores (trec_eval's notion of a tie).  With ``order=`` of :func:`irframe.evaluat
 
 Measures without such a computation raise an error naming the measure.
 
-``depth=`` cuts every ranking *after* the tie-aware order (:func:`cut_after_order`), as it
+``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
 does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
 highest grades above the cut; expected: the mean over which of its documents fall above).
 With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
@@ -236,7 +236,7 @@ def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
 
 
 def _cut(ctx, k):
-    """The cutoff ``k`` (None, scalar or per group) within the depth of :func:`cut_after_order`."""
+    """The cutoff ``k`` (None, scalar or per group) within the depth of [cut_after_order][irframe.measures.ties.cut_after_order]."""
     d = ctx.aligned.extras.get("tie_depth")
     if d is None:
         return k

@@ -70,7 +70,8 @@ from .evaluate import Whole
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
 from .params import check_flag
-from .schema import check_id_column, role_names, run_columns
+from .qrelsets import is_qrels_sets
+from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = [
@@ -594,6 +595,15 @@ def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.Data
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
     if isinstance(qrels, dd.DataFrame):
         qrels = qrels.compute()
+    if is_qrels_sets(qrels):
+        raise InputError(
+            f"irframe.dask.{name} takes one qrels frame, but qrels is a mapping of "
+            f"{len(qrels)} judgment sets ({', '.join(map(repr, list(qrels)[:5]))}); evaluate "
+            f"one set at a time, e.g. {{name: irframe.dask.{name}(ddf, q, ...) for name, q in "
+            f"qrels.items()}}, or compute() the run frame and pass the mapping to irframe.{name}"
+        )
+    if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
+        qrels = as_frame(qrels, "qrels")
     if partitioned_by not in (None, "topic", "system"):
         raise ValueError(
             f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}"

@@ -734,3 +734,17 @@ def test_topic_subsampling_memory_is_bounded_and_blocks_change_nothing(monkeypat
     pd.testing.assert_frame_equal(whole, blocked)
     unblocked = 8 * 20_000 * 40 * 2  # keys and one weight matrix
     assert peak < unblocked / 4, (peak, unblocked)
+
+
+def test_dask_takes_records_and_names_judgment_sets():
+    dd = pytest.importorskip("dask.dataframe")
+    from irframe import dask as irdask
+
+    q, r = irf.datasets.trec_eval_sample()
+    ddf = dd.from_pandas(r, npartitions=2)
+    recs = [Qrel(*t) for t in q[["topic", "doc", "rel"]].itertuples(index=False, name=None)]
+    np.testing.assert_array_equal(
+        irdask.evaluate(ddf, recs, "AP").values, irf.evaluate(r, q, "AP").values
+    )
+    with pytest.raises(InputError, match=r"one qrels frame.*2 judgment sets \('nist', 'llm'\)"):
+        irdask.evaluate(ddf, {"nist": q, "llm": q}, "AP")

@@ -105,7 +105,10 @@ def _pick(names, available, what: str, error: type[Exception]) -> list:
             close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             shown = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
-            raise error(f"{what} {str(n)!r} is not in the cube.{hint} The cube has: {shown}")
+            noun = "system" if what == "baseline" else "measure"
+            raise error(
+                f"{what} {str(n)!r} is not a {noun} of the cube.{hint} The cube's {noun}s: {shown}"
+            )
     return out
 
 

@@ -418,7 +418,9 @@ def test_report_measures_lower_is_better_and_integer_systems():
         r = irf.report(cube, baseline=spelling)
         np.testing.assert_array_equal(r.comparison.pvalue.values, want.pvalue.values)
         assert "worse than 0 (" in r.legend
-    with pytest.raises(IrframeError, match=r"baseline '7' is not in the cube.*'0', '1', '2'"):
+    with pytest.raises(
+        IrframeError, match=r"baseline '7' is not a system of the cube.*'0', '1', '2'"
+    ):
         irf.report(cube, baseline=7)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
+from .errors import choose
 from .options import make_rng
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "CompareOptions",
     "bootstrap_means",
     "bootstrap_p",
+    "check_correction",
     "compare_options",
     "difference_summary",
     "paired_tests",
@@ -39,6 +41,30 @@ __all__ = [
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", None)
+#: other spellings of the same tests and corrections (scipy's, statsmodels', ranx's names)
+TEST_SYNONYMS = {
+    "ttest": "t",
+    "ttest_rel": "t",
+    "student": "t",
+    "paired_t": "t",
+    "paired_ttest": "t",
+    "student_t": "t",
+    "signed_rank": "wilcoxon",
+    "wilcoxon_signed_rank": "wilcoxon",
+    "permutation": "randomization",
+    "randomisation": "randomization",
+    "fisher": "randomization",
+    "paired_randomization": "randomization",
+    "approximate_randomization": "randomization",
+}
+CORRECTION_SYNONYMS = {
+    "holm_bonferroni": "holm",
+    "bonferroni_holm": "holm",
+    "benjamini_hochberg": "bh",
+    "fdr_bh": "bh",
+    "fdr": "bh",
+    "none": None,
+}
 _EXACT_MAX_TOPICS = 16
 _CHUNK_ELEMENTS = 4_000_000  # pairs x samples per block (bounds memory to ~32 MB a block)
 
@@ -141,13 +167,20 @@ class CompareOptions:
     used_exact: bool = False
 
 
+def check_correction(correction):
+    """``correction`` as one of :data:`CORRECTIONS` (common spellings accepted), else :class:`OptionError`.
+
+    >>> check_correction("Holm-Bonferroni"), check_correction("fdr_bh"), check_correction("none")
+    ('holm', 'bh', None)
+    """
+    return choose("correction", correction, CORRECTIONS, CORRECTION_SYNONYMS)
+
+
 def compare_options(
     test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
 ) -> CompareOptions:
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    test = choose("test", test, TESTS, TEST_SYNONYMS)
+    correction = check_correction(correction)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if int(n_samples) < 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "ColumnError",
+    "ConventionWarning",
     "DegenerateMeasureWarning",
     "DuplicateError",
     "EmptyOverlapError",
@@ -19,6 +20,8 @@ __all__ = [
     "OptionError",
     "ParseError",
     "UnknownMeasureError",
+    "UnknownSystemError",
+    "choose",
 ]
 
 
@@ -84,6 +87,14 @@ class MeasureParamError(OptionError):
     """A measure string with an unknown, missing or invalid parameter or cutoff."""
 
 
+class UnknownSystemError(OptionError, KeyError):
+    """A system name (``baseline=``, ``systems=``) that is not in the cube; the message
+    suggests the closest names.  Both a ``KeyError`` and a ``ValueError``."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
 class EmptyOverlapError(InputError):
     """The run and the qrels have no topic in common, so nothing can be evaluated.
 
@@ -92,8 +103,74 @@ class EmptyOverlapError(InputError):
     """
 
 
+def _fold(text: str) -> str:
+    """Spelling-insensitive key: case, ``-``/``_``/space/``.`` removed (``"Holm-Bonferroni"`` → ``"holmbonferroni"``)."""
+    return "".join(ch for ch in text.lower() if ch not in "-_ .")
+
+
+def choose(
+    what: str,
+    value: object,
+    allowed: tuple | list,
+    synonyms: dict[str, object] | None = None,
+) -> object:
+    """``value`` if it is one of ``allowed``, else its unambiguous synonym, else an :class:`OptionError`.
+
+    ``synonyms`` maps other common spellings of the same thing to an allowed value; case,
+    ``-``, ``_``, ``.`` and spaces do not matter in them (``"Holm-Bonferroni"``, ``"t-test"``).
+    An unknown value gets a did-you-mean with the closest allowed spellings.
+
+    >>> choose("correction", "holm-bonferroni", ("holm", "bonferroni", None), {"holmbonferroni": "holm"})
+    'holm'
+    >>> choose("test", "wilcox", ("t", "wilcoxon"))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.OptionError: test='wilcox' is not one of 't', 'wilcoxon'. Did you mean 'wilcoxon'?
+    """
+    if any(value is a or (type(value) is type(a) and value == a) for a in allowed):
+        return value
+    if isinstance(value, str):
+        folded = _fold(value)
+        for a in allowed:
+            if isinstance(a, str) and _fold(a) == folded:
+                return a
+        for k, v in (synonyms or {}).items():
+            if _fold(k) == folded:
+                return v
+    import difflib
+
+    names = [a for a in allowed if isinstance(a, str)]
+    close = (
+        difflib.get_close_matches(value, names, n=2, cutoff=0.5) if isinstance(value, str) else []
+    )
+    if isinstance(value, str) and not close:
+        close = list(
+            dict.fromkeys(
+                v
+                for k, v in (synonyms or {}).items()
+                if isinstance(v, str)
+                and difflib.get_close_matches(_fold(value), [_fold(k)], n=1, cutoff=0.6)
+            )
+        )[:2]
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return _raise(
+        OptionError(f"{what}={value!r} is not one of {', '.join(map(repr, allowed))}.{hint}")
+    )
+
+
+def _raise(e: Exception):
+    raise e
+
+
 class IrframeWarning(UserWarning):
     """Base class of irframe's warnings."""
+
+
+class ConventionWarning(IrframeWarning):
+    """A spelling or input that another tool (trec_eval, pytrec_eval, ir_measures, ranx,
+    trectools, PyTerrier) reads differently: the message names both conventions and the
+    switch that chooses the other one (docs/coming-from.md lists them all).  Silence it with
+    ``warnings.filterwarnings("ignore", category=irframe.errors.ConventionWarning)``."""
 
 
 class DegenerateMeasureWarning(IrframeWarning):

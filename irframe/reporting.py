@@ -383,7 +383,9 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         cube = cube.sel(measure=measures)
     systems = [str(s) for s in cube.system.values]
     if baseline is not None and baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not a system of the cube; systems: {systems}")
+        from .stats import unknown_system_error
+
+        raise unknown_system_error("baseline", baseline, systems)
     if wins and baseline is None:
         raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
     lower = set(lower_is_better)

@@ -42,6 +42,7 @@ from ._paired import (
     TESTS,
     CompareOptions,
     bootstrap_means,
+    check_correction,
     compare_options,
     difference_summary,
     paired_tests,
@@ -50,6 +51,7 @@ from ._paired import (
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
+from .errors import UnknownSystemError
 from .options import make_rng
 from .params import ALPHA, DRAWS
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
@@ -78,6 +80,23 @@ _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 # ---------------------------------------------------------------------------
 
 
+def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
+    """``name`` is no system of the cube: an [UnknownSystemError][irframe.errors.UnknownSystemError] with the
+    closest system names, so that ``report(baseline="bm25_rm")`` says ``Did you mean 'bm25_rm3'?``."""
+    import difflib
+
+    names = [str(s) for s in systems]
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
+    lower = {n.lower(): n for n in names}
+    if str(name).lower() in lower and lower[str(name).lower()] not in close:
+        close.insert(0, lower[str(name).lower()])
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    shown = names[:20] + (["..."] if len(names) > 20 else [])
+    return UnknownSystemError(
+        f"{what} {name!r} is not a system of the cube.{hint} Systems: {shown}"
+    )
+
+
 def _baseline_list(baseline, systems: pd.Index) -> list:
     if baseline is None:
         return list(systems)
@@ -90,9 +109,7 @@ def _baseline_list(baseline, systems: pd.Index) -> list:
         raise ValueError("baseline is an empty list; pass None for all pairs")
     unknown = [b for b in names if b not in systems]
     if unknown:
-        raise KeyError(
-            f"baseline {unknown[0]!r} is not a system of the cube; available systems: {list(systems)}"
-        )
+        raise unknown_system_error("baseline", unknown[0], systems)
     if len(set(names)) != len(names):
         raise ValueError(f"baseline lists a system twice: {names}")
     return names
@@ -188,8 +205,7 @@ def adjust_pvalues(
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {method!r}")
+    method = check_correction(method)
     p = np.array(pvalues, dtype=np.float64, copy=True)
     if method is None:
         return p
@@ -695,8 +711,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     0.0215
     """
     alpha = ALPHA.check("alpha", alpha)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    correction = check_correction(correction)
     pref = pref_cube(pref)
     v = np.asarray(pref.values)
     wins = (v == 1).sum(axis=2).astype(float)

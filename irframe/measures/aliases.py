@@ -54,12 +54,66 @@ Where a name means something else elsewhere:
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 
 from ..align import segment_sum
+from ..errors import ConventionWarning, MeasureParamError
+from . import registry as _registry
 from . import trec_arrays as ta
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
 from .trec import REL
+
+# ------------------------------------------------------------------ ir_measures' cutoff=
+_CUTOFF_ITEM = re.compile(r"(?:^|,)\s*cutoff\s*=\s*([^,()]*?)\s*(?=,|$)")
+
+
+def _realias(text: str, skip) -> str:
+    """``text`` rewritten by the first other alias pattern that matches it whole (as
+    :func:`irframe.measures.parse_measure` does), else unchanged."""
+    for pat, rewrite in _registry._ALIAS_PATTERNS:
+        if rewrite is not skip:
+            m = pat.fullmatch(text)
+            if m:
+                return rewrite(m)
+    return text
+
+
+def _ir_measures_cutoff(m: re.Match) -> str:
+    """ir_measures' ``cutoff=`` parameter as irframe's ``@k``: ``nDCG(dcg='exp-log2', cutoff=20)``
+    → ``nDCG(dcg='exp-log2')@20``, ``Judged(cutoff=10)`` → ``Judged@10``.  As in ir_measures,
+    an ``@k`` written after the parameters wins (``nDCG(cutoff=20)@10`` is ``nDCG@10``)."""
+    name, inner, at = m.group(1), m.group(2), m.group(3)
+    found = _CUTOFF_ITEM.search(inner)
+    rest = (inner[: found.start()] + inner[found.end() :]).strip().strip(",").strip()
+    k = at[1:] if at else found.group(1)
+    if not k:
+        raise MeasureParamError(f"{m.group(0)!r}: cutoff= needs a number, e.g. cutoff=10")
+    return _realias(f"{name}({rest})@{k}" if rest else f"{name}@{k}", _ir_measures_cutoff)
+
+
+register_alias_pattern(
+    r"([A-Za-z_][A-Za-z0-9_\-\.]*)\(([^()]*\bcutoff\s*=[^()]*)\)(@[^()@]+)?", _ir_measures_cutoff
+)
+
+
+def _bare_p(m: re.Match) -> str:
+    """``P`` alone: set precision (irframe, ir_measures' ``SetP``, ranx's ``precision``), where
+    trec_eval's and pytrec_eval's ``-m P`` / ``{"P"}`` mean ``P_5`` … ``P_1000``: warn."""
+    warnings.warn(
+        "'P' without a cutoff is precision over the whole retrieved list (irframe's and ranx's "
+        "meaning: trec_eval's set_P); trec_eval's and pytrec_eval's 'P' are P_5, P_10, ... P_1000. "
+        "Write 'P.5,10,15,20,30,100,200,500,1000' (or 'P@10') for those, or 'set_P' for this "
+        "value without this warning.",
+        ConventionWarning,
+        stacklevel=5,
+    )
+    return "P()"
+
+
+register_alias_pattern(r"P", _bare_p)
 
 _RANX = {  # ranx name -> irframe measure (k filled in)
     "hits": "Hits",
@@ -297,10 +351,17 @@ for _name, _target in {
         rf"{_name}(\(.*\))?(@\d+)?",
         lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),
     )
-register_alias_pattern(
-    r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
-    lambda m: f"IPrec(recall={m.group(2)}" + ("," + m.group(1)[1:] if m.group(1) else ")"),
-)
+_RECALL_ITEM = re.compile(r"(?:^|,)\s*recall\s*=\s*[^,()]*?\s*(?=,|$)")
+
+
+def _iprec_at(m: re.Match) -> str:
+    """``IPrec@0.1`` (ir_measures) is ``IPrec(recall=0.1)``; as in ir_measures the ``@`` wins
+    over a ``recall=`` in the parameters (``IPrec(rel=2, recall=0.4)@0.2`` is recall 0.2)."""
+    inner = _RECALL_ITEM.sub("", m.group(1)[1:-1] if m.group(1) else "").strip().strip(",")
+    return f"IPrec(recall={m.group(2)}" + (f",{inner})" if inner.strip() else ")")
+
+
+register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])", _iprec_at)
 register_alias_pattern(
     r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
     r"(@(\d+))?(-l(\d+))?",

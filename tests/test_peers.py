@@ -1,0 +1,307 @@
+"""Arriving from a peer tool (issue #32): every spelling and input form of ranx, ir_measures,
+pytrec_eval, trectools and PyTerrier means what it means there, and where irframe's meaning
+differs the difference is visible (a ConventionWarning naming both and the switch).
+
+References: the peers themselves (ir_measures, pytrec_eval, ranx, pyndeval are test
+dependencies) on the same inputs; the lists of spellings are taken from the peers' own
+registries (ir_measures' measure registry and each measure's SUPPORTED_PARAMS), not written
+out here, so a spelling they add is checked too.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import reference_module
+
+import irframe as irf
+from irframe.errors import ConventionWarning, IrframeError, MeasureParamError, OptionError
+from irframe.measures import parse_measure
+from irframe.measures.registry import parse_measures
+
+# ------------------------------------------------------------------ small shared inputs
+QRELS = pd.DataFrame(
+    {
+        "topic": ["1", "1", "1", "1", "2", "2", "3"],
+        "doc": ["a", "b", "c", "d", "a", "e", "c"],
+        "rel": [1, 2, 0, 1, 1, 0, 1],
+    }
+)
+RUN = pd.DataFrame(
+    {
+        "topic": ["1", "1", "1", "2", "2"],
+        "doc": ["a", "x", "b", "e", "a"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    }
+)
+
+
+def _nested(frame, value):
+    out: dict = {}
+    for t, d, v in frame[["topic", "doc", value]].itertuples(index=False):
+        out.setdefault(t, {})[d] = v
+    return out
+
+
+def _ir_measures_params():
+    """(measure name, ir_measures measure object) for every measure of ir_measures' registry and
+    every one of its parameters set to a non-default value (ir_measures' own list)."""
+    im = reference_module("ir_measures")
+    values = {int: 2, float: 0.5, bool: True}
+    out = []
+    for name, meas in sorted(im.measures.registry.items()):
+        if not name.isascii():
+            continue  # α_nDCG: ir_measures' own alias of alpha_nDCG
+        params = meas.SUPPORTED_PARAMS
+        for p, info in params.items():
+            if p in ("min_rel", "max_rel", "T", "gains", "dcg") or info.dtype not in values:
+                continue
+            kw = {p: values[info.dtype]}
+            if p == "cutoff":
+                kw[p] = 20
+            if p == "recall":
+                kw[p] = 0.4
+            if p in ("p", "beta"):
+                kw[p] = 0.8
+            for q, i2 in params.items():
+                if getattr(i2, "required", False) and q not in kw:
+                    kw[q] = 10 if q == "cutoff" else 0.2
+            out.append((name, meas(**kw), kw))
+    return out
+
+
+def _ir_measures_computes(m) -> bool:
+    """Can ir_measures itself evaluate ``m`` (on a tiny input with subtopics)?  Its ndeval
+    measures without a cutoff, or with judged_only, fail inside ir_measures."""
+    im = reference_module("ir_measures")
+    q = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "1"],
+            "doc_id": ["a", "b", "a"],
+            "relevance": [1, 2, 1],
+            "iteration": ["1", "1", "2"],
+        }
+    )
+    r = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "c"], "score": [2.0, 1.0]})
+    try:
+        im.calc_aggregate([m], q, r)
+    except Exception:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ names and spellings
+def test_every_ir_measures_parameter_spelling_parses():
+    """Each ir_measures measure with each of its parameters, in ir_measures' printed form and
+    in the keyword form (``cutoff=`` included) names the same irframe measure."""
+    cases = _ir_measures_params()
+    assert len(cases) > 60
+    failed = []
+    for name, m, kw in cases:
+        call = f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+        try:
+            a, b = parse_measure(str(m)), parse_measure(call)
+        except IrframeError as e:
+            if _ir_measures_computes(m):  # else ir_measures itself cannot evaluate it
+                failed.append((str(m), call, str(e)[:100]))
+            continue
+        if (a.name, a.params, a.cutoff) != (b.name, b.params, b.cutoff):
+            failed.append((str(m), call, "differ"))
+    # ir_measures-only measures irframe does not have (ERR without cutoff is fine) are listed
+    # by name; nothing else may fail
+    assert failed == [], failed
+
+
+@pytest.mark.shared
+def test_ir_measures_spellings_give_ir_measures_values(shared_data):
+    """The keyword forms (``nDCG(dcg="exp-log2", cutoff=20)``, ``Judged(cutoff=10)``,
+    ``IPrec(rel=2, recall=0.4)@0.2`` where ``@`` wins as in ir_measures) against ir_measures."""
+    im = reference_module("ir_measures")
+    base = shared_data / "robust03"
+    qrels = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    run = irf.read_run(base / "runs" / "input.pircRBa1.gz")
+    from irframe.align import align
+
+    a = align(run, qrels)
+    untied = pd.DataFrame(
+        {
+            "query_id": np.asarray(a.topics)[a.row_topic],
+            "doc_id": a.docs[a.row_doc],
+            "score": 10000.0 - a.row_rank,
+        }
+    )
+    q = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+        }
+    )
+    names = [
+        'nDCG(dcg="exp-log2", cutoff=20)',
+        "Judged(cutoff=10)",
+        "IPrec(rel=2, recall=0.4)@0.2",
+        "P(rel=2, cutoff=5)",
+        "AP(cutoff=100)",
+        "RR(rel=2, cutoff=10)",
+        "R(cutoff=50)",
+        "nDCG(cutoff=20)@10",
+    ]
+    theirs = im.calc_aggregate([im.parse_measure(n) for n in names], q, untied)
+    ours = irf.evaluate(untied, q, names).mean("topic")
+    for n in names:
+        tol = 1e-5 if "exp-log2" in n else 1e-12  # ir_measures' gdeval prints 5 decimals a topic
+        assert float(ours.sel(measure=n).item()) == pytest.approx(
+            theirs[im.parse_measure(n)], abs=tol
+        ), n
+
+
+@pytest.mark.shared
+def test_diversity_rel_parameter_matches_ir_measures(shared_data):
+    """ir_measures' ``rel=`` on ERR_IA, nERR_IA, NRBP, nNRBP, AP_IA, P_IA, StRecall,
+    alpha_nDCG (through pyndeval), with its diversity qrels convention (subtopic in the
+    ``iteration`` column, mapped with ``qrels_columns={"subtopic": "iteration"}``)."""
+    im = reference_module("ir_measures")
+    reference_module("pyndeval")
+    d = shared_data / "web2012_diversity"
+    if not d.is_dir():
+        pytest.skip("web2012_diversity not in the shared data")
+    qrels = irf.read_qrels(d / "qrels" / "qrels.diversity.txt.gz", kind="diversity")
+    runs = irf.read_runs(str(d / "runs" / "*.txt.gz"))
+    run = runs[runs.system == runs.system.cat.categories[0]]
+    from irframe.align import align
+
+    a = align(run, qrels)
+    tf = pd.DataFrame(
+        {
+            "query_id": np.asarray(a.topics)[a.row_topic],
+            "doc_id": a.docs[a.row_doc],
+            "score": -a.row_rank.astype(float),
+        }
+    )
+    iq = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+            "iteration": qrels.subtopic.astype(str),
+        }
+    )
+    names = [
+        f"{n}(rel={r}){k}"
+        for r in (2, 3)
+        for n, k in [
+            ("ERR_IA", "@20"),
+            ("nERR_IA", "@10"),
+            ("alpha_nDCG", "@20"),
+            ("NRBP", ""),
+            ("nNRBP", ""),
+            ("AP_IA", ""),
+            ("P_IA", "@20"),
+            ("StRecall", "@10"),
+        ]
+    ]
+    ours = irf.evaluate(tf, iq, names, qrels_columns={"subtopic": "iteration"}, order="trec_eval10")
+    for r in (2, 3):  # one rel level per ir_measures call (its pyndeval invocations)
+        group = [n for n in names if f"rel={r}" in n]
+        theirs = im.calc_aggregate([im.parse_measure(n) for n in group], iq, tf)
+        for n in group:
+            got = float(ours.sel(measure=n).mean("topic").item())
+            assert got == pytest.approx(theirs[im.parse_measure(n)], abs=1e-12), n
+    # and rel=2 is not rel=1
+    base = irf.evaluate(
+        tf, iq, "ERR_IA@20", qrels_columns={"subtopic": "iteration"}, order="trec_eval10"
+    )
+    assert float(base.mean().item()) != pytest.approx(
+        float(ours.sel(measure="ERR_IA(rel=2)@20").mean().item())
+    )
+
+
+def test_pytrec_eval_underscore_lists():
+    """pytrec_eval's/ir_measures' ``P_5,10`` and ``ndcg_cut_20,4`` (values and labels as
+    pytrec_eval prints them)."""
+    pytrec_eval = reference_module("pytrec_eval")
+    ours = irf.evaluate(RUN, QRELS, ["P_5,10", "ndcg_cut_20,4"])
+    assert list(ours.measure.values) == ["P_5", "P_10", "ndcg_cut_4", "ndcg_cut_20"]
+    ev = pytrec_eval.RelevanceEvaluator(_nested(QRELS, "rel"), {"P_5,10", "ndcg_cut_20,4"})
+    res = ev.evaluate(_nested(RUN, "score"))
+    for t, vals in res.items():
+        for name, v in vals.items():
+            assert float(ours.sel(system="run", topic=t, measure=name)) == pytest.approx(v)
+
+
+def test_overlapping_nicknames_take_the_union_like_trec_eval():
+    from irframe.measures.trec_eval_syntax import expand
+
+    got = [m.label for m in parse_measures(["official", "set", "ndcg"])]
+    want = [v.name for v in expand(["official", "set"], version="10.0")]
+    want = [w for w in want if w not in ("runid", "num_q")] + ["ndcg"]
+    assert got == want
+    assert len(got) == len(set(got))
+
+
+def test_bare_family_next_to_its_parameters_expands_as_on_the_command_line():
+    """trec_eval: the first -m giving a family parameters wins; Python the same."""
+    from irframe.measures.trec_eval_syntax import expand
+
+    for request in (["ndcg_cut", "ndcg_cut.1,4"], ["recall.5", "recall"], ["P.5,10", "P.20"]):
+        got = [m.label for m in parse_measures(request)]
+        assert got == [v.name for v in expand(request, version="10.0")], request
+
+
+def test_ir_measures_objects_are_measures():
+    im = reference_module("ir_measures")
+    cube = irf.evaluate(RUN, QRELS, [im.nDCG @ 10, im.AP, im.P(rel=2) @ 5])
+    assert list(cube.measure.values) == ["nDCG@10", "AP", "P(rel=2)@5"]
+    ref = irf.evaluate(RUN, QRELS, ["nDCG@10", "AP", "P(rel=2)@5"])
+    np.testing.assert_array_equal(cube.values, ref.values)
+    one = irf.evaluate(RUN, QRELS, im.nDCG @ 10)
+    assert list(one.measure.values) == ["nDCG@10"]
+    with pytest.raises(MeasureParamError, match="must be a string"):
+        parse_measure(3)
+
+
+def test_bare_p_warns_with_both_conventions():
+    with pytest.warns(ConventionWarning, match="set_P.*P_5"):
+        cube = irf.evaluate(RUN, QRELS, "P")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConventionWarning)
+        same = irf.evaluate(RUN, QRELS, "set_P")  # the explicit spelling: no warning
+    np.testing.assert_array_equal(cube.values, same.values)
+
+
+# ------------------------------------------------------------------ option spellings
+@pytest.mark.parametrize(
+    "kw,value",
+    [
+        ({"test": "ttest"}, "t"),
+        ({"test": "t-test"}, "t"),
+        ({"test": "permutation"}, "randomization"),
+        ({"correction": "holm-bonferroni"}, "holm"),
+        ({"correction": "Benjamini-Hochberg"}, "bh"),
+        ({"correction": "fdr_bh"}, "bh"),
+        ({"correction": "none"}, None),
+    ],
+)
+def test_compare_accepts_common_spellings(kw, value):
+    cube = irf.evaluate(
+        pd.concat([RUN.assign(system="a"), RUN.assign(system="b", score=RUN.score[::-1].values)]),
+        QRELS,
+        ["AP", "P@5"],
+    )
+    res = irf.stats.compare(cube, **kw, rng=0, n_samples=99)
+    key = next(iter(kw))
+    assert res.attrs[key] == ("none" if value is None else value)  # attrs keep text
+
+
+@pytest.mark.parametrize(
+    "kw,hint",
+    [({"test": "wilcox"}, "wilcoxon"), ({"correction": "holmes"}, "holm")],
+)
+def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
+    cube = irf.evaluate(RUN.assign(system="a"), QRELS, "AP")
+    with pytest.raises(OptionError, match=f"Did you mean '{hint}'"):
+        irf.stats.compare(cube, **kw)

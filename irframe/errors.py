@@ -19,9 +19,11 @@ __all__ = [
     "MeasureParamError",
     "OptionError",
     "ParseError",
+    "ShapeError",
     "UnknownMeasureError",
     "UnknownSystemError",
     "choose",
+    "warn",
 ]
 
 
@@ -65,6 +67,11 @@ class ColumnError(InputError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+class ShapeError(InputError, TypeError):
+    """A run or qrels of a shape irframe does not read (a list of tuples, a dict nested too
+    deep); both a ``ValueError`` and a ``TypeError``."""
 
 
 class DuplicateError(InputError):
@@ -160,6 +167,20 @@ def choose(
 
 def _raise(e: Exception):
     raise e
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the caller's first frame outside irframe (the user's
+    line, however deep inside irframe the warning is found)."""
+    import os
+    import sys
+    import warnings
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    level, frame = 2, sys._getframe(1)  # stacklevel 2: the caller of warn()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class IrframeWarning(UserWarning):

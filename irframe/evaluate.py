@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError
+from .errors import ColumnError, InputError, OptionError
 from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
 from .measures.unjudged import (
@@ -165,6 +166,28 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
+    runs, columns, system, empty = prepare_runs(runs, columns, system)  # peers' input forms
+    if empty and not complete:  # {topic: {}}: present, retrieved nothing -> scored as with -c
+        cube = evaluate(
+            runs,
+            qrels,
+            measures,
+            rel_level=rel_level,
+            order=order,
+            complete=True,
+            depth=depth,
+            gains=gains,
+            judged_only=judged_only,
+            duplicates=duplicates,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            system=system,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            judgments=judgments,
+            **options,
+        )
+        return keep_present(cube, runs, empty, system)
     kwargs = dict(
         rel_level=rel_level,
         order=order,
@@ -292,18 +315,23 @@ def _evaluate_frame(
         unjudged_grade=unjudged_grade,
         **options,
     )
+    part = whole is not None
     whole = whole or Whole()
+
+    def aligned(o, ms):  # a whole frame: what a peer tool would read differently (_conventions)
+        a = whole.align(runs, qrels, o)
+        if not part:
+            check_aligned(a, ms, rel_level, qrels, qrels_columns, complete)
+        return a
 
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
+        return evaluate_aligned(aligned(opts, specs), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [
-        evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)
-    ]
+    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True), judged), judged, **kw)]
     if rest:
-        parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
+        parts.insert(0, evaluate_aligned(aligned(opts, rest), rest, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -470,17 +498,17 @@ def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
     consumed = set().union(*(m.definition.options for m in specs))
     unknown = set(options) - consumed
     if unknown:
-        raise TypeError(
+        raise OptionError(
             f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
         )
     for m in specs:
         if m.param("judged_only") and not aligned.judged_only:
-            raise ValueError(
+            raise OptionError(
                 f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
                 "(which aligns the judged documents separately) or align with judged_only=True"
             )
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise ValueError(
+            raise InputError(
                 f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                 "(read them with irframe.read_qrels(path, kind='diversity'))"
             )

@@ -268,7 +268,7 @@ def test_bare_p_warns_with_both_conventions():
     with pytest.warns(ConventionWarning, match="set_P.*P_5"):
         cube = irf.evaluate(RUN, QRELS, "P")
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ConventionWarning)
+        warnings.filterwarnings("error", message="'P' without", category=ConventionWarning)
         same = irf.evaluate(RUN, QRELS, "set_P")  # the explicit spelling: no warning
     np.testing.assert_array_equal(cube.values, same.values)
 
@@ -305,3 +305,110 @@ def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
     cube = irf.evaluate(RUN.assign(system="a"), QRELS, "AP")
     with pytest.raises(OptionError, match=f"Did you mean '{hint}'"):
         irf.stats.compare(cube, **kw)
+
+
+# ------------------------------------------------------------------ inputs as peers give them
+def test_empty_ranking_in_a_dict_run_scores_zero_like_the_peers():
+    """``{topic: {}}``: the topic is present and retrieved nothing (pytrec_eval, ir_measures and
+    ranx score it 0); topics the dict does not name stay out, as before."""
+    pytrec_eval = reference_module("pytrec_eval")
+    im = reference_module("ir_measures")
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 2.0, "x": 1.0}, "q2": {}}
+    cube = irf.evaluate(run, qrels, ["AP", "nDCG@10", "P@5", "RR"])
+    assert cube.topic.values.tolist() == ["q1", "q2"]
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10", "P_5", "recip_rank"})
+    ref = ev.evaluate(run)
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}
+    for t in ("q1", "q2"):
+        for ours, theirs in names.items():
+            assert float(cube.sel(topic=t, measure=ours).item()) == pytest.approx(ref[t][theirs])
+    per = {
+        (m.query_id, str(m.measure)): m.value
+        for m in im.iter_calc([im.AP, im.nDCG @ 10], qrels, run)
+    }
+    assert per[("q2", "AP")] == 0.0 == float(cube.sel(topic="q2", measure="AP").item())
+    assert float(cube.sel(measure="AP").mean().item()) == pytest.approx(
+        np.mean([per[("q1", "AP")], per[("q2", "AP")]])
+    )
+
+
+def test_several_runs_as_a_dict_or_a_list_of_frames():
+    run_a = RUN.rename(columns={"topic": "qid", "doc": "docno"})  # PyTerrier's names
+    run_b = RUN.assign(score=RUN.score[::-1].to_numpy())
+    both = pd.concat([RUN.assign(system="bm25"), run_b.assign(system="dense")])
+    ref = irf.evaluate(both, QRELS, ["AP", "nDCG@10"])
+    by_dict = irf.evaluate({"bm25": run_a, "dense": run_b}, QRELS, ["AP", "nDCG@10"])
+    np.testing.assert_array_equal(by_dict.values, ref.values)
+    assert by_dict.system.values.tolist() == ["bm25", "dense"]
+    by_list = irf.evaluate(
+        [RUN.assign(system="bm25"), run_b.assign(system="dense")], QRELS, ["AP", "nDCG@10"]
+    )
+    np.testing.assert_array_equal(by_list.values, ref.values)
+    unnamed = irf.evaluate([RUN, run_b], QRELS, "AP")
+    assert unnamed.system.values.tolist() == ["run0", "run1"]
+    nested = irf.evaluate(
+        {"bm25": _nested(RUN, "score"), "dense": _nested(run_b, "score")}, QRELS, "AP"
+    )
+    np.testing.assert_array_equal(nested.values, ref.sel(measure=["AP"]).values)
+    # a frame's own system column must agree with its key
+    with pytest.raises(IrframeError, match="names each run by its key"):
+        irf.evaluate({"bm25": RUN.assign(system="other")}, QRELS, "AP")
+
+
+def test_ranx_compare_inputs_give_ranx_values():
+    ranx = reference_module("ranx")
+    run_b = RUN.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0])  # no tied scores (tools break ties apart)
+    qrels = _nested(QRELS, "rel")
+    runs = {"bm25": _nested(RUN, "score"), "dense": _nested(run_b, "score")}
+    q = {t: {d: int(v) for d, v in docs.items()} for t, docs in qrels.items()}
+    q = {t: d for t, d in q.items() if t in ("1", "2")}  # ranx needs the same topics
+    cube = irf.evaluate(runs, q, ["AP", "nDCG@10"])
+    for name, run in runs.items():
+        r = ranx.evaluate(ranx.Qrels(q), ranx.Run(run, name=name), ["map", "ndcg@10"])
+        assert float(cube.sel(system=name, measure="AP").mean()) == pytest.approx(r["map"])
+        assert float(cube.sel(system=name, measure="nDCG@10").mean()) == pytest.approx(r["ndcg@10"])
+
+
+def test_qrels_topics_missing_from_a_run_warn_and_complete_matches_ir_measures():
+    im = reference_module("ir_measures")
+    with pytest.warns(ConventionWarning, match="ir_measures scores them 0.*complete=True"):
+        skipped = irf.evaluate(RUN, QRELS, ["AP", "nDCG@10"])
+    assert "3" not in skipped.topic.values  # trec_eval's and pytrec_eval's convention
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConventionWarning)
+        full = irf.evaluate(RUN, QRELS, ["AP", "nDCG@10"], complete=True)
+    q = QRELS.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
+    r = RUN.rename(columns={"topic": "query_id", "doc": "doc_id"})
+    agg = im.calc_aggregate([im.AP, im.nDCG @ 10], q, r)
+    assert float(full.sel(measure="AP").mean()) == pytest.approx(agg[im.AP])
+    assert float(full.sel(measure="nDCG@10").mean()) == pytest.approx(agg[im.nDCG @ 10])
+
+
+def test_rel_level_above_every_grade_warns():
+    binary = QRELS.assign(rel=(QRELS.rel > 0).astype(int))
+    with pytest.warns(irf.errors.DegenerateMeasureWarning, match=r"P\(rel=2\)@10.*\(0, 1\)"):
+        cube = irf.evaluate(RUN, binary, ["P(rel=2)@10", "P@10"], complete=True)
+    assert float(cube.sel(measure="P(rel=2)@10").max()) == 0.0
+    with pytest.warns(irf.errors.DegenerateMeasureWarning, match="rel_level=3"):
+        irf.evaluate(RUN, binary, "AP", rel_level=3, complete=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.DegenerateMeasureWarning)
+        irf.evaluate(RUN, QRELS, "P(rel=2)@10", complete=True)  # grade 2 exists: no warning
+
+
+def test_map_at_k_is_ranx_map_at_k_and_trec_eval_map_cut():
+    """``map@10`` (ranx's spelling) = ranx's map@10 = pytrec_eval's map_cut_10 = ir_measures'
+    AP@10: the peers agree (AP over the top k divided by all relevant documents)."""
+    ranx = reference_module("ranx")
+    pytrec_eval = reference_module("pytrec_eval")
+    qrels = {"q1": {"a": 1, "b": 1, "c": 1, "d": 1}, "q2": {"a": 1}}
+    run = {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}, "q2": {"y": 2.0, "a": 1.0}}
+    cube = irf.evaluate(run, qrels, ["map@2", "map_cut_2", "AP@2"])
+    r = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map@2", return_mean=False)
+    p = pytrec_eval.RelevanceEvaluator(qrels, {"map_cut_2"}).evaluate(run)
+    np.testing.assert_allclose(cube.sel(measure="map@2").values.ravel(), r)
+    np.testing.assert_allclose(
+        cube.sel(measure="map_cut_2").values.ravel(), [p["q1"]["map_cut_2"], p["q2"]["map_cut_2"]]
+    )
+    np.testing.assert_array_equal(cube.sel(measure="map@2").values, cube.sel(measure="AP@2").values)

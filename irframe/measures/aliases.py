@@ -55,12 +55,11 @@ Where a name means something else elsewhere:
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 
 from ..align import segment_sum
-from ..errors import ConventionWarning, MeasureParamError
+from ..errors import ConventionWarning, MeasureParamError, warn
 from . import registry as _registry
 from . import trec_arrays as ta
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
@@ -102,13 +101,12 @@ register_alias_pattern(
 def _bare_p(m: re.Match) -> str:
     """``P`` alone: set precision (irframe, ir_measures' ``SetP``, ranx's ``precision``), where
     trec_eval's and pytrec_eval's ``-m P`` / ``{"P"}`` mean ``P_5`` … ``P_1000``: warn."""
-    warnings.warn(
+    warn(
         "'P' without a cutoff is precision over the whole retrieved list (irframe's and ranx's "
         "meaning: trec_eval's set_P); trec_eval's and pytrec_eval's 'P' are P_5, P_10, ... P_1000. "
         "Write 'P.5,10,15,20,30,100,200,500,1000' (or 'P@10') for those, or 'set_P' for this "
         "value without this warning.",
         ConventionWarning,
-        stacklevel=5,
     )
     return "P()"
 

@@ -153,16 +153,20 @@ def _check_missing_topics(aligned, qrels, qrels_columns) -> None:
 
 
 # ------------------------------------------------------------------ runs given as peers give them
-def prepare_runs(runs: Any, columns: Any, system: Any) -> tuple[Any, Any, Any, dict]:
-    """``(runs, columns, system, empty)`` for [irframe.evaluate][]: several runs (``{name:
-    frame}``, a list of frames, ``{name: {topic: {doc: score}}}``: ranx's ``compare``, PyTerrier's
-    ``pt.Experiment``) become one long frame; ``empty`` maps a system to its topics given with
-    an empty ranking (``{topic: {}}``: present, retrieved nothing)."""
+def prepare_runs(runs: Any, columns: Any, system: Any) -> tuple[Any, Any, Any, dict, Any]:
+    """``(runs, columns, system, empty, systems)`` for [irframe.evaluate][]: several runs
+    (``{name: frame}``, a list of frames, ``{name: {topic: {doc: score}}}``: ranx's
+    ``compare``, PyTerrier's ``pt.Experiment``) become one long frame and ``systems`` their
+    names in input order (else None); ``empty`` maps a system to its topics given with an
+    empty ranking (``{topic: {}}``: present, retrieved nothing)."""
     if is_run_collection(runs):
         frame, cols, empty = collect_runs(runs, columns, system)
-        return frame, cols, None, empty
+        names = list(dict.fromkeys(str(s) for s in pd.unique(frame["system"]))) + [
+            s for s in empty if s not in set(frame["system"].astype(str))
+        ]
+        return frame, cols, None, empty, names
     hollow = empty_rankings(runs)
-    return runs, columns, system, ({system or DEFAULT_SYSTEM: hollow} if hollow else {})
+    return runs, columns, system, ({system or DEFAULT_SYSTEM: hollow} if hollow else {}), None
 
 
 def keep_present(cube: Any, runs: Any, empty: dict, system: Any) -> Any:

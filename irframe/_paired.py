@@ -62,7 +62,6 @@ CORRECTION_SYNONYMS = {
     "bonferroni_holm": "holm",
     "benjamini_hochberg": "bh",
     "fdr_bh": "bh",
-    "fdr": "bh",
     "none": None,
 }
 _EXACT_MAX_TOPICS = 16

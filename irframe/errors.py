@@ -19,6 +19,7 @@ __all__ = [
     "MeasureParamError",
     "OptionError",
     "ParseError",
+    "PerformanceHint",
     "ShapeError",
     "UnknownMeasureError",
     "UnknownSystemError",
@@ -132,7 +133,7 @@ def choose(
     >>> choose("test", "wilcox", ("t", "wilcoxon"))
     Traceback (most recent call last):
     ...
-    irframe.errors.OptionError: test='wilcox' is not one of 't', 'wilcoxon'. Did you mean 'wilcoxon'?
+    irframe.errors.OptionError: test must be one of 't', 'wilcoxon', got 'wilcox'. Did you mean 'wilcoxon'?
     """
     if any(value is a or (type(value) is type(a) and value == a) for a in allowed):
         return value
@@ -161,7 +162,7 @@ def choose(
         )[:2]
     hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
     return _raise(
-        OptionError(f"{what}={value!r} is not one of {', '.join(map(repr, allowed))}.{hint}")
+        OptionError(f"{what} must be one of {', '.join(map(repr, allowed))}, got {value!r}.{hint}")
     )
 
 
@@ -192,6 +193,10 @@ class ConventionWarning(IrframeWarning):
     trectools, PyTerrier) reads differently: the message names both conventions and the
     switch that chooses the other one (docs/coming-from.md lists them all).  Silence it with
     ``warnings.filterwarnings("ignore", category=irframe.errors.ConventionWarning)``."""
+
+
+class PerformanceHint(IrframeWarning):
+    """Something took long for a reason the user can remove (an optional dependency missing)."""
 
 
 class DegenerateMeasureWarning(IrframeWarning):

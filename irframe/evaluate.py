@@ -166,15 +166,17 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
-    runs, columns, system, empty = prepare_runs(runs, columns, system)  # peers' input forms
-    if empty and not complete:  # {topic: {}}: present, retrieved nothing -> scored as with -c
+    runs, columns, system, empty, systems = prepare_runs(runs, columns, system)  # peers' forms
+    if systems is not None or (empty and not complete):
+        # {topic: {}}: present, retrieved nothing -> scored as with -c (then the other cells
+        # dropped again); several runs: the cube keeps their order
         cube = evaluate(
             runs,
             qrels,
             measures,
             rel_level=rel_level,
             order=order,
-            complete=True,
+            complete=complete or bool(empty),
             depth=depth,
             gains=gains,
             judged_only=judged_only,
@@ -187,7 +189,11 @@ def evaluate(
             judgments=judgments,
             **options,
         )
-        return keep_present(cube, runs, empty, system)
+        if empty and not complete:
+            cube = keep_present(cube, runs, empty, system)
+        return (
+            cube if systems is None else cube.sel(system=[s for s in systems if s in cube.system])
+        )
     kwargs = dict(
         rel_level=rel_level,
         order=order,

@@ -137,11 +137,13 @@ class Report:
                 head.append(f"{m} W/T/L")
         return head
 
-    def _rows(self, cell_text, name_text) -> list[list[str]]:
+    def _rows(self, cell_text, name_text, mark: bool = True) -> list[list[str]]:
+        """One row per system (the baseline first, marked ``(baseline)`` unless ``mark=False``)."""
         rows = []
         for s in self.means.index:
             row = [] if self.letters is None else [self.letters[s]]
-            row.append(name_text(str(s)))
+            label = f"{s} (baseline)" if mark and s == self.baseline else str(s)
+            row.append(name_text(label))
             for m in self.means.columns:
                 c = self._cells[(s, m)]
                 row.append(cell_text(c))
@@ -157,7 +159,7 @@ class Report:
         def text(c: _Cell) -> str:
             return _render(c, "{}", "↑", "↓", "^{}")
 
-        rows = self._rows(text, str)
+        rows = self._rows(text, str, mark=False)  # the index: system names as in the cube
         head = self._header()
         return pd.DataFrame(
             [r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
@@ -287,6 +289,7 @@ def report(
     lower_is_better: Iterable[str] = (),
     n_samples: int = 10_000,
     rng=None,
+    systems: Sequence[str] | None = None,
 ) -> Report:
     """A results table of a score cube: means, significance markers, best in bold.
 
@@ -317,6 +320,11 @@ def report(
         Measures (columns) to show, in this order; default all of the cube.
     lower_is_better : iterable of str
         Measures whose best value is the smallest (costs, e.g. C/W/L's ``EC``).
+    systems : list of str, optional
+        Systems (rows) to show and compare, in this order; default every system in the
+        cube's order ([irframe.evaluate][] keeps the order of a dict or list of runs, and
+        sorts the systems of one long frame by code point).  The baseline is always the
+        first row, marked ``(baseline)`` in the rendered tables.
 
     Returns
     -------
@@ -340,10 +348,14 @@ def report(
     True
     """
     from . import stats
+    from ._paired import TEST_SYNONYMS, TESTS, check_correction
     from .cube import summarize
+    from .errors import choose
 
+    test = choose("test", test, TESTS, TEST_SYNONYMS)  # "student", "t-test" ... as "t"
+    correction = check_correction(correction)
     cube, systems, lower = _report_input(
-        cube, baseline, missing, digits, wins, measures, lower_is_better
+        cube, baseline, missing, digits, wins, measures, lower_is_better, systems
     )
     cmp = stats.compare(
         cube,
@@ -367,7 +379,7 @@ def report(
     return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend)
 
 
-def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better):
+def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better, order=None):
     """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
@@ -381,11 +393,25 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
         cube = cube.sel(measure=measures)
+    from .stats import unknown_system_error
+
     systems = [str(s) for s in cube.system.values]
     if baseline is not None and baseline not in systems:
-        from .stats import unknown_system_error
-
         raise unknown_system_error("baseline", baseline, systems)
+    if order is not None:
+        order = [order] if isinstance(order, str) else [str(s) for s in order]
+        unknown = [s for s in order if s not in systems]
+        if unknown:
+            raise unknown_system_error("systems= lists", unknown[0], systems)
+        if baseline is not None and baseline not in order:
+            order = [baseline, *order]
+    order = order if order is not None else systems
+    if baseline is not None:  # the baseline first
+        order = [baseline] + [s for s in order if s != baseline]
+    if order != systems:
+        at = {s: i for i, s in enumerate(systems)}
+        cube = cube.isel(system=[at[s] for s in order])
+        systems = order
     if wins and baseline is None:
         raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
     lower = set(lower_is_better)

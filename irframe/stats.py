@@ -93,8 +93,25 @@ def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
     hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
     shown = names[:20] + (["..."] if len(names) > 20 else [])
     return UnknownSystemError(
-        f"{what} {name!r} is not a system of the cube.{hint} Systems: {shown}"
+        f"{what} {name!r} is not a system of the cube.{hint} available systems: {shown}"
     )
+
+
+def _integer_counts(ds: xr.Dataset, c: xr.DataArray) -> xr.Dataset:
+    """``wins``/``ties``/``losses`` (and ``n_topics``) as int64: a system against itself ties
+    on every topic it was evaluated on (the cells no pair test fills)."""
+    n_eval = c.notnull().sum("topic")
+    for o in ds.other.values:
+        if o in ds.system.values:
+            cell = {"system": o, "other": o}
+            n = n_eval.sel(system=o, drop=True)
+            for k, v in (("wins", 0), ("losses", 0), ("ties", n), ("n_topics", n)):
+                if k in ds:
+                    ds[k].loc[cell] = v
+    for k in ("wins", "ties", "losses", "n_topics"):
+        if k in ds and not ds[k].isnull().any():
+            ds[k] = ds[k].astype(np.int64)
+    return ds
 
 
 def _baseline_list(baseline, systems: pd.Index) -> list:
@@ -432,10 +449,11 @@ def compare(
         },
         dask="forbidden",
     )
-    out = out.assign_coords(other=list(others), _var=list(names)).transpose(
-        "system", "other", "measure", "_var"
-    )
-    ds = out.to_dataset("_var")
+    out = out.assign_coords(
+        other=np.asarray(others, dtype=c.indexes["system"].dtype),  # as the system coordinate
+        _var=list(names),
+    ).transpose("system", "other", "measure", "_var")
+    ds = _integer_counts(out.to_dataset("_var"), c)
     padj = ds.pvalue_adjusted
     ds["significant"] = (
         padj.dims,

@@ -28,7 +28,9 @@ _KW = re.compile(
 )
 _INSTEAD = re.compile(r"instead of (\w+)=")
 _CODE = re.compile(r"(df\[(['\"])(\w+)\2\]\s*=\s*df\[\2\3\2\]\.astype\(str\))")
-_DID_YOU_MEAN = re.compile(r"(\w+)=('[^']*'|\"[^\"]*\") is not one of .*?Did you mean '([^']*)'")
+_DID_YOU_MEAN = re.compile(
+    r"(\w+) must be one of .*?, got ('[^']*'|\"[^\"]*\")\..*?Did you mean '([^']*)'"
+)
 _BASELINE = re.compile(r"baseline '([^']*)' is not a system.*?Did you mean '([^']*)'")
 
 

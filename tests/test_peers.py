@@ -412,3 +412,128 @@ def test_map_at_k_is_ranx_map_at_k_and_trec_eval_map_cut():
         cube.sel(measure="map_cut_2").values.ravel(), [p["q1"]["map_cut_2"], p["q2"]["map_cut_2"]]
     )
     np.testing.assert_array_equal(cube.sel(measure="map@2").values, cube.sel(measure="AP@2").values)
+
+
+# ------------------------------------------------------------------ one reader rule for systems
+TWO_TAGS = "1 Q0 a 1 3.0 bm25\n1 Q0 x 2 2.0 rm3\n1 Q0 b 3 1.0 rm3\n2 Q0 e 1 2.0 bm25\n"
+
+
+def test_a_file_is_one_run_for_every_reader(tmp_path):
+    """read_run, read_runs and ``irframe eval`` read a file holding two tags as one run;
+    system="tag" splits it, in both readers.  trec_eval: one file, one run, run id = last tag."""
+    import io
+    import subprocess
+    import sys
+
+    path = tmp_path / "mixed.txt"
+    path.write_text(TWO_TAGS)
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text("1 0 a 1\n1 0 b 1\n2 0 e 1\n")
+    qrels = irf.read_qrels(qpath)
+    with pytest.warns(ConventionWarning, match="system='tag'"):
+        one = irf.read_run(path)
+    assert one.system.unique().tolist() == ["bm25"]  # the tag of the last line
+    many = irf.read_runs([path])
+    assert many.system.unique().tolist() == ["mixed"]
+    a = irf.evaluate(one, qrels, ["map", "P_5"])
+    b = irf.evaluate(many, qrels, ["map", "P_5"])
+    np.testing.assert_array_equal(a.values, b.values)
+    out = subprocess.run(
+        [sys.executable, "-m", "irframe", "eval", "-m", "map", "-m", "P.5", str(qpath), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    printed = {line.split()[0]: float(line.split()[2]) for line in out.splitlines()}
+    assert printed["map"] == pytest.approx(float(a.sel(measure="map").mean()), abs=5e-5)
+    assert printed["P_5"] == pytest.approx(float(a.sel(measure="P_5").mean()), abs=5e-5)
+    # split only when asked, the same way in both readers
+    split_one = irf.read_run(io.StringIO(TWO_TAGS), system="tag")
+    split_many = irf.read_runs([path], system="tag")
+    assert (
+        sorted(split_one.system.unique())
+        == sorted(split_many.system.unique())
+        == [
+            "bm25",
+            "rm3",
+        ]
+    )
+    assert irf.read_run(path, system="file").system.unique().tolist() == ["mixed"]
+
+
+def test_slow_read_without_pyarrow_hints_at_the_arrow_extra(tmp_path, monkeypatch):
+    from irframe import _textfile
+    from irframe import io as iio
+
+    (tmp_path / "a.txt").write_text(TWO_TAGS)
+    monkeypatch.setattr(iio, "_SLOW_READ_SECONDS", -1.0)  # every read counts as slow here
+    with pytest.warns(irf.errors.PerformanceHint, match=r"irframe\[arrow\]"):
+        monkeypatch.setattr(_textfile, "_USE_ARROW", False)
+        irf.read_runs([tmp_path / "a.txt"])
+    monkeypatch.setattr(_textfile, "_USE_ARROW", _textfile.pa is not None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.PerformanceHint)
+        if _textfile.pa is not None:
+            irf.read_runs([tmp_path / "a.txt"])  # with pyarrow: no hint
+
+
+def test_progress_bar_over_files(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(TWO_TAGS)
+    runs = irf.read_runs(tmp_path, progress=True)
+    assert runs.system.unique().tolist() == ["a", "b", "c"]
+    assert "3/3" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ results as a user expects
+def _cube_of(names):
+    runs = pd.concat(
+        [
+            RUN.assign(system=n, score=RUN.score * (i + 1) + i * (RUN.doc == "b"))
+            for i, n in enumerate(names)
+        ]
+    )
+    return irf.evaluate(runs, QRELS, ["AP", "P@5"], complete=True)
+
+
+def test_report_order_baseline_first_and_marked():
+    cube = _cube_of(["bm25_rm3", "ColBERT#2", "a"])
+    order = ["bm25_rm3", "ColBERT#2", "a"]
+    r = irf.report(cube.sel(system=order))  # the cube's order is kept
+    assert r.to_frame().index.tolist() == order
+    r = irf.report(cube, baseline="a", systems=["bm25_rm3", "ColBERT#2"])
+    assert r.to_frame().index.tolist() == ["a", "bm25_rm3", "ColBERT#2"]
+    md = r.to_markdown()
+    assert md.splitlines()[2].startswith("| a (baseline) |")
+    with pytest.raises(irf.errors.UnknownSystemError, match="Did you mean 'bm25_rm3'"):
+        irf.report(cube, systems=["bm25_rm"])
+    # a dict of runs keeps its order through evaluate
+    by_dict = irf.evaluate({"z": RUN, "b": RUN, "m": RUN}, QRELS, "AP", complete=True)
+    assert by_dict.system.values.tolist() == ["z", "b", "m"]
+
+
+def test_compare_coordinates_and_counts_have_the_expected_types():
+    cube = _cube_of(["x", "y", "z"])
+    res = irf.stats.compare(cube, baseline="x")
+    assert res.other.dtype == res.system.dtype == object
+    for k in ("wins", "ties", "losses"):
+        assert res[k].dtype == np.int64
+    d = cube.sel(measure="AP")
+    for s in ("y", "z"):
+        diff = d.sel(system=s).values - d.sel(system="x").values  # brute force
+        got = res.sel(system=s, other="x", measure="AP")
+        assert int(got.wins) == int((diff > 0).sum())
+        assert int(got.ties) == int((diff == 0).sum())
+        assert int(got.losses) == int((diff < 0).sum())
+    # a system against itself ties on every topic
+    assert int(res.sel(system="x", other="x", measure="AP").ties) == cube.sizes["topic"]
+
+
+def test_dir_lists_the_lazy_names():
+    names = dir(irf)
+    for lazy in ("read_runs", "read_run", "stats", "meta", "datasets", "plot", "evaluate"):
+        assert lazy in names
+    assert "annotations" not in names and "importlib" not in names
+    for name in names:
+        getattr(irf, name)  # every listed name resolves

@@ -321,23 +321,22 @@ def _evaluate_frame(
         unjudged_grade=unjudged_grade,
         **options,
     )
-    part = whole is not None
+    unchecked = [whole is None]  # a whole frame: checked once (_conventions)
     whole = whole or Whole()
 
-    def aligned(o, ms):  # a whole frame: what a peer tool would read differently (_conventions)
+    def aligned(o):  # and what a peer tool would read differently, said once
         a = whole.align(runs, qrels, o)
-        if not part:
-            check_aligned(a, ms, rel_level, qrels, qrels_columns, complete)
+        if unchecked.pop() if unchecked else False:
+            check_aligned(a, specs, rel_level, qrels, qrels_columns, complete)
         return a
 
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(aligned(opts, specs), specs, **kw)
+        return evaluate_aligned(aligned(opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True), judged), judged, **kw)]
-    if rest:
-        parts.insert(0, evaluate_aligned(aligned(opts, rest), rest, **kw))
+    parts = [evaluate_aligned(aligned(opts), rest, **kw)] if rest else []
+    parts.append(evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )

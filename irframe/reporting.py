@@ -339,7 +339,7 @@ def report(
     >>> print(r.to_markdown(), end="")
     | system | AP | nDCG@10 |
     |:---|---:|---:|
-    | sys0 | 0.091 | 0.149 |
+    | sys0 (baseline) | 0.091 | 0.149 |
     | sys1 | 0.537↑ | 0.718↑ |
     | sys2 | **0.825**↑ | **0.943**↑ |
     <BLANKLINE>

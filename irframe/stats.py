@@ -112,7 +112,7 @@ def _integer_counts(ds: xr.Dataset, c: xr.DataArray) -> xr.Dataset:
                     ds[k].loc[cell] = v
     for k in ("wins", "ties", "losses", "n_topics"):
         if k in ds and not ds[k].isnull().any():
-            ds[k] = ds[k].astype(np.int64)
+            ds[k] = (ds[k].dims, ds[k].values.astype(np.int64), ds[k].attrs)
     return ds
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
+from .errors import InputError, OptionError
 from .options import check_missing
 
 __all__ = ["Report", "report"]
@@ -383,13 +384,13 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
     """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
-        raise ValueError(
+        raise InputError(
             f"report needs a cube with dims (system, topic, measure), got {got}; "
             "select the other dimensions first (e.g. cube.sel(qrels=...))"
         )
     check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(digits, (int, np.integer)) or digits < 0:
-        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+        raise OptionError(f"digits must be a non-negative integer, got {digits!r}")
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
         cube = cube.sel(measure=measures)
@@ -413,11 +414,11 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         cube = cube.isel(system=[at[s] for s in order])
         systems = order
     if wins and baseline is None:
-        raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
+        raise OptionError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
     lower = set(lower_is_better)
     unknown = lower - {str(m) for m in cube.measure.values}
     if unknown:
-        raise ValueError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
+        raise OptionError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
     return cube, systems, lower
 
 

@@ -51,7 +51,7 @@ from ._paired import (
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
-from .errors import UnknownSystemError
+from .errors import InputError, OptionError, UnknownSystemError
 from .options import make_rng
 from .params import ALPHA, DRAWS
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
@@ -125,12 +125,12 @@ def _baseline_list(baseline, systems: pd.Index) -> list:
         else list(baseline)
     )
     if len(names) == 0:
-        raise ValueError("baseline is an empty list; pass None for all pairs")
+        raise OptionError("baseline is an empty list; pass None for all pairs")
     unknown = [b for b in names if b not in systems]
     if unknown:
         raise unknown_system_error("baseline", unknown[0], systems)
     if len(set(names)) != len(names):
-        raise ValueError(f"baseline lists a system twice: {names}")
+        raise OptionError(f"baseline lists a system twice: {names}")
     return names
 
 
@@ -434,7 +434,7 @@ def compare(
     c, layout = score_cube(cube, dim=dim, keep=keep)
     systems = pd.Index(c.indexes["system"])
     if c.sizes["topic"] < 2:
-        raise ValueError(f"paired tests need at least 2 topics, the cube has {c.sizes['topic']}")
+        raise InputError(f"paired tests need at least 2 topics, the cube has {c.sizes['topic']}")
     others = _baseline_list(baseline, systems)
     pairs = _pair_layout(systems, others)
     names = _COMPARE_VARS if replicates is None else (*_COMPARE_VARS, "df")

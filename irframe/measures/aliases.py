@@ -134,7 +134,7 @@ def _ranx(m) -> str:
     target = _RANX[name]
     if level is not None:
         if name not in _RANX_REL:
-            raise ValueError(
+            raise MeasureParamError(
                 f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
                 "such parameter (use the gains of the measure instead)"
             )
@@ -309,7 +309,7 @@ def _set_p_relative(m) -> str:
         x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "relative"
     )
     if value.lower() not in ("true", "false", "1", "0"):
-        raise ValueError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
+        raise MeasureParamError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
     target = "set_relative_P" if value.lower() in ("true", "1") else "P"
     return target + (f"({','.join(rest)})" if rest else "") + (m.group(3) or "")
 
@@ -326,7 +326,7 @@ def _ndcg_gains_dict(m) -> str:
     """
     pairs = [x.strip() for x in m.group(2).split(",") if x.strip()]
     if not all(p.count(":") == 1 for p in pairs):
-        raise ValueError(f"{m.group(0)!r}: gains must be a mapping such as {{0:0,1:1,2:3}}")
+        raise MeasureParamError(f"{m.group(0)!r}: gains must be a mapping such as {{0:0,1:1,2:3}}")
     mapping = ",".join("=".join(y.strip() for y in p.split(":")) for p in pairs)
     return f"nDCG({m.group(1)}gains='{mapping}'{m.group(3)})" + (m.group(4) or "")
 
@@ -382,7 +382,7 @@ def _ir_measures_cwl(m) -> str:
         key, _, value = item.partition("=")
         params[key.strip()] = value.strip()
     if float(params.pop("min_rel", 0) or 0) != 0:
-        raise ValueError(
+        raise MeasureParamError(
             f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)"
         )
     gmax = params.pop("max_rel", None)
@@ -397,7 +397,7 @@ def _ir_measures_cwl(m) -> str:
         c = f"{name}@{k}" if k else None
         k = None
     if c is None or params or k:
-        raise ValueError(
+        raise MeasureParamError(
             f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
             f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)"
         )

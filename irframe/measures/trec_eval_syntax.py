@@ -274,7 +274,7 @@ def c_atof(text: str) -> float:
 
 def _families(version: str) -> list[_Family]:
     if version not in VERSIONS:
-        raise ValueError(f"trec_eval version must be one of {VERSIONS}, got {version!r}")
+        raise MeasureParamError(f"trec_eval version must be one of {VERSIONS}, got {version!r}")
     return [f for f in FAMILIES if version == "10.0" or f.since == "9.0.8"]
 
 

@@ -31,6 +31,7 @@ _CODE = re.compile(r"(df\[(['\"])(\w+)\2\]\s*=\s*df\[\2\3\2\]\.astype\(str\))")
 _DID_YOU_MEAN = re.compile(
     r"(\w+) must be one of .*?, got ('[^']*'|\"[^\"]*\")\..*?Did you mean '([^']*)'"
 )
+_MEASURE = re.compile(r"unknown measure '([^']*)'\. Did you mean '([^']*)'")
 _BASELINE = re.compile(r"baseline '([^']*)' is not a system.*?Did you mean '([^']*)'")
 
 
@@ -44,6 +45,9 @@ def _advice(message: str) -> list:
     m = _BASELINE.search(message)
     if m:
         steps.append(("kw", "baseline", m.group(2)))
+    m = _MEASURE.search(message)
+    if m:
+        steps.append(("measure", m.group(1), m.group(2)))
     m = _INSTEAD.search(message)
     if m and steps:
         steps.append(("drop", m.group(1), steps[0][2]))
@@ -58,6 +62,8 @@ def _follow(message: str, inputs: dict, kwargs: dict) -> tuple[dict, dict]:
     for step in steps:
         if step[0] == "kw":
             kwargs[step[1]] = step[2]
+        elif step[0] == "measure":  # the name replaced in the user's measure string
+            kwargs["measures"] = kwargs["measures"].replace(step[1], step[2])
         elif step[0] == "drop":  # "pass qrels_columns={...} instead of columns=": move the roles
             rest = {k: v for k, v in (kwargs.get(step[1]) or {}).items() if k not in step[2]}
             kwargs[step[1]] = rest or None
@@ -188,6 +194,12 @@ CASES = {
         },
         {"measures": "alpha_nDCG@10"},
     ),
+    "misspelt measure": (_evaluate, {"run": STR_RUN, "qrels": PT_QRELS}, {"measures": "nDGC@10"}),
+    "two run files with one name": (
+        lambda paths, **kw: irf.read_runs(paths, **kw),
+        {"paths": None},
+        {},
+    ),
     "compare with an unknown test": (
         lambda cube, **kw: irf.stats.compare(cube, **kw),
         {"cube": _two_systems()},
@@ -207,8 +219,13 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_following_the_advice_works(case):
+def test_following_the_advice_works(case, tmp_path):
     call, inputs, kwargs = CASES[case]
+    if case == "two run files with one name":  # files are made here
+        for d, tag in (("a", "bm25"), ("b", "bm25_rm3")):
+            (tmp_path / d).mkdir()
+            (tmp_path / d / "run.txt").write_text(f"1 Q0 d1 1 2.0 {tag}\n")
+        inputs = {"paths": [tmp_path / "a" / "run.txt", tmp_path / "b" / "run.txt"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(IrframeError) as first:

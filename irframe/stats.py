@@ -29,6 +29,7 @@ results per measure and per judgment set.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Sequence
 
@@ -51,7 +52,7 @@ from ._paired import (
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
-from .errors import InputError, OptionError, UnknownSystemError
+from .errors import InputError, OptionError, PerformanceHint, UnknownSystemError, warn
 from .options import make_rng
 from .params import ALPHA, DRAWS
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
@@ -78,6 +79,23 @@ _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 # ---------------------------------------------------------------------------
 # input handling
 # ---------------------------------------------------------------------------
+
+
+_SLOW_SECONDS = 2.0
+
+
+def _slow_sampling_hint(o, sampled: bool, seconds: float) -> None:
+    """One line when sampled tests took long: how precise their p-values are, and the cost of less."""
+    if not sampled or seconds <= _SLOW_SECONDS or o.used_exact:
+        return
+    n = o.n_samples
+    warn(
+        f"compare(test={o.test!r}) took {seconds:.1f} s with n_samples={n}: its sampled p-values "
+        f"have a standard error of at most {0.5 / np.sqrt(n):.4f}; time grows with n_samples "
+        f"(n_samples={max(n // 10, 1)}: about 10× faster, standard error at most "
+        f"{0.5 / np.sqrt(max(n // 10, 1)):.3f})",
+        PerformanceHint,
+    )
 
 
 def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
@@ -427,6 +445,7 @@ def compare(
     >>> compare(two, baseline="a").pvalue.dims
     ('system', 'other', 'qrels')
     """
+    started = time.perf_counter()
     o = compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
     keep = () if replicates is None else (replicates,)
     if replicates is not None and replicates == dim:
@@ -477,6 +496,7 @@ def compare(
         "dim": dim,
         "replicates": replicates,
     }
+    _slow_sampling_hint(o, sampled, time.perf_counter() - started)
     return result(
         layout.restore(ds),
         computed="irframe.stats.compare",

@@ -537,3 +537,15 @@ def test_dir_lists_the_lazy_names():
     assert "annotations" not in names and "importlib" not in names
     for name in names:
         getattr(irf, name)  # every listed name resolves
+
+
+def test_slow_sampled_tests_hint_at_their_precision(monkeypatch):
+    from irframe import stats
+
+    cube = _cube_of(["x", "y"])
+    monkeypatch.setattr(stats, "_SLOW_SECONDS", -1.0)  # every call counts as slow here
+    with pytest.warns(irf.errors.PerformanceHint, match=r"standard error of at most 0\.0500"):
+        stats.compare(cube, test="randomization", n_samples=100, exact=False, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.PerformanceHint)
+        stats.compare(cube, test="t")  # no sampling: nothing to say

@@ -19,9 +19,15 @@ from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError, OptionError
+from .errors import ColumnError, InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
+from .measures.ties import (
+    TIE_ORDERS,
+    check_tie_order,
+    cut_after_order,
+    expected_values,
+    order_ties,
+)
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -30,8 +36,8 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import Options, aligned_options, make_options
-from .params import check_gains
+from .options import ORDERS, Options, aligned_options, make_options
+from .params import check_flag, check_gains
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
 
@@ -298,6 +304,13 @@ def _evaluate_frame(
     **options,
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
+    if order not in ORDERS and order not in TIE_ORDERS:
+        valid = (*ORDERS, *TIE_ORDERS)
+        near = [o for o in valid if isinstance(order, str) and o.lower() == order.lower()]
+        raise OptionError(
+            f"order={shown(order)} is not one of {', '.join(map(repr, valid))}"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
@@ -324,9 +337,14 @@ def _evaluate_frame(
     unchecked = [whole is None]  # a whole frame: checked once (_conventions)
     whole = whole or Whole()
 
-    def aligned(o):  # and what a peer tool would read differently, said once
-        a = whole.align(runs, qrels, o)
-        if unchecked.pop() if unchecked else False:
+    def aligned(o: Options) -> Aligned:
+        # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
+        # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
+        if order in TIE_ORDERS and o.depth is not None and not o.judged_only:
+            a = cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
+        else:
+            a = whole.align(runs, qrels, o)
+        if unchecked.pop() if unchecked else False:  # what a peer tool reads differently, once
             check_aligned(a, specs, rel_level, qrels, qrels_columns, complete)
         return a
 
@@ -444,6 +462,7 @@ def evaluate_aligned(
     scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
+    bounds = check_flag("bounds", bounds)
     specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
     if bounds:
         check_bounds_supported(specs)
@@ -557,8 +576,8 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
             g = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InputError(
                 f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
-                f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
-                f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
+                f"system {shown(aligned.systems[aligned.group_system[g]])}, topic "
+                f"{shown(aligned.topics[aligned.group_topic[g]])}; measures must return finite numbers "
                 f"(NaN in a cube means 'not evaluated')"
             )
         values[:, j] = v

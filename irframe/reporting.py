@@ -19,6 +19,7 @@ written from the same cells, so they show the same content.
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, UnknownMeasureError, UnknownSystemError
 from .options import check_missing
+from .params import check_flag
 
 __all__ = ["Report", "report"]
 
@@ -74,7 +76,40 @@ def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
 
 
 def _escape(text: str, table: dict[str, str]) -> str:
-    return "".join(table.get(ch, ch) for ch in text)
+    """``text`` safe for one cell: control characters (newline, tab, ...) shown as their
+    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements."""
+    return "".join(table.get(ch, ch) for ch in _visible(text))
+
+
+def _visible(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
+
+
+_MD_SPECIAL = {"|": r"\|", "<": "&lt;", ">": "&gt;", "\\": "\\\\"}
+
+
+def _pick(names, available, what: str, error: type[Exception]) -> list:
+    """The cube labels ``names`` designate (matched as given, else by their text), or ``error``
+    naming the unknown one, the closest labels and every available one."""
+    avail = list(available)
+    by_text = {str(a): a for a in avail}
+    out = []
+    for n in names:
+        if any(n is a or (type(n) is type(a) and n == a) for a in avail):
+            out.append(n)
+        elif str(n) in by_text:
+            out.append(by_text[str(n)])
+        else:
+            close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            shown = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
+            noun = "system" if what == "baseline" else "measure"
+            raise error(
+                f"{what} {str(n)!r} is not a {noun} of the cube.{hint} The cube's {noun}s: {shown}"
+            )
+    return out
 
 
 def _letters(n: int) -> list[str]:
@@ -143,7 +178,7 @@ class Report:
         rows = []
         for s in self.means.index:
             row = [] if self.letters is None else [self.letters[s]]
-            label = f"{s} (baseline)" if mark and s == self.baseline else str(s)
+            label = f"{s} (baseline)" if mark and str(s) == str(self.baseline) else str(s)
             row.append(name_text(label))
             for m in self.means.columns:
                 c = self._cells[(s, m)]
@@ -206,7 +241,7 @@ class Report:
             for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))
         ]
         lines.append(r"\bottomrule")
-        if legend:
+        if check_flag("legend", legend):
             text = (
                 _escape(self.legend, _LATEX_SPECIAL)
                 .replace("↑", r"$\uparrow$")
@@ -232,14 +267,14 @@ class Report:
 
         head = self._header()
         n_left = 1 if self.letters is None else 2
-        esc = {"|": r"\|"}
+        esc = _MD_SPECIAL
         lines = [
             "| " + " | ".join(_escape(h, esc) for h in head) + " |",
             "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|",
         ]
         lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
-        if legend:
-            lines += ["", self.legend]
+        if check_flag("legend", legend):
+            lines += ["", _escape(self.legend, {"<": "&lt;", ">": "&gt;"})]
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:
@@ -261,7 +296,7 @@ class Report:
             for r in self._rows(cell, lambda s: _escape(s, _HTML_SPECIAL))
         ]
         out.append("</tbody>")
-        if legend:
+        if check_flag("legend", legend):
             out.append(
                 f'<caption style="caption-side: bottom">{_escape(self.legend, _HTML_SPECIAL)}</caption>'
             )
@@ -348,6 +383,8 @@ def report(
     >>> bool(r.comparison.significant.sel(system="sys2", measure="AP").item())
     True
     """
+    ci = check_flag("ci", ci)
+    wins = check_flag("wins", wins)
     from . import stats
     from ._paired import TEST_SYNONYMS, TESTS, check_correction
     from .cube import summarize
@@ -355,7 +392,7 @@ def report(
 
     test = choose("test", test, TESTS, TEST_SYNONYMS)  # "student", "t-test" ... as "t"
     correction = check_correction(correction)
-    cube, systems, lower = _report_input(
+    cube, systems, baseline, lower = _report_input(
         cube, baseline, missing, digits, wins, measures, lower_is_better, systems
     )
     cmp = stats.compare(
@@ -368,6 +405,7 @@ def report(
         n_samples=n_samples,
         rng=rng,
     )
+    baseline = None if baseline is None else str(baseline)  # the table's spelling
     means = summarize(cube, missing=missing)
     means.index = means.index.astype(str)
     means.columns = means.columns.astype(str)
@@ -393,33 +431,40 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         raise OptionError(f"digits must be a non-negative integer, got {digits!r}")
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
-        cube = cube.sel(measure=measures)
-    from .stats import unknown_system_error
-
+        cube = cube.sel(
+            measure=_pick(measures, cube.measure.values, "measure", UnknownMeasureError)
+        )
     systems = [str(s) for s in cube.system.values]
-    if baseline is not None and baseline not in systems:
-        raise unknown_system_error("baseline", baseline, systems)
-    if order is not None:
-        order = [order] if isinstance(order, str) else [str(s) for s in order]
-        unknown = [s for s in order if s not in systems]
+    if baseline is not None:  # as compare() spells it, or as the table shows it (str)
+        baseline = _pick([baseline], cube.system.values, "baseline", UnknownSystemError)[0]
+    chosen = systems
+    if order is not None:  # the rows asked for, in that order
+        from .stats import unknown_system_error
+
+        chosen = [order] if isinstance(order, str) else [str(s) for s in order]
+        unknown = [s for s in chosen if s not in systems]
         if unknown:
             raise unknown_system_error("systems= lists", unknown[0], systems)
-        if baseline is not None and baseline not in order:
-            order = [baseline, *order]
-    order = order if order is not None else systems
     if baseline is not None:  # the baseline first
-        order = [baseline] + [s for s in order if s != baseline]
-    if order != systems:
+        chosen = [str(baseline)] + [s for s in chosen if s != str(baseline)]
+    if chosen != systems:
         at = {s: i for i, s in enumerate(systems)}
-        cube = cube.isel(system=[at[s] for s in order])
-        systems = order
+        cube = cube.isel(system=[at[s] for s in chosen])
+        systems = chosen
     if wins and baseline is None:
         raise OptionError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
-    lower = set(lower_is_better)
-    unknown = lower - {str(m) for m in cube.measure.values}
-    if unknown:
-        raise OptionError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
-    return cube, systems, lower
+    if isinstance(lower_is_better, str):  # one measure name, not its characters
+        lower_is_better = [lower_is_better]
+    lower = {
+        str(m)
+        for m in _pick(
+            list(lower_is_better),
+            cube.measure.values,
+            "lower_is_better measure",
+            UnknownMeasureError,
+        )
+    }
+    return cube, systems, baseline, lower
 
 
 def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digits) -> dict:

@@ -73,7 +73,6 @@ from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = [
-    "TOPIC_LOCAL_FAMILIES",
     "DaskIrAccessor",
     "NotOnDaskError",
     "NotPartitionedError",
@@ -88,18 +87,6 @@ __all__ = [
     "rarity",
     "read_runs",
 ]
-
-#: Measure families whose per-(system, topic) value depends only on that topic's qrels and
-#: rankings, so evaluating a frame split by topic gives the same cube:
-#: trec_eval (incl. gm_map, stored per topic as a log), C/W/L and C/W/L/A (one ranking),
-#: diversity (the topic's subtopic judgments), ndpm (the topic's judged documents),
-#: rarity (S_d counts the systems retrieving d *for that topic*; S = all systems, which
-#: every partition is told), lexi (TSE: one ranking; LR: the other systems' rankings of
-#: the same topic), and the ir_measures/ranx names (NumQ, Accuracy, Compat, hits, f1: one
-#: value per ranking and topic).
-TOPIC_LOCAL_FAMILIES = frozenset(
-    {"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi", "ir_measures", "ranx"}
-)
 
 _POS_PART = "__irframe_partition__"
 _POS_ROW = "__irframe_row__"
@@ -119,10 +106,8 @@ class NotPartitionedError(InputError):
 
 # ----------------------------------------------------------------------- measures
 def is_topic_local(definition: MeasureDef) -> bool:
-    """Whether a measure can be evaluated one topic-partition at a time.
-
-    A definition says so explicitly with ``properties={"topic_local": True}`` (or
-    ``False``); otherwise its ``family`` decides (:data:`TOPIC_LOCAL_FAMILIES`).
+    """Whether a measure can be evaluated one topic-partition at a time: its definition's
+    ``topic_local`` (every built-in measure declares it).
 
     Examples
     --------
@@ -130,19 +115,13 @@ def is_topic_local(definition: MeasureDef) -> bool:
     >>> is_topic_local(get_definition("AP"))
     True
     """
-    flag = definition.properties.get("topic_local") if definition.properties else None
-    if flag is not None:
-        return bool(flag)
-    return definition.family in TOPIC_LOCAL_FAMILIES
+    return bool(definition.topic_local)
 
 
 def is_system_local(definition: MeasureDef) -> bool:
     """Whether a measure's value for a (system, topic) ignores the other systems' rankings
-    (``properties={"system_local": ...}``, else: every measure but rarity's and ``LR``)."""
-    flag = definition.properties.get("system_local") if definition.properties else None
-    if flag is not None:
-        return bool(flag)
-    return definition.family != "rarity" and definition.name != "LR"
+    (its definition's ``system_local``: every measure but rarity's and ``LR``)."""
+    return bool(definition.system_local)
 
 
 def check_measures(measures: str | Iterable[str], *, system_local: bool = False) -> list[Measure]:
@@ -160,9 +139,8 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
         names = ", ".join(f"{m.label!r} (family {m.definition.family or 'unset'!r})" for m in bad)
         raise UnsupportedMeasureError(
             f"measure(s) {names} cannot be evaluated partition by partition: irframe.dask only runs "
-            f"measures whose value for a (system, topic) depends on that topic alone (families "
-            f"{sorted(TOPIC_LOCAL_FAMILIES)}). If yours is, register it with "
-            f"properties={{'topic_local': True}}; otherwise compute the frame "
+            f"measures whose value for a (system, topic) depends on that topic alone. If yours "
+            f"is, register it with MeasureDef(..., topic_local=True); otherwise compute the frame "
             f"(ddf.compute()) and use irframe.evaluate."
         )
     if system_local:

@@ -533,16 +533,25 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
 
 
 def list_measures() -> pd.DataFrame:
-    """A table of every registered measure: name, parameters (defaults and allowed values), cutoff,
-    family, description.
+    """A table of every registered measure, one row per name, from its definition
+    (:class:`irframe.measures.MeasureDef`).
+
+    Columns: ``params`` (defaults), ``allowed`` (allowed values), ``cutoff``, ``family``,
+    ``aggregate``, ``description``; what it supports — ``expected`` (``order="expected"``),
+    ``order_safe`` (``order="best"/"worst"``), ``bounds`` (how ``bounds=True`` applies),
+    ``topic_local``, ``system_local``; its spelling in each tool of
+    :data:`irframe.measures.registry.TOOLS` (``trec_eval``, ``ir_measures``, ``ranx``,
+    ``cwl_eval``, ``ndeval``; ``{k}`` stands for a cutoff; empty: none recorded);
+    ``reference`` (what its numbers are checked against) and ``citation``.
 
     Examples
     --------
     >>> import irframe as irf
-    >>> "AP" in irf.list_measures().index
-    True
+    >>> table = irf.list_measures()
+    >>> table.loc["AP", ["trec_eval", "bounds"]].tolist(), bool(table.loc["AP", "expected"])
+    (['map', 'approximate'], True)
     """
-    from .measures.registry import REQUIRED, registered_measures
+    from .measures.registry import REQUIRED, TOOLS, registered_measures
 
     rows = []
     for name, d in sorted(registered_measures().items()):
@@ -557,6 +566,14 @@ def list_measures() -> pd.DataFrame:
                 "family": d.family,
                 "aggregate": d.aggregate,
                 "description": d.description,
+                "expected": d.expected is not None,
+                "order_safe": bool(d.order_safe),
+                "bounds": d.bounds,
+                "topic_local": bool(d.topic_local),
+                "system_local": bool(d.system_local),
+                **{tool: d.spellings.get(tool, "") for tool in TOOLS},
+                "reference": d.reference,
+                "citation": d.citation,
             }
         )
     return pd.DataFrame(rows).set_index("name")

@@ -437,7 +437,7 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
     monkeypatch.setitem(
         _registry._REGISTRY,
         "XLocal",
-        MeasureDef("XLocal", kernel, family="custom", properties={"topic_local": True}),
+        MeasureDef("XLocal", kernel, family="custom", topic_local=True),
     )
     qrels, runs = irf.datasets.synthetic(2, 3, 5)
     ddf = dd.from_pandas(runs, npartitions=2)

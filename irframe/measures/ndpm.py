@@ -512,6 +512,10 @@ for _name, _desc in _DEFS.items():
             description=_desc,
             family="ndpm",
             properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")},
+            bounds="approximate",
+            topic_local=True,
+            reference="Yao 1995, Examples 2-3 and identities (2-level ndpm = (1+F-R)/2)",
+            citation="Yao 1995, Measuring retrieval effectiveness based on user preference of documents, JASIS",
         ),
         aliases=_ALIASES.get(_name, ()),
     )

@@ -329,7 +329,15 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON = dict(family="rarity", options=frozenset({"reference"}))
+_COMMON = dict(
+    family="rarity",
+    options=frozenset({"reference"}),
+    # S_d counts the systems retrieving d for the same topic: topic-local, not system-local
+    topic_local=True,
+    system_local=False,
+    reference="Turkmen et al. 2023 formulas (authors' conventions)",
+    citation="Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
+)
 register(
     MeasureDef(
         "P_rare",

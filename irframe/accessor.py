@@ -238,9 +238,10 @@ class IrAccessor:
         """
         from .evaluate import evaluate
 
+        # the frames as given: evaluate() validates them, once (a joined frame: its qrels)
         return evaluate(
-            self._runs(),
-            self._qrels(qrels),
+            self._obj,
+            self._qrels(None) if qrels is None else qrels,
             measures,
             rel_level=rel_level,
             order=order,
@@ -250,7 +251,12 @@ class IrAccessor:
             judged_only=judged_only,
             bounds=bounds,
             unjudged_grade=unjudged_grade,
-            **options,
+            **{  # df.ir(columns=..., ...) unless the call names them
+                "columns": self._columns,
+                "qrels_columns": None if qrels is None else self._qrels_columns,
+                "system": self._system,
+                **options,
+            },
         )
 
     def summary(

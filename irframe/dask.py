@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -66,9 +67,10 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
 
 from ._dask_parts import _collect, _combine, _combine_systems, _distinct, _partition_keys, _repeated
 from .errors import EmptyOverlapError, InputError, IrframeError
-from .evaluate import Whole
+from .evaluate import Whole, check_request
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
+from .options import Options, make_options
 from .schema import check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
@@ -249,8 +251,9 @@ def evaluate(
     0.3
     """
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
-    check_measures(measures, system_local=partitioned_by == "system")
-    core = dict(
+    specs = check_measures(measures, system_local=partitioned_by == "system")
+    bounds, unjudged_grade = options.pop("bounds", False), options.pop("unjudged_grade", None)
+    opts = make_options(  # built and checked once, on the client
         rel_level=rel_level,
         order=order,
         depth=depth,
@@ -259,12 +262,16 @@ def evaluate(
         duplicates=duplicates,
         columns=columns,
         qrels_columns=qrels_columns,
-        **options,
+        bounds=bounds,
+        unjudged_grade=unjudged_grade,
+        measure_options=options,
+        tie_orders=True,
     )
+    check_request(specs, opts)
     return _by_partition(
         ddf,
         qrels,
-        _Measures(measures, core),
+        _Measures(measures, opts),
         columns=columns,
         qrels_columns=qrels_columns,
         order=order,
@@ -399,13 +406,14 @@ def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, 
 class _Measures:
     """The work of :func:`evaluate` on one part: a measure cube (no extra facts)."""
 
-    def __init__(self, measures: Any, core: dict) -> None:
-        self.measures, self.core = measures, core
+    def __init__(self, measures: Any, options: Options) -> None:
+        self.measures, self.options = measures, options
 
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        return _evaluate_part(run, q, self.measures, whole, complete=complete, **self.core), []
+        opts = replace(self.options, complete=complete)
+        return _evaluate_part(run, q, self.measures, whole, opts), []
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
         return cube

@@ -7,7 +7,6 @@ cube.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,7 +19,7 @@ from .align import Aligned, align
 from .cube import make_cube
 from .errors import ColumnError, InputError
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
+from .measures.ties import check_tie_order, expected_values, order_ties
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -29,8 +28,7 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import Options, aligned_options, make_options
-from .params import check_gains
+from .options import TIE_ORDERS, Options, make_options
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
 
@@ -42,8 +40,6 @@ __all__ = [
     "evaluate_part",
     "list_measures",
 ]
-
-_CORE_OPTIONS = ("rel_level", "gains")
 
 
 def evaluate(
@@ -165,31 +161,55 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
-    kwargs = dict(
-        rel_level=rel_level,
+    specs = parse_measures(measures)  # once: every later step gets the parsed measures
+    rep_col, columns = _replicate_role(runs, columns)
+    opts = make_options(
         order=order,
-        complete=complete,
+        rel_level=rel_level,
         depth=depth,
-        gains=gains,
+        complete=complete,
         judged_only=judged_only,
+        gains=gains,
         duplicates=duplicates,
+        columns=columns,
         qrels_columns=qrels_columns,
         system=system,
         bounds=bounds,
         unjudged_grade=unjudged_grade,
-        **options,
+        measure_options=options,
+        tie_orders=True,
     )
+    check_request(specs, opts)  # before the (costly) alignment
     if is_qrels_sets(qrels):
         return over_qrels(
-            lambda q: evaluate(runs, q, measures, columns=columns, **kwargs),
+            lambda q: _evaluate_runs(runs, q, specs, opts, rep_col),
             qrels,
             judgments=judgments,
             columns=qrels_columns,
         )
-    rep_col, columns = _replicate_role(runs, columns)
+    return _evaluate_runs(runs, qrels, specs, opts, rep_col)
+
+
+def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: str | None):
+    """One qrels frame: the run frame as it is, or one pass over its (system, replicate) runs."""
     if rep_col is not None:
-        return _evaluate_replicates(runs, qrels, measures, rep_col, columns, kwargs)
-    return _evaluate_frame(runs, qrels, measures, columns=columns, **kwargs)
+        return _evaluate_replicates(runs, qrels, specs, opts, rep_col)
+    return _evaluate_frame(runs, qrels, specs, opts)
+
+
+def check_request(specs: list[Measure], opts: Options) -> None:
+    """The checks of measures against the options, made once per call: the tie order and the
+    bounds are supported, and every measure option is consumed by some measure."""
+    consumed = set().union(*(m.definition.options for m in specs))
+    unknown = set(opts.measure_options or ()) - consumed
+    if unknown:
+        raise TypeError(
+            f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
+        )
+    if opts.tie_order:
+        check_tie_order(specs, opts.tie_order, opts.gains)
+    if opts.bounds:
+        check_bounds_supported(specs)
 
 
 @dataclass(frozen=True)
@@ -249,61 +269,20 @@ class Whole:
 
 
 def _evaluate_frame(
-    runs,
-    qrels,
-    measures,
-    *,
-    rel_level,
-    order,
-    complete,
-    depth,
-    gains,
-    judged_only,
-    duplicates,
-    columns,
-    qrels_columns,
-    system,
-    bounds,
-    unjudged_grade,
-    whole: Whole | None = None,
-    **options,
+    runs, qrels, specs: list[Measure], opts: Options, whole: Whole | None = None
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
-    specs = parse_measures(measures)
-    if order in TIE_ORDERS:
-        check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
-    opts = make_options(
-        order="trec_eval" if order in TIE_ORDERS else order,
-        rel_level=rel_level,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        gains=gains,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-    )
-    kw = dict(
-        rel_level=rel_level,
-        gains=gains,
-        order=order if order in TIE_ORDERS else None,
-        bounds=bounds,
-        unjudged_grade=unjudged_grade,
-        **options,
-    )
     whole = whole or Whole()
-
     judged = [m for m in specs if m.param("judged_only")]
-    if not judged or judged_only:
-        return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
+    if not judged or opts.judged_only:
+        return _evaluate_aligned(whole.align(runs, qrels, opts), specs, opts)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
     parts = [
-        evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)
+        _evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, opts)
     ]
     if rest:
-        parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
+        parts.insert(0, _evaluate_aligned(whole.align(runs, qrels, opts), rest, opts))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -315,28 +294,26 @@ def _evaluate_frame(
 def evaluate_part(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
-    measures: str | Iterable[str],
+    measures: str | Iterable[str] | list[Measure],
     whole: Whole,
-    **kwargs: Any,
+    options: Options,
 ) -> xr.DataArray:
     """:func:`evaluate` of one part of a bigger run frame (one qrels frame, no replicate role),
-    told what it must know about the whole (:class:`Whole`); keywords as for :func:`evaluate`.
+    told what it must know about the whole (:class:`Whole`), with the options the whole was
+    given (:func:`irframe.options.make_options`, checked against the measures once by the caller).
 
     Examples
     --------
     >>> import numpy as np, irframe as irf
+    >>> from irframe.options import make_options
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> part = runs[runs.system == runs.system.iloc[0]]
-    >>> cube = evaluate_part(part, qrels, "AP", Whole(systems=np.array(["a", part.system.iloc[0], "zz"])))
+    >>> whole = Whole(systems=np.array(["a", part.system.iloc[0], "zz"]))
+    >>> cube = evaluate_part(part, qrels, "AP", whole, make_options())
     >>> cube.system.values.tolist()[0], int(cube.sel(system="zz").isnull().all())
     ('a', 1)
     """
-    args = {
-        k: p.default
-        for k, p in inspect.signature(evaluate).parameters.items()
-        if p.default is not p.empty and p.kind is p.KEYWORD_ONLY and k != "judgments"
-    }
-    return _evaluate_frame(runs, qrels, measures, whole=whole, **{**args, **kwargs})
+    return _evaluate_frame(runs, qrels, parse_measures(measures), options, whole)
 
 
 def _replicate_role(
@@ -356,11 +333,10 @@ def _replicate_role(
 
 
 def _evaluate_replicates(
-    runs: pd.DataFrame, qrels, measures, rep_col: str, columns, kwargs
+    runs: pd.DataFrame, qrels, specs: list[Measure], opts: Options, rep_col: str
 ) -> xr.DataArray:
     """Evaluate every (system, replicate) run in one pass and unstack into a ``replicate`` dim."""
-    system = kwargs.pop("system")
-    df, rc = run_frame(runs, columns, system=system)
+    df, rc = run_frame(runs, opts.columns, system=opts.system)
     rep_codes, reps = pd.factorize(df[rep_col], sort=True)
     if (rep_codes < 0).any():
         rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
@@ -376,9 +352,8 @@ def _evaluate_replicates(
     df[rc.system] = pd.Categorical.from_codes(
         inv.ravel(), categories=[f"{u:0{width}d}" for u in used]
     )
-    cube = _evaluate_frame(
-        df, qrels, measures, columns={**(columns or {}), "system": rc.system}, system=None, **kwargs
-    )
+    columns = {**(opts.columns or {}), "system": rc.system}
+    cube = _evaluate_frame(df, qrels, specs, replace(opts, columns=columns, system=None))
     code = np.array([int(v) for v in cube.coords["system"].values], dtype=np.int64)
     run = pd.MultiIndex.from_arrays(
         [np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
@@ -411,17 +386,70 @@ def evaluate_aligned(
     scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
-    specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
-    if bounds:
-        check_bounds_supported(specs)
-    values = _values(aligned, specs, opts, order)
+    if order is not None and order != aligned.order and order not in TIE_ORDERS:
+        raise ValueError(
+            f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
+            f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
+        )
+    specs, opts = _aligned_request(
+        aligned,
+        measures,
+        order=order if order in TIE_ORDERS else aligned.order,
+        rel_level=rel_level,
+        gains=gains,
+        bounds=bounds,
+        unjudged_grade=unjudged_grade,
+        measure_options=options,
+    )
+    return _evaluate_aligned(aligned, specs, opts)
+
+
+def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measure], Options]:
+    """Parsed and checked measures and options for already aligned arrays (the options the
+    arrays were aligned with, and the evaluation's own)."""
+    specs = parse_measures(measures)
+    opts = make_options(
+        depth=aligned.depth,
+        complete=bool(aligned.complete),
+        judged_only=bool(aligned.judged_only),
+        tie_orders=True,
+        **options,
+    )
+    check_request(specs, opts)
+    for m in specs:
+        if m.param("judged_only") and not aligned.judged_only:
+            raise ValueError(
+                f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
+                "(which aligns the judged documents separately) or align with judged_only=True"
+            )
+    return specs, opts
+
+
+def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> xr.DataArray:
+    """The cube of ``specs`` over ``aligned`` under the (checked) options ``opts``."""
+    for m in specs:
+        if "subtopics" in m.definition.needs and not aligned.has_subtopics:
+            raise ValueError(
+                f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
+                "(read them with irframe.read_qrels(path, kind='diversity'))"
+            )
+    order = opts.tie_order
+    cube_options = replace(  # what the arrays were aligned with, and the tie order
+        opts,
+        order=order or aligned.order,
+        depth=aligned.depth,
+        complete=bool(aligned.complete),
+        judged_only=bool(aligned.judged_only),
+    )
+    kernel_options = opts.kernel_options()
+    values = _values(aligned, specs, kernel_options, order)
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw = dict(options=cube_options, measures=[m.canonical for m in specs])
+    cube_kw = {"options": cube_options, "measures": [m.canonical for m in specs]}
     low = make_cube(aligned, values, labels, aggs, **cube_kw)
-    if not bounds:
+    if not opts.bounds:
         return low
-    grade = bound_grade(aligned, unjudged_grade, cube_options.rel_level)
-    high = _values(labelled(aligned, grade), specs, opts, order)
+    grade = bound_grade(aligned, opts.unjudged_grade, opts.rel_level)
+    high = _values(labelled(aligned, grade), specs, kernel_options, order)
     for j, m in enumerate(specs):
         if label_free(m):
             high[:, j] = values[:, j]
@@ -452,47 +480,15 @@ def evaluate_groups(
     >>> values.round(4).tolist(), [m.definition.aggregate for m in specs]
     ([[0.0324, 500.0], [0.4175, 500.0], [0.0858, 500.0]], ['mean', 'sum'])
     """
-    specs, opts, _, _ = _prepare(aligned, measures, rel_level, gains, None, options)
-    return _values(aligned, specs, opts, None), specs
-
-
-def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
-    """Checked measures, kernel options, cube options and tie order of :func:`evaluate_aligned`."""
-    specs = parse_measures(measures)
-    if order is not None and order != aligned.order:
-        if order not in TIE_ORDERS:
-            raise ValueError(
-                f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
-                f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
-            )
-    else:
-        order = None
-    consumed = set().union(*(m.definition.options for m in specs))
-    unknown = set(options) - consumed
-    if unknown:
-        raise TypeError(
-            f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
-        )
-    for m in specs:
-        if m.param("judged_only") and not aligned.judged_only:
-            raise ValueError(
-                f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
-                "(which aligns the judged documents separately) or align with judged_only=True"
-            )
-        if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise ValueError(
-                f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
-                "(read them with irframe.read_qrels(path, kind='diversity'))"
-            )
-    cube_options = replace(
-        aligned_options(aligned, rel_level=rel_level, gains=check_gains(gains)),
-        order=order or aligned.order,
+    specs, opts = _aligned_request(
+        aligned,
+        measures,
+        order=aligned.order,
+        rel_level=rel_level,
+        gains=gains,
+        measure_options=options,
     )
-    rel_level, gains = cube_options.rel_level, cube_options.gains
-    if order is not None:
-        check_tie_order(specs, order, gains)
-    opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
-    return specs, opts, cube_options, order
+    return _values(aligned, specs, opts.kernel_options(), None), specs
 
 
 def _bounds_cube(

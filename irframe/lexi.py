@@ -91,7 +91,7 @@ from .measures.lexi import (
     relevant_positions,
     sign_matrix,
 )
-from .options import OPTION_NAMES, aligned_options, make_options
+from .options import ALIGN_OPTIONS, aligned_options, make_options
 
 __all__ = [
     "EXPOSURES",
@@ -118,7 +118,7 @@ __all__ = [
     "worst_case_simulation",
 ]
 
-_ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"))
+_ALIGN_OPTIONS = ALIGN_OPTIONS
 
 
 # =====================================================================================

@@ -329,9 +329,9 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     calls = []
     real = idk._evaluate_part
 
-    def spy(part, q, measures, whole, **kwargs):
+    def spy(part, q, measures, whole, options):
         calls.append((part.copy(), q.copy(), whole))
-        return real(part, q, measures, whole, **kwargs)
+        return real(part, q, measures, whole, options)
 
     monkeypatch.setattr(idk, "_evaluate_part", spy)
     topics = sorted(runs.topic.unique())

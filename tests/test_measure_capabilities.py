@@ -175,7 +175,7 @@ def test_what_a_measure_does_not_declare_it_does_not_get():
         for order in ("expected", "best"):
             with pytest.raises(MeasureParamError, match="Plain"):
                 irf.evaluate(RUNS, QRELS, "Plain@3", order=order)
-        with pytest.raises(MeasureParamError, match="bounds=True is not defined.*Plain"):
+        with pytest.raises(MeasureParamError, match=r"bounds=True is not defined.*Plain"):
             irf.evaluate(RUNS, QRELS, "Plain@3", bounds=True)
         dd = pytest.importorskip("dask.dataframe")
         import irframe.dask as idk

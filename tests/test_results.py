@@ -32,6 +32,7 @@ from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
+from irframe.options import make_options
 from irframe.options import Options
 
 #: public functions that return xarray objects but are not results of their own
@@ -94,7 +95,11 @@ def _cases(d):
         "irframe.evaluate.evaluate_part": (
             ev,
             lambda kw: evaluate_part(
-                r[r.system == "sys1"], q, ["AP"], Whole(systems=np.array(["sys0", "sys1"])), **kw
+                r[r.system == "sys1"],
+                q,
+                ["AP"],
+                Whole(systems=np.array(["sys0", "sys1"])),
+                make_options(**kw),
             ),
             {"complete": True},
         ),

@@ -51,6 +51,7 @@ import numpy as np
 
 from ..align import Aligned
 from ..errors import MeasureParamError
+from ..options import TIE_ORDERS
 from . import trec_arrays as _arrays
 from .registry import registered_measures
 
@@ -70,8 +71,6 @@ __all__ = [
     "tie_groups",
     "ties_of",
 ]
-
-TIE_ORDERS = ("expected", "best", "worst")
 
 
 @dataclass(eq=False)

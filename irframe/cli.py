@@ -190,7 +190,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
         try:
-            result = trec_eval_run(qrels, run, o["measures"], **_options(o, zscores))
+            result = trec_eval_run(run, qrels, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
             yield None, (f"{e}\n", e.status, e.printed)
             return
@@ -232,7 +232,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
             parts = [runs.iloc[:row], runs.iloc[row:]]
         lists = _map(
             lambda part: trec_eval_runs(
-                qrels, part, o["measures"], run_ids=run_ids, **_options(o, zscores)
+                part, qrels, o["measures"], run_ids=run_ids, **_options(o, zscores)
             ),
             parts,
             2,

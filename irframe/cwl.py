@@ -89,6 +89,7 @@ from .measures.cwl_functions import (
 )
 from .options import make_options
 from .params import COST, GAIN_BOUND, check_costs
+from .qrelsets import judgment_sets
 
 __all__ = [
     "A_FUNCTIONS",
@@ -186,6 +187,7 @@ def _row_costs(
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
+@judgment_sets
 def cwl(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -208,6 +210,7 @@ def cwl(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
+    judgments: str = "each",
 ) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
@@ -247,6 +250,10 @@ def cwl(
         Column with the element type of each row / with a per-row cost.
     complete, judged_only, duplicates, columns, qrels_columns, system
         As in :func:`irframe.evaluate`.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        (:mod:`irframe.qrelsets`).
 
     Returns
     -------
@@ -430,6 +437,7 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
+@judgment_sets
 def cwla_grid(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -446,6 +454,7 @@ def cwla_grid(
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
     warn: bool = True,
+    judgments: str = "each",
 ) -> xr.DataArray:
     """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
@@ -466,6 +475,10 @@ def cwla_grid(
     warn : bool
         Emit :class:`~irframe.errors.DegenerateMeasureWarning` for constant ("X") and
         order-blind ("XX") combinations.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        (:mod:`irframe.qrelsets`).
 
     Returns
     -------
@@ -516,7 +529,7 @@ def cwla_grid(
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,
-                stacklevel=2,
+                stacklevel=5,  # the caller of cwla_grid (through the judgment-set wrapper)
             )
     coords = {
         **group_coords(aligned),

@@ -47,8 +47,8 @@ True
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -429,12 +429,10 @@ class _Lexi:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        from .lexi import lexiprecision_aligned, lexirecall_aligned
+        from .lexi import lexiprecision, lexirecall
 
         a = _aligned_part(run, q, whole, self.opts, complete)
-        cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(
-            a, rel_level=self.rel_level
-        )
+        cube = (lexirecall if self.kind == "recall" else lexiprecision)(a, rel_level=self.rel_level)
         kept = set(cube.topic.values.tolist())
         return cube, [str(t) for t in a.topics if t not in kept]
 
@@ -547,10 +545,10 @@ class _Table:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[pd.DataFrame, list]:
-        from .rarity import rare_finds_aligned, rarity_aligned
+        from .rarity import rare_finds, rarity
 
         a = _aligned_part(run, q, whole, self.opts, complete)
-        f = rarity_aligned if self.kind == "rarity" else rare_finds_aligned
+        f = rarity if self.kind == "rarity" else rare_finds
         return f(a, reference=self.reference, **self.params), []
 
     def finish(self, table: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:

@@ -29,13 +29,12 @@ from .measures.unjudged import (
     labelled,
 )
 from .options import TIE_ORDERS, Options, make_options
-from .qrelsets import is_qrels_sets, over_qrels
+from .qrelsets import over_qrels
 from .schema import run_frame
 
 __all__ = [
     "Whole",
     "evaluate",
-    "evaluate_aligned",
     "evaluate_groups",
     "evaluate_part",
     "list_measures",
@@ -43,9 +42,9 @@ __all__ = [
 
 
 def evaluate(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
-    measures: str | Iterable[str],
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
+    measures: str | Iterable[str] | None = None,
     *,
     rel_level: float = 1,
     order: str = "trec_eval",
@@ -66,12 +65,17 @@ def evaluate(
 
     Parameters
     ----------
-    runs : pandas.DataFrame, dict or iterable of namedtuples
+    runs : pandas.DataFrame, dict, iterable of namedtuples, or Aligned
         Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).  Other
         tools' names are recognised (PyTerrier ``qid, docno, name``, ir_measures
         ``query_id, doc_id``, ranx ``q_id``); without a system column the frame is one
         system named ``system``.  Also ``{topic: {doc: score}}`` (pytrec_eval, ranx) and
         iterables of namedtuples such as ir_measures' ``ScoredDoc(query_id, doc_id, score)``.
+        Or arrays already aligned with their qrels (:func:`irframe.align.align`): then
+        ``qrels`` is None and the alignment keywords (``complete``, ``depth``,
+        ``judged_only``, ``duplicates``, ``columns``, ``qrels_columns``, ``system``) are
+        those of the alignment; ``order`` may be a tie-aware order, applied to the aligned
+        ranking (ties: equal ``row_score``, float32 scores under ``order="trec_eval"``).
     qrels : pandas.DataFrame, dict or iterable of namedtuples
         Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures); PyTerrier's
         ``label``, ir_measures' ``relevance``, ir_datasets' ``qrels_iter()`` and
@@ -161,7 +165,44 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
+    if measures is None:
+        raise TypeError("evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])")
     specs = parse_measures(measures)  # once: every later step gets the parsed measures
+    if isinstance(runs, Aligned):
+        given = {
+            "qrels": qrels is not None,
+            "complete": complete,
+            "depth": depth is not None,
+            "judged_only": judged_only,
+            "duplicates": duplicates != "error",
+            "columns": columns is not None,
+            "qrels_columns": qrels_columns is not None,
+            "system": system is not None,
+            "judgments": judgments != "each",
+        }
+        if any(given.values()):
+            raise TypeError(
+                f"{', '.join(k for k, v in given.items() if v)} cannot be combined with an "
+                "already aligned input (the arrays carry their qrels and alignment options)"
+            )
+        if order not in ("trec_eval", runs.order, *TIE_ORDERS):
+            raise ValueError(
+                f"order={order!r}: the arrays were aligned with order={runs.order!r}; "
+                f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
+            )
+        specs, opts = _aligned_request(
+            runs,
+            specs,
+            order=order if order in TIE_ORDERS else runs.order,
+            rel_level=rel_level,
+            gains=gains,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            measure_options=options,
+        )
+        return _evaluate_aligned(runs, specs, opts)
+    if qrels is None:
+        raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
     rep_col, columns = _replicate_role(runs, columns)
     opts = make_options(
         order=order,
@@ -180,14 +221,12 @@ def evaluate(
         tie_orders=True,
     )
     check_request(specs, opts)  # before the (costly) alignment
-    if is_qrels_sets(qrels):
-        return over_qrels(
-            lambda q: _evaluate_runs(runs, q, specs, opts, rep_col),
-            qrels,
-            judgments=judgments,
-            columns=qrels_columns,
-        )
-    return _evaluate_runs(runs, qrels, specs, opts, rep_col)
+    return over_qrels(
+        lambda q: _evaluate_runs(runs, q, specs, opts, rep_col),
+        qrels,
+        judgments=judgments,
+        columns=qrels_columns,
+    )
 
 
 def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: str | None):
@@ -367,43 +406,6 @@ def _evaluate_replicates(
     return cube
 
 
-def evaluate_aligned(
-    aligned: Aligned,
-    measures: str | Iterable[str] | list[Measure],
-    *,
-    rel_level: float = 1,
-    gains: Mapping[float, float] | None = None,
-    order: str | None = None,
-    bounds: bool = False,
-    unjudged_grade: float | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """Evaluate already aligned arrays (see :func:`irframe.align.align`).
-
-    ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
-    applied to the aligned ranking, or None / the aligned order; ``bounds`` and
-    ``unjudged_grade`` as in :func:`evaluate`.  Ties are equal ``row_score`` values: float32
-    scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
-    ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
-    """
-    if order is not None and order != aligned.order and order not in TIE_ORDERS:
-        raise ValueError(
-            f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
-            f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
-        )
-    specs, opts = _aligned_request(
-        aligned,
-        measures,
-        order=order if order in TIE_ORDERS else aligned.order,
-        rel_level=rel_level,
-        gains=gains,
-        bounds=bounds,
-        unjudged_grade=unjudged_grade,
-        measure_options=options,
-    )
-    return _evaluate_aligned(aligned, specs, opts)
-
-
 def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measure], Options]:
     """Parsed and checked measures and options for already aligned arrays (the options the
     arrays were aligned with, and the evaluation's own)."""
@@ -469,7 +471,7 @@ def evaluate_groups(
     gains: Mapping[float, float] | None = None,
     **options: Any,
 ) -> tuple[np.ndarray, list[Measure]]:
-    """The values :func:`evaluate_aligned` puts in its cube, per group: a (G × M) array whose
+    """The values :func:`evaluate` puts in its cube for aligned arrays, per group: a (G × M) array whose
     row ``g`` is the group ``(aligned.group_system[g], aligned.group_topic[g])``, and the
     parsed measures (labels, aggregates).  No cube is built (xarray is not imported).
 

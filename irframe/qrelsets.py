@@ -17,6 +17,7 @@ results are concatenated along ``qrels``; a topic some set does not judge is NaN
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -26,7 +27,7 @@ from ._lazy import xarray as xr  # imported on first use: the command line never
 from .errors import InputError
 from .schema import qrels_columns
 
-__all__ = ["JUDGMENTS", "is_qrels_sets", "over_qrels", "over_qrels_frames", "prepare_qrels_sets"]
+__all__ = ["JUDGMENTS", "is_qrels_sets", "judgment_sets", "over_qrels", "prepare_qrels_sets"]
 
 JUDGMENTS = ("each", "common")
 
@@ -86,24 +87,42 @@ def prepare_qrels_sets(
 
 def over_qrels(
     fn: Callable,
-    qrels: Mapping,
+    qrels,
     *,
     judgments: str = "each",
     columns: Mapping[str, str] | None = None,
 ):
-    """``fn(qrels_frame)`` for every judgment set, concatenated along a new ``qrels`` dim.
+    """``fn(qrels)``; with a mapping of judgment sets, ``fn`` under every set, stacked.
 
-    ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
-    topic it does not judge) are NaN there.
+    The one way every family applies several judgment sets (``evaluate``, ``cwl``,
+    ``cwla_grid``, ``lexirecall``, ``lexiprecision``, ``rarity``, ``rare_finds``):
+    an xarray result (DataArray or Dataset) gets a last ``qrels`` dim (labels missing
+    under some set, such as a topic it does not judge, are NaN there); a table gets a
+    leading ``qrels`` column, the sets in the mapping's order.  ``attrs["judgments"]``
+    records the policy.
 
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> cube = over_qrels(lambda q: irf.evaluate(runs, q, "P@10"), {"nist": qrels, "same": qrels})
     >>> cube.dims
     ('system', 'topic', 'measure', 'qrels')
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
+    >>> over_qrels(lambda q: q[q.rel > 0][["doc"]], {"a": a, "b": b}).values.tolist()
+    [['a', 'x'], ['b', 'y'], ['b', 'z']]
     """
+    if not is_qrels_sets(qrels):
+        if judgments not in JUDGMENTS:
+            raise ValueError(f"judgments must be one of {JUDGMENTS}, got {judgments!r}")
+        return fn(qrels)
     sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
     results = [fn(frame) for frame in sets.values()]
+    if isinstance(results[0], pd.DataFrame):
+        out = pd.concat(results, keys=list(sets), names=["qrels", None]).reset_index(level=0)
+        out = out.reset_index(drop=True)
+        out.attrs["judgments"] = judgments
+        return out
     out = xr.concat(
         results,
         dim=pd.Index(list(sets), name="qrels"),
@@ -118,26 +137,18 @@ def over_qrels(
     return out
 
 
-def over_qrels_frames(
-    fn: Callable,
-    qrels: Mapping,
-    *,
-    judgments: str = "each",
-    columns: Mapping[str, str] | None = None,
-) -> pd.DataFrame:
-    """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
+def judgment_sets(fn: Callable) -> Callable:
+    """Decorator of a family entry point ``fn(runs, qrels, ..., judgments="each", ...)``:
+    with ``qrels={name: frame}`` it runs ``fn`` under every set through :func:`over_qrels`
+    (``judgments=`` is consumed here, the sets' columns are ``qrels_columns=``)."""
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
-    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
-    >>> over_qrels_frames(lambda q: q[q.rel > 0][["doc"]], {"a": a, "b": b}).values.tolist()
-    [['a', 'x'], ['b', 'y'], ['b', 'z']]
-    """
-    sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
-    parts = [fn(frame) for frame in sets.values()]
-    out = pd.concat(parts, keys=list(sets), names=["qrels", None]).reset_index(level=0)
-    out = out.reset_index(drop=True)
-    out.attrs["judgments"] = judgments
-    return out
+    @functools.wraps(fn)
+    def wrapper(runs, qrels=None, *args, judgments: str = "each", **kwargs):
+        return over_qrels(
+            lambda q: fn(runs, q, *args, **kwargs),
+            qrels,
+            judgments=judgments,
+            columns=kwargs.get("qrels_columns"),
+        )
+
+    return wrapper

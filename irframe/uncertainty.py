@@ -13,7 +13,7 @@ import pandas as pd
 
 from .align import align
 from .cube import summarize
-from .evaluate import evaluate_aligned
+from .evaluate import evaluate
 from .measures import parse_measure, parse_measures
 from .measures.ties import tie_groups
 from .options import make_options
@@ -150,7 +150,7 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     )
     aligned = align(runs, qrels, **opts.align_kwargs())
     cubes = {
-        o: evaluate_aligned(aligned, specs, order=o, **options)
+        o: evaluate(aligned, None, specs, order=o, **options)
         for o in ("trec_eval", "worst", "expected", "best")
     }
     ties = tie_groups(aligned)

@@ -53,12 +53,11 @@ EXCEPTIONS = {
         "rel_level",
     ): "None keeps the graded user ranking (no binarisation)",
     (
-        "irframe.measures.ndpm.pair_counts_aligned",
+        "irframe.measures.ndpm.count_pairs",
         "rel_level",
     ): "None keeps the graded user ranking",
     ("irframe.agreement.label_agreement", "rel_level"): "None compares the grades themselves",
     ("irframe.agreement.label_confusion", "rel_level"): "None compares the grades themselves",
-    ("irframe.evaluate.evaluate_aligned", "order"): "None: the order the input was aligned with",
     (
         "irframe.treceval.trec_eval_values",
         "order",

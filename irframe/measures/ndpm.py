@@ -93,12 +93,12 @@ from .registry import EvalContext, Measure, MeasureDef, Param, register
 __all__ = [
     "COUNT_FIELDS",
     "measures_from_counts",
-    "pair_counts_aligned",
+    "count_pairs",
     "ranking_distance",
     "weak_order_counts",
 ]
 
-#: fields of the count dictionaries returned by :func:`pair_counts_aligned`
+#: fields of the count dictionaries returned by :func:`count_pairs`
 COUNT_FIELDS = ("n", "C", "C_plus", "C_minus", "C_u", "C_s")
 
 _LEVEL_LOOP_MAX = 32  # distinct grades up to which per-level cumulative sums are used
@@ -350,7 +350,7 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- aligned runs
-def pair_counts_aligned(
+def count_pairs(
     aligned: Aligned, *, k: int | None = None, rel_level: float | None = None
 ) -> dict[str, np.ndarray]:
     """Pair counts C, C⁺, C⁻, Cᵘ, Cˢ for every group of ``aligned`` (arrays of length G).
@@ -474,7 +474,7 @@ def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:
     key = ("dpm_measures", m.cutoff, rel)
     return ctx.memo(
         key,
-        lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)),
+        lambda: measures_from_counts(count_pairs(ctx.aligned, k=m.cutoff, rel_level=rel)),
     )
 
 

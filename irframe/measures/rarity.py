@@ -224,7 +224,7 @@ def p_rare(
     A kernel: every input is explicit -- ``lookup`` (S_d, from :func:`rarity_lookup` at the
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
     On frames, use the measure strings through :func:`irframe.evaluate` (or
-    :func:`irframe.evaluate_aligned`), which align, run this kernel and build the cube.
+    :func:`irframe.evaluate` of aligned arrays), which align, run this kernel and build the cube.
     """
     k = check_k(k)
     if k is None:

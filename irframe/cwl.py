@@ -211,6 +211,7 @@ def cwl(
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
     judgments: str = "each",
+    dialect: str = "cwl_eval",
 ) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
@@ -226,6 +227,11 @@ def cwl(
         ``"SDCG@10"``, ``"TBG(H=224)"`` …, see :func:`c_function`) or :class:`CFunction`
         objects / callables.  ``None``: cwl_eval's default list (:data:`DEFAULT_CWL_METRICS`).
         The ``measure`` coordinate holds each string exactly as passed (a callable: its name).
+    dialect : {"cwl_eval", "irframe"}, default "cwl_eval"
+        How ``measures`` are spelled: cwl_eval's names, where ``RBP@0.8`` is RBP with
+        p = 0.8 and ``RR``/``AP`` are cwl_eval's (the default: cwl_eval's metric lists
+        keep their meaning), or irframe's measure grammar, where ``@`` is a cutoff and a
+        cwl_eval spelling is refused with its irframe spelling (:func:`c_function`).
     gains : None, "auto", "scale", mapping or callable
         Grade → gain (see :func:`gain_values`).  ``None`` (default) is cwl_eval's rule: the
         grade is the gain and must lie in [min_gain, max_gain] = [0, 1], else an error.
@@ -282,7 +288,7 @@ def cwl(
     >>> float(ds.ResEU.sel(system="s", topic="1", measure="P@2"))  # "b" is unjudged: up to +1/2
     0.5
     """
-    cfs, labels = _c_functions(measures)
+    cfs, labels = _c_functions(measures, dialect)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
     opts = make_options(
@@ -360,7 +366,7 @@ def _gains_attr(gains: Any) -> str:
     return "grade" if gains is None else (gains if isinstance(gains, str) else "user")
 
 
-def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
+def _c_functions(measures: Any, dialect: str) -> tuple[list[CFunction], list[str]]:
     """C functions of :func:`cwl`'s ``measures`` (cwl_eval names) and their labels, as passed."""
     specs = (
         list(DEFAULT_CWL_METRICS)
@@ -375,7 +381,7 @@ def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
         raise ValueError(
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
-    cfs = [c_function(s, cwl_eval_names=True) for s in specs]
+    cfs = [c_function(s, dialect=dialect) for s in specs]
     labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:

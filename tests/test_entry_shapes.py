@@ -107,3 +107,21 @@ def test_a_frame_or_aligned_arrays_one_function(family):
         fn(aligned, QRELS) if family != "evaluate" else fn(aligned, qrels=QRELS)
     with pytest.raises(TypeError, match="aligned"):
         fn(aligned, depth=5)
+
+
+def test_cwl_eval_names_are_an_explicit_dialect():
+    """``RBP@0.8`` is p = 0.8 in cwl_eval's spelling (cwl()'s default dialect, CWL(C=...)) and a
+    cutoff in irframe's grammar, where the cwl_eval spelling is refused with its irframe one."""
+    from irframe.errors import MeasureParamError
+
+    ds = cwl_mod.cwl(RUNS, QRELS, ["RBP@0.8", "INST-T=2"], gains="auto")
+    same = cwl_mod.cwl(RUNS, QRELS, ["RBP(p=0.8)", "INST(T=2)"], gains="auto", dialect="irframe")
+    np.testing.assert_array_equal(ds.EU.values, same.EU.values)
+    with pytest.raises(MeasureParamError, match=r"write RBP\(p=0\.8\)"):
+        cwl_mod.cwl(RUNS, QRELS, ["RBP@0.8"], gains="auto", dialect="irframe")
+    with pytest.raises(MeasureParamError, match=r"write INST\(T=2\)"):
+        irf.evaluate(RUNS, QRELS, "CWLA(C=INST-T=2,A=fin)")
+    with pytest.raises(MeasureParamError, match=r"write RBP\(p=0\.8\)"):
+        irf.evaluate(RUNS, QRELS, "CWLA(C=RBP@0.8,A=fin)")
+    cube = irf.evaluate(RUNS, QRELS, ["CWL(C=RBP@0.8)", "CWL(C=RBP(p=0.8))"])
+    np.testing.assert_array_equal(cube[..., 0].values, cube[..., 1].values)

@@ -399,9 +399,9 @@ def _model(ctx: EvalContext, m: Measure, cf: CFunction):
     return r, ctx.memo(key, build)
 
 
-def _c_check(cwl_eval_names: bool):
+def _c_check(dialect: str):
     def check(text: str) -> None:
-        c_function(text, cwl_eval_names=cwl_eval_names)
+        c_function(text, dialect=dialect)
 
     return check
 
@@ -422,7 +422,7 @@ CLIP_OPT = Param(
 C_IRF = Param(
     "str",
     REQUIRED,
-    check_fn=_c_check(False),
+    check_fn=_c_check("irframe"),
     allowed_text="a C function such as RBP(p=0.8)",
     description="the C function (continuation probabilities) of the user model",
 )
@@ -436,9 +436,9 @@ A_FN = Param(
 C_CWL = Param(
     "str",
     REQUIRED,
-    check_fn=_c_check(True),
+    check_fn=_c_check("cwl_eval"),
     allowed_text="a C function such as AP or RBP@0.8",
-    description="the cwl_eval C function",
+    description="the C function, in cwl_eval's spelling (RBP@0.8: p = 0.8)",
 )
 
 
@@ -457,7 +457,7 @@ OUT = Param("str", "EU", choices=_OUTS, description="which cwl_eval output")
 
 
 def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
-    cf = c_function(m.param("C"), cwl_eval_names=True)
+    cf = c_function(m.param("C"), dialect="cwl_eval")
     r, model = _model(ctx, m, cf)
     out = m.param("out")
     if out == "EU":

@@ -461,6 +461,8 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
                 if not item.strip():
                     continue
                 kv = _split_top(item, "=")
+                if len(kv) > 2:  # a value holding "=" itself (cwl_eval's INST-T=2)
+                    kv = [kv[0], "=".join(kv[1:])]
                 if len(kv) != 2 or not kv[0].strip():
                     raise MeasureParamError(
                         f"parameter {_short(item.strip())} of {_short(text)} is not name=value"

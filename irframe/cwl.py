@@ -89,7 +89,7 @@ from .measures.cwl_functions import (
 )
 from .options import make_options
 from .params import COST, GAIN_BOUND, check_costs
-from .qrelsets import judgment_sets
+from .qrelsets import evaluation_dims
 
 __all__ = [
     "A_FUNCTIONS",
@@ -187,7 +187,7 @@ def _row_costs(
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
-@judgment_sets
+@evaluation_dims
 def cwl(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -443,7 +443,7 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
-@judgment_sets
+@evaluation_dims
 def cwla_grid(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,

@@ -17,7 +17,7 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError
+from .errors import InputError
 from .measures import EvalContext, Measure, parse_measures
 from .measures.ties import check_tie_order, expected_values, order_ties
 from .measures.unjudged import (
@@ -29,8 +29,7 @@ from .measures.unjudged import (
     labelled,
 )
 from .options import TIE_ORDERS, Options, make_options
-from .qrelsets import over_qrels
-from .schema import run_frame
+from .qrelsets import over_qrels, over_replicates, replicate_role
 
 __all__ = [
     "Whole",
@@ -203,7 +202,7 @@ def evaluate(
         return _evaluate_aligned(runs, specs, opts)
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
-    rep_col, columns = _replicate_role(runs, columns)
+    rep_col, columns = replicate_role(runs, columns)
     opts = make_options(
         order=order,
         rel_level=rel_level,
@@ -231,9 +230,17 @@ def evaluate(
 
 def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: str | None):
     """One qrels frame: the run frame as it is, or one pass over its (system, replicate) runs."""
-    if rep_col is not None:
-        return _evaluate_replicates(runs, qrels, specs, opts, rep_col)
-    return _evaluate_frame(runs, qrels, specs, opts)
+    if rep_col is None:
+        return _evaluate_frame(runs, qrels, specs, opts)
+    return over_replicates(
+        lambda df, columns: _evaluate_frame(
+            df, qrels, specs, replace(opts, columns=columns, system=None)
+        ),
+        runs,
+        rep_col,
+        opts.columns,
+        opts.system,
+    )
 
 
 def check_request(specs: list[Measure], opts: Options) -> None:
@@ -353,57 +360,6 @@ def evaluate_part(
     ('a', 1)
     """
     return _evaluate_frame(runs, qrels, parse_measures(measures), options, whole)
-
-
-def _replicate_role(
-    runs, columns: Mapping[str, str] | None
-) -> tuple[str | None, Mapping[str, str] | None]:
-    """The replicate column (``columns["replicate"]``, else a ``replicate`` column) and the other roles."""
-    columns = dict(columns or {})
-    col = columns.pop("replicate", None)
-    if col is not None and (not isinstance(runs, pd.DataFrame) or col not in runs.columns):
-        found = ", ".join(map(str, getattr(runs, "columns", [])[:20]))
-        raise ColumnError(
-            f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}"
-        )
-    if col is None and isinstance(runs, pd.DataFrame) and "replicate" in runs.columns:
-        col = "replicate"
-    return col, (columns or None)
-
-
-def _evaluate_replicates(
-    runs: pd.DataFrame, qrels, specs: list[Measure], opts: Options, rep_col: str
-) -> xr.DataArray:
-    """Evaluate every (system, replicate) run in one pass and unstack into a ``replicate`` dim."""
-    df, rc = run_frame(runs, opts.columns, system=opts.system)
-    rep_codes, reps = pd.factorize(df[rep_col], sort=True)
-    if (rep_codes < 0).any():
-        rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
-        raise InputError(
-            f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
-            "give every row its replicate (seed, fold) label"
-        )
-    sys_codes, systems = pd.factorize(df[rc.system], sort=True)
-    run_code = sys_codes.astype(np.int64) * len(reps) + rep_codes
-    used, inv = np.unique(run_code, return_inverse=True)
-    width = len(str(int(used.max()))) if len(used) else 1
-    df = df.copy(deep=False)
-    df[rc.system] = pd.Categorical.from_codes(
-        inv.ravel(), categories=[f"{u:0{width}d}" for u in used]
-    )
-    columns = {**(opts.columns or {}), "system": rc.system}
-    cube = _evaluate_frame(df, qrels, specs, replace(opts, columns=columns, system=None))
-    code = np.array([int(v) for v in cube.coords["system"].values], dtype=np.int64)
-    run = pd.MultiIndex.from_arrays(
-        [np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
-        names=["system", "replicate"],
-    )
-    cube = cube.rename(system="_run").assign_coords(
-        xr.Coordinates.from_pandas_multiindex(run, "_run")
-    )
-    cube = cube.unstack("_run").transpose("system", "replicate", "topic", ...)
-    cube.attrs["replicate_column"] = rep_col
-    return cube
 
 
 def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measure], Options]:

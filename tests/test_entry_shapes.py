@@ -125,3 +125,25 @@ def test_cwl_eval_names_are_an_explicit_dialect():
         irf.evaluate(RUNS, QRELS, "CWLA(C=RBP@0.8,A=fin)")
     cube = irf.evaluate(RUNS, QRELS, ["CWL(C=RBP@0.8)", "CWL(C=RBP(p=0.8))"])
     np.testing.assert_array_equal(cube[..., 0].values, cube[..., 1].values)
+
+
+@pytest.mark.filterwarnings("ignore::irframe.errors.DegenerateMeasureWarning")
+@pytest.mark.parametrize("family", ["evaluate", "cwl", "cwla_grid"])
+def test_replicate_runs_add_a_replicate_dim_in_every_cube_family(family):
+    """A run frame with a replicate column (seeds): the ``replicate`` slice of each system is
+    what the family gives on that seed's runs alone; with judgment sets as well, both dims."""
+    fn = CASES[family][0]
+    seeds = pd.concat(
+        [RUNS.assign(seed=1), RUNS.assign(seed=2, score=lambda r: r.score[::-1].to_numpy())]
+    )
+    got = fn(seeds, QRELS, columns={"replicate": "seed"})
+
+    def dims(x):  # a DataArray's, or a Dataset's (of its first variable)
+        return x.dims if isinstance(x, xr.DataArray) else x[next(iter(x.data_vars))].dims
+
+    assert dims(got)[:3] == ("system", "replicate", "topic")
+    for seed, part in seeds.groupby("seed"):
+        _same(got.sel(replicate=seed, drop=True), fn(part.drop(columns="seed"), QRELS))
+    both = fn(seeds, SETS, columns={"replicate": "seed"})
+    assert dims(both)[:3] == ("system", "replicate", "topic") and dims(both)[-1] == "qrels"
+    _same(both.sel(qrels="other", drop=True), fn(seeds, OTHER, columns={"replicate": "seed"}))

@@ -65,7 +65,7 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
         "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')"
     ) from _e
 
-from ._dask_parts import _collect, _combine, _combine_systems, _distinct, _partition_keys, _repeated
+from ._dask_parts import collect, combine, combine_systems, distinct, partition_keys, repeated
 from .errors import EmptyOverlapError, InputError, IrframeError
 from .evaluate import Whole, check_request
 from .evaluate import evaluate_part as _evaluate_part
@@ -624,7 +624,7 @@ def _by_partition(
     # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
     keys = [
-        dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic)
+        dask.delayed(partition_keys, pure=True)(p, rc.system, rc.topic)
         for p in ddf[id_cols].to_delayed()
     ]
     client = _distributed_client()
@@ -638,7 +638,7 @@ def _by_partition(
     if shuffled:
         # the shuffle reads every input partition before its first output partition exists, so
         # the ids are gathered in the same graph: each input partition (run file) is read once
-        shared_d = dask.delayed(_collect, pure=True)(
+        shared_d = dask.delayed(collect, pure=True)(
             qrels_d, *keys, qc=qc, duplicates=duplicates, complete=complete
         )
     else:
@@ -646,7 +646,7 @@ def _by_partition(
         # is found before anything is evaluated
         keys = dask.compute(*keys)
         _check_split(keys, split)
-        shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, complete=complete)
+        shared = collect(qrels, *keys, qc=qc, duplicates=duplicates, complete=complete)
         shared_d = client.scatter(shared, broadcast=True, hash=False) if client else shared
 
     # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
@@ -681,8 +681,8 @@ def _by_partition(
             pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped
         )
     if split == "system":
-        return work.finish(_combine_systems(results, shared["systems"], probe, complete), dropped)
-    return work.finish(_combine(results, shared, probe, complete), dropped)
+        return work.finish(combine_systems(results, shared["systems"], probe, complete), dropped)
+    return work.finish(combine(results, shared, probe, complete), dropped)
 
 
 def _probe(
@@ -740,7 +740,7 @@ def _evaluate_partition(
     if len(part) == 0:
         return None
     part = _as_run_frame(part, rc, restore_order)
-    topics = _distinct(part[rc.topic])
+    topics = distinct(part[rc.topic])
     if split == "system":
         q = qrels[qrels[qc.topic].astype(str).isin(topics)]
         whole = Whole(grades=shared["grades"])
@@ -772,7 +772,7 @@ def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work:
     holds a one-document ranking (under a name sorted after all of theirs: the largest one
     extended), whose row is then dropped; the measures allowed by system (no cross-system
     statistic) give each system's values independently of the others."""
-    systems = sorted(_distinct(part[rc.system]).tolist())
+    systems = sorted(distinct(part[rc.system]).tolist())
     extra = systems[-1] + "\x00"
     cube, dropped = work(
         _one_doc_run(rc, qrels, qc, extra),
@@ -804,10 +804,10 @@ def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
     (``split="system"``) occurs in more than one partition (from the cheap first pass)."""
     i = 1 if split == "topic" else 0
     labels = np.concatenate([k[i] for k in keys]) if keys else np.array([], dtype=object)
-    repeated = _repeated(labels)
-    if not repeated:
+    twice = repeated(labels)
+    if not twice:
         return
-    shown = f"{repeated[:5]!r}{' ...' if len(repeated) > 5 else ''}"
+    shown = f"{twice[:5]!r}{' ...' if len(twice) > 5 else ''}"
     if split == "topic":
         raise NotPartitionedError(
             f"topic(s) {shown} occur in more than one partition, but each topic's rows must be in one "

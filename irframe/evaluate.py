@@ -33,6 +33,7 @@ from .qrelsets import over_qrels, over_replicates, replicate_role
 
 __all__ = [
     "Whole",
+    "check_request",
     "evaluate",
     "evaluate_groups",
     "evaluate_part",

@@ -17,9 +17,9 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import InputError
+from .errors import InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import check_tie_order, expected_values, order_ties
+from .measures.ties import check_tie_order, cut_after_order, expected_values, order_ties
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -186,8 +186,8 @@ def evaluate(
                 "already aligned input (the arrays carry their qrels and alignment options)"
             )
         if order not in ("trec_eval", runs.order, *TIE_ORDERS):
-            raise ValueError(
-                f"order={order!r}: the arrays were aligned with order={runs.order!r}; "
+            raise OptionError(
+                f"order={shown(order)}: the arrays were aligned with order={runs.order!r}; "
                 f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
             )
         specs, opts = _aligned_request(
@@ -320,16 +320,23 @@ def _evaluate_frame(
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
     whole = whole or Whole()
+
+    def aligned(o: Options) -> Aligned:
+        # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
+        # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
+        if o.tie_order and o.depth is not None and not o.judged_only:
+            full = whole.align(runs, qrels, replace(o, depth=None))
+            return cut_after_order(full, o.tie_order, o.depth)
+        return whole.align(runs, qrels, o)
+
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or opts.judged_only:
-        return _evaluate_aligned(whole.align(runs, qrels, opts), specs, opts)
+        return _evaluate_aligned(aligned(opts), specs, opts)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [
-        _evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, opts)
-    ]
+    parts = [_evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, opts)]
     if rest:
-        parts.insert(0, _evaluate_aligned(whole.align(runs, qrels, opts), rest, opts))
+        parts.insert(0, _evaluate_aligned(aligned(opts), rest, opts))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -479,8 +486,8 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
             g = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InputError(
                 f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
-                f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
-                f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
+                f"system {shown(aligned.systems[aligned.group_system[g]])}, topic "
+                f"{shown(aligned.topics[aligned.group_topic[g]])}; measures must return finite numbers "
                 f"(NaN in a cube means 'not evaluated')"
             )
         values[:, j] = v

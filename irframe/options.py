@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
-from .params import DEPTH, REL_LEVEL, Param, check_gains
+from .errors import OptionError, shown
+from .params import DEPTH, REL_LEVEL, Param, check_flag, check_gains
 
 __all__ = [
     "ALIGN_OPTIONS",
@@ -252,14 +252,18 @@ def make_options(
     ``tie_orders`` for the functions that take :data:`TIE_ORDERS` (:func:`irframe.evaluate`)."""
     orders = ORDERS + TIE_ORDERS if tie_orders else ORDERS
     if order not in orders:
-        raise ValueError(f"order={order!r} is not one of {orders}")
+        near = [o for o in orders if isinstance(order, str) and o.lower() == order.lower()]
+        raise OptionError(
+            f"order={shown(order)} is not one of {', '.join(map(repr, orders))}"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     if duplicates not in DUPLICATES:
-        raise ValueError(f"duplicates={duplicates!r} is not one of {DUPLICATES}")
-    for name, v in (("complete", complete), ("judged_only", judged_only), ("bounds", bounds)):
-        if not (
-            isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1))
-        ):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
+        raise OptionError(
+            f"duplicates={duplicates!r} is not one of {', '.join(map(repr, DUPLICATES))}"
+        )
+    complete = check_flag("complete", complete)
+    judged_only = check_flag("judged_only", judged_only)
+    bounds = check_flag("bounds", bounds)
     for name, v in (("columns", columns), ("qrels_columns", qrels_columns)):
         if v is not None and not isinstance(v, Mapping):
             raise TypeError(f"{name} must be a mapping role -> column name, got {type(v).__name__}")

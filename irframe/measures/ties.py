@@ -33,6 +33,14 @@ A measure declares what it supports on its :class:`~irframe.measures.MeasureDef`
 when sorting ties by grade gives its extremes.  Measures without the declaration raise an
 error naming the measure.
 
+``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
+does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
+highest grades above the cut; expected: the mean over which of its documents fall above).
+With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
+Expected-value kernels see that depth through [cut_within_depth][irframe.measures.ties.cut_within_depth],
+[retrieved_within_depth][irframe.measures.ties.retrieved_within_depth] and
+[whole_ranking][irframe.measures.ties.whole_ranking] (:func:`expected_weighted_sum` applies it itself).
+
 Examples
 --------
 >>> import pandas as pd
@@ -60,6 +68,8 @@ __all__ = [
     "Selected",
     "Ties",
     "check_tie_order",
+    "cut_after_order",
+    "cut_within_depth",
     "expand_ranges",
     "expected_values",
     "expected_weighted_sum",
@@ -68,8 +78,10 @@ __all__ = [
     "log_comb",
     "order_ties",
     "rank_prefix",
+    "retrieved_within_depth",
     "tie_groups",
     "ties_of",
+    "whole_ranking",
 ]
 
 
@@ -184,6 +196,62 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
     )
 
 
+def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
+    """``depth`` applied *after* the tie-aware ``order``, to an alignment made without depth.
+
+    ``"best"``/``"worst"``: every tie group is sorted by grade, then each ranking is cut to
+    its first ``depth`` rows, so a tie group that straddles the depth contributes its best
+    (worst) documents.  ``"expected"``: rows are kept up to the end of the tie group that
+    straddles the depth and the expected values count positions up to ``depth`` only (the
+    documents at those positions are a uniformly random subset of the whole group).
+    ``"trec_eval"``: the plain cut.  The caller's alignment is not modified.
+    """
+    if depth is None:
+        return aligned
+    if order in ("best", "worst"):
+        aligned = order_ties(aligned, order)
+    rank = aligned.row_rank
+    if order == "expected":
+        ties = tie_groups(aligned)
+        keep = ties.first_rank[ties.row_tie] <= depth
+    else:
+        keep = rank <= depth
+    counts = np.bincount(aligned.row_group[keep], minlength=aligned.n_groups)
+    src = aligned.row_source[keep]
+    out = replace(
+        aligned,
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        row_doc=aligned.row_doc[keep],
+        row_rel=aligned.row_rel[keep],
+        row_score=aligned.row_score[keep],
+        source=src,
+        depth=depth,
+        extras={**aligned.extras, "tie_depth": depth} if order == "expected" else aligned.extras,
+    )
+    return out
+
+
+def cut_within_depth(ctx, k):
+    """The cutoff ``k`` (None, scalar or per group) within the depth of [cut_after_order][irframe.measures.ties.cut_after_order]."""
+    d = ctx.aligned.extras.get("tie_depth")
+    if d is None:
+        return k
+    return d if k is None else np.minimum(k, d)
+
+
+def retrieved_within_depth(ctx) -> np.ndarray:
+    """Documents retrieved per group after the depth cut."""
+    a = ctx.aligned
+    d = a.extras.get("tie_depth")
+    return a.group_len if d is None else np.minimum(a.group_len, d)
+
+
+def whole_ranking(ctx, m) -> bool:
+    """A measure of the whole ranking (no cutoff, no depth cut inside a tie group): its
+    expected value is its plain value."""
+    return m.cutoff is None and ctx.aligned.extras.get("tie_depth") is None
+
+
 def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For ranges ``starts[i] : starts[i] + counts[i]``: (range index, value) of every element."""
     which = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
@@ -253,7 +321,7 @@ def expected_weighted_sum(
     """
     a = ctx.aligned
     sel = vals if isinstance(vals, Selected) else Selected(ctx, pos, vals)
-    kk = last_rank_within(sel.first, sel.n, sel.group, k)
+    kk = last_rank_within(sel.first, sel.n, sel.group, cut_within_depth(ctx, k))
     inside = kk >= sel.first
     single = sel.n == 1
     with np.errstate(invalid="ignore", divide="ignore"):

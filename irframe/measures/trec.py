@@ -301,19 +301,28 @@ def _exp_hits(ctx, m, k=None):
 
 
 def _exp_p(ctx, m):
-    if m.cutoff is None:
+    if ties.whole_ranking(ctx, m):
         return m.definition.compute(ctx, m)
+    if m.cutoff is None:  # precision of the ranking cut at depth
+        return ta.safe_div(_exp_hits(ctx, m), ties.retrieved_within_depth(ctx))
     return _exp_hits(ctx, m) / m.cutoff
 
 
 def _exp_r(ctx, m):
-    if m.cutoff is None:
+    if ties.whole_ranking(ctx, m):
         return m.definition.compute(ctx, m)
     return ta.safe_div(_exp_hits(ctx, m), ta.num_rel(ctx, ta.measure_rel_level(ctx, m)))
 
 
 def _exp_num_rel_ret(ctx, m):
-    return m.definition.compute(ctx, m) if m.cutoff is None else _exp_hits(ctx, m)
+    return m.definition.compute(ctx, m) if ties.whole_ranking(ctx, m) else _exp_hits(ctx, m)
+
+
+def _exp_num_ret(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    r = ties.retrieved_within_depth(ctx)
+    return r if m.cutoff is None else np.minimum(r, m.cutoff)
 
 
 def _exp_rprec(ctx, m):
@@ -324,25 +333,26 @@ def _exp_rprec(ctx, m):
 
 
 def _exp_judged(ctx, m):
-    if m.cutoff is None:
+    if ties.whole_ranking(ctx, m):
         return m.definition.compute(ctx, m)
     a = ctx.aligned
     pos = np.flatnonzero(~np.isnan(a.row_rel))
     e = ties.expected_weighted_sum(
         ctx, pos, np.ones(len(pos)), m.cutoff, ties.count_weight, ties.count_cum_weight
     )
-    return ta.safe_div(e, np.minimum(a.group_len, m.cutoff))
+    r = ties.retrieved_within_depth(ctx)
+    return ta.safe_div(e, r if m.cutoff is None else np.minimum(r, m.cutoff))
 
 
 def _order_free(ctx, m):
-    """A value that no order of the ranking changes (NumRet, NumRel)."""
+    """A value that no order of the ranking changes (NumRel)."""
     return m.definition.compute(ctx, m)
 
 
 def _exp_success(ctx, m):
-    if m.cutoff is None:
+    if ties.whole_ranking(ctx, m):
         return m.definition.compute(ctx, m)
-    k = m.cutoff
+    k = ties.cut_within_depth(ctx, m.cutoff)
     g, f, n, r = ties.first_relevant_tie(ctx, m)
     # the group wholly inside the top k: success for sure; cut by k: c = k - f + 1 of its
     # n positions are inside and P(no relevant among them) = C(n - r, c) / C(n, c)
@@ -360,8 +370,9 @@ def _exp_rr(ctx, m):
     # the first relevant document is at position x of that group with probability
     # C(n - x, r - 1) / C(n, r), x = 1 .. n - r + 1
     span = (n - r + 1).astype(np.int64)
-    if m.cutoff is not None:
-        span = np.clip(np.minimum(span, m.cutoff - f.astype(np.int64) + 1), 0, None)
+    cut = ties.cut_within_depth(ctx, m.cutoff)
+    if cut is not None:
+        span = np.clip(np.minimum(span, cut - f.astype(np.int64) + 1), 0, None)
     which, x0 = ties.expand_ranges(np.zeros(len(span), np.int64), span)
     x = x0 + 1.0
     nn, rr, ff = n[which], r[which], f[which]
@@ -382,7 +393,9 @@ def _exp_ap(ctx, m):
     )  # relevant docs in earlier groups
     # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
     # summed over p with weight 1/rank through harmonic numbers H
-    kk = ties.last_rank_within(sel.first, sel.n, sel.group, m.cutoff).astype(np.float64)
+    kk = ties.last_rank_within(
+        sel.first, sel.n, sel.group, ties.cut_within_depth(ctx, m.cutoff)
+    ).astype(np.float64)
     inside = kk >= f
     H = ties.rank_prefix(ctx, "harmonic", lambda i: 1.0 / i)
     kk_i = np.maximum(kk, f - 1).astype(np.int64)
@@ -663,7 +676,7 @@ _def(
     params={},
     aliases=("num_ret",),
     rel=False,
-    expected=_order_free,
+    expected=_exp_num_ret,
     order_safe=True,
     bounds="label_free",
     spellings={"trec_eval": "num_ret", "ir_measures": "NumRet"},

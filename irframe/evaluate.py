@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
@@ -201,6 +202,34 @@ def evaluate(
             measure_options=options,
         )
         return _evaluate_aligned(runs, specs, opts)
+    runs, columns, system, empty, systems = prepare_runs(runs, columns, system)  # peers' forms
+    if systems is not None or (empty and not complete):
+        # {topic: {}}: present, retrieved nothing -> scored as with -c (then the other cells
+        # dropped again); several runs: the cube keeps their order
+        cube = evaluate(
+            runs,
+            qrels,
+            specs,
+            rel_level=rel_level,
+            order=order,
+            complete=complete or bool(empty),
+            depth=depth,
+            gains=gains,
+            judged_only=judged_only,
+            duplicates=duplicates,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            system=system,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            judgments=judgments,
+            **options,
+        )
+        if empty and not complete:
+            cube = keep_present(cube, runs, empty, system)
+        return (
+            cube if systems is None else cube.sel(system=[s for s in systems if s in cube.system])
+        )
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
     rep_col, columns = replicate_role(runs, columns)
@@ -250,7 +279,7 @@ def check_request(specs: list[Measure], opts: Options) -> None:
     consumed = set().union(*(m.definition.options for m in specs))
     unknown = set(opts.measure_options or ()) - consumed
     if unknown:
-        raise TypeError(
+        raise OptionError(
             f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
         )
     if opts.tie_order:
@@ -319,24 +348,29 @@ def _evaluate_frame(
     runs, qrels, specs: list[Measure], opts: Options, whole: Whole | None = None
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
+    unchecked = [whole is None]  # a whole frame: checked once (_conventions)
     whole = whole or Whole()
 
     def aligned(o: Options) -> Aligned:
         # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
         # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
         if o.tie_order and o.depth is not None and not o.judged_only:
-            full = whole.align(runs, qrels, replace(o, depth=None))
-            return cut_after_order(full, o.tie_order, o.depth)
-        return whole.align(runs, qrels, o)
+            a = cut_after_order(
+                whole.align(runs, qrels, replace(o, depth=None)), o.tie_order, o.depth
+            )
+        else:
+            a = whole.align(runs, qrels, o)
+        if unchecked.pop() if unchecked else False:  # what a peer tool reads differently, once
+            check_aligned(a, specs, o.rel_level, qrels, o.qrels_columns, o.complete)
+        return a
 
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or opts.judged_only:
         return _evaluate_aligned(aligned(opts), specs, opts)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [_evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, opts)]
-    if rest:
-        parts.insert(0, _evaluate_aligned(aligned(opts), rest, opts))
+    parts = [_evaluate_aligned(aligned(opts), rest, opts)] if rest else []
+    parts.append(_evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, opts))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -384,7 +418,7 @@ def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measur
     check_request(specs, opts)
     for m in specs:
         if m.param("judged_only") and not aligned.judged_only:
-            raise ValueError(
+            raise OptionError(
                 f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
                 "(which aligns the judged documents separately) or align with judged_only=True"
             )
@@ -395,7 +429,7 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
     """The cube of ``specs`` over ``aligned`` under the (checked) options ``opts``."""
     for m in specs:
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise ValueError(
+            raise InputError(
                 f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                 "(read them with irframe.read_qrels(path, kind='diversity'))"
             )

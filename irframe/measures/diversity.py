@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import diversity_kernels as D
-from .registry import MeasureDef, Param, register
+from .registry import EvalContext, MeasureDef, Param, register
+from .trec import JUDGED_ONLY
 
 _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
@@ -36,7 +37,32 @@ _SPECS = {
     "e": Param("float", 0.0, low=0, description="effort (cost) per document"),
     "sat": Param("float", 1.0, low=0, description="Cube Test saturation level"),
     "graded": Param("bool", False, description="use graded subtopic gains r = g/gmax"),
+    "rel": Param(
+        "float",
+        None,
+        description="relevance threshold: a subtopic judgment is relevant iff grade >= rel and "
+        "> 0 (ir_measures' and ndeval's rel; default: the evaluation's rel_level)",
+    ),
 }
+
+
+def _with_rel(fn):
+    """``fn`` evaluated with the measure's own ``rel=`` as the relevance level (ir_measures'
+    ``ERR_IA(rel=2)@20``, ndeval's ``-relevance`` level): a context whose ``rel_level`` is
+    ``rel``, shared by every measure of the call that asks for the same level."""
+
+    def compute(ctx, m):
+        rel = m.param("rel")
+        if rel is None or rel == ctx.options.get("rel_level", 1):
+            return fn(ctx, m)
+        sub = ctx.memo(
+            ("diversity_rel_context", float(rel)),
+            lambda: EvalContext(ctx.aligned, {**ctx.options, "rel_level": rel}),
+        )
+        return fn(sub, m)
+
+    compute.__doc__ = fn.__doc__
+    return compute
 
 
 def _params(defaults: dict) -> dict:
@@ -56,16 +82,23 @@ def _reg(
     cutoff="optional",
     weighted=True,
     aliases=(),
+    rel=False,
     reference=NDEVAL,
     **capabilities,
 ):
     """Register a diversity measure: topic- and system-local, bounds by labelling unjudged
-    documents relevant to every subtopic (approximate unless declared otherwise)."""
+    documents relevant to every subtopic (approximate unless declared otherwise);
+    ``rel=True`` gives it ir_measures' ``rel=`` and ``judged_only=`` parameters."""
+    params = _params(params or {})
+    if rel:
+        params["rel"] = _SPECS["rel"]
+        params["judged_only"] = JUDGED_ONLY
+        fn = _with_rel(fn)
     register(
         MeasureDef(
             name=name,
             compute=fn,
-            params=_params(params or {}),
+            params=params,
             cutoff=cutoff,
             needs=_SUB,
             options=_W if weighted else frozenset(),
@@ -125,6 +158,7 @@ _reg(
     aliases=("alpha-DCG", "aDCG"),
     spellings={"ndeval": "alpha-DCG@{k}"},
     citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008, SIGIR",
+    rel=True,
 )
 _reg(
     "alpha_nDCG",
@@ -136,6 +170,7 @@ _reg(
     aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"),
     spellings={"ndeval": "alpha-nDCG@{k}", "ir_measures": "alpha_nDCG@{k}"},
     citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008, SIGIR",
+    rel=True,
 )
 _reg(
     "ERR_IA",
@@ -147,6 +182,7 @@ _reg(
     aliases=("ERR-IA",),
     spellings={"ndeval": "ERR-IA@{k}", "ir_measures": "ERR_IA@{k}"},
     citation="Chapelle, Ji, Liao, Velipasaoglu, Lai & Wu 2011, Intent-based diversity metrics, Information Retrieval",
+    rel=True,
 )
 _reg(
     "nERR_IA",
@@ -157,6 +193,7 @@ _reg(
     aliases=("nERR-IA",),
     spellings={"ndeval": "nERR-IA@{k}", "ir_measures": "nERR_IA@{k}"},
     citation="Chapelle, Ji, Liao, Velipasaoglu, Lai & Wu 2011, Intent-based diversity metrics, Information Retrieval",
+    rel=True,
 )
 _reg(
     "NRBP",
@@ -167,6 +204,7 @@ _reg(
     weighted=False,
     spellings={"ndeval": "NRBP", "ir_measures": "NRBP"},
     citation="Clarke, Kolla & Vechtomova 2009, ICTIR",
+    rel=True,
 )
 _reg(
     "nNRBP",
@@ -177,6 +215,7 @@ _reg(
     weighted=False,
     spellings={"ndeval": "nNRBP", "ir_measures": "nNRBP"},
     citation="Clarke, Kolla & Vechtomova 2009, ICTIR",
+    rel=True,
 )
 _reg(
     "AP_IA",
@@ -185,6 +224,7 @@ _reg(
     aliases=("MAP-IA", "MAP_IA", "AP-IA"),
     spellings={"ndeval": "MAP-IA", "ir_measures": "AP_IA"},
     citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
+    rel=True,
 )
 _reg(
     "P_IA",
@@ -194,6 +234,7 @@ _reg(
     aliases=("P-IA",),
     spellings={"ndeval": "P-IA@{k}", "ir_measures": "P_IA@{k}"},
     citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
+    rel=True,
 )
 _reg(
     "StRecall",
@@ -204,6 +245,7 @@ _reg(
     aliases=("strec", "S_recall", "S-recall", "I_rec", "I-rec"),
     spellings={"ndeval": "strec@{k}", "ir_measures": "StRecall@{k}"},
     citation="Zhai, Cohen & Lafferty 2003, SIGIR",
+    rel=True,
 )
 _reg(
     "S_RR",

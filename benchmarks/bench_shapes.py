@@ -17,7 +17,7 @@ trec_eval 9 has no RR cut-off, so the check against pytrec_eval uses RR without 
   alone, and ranx (``from_df`` + ``evaluate``, and ``evaluate`` alone; numba warmed up first).
   Before timing, irframe's per-topic AP, nDCG@10, R@1000 and RR equal pytrec_eval's.
 * **memory** — each contestant once in a fresh process (frames read from parquet first):
-  peak resident memory of the process, and its growth over the frames loaded.
+  peak resident memory of the process (``VmHWM``), and its growth over the frames loaded.
 * **cli** — the run as a TREC file: ``irframe eval -m ... QRELS RUN`` against the trec_eval
   binary (``--trec-eval``; built from NIST's source), wall time and peak memory from GNU
   ``time``; the outputs must be byte-identical before anything is timed.
@@ -150,15 +150,15 @@ def section_df(shape, runs, qrels, args) -> dict:
 
 
 ONE = """
-import json, resource, sys
+import json, sys
 sys.path.insert(0, {here!r})
 import pandas as pd, bench_shapes as b, shapes
 runs = shapes.frame(pd.read_parquet({run!r}), {dt!r}); qrels = shapes.frame(pd.read_parquet({qrels!r}), {dt!r})
 import irframe as irf, pytrec_eval
-def rss():
+def status(key):  # VmHWM: this process's own peak (ru_maxrss would count the parent's too)
     with open("/proc/self/status") as f:
-        return next(int(x.split()[1]) for x in f if x.startswith("VmRSS")) / 1024
-before = rss()
+        return next(int(x.split()[1]) for x in f if x.startswith(key)) / 1024
+before = status("VmRSS")
 what = {what!r}
 if what == "irframe":
     irf.evaluate(runs, qrels, b.MEASURES)
@@ -166,7 +166,7 @@ elif what == "pytrec_eval":
     b.pytrec_evaluate(*b.bc.pytrec_dicts(runs, qrels))
 elif what == "ranx":
     next(iter(b.ranx_contestants(runs, qrels).values()))()
-print(json.dumps([before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+print(json.dumps([before, status("VmHWM")]))
 """
 
 

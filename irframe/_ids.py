@@ -10,6 +10,11 @@ their codes, ``object`` columns use pandas' hash table and are checked on their 
 values.  Run and qrels columns are encoded on their own and only their distinct values are
 merged (:func:`encode`), so every row is hashed once.
 
+Runs whose docs are mostly distinct (a corpus of millions: MS MARCO, BEIR, TREC DL;
+:func:`docs_mostly_distinct`) are not encoded at all: :class:`RunDocs` looks each row's doc
+up among the judged docs, hashes the docs for the duplicate check and reads the strings of
+tied rows only (:func:`irframe.align.align`).
+
 >>> import pandas as pd
 >>> (r, q), uniques = encode([(pd.DataFrame({"doc": ["b", "a"]}), "doc", "run frame"),
 ...                           (pd.DataFrame({"doc": ["a", "z"]}), "doc", "qrels frame")])
@@ -686,7 +691,10 @@ def docs_mostly_distinct(s: pd.Series) -> bool:
 
             d = pc.count_distinct(_take_increasing(arr, pos)).as_py()
         else:
-            d = len(pd.unique(s.to_numpy(dtype=object)[pos]))
+            try:
+                d = len(pd.unique(s.to_numpy(dtype=object)[pos]))
+            except TypeError:  # unhashable ids: the id check of the encoded path names them
+                return False
     if m == n:
         return d >= n / 4
     return m * m / (2 * max(m - d, 1)) >= n / 4

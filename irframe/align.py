@@ -83,7 +83,9 @@ class Aligned:
     systems, topics : pandas.Index
         System names and evaluated topic ids (sorted strings); the cube's coordinates.
     docs : numpy.ndarray
-        Doc ids (object array of str); ``row_doc``/``qrels_doc`` index into it.
+        Doc ids (object array of str); ``row_doc``/``qrels_doc`` index into it.  When the
+        run's docs were looked up rather than encoded (docs mostly distinct), ``docs`` and
+        ``row_doc`` are built on first access, the judged docs first.
     group_system, group_topic : numpy.ndarray
         int64 codes of each group's system and topic (length G).
     offsets : numpy.ndarray

@@ -11,6 +11,7 @@ significance_matrix  pairwise significance (from compare / tukey_hsd / sign_test
 correlation_heatmap  measure x measure correlation (from meta.correlation_matrix)
 grid_heatmap         any 2-D DataArray, e.g. a C x A grid of measures
 orientation_curves   recall / precision orientation against the number of relevant items
+reproduction_effects Effect Ratio vs ΔRI of reproduced runs (Breuer et al., SIGIR 2020)
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .errors import shown
+from .params import check_flag
+
 __all__ = [
     "correlation_heatmap",
     "grid_heatmap",
     "orientation_curves",
+    "reproduction_effects",
     "significance_matrix",
     "system_means",
     "topic_differences",
@@ -50,12 +55,12 @@ def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArra
         if measure is None:
             if da.sizes["measure"] != 1:
                 raise ValueError(
-                    f"{what} has several measures {list(da.measure.values)}; pass measure="
+                    f"{what} has several measures {shown(list(da.measure.values), 400)}; pass measure="
                 )
             measure = da.measure.values[0]
         if measure not in da.indexes["measure"]:
             raise KeyError(
-                f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}"
+                f"measure {measure!r} is not in the {what}; available: {shown(list(da.measure.values), 400)}"
             )
         return da.sel(measure=measure), str(measure)
     label = (
@@ -144,10 +149,13 @@ def topic_differences(
     >>> len(ax.patches)
     8
     """
+    sort = check_flag("sort", sort)
     da, label = _select_measure(cube, measure)
     for s in (system, baseline):
         if s not in da.indexes["system"]:
-            raise KeyError(f"system {s!r} is not in the cube; available: {list(da.system.values)}")
+            raise KeyError(
+                f"system {shown(s)} is not in the cube; available: {shown(list(da.system.values), 400)}"
+            )
     d = (da.sel(system=system) - da.sel(system=baseline)).to_series().dropna()
     if sort:
         d = d.sort_values(ascending=False)
@@ -201,6 +209,7 @@ def system_means(
     >>> [t.get_text() for t in system_means(cube, sort=False).get_yticklabels()]  # bottom to top
     ['c', 'b', 'a']
     """
+    sort = check_flag("sort", sort)
     from .stats import mean_ci
 
     da, label = _select_measure(cube, measure)
@@ -260,6 +269,7 @@ def significance_matrix(
     >>> significance_matrix(res).get_title().splitlines()
     ['Significant differences', '(t, holm, alpha=0.05)']
     """
+    annotate = check_flag("annotate", annotate)
     from matplotlib.colors import ListedColormap
 
     if not isinstance(result, xr.Dataset) or "significant" not in result:
@@ -271,7 +281,7 @@ def significance_matrix(
         if measure is None:
             if ds.sizes["measure"] != 1:
                 raise ValueError(
-                    f"result has several measures {list(ds.measure.values)}; pass measure="
+                    f"result has several measures {shown(list(ds.measure.values), 400)}; pass measure="
                 )
             measure = ds.measure.values[0]
         ds = ds.sel(measure=measure)
@@ -365,6 +375,7 @@ def correlation_heatmap(
     >>> correlation_heatmap(correlation_matrix(cube)).get_title()
     'kendall correlation of system orderings'
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(corr, xr.DataArray) or corr.ndim != 2:
         raise ValueError("corr must be a 2-D xarray.DataArray")
     rows, cols = corr.dims
@@ -425,6 +436,7 @@ def grid_heatmap(
     >>> [t.get_text() for t in grid_heatmap(g).get_xticklabels()]
     ['fin', 'avg']
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(grid, xr.DataArray):
         raise TypeError("grid must be an xarray.DataArray")
     if set(grid.dims) != {rows, cols}:
@@ -513,6 +525,7 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     >>> len(orientation_curves(wide, kind="recall").get_lines())
     2
     """
+    logy = check_flag("logy", logy)
     df = _orientation_long(data)
     kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
     if kind is None and len(kinds) > 1:
@@ -542,5 +555,73 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     if logy:
         ax.set_yscale("log")
     ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def reproduction_effects(
+    ds: xr.Dataset, *, measure=None, ax=None, annotate: bool = True, label: str | None = None
+):
+    """Effect Ratio against Delta Relative Improvement of reproduced runs (Breuer et al., SIGIR 2020).
+
+    One point per advanced system (and reproduced version): ΔRI on the x axis, ER on the y
+    axis, as in the ER-ΔRI plots of Breuer, Ferro, Fuhr, Maistro, Sakai, Schaer & Soboroff,
+    "How to Measure the Reproducibility of System-oriented IR Experiments", SIGIR 2020.  The
+    dashed lines mark a perfect reproduction of the effect (ER = 1, ΔRI = 0); points right of
+    ΔRI = 0 and below ER = 1 reproduce a smaller improvement than the original, points above
+    ER = 1 a larger one, points below ER = 0 reverse it.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The result of [irframe.meta.reproducibility][] with ``baseline=``.
+    measure : str, optional
+        The measure to draw (required when ``ds`` has several).
+    ax : matplotlib Axes, optional
+    annotate : bool
+        Label each point with its system (and version).
+    label : str, optional
+        Legend label of the points (e.g. one call per reproduced version on the same ``ax``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import irframe as irf
+    >>> from irframe.plot import reproduction_effects
+    >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=10, depth=50, rng=1)
+    >>> again = runs.assign(score=runs.score + 0.01 * (runs.index % 7))
+    >>> ds = irf.meta.reproducibility(runs, again, qrels, measures=["AP"], baseline="sys0")
+    >>> len(reproduction_effects(ds).collections[0].get_offsets())
+    2
+    """
+    if not isinstance(ds, xr.Dataset) or "er" not in ds or "delta_ri" not in ds:
+        raise ValueError(
+            "reproduction_effects needs the Dataset of irframe.meta.reproducibility "
+            "(with baseline=, which gives er and delta_ri)"
+        )
+    er, name = _select_measure(ds["er"], measure, "reproducibility result")
+    dri, _ = _select_measure(ds["delta_ri"], measure, "reproducibility result")
+    er_s = er.to_series()
+    dri_s = dri.to_series().reindex(er_s.index)
+    keep = er_s.notna() & dri_s.notna()
+    er_s, dri_s = er_s[keep], dri_s[keep]
+    if er_s.empty:
+        raise ValueError("no ER / ΔRI values to draw: pass baseline= to reproducibility")
+    ax = _axes(ax, figsize=(5.5, 4.5))
+    ax.scatter(dri_s.values, er_s.values, s=30, zorder=3, label=label)
+    ax.axhline(1.0, color="grey", ls="--", lw=1)
+    ax.axvline(0.0, color="grey", ls="--", lw=1)
+    if annotate:
+        for key, x, y in zip(er_s.index, dri_s.values, er_s.values, strict=True):
+            label = "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
+            ax.annotate(label, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("Delta Relative Improvement (ΔRI)")
+    ax.set_ylabel("Effect Ratio (ER)")
+    base = ds.attrs.get("baseline")
+    ax.set_title(f"{name or ''} effects over {base}".strip() if base else (name or ""))
     ax.grid(alpha=0.3)
     return ax

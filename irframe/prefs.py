@@ -159,7 +159,7 @@ class _JG:
         counted by a binary search of the sorted ranks); one retrieved, when it is x."""
         njr = self.njr
         ret = [r[r < njr] for _, r in self.ecs]  # sorted: the retrieved ones come first
-        unret = [len(r) - len(rr) for (_, r), rr in zip(self.ecs, ret)]
+        unret = [len(r) - len(rr) for (_, r), rr in zip(self.ecs, ret, strict=True)]
         self.ful_ret = self.poss_ret = self.ful_imp = self.poss_imp = self.notoccur = 0
         for x in range(len(self.ecs)):
             for y in range(x + 1, len(self.ecs)):
@@ -177,7 +177,7 @@ class _JG:
         njr = self.njr
         u = [np.unique(r) for _, r in self.ecs]
         ur = [r[r < njr] for r in u]
-        uu = [len(r) - len(rr) for r, rr in zip(u, ur)]
+        uu = [len(r) - len(rr) for r, rr in zip(u, ur, strict=True)]
         rr = rr_ful = ru = ru_ful = un = 0
         for x in range(len(u)):
             for y in range(x + 1, len(u)):

@@ -64,7 +64,7 @@ def msmarco_like(queries=40, depth=60, corpus=1_000_000, seed=0, systems=2):
             docs[rng.choice(depth, len(take), replace=False)] = take
             docs = np.unique(docs)
             score = np.round(rng.normal(size=len(docs)) * 0.01, 3)  # ~20 distinct: many ties
-            for d, sc in zip(docs, score):
+            for d, sc in zip(docs, score, strict=False):
                 rows.append((f"sys{s}", f"q{t}", str(d), sc))
     runs = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
     runs = runs.sort_values(["system", "topic", "score"], ascending=[True, True, False])
@@ -90,7 +90,7 @@ def test_msmarco_shape_equals_pytrec_eval(encoding, dtype):
     tied = 1 - runs.groupby(["system", "topic"]).score.nunique().sum() / len(runs)
     assert tied > 0.3  # and ties, which trec_eval breaks by docno
     q: dict = {}
-    for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel):
+    for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel, strict=False):
         q.setdefault(t, {})[d] = int(r)
     ev = pytrec_eval.RelevanceEvaluator(
         q, {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
@@ -98,7 +98,10 @@ def test_msmarco_shape_equals_pytrec_eval(encoding, dtype):
     cube = irf.evaluate(as_dtype(runs, dtype), as_dtype(qrels, dtype), list(PYTREC))
     for s, g in runs.groupby("system"):
         res = ev.evaluate(
-            {t: dict(zip(gt.doc, gt.score.astype(float))) for t, gt in g.groupby("topic")}
+            {
+                t: dict(zip(gt.doc, gt.score.astype(float), strict=False))
+                for t, gt in g.groupby("topic")
+            }
         )
         for t, vals in res.items():
             mine = cube.sel(system=s, topic=t).sel(measure=list(PYTREC)).values
@@ -108,14 +111,14 @@ def test_msmarco_shape_equals_pytrec_eval(encoding, dtype):
 def _brute_force(frame: pd.DataFrame, qrels: pd.DataFrame):
     """Per (system, topic) with qrels: docs in trec_eval's order (float32 score descending,
     then docno descending by bytes) and their grades, by plain Python sorting."""
-    grades = {(t, d): r for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel)}
+    grades = {(t, d): r for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel, strict=False)}
     topics = set(qrels.topic)
     out = []
     for (s, t), g in sorted(frame.groupby(["system", "topic"]), key=lambda kv: kv[0]):
         if t not in topics:
             continue
         rows = sorted(
-            zip(g.score.astype(np.float32).tolist(), g.doc.tolist()),
+            zip(g.score.astype(np.float32).tolist(), g.doc.tolist(), strict=False),
             key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]),
         )
         out.append((s, t, [d for _, d in rows], [grades.get((t, d), np.nan) for _, d in rows]))
@@ -232,10 +235,10 @@ def test_doc_codes_are_built_only_when_asked(monkeypatch):
     assert "_doc_loader" in a.__dict__
     docs = [a.docs[d] for d in a.row_doc]
     assert docs == [runs.doc.iloc[i] for i in a.row_source]
-    judged = set(zip(qrels.topic, qrels.doc))
+    judged = set(zip(qrels.topic, qrels.doc, strict=False))
     # qrels codes index the same docs table
     qt = a.qrels_topic
-    assert {(a.topics[t], a.docs[d]) for t, d in zip(qt, a.qrels_doc)} <= judged
+    assert {(a.topics[t], a.docs[d]) for t, d in zip(qt, a.qrels_doc, strict=False)} <= judged
 
 
 def test_distinct_estimate_tells_pooled_from_corpus_runs():

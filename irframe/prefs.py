@@ -24,8 +24,10 @@ The documents are ranked by score descending, ties by docno *ascending* (trec_ev
 ``form_prefs_counts`` sorts so, unlike its other measures).  Relation to irframe's other
 preference-based evaluation: see docs/trec_eval.md (ndpm, lexicographic preferences).
 
-The computation loops over topics and judgment groups in Python with small boolean
-matrices per group (preference files are small); it is not a vectorised kernel.
+The computation loops over topics and judgment groups in Python.  A group of equivalence
+classes (one sub-group: every ``qrels_prefs`` group) is counted from its classes' sorted ranks
+(binary search, no matrix); a group of several sub-groups, or a topic with several groups
+(``prefs_pair`` sums their matrices), uses nj × nj matrices of preference counts.
 """
 
 from __future__ import annotations
@@ -62,15 +64,18 @@ class _JG:
 
     def __init__(self, lines: pd.DataFrame, rank: dict, nj: int, njr: int):
         where = f"topic {lines['topic'].iloc[0]!r}, judgment group {lines['jg'].iloc[0]!r}"
-        lines = lines.assign(_r=[rank[d] for d in lines["doc"]])
-        lines = lines.sort_values(["_r"]).sort_values(["rel"], ascending=False, kind="stable")
-        lines = lines.sort_values(["jsg"], kind="stable")
+        docs = lines["doc"].to_numpy(dtype=object)
+        r = np.fromiter((rank[d] for d in docs), np.int64, len(docs))
+        jsg_order = pd.factorize(lines["jsg"].to_numpy(dtype=object), sort=True)[0]
+        # by sub-group name, level descending, rank (numpy's stable sort: no frame sorts)
+        o = np.lexsort((r, -lines["rel"].to_numpy(np.float64), jsg_order))
+        lines = lines.iloc[o].assign(_r=r[o])
         self.nj, self.njr = nj, njr
         jsgs = lines["jsg"].tolist()
         levels = lines["rel"].to_numpy(dtype=np.float64)
         ranks = lines["_r"].to_numpy(dtype=np.int64)
         self.ec = len(set(jsgs)) == 1
-        a = np.zeros((nj, nj), dtype=np.int64)
+        self._a = None
         if self.ec:  # equivalence classes by level, best first; pairs counted with multiplicity
             self.ecs = []
             for lev in pd.unique(levels):
@@ -85,12 +90,10 @@ class _JG:
                     f"and {two[1]:g}); give it one level per sub-group (trec_eval stops: 'occurs "
                     f"with different rel_level in same jsg')"
                 )
-            for x, (_, r1) in enumerate(self.ecs):
-                for _, r2 in self.ecs[x + 1 :]:
-                    np.add.at(a, (np.repeat(r1, len(r2)), np.tile(r2, len(r1))), 1)
             self.rel = np.full(nj, -1.0)
             for lev, r in self.ecs:
                 self.rel[r] = lev
+            self._class_counts()
         else:  # partial order: per JSG, higher level ≻ lower level, closed transitively
             zero, pos = lines.loc[levels == 0, "doc"], lines.loc[levels > 0, "doc"]
             both0 = zero[zero.isin(pos)]
@@ -100,6 +103,7 @@ class _JG:
                     f"and relevant (level > 0) in another; a judgment group must agree on which "
                     f"documents are non-relevant (trec_eval stops: 'has both 0 and non-0 rel_level')"
                 )
+            a = np.zeros((nj, nj), dtype=np.int64)
             self.rel = np.full(nj, -1.0)
             n = len(ranks)
             for i in range(n):
@@ -126,15 +130,15 @@ class _JG:
                     f"must not contradict (trec_eval stops: 'Pref inconsistency found')"
                 )
             a = b.astype(np.int64)
-        self.a = a
-        ret = np.arange(nj) < njr
-        upper = np.triu(np.ones((nj, nj), bool), 1)
-        both, one, none = np.outer(ret, ret), np.outer(ret, ~ret), np.outer(~ret, ~ret)
-        self.ful_ret = int(a[both & upper].sum())
-        self.poss_ret = int(a[both].sum())
-        self.ful_imp = int(a[one].sum())
-        self.poss_imp = self.ful_imp + int(a[np.outer(~ret, ret)].sum())
-        self.notoccur = int(a[none].sum())
+            self._a = a
+            ret = np.arange(nj) < njr
+            upper = np.triu(np.ones((nj, nj), bool), 1)
+            both, one, none = np.outer(ret, ret), np.outer(ret, ~ret), np.outer(~ret, ~ret)
+            self.ful_ret = int(a[both & upper].sum())
+            self.poss_ret = int(a[both].sum())
+            self.ful_imp = int(a[one].sum())
+            self.poss_imp = self.ful_imp + int(a[np.outer(~ret, ret)].sum())
+            self.notoccur = int(a[none].sum())
         if (
             self.ec
         ):  # counted per line, as trec_eval counts its equivalence classes (a repeated line twice)
@@ -147,6 +151,54 @@ class _JG:
             self.num_nonrel = int((self.rel == 0).sum())
             self.num_rel_ret = int((self.rel[:njr] > 0).sum())
             self.num_nonrel_ret = int((self.rel[:njr] == 0).sum())
+
+    def _class_counts(self) -> None:
+        """The counts of an equivalence-class group without its nj × nj matrix: a document
+        of a better class (x) is preferred to one of a worse class (y), once per pair of
+        lines; both retrieved, the pair is fulfilled when x is ranked above y (rank x < y:
+        counted by a binary search of the sorted ranks); one retrieved, when it is x."""
+        njr = self.njr
+        ret = [r[r < njr] for _, r in self.ecs]  # sorted: the retrieved ones come first
+        unret = [len(r) - len(rr) for (_, r), rr in zip(self.ecs, ret, strict=True)]
+        self.ful_ret = self.poss_ret = self.ful_imp = self.poss_imp = self.notoccur = 0
+        for x in range(len(self.ecs)):
+            for y in range(x + 1, len(self.ecs)):
+                self.poss_ret += len(ret[x]) * len(ret[y])
+                self.ful_ret += int(np.searchsorted(ret[x], ret[y], side="left").sum())
+                self.ful_imp += len(ret[x]) * unret[y]
+                self.poss_imp += len(ret[x]) * unret[y] + unret[x] * len(ret[y])
+                self.notoccur += unret[x] * unret[y]
+
+    def pair_counts(self) -> tuple[int, int, int, int, int]:
+        """``prefs_pair``'s counts for a topic whose one judgment group is this equivalence-
+        class group, over distinct document pairs (a pair of classes prefers every pair of
+        their documents one way): (pairs both retrieved, of them fulfilled, pairs one
+        retrieved, of them fulfilled, pairs none retrieved)."""
+        njr = self.njr
+        u = [np.unique(r) for _, r in self.ecs]
+        ur = [r[r < njr] for r in u]
+        uu = [len(r) - len(rr) for r, rr in zip(u, ur, strict=True)]
+        rr = rr_ful = ru = ru_ful = un = 0
+        for x in range(len(u)):
+            for y in range(x + 1, len(u)):
+                rr += len(ur[x]) * len(ur[y])
+                rr_ful += int(np.searchsorted(ur[x], ur[y], side="left").sum())
+                ru += len(ur[x]) * uu[y] + len(ur[y]) * uu[x]
+                ru_ful += len(ur[x]) * uu[y]
+                un += uu[x] * uu[y]
+        return rr, rr_ful, ru, ru_ful, un
+
+    @property
+    def a(self) -> np.ndarray:
+        """The nj × nj matrix of preference counts (row preferred to column); built on demand
+        for an equivalence-class group (a topic with several groups needs their sum)."""
+        if self._a is None:
+            a = np.zeros((self.nj, self.nj), dtype=np.int64)
+            for x, (_, r1) in enumerate(self.ecs):
+                for _, r2 in self.ecs[x + 1 :]:
+                    np.add.at(a, (np.repeat(r1, len(r2)), np.tile(r2, len(r1))), 1)
+            self._a = a
+        return self._a
 
     # -- prefs_avgjg_Rnonrel: recount with only R non-relevant documents -------------------
     def recount(self, ret_only: bool) -> tuple[int, int]:
@@ -205,6 +257,23 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
         v["prefs_simp_ret"] = fr / pr
     if pr + pi:
         v["prefs_simp_imp"] = (fr + fi) / (pr + pi)
+    if len(jgs) == 1 and jgs[0].ec:  # one group of classes: counted without the matrix
+        rr, rr_ful, ru, ru_ful, un = jgs[0].pair_counts()
+        for name, pairs, ful in (
+            ("prefs_pair", rr + ru + un, rr_ful + ru_ful),
+            ("prefs_pair_ret", rr, rr_ful),
+            ("prefs_pair_imp", rr + ru, rr_ful + ru_ful),
+        ):
+            if pairs:  # a sum of ones and zeros: exact in any order
+                v[name] = float(ful) / pairs
+    else:
+        _pair_values(v, jgs, nj, njr)
+    _avgjg_values(v, jgs)
+    return v
+
+
+def _pair_values(v: dict[str, float], jgs: list[_JG], nj: int, njr: int) -> None:
+    """``prefs_pair`` (``_ret``, ``_imp``) from the sum of the groups' preference matrices."""
     c = sum(j.a for j in jgs) if jgs else np.zeros((nj, nj), np.int64)
     both = c + c.T  # JGs preferring either document of the pair
     share = np.divide(
@@ -226,6 +295,10 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
         if pairs:  # a sequential sum in row order, rr then ru, as pair by pair (uu pairs add 0)
             total = np.cumsum(np.concatenate([share[blocks[b]] for b in used if b != "uu"]))
             v[name] = (float(total[-1]) if len(total) else 0.0) / pairs
+
+
+def _avgjg_values(v: dict[str, float], jgs: list[_JG]) -> None:
+    """``prefs_avgjg`` and ``prefs_avgjg_Rnonrel`` (``_ret``, ``_imp``): per group, averaged."""
     for name, f in (
         ("prefs_avgjg", lambda j: (j.ful_ret + j.ful_imp, j.poss_ret + j.poss_imp + j.notoccur)),
         ("prefs_avgjg_ret", lambda j: (j.ful_ret, j.poss_ret)),
@@ -254,7 +327,6 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
             s += ful / poss if poss else float("nan")
         if s > 0.0:
             v[name] = s / len(jgs)
-    return v
 
 
 class Judgments:
@@ -285,11 +357,11 @@ class Judgments:
         rel = prefs["rel"].to_numpy(np.float64)
         if float32:  # trec_eval 9.0.8 stores levels as C floats: 1.00000001 and 1.0 are one level
             rel = rel.astype(np.float32).astype(np.float64)
-        pt = prefs.assign(
-            topic=prefs["topic"].astype(str),
-            jg=prefs["jg"].astype(str),
-            jsg=prefs["jsg"].astype(str),
-            doc=prefs["doc"].astype(str),
+        pt = prefs.assign(  # ids as Python str objects: iterated one by one below
+            topic=prefs["topic"].astype(str).astype(object),
+            jg=prefs["jg"].astype(str).astype(object),
+            jsg=prefs["jsg"].astype(str).astype(object),
+            doc=prefs["doc"].astype(str).astype(object),
             rel=rel,
         )
         self.float32 = float32

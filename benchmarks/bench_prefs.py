@@ -43,8 +43,15 @@ def main() -> None:
     run.write_bytes(gzip.decompress((DATA / "runs" / a.run).read_bytes()))
     args = ["-R", "qrels_prefs", "-m", "all_prefs", "-q", str(qrels), str(run)]
     cmds = {
-        "irframe eval": [sys.executable, "-m", "irframe", "eval", "--trec-eval-version", "10.0"]
-        + args,
+        "irframe eval": [
+            sys.executable,
+            "-m",
+            "irframe",
+            "eval",
+            "--trec-eval-version",
+            "10.0",
+            *args,
+        ],
         "trec_eval": [a.trec_eval, *args],
     }
     outs, times = {}, {k: [] for k in cmds}
@@ -59,7 +66,9 @@ def main() -> None:
         print(
             f"  {k:<14} median {statistics.median(v):6.2f} s  ({' '.join(f'{x:.2f}' for x in v)})"
         )
-    ratio = statistics.median(x / y for x, y in zip(times["irframe eval"], times["trec_eval"]))
+    ratio = statistics.median(
+        x / y for x, y in zip(times["irframe eval"], times["trec_eval"], strict=False)
+    )
     print(f"  irframe / trec_eval (median per-round ratio): {ratio:.2f}")
 
     import irframe as irf

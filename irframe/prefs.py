@@ -24,8 +24,13 @@ The documents are ranked by score descending, ties by docno *ascending* (trec_ev
 ``form_prefs_counts`` sorts so, unlike its other measures).  Relation to irframe's other
 preference-based evaluation: see docs/trec_eval.md (ndpm, lexicographic preferences).
 
-The computation loops over topics and judgment groups in Python with small boolean
-matrices per group (preference files are small); it is not a vectorised kernel.
+Everything is computed over all topics and judgment groups at once, in memory proportional
+to the judgments and the run, with two exceptions trec_eval shares (it keeps an nj × nj array
+per topic): the transitive closure of a group of several sub-groups holds its preference pairs,
+and ``prefs_pair`` of a topic with several groups holds the distinct pairs they prefer.  A group
+of one sub-group (every ``qrels_prefs`` group) is counted from its classes' sizes and one
+inversion count of its retrieved documents, never pair by pair.  Per-topic sums of fractions
+add in trec_eval's order (``numpy.bincount`` adds sequentially), so values match to the bit.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def test_prefs_equal_trec_eval(tmp_path_factory, case):
         min_size=1,
         max_size=30,
         unique_by=lambda x: (x[0], x[1], x[2]),
-    ),  # fmt: skip
+    ),
     st.lists(
         st.tuples(st.sampled_from(DOCS), st.integers(0, 3)), max_size=14, unique_by=lambda x: x[0]
     ),

@@ -317,14 +317,14 @@ class Judgments:
             ugj = u[0].astype(np.int64) * self.J + u[1].astype(np.int64)
             two = np.flatnonzero(np.r_[ugj[1:] == ugj[:-1], False])  # a doc at two levels
             for i in two:
-                gi, d = int(u[0][i]), int(u[1][i])
+                gi, dj = int(u[0][i]), int(u[1][i])
                 if gi in errors:
                     continue
                 levels = sorted(set(u[2][ugj == ugj[i]].tolist()), reverse=True)[:2]
                 sub = snames[scode[ec][g[ec] == gi][0]]
                 errors[gi] = (
                     f"{where(gi)}, sub-group {sub!r}: document "
-                    f"{self.doc_names[self.j_doc[d]]!r} has two levels ({levels[0]:g} and "
+                    f"{self.doc_names[self.j_doc[dj]]!r} has two levels ({levels[0]:g} and "
                     f"{levels[1]:g}); give it one level per sub-group (trec_eval stops: "
                     f"'occurs with different rel_level in same jsg')"
                 )
@@ -390,7 +390,9 @@ class Judgments:
                         f"group must not contradict (trec_eval stops: 'Pref inconsistency found')"
                     )
             self.pa_a, self.pa_b = pa, pb
-        self.errors = {}  # topic -> the message of its first group (name order) in error
+        self.errors: dict[
+            int, str
+        ] = {}  # topic -> the message of its first group (name order) in error
         for gi in sorted(errors):
             self.errors.setdefault(int(self.g_topic[gi]), errors[gi])
         # -- prefs_pair of topics other than one group of classes: counts per doc pair ---

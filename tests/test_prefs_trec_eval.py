@@ -1,7 +1,8 @@
 """trec_eval's preference measures on generated judgments, against the trec_eval binary.
 
 Reference: a trec_eval binary built from NIST's source (10.0), found as ``$IRFRAME_TREC_EVAL``
-or ``trec_eval`` on the PATH; without one these tests skip.  Hypothesis generates
+or ``trec_eval`` on the PATH (without one those tests skip), and its outputs on 80 such
+topics stored in ``tests/data/trec_eval/generated`` (``prefs.gen``; run everywhere).  Hypothesis generates
 preference files with several topics and judgment groups: groups of one sub-group
 (equivalence classes, repeated lines, any levels) and groups of several sub-groups whose
 preferences agree with one hidden order per group (so trec_eval accepts them: transitive
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,10 +27,11 @@ from hypothesis import strategies as st
 from irframe import cli
 
 BINARY = os.environ.get("IRFRAME_TREC_EVAL") or shutil.which("trec_eval")
-pytestmark = pytest.mark.skipif(
+needs_binary = pytest.mark.skipif(
     not (BINARY and os.access(BINARY, os.X_OK)),
     reason="no trec_eval binary ($IRFRAME_TREC_EVAL or trec_eval on the PATH)",
 )
+GEN = Path(__file__).parent / "data" / "trec_eval" / "generated"
 
 DOCS = [f"d{i:02d}" for i in range(14)]
 
@@ -68,10 +72,59 @@ def _case(draw):
     return lines, runs, depth
 
 
+def generate(seed: int = 30, topics: int = 80) -> tuple[list[str], list[str]]:
+    """The stored ``generated/prefs.gen`` and ``prefs.gen.run``: the cases above drawn with
+    ``random.Random(seed)``, one per topic (prefs lines, run lines)."""
+    rng = random.Random(seed)
+    lines, runs = [], []
+    for t in range(topics):
+        topic = f"q{t:02d}"
+        for jg in rng.sample(["a", "b", "c"], rng.randint(1, 3)):
+            docs = rng.sample(DOCS, rng.randint(1, 9))
+            if rng.random() < 0.5:  # one sub-group
+                group = [f"{topic} {jg} s {d} {rng.randint(0, 3)}" for d in docs]
+                group += [rng.choice(group) for _ in range(rng.randint(0, 2))]
+            else:  # several sub-groups agreeing with one order
+                nonrel = set(rng.sample(docs, rng.randint(0, len(docs))))
+                order = rng.sample(docs, len(docs))
+                group = []
+                for sg in range(rng.randint(2, 4)):
+                    sub = rng.sample(docs, rng.randint(1, len(docs)))
+                    rel = sorted((d for d in sub if d not in nonrel), key=order.index)
+                    cut = sorted(rng.randint(0, len(rel)) for _ in range(rng.randint(0, 2)))
+                    for i, d in enumerate(rel):
+                        group.append(f"{topic} {jg} t{sg} {d} {1 + sum(i >= c for c in cut)}")
+                    group += [f"{topic} {jg} t{sg} {d} 0" for d in sub if d in nonrel]
+            lines += group
+        if rng.random() < 0.8:
+            ranked = rng.sample([*DOCS, "x1", "x2"], rng.randint(0, 12))
+            runs += [f"{topic} Q0 {d} 0 {rng.randint(0, 4)} run" for d in ranked]
+        runs.append(f"{topic} Q0 zz 0 -1 run")
+    return lines, runs
+
+
+@pytest.mark.parametrize("depth", [None, 3])
+def test_stored_trec_eval_outputs(depth):
+    """The binary's outputs stored in tests/data (provenance in SOURCE.txt): no binary needed."""
+    lines, runs = generate()
+    assert (GEN / "prefs.gen").read_text().splitlines() == lines
+    assert (GEN / "prefs.gen.run").read_text().splitlines() == runs
+    args = ["-q", "-m", "all_prefs", "-R", "prefs"] + ([] if depth is None else ["-M", str(depth)])
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(
+        ["eval", "--trec-eval-version", "10.0", *args, str(GEN / "prefs.gen"),
+         str(GEN / "prefs.gen.run")], out=out, err=err,
+    )  # fmt: skip
+    assert status == 0, err.getvalue()
+    name = "out.prefs.gen" + ("" if depth is None else f".M{depth}") + ".v10.0"
+    assert out.getvalue() == (GEN / name).read_text()
+
+
 def _binary(args: list[str]) -> str:
     return subprocess.run([BINARY, *args], capture_output=True, check=True, text=True).stdout
 
 
+@needs_binary
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_case())
 def test_prefs_equal_trec_eval(tmp_path_factory, case):
@@ -92,6 +145,7 @@ def test_prefs_equal_trec_eval(tmp_path_factory, case):
     assert out.getvalue() == want
 
 
+@needs_binary
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(

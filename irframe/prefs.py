@@ -68,7 +68,10 @@ _BIG = np.int64(1) << np.int64(32)  # composite keys: segment * _BIG + rank (ran
 def _ids(values) -> np.ndarray:
     """Ids as Python str objects; sorting them is trec_eval's ``strcmp`` order (code points
     compare as UTF-8 bytes do)."""
-    return pd.Series(values).astype(str).to_numpy(dtype=object)
+    s = pd.Series(values, copy=False) if not isinstance(values, pd.Series) else values
+    if s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) == "string":
+        return s.to_numpy(dtype=object)  # already str: no round trip through a str dtype
+    return s.astype(str).to_numpy(dtype=object)
 
 
 def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -76,23 +79,53 @@ def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     categorical column is encoded through its categories."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         cc = col.cat.codes.to_numpy().astype(np.int64)
+        ncat = len(col.cat.categories)
         if not (cc < 0).any():
-            used = np.unique(cc)
+            used = np.flatnonzero(np.bincount(cc, minlength=ncat))
             names = _ids(col.cat.categories)[used]
             order = np.argsort(names, kind="stable")
-            remap = np.zeros(len(col.cat.categories), np.int64)
+            remap = np.zeros(ncat, np.int64)
             remap[used[order]] = np.arange(len(used))
             return remap[cc], names[order]
     return pd.factorize(_ids(col), sort=True)
 
 
-def _lookup(col: pd.Series, index: pd.Index) -> np.ndarray:
-    """Each row's position in ``index`` (-1 where absent)."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        cc = col.cat.codes.to_numpy().astype(np.int64)
-        pos = np.r_[index.get_indexer(_ids(col.cat.categories)), -1]
-        return pos[cc]  # a missing value (-1) maps to the appended -1
-    return index.get_indexer(_ids(col))
+_USE_ARROW = True  # the tests turn it off to check the pandas lookup
+
+
+class _Names:
+    """Sorted distinct ids and the lookup of other ids among them (pyarrow's hash lookup when
+    pyarrow is installed, else a pandas object index)."""
+
+    def __init__(self, names: np.ndarray):
+        self.names = names
+        self._index: pd.Index | None = None
+        self._arrow = None
+
+    def positions(self, values) -> np.ndarray:
+        """Each id's position among the names (-1 where absent)."""
+        ids = _ids(values)
+        try:
+            if not _USE_ARROW:
+                raise ImportError
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:  # pyarrow is optional
+            if self._index is None:
+                self._index = pd.Index(self.names, dtype=object)
+            return self._index.get_indexer(ids)
+        if self._arrow is None:
+            self._arrow = pa.array(self.names, type=pa.large_string())
+        found = pc.index_in(pa.array(ids, type=pa.large_string()), value_set=self._arrow)
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    def lookup(self, col: pd.Series) -> np.ndarray:
+        """Each row's position among the names (-1 where absent)."""
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            cc = col.cat.codes.to_numpy().astype(np.int64)
+            pos = np.r_[self.positions(col.cat.categories), -1]
+            return pos[cc]  # a missing value (-1) maps to the appended -1
+        return self.positions(col)
 
 
 def _starts(seg: np.ndarray, n: int) -> np.ndarray:
@@ -281,8 +314,8 @@ class Judgments:
         scode, snames = _encode(prefs["jsg"])
         dcode, self.doc_names = _encode(prefs["doc"])
         T, D = len(self.topic_names), max(len(self.doc_names), 1)
-        self._topic_index = pd.Index(self.topic_names)
-        self._doc_index = pd.Index(self.doc_names)
+        self._topics = _Names(self.topic_names)
+        self._docs = _Names(self.doc_names)
         # judged documents: (topic, doc) in docno order within topic
         jkeys, jid = np.unique(tcode * np.int64(D) + dcode, return_inverse=True)
         self.J = len(jkeys)
@@ -295,7 +328,8 @@ class Judgments:
         self.G = G
         self.g_topic = gkeys // len(gnames) if G else gkeys
         self.ngroups_of_topic = np.bincount(self.g_topic, minlength=T)
-        nsub = np.bincount(np.unique(g * np.int64(len(snames)) + scode) // len(snames), minlength=G)
+        gs = np.sort(g * np.int64(len(snames)) + scode)
+        nsub = np.bincount(gs[_change(gs)] // len(snames), minlength=G)
         ec = (nsub == 1)[g]
         errors: dict[int, str] = {}  # group -> what trec_eval stops on
 
@@ -424,8 +458,8 @@ class Judgments:
         score descending, docno ascending; then the unretrieved ones in docno order) and per
         topic the number of judged documents retrieved."""
         T, J = len(self.topic_names), self.J
-        t = _lookup(run["topic"], self._topic_index)
-        d = _lookup(run["doc"], self._doc_index)
+        t = self._topics.lookup(run["topic"])
+        d = self._docs.lookup(run["doc"])
         score = run["score"].to_numpy(np.float32 if self.float32 else np.float64)
         score = score.astype(np.float64)
         if depth is not None:  # the cut counts unjudged documents too: order them all
@@ -464,7 +498,7 @@ class Judgments:
 
         ``run`` has columns ``topic, doc, score``; ``depth`` keeps the top ``depth`` documents
         (``-M``).  Documents are ranked by score descending, ties by docno ascending."""
-        want = self._topic_index.get_indexer([str(t) for t in topics])
+        want = self._topics.positions([str(t) for t in topics])
         want = want[want >= 0]
         for ti in want:
             if int(ti) in self.errors:

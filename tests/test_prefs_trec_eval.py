@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irframe import cli
+from irframe import prefs as prefs_module
 
 BINARY = os.environ.get("IRFRAME_TREC_EVAL") or shutil.which("trec_eval")
 needs_binary = pytest.mark.skipif(
@@ -103,9 +104,12 @@ def generate(seed: int = 30, topics: int = 80) -> tuple[list[str], list[str]]:
     return lines, runs
 
 
+@pytest.mark.parametrize("arrow", [True, False])
 @pytest.mark.parametrize("depth", [None, 3])
-def test_stored_trec_eval_outputs(depth):
-    """The binary's outputs stored in tests/data (provenance in SOURCE.txt): no binary needed."""
+def test_stored_trec_eval_outputs(depth, arrow, monkeypatch):
+    """The binary's outputs stored in tests/data (provenance in SOURCE.txt): no binary needed;
+    ids looked up with pyarrow and without."""
+    monkeypatch.setattr(prefs_module, "_USE_ARROW", arrow)
     lines, runs = generate()
     assert (GEN / "prefs.gen").read_text().splitlines() == lines
     assert (GEN / "prefs.gen.run").read_text().splitlines() == runs

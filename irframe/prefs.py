@@ -104,7 +104,6 @@ class _Names:
 
     def positions(self, values) -> np.ndarray:
         """Each id's position among the names (-1 where absent)."""
-        ids = _ids(values)
         try:
             if not _USE_ARROW:
                 raise ImportError
@@ -113,10 +112,17 @@ class _Names:
         except ImportError:  # pyarrow is optional
             if self._index is None:
                 self._index = pd.Index(self.names, dtype=object)
-            return self._index.get_indexer(ids)
+            return self._index.get_indexer(_ids(values))
         if self._arrow is None:
             self._arrow = pa.array(self.names, type=pa.large_string())
-        found = pc.index_in(pa.array(ids, type=pa.large_string()), value_set=self._arrow)
+        arr = getattr(values, "array", None)
+        if isinstance(getattr(values, "dtype", None), pd.StringDtype) and hasattr(
+            arr, "__arrow_array__"
+        ):  # arrow-backed str: no copy through Python objects
+            ids = pa.array(arr).cast(pa.large_string())
+        else:
+            ids = pa.array(_ids(values), type=pa.large_string())
+        found = pc.index_in(ids, value_set=self._arrow)
         return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def lookup(self, col: pd.Series) -> np.ndarray:

@@ -161,6 +161,27 @@ def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return src, np.arange(int(cnt.sum())) - np.repeat(off - lo, cnt)
 
 
+def _class_pairs(c: _Classes) -> tuple[np.ndarray, np.ndarray]:
+    """Every (better, worse) pair of lines of one group's classes, as document ids."""
+    if not c.ncls:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    cls_end = np.r_[_starts(c.cls, c.ncls)[1:], len(c.cls)]
+    group_end = cls_end[np.flatnonzero(c.last)][np.cumsum(_change(c.cgroup)) - 1]
+    src, tgt = _expand(cls_end[c.cls], group_end[c.cls])
+    return c.jid[src], c.jid[tgt]
+
+
+def _pair_counts(a: np.ndarray, b: np.ndarray, J: int) -> tuple[np.ndarray, ...]:
+    """Distinct document pairs (lo < hi) and how many preferences say lo > hi, hi > lo."""
+    ok = a != b
+    a, b = a[ok], b[ok]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keys, inv = np.unique(lo * np.int64(J) + hi, return_inverse=True)
+    fwd = np.bincount(inv, weights=a == lo, minlength=len(keys))
+    bwd = np.bincount(inv, weights=a != lo, minlength=len(keys))
+    return keys // max(J, 1), keys % max(J, 1), fwd, bwd
+
+
 def _inversions(vals: np.ndarray, seg: np.ndarray, nseg: int) -> np.ndarray:
     """Per segment (``seg`` sorted), the pairs of positions i < j with ``vals[i] > vals[j]``:
     a bottom-up merge sort over every segment at once (log2 of the longest segment passes)."""
@@ -197,7 +218,7 @@ class _Classes:
         g, jid, level = g[o], jid[o], level[o]
         new = _change(g, level)
         self.cls = np.cumsum(new) - 1
-        self.jid = jid
+        self.jid, self.level = jid, level
         ncls = int(self.cls[-1]) + 1 if len(g) else 0
         self.ncls, self.ngroups = ncls, ngroups
         self.cgroup = g[new]  # group of each class
@@ -369,9 +390,7 @@ class Judgments:
                     f"'occurs with different rel_level in same jsg')"
                 )
             # prefs_pair of a topic of one such group: each document once
-            self.ec_docs = _Classes(
-                u[0].astype(np.int64), u[1].astype(np.int64), u[2].astype(np.float64), G
-            )
+            self.ec_docs = _Classes(u[0], u[1], u[2], G)
         else:
             self.ec_docs = self.ec
         # -- partial-order groups (several sub-groups): transitive closure ----------------
@@ -435,29 +454,37 @@ class Judgments:
         ] = {}  # topic -> the message of its first group (name order) in error
         for gi in sorted(errors):
             self.errors.setdefault(int(self.g_topic[gi]), errors[gi])
-        # -- prefs_pair of topics other than one group of classes: counts per doc pair ---
-        single = (self.ngroups_of_topic == 1)[self.g_topic] & (nsub == 1)  # per group
-        self.pair_single_topic = np.zeros(T, bool)
-        self.pair_single_topic[self.g_topic[single]] = True
+        # -- prefs_pair: per distinct document pair, the groups preferring it -------------
+        # A pair with a document only one group of its topic judges is preferred by that
+        # group alone (share 0 or 1): counted from the group's classes over distinct
+        # documents.  Pairs of documents several groups judge ("shared") are formed; a topic
+        # where groups disagree on one has fractional shares, which trec_eval adds pair by
+        # pair in rank order, so all its pairs are formed (trec_eval: an nj x nj array).
+        gj = np.unique(g * np.int64(self.J) + jid)
+        shared = np.bincount(gj % max(self.J, 1), minlength=self.J) >= 2
         e = self.ec
-        keep_line = ~single[e.cgroup[e.cls]] if e.ncls else np.zeros(0, bool)
-        # lines of a group are consecutive by class: a line prefers every line of later classes
-        cls_end = np.r_[_starts(e.cls, e.ncls)[1:], len(e.cls)] if e.ncls else np.zeros(0, int)
-        grp_end = cls_end[np.r_[np.flatnonzero(e.last)]] if e.ncls else cls_end
-        gi_of_class = np.cumsum(_change(e.cgroup)) - 1
-        lines = np.flatnonzero(keep_line)
-        src, tgt = _expand(cls_end[e.cls[lines]], grp_end[gi_of_class[e.cls[lines]]])
-        src = lines[src]
-        pref_a = np.r_[e.jid[src], self.node_jid[self.pa_a]]
-        pref_b = np.r_[e.jid[tgt], self.node_jid[self.pa_b]]
-        ok = pref_a != pref_b
-        pref_a, pref_b = pref_a[ok], pref_b[ok]
-        lo, hi = np.minimum(pref_a, pref_b), np.maximum(pref_a, pref_b)
-        pkeys, inv = np.unique(lo * np.int64(self.J) + hi, return_inverse=True)
-        self.pu_lo, self.pu_hi = pkeys // max(self.J, 1), pkeys % max(self.J, 1)
-        self.pu_fwd = np.bincount(inv, weights=pref_a == lo, minlength=len(pkeys))
-        self.pu_bwd = np.bincount(inv, weights=pref_a != lo, minlength=len(pkeys))
-        self.pu_topic = self.j_topic[self.pu_lo]
+        po_a, po_b = self.node_jid[self.pa_a], self.node_jid[self.pa_b]
+
+        def sub(mask: np.ndarray) -> _Classes:
+            return _Classes(e.cgroup[e.cls][mask], e.jid[mask], e.level[mask], G)
+
+        a, b = _class_pairs(sub(shared[e.jid]))
+        lo, hi, fwd, bwd = _pair_counts(np.r_[a, po_a], np.r_[b, po_b], self.J)
+        self.conflict = np.zeros(T, bool)
+        self.conflict[self.j_topic[lo[(fwd > 0) & (bwd > 0)]]] = True
+        keep = ~self.conflict[self.j_topic[lo]]
+        self.ps_lo, self.ps_hi, self.ps_fwd = lo[keep], hi[keep], fwd[keep] > 0
+        cf = self.conflict[self.j_topic[e.jid]]
+        cf_po = self.conflict[self.j_topic[po_a]]
+        a, b = _class_pairs(sub(cf))
+        self.pf_lo, self.pf_hi, self.pf_fwd, self.pf_bwd = _pair_counts(
+            np.r_[a, po_a[cf_po]], np.r_[b, po_b[cf_po]], self.J
+        )
+        if u is not None:
+            us = shared[u[1]]
+            self.ec_shared = _Classes(u[0][us], u[1][us], u[2][us], G)
+        else:
+            self.ec_shared = self.ec
 
     def _ranks(self, run: pd.DataFrame, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Per judged document its rank among the topic's judged documents (retrieved ones by
@@ -601,20 +628,32 @@ class Judgments:
         """``prefs_pair`` (``_ret``, ``_imp``): per distinct document pair the share of the
         groups preferring it that the ranking agrees with, averaged over pairs."""
         T = len(self.topic_names)
-        # a topic of one group of classes: every share is 0 or 1, the sum a count
-        c = self.ec_docs.count(rank, njr[self.g_topic])
-        tg = self.g_topic
-        rr, rr_ful = _sums(tg, c["poss_ret"], T), _sums(tg, c["ful_ret"], T)
-        ru, ru_ful = _sums(tg, c["poss_imp"], T), _sums(tg, c["ful_imp"], T)
-        uu = _sums(tg, c["notoccur"], T)
-        # other topics: shares from the pair counts summed over their groups, added in
-        # trec_eval's order (both retrieved by rank, then one retrieved by rank)
-        rl, rh = rank[self.pu_lo], rank[self.pu_hi]
-        t = self.pu_topic
+        tg, njr_g = self.g_topic, njr[self.g_topic]
+        keys = ("poss_ret", "ful_ret", "poss_imp", "ful_imp", "notoccur")
+        # topics where no two groups disagree: shares 0 or 1, the sums are counts -- the
+        # classes' pairs over all documents, less those of shared documents, plus the
+        # formed pairs (shared documents, and groups of several sub-groups)
+        c_all = self.ec_docs.count(rank, njr_g)
+        c_sh = self.ec_shared.count(rank, njr_g)
+        n = {k: _sums(tg, c_all[k], T) - _sums(tg, c_sh[k], T) for k in keys}
+        rl, rh = rank[self.ps_lo], rank[self.ps_hi]
+        t = self.j_topic[self.ps_lo]
+        rp, rq = np.where(self.ps_fwd, rl, rh), np.where(self.ps_fwd, rh, rl)  # p preferred
+        pret, qret = rp < njr[t], rq < njr[t]
+        n["poss_ret"] += _sums(t, pret & qret, T)
+        n["ful_ret"] += _sums(t, pret & qret & (rp < rq), T)
+        n["poss_imp"] += _sums(t, pret != qret, T)
+        n["ful_imp"] += _sums(t, pret & ~qret, T)
+        n["notoccur"] += _sums(t, ~pret & ~qret, T)
+        rr, rr_ful, ru, ru_ful, uu = (n[k] for k in keys)
+        # topics where groups disagree on a pair: every pair's share, added in trec_eval's
+        # order (both retrieved by rank, then one retrieved by rank)
+        rl, rh = rank[self.pf_lo], rank[self.pf_hi]
+        t = self.j_topic[self.pf_lo]
         first = np.minimum(rl, rh)
         second = np.maximum(rl, rh)
         block = (first >= njr[t]).astype(np.int64) + (second >= njr[t])  # 0 rr, 1 ru, 2 uu
-        share = np.where(rl < rh, self.pu_fwd, self.pu_bwd) / (self.pu_fwd + self.pu_bwd)
+        share = np.where(rl < rh, self.pf_fwd, self.pf_bwd) / (self.pf_fwd + self.pf_bwd)
         o = np.lexsort((second, first, block, t))
         t, block, share = t[o], block[o], share[o]
         s_ret = _sums(t[block == 0], share[block == 0], T)
@@ -622,15 +661,14 @@ class Judgments:
         n_rr = _sums(t, block == 0, T)
         n_ri = _sums(t, block < 2, T)
         n_all = _sums(t, np.ones(len(t)), T)
-        one = self.pair_single_topic
         out = {}
-        for name, s, n, s1, n1 in (
+        for name, s, m, s1, m1 in (
             ("prefs_pair", s_imp, n_all, rr_ful + ru_ful, rr + ru + uu),
             ("prefs_pair_ret", s_ret, n_rr, rr_ful, rr),
             ("prefs_pair_imp", s_imp, n_ri, rr_ful + ru_ful, rr + ru),
         ):
-            s, n = np.where(one, s1, s), np.where(one, n1, n)
-            out[name] = np.where(n > 0, s / np.maximum(n, 1), 0.0)
+            s, m = np.where(self.conflict, s, s1), np.where(self.conflict, m, m1)
+            out[name] = np.where(m > 0, s / np.maximum(m, 1), 0.0)
         return out
 
 

@@ -390,7 +390,9 @@ class Judgments:
                     f"'occurs with different rel_level in same jsg')"
                 )
             # prefs_pair of a topic of one such group: each document once
-            self.ec_docs = _Classes(u[0], u[1], u[2], G)
+            # (the lines themselves when no line repeats, as in every qrels_prefs file)
+            repeats = len(u[0]) < int(ec.sum())
+            self.ec_docs = _Classes(u[0], u[1], u[2], G) if repeats else self.ec
         else:
             self.ec_docs = self.ec
         # -- partial-order groups (several sub-groups): transitive closure ----------------
@@ -545,6 +547,7 @@ class Judgments:
         T, G = len(self.topic_names), self.G
         njr_g = njr[self.g_topic]
         k = self.ec.count(rank, njr_g, recount=True)
+        k_ec = dict(k)  # the classes' own counts (the partial-order groups' are added to k)
         # partial-order groups: their closure's pairs and documents
         pg = self.node_g[self.pa_a]
         ra, rb = rank[self.node_jid[self.pa_a]], rank[self.node_jid[self.pa_b]]
@@ -601,7 +604,7 @@ class Judgments:
             v["prefs_simp"] = ratio(fr + fi, pr + pi + no)
             v["prefs_simp_ret"] = ratio(fr, pr)
             v["prefs_simp_imp"] = ratio(fr + fi, pr + pi)
-            v.update(self._pairs(rank, njr))
+            v.update(self._pairs(rank, njr, k_ec))
             ng = self.ngroups_of_topic
 
             def avg(per_group):  # summed group by group in name order, as trec_eval does
@@ -624,7 +627,7 @@ class Judgments:
             v["prefs_avgjg_Rnonrel_ret"] = avg(fa / pa)
         return v
 
-    def _pairs(self, rank: np.ndarray, njr: np.ndarray) -> dict[str, np.ndarray]:
+    def _pairs(self, rank: np.ndarray, njr: np.ndarray, k: dict) -> dict[str, np.ndarray]:
         """``prefs_pair`` (``_ret``, ``_imp``): per distinct document pair the share of the
         groups preferring it that the ranking agrees with, averaged over pairs."""
         T = len(self.topic_names)
@@ -633,7 +636,7 @@ class Judgments:
         # topics where no two groups disagree: shares 0 or 1, the sums are counts -- the
         # classes' pairs over all documents, less those of shared documents, plus the
         # formed pairs (shared documents, and groups of several sub-groups)
-        c_all = self.ec_docs.count(rank, njr_g)
+        c_all = k if self.ec_docs is self.ec else self.ec_docs.count(rank, njr_g)
         c_sh = self.ec_shared.count(rank, njr_g)
         n = {k: _sums(tg, c_all[k], T) - _sums(tg, c_sh[k], T) for k in keys}
         rl, rh = rank[self.ps_lo], rank[self.ps_hi]

@@ -462,7 +462,8 @@ class Judgments:
         # documents.  Pairs of documents several groups judge ("shared") are formed; a topic
         # where groups disagree on one has fractional shares, which trec_eval adds pair by
         # pair in rank order, so all its pairs are formed (trec_eval: an nj x nj array).
-        gj = np.unique(g * np.int64(self.J) + jid)
+        gj = np.sort(g * np.int64(self.J) + jid)
+        gj = gj[_change(gj)]  # distinct (group, document)
         shared = np.bincount(gj % max(self.J, 1), minlength=self.J) >= 2
         e = self.ec
         po_a, po_b = self.node_jid[self.pa_a], self.node_jid[self.pa_b]
@@ -476,12 +477,19 @@ class Judgments:
         self.conflict[self.j_topic[lo[(fwd > 0) & (bwd > 0)]]] = True
         keep = ~self.conflict[self.j_topic[lo]]
         self.ps_lo, self.ps_hi, self.ps_fwd = lo[keep], hi[keep], fwd[keep] > 0
-        cf = self.conflict[self.j_topic[e.jid]]
-        cf_po = self.conflict[self.j_topic[po_a]]
-        a, b = _class_pairs(sub(cf))
-        self.pf_lo, self.pf_hi, self.pf_fwd, self.pf_bwd = _pair_counts(
-            np.r_[a, po_a[cf_po]], np.r_[b, po_b[cf_po]], self.J
-        )
+        # all pairs of those topics: the formed ones, and those with a document one group
+        # alone judges (distinct documents: one group prefers each such pair, one way)
+        a = b = np.zeros(0, np.int64)
+        if u is not None:
+            m = self.conflict[self.j_topic[u[1]]]
+            a, b = _class_pairs(_Classes(u[0][m], u[1][m], u[2][m], G))
+            one = ~(shared[a] & shared[b])
+            a, b = a[one], b[one]
+        lo2, hi2 = np.minimum(a, b), np.maximum(a, b)
+        cf = ~keep
+        self.pf_lo, self.pf_hi = np.r_[lo[cf], lo2], np.r_[hi[cf], hi2]
+        self.pf_fwd = np.r_[fwd[cf], (a == lo2).astype(np.float64)]
+        self.pf_bwd = np.r_[bwd[cf], (a != lo2).astype(np.float64)]
         if u is not None:
             us = shared[u[1]]
             self.ec_shared = _Classes(u[0][us], u[1][us], u[2][us], G)

@@ -272,10 +272,14 @@ class _Classes:
         new = in_last & (pos_last < k["num_rel"][g])
         new_ret = in_last & ret & (pos_last < k["num_rel_ret"][g])
 
+        # only groups with more nonrelevant than relevant lines are recounted
+        need = ((k["num_rel"] < k["num_nonrel"]) | (k["num_rel_ret"] < k["num_nonrel_ret"]))[g]
+
         def above(member: np.ndarray, who: np.ndarray) -> np.ndarray:
             """Per group: over lines ``who`` retrieved, lines of ``member`` ranked below."""
+            member = member & need
             kt = g[member] * _BIG + r[member]
-            p = who & ret
+            p = who & ret & need
             kp = g[p] * _BIG
             n = np.searchsorted(kt, kp + _BIG) - np.searchsorted(kt, kp + r[p], "right")
             return _sums(g[p], n, G).astype(np.int64)

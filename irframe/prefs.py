@@ -472,10 +472,10 @@ class Judgments:
         e = self.ec
         po_a, po_b = self.node_jid[self.pa_a], self.node_jid[self.pa_b]
 
-        def sub(mask: np.ndarray) -> _Classes:
+        def lines_of(mask: np.ndarray) -> _Classes:
             return _Classes(e.cgroup[e.cls][mask], e.jid[mask], e.level[mask], G)
 
-        a, b = _class_pairs(sub(shared[e.jid]))
+        a, b = _class_pairs(lines_of(shared[e.jid]))
         lo, hi, fwd, bwd = _pair_counts(np.r_[a, po_a], np.r_[b, po_b], self.J)
         self.conflict = np.zeros(T, bool)
         self.conflict[self.j_topic[lo[(fwd > 0) & (bwd > 0)]]] = True

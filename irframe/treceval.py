@@ -481,7 +481,7 @@ def _measure_table(
         for i, s in enumerate(aligned.systems):  # a loop over runs (files), not over rows
             run = by_system.get(s, runs.iloc[:0])
             # 10.0 evaluates every topic (-c: with an empty ranking), 9.0.8 only the run's
-            has = set(run["topic"].astype(str))
+            has = set(run["topic"].astype(str).unique())  # not row by row
             own = topics if v10 else [t for t in topics if t in has]
             per_topic = judgments.values(run, own, depth=align_options["depth"])
             data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]

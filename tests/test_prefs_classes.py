@@ -1,7 +1,7 @@
 """Preference measures of equivalence-class judgment groups (one sub-group per group, as
 ``-R qrels_prefs`` reads every qrels file), counted from sorted ranks without a matrix,
 against a brute force over every pair of judgment lines written here from the definitions
-in :mod:`irframe.prefs` (trec_eval's ``form_prefs_counts``: ties by docno ascending, a
+in `irframe.prefs` (trec_eval's ``form_prefs_counts``: ties by docno ascending, a
 retrieved document above every unretrieved one, two unretrieved never fulfilled).
 The byte-identical trec_eval outputs are in tests/test_prefs.py and tests/test_trec_eval_cli.py.
 """
@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irframe import prefs as P
 from irframe.prefs import Judgments
 
 DOCS = [f"d{i}" for i in range(12)]
@@ -107,42 +104,3 @@ def test_class_counts_equal_brute_force(case):
     want = _brute(lines, run)
     for k, v in want.items():
         assert math.isclose(got[k], v, rel_tol=0, abs_tol=1e-12), (k, got[k], v)
-
-
-@pytest.mark.parametrize("groups", [1, 3])
-def test_matrix_and_class_paths_agree_on_a_topic(groups):
-    """Property (the code against itself): a topic of several class groups sums their
-    matrices for prefs_pair; its other measures come from the class counts of each group,
-    which must equal the counts read from those matrices."""
-    lines = [("d1", 2), ("d2", 1), ("d3", 0), ("d4", 1), ("d5", 0), ("d1", 2)]
-    prefs = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "topic": "q",
-                    "jg": f"g{g}",
-                    "jsg": "0",
-                    "doc": [d for d, _ in lines[g:]],
-                    "rel": [float(lv) for _, lv in lines[g:]],
-                }
-            )
-            for g in range(groups)
-        ]
-    )
-    run = pd.DataFrame(
-        {"topic": "q", "doc": ["d3", "d2", "d9", "d1"], "score": [3.0, 2.0, 2.0, 1.0]}
-    )
-    j = Judgments(prefs)
-    jt = j.topics["q"]
-    rank = {"d3": 0, "d2": 1, "d1": 2, "d4": 3, "d5": 4}
-    for g in jt[1]:
-        grp = P._JG(g, rank, 5, 3)
-        a = grp.a
-        ret = np.arange(5) < 3
-        upper = np.triu(np.ones((5, 5), bool), 1)
-        assert grp.ful_ret == int(a[np.outer(ret, ret) & upper].sum())
-        assert grp.poss_ret == int(a[np.outer(ret, ret)].sum())
-        assert grp.ful_imp == int(a[np.outer(ret, ~ret)].sum())
-        assert grp.poss_imp == grp.ful_imp + int(a[np.outer(~ret, ret)].sum())
-        assert grp.notoccur == int(a[np.outer(~ret, ~ret)].sum())
-    assert j.values(run, ["q"])["q"]["prefs_num_prefs_poss"] > 0

@@ -93,6 +93,7 @@ from .measures.cwl_functions import (
 )
 from .options import make_options
 from .params import COST, GAIN_BOUND, check_costs, check_flag
+from .qrelsets import evaluation_dims
 
 __all__ = [
     "A_FUNCTIONS",
@@ -190,6 +191,7 @@ def _row_costs(
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
+@evaluation_dims
 def cwl(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -212,6 +214,8 @@ def cwl(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
+    judgments: str = "each",
+    dialect: str = "cwl_eval",
 ) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
@@ -227,6 +231,11 @@ def cwl(
         ``"SDCG@10"``, ``"TBG(H=224)"`` …, see [`c_function`][irframe.cwl.c_function]) or [`CFunction`][irframe.cwl.CFunction]
         objects / callables.  ``None``: cwl_eval's default list (`DEFAULT_CWL_METRICS`).
         The ``measure`` coordinate holds each string exactly as passed (a callable: its name).
+    dialect : {"cwl_eval", "irframe"}, default "cwl_eval"
+        How ``measures`` are spelled: cwl_eval's names, where ``RBP@0.8`` is RBP with
+        p = 0.8 and ``RR``/``AP`` are cwl_eval's (the default: cwl_eval's metric lists
+        keep their meaning), or irframe's measure grammar, where ``@`` is a cutoff and a
+        cwl_eval spelling is refused with its irframe spelling ([`c_function`][irframe.cwl.c_function]).
     gains : None, "auto", "scale", mapping or callable
         Grade → gain (see [`gain_values`][irframe.cwl.gain_values]).  ``None`` (default) is cwl_eval's rule: the
         grade is the gain and must lie in [min_gain, max_gain] = [0, 1], else an error.
@@ -251,6 +260,10 @@ def cwl(
         Column with the element type of each row / with a per-row cost.
     complete, judged_only, duplicates, columns, qrels_columns, system
         As in [`irframe.evaluate`][irframe.evaluate].
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        ([`irframe.qrelsets`][irframe.qrelsets]).
 
     Returns
     -------
@@ -287,7 +300,7 @@ def cwl(
     0.5
     """
     residuals = check_flag("residuals", residuals)
-    cfs, labels = _c_functions(measures)
+    cfs, labels = _c_functions(measures, dialect)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
     opts = make_options(
@@ -365,7 +378,7 @@ def _gains_attr(gains: Any) -> str:
     return "grade" if gains is None else (gains if isinstance(gains, str) else "user")
 
 
-def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
+def _c_functions(measures: Any, dialect: str) -> tuple[list[CFunction], list[str]]:
     """C functions of [`cwl`][irframe.cwl.cwl]'s ``measures`` (cwl_eval names) and their labels, as passed."""
     specs = (
         list(DEFAULT_CWL_METRICS)
@@ -380,7 +393,7 @@ def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
         raise ValueError(
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
-    cfs = [c_function(s, cwl_eval_names=True) for s in specs]
+    cfs = [c_function(s, dialect=dialect) for s in specs]
     labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
@@ -442,6 +455,7 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
+@evaluation_dims
 def cwla_grid(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -458,6 +472,7 @@ def cwla_grid(
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
     warn: bool = True,
+    judgments: str = "each",
 ) -> xr.DataArray:
     """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
@@ -478,6 +493,10 @@ def cwla_grid(
     warn : bool
         Emit [`DegenerateMeasureWarning`][irframe.errors.DegenerateMeasureWarning] for constant ("X") and
         order-blind ("XX") combinations.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        ([`irframe.qrelsets`][irframe.qrelsets]).
 
     Returns
     -------
@@ -534,7 +553,7 @@ def cwla_grid(
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,
-                stacklevel=2,
+                stacklevel=5,  # the caller of cwla_grid (through the judgment-set wrapper)
             )
     coords = {
         **group_coords(aligned),

@@ -93,12 +93,12 @@ from .registry import EvalContext, Measure, MeasureDef, Param, register
 __all__ = [
     "COUNT_FIELDS",
     "measures_from_counts",
-    "pair_counts_aligned",
+    "count_pairs",
     "ranking_distance",
     "weak_order_counts",
 ]
 
-#: fields of the count dictionaries returned by `pair_counts_aligned`
+#: fields of the count dictionaries returned by :func:`count_pairs`
 COUNT_FIELDS = ("n", "C", "C_plus", "C_minus", "C_u", "C_s")
 
 _LEVEL_LOOP_MAX = 32  # distinct grades up to which per-level cumulative sums are used
@@ -335,7 +335,7 @@ def measures_from_counts(c: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     ----------
     c : mapping of str to numpy.ndarray
         The pair counts ``C, C_plus, C_minus, C_u, C_s`` (as from
-        [`pair_counts_aligned`][irframe.ndpm.pair_counts_aligned]).
+        [`pair_counts`][irframe.ndpm.pair_counts]).
     """
     C = np.asarray(c["C"], dtype=np.float64)
     Cp = np.asarray(c["C_plus"], dtype=np.float64)
@@ -367,7 +367,7 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- aligned runs
-def pair_counts_aligned(
+def count_pairs(
     aligned: Aligned, *, k: int | None = None, rel_level: float | None = None
 ) -> dict[str, np.ndarray]:
     """Pair counts C, C⁺, C⁻, Cᵘ, Cˢ for every group of ``aligned`` (arrays of length G).
@@ -491,7 +491,7 @@ def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:
     key = ("dpm_measures", m.cutoff, rel)
     return ctx.memo(
         key,
-        lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)),
+        lambda: measures_from_counts(count_pairs(ctx.aligned, k=m.cutoff, rel_level=rel)),
     )
 
 
@@ -529,6 +529,10 @@ for _name, _desc in _DEFS.items():
             description=_desc,
             family="ndpm",
             properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")},
+            bounds="approximate",
+            topic_local=True,
+            reference="Yao 1995, Examples 2-3 and identities (2-level ndpm = (1+F-R)/2)",
+            citation="Yao 1995, Measuring retrieval effectiveness based on user preference of documents, JASIS",
         ),
         aliases=_ALIASES.get(_name, ()),
     )

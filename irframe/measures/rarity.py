@@ -259,29 +259,7 @@ def p_rare(
     A kernel: every input is explicit -- ``lookup`` (S_d, from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
     On frames, use the measure strings through [`irframe.evaluate`][irframe.evaluate] (or
-    [`irframe.evaluate_aligned`][irframe.evaluate_aligned]), which align, run this kernel and build the cube.
-
-    Parameters
-    ----------
-    aligned : Aligned
-        The evaluated runs.
-    alpha : float
-        Weight of rarity (α = 0 gives the base measure).
-    k : int
-        Cutoff.
-    lookup : RarityLookup
-        S_d from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the same ``k``.
-    base : numpy.ndarray
-        The base measure per group.
-    rel_level : float
-        Relevant ⇔ grade >= rel_level.
-    normalized : bool
-        P' with the normalised rarity R'(d) (Eq. 4).
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per group.
+    [`irframe.evaluate`][irframe.evaluate] of aligned arrays), which align, run this kernel and build the cube.
     """
     k = check_k(k)
     if k is None:
@@ -410,7 +388,15 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON = dict(family="rarity", options=frozenset({"reference"}))
+_COMMON = dict(
+    family="rarity",
+    options=frozenset({"reference"}),
+    # S_d counts the systems retrieving d for the same topic: topic-local, not system-local
+    topic_local=True,
+    system_local=False,
+    reference="Turkmen et al. 2023 formulas (authors' conventions)",
+    citation="Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
+)
 register(
     MeasureDef(
         "P_rare",

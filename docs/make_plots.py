@@ -63,11 +63,11 @@ def orientation(n: int = 100_000, ms=range(1, 16)) -> pd.DataFrame:
     rows = []
     for m in ms:
         bottom = list(range(n - m + 2, n + 1))  # m-1 relevant at the bottom
-        before, after = metrics([1] + bottom, m), metrics([n - m + 1] + bottom, m)
+        before, after = metrics([1, *bottom], m), metrics([n - m + 1, *bottom], m)
         for k in before:
             rows.append((k, m, "precision", before[k] - after[k]))
         top = list(range(1, m))  # m-1 relevant at the top
-        before, after = metrics(top + [m], m), metrics(top + [n], m)
+        before, after = metrics([*top, m], m), metrics([*top, n], m)
         for k in before:
             rows.append((k, m, "recall", before[k] - after[k]))
     return pd.DataFrame(rows, columns=["measure", "m", "orientation", "value"])

@@ -164,7 +164,7 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
         if convert is None:
             o[key].append(val)
         elif isinstance(key, tuple):
-            o.update(zip(key, convert(val)))
+            o.update(zip(key, convert(val), strict=True))
         else:
             o[key] = convert(val)
     return o

@@ -91,7 +91,7 @@ def _repeated(labels: np.ndarray) -> list[str]:
     if not len(labels):
         return []
     uniq, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
-    return [str(t) for t, n in zip(uniq, counts) if n > 1]
+    return [str(t) for t, n in zip(uniq, counts, strict=True) if n > 1]
 
 
 def _combine_systems(
@@ -105,7 +105,7 @@ def _combine_systems(
         sorted(set().union(*(c.topic.values.tolist() for c in cubes)), key=np.str_), dtype=object
     )
     rows, cols = pd.Index(systems), pd.Index(topics)
-    data = np.full((len(systems), len(topics)) + probe.shape[2:], np.nan)
+    data = np.full((len(systems), len(topics), *probe.shape[2:]), np.nan)
     for c in cubes:
         data[np.ix_(rows.get_indexer(c.system.values), cols.get_indexer(c.topic.values))] = c.values
     return _stitched(data, systems, topics, probe, complete)

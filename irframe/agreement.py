@@ -152,7 +152,7 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
     0.6363636363636364
     """
-    _, O = _cross_counts(a, b)
+    _, O = _cross_counts(a, b)  # noqa: E741 - O/E: observed/expected, as in the docstring
     k = len(O)
     E = np.outer(O.sum(axis=1), O.sum(axis=0)) / O.sum()
     i, j = np.indices((k, k))

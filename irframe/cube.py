@@ -28,7 +28,7 @@ def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.nd
     """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists."""
     values = np.asarray(values)
     out = np.full(
-        (len(aligned.systems), len(aligned.topics)) + values.shape[1:],
+        (len(aligned.systems), len(aligned.topics), *values.shape[1:]),
         fill,
         dtype=np.result_type(values.dtype, np.float64) if np.isnan(fill) else values.dtype,
     )
@@ -281,7 +281,7 @@ def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
     partial = nan.any(axis=2) & ~nan.all(axis=2)
     if partial.any():
         s, t = np.argwhere(partial)[0]
-        ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t]) if bad]
+        ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t], strict=True) if bad]
         raise InputError(
             f"the cube has NaN for measure(s) {ms[:5]} at system {cube.system.values[s]!r}, topic "
             f"{cube.topic.values[t]!r} ({int(partial.sum())} such cell(s)) while other measures of the same "

@@ -346,7 +346,7 @@ def _gain_cost_bounds(
             f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
             f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}"
         )
-    return dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
+    return {"min_gain": min_gain, "max_gain": max_gain, "min_cost": min_cost, "max_cost": max_cost}
 
 
 def _gains_attr(gains: Any) -> str:
@@ -369,7 +369,7 @@ def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
     cfs = [c_function(s, cwl_eval_names=True) for s in specs]
-    labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs)]
+    labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs, strict=True)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"measure(s) {dup} requested twice")
@@ -410,8 +410,8 @@ def _parse_grid(Cs: Any, As: Any) -> tuple[list, list[CFunction], list, list[AFu
     )
     cfs = [c_function(c) for c in Cs]
     afs = [a_function(a) for a in As]
-    clab = [c if isinstance(c, str) else f.name for c, f in zip(Cs, cfs)]
-    alab = [a if isinstance(a, str) else f.name for a, f in zip(As, afs)]
+    clab = [c if isinstance(c, str) else f.name for c, f in zip(Cs, cfs, strict=True)]
+    alab = [a if isinstance(a, str) else f.name for a, f in zip(As, afs, strict=True)]
     for what, lab in (("C", clab), ("A", alab)):
         dup = sorted({x for x in lab if lab.count(x) > 1})
         if dup:
@@ -512,7 +512,7 @@ def cwla_grid(
         [[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object
     )
     if warn:
-        for i, j in zip(*np.nonzero(flags != "")):
+        for i, j in zip(*np.nonzero(flags != ""), strict=True):
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,

@@ -490,7 +490,7 @@ def rarity(
         ddf,
         qrels,
         "rarity",
-        dict(k=k, rel_level=rel_level),
+        {"k": k, "rel_level": rel_level},
         partitioned_by,
         npartitions,
         shuffle_method,
@@ -515,7 +515,7 @@ def rare_finds(
         ddf,
         qrels,
         "rare_finds",
-        dict(k=k, rel_level=rel_level, max_systems=max_systems),
+        {"k": k, "rel_level": rel_level, "max_systems": max_systems},
         partitioned_by,
         npartitions,
         shuffle_method,
@@ -793,7 +793,7 @@ def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work:
     cube, dropped = work(
         _one_doc_run(rc, qrels, qc, extra),
         qrels,
-        Whole(systems=np.asarray(systems + [extra], dtype=object), grades=shared["grades"]),
+        Whole(systems=np.asarray([*systems, extra], dtype=object), grades=shared["grades"]),
         True,
     )
     return cube.isel(system=slice(0, -1)), dropped
@@ -929,7 +929,9 @@ def read_runs(
     )
     read = dask.delayed(_read_one, pure=True)
     return dd.from_delayed(
-        [read(f, name, columns) for f, name in zip(files, names)], meta=meta, verify_meta=True
+        [read(f, name, columns) for f, name in zip(files, names, strict=True)],
+        meta=meta,
+        verify_meta=True,
     )
 
 

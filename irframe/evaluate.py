@@ -416,7 +416,7 @@ def evaluate_aligned(
         check_bounds_supported(specs)
     values = _values(aligned, specs, opts, order)
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw = dict(options=cube_options, measures=[m.canonical for m in specs])
+    cube_kw = {"options": cube_options, "measures": [m.canonical for m in specs]}
     low = make_cube(aligned, values, labels, aggs, **cube_kw)
     if not bounds:
         return low

@@ -328,7 +328,7 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
     if n is not None:
         check_corpus_size(n, pos)
     M = precision_keys(pos)
-    cls, order = dense_classes(M)
+    _cls, order = dense_classes(M)
     if S * T == 0:
         return _lexi_result(np.zeros((S, S, T)), pos, "rrLP", a, rel_level)
     # sorted order: topic first, every topic has exactly S cells

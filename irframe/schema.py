@@ -291,7 +291,7 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
 
 def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     inner = list(obj.values())
-    bad = [t for t, d in zip(obj, inner) if not isinstance(d, Mapping)]
+    bad = [t for t, d in zip(obj, inner, strict=True) if not isinstance(d, Mapping)]
     if bad:
         raise TypeError(
             f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
@@ -306,7 +306,7 @@ def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
             f"{what}: expected {{topic: {{doc: value}}}} with numbers as values, found a dict "
             "nested deeper (one run per call: pass {topic: {doc: score}} of one system)"
         )
-    topic = np.repeat(np.asarray(list(obj.keys()) + [None], dtype=object)[:-1], lens)
+    topic = np.repeat(np.asarray([*list(obj.keys()), None], dtype=object)[:-1], lens)
     doc = np.empty(n, dtype=object)
     doc[:] = list(itertools.chain.from_iterable(inner))
     return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
@@ -389,8 +389,8 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     shown = df.iloc[idx[:_SHOW]][cols]
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
-        f"row {df.index[i]!r}: " + ", ".join(f"{c}={v!r}" for c, v in zip(cols, vals))
-        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None))
+        f"row {df.index[i]!r}: " + ", ".join(f"{c}={v!r}" for c, v in zip(cols, vals, strict=True))
+        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None), strict=True)
     )
     return lines + more
 
@@ -421,7 +421,7 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
         if pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view":
             return None
         return s.notna().to_numpy()
-    if dtype == object:
+    if dtype == np.dtype(object):
         if pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
             return None
         values = s.to_numpy()

@@ -804,7 +804,7 @@ def mean_ci(
     c, layout = score_cube(cube, dim=dim)
     X = mask_missing(c.values, missing)
     gen = make_rng(rng) if method == "bootstrap" else None
-    S, T, K = X.shape
+    S, _T, K = X.shape
     mean = np.full((S, K), np.nan)
     lo, hi, nt = mean.copy(), mean.copy(), np.zeros((S, K))
     for s in range(S):

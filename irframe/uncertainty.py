@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from .align import align
 from .cube import summarize

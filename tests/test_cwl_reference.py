@@ -63,7 +63,7 @@ def compare_rows(ds, rows, system):
         j = pos[topic]
         pos[topic] += 1
         assert str(ds.cwl_name.values[j]).strip() == row[1].strip()
-        for col, text in zip(COLS, row[2:]):
+        for col, text in zip(COLS, row[2:], strict=True):
             got = float(ds[col].sel(system=system, topic=topic).values[j])
             got_s = f"{got:.4f}"
             assert (
@@ -142,11 +142,12 @@ def _write_cli_inputs(tmp_path, runs, qrels, gain, metric_lines):
             runs["rank"],
             runs.score,
             runs.system.astype(str),
+            strict=True,
         ):
             f.write(f"{t} Q0 {d} {rk} {sc!r} {s}\n")
     gq = tmp_path / "gains.txt"
     with open(gq, "w") as f:
-        for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+        for t, d, g in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True):
             f.write(f"{t} 0 {d} {gain(g)}\n")
     mf = tmp_path / "metrics"
     mf.write_text("\n".join(metric_lines) + "\n")

@@ -169,7 +169,7 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
     }
     cube = irf.evaluate(runs, qrels, list(pairs))
     q = {}
-    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True):
         q.setdefault(t, {})[d] = int(r)
     ev = pytrec_eval.RelevanceEvaluator(
         q,
@@ -197,7 +197,7 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
     compared = 0
     for system, g in runs.groupby("system", observed=True):
         r = {}
-        for t, d, s in zip(g.topic.astype(str), g.doc.astype(str), g.score):
+        for t, d, s in zip(g.topic.astype(str), g.doc.astype(str), g.score, strict=True):
             r.setdefault(t, {})[d] = float(s)
         res = ev.evaluate(r)
         mine = cube.sel(system=system)
@@ -233,4 +233,4 @@ def test_robust03_ties_are_broken_like_trec_eval(robust):
     docs = a.docs[a.row_doc]
     same_group = a.row_group[tied] == a.row_group[tied + 1]
     left, right = docs[tied][same_group], docs[tied + 1][same_group]
-    assert all(x.encode() > y.encode() for x, y in zip(left, right))
+    assert all(x.encode() > y.encode() for x, y in zip(left, right, strict=True))

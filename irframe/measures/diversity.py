@@ -20,7 +20,7 @@ _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
 
 
-_UNIT = dict(low=0, high=1)
+_UNIT = {"low": 0, "high": 1}
 _SPECS = {
     "alpha": Param(
         "float",

@@ -373,7 +373,7 @@ def metric_lexirecall_values(
         else np.zeros(0, object)
     )
     vals = (
-        np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object)
+        np.array([Fraction(int(x), int(y)) for x, y in zip(num, den, strict=True)], dtype=object)
         if len(num)
         else np.zeros(0, dtype=object)
     )

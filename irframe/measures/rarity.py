@@ -329,7 +329,7 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON = dict(family="rarity", options=frozenset({"reference"}))
+_COMMON = {"family": "rarity", "options": frozenset({"reference"})}
 register(
     MeasureDef(
         "P_rare",

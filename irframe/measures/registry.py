@@ -389,7 +389,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
             cutoff, rest = m2.group(1).strip(), rest[m2.end() :]
         elif rest.startswith("("):
             depth = 0
-            for i, ch in enumerate(rest):
+            for i, ch in enumerate(rest):  # noqa: B007 - i is read after the loop
                 depth += ch == "("
                 depth -= ch == ")"
                 if depth == 0:

@@ -41,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -159,7 +160,7 @@ def check_tie_order(specs, order: str, gains=None) -> None:
             mapping = _arrays.parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
             if mapping:
                 vals = [float(v) for _, v in sorted((float(k), v) for k, v in mapping.items())]
-                if any(b < a for a, b in zip(vals, vals[1:])) or vals[0] < 0:
+                if any(b < a for a, b in itertools.pairwise(vals)) or vals[0] < 0:
                     raise MeasureParamError(
                         f"order={order!r} sorts tied documents by grade, which is exact for {m.label!r} only when "
                         f"its gains are non-negative and non-decreasing in the grade; got {dict(mapping)}"

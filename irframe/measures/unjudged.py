@@ -200,7 +200,7 @@ def labelled(aligned: Aligned, grade: float) -> Aligned:
 def _labelled_subtopics(a: Aligned, unj: np.ndarray, neg: np.ndarray, grade: float):
     """Diversity judgments per group: the topic's, plus every unjudged retrieved document
     relevant at ``grade`` to every subtopic of the topic."""
-    G, n_docs = a.n_groups, max(len(a.docs), 1)
+    n_docs = max(len(a.docs), 1)
     T = len(a.topics)
     s_off = np.searchsorted(a.sub_topic, np.arange(T + 1))
     idx, s_group = _gather(s_off, a.group_topic)

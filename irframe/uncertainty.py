@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import align
 from .cube import summarize
 from .evaluate import evaluate_aligned

@@ -77,7 +77,7 @@ def _combine(
         for d in probe.dims
     )
     data = np.concatenate(blocks, axis=axis) if blocks else np.empty(empty, dtype=probe.dtype)
-    order = (
+    order: np.ndarray | list[int] = (
         np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable")
         if len(topics_arr)
         else []
@@ -116,14 +116,14 @@ def _stitched(
 ) -> xr.DataArray:
     """The cube of stitched partition values, with the probe's other dims (``measure``, and
     ``bound`` with ``bounds=True``), their coordinates and attrs."""
-    coords: dict[str, Any] = {"system": systems, "topic": topics}
+    coords: dict[Any, Any] = {"system": systems, "topic": topics}
     if "other" in probe.dims:  # a preference cube: system × other
         coords["other"] = systems
     coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
     return result(
         data,
-        probe.dims,
+        [str(d) for d in probe.dims],  # (our cubes' dims and names are strings)
         coords,
-        name=probe.name,
+        name=None if probe.name is None else str(probe.name),
         attrs={**probe.attrs, "complete": int(bool(complete))},
     )

@@ -478,8 +478,8 @@ def decision_flips(
     lead = [d for d in dec.dims if d not in ("system", "other", dim)]
     frame = dec.to_series().unstack(dim)
     frame = frame.reorder_levels(["system", "other", *lead]) if lead else frame
-    keep = set(keep)
-    frame = frame.loc[[(t[0], t[1]) in keep for t in frame.index]]
+    kept = set(keep)
+    frame = frame.loc[[(t[0], t[1]) in kept for t in frame.index]]
     names = list(result.indexes[dim])
     if reference is not None:
         if reference not in names:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -371,6 +372,7 @@ def _asprel(cutoff) -> _Battery:
 # ----------------------------------------------------------------------------- evaluation
 def _frames(instances: Sequence[_Instance]):
     q_t, q_s, q_d, q_r = [], [], [], []
+    r_k: list[Any]
     r_s, r_t, r_d, r_k = [], [], [], []
     w_rows = []
     for n, inst in enumerate(instances):

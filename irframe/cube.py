@@ -8,7 +8,7 @@ per-measure aggregation trec_eval uses (mean, geometric mean, sum).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,32 @@ def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
     }
 
 
+@overload
+def result(
+    data: np.ndarray | xr.DataArray,
+    dims: Sequence[str] = (),
+    coords: Mapping[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    computed: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataArray: ...
+@overload
+def result(
+    data: Mapping[str, Any] | xr.Dataset,
+    dims: Sequence[str] = (),
+    coords: Mapping[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    computed: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.Dataset: ...
 def result(
     data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset,
     dims: Sequence[str] = (),
@@ -188,9 +214,7 @@ def make_cube(
     )
 
 
-def summarize(
-    cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip"
-) -> pd.DataFrame:
+def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     """Summarise a cube over topics, as trec_eval's ``all`` line.
 
     Parameters

@@ -291,6 +291,7 @@ def cwl(
         depth_required=True,
     )
     aligned = align(runs, qrels, **opts.align_kwargs())
+    assert opts.depth is not None  # depth_required=True
     row_gain = gain_values(
         aligned.row_rel,
         gains,
@@ -501,6 +502,7 @@ def cwla_grid(
         depth_required=True,
     )
     aligned = align(runs, qrels, **opts.align_kwargs())
+    assert opts.depth is not None  # depth_required=True
     g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
     r = Rankings(
         dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0),

@@ -166,10 +166,10 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
             f"(ddf.compute()) and use irframe.evaluate."
         )
     if system_local:
-        bad = [m.label for m in specs if not is_system_local(m.definition)]
-        if bad:
+        labels = [m.label for m in specs if not is_system_local(m.definition)]
+        if labels:
             raise UnsupportedMeasureError(
-                f"measure(s) {bad} compare a ranking with the other systems' rankings of the topic, so they "
+                f"measure(s) {labels} compare a ranking with the other systems' rankings of the topic, so they "
                 f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (irframe.dask "
                 f"then shuffles by topic)"
             )
@@ -782,7 +782,9 @@ def _evaluate_partition(
     return work(part, q, whole, complete)
 
 
-def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures, rc, qc):
+def _empty_rankings(
+    part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures | _Lexi | _Table, rc, qc
+):
     """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
     systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
     holds a one-document ranking (under a name sorted after all of theirs: the largest one

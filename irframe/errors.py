@@ -83,6 +83,11 @@ class OptionError(IrframeError, ValueError, TypeError):
 class MeasureParamError(OptionError):
     """A measure string with an unknown, missing or invalid parameter or cutoff."""
 
+    # set on trec_eval-syntax refusals only (measures/trec_eval_syntax.py): trec_eval's own
+    # line and the measure family, for the command line's two-line message
+    trec_text: str
+    trec_family: str
+
 
 class EmptyOverlapError(InputError):
     """The run and the qrels have no topic in common, so nothing can be evaluated.

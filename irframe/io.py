@@ -685,11 +685,11 @@ def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
         _check_atol(col, rel, data, path, k)
         return rel
     try:
-        rel = _num_chunks(col, np.float64)
+        chunks = _num_chunks(col, np.float64)
     except (ValueError, TypeError, OverflowError) as e:
         raise _diagnose(data, path, k, e) from None
-    _check_finite(rel, data, path, "relevance")
-    rel = _concat(rel, np.float64)
+    _check_finite(chunks, data, path, "relevance")
+    rel = _concat(chunks, np.float64)
     _check_atol(col, rel, data, path, k)
     return rel
 

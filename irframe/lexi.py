@@ -148,6 +148,7 @@ def _lexi_result(
     S, T = pos.shape
     systems, topics = np.asarray(pos.systems, dtype=object), np.asarray(pos.topics, dtype=object)
     own = {"measure": name, **dropped_topic_attrs(pos.dropped_topics)}
+    dims: tuple[str, ...]
     if pairwise:
         own["description"] = (
             "+1: system preferred to other; topics without relevant documents dropped; "

@@ -225,9 +225,11 @@ def make_options(
             isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1))
         ):
             raise TypeError(f"{name} must be True or False, got {v!r}")
-    for name, v in (("columns", columns), ("qrels_columns", qrels_columns)):
-        if v is not None and not isinstance(v, Mapping):
-            raise TypeError(f"{name} must be a mapping role -> column name, got {type(v).__name__}")
+    for name, cols in (("columns", columns), ("qrels_columns", qrels_columns)):
+        if cols is not None and not isinstance(cols, Mapping):
+            raise TypeError(
+                f"{name} must be a mapping role -> column name, got {type(cols).__name__}"
+            )
     if gains is not None and not isinstance(gains, str) and not callable(gains):
         gains = check_gains(gains)
     return Options(

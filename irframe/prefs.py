@@ -31,6 +31,7 @@ matrices per group (preference files are small); it is not a vectorised kernel.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -205,7 +206,7 @@ def _topic_values(jgs: list[_JG], nj: int, njr: int) -> dict[str, float]:
         v["prefs_simp_ret"] = fr / pr
     if pr + pi:
         v["prefs_simp_imp"] = (fr + fi) / (pr + pi)
-    c = sum(j.a for j in jgs) if jgs else np.zeros((nj, nj), np.int64)
+    c = cast(np.ndarray, sum(j.a for j in jgs)) if jgs else np.zeros((nj, nj), np.int64)
     both = c + c.T  # JGs preferring either document of the pair
     share = np.divide(
         c, both, out=np.zeros((nj, nj)), where=both > 0

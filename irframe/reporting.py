@@ -78,6 +78,7 @@ def _escape(text: str, table: dict[str, str]) -> str:
 
 def _letters(n: int) -> list[str]:
     """a, b, ..., z, aa, ab, ... for n systems."""
+    out: list[str]
     out, width = [], 1
     while len(out) < n:
         digits = [list(string.ascii_lowercase)] * width

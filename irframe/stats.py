@@ -722,7 +722,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     # family: distinct unordered label pairs, first occurrence represents the pair
     keys = {}
     rep = np.full(v.shape[:2], -1, dtype=np.intp)
-    reps = []
+    reps: list[tuple[int, int]] = []
     for i, a in enumerate(sys_l):
         for j, b in enumerate(oth_l):
             if a == b:

@@ -134,7 +134,7 @@ def _request(
         family = getattr(e, "trec_family", None)
         if family is not None:  # trec_eval's two lines
             raise TrecEvalError(
-                f"{e.trec_text}\ntrec_eval: Cannot initialize measure '{family}'", 2
+                f"{getattr(e, 'trec_text', e)}\ntrec_eval: Cannot initialize measure '{family}'", 2
             ) from None
         msg = str(e)
         if msg.startswith("trec_eval: improper measure in parameter '"):  # then main's own line
@@ -504,7 +504,7 @@ def _measure_table(
     from .evaluate import evaluate_groups
 
     needs_n = any(parse_measure(lab).definition.options for lab in labels)
-    extra = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
+    extra: dict[str, Any] = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
     values, specs = evaluate_groups(
         aligned, labels, rel_level=rel_level, **extra
     )  # no cube: no xarray
@@ -913,20 +913,21 @@ def trec_eval_runs(
     printed_before = {
         s: qrels_topics[: min(i for i, t in enumerate(qrels_topics) if t not in rt)]
         for s, rt in zip(systems, run_topics, strict=True)
-        if per_topic and errors[s] is not None and errors[s].status == 4
+        if per_topic and getattr(errors[s], "status", None) == 4  # (None: no error)
     }
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
     if refusal is not None:  # a family refusing -R's format stops on the first topic evaluated,
         for s, rt in zip(
             systems, run_topics, strict=True
         ):  # unless the run has none or 10.0 first meets a missing one
-            if errors[s] is None or (errors[s].status == 4 and qrels_topics[0] in rt):
+            err = errors[s]
+            if err is None or (err.status == 4 and qrels_topics[0] in rt):
                 errors[s] = TrecEvalError(refusal, 4)
                 printed_before.pop(s, None)
     labels = list(
         dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras)
     )
-    options = {
+    options: dict[str, Any] = {
         "order": order or ("trec_eval10" if version == "10.0" else "trec_eval"),
         "depth": depth,
         "judged_only": judged_only,
@@ -959,7 +960,7 @@ def trec_eval_runs(
                 run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
                 if run_docs or q_docs:
                     continue
-            return [(s, errors[s]) for s in systems]
+            return [(s, e) for s in systems if (e := errors[s]) is not None]  # (all are)
         # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
         stand_in = (
             {
@@ -1037,15 +1038,16 @@ def trec_eval_runs(
         return TrecRun(printing, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))
 
     for s, rt in zip(systems, run_topics, strict=True):  # a loop over runs (files), not over rows
-        if errors[s] is not None:
+        err = errors[s]
+        if err is not None:
             if s in printed_before:
                 ts = printed_before[s]
-                errors[s] = TrecEvalError(
-                    str(errors[s]),
-                    errors[s].status,
+                err = errors[s] = TrecEvalError(
+                    str(err),
+                    err.status,
                     run(s, ts, len(ts), replace(p, summary=False)).text(),
                 )
-            out.append((s, errors[s]))
+            out.append((s, err))
             continue
         # 10.0 prints every qrels topic it evaluates (-c: with an empty ranking); 9.0.8 the run's
         topics = [t for t in qrels_topics if t in tindex and (version == "10.0" or t in rt)]

@@ -295,7 +295,7 @@ for _name, _target in {
 }.items():
     register_alias_pattern(
         rf"{_name}(\(.*\))?(@\d+)?",
-        lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),
+        lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),  # type: ignore[misc]  # mypy cannot type a lambda with a bound default
     )
 register_alias_pattern(
     r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
@@ -327,6 +327,7 @@ def _ir_measures_cwl(m) -> str:
             f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)"
         )
     gmax = params.pop("max_rel", None)
+    c: str | None
     if name == "INST" or name == "INSQ" or name == "NERR11":
         c = f"{name}(T={params.pop('T', '1.0')})"
     elif name == "NERR10":

@@ -440,7 +440,7 @@ def _c_nerr(eq: int, value: float) -> CFunction:
 
 
 def _user_c(fn: Callable, name: str | None = None) -> CFunction:
-    return CFunction(name or getattr(fn, "__name__", "C"), fn, kind="user")
+    return CFunction(str(name or getattr(fn, "__name__", "C")), fn, kind="user")
 
 
 C_AP1 = CFunction("AP1", _c_ap1, cwl_name="AP", kind="clairvoyant")

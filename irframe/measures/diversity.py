@@ -12,6 +12,7 @@ passed straight to :func:`irframe.evaluate`.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from . import diversity_kernels as D
 from .registry import MeasureDef, Param, register
@@ -20,7 +21,7 @@ _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
 
 
-_UNIT = {"low": 0, "high": 1}
+_UNIT: dict[str, Any] = {"low": 0, "high": 1}
 _SPECS = {
     "alpha": Param(
         "float",

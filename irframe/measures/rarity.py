@@ -22,6 +22,7 @@ frame) of :func:`irframe.evaluate` / ``.ir.metric`` takes S_d and S from other r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -213,7 +214,7 @@ def p_rare(
     aligned: Aligned,
     *,
     alpha: float,
-    k: int,
+    k: int | None,
     lookup: RarityLookup,
     base: np.ndarray,
     rel_level: float = 1,
@@ -329,7 +330,7 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON = {"family": "rarity", "options": frozenset({"reference"})}
+_COMMON: dict[str, Any] = {"family": "rarity", "options": frozenset({"reference"})}
 register(
     MeasureDef(
         "P_rare",

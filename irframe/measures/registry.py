@@ -344,6 +344,7 @@ def _value(text: str) -> Any:
 
 def _split_top(text: str, sep: str) -> list[str]:
     """Split at ``sep`` outside parentheses/brackets and quotes."""
+    cur: list[str]
     parts, depth, cur, quote = [], 0, [], None
     for ch in text:
         if quote:

@@ -262,7 +262,11 @@ def _tie_weighted(
     rank within k (a one-document group: X · weight(first), exactly as the plain kernels).
     """
     a = ctx.aligned
-    sel = vals if isinstance(vals, _Selected) else _Selected(ctx, pos, vals)
+    if isinstance(vals, _Selected):
+        sel = vals
+    else:
+        assert pos is not None  # raw values come with their row positions
+        sel = _Selected(ctx, pos, vals)
     kk = _kk(sel.first, sel.n, sel.group, k)
     inside = kk >= sel.first
     single = sel.n == 1

@@ -462,7 +462,7 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
 
 def requested_families(requests: Iterable[str]) -> list[str]:
     """Family names in a request list (after nickname expansion, unordered)."""
-    out = []
+    out: list[str] = []
     for r in requests:
         name, _ = split_request(r)
         out.extend(NICKNAMES.get(name, (name,)))

@@ -190,13 +190,13 @@ def test_robust03_matches_cwl_eval_cli(tmp_path, shared_data):
 
 
 @pytest.mark.slow
-def test_robust03_matches_cwl_eval_cli_all_topics(tmp_path, shared_data):
+@pytest.mark.parametrize("i,name", enumerate(("uwmtCR0", "THUIRr0301", "humR03dc")))
+def test_robust03_matches_cwl_eval_cli_all_topics(tmp_path, shared_data, i, name):
     # every one of the 100 topics once, spread over three more runs (cwl_eval's Python loops
-    # take ~1 s per topic and run, so the three runs do not each repeat all 100)
-    n = 0
-    for i, name in enumerate(("uwmtCR0", "THUIRr0301", "humR03dc")):
-        n += _robust_vs_cli(tmp_path, shared_data, name, slice(i, None, 3), ROBUST_METRICS)
-    assert n == 100 * len(ROBUST_METRICS) * 10
+    # take ~1 s per topic and run, so the three runs do not each repeat all 100): run i
+    # takes topics i, i+3, i+6, ... of the 100 (one test each, so pytest-xdist spreads them)
+    n = _robust_vs_cli(tmp_path, shared_data, name, slice(i, None, 3), ROBUST_METRICS)
+    assert n == len(range(i, 100, 3)) * len(ROBUST_METRICS) * 10
 
 
 # ------------------------------------------------------------------------------ ir_measures

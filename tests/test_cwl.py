@@ -72,13 +72,16 @@ def assert_matches_cwl_eval(ds, expected, system, cols=("EU", "ETU", "EC", "ETC"
     """Every printed value equals ours formatted with cwl_eval's {:.4f}; names match too."""
     pos = defaultdict(int)
     assert len(expected) == ds.sizes["topic"] * ds.sizes["measure"]
+    # plain arrays (topic x measure) per column: a per-value DataArray.sel costs far more
+    where = {t: i for i, t in enumerate(ds.topic.values.tolist())}
+    values = {c: ds[c].sel(system=system).transpose("topic", "measure").values for c in cols}
     for row in expected:
         topic, name = row[0], row[1]
         j = pos[topic]
         pos[topic] += 1
         assert str(ds.cwl_name.values[j]).strip() == name.strip()
         for col, text in zip(cols, row[2 : 2 + len(cols)], strict=True):
-            got = float(ds[col].sel(system=system, topic=topic).values[j])
+            got = float(values[col][where[topic], j])
             assert f"{got:.4f}" == text, (topic, name, col, got, text)
 
 

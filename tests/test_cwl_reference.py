@@ -58,13 +58,16 @@ def cwl_eval_cli(tmp: Path, gain_file: Path, result_file: Path, *args: str) -> l
 def compare_rows(ds, rows, system):
     pos = defaultdict(int)
     n = 0
+    # plain arrays (topic x measure) per column: a per-value DataArray.sel costs far more
+    where = {t: i for i, t in enumerate(ds.topic.values.tolist())}
+    values = {c: ds[c].sel(system=system).transpose("topic", "measure").values for c in COLS}
     for row in rows:
         topic = row[0]
         j = pos[topic]
         pos[topic] += 1
         assert str(ds.cwl_name.values[j]).strip() == row[1].strip()
         for col, text in zip(COLS, row[2:], strict=True):
-            got = float(ds[col].sel(system=system, topic=topic).values[j])
+            got = float(values[col][where[topic], j])
             got_s = f"{got:.4f}"
             assert (
                 got_s == text
@@ -201,17 +204,19 @@ def test_robust03_matches_cwl_eval_cli_all_topics(tmp_path, shared_data, i, name
 
 # ------------------------------------------------------------------------------ ir_measures
 def _irm_frames(runs, qrels):
+    # ids as Python strings (object columns): ir_measures iterates over the rows in Python,
+    # which is several times slower over arrow-backed string columns (pandas 3's default)
     run_df = pd.DataFrame(
         {
-            "query_id": runs.topic.astype(str),
-            "doc_id": runs.doc.astype(str),
+            "query_id": runs.topic.astype(str).astype(object),
+            "doc_id": runs.doc.astype(str).astype(object),
             "score": runs.score.astype(float),
         }
     )
     q_df = pd.DataFrame(
         {
-            "query_id": qrels.topic.astype(str),
-            "doc_id": qrels.doc.astype(str),
+            "query_id": qrels.topic.astype(str).astype(object),
+            "doc_id": qrels.doc.astype(str).astype(object),
             "relevance": qrels.rel.astype(int),
         }
     )

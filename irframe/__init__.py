@@ -71,6 +71,7 @@ _LAZY = (
     "dask",
     "options",
     "lexi_theory",
+    "rag",
 )
 
 __all__ = [

@@ -19,6 +19,7 @@ qrels_agreement       system-ranking agreement between judgment sets (tau-b, tau
 label_agreement       label agreement on commonly judged documents (Cohen's kappa, Krippendorff's alpha)
 label_confusion       confusion matrix of two judgment sets' grades
 decision_flips        pairs whose significance decision differs between judgment sets
+reproducibility       KTU, RBO, RMSE, nRMSE, ER, ΔRI, p-values of reproduced runs (Breuer et al., SIGIR 2020)
 
 References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
 E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
@@ -52,6 +53,7 @@ from .cube import result
 from .degradation import degrade_qrels, label_degradation
 from .options import make_rng
 from .params import ALPHA, DRAWS, FUZZINESS
+from .reproducibility import reproducibility
 from .stats import compare, sign_test, tukey_hsd
 
 __all__ = [
@@ -68,6 +70,7 @@ __all__ = [
     "metric_unanimity",
     "qrels_agreement",
     "rbo",
+    "reproducibility",
     "stability",
     "swap_rate",
     "tau_ap",

@@ -11,6 +11,7 @@ significance_matrix  pairwise significance (from compare / tukey_hsd / sign_test
 correlation_heatmap  measure x measure correlation (from meta.correlation_matrix)
 grid_heatmap         any 2-D DataArray, e.g. a C x A grid of measures
 orientation_curves   recall / precision orientation against the number of relevant items
+reproduction_effects Effect Ratio vs ΔRI of reproduced runs (Breuer et al., SIGIR 2020)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "correlation_heatmap",
     "grid_heatmap",
     "orientation_curves",
+    "reproduction_effects",
     "significance_matrix",
     "system_means",
     "topic_differences",
@@ -542,5 +544,73 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     if logy:
         ax.set_yscale("log")
     ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def reproduction_effects(
+    ds: xr.Dataset, *, measure=None, ax=None, annotate: bool = True, label: str | None = None
+):
+    """Effect Ratio against Delta Relative Improvement of reproduced runs (Breuer et al., SIGIR 2020).
+
+    One point per advanced system (and reproduced version): ΔRI on the x axis, ER on the y
+    axis, as in the ER-ΔRI plots of Breuer, Ferro, Fuhr, Maistro, Sakai, Schaer & Soboroff,
+    "How to Measure the Reproducibility of System-oriented IR Experiments", SIGIR 2020.  The
+    dashed lines mark a perfect reproduction of the effect (ER = 1, ΔRI = 0); points right of
+    ΔRI = 0 and below ER = 1 reproduce a smaller improvement than the original, points above
+    ER = 1 a larger one, points below ER = 0 reverse it.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The result of [irframe.meta.reproducibility][] with ``baseline=``.
+    measure : str, optional
+        The measure to draw (required when ``ds`` has several).
+    ax : matplotlib Axes, optional
+    annotate : bool
+        Label each point with its system (and version).
+    label : str, optional
+        Legend label of the points (e.g. one call per reproduced version on the same ``ax``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import irframe as irf
+    >>> from irframe.plot import reproduction_effects
+    >>> qrels, runs = irf.datasets.synthetic(systems=3, topics=10, depth=50, rng=1)
+    >>> again = runs.assign(score=runs.score + 0.01 * (runs.index % 7))
+    >>> ds = irf.meta.reproducibility(runs, again, qrels, measures=["AP"], baseline="sys0")
+    >>> len(reproduction_effects(ds).collections[0].get_offsets())
+    2
+    """
+    if not isinstance(ds, xr.Dataset) or "er" not in ds or "delta_ri" not in ds:
+        raise ValueError(
+            "reproduction_effects needs the Dataset of irframe.meta.reproducibility "
+            "(with baseline=, which gives er and delta_ri)"
+        )
+    er, name = _select_measure(ds["er"], measure, "reproducibility result")
+    dri, _ = _select_measure(ds["delta_ri"], measure, "reproducibility result")
+    er_s = er.to_series()
+    dri_s = dri.to_series().reindex(er_s.index)
+    keep = er_s.notna() & dri_s.notna()
+    er_s, dri_s = er_s[keep], dri_s[keep]
+    if er_s.empty:
+        raise ValueError("no ER / ΔRI values to draw: pass baseline= to reproducibility")
+    ax = _axes(ax, figsize=(5.5, 4.5))
+    ax.scatter(dri_s.values, er_s.values, s=30, zorder=3, label=label)
+    ax.axhline(1.0, color="grey", ls="--", lw=1)
+    ax.axvline(0.0, color="grey", ls="--", lw=1)
+    if annotate:
+        for key, x, y in zip(er_s.index, dri_s.values, er_s.values, strict=True):
+            label = "/".join(map(str, key)) if isinstance(key, tuple) else str(key)
+            ax.annotate(label, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("Delta Relative Improvement (ΔRI)")
+    ax.set_ylabel("Effect Ratio (ER)")
+    base = ds.attrs.get("baseline")
+    ax.set_title(f"{name or ''} effects over {base}".strip() if base else (name or ""))
     ax.grid(alpha=0.3)
     return ax

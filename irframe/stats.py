@@ -571,8 +571,13 @@ def tukey_hsd(
     -------
     xarray.Dataset
         Dims ``(system, other[, measure])``: ``statistic`` (q), ``pvalue``,
-        ``significant``, ``ci_low``, ``ci_high``, ``effect`` (``mean_system - mean_other``);
-        per measure ``mse``, ``df`` and ``n_topics``.
+        ``significant``, ``ci_low``, ``ci_high``, ``effect`` (``mean_system - mean_other``),
+        ``effect_size`` (``effect / sqrt(mse)``, Sakai's standardised effect ES_E); per
+        measure ``mse``, ``df``, ``n_topics`` and ``margin_of_error`` (the half-width
+        ``t_{1-alpha/2}(df) sqrt(mse / n_topics)`` of the (1 - alpha) interval of each system
+        mean on the pooled residual variance: Sakai, *Statistical Significance, Power, and
+        Sample Sizes*, SIGIR 2014 tutorial; *Laboratory Experiments in Information Retrieval*,
+        Springer 2018, ch. 3).
 
     Examples
     --------
@@ -640,7 +645,9 @@ def tukey_hsd(
             "ci_low": (dims, lo),
             "ci_high": (dims, hi),
             "effect": (dims, eff),
+            "effect_size": (dims, eff / np.sqrt(mse_k)),
             "mse": ("measure", mse_k),
+            "margin_of_error": ("measure", _st.t.ppf(1 - alpha / 2, df_k) * np.sqrt(mse_k / nt_k)),
             "df": ("measure", df_k),
             "n_topics": ("measure", nt_k),
         },

@@ -19,7 +19,9 @@ def test_readme_python_blocks_run():
         exec(compile(code, "README.md", "exec"), {"__name__": "__readme__"})
 
 
-@pytest.mark.parametrize("page", ["conventions.md", "uncertainty.md"])
+@pytest.mark.parametrize(
+    "page", ["conventions.md", "uncertainty.md", "reproducibility.md", "rag.md"]
+)
 def test_docs_pages_doctest(page):
     result = doctest.testfile(
         str(ROOT / "docs" / page),

@@ -23,6 +23,7 @@ import typing
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 from public_api import public_functions
@@ -154,6 +155,43 @@ def _cases(d):
             "analysis",
             lambda kw: meta.stability(cube, per_pair=True, rng=0, **kw)[1],
             {"n_trials": 50, "fuzziness": 0.01},
+        ),
+        "irframe.reproducibility.reproducibility": (
+            "analysis",
+            lambda kw: meta.reproducibility(r, r, q, measures=["AP"], **kw),
+            {"baseline": "sys0", "depth": 20, "missing": "zero"},
+        ),
+        "irframe.rag.nugget_scores": (
+            "analysis",
+            lambda kw: irf.rag.nugget_scores(
+                pd.DataFrame(
+                    {
+                        "system": "s",
+                        "topic": "t",
+                        "nugget": [0, 1],
+                        "importance": ["vital", "okay"],
+                        "assignment": ["support", "not_support"],
+                    }
+                ),
+                **kw,
+            ),
+            {},
+        ),
+        "irframe.rag.support_scores": (
+            "analysis",
+            lambda kw: irf.rag.support_scores(
+                pd.DataFrame(
+                    {
+                        "system": "s",
+                        "topic": "t",
+                        "sentence": [0],
+                        "citation": ["d"],
+                        "support": ["full_support"],
+                    }
+                ),
+                **kw,
+            ),
+            {},
         ),
         "irframe.meta.correlation_matrix": (
             "analysis",

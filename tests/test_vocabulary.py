@@ -49,6 +49,14 @@ EXCEPTIONS = {
     ("irframe.measures.cwl.degeneracy", "depth"): "C/W/L probing depth",
     ("irframe.datasets.synthetic", "depth"): "length of the generated rankings",
     (
+        "irframe.reproducibility.reproducibility",
+        "depth",
+    ): "rankings compared to rank 1000, as repro_eval (RUN_LENGTH, RBO_DEPTH)",
+    (
+        "irframe.reproducibility.ktu_rbo",
+        "depth",
+    ): "rankings compared to rank 1000, as repro_eval (RUN_LENGTH, RBO_DEPTH)",
+    (
         "irframe.ndpm.pair_counts",
         "rel_level",
     ): "None keeps the graded user ranking (no binarisation)",

@@ -18,7 +18,7 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, InputError
+from .errors import ColumnError, InputError, shown
 from .schema import non_string_ids, resolve_roles
 
 __all__ = ["format_qrels", "format_run", "write_qrels", "write_run"]
@@ -48,7 +48,7 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
         if bad is not None and bad.any():
             raise InputError(
                 f"{what} (dtype {s.dtype}) holds {int(bad.sum())} non-string id(s), e.g. "
-                f"{s[bad].iloc[0]!r}; ids must be strings "
+                f"{shown(s[bad].iloc[0])}; ids must be strings "
                 f"(convert with .astype(str) if the numbers are the ids)"
             )
         uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))

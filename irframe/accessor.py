@@ -27,8 +27,8 @@ from .qrelsets import is_qrels_sets, over_qrels
 from .schema import (
     canonical,
     check_id_column,
+    checked_qrels,
     missing_run_columns,
-    numeric_column,
     qrels_frame,
     resolve_roles,
     run_frame,
@@ -90,7 +90,13 @@ def join(
     >>> float(j.ir.metric("P@10").mean().round(4))
     0.3
     """
-    q, qc = qrels_frame(qrels, qrels_columns)
+    if is_qrels_sets(qrels):
+        raise InputError(
+            f"join attaches one qrels frame, but qrels is a mapping of {len(qrels)} judgment "
+            f"sets ({', '.join(map(repr, list(qrels)[:5]))}); join one of them "
+            f"(runs.ir.join(qrels[name])) or pass qrels={{name: frame, ...}} to metric()"
+        )
+    q, qc, _ = checked_qrels(qrels, qrels_columns)
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"join needs a run DataFrame, got {type(runs).__name__}")
     missing = missing_run_columns(runs, columns, need_system=False)
@@ -106,9 +112,6 @@ def join(
         )
     for col in (n["topic"], n["doc"]):
         check_id_column(runs, col, "run frame")
-    for col in (qc.topic, qc.doc):
-        check_id_column(q, col, "qrels frame")
-    numeric_column(q, qc.rel, "qrels frame")  # the same checks metric() makes: numbers, no NaN
     key_cols = [qc.topic, qc.doc]
     grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[
         qc.rel

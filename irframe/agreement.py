@@ -26,8 +26,10 @@ import pandas as pd
 import xarray as xr
 
 from ._scores import mask_missing, score_cube
+from .errors import InputError, plain, shown
 from .options import check_missing
-from .schema import qrels_columns
+from .params import check_flag
+from .schema import checked_qrels
 
 __all__ = [
     "ALPHA_LEVELS",
@@ -210,11 +212,27 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
 # ---------------------------------------------------------------------------
 
 
+class _UnknownSetError(InputError, KeyError):
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def _unknown_set(reference, names) -> Exception:
+    import difflib
+
+    close = difflib.get_close_matches(str(reference), [str(n) for n in names], n=2, cutoff=0.5)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    return _UnknownSetError(
+        f"reference {shown(reference)} is not a judgment set.{hint} Available: "
+        f"{shown([plain(n) for n in names], 400)}"
+    )
+
+
 def _set_pairs(names: list, reference) -> list[tuple]:
     if reference is None:
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     if reference not in names:
-        raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+        raise _unknown_set(reference, names)
     return [(n, reference) for n in names if n != reference]
 
 
@@ -302,11 +320,11 @@ def qrels_agreement(
     return pd.DataFrame(rows, columns=cols).set_index([*lead, "qrels", "other_qrels"])
 
 
-def _labels(qrels: pd.DataFrame, name) -> pd.Series:
-    qc = qrels_columns(qrels, what=f"qrels {name!r}")
-    grades = pd.to_numeric(qrels[qc.rel], errors="raise")
-    key = [qrels[qc.topic].astype(str).to_numpy(), qrels[qc.doc].astype(str).to_numpy()]
-    return grades.groupby(key, sort=True).max().rename_axis(["topic", "doc"])
+def _labels(qrels: pd.DataFrame, what: str) -> pd.Series:
+    """Each judged (topic, doc)'s grade (max over subtopic rows), qrels checked as evaluate does."""
+    df, qc, grades = checked_qrels(qrels, what=what)
+    key = [df[qc.topic].astype(str).to_numpy(), df[qc.doc].astype(str).to_numpy()]
+    return pd.Series(grades).groupby(key, sort=True).max().rename_axis(["topic", "doc"])
 
 
 def _common_labels(
@@ -314,6 +332,18 @@ def _common_labels(
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     la, lb = _labels(qa, names[0]), _labels(qb, names[1])
     both = la.index.intersection(lb.index)
+    if len(both) == 0:
+
+        def some(idx) -> str:
+            shown = ", ".join(f"({t!r}, {d!r})" for t, d in list(idx[:2]))
+            return shown + (f" ... ({len(idx)} judgments)" if len(idx) > 2 else "")
+
+        raise InputError(
+            f"{names[0]} and {names[1]} share no judged (topic, doc): {names[0]} has "
+            f"{some(la.index)}, {names[1]} has {some(lb.index)}. Labels can only be compared "
+            f"on documents both judged; check that the two judge the same topics and spell "
+            f"ids alike"
+        )
     a, b = la.loc[both].to_numpy(float), lb.loc[both].to_numpy(float)
     if rel_level is not None:
         a, b = (a >= rel_level).astype(float), (b >= rel_level).astype(float)
@@ -359,13 +389,21 @@ def label_agreement(
     >>> label_agreement({"nist": a, "llm": b}).loc[("nist", "llm"), ["n_common", "only_qrels"]].tolist()
     [3.0, 1.0]
     """
-    if not isinstance(qrels, Mapping) or len(qrels) < 2:
-        raise ValueError(
-            "qrels must be a mapping {name: qrels frame} with at least two judgment sets"
+    if not isinstance(qrels, Mapping) or isinstance(qrels, pd.DataFrame) or len(qrels) < 2:
+        got = (
+            f"a mapping with {len(qrels)} set(s)"
+            if isinstance(qrels, Mapping) and not isinstance(qrels, pd.DataFrame)
+            else type(qrels).__name__
+        )
+        raise InputError(
+            "qrels must be a mapping {name: qrels frame} with at least two judgment sets, "
+            f"got {got}; to compare two frames use label_confusion(qrels, other)"
         )
     rows = []
     for x, y in _set_pairs(list(qrels), reference):
-        a, b, only_a, only_b = _common_labels(qrels[x], qrels[y], rel_level, (x, y))
+        a, b, only_a, only_b = _common_labels(
+            qrels[x], qrels[y], rel_level, (f"judgment set {x!r}", f"judgment set {y!r}")
+        )
         n = a.size
         rows.append(
             (
@@ -417,7 +455,9 @@ def label_confusion(
     >>> label_confusion(a, b.assign(rel=[2, 1, 1])).values.tolist()   # grade 2 only in b
     [[0, 0, 1], [0, 2, 0], [0, 0, 0]]
     """
-    a, b, _, _ = _common_labels(qrels, other, rel_level, ("qrels", "other"))
+    a, b, _, _ = _common_labels(
+        qrels, other, rel_level, ("qrels frame (qrels=)", "qrels frame (other=)")
+    )
     vals, counts = _cross_counts(a, b)
     return pd.DataFrame(
         counts.astype(np.int64),
@@ -464,6 +504,7 @@ def decision_flips(
     >>> flips[["full", "shallow"]].values.tolist()
     [[-1, 0]]
     """
+    all_pairs = check_flag("all_pairs", all_pairs)
     if not isinstance(result, xr.Dataset) or "significant" not in result or dim not in result.dims:
         raise ValueError(f"result must be a compare() Dataset with a {dim!r} dim")
     sig, eff = result["significant"], result["effect"]
@@ -483,7 +524,7 @@ def decision_flips(
     names = list(result.indexes[dim])
     if reference is not None:
         if reference not in names:
-            raise KeyError(f"reference {reference!r} is not a judgment set; available: {names}")
+            raise _unknown_set(reference, names)
         flipped = frame.ne(frame[reference], axis=0).any(axis=1)
     else:
         flipped = frame.nunique(axis=1) > 1

@@ -16,7 +16,7 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from ._version import __version__
 from .align import Aligned
-from .errors import InputError
+from .errors import InputError, shown
 from .options import Options, check_missing
 
 __all__ = ["GM_FLOOR", "attr_value", "group_coords", "make_cube", "result", "scatter", "summarize"]
@@ -307,8 +307,8 @@ def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
         s, t = np.argwhere(partial)[0]
         ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t], strict=True) if bad]
         raise InputError(
-            f"the cube has NaN for measure(s) {ms[:5]} at system {cube.system.values[s]!r}, topic "
-            f"{cube.topic.values[t]!r} ({int(partial.sum())} such cell(s)) while other measures of the same "
+            f"the cube has NaN for measure(s) {ms[:5]} at system {shown(cube.system.values[s])}, topic "
+            f"{shown(cube.topic.values[t])} ({int(partial.sum())} such cell(s)) while other measures of the same "
             f"cell have values. NaN means 'not evaluated', so summarize would silently average over the "
             f"other topics; fill or drop those values explicitly (e.g. cube.fillna(0)) first."
         )

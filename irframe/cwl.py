@@ -88,7 +88,7 @@ from .measures.cwl_functions import (
     user_model,
 )
 from .options import make_options
-from .params import COST, GAIN_BOUND, check_costs
+from .params import COST, GAIN_BOUND, check_costs, check_flag
 
 __all__ = [
     "A_FUNCTIONS",
@@ -275,6 +275,7 @@ def cwl(
     >>> float(ds.ResEU.sel(system="s", topic="1", measure="P@2"))  # "b" is unjudged: up to +1/2
     0.5
     """
+    residuals = check_flag("residuals", residuals)
     cfs, labels = _c_functions(measures)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
@@ -488,6 +489,7 @@ def cwla_grid(
     >>> str(grid.flag.sel(C="P@5", A="ERR").item()), str(grid.flag.sel(C="AP2", A="ETG").item())
     ('X', 'XX')
     """
+    warn = check_flag("warn", warn)
     clab, cfs, alab, afs = _parse_grid(C, A)
     opts = make_options(
         order=order,

@@ -69,7 +69,9 @@ from .errors import EmptyOverlapError, InputError, IrframeError
 from .evaluate import Whole
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
-from .schema import check_id_column, role_names, run_columns
+from .params import check_flag
+from .qrelsets import is_qrels_sets
+from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = [
@@ -270,6 +272,16 @@ def evaluate(
     >>> float(cube.sel(measure="P@10").mean().round(4))
     0.3
     """
+    rep = (columns or {}).get("replicate") or (
+        "replicate" if "replicate" in getattr(ddf, "columns", ()) else None
+    )
+    if rep is not None:  # irframe.evaluate stacks replicates along a dim; not done topic-wise here
+        raise InputError(
+            f"irframe.dask.evaluate has no replicate role, but the run frame's column {rep!r} "
+            f"holds replicates (seeds, folds); evaluate them in memory with "
+            f"irframe.evaluate(ddf.compute(), qrels, measures, columns={{'replicate': {rep!r}}}), "
+            f"or one replicate at a time: ddf[ddf[{rep!r}] == r] (dropping the column)"
+        )
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
     check_measures(measures, system_local=partitioned_by == "system")
     core = dict(
@@ -404,7 +416,7 @@ def _per_topic(
         qrels_columns=opts.get("qrels_columns"),
         order=opts["order"],
         duplicates=opts["duplicates"],
-        complete=bool(opts.get("complete", False)),
+        complete=check_flag("complete", opts.get("complete", False)),
         partitioned_by=partitioned_by,
         npartitions=npartitions,
         shuffle_method=shuffle_method,
@@ -583,6 +595,15 @@ def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.Data
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
     if isinstance(qrels, dd.DataFrame):
         qrels = qrels.compute()
+    if is_qrels_sets(qrels):
+        raise InputError(
+            f"irframe.dask.{name} takes one qrels frame, but qrels is a mapping of "
+            f"{len(qrels)} judgment sets ({', '.join(map(repr, list(qrels)[:5]))}); evaluate "
+            f"one set at a time, e.g. {{name: irframe.dask.{name}(ddf, q, ...) for name, q in "
+            f"qrels.items()}}, or compute() the run frame and pass the mapping to irframe.{name}"
+        )
+    if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
+        qrels = as_frame(qrels, "qrels")
     if partitioned_by not in (None, "topic", "system"):
         raise ValueError(
             f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}"

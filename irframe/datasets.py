@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .options import make_rng
+from .params import check_flag
 
 __all__ = ["synthetic", "trec_eval_sample"]
 
@@ -89,6 +90,8 @@ def synthetic(
     >>> sorted(qrels.rel.unique().tolist()) == [0, 1, 2, 3] or len(qrels) < 40
     True
     """
+    graded = check_flag("graded", graded)
+    diversity = check_flag("diversity", diversity)
     for name, v in (("systems", systems), ("topics", topics), ("depth", depth)):
         if not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")

@@ -17,6 +17,8 @@ import xarray as xr
 from ._progress import progress as _progress
 from ._scores import is_pref, pref_cube, score_cube
 from .options import make_rng
+from .params import check_flag
+from .schema import checked_qrels
 
 __all__ = ["degrade_qrels", "label_degradation"]
 
@@ -81,15 +83,12 @@ def degrade_qrels(
         raise ValueError(f"method must be 'uniform' or 'frequency', got {method!r}")
     if how not in ("drop", "zero"):
         raise ValueError(f"how must be 'drop' or 'zero', got {how!r}")
-    qn = {"topic": "topic", "doc": "doc", "rel": "rel", **(qrels_columns or {})}
-    topic, doc, rel = qn["topic"], qn["doc"], qn["rel"]
+    qrels, qc, grades = checked_qrels(qrels, qrels_columns)  # evaluate's checks on ids, grades
+    topic, doc, rel = qc.topic, qc.doc, qc.rel
     rn = {"system": "system", "topic": topic, "doc": doc, **(columns or {})}
-    missing = [c for c in (topic, doc, rel) if c not in qrels.columns]
-    if missing:
-        raise KeyError(f"qrels lacks columns {missing}; found {list(qrels.columns)}")
     gen = make_rng(rng)
     q = qrels.copy()
-    relevant = pd.to_numeric(q[rel]) >= rel_level
+    relevant = grades >= rel_level
     pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
     if method == "frequency":
         if runs is None:
@@ -217,6 +216,7 @@ def label_degradation(
     >>> t[["fraction", "agreement"]].iloc[0].tolist()
     [0.0, 1.0]
     """
+    progress = check_flag("progress", progress)
     gen = make_rng(rng)
     full = _preferences(evaluate(qrels.copy()))
     base, labels = full

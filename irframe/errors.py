@@ -8,6 +8,7 @@ catches only ours.
 from __future__ import annotations
 
 __all__ = [
+    "CalibrationWarning",
     "ColumnError",
     "DegenerateMeasureWarning",
     "DuplicateError",
@@ -19,7 +20,36 @@ __all__ = [
     "OptionError",
     "ParseError",
     "UnknownMeasureError",
+    "plain",
+    "shown",
 ]
+
+
+def plain(value):
+    """``value`` as the plain Python object a user wrote: numpy scalars (``np.int64(130)``,
+    ``np.str_('s0')``, ``np.float32(0.5)``) become ``130``, ``'s0'``, ``0.5``; containers of
+    them (list, tuple) are converted element by element.  Used before putting a value into
+    a message."""
+    if (
+        type(value).__module__ == "numpy"
+        and hasattr(value, "item")
+        and getattr(value, "ndim", 1) == 0
+    ):
+        return value.item()
+    if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        return type(value)(plain(v) for v in value)
+    return value
+
+
+def shown(value, limit: int = 60) -> str:
+    """``repr`` of [plain][irframe.errors.plain]`(value)` for a message, shortened past ``limit`` characters.
+
+    >>> import numpy as np
+    >>> shown(np.int64(130)), shown(np.str_("s0")), shown([np.str_("a"), np.int64(1)])
+    ('130', "'s0'", "['a', 1]")
+    """
+    text = repr(plain(value))
+    return text if len(text) <= limit else text[: limit - 20] + f"... ({len(text)} characters)"
 
 
 class IrframeError(Exception):
@@ -103,3 +133,11 @@ class IrframeWarning(UserWarning):
 
 class DegenerateMeasureWarning(IrframeWarning):
     """A measure that is constant or blind to document order under the given settings."""
+
+
+class CalibrationWarning(IrframeWarning):
+    """A test used where its Type-I error rate is known to exceed its nominal level.
+
+    The bootstrap shift test and percentile interval on few topics (docs/stats.md gives the
+    rates measured by ``benchmarks/bench_type1.py``); the results are returned, with this warning.
+    """

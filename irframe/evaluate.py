@@ -18,9 +18,15 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError
+from .errors import ColumnError, InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import TIE_ORDERS, check_tie_order, expected_values, order_ties
+from .measures.ties import (
+    TIE_ORDERS,
+    check_tie_order,
+    cut_after_order,
+    expected_values,
+    order_ties,
+)
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -29,8 +35,8 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import Options, aligned_options, make_options
-from .params import check_gains
+from .options import ORDERS, Options, aligned_options, make_options
+from .params import check_flag, check_gains
 from .qrelsets import is_qrels_sets, over_qrels
 from .schema import run_frame
 
@@ -269,6 +275,13 @@ def _evaluate_frame(
     **options,
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
+    if order not in ORDERS and order not in TIE_ORDERS:
+        valid = (*ORDERS, *TIE_ORDERS)
+        near = [o for o in valid if isinstance(order, str) and o.lower() == order.lower()]
+        raise OptionError(
+            f"order={shown(order)} is not one of {', '.join(map(repr, valid))}"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     specs = parse_measures(measures)
     if order in TIE_ORDERS:
         check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
@@ -294,16 +307,21 @@ def _evaluate_frame(
     )
     whole = whole or Whole()
 
+    def aligned(o: Options) -> Aligned:
+        # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
+        # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
+        if order in TIE_ORDERS and o.depth is not None and not o.judged_only:
+            return cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
+        return whole.align(runs, qrels, o)
+
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
-        return evaluate_aligned(whole.align(runs, qrels, opts), specs, **kw)
+        return evaluate_aligned(aligned(opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [
-        evaluate_aligned(whole.align(runs, qrels, replace(opts, judged_only=True)), judged, **kw)
-    ]
+    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw)]
     if rest:
-        parts.insert(0, evaluate_aligned(whole.align(runs, qrels, opts), rest, **kw))
+        parts.insert(0, evaluate_aligned(aligned(opts), rest, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -411,6 +429,7 @@ def evaluate_aligned(
     scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
     ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
     """
+    bounds = check_flag("bounds", bounds)
     specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
     if bounds:
         check_bounds_supported(specs)
@@ -524,8 +543,8 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
             g = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InputError(
                 f"measure {m.label!r} gave {int((~np.isfinite(v)).sum())} non-finite value(s), e.g. {v[g]} for "
-                f"system {aligned.systems[aligned.group_system[g]]!r}, topic "
-                f"{aligned.topics[aligned.group_topic[g]]!r}; measures must return finite numbers "
+                f"system {shown(aligned.systems[aligned.group_system[g]])}, topic "
+                f"{shown(aligned.topics[aligned.group_topic[g]])}; measures must return finite numbers "
                 f"(NaN in a cube means 'not evaluated')"
             )
         values[:, j] = v

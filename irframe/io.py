@@ -77,6 +77,7 @@ from ._textfile import (
 )
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ParseError
+from .params import check_flag
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
 
 __all__ = [
@@ -523,6 +524,7 @@ def read_runs(
     >>> iio.read_runs(sorted(d.iterdir()), system="tag").system.tolist()
     ['x', 'y', 'y']
     """
+    last_tags = check_flag("last_tags", last_tags)
     return _read_runs(paths_or_glob, system, columns, last_tags)
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .measures.lexi import exposure
 from .options import make_rng
+from .params import check_flag
 
 __all__ = [
     "orientation",
@@ -66,6 +67,7 @@ def tie_probability(
     >>> tie_probability("LR", n=5, m=2, exact=True)
     Fraction(1, 10)
     """
+    exact = check_flag("exact", exact)
     n, m = _check_nm(n, m)
     key = metric.upper().replace("@", "").replace("_K", "")
     denom = comb(n, m) ** 2

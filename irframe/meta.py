@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ from .agreement import (
 from .cube import result
 from .degradation import degrade_qrels, label_degradation
 from .options import make_rng
-from .params import ALPHA, DRAWS, FUZZINESS
+from .params import ALPHA, DRAWS, FUZZINESS, check_flag
 from .reproducibility import reproducibility
 from .stats import compare, sign_test, tukey_hsd
 
@@ -136,6 +137,7 @@ def discriminative_power(
     >>> discriminative_power(cube, test="tukey").loc["AP", "pairs"]
     np.int64(6)
     """
+    two_way = check_flag("two_way", two_way)
     alpha = ALPHA.check("alpha", alpha)
     n_samples = DRAWS.check("n_samples", n_samples)
     if is_pref(cube):
@@ -272,6 +274,7 @@ def stability(
     >>> stability(cube, n_trials=200, rng=0).loc["score", "stability"] < 1
     np.True_
     """
+    per_pair = check_flag("per_pair", per_pair)
     n_trials = DRAWS.check("n_trials", n_trials)
     fuzziness = FUZZINESS.check("fuzziness", fuzziness)
     gen = make_rng(rng)
@@ -279,14 +282,31 @@ def stability(
     T_all = c.sizes["topic"]
     if T_all < 2:
         raise ValueError(f"stability needs at least 2 topics, the cube has {T_all}")
-    # one set of random keys shared by all measures -> reproducible and comparable
-    keys = gen.random((int(n_trials), T_all))
+    # one set of random keys shared by all measures -> reproducible and comparable; drawn
+    # (and used) in blocks of trials, so memory does not grow with n_trials
+    R = int(n_trials)
+    S, K = c.sizes["system"], c.sizes["measure"]
+    step = _trial_block(S, T_all)
+    parts = [
+        (m, *_stability_setup(c.values[:, :, k], m, n_topics, missing))
+        for k, m in enumerate(c.indexes["measure"])
+    ]
+    counts: list[Any] = [None] * K  # per measure: (wins, losses, ties) summed over blocks
+    for a in range(0, R, step):
+        keys = gen.random((min(R, a + step) - a, T_all))
+        for k, (_, X, keep, nt) in enumerate(parts):
+            w, l_, t = _stability_block(X, keep, nt, keys, fuzziness)
+            counts[k] = (
+                (w, l_, t)
+                if counts[k] is None
+                else tuple(x + y for x, y in zip(counts[k], (w, l_, t), strict=True))
+            )
     rows, pair_ds = [], []
     systems = list(c.indexes["system"])
-    for k, m in enumerate(c.indexes["measure"]):
-        row, wins, losses, ties, iu = _stability_of(
-            c.values[:, :, k], keys, m, n_topics, missing, fuzziness
-        )
+    for k, (m, _X, _keep, nt) in enumerate(parts):
+        wins, losses, ties = counts[k]
+        iu = np.triu_indices(S, 1)
+        row = _stability_row(m, wins, losses, ties, nt, R)
         rows.append(row)
         if per_pair:
             S = len(systems)
@@ -337,24 +357,38 @@ def _complete_block(X0: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarra
     return X, keep
 
 
-def _stability_of(X0: np.ndarray, keys: np.ndarray, m, n_topics, missing: str, fuzziness: float):
-    """One measure's trials: X0 (S, T) scores, keys (R, T) shared random keys → (table row, wins, losses,
-    ties per pair, pair indices)."""
+def _trial_block(S: int, T: int) -> int:
+    """Trials per block: keys and topic weights (B, T), means (S, B) and pair outcomes (U, B)
+    stay within ``_TRIAL_ELEMENTS`` elements."""
+    U = S * (S - 1) // 2
+    return max(1, _TRIAL_ELEMENTS // (2 * T + S + U))
+
+
+_TRIAL_ELEMENTS = 4_000_000
+
+
+def _stability_setup(X0: np.ndarray, m, n_topics, missing: str):
+    """One measure's complete block, the kept topics and the subset size."""
     X, keep = _complete_block(X0, missing)
     T = X.shape[1]
     nt = T // 2 if n_topics is None else int(n_topics)
     if T < 2 or not 1 <= nt <= T:
         raise ValueError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
-    R = keys.shape[0]
+    return X, keep, nt
+
+
+def _stability_block(X, keep, nt: int, keys: np.ndarray, fuzziness: float):
+    """Wins, losses and ties per pair over one block of trials (keys (B, T_all))."""
+    B = keys.shape[0]
     sel = np.argsort(keys[:, keep], axis=1)[:, :nt]
-    W = np.zeros((R, T))
+    W = np.zeros((B, X.shape[1]))
     np.put_along_axis(W, sel, 1.0, axis=1)
-    means = X @ W.T / nt  # (S, R)
-    out, iu = _pair_outcomes(means, fuzziness)
-    wins = (out > 0).sum(axis=1)
-    losses = (out < 0).sum(axis=1)
-    ties = (out == 0).sum(axis=1)
-    row = {
+    out, _ = _pair_outcomes(X @ W.T / nt, fuzziness)  # (U, B)
+    return (out > 0).sum(axis=1), (out < 0).sum(axis=1), (out == 0).sum(axis=1)
+
+
+def _stability_row(m, wins, losses, ties, nt: int, R: int) -> dict:
+    return {
         "measure": m,
         "stability": float(np.mean(np.maximum(wins, losses) / R)),
         "swap_rate": float(np.minimum(wins, losses).sum() / (len(wins) * R)),
@@ -363,7 +397,6 @@ def _stability_of(X0: np.ndarray, keys: np.ndarray, m, n_topics, missing: str, f
         "n_topics": nt,
         "n_trials": R,
     }
-    return row, wins, losses, ties, iu
 
 
 def swap_rate(
@@ -404,31 +437,40 @@ def swap_rate(
     gen = make_rng(rng)
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
-    keys = gen.random((int(n_splits), T_all))
-    rows = []
+    R = int(n_splits)
+    parts = []
     for k, m in enumerate(c.indexes["measure"]):
-        X0 = c.values[:, :, k]
-        X, keep = _complete_block(X0, missing)
+        X, keep = _complete_block(c.values[:, :, k], missing)
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
             raise ValueError(
                 f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}"
             )
-        order = np.argsort(keys[:, keep], axis=1)
-        W1 = np.zeros((int(n_splits), T))
-        W2 = np.zeros((int(n_splits), T))
-        np.put_along_axis(W1, order[:, :size], 1.0, axis=1)
-        np.put_along_axis(W2, order[:, size : 2 * size], 1.0, axis=1)
-        o1, _ = _pair_outcomes(X @ W1.T / size, fuzziness)
-        o2, _ = _pair_outcomes(X @ W2.T / size, fuzziness)
-        swaps = (o1 * o2 < 0).sum()
-        U = o1.shape[0]
+        parts.append((m, X, keep, size, [0, 0]))  # swaps, ties
+    S = c.sizes["system"]
+    step = max(1, _trial_block(S, T_all) // 2)  # two sets of weights and outcomes per split
+    for a in range(0, R, step):
+        keys = gen.random((min(R, a + step) - a, T_all))  # drawn in blocks: the same stream
+        for _m, X, keep, size, acc in parts:
+            order = np.argsort(keys[:, keep], axis=1)
+            W1 = np.zeros((keys.shape[0], X.shape[1]))
+            W2 = np.zeros_like(W1)
+            np.put_along_axis(W1, order[:, :size], 1.0, axis=1)
+            np.put_along_axis(W2, order[:, size : 2 * size], 1.0, axis=1)
+            o1, _ = _pair_outcomes(X @ W1.T / size, fuzziness)
+            o2, _ = _pair_outcomes(X @ W2.T / size, fuzziness)
+            acc[0] += int((o1 * o2 < 0).sum())
+            acc[1] += int((o1 == 0).sum() + (o2 == 0).sum())
+    rows = []
+    n_splits = R
+    for m, _X, _keep, size, (swaps, tie_count) in parts:
+        U = S * (S - 1) // 2
         rows.append(
             {
                 "measure": m,
                 "swap_rate": float(swaps / (U * n_splits)),
-                "tie_rate": float(((o1 == 0).sum() + (o2 == 0).sum()) / (2 * U * n_splits)),
+                "tie_rate": float(tie_count / (2 * U * n_splits)),
                 "pairs": U,
                 "topic_set_size": size,
                 "n_splits": int(n_splits),
@@ -511,6 +553,7 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     >>> round(kendall_tau({"A": 4, "B": 3, "C": 1, "D": 2}, truth, variant="ap"), 4)  # swap at the bottom
     0.7778
     """
+    symmetric = check_flag("symmetric", symmetric)
     x, y = _align_scores(a, b)
     n = x.size
     if n < 2:

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from .errors import OptionError
-from .params import DEPTH, REL_LEVEL, Param, check_gains
+from .params import DEPTH, REL_LEVEL, Param, check_flag, check_gains
 
 __all__ = [
     "DUPLICATES",
@@ -217,14 +217,13 @@ def make_options(
 ) -> Options:
     """Validate the options once; ``depth_required`` for the C/W/L functions (they pad to it)."""
     if order not in ORDERS:
-        raise ValueError(f"order={order!r} is not one of {ORDERS}")
+        raise OptionError(f"order={order!r} is not one of {', '.join(map(repr, ORDERS))}")
     if duplicates not in DUPLICATES:
-        raise ValueError(f"duplicates={duplicates!r} is not one of {DUPLICATES}")
-    for name, v in (("complete", complete), ("judged_only", judged_only)):
-        if not (
-            isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1))
-        ):
-            raise TypeError(f"{name} must be True or False, got {v!r}")
+        raise OptionError(
+            f"duplicates={duplicates!r} is not one of {', '.join(map(repr, DUPLICATES))}"
+        )
+    complete = check_flag("complete", complete)
+    judged_only = check_flag("judged_only", judged_only)
     for name, cols in (("columns", columns), ("qrels_columns", qrels_columns)):
         if cols is not None and not isinstance(cols, Mapping):
             raise TypeError(

@@ -39,13 +39,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import OptionError
+from .errors import OptionError, plain
 
 __all__ = [
     "ALPHA",
     "COST",
     "DEPTH",
     "DRAWS",
+    "FLAG",
     "FUZZINESS",
     "GAIN_BOUND",
     "MAX_INT",
@@ -54,6 +55,7 @@ __all__ = [
     "Param",
     "check_costs",
     "check_cutoff_text",
+    "check_flag",
     "check_gains",
 ]
 
@@ -68,7 +70,7 @@ class _Required:
 
 REQUIRED: Any = _Required()  # marker for a parameter without default
 
-Kind = Literal["int", "float", "bool", "str", "any"]
+Kind = Literal["int", "float", "bool", "flag", "str", "any"]
 
 
 def _fmt_bound(x: float) -> str:
@@ -82,7 +84,7 @@ def _fmt_bound(x: float) -> str:
 def _show(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    text = repr(value)
+    text = repr(plain(value))
     if len(text) > 60:
         text = text[:40] + f"... ({len(text)} characters)"
     if isinstance(value, bool):
@@ -97,6 +99,8 @@ class Param:
     Parameters
     ----------
     kind : {"int", "float", "bool", "str", "any"}
+        ``"flag"``: a Python or numpy bool and nothing else (a boolean option: ``"False"``,
+        ``"no"``, 0 or None would otherwise be read by truthiness);
         ``"int"``: an integer (an integral float such as ``10.0`` is accepted);
         ``"float"``: any real number (an integer stays an integer); ``"bool"``: ``True``/``False`` (also the
         words true/false/yes/no and the integers 0/1); ``"str"``: a string, optionally one of
@@ -136,6 +140,8 @@ class Param:
             return self.allowed_text
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "flag":
+            return "True or False (a bool)"
         if self.kind == "str":
             if self.choices:
                 return "one of " + ", ".join(map(str, self.choices))
@@ -180,6 +186,16 @@ class Param:
         def fail() -> Exception:
             return error(f"{name} must be {self.allowed()}, got {_show(value)}{hint}")
 
+        if self.kind == "flag":
+            if isinstance(value, bool):
+                return value
+            if (
+                getattr(value, "dtype", None) is not None
+                and value.dtype.kind == "b"
+                and value.ndim == 0
+            ):
+                return bool(value)  # numpy bool
+            raise fail()
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -251,7 +267,23 @@ ALPHA = Param(
 DRAWS = Param(
     "int", 1000, low=1, high=10**7, description="number of random draws (samples, trials, splits)"
 )
+#: Every boolean option of the public functions (``bounds=``, ``complete=``, ``ci=``, ``wins=``,
+#: ``exact=``, ``two_way=`` ...): a bool or an OptionError, never a truthy string.
+FLAG = Param("flag", False, description="a switch: True or False")
 FUZZINESS = Param("float", 0.0, low=0, description="score differences up to this count as ties")
+
+
+def check_flag(name: str, value: Any, *, allow_none: bool = False) -> Any:
+    """A boolean option by [FLAG][irframe.params.FLAG]: ``True``/``False`` (numpy bools too), else OptionError.
+
+    >>> check_flag("bounds", "False")
+    Traceback (most recent call last):
+    ...
+    irframe.errors.OptionError: bounds must be True or False (a bool), got 'False'
+    """
+    if value is None and allow_none:
+        return None
+    return FLAG.check(name, value)
 
 
 def check_gains(gains: Any, *, name: str = "gains") -> dict | None:

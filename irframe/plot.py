@@ -20,6 +20,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .errors import shown
+from .params import check_flag
+
 __all__ = [
     "correlation_heatmap",
     "grid_heatmap",
@@ -52,12 +55,12 @@ def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArra
         if measure is None:
             if da.sizes["measure"] != 1:
                 raise ValueError(
-                    f"{what} has several measures {list(da.measure.values)}; pass measure="
+                    f"{what} has several measures {shown(list(da.measure.values), 400)}; pass measure="
                 )
             measure = da.measure.values[0]
         if measure not in da.indexes["measure"]:
             raise KeyError(
-                f"measure {measure!r} is not in the {what}; available: {list(da.measure.values)}"
+                f"measure {measure!r} is not in the {what}; available: {shown(list(da.measure.values), 400)}"
             )
         return da.sel(measure=measure), str(measure)
     label = (
@@ -146,10 +149,13 @@ def topic_differences(
     >>> len(ax.patches)
     8
     """
+    sort = check_flag("sort", sort)
     da, label = _select_measure(cube, measure)
     for s in (system, baseline):
         if s not in da.indexes["system"]:
-            raise KeyError(f"system {s!r} is not in the cube; available: {list(da.system.values)}")
+            raise KeyError(
+                f"system {shown(s)} is not in the cube; available: {shown(list(da.system.values), 400)}"
+            )
     d = (da.sel(system=system) - da.sel(system=baseline)).to_series().dropna()
     if sort:
         d = d.sort_values(ascending=False)
@@ -203,6 +209,7 @@ def system_means(
     >>> [t.get_text() for t in system_means(cube, sort=False).get_yticklabels()]  # bottom to top
     ['c', 'b', 'a']
     """
+    sort = check_flag("sort", sort)
     from .stats import mean_ci
 
     da, label = _select_measure(cube, measure)
@@ -262,6 +269,7 @@ def significance_matrix(
     >>> significance_matrix(res).get_title().splitlines()
     ['Significant differences', '(t, holm, alpha=0.05)']
     """
+    annotate = check_flag("annotate", annotate)
     from matplotlib.colors import ListedColormap
 
     if not isinstance(result, xr.Dataset) or "significant" not in result:
@@ -273,7 +281,7 @@ def significance_matrix(
         if measure is None:
             if ds.sizes["measure"] != 1:
                 raise ValueError(
-                    f"result has several measures {list(ds.measure.values)}; pass measure="
+                    f"result has several measures {shown(list(ds.measure.values), 400)}; pass measure="
                 )
             measure = ds.measure.values[0]
         ds = ds.sel(measure=measure)
@@ -367,6 +375,7 @@ def correlation_heatmap(
     >>> correlation_heatmap(correlation_matrix(cube)).get_title()
     'kendall correlation of system orderings'
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(corr, xr.DataArray) or corr.ndim != 2:
         raise ValueError("corr must be a 2-D xarray.DataArray")
     rows, cols = corr.dims
@@ -427,6 +436,7 @@ def grid_heatmap(
     >>> [t.get_text() for t in grid_heatmap(g).get_xticklabels()]
     ['fin', 'avg']
     """
+    annotate = check_flag("annotate", annotate)
     if not isinstance(grid, xr.DataArray):
         raise TypeError("grid must be an xarray.DataArray")
     if set(grid.dims) != {rows, cols}:
@@ -515,6 +525,7 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     >>> len(orientation_curves(wide, kind="recall").get_lines())
     2
     """
+    logy = check_flag("logy", logy)
     df = _orientation_long(data)
     kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
     if kind is None and len(kinds) > 1:

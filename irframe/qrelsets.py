@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .errors import InputError
-from .schema import qrels_columns
+from .errors import InputError, OptionError
+from .schema import qrels_columns, qrels_frame
 
 __all__ = ["JUDGMENTS", "is_qrels_sets", "over_qrels", "over_qrels_frames", "prepare_qrels_sets"]
 
@@ -32,22 +32,39 @@ JUDGMENTS = ("each", "common")
 
 
 def is_qrels_sets(qrels) -> bool:
-    """Whether ``qrels`` is a mapping of judgment sets ``{name: DataFrame}``.
+    """Whether ``qrels`` is a mapping of judgment sets ``{name: qrels}``.
 
-    A mapping whose values are not all DataFrames is one set in another shape (such
-    as pytrec_eval's ``{topic: {doc: grade}}``).
+    A set is a DataFrame or an iterable of records (namedtuples, dataclasses); a mapping
+    whose values are all mappings is one set in another shape (pytrec_eval's
+    ``{topic: {doc: grade}}``).  A mapping mixing both is an error naming the odd value.
     """
-    return (
-        isinstance(qrels, Mapping)
-        and len(qrels) > 0
-        and all(isinstance(v, pd.DataFrame) for v in qrels.values())
-    )
+    if not isinstance(qrels, Mapping) or isinstance(qrels, pd.DataFrame) or len(qrels) == 0:
+        return False
+    nested = [isinstance(v, Mapping) for v in qrels.values()]
+    if all(nested):
+        return False
+    if any(nested):
+        names = list(qrels)
+        a = names[nested.index(True)]
+        b = names[nested.index(False)]
+        raise InputError(
+            f"qrels is a mapping that mixes judgment sets and topics: {_show(a)} maps to a dict "
+            f"(a topic of pytrec_eval's {{topic: {{doc: grade}}}}) but {_show(b)} maps to "
+            f"{type(qrels[b]).__name__} (a judgment set {{name: qrels frame}}); pass one shape"
+        )
+    return True
+
+
+def _show(name) -> str:
+    return repr(name) if isinstance(name, str) else f"{name!r} ({type(name).__name__})"
 
 
 def prepare_qrels_sets(
     qrels: Mapping, *, judgments: str = "each", columns: Mapping[str, str] | None = None
 ) -> dict:
-    """Validate ``{name: qrels frame}`` and apply the ``judgments`` policy (new frames).
+    """Validate ``{name: qrels}`` and apply the ``judgments`` policy (new frames).
+
+    Each set is a DataFrame or an iterable of records; errors name the set.
 
     >>> import pandas as pd
     >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
@@ -56,16 +73,22 @@ def prepare_qrels_sets(
     {'a': ['y'], 'b': ['y']}
     """
     if judgments not in JUDGMENTS:
-        raise ValueError(f"judgments must be one of {JUDGMENTS}, got {judgments!r}")
+        raise OptionError(f"judgments must be one of {', '.join(JUDGMENTS)}, got {judgments!r}")
     if len(qrels) == 0:
         raise InputError("qrels={} holds no judgment set; pass {name: qrels frame, ...}")
     sets = {}
     for name, frame in qrels.items():
         if not isinstance(name, str):
+            raise InputError(f"judgment-set names must be strings, got {_show(name)}")
+        what = f"judgment set {name!r}"
+        if isinstance(frame, Mapping):
             raise InputError(
-                f"judgment-set names must be strings, got {name!r} ({type(name).__name__})"
+                f"{what} is a dict; a judgment set is a qrels DataFrame or an iterable of records "
+                f"(convert a {{topic: {{doc: grade}}}} dict with irframe.schema.as_frame(d, 'qrels'))"
             )
-        qrels_columns(frame, columns, what=f"qrels {name!r}")
+        frame, _ = qrels_frame(frame, columns, what=what)
+        if len(frame) == 0:
+            raise InputError(f"{what} is empty (no judgment); drop it or fill it")
         sets[name] = frame
     if judgments == "each" or len(sets) == 1:
         return sets
@@ -78,10 +101,27 @@ def prepare_qrels_sets(
     common = None
     for k in keys.values():
         common = k.unique() if common is None else common.intersection(k.unique())
+    assert common is not None  # (at least one judgment set)
+    if len(common) == 0:
+        raise InputError(
+            f"judgments='common' keeps the (topic, doc) pairs every set judged, but the judgment "
+            f"sets {', '.join(map(repr, sets))} share none; use judgments='each' or check that "
+            f"the sets judge the same collection"
+        )
     return {
         name: frame.loc[np.asarray(keys[name].isin(common))].reset_index(drop=True)
         for name, frame in sets.items()
     }
+
+
+def _name_set(name: str, fn: Callable, frame):
+    """``fn(frame)``; an input error (bad data, no common topic) is prefixed with the set's name."""
+    try:
+        return fn(frame)
+    except InputError as e:
+        if e.args and isinstance(e.args[0], str) and f"{name!r}" not in e.args[0]:
+            e.args = (f"judgment set {name!r}: {e.args[0]}", *e.args[1:])
+        raise
 
 
 def over_qrels(
@@ -103,7 +143,7 @@ def over_qrels(
     ('system', 'topic', 'measure', 'qrels')
     """
     sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
-    results = [fn(frame) for frame in sets.values()]
+    results = [_name_set(name, fn, frame) for name, frame in sets.items()]
     out = xr.concat(
         results,
         dim=pd.Index(list(sets), name="qrels"),
@@ -136,7 +176,7 @@ def over_qrels_frames(
     [['a', 'x'], ['b', 'y'], ['b', 'z']]
     """
     sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
-    parts = [fn(frame) for frame in sets.values()]
+    parts = [_name_set(name, fn, frame) for name, frame in sets.items()]
     out = pd.concat(parts, keys=list(sets), names=["qrels", None]).reset_index(level=0)
     out = out.reset_index(drop=True)
     out.attrs["judgments"] = judgments

@@ -19,6 +19,7 @@ written from the same cells, so they show the same content.
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
+from .errors import InputError, UnknownMeasureError
 from .options import check_missing
+from .params import check_flag
 
 __all__ = ["Report", "report"]
 
@@ -73,7 +76,40 @@ def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
 
 
 def _escape(text: str, table: dict[str, str]) -> str:
-    return "".join(table.get(ch, ch) for ch in text)
+    """``text`` safe for one cell: control characters (newline, tab, ...) shown as their
+    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements."""
+    return "".join(table.get(ch, ch) for ch in _visible(text))
+
+
+def _visible(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
+
+
+_MD_SPECIAL = {"|": r"\|", "<": "&lt;", ">": "&gt;", "\\": "\\\\"}
+
+
+def _pick(names, available, what: str, error: type[Exception]) -> list:
+    """The cube labels ``names`` designate (matched as given, else by their text), or ``error``
+    naming the unknown one, the closest labels and every available one."""
+    avail = list(available)
+    by_text = {str(a): a for a in avail}
+    out = []
+    for n in names:
+        if any(n is a or (type(n) is type(a) and n == a) for a in avail):
+            out.append(n)
+        elif str(n) in by_text:
+            out.append(by_text[str(n)])
+        else:
+            close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            shown = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
+            noun = "system" if what == "baseline" else "measure"
+            raise error(
+                f"{what} {str(n)!r} is not a {noun} of the cube.{hint} The cube's {noun}s: {shown}"
+            )
+    return out
 
 
 def _letters(n: int) -> list[str]:
@@ -204,7 +240,7 @@ class Report:
             for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))
         ]
         lines.append(r"\bottomrule")
-        if legend:
+        if check_flag("legend", legend):
             text = (
                 _escape(self.legend, _LATEX_SPECIAL)
                 .replace("↑", r"$\uparrow$")
@@ -230,14 +266,14 @@ class Report:
 
         head = self._header()
         n_left = 1 if self.letters is None else 2
-        esc = {"|": r"\|"}
+        esc = _MD_SPECIAL
         lines = [
             "| " + " | ".join(_escape(h, esc) for h in head) + " |",
             "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|",
         ]
         lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
-        if legend:
-            lines += ["", self.legend]
+        if check_flag("legend", legend):
+            lines += ["", _escape(self.legend, {"<": "&lt;", ">": "&gt;"})]
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:
@@ -259,7 +295,7 @@ class Report:
             for r in self._rows(cell, lambda s: _escape(s, _HTML_SPECIAL))
         ]
         out.append("</tbody>")
-        if legend:
+        if check_flag("legend", legend):
             out.append(
                 f'<caption style="caption-side: bottom">{_escape(self.legend, _HTML_SPECIAL)}</caption>'
             )
@@ -340,10 +376,12 @@ def report(
     >>> bool(r.comparison.significant.sel(system="sys2", measure="AP").item())
     True
     """
+    ci = check_flag("ci", ci)
+    wins = check_flag("wins", wins)
     from . import stats
     from .cube import summarize
 
-    cube, systems, lower = _report_input(
+    cube, systems, baseline, lower = _report_input(
         cube, baseline, missing, digits, wins, measures, lower_is_better
     )
     cmp = stats.compare(
@@ -356,6 +394,7 @@ def report(
         n_samples=n_samples,
         rng=rng,
     )
+    baseline = None if baseline is None else str(baseline)  # the table's spelling
     means = summarize(cube, missing=missing)
     means.index = means.index.astype(str)
     means.columns = means.columns.astype(str)
@@ -383,17 +422,26 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
-        cube = cube.sel(measure=measures)
+        cube = cube.sel(
+            measure=_pick(measures, cube.measure.values, "measure", UnknownMeasureError)
+        )
     systems = [str(s) for s in cube.system.values]
-    if baseline is not None and baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not a system of the cube; systems: {systems}")
+    if baseline is not None:  # as compare() spells it, or as the table shows it (str)
+        baseline = _pick([baseline], cube.system.values, "baseline", InputError)[0]
     if wins and baseline is None:
         raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
-    lower = set(lower_is_better)
-    unknown = lower - {str(m) for m in cube.measure.values}
-    if unknown:
-        raise ValueError(f"lower_is_better names measures not in the cube: {sorted(unknown)}")
-    return cube, systems, lower
+    if isinstance(lower_is_better, str):  # one measure name, not its characters
+        lower_is_better = [lower_is_better]
+    lower = {
+        str(m)
+        for m in _pick(
+            list(lower_is_better),
+            cube.measure.values,
+            "lower_is_better measure",
+            UnknownMeasureError,
+        )
+    }
+    return cube, systems, baseline, lower
 
 
 def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digits) -> dict:

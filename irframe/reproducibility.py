@@ -70,6 +70,7 @@ from .cube import result
 from .errors import InputError, OptionError
 from .evaluate import evaluate
 from .options import check_missing
+from .params import check_flag
 from .schema import run_frame
 
 __all__ = ["ktu_rbo", "reproducibility"]
@@ -465,6 +466,7 @@ def reproducibility(
     >>> sorted(ds.data_vars)[:4], ds.ktu.dims
     (['delta_ri', 'er', 'ktu', 'ktu_topic'], ('system',))
     """
+    paired = check_flag("paired", paired)
     check_missing(missing, _MISSING)
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
         raise OptionError(f"depth must be a positive int (ranks compared), got {depth!r}")

@@ -21,7 +21,9 @@ Validation collects every problem of one kind before raising, names the rows
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError
+from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError, shown
 
 __all__ = [
     "DEFAULT_SYSTEM",
@@ -43,6 +45,7 @@ __all__ = [
     "canonical",
     "check_duplicates",
     "check_id_column",
+    "checked_qrels",
     "id_error",
     "missing_run_columns",
     "no_overlap_error",
@@ -50,6 +53,8 @@ __all__ = [
     "numeric_column",
     "qrels_columns",
     "qrels_frame",
+    "record_fields",
+    "records_frame",
     "resolve_roles",
     "role_names",
     "run_columns",
@@ -271,22 +276,75 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     if isinstance(obj, Mapping):
         return _from_nested_dict(obj, kind, what)
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, pd.Series, np.ndarray)):
-        it = iter(obj)
-        first = next(it, None)
-        fields = getattr(first, "_fields", None)
-        if first is None:
-            raise InputError(f"{what} is an empty iterable; nothing to evaluate")
-        if fields is None:
-            raise TypeError(
-                f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
-                f"namedtuples such as Qrel(query_id, doc_id, relevance); got an iterable of "
-                f"{type(first).__name__}"
-            )
-        return pd.DataFrame.from_records(itertools.chain([first], it), columns=list(fields))
+        return records_frame(obj, what)
+    hint = (
+        f"; to read a file use irframe.read_{'qrels' if kind == 'qrels' else 'run'}(path)"
+        if isinstance(obj, (str, bytes)) or hasattr(obj, "__fspath__")
+        else ""
+    )
     raise TypeError(
         f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
-        f"of namedtuples, got {type(obj).__name__}"
+        f"of records (namedtuples or dataclasses), got {type(obj).__name__}{hint}"
     )
+
+
+def record_fields(record: Any) -> tuple[str, ...] | None:
+    """The field names of a record (a namedtuple or a dataclass instance), else None."""
+    fields = getattr(record, "_fields", None)
+    if isinstance(record, tuple) and fields is not None:
+        return tuple(fields)
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return tuple(f.name for f in dataclasses.fields(record))
+    return None
+
+
+def records_frame(records: Iterable, what: str) -> pd.DataFrame:
+    """An iterable of records as a frame, one column per field, each value read by field name.
+
+    Every record must be of one class (namedtuples of classes with the same fields in the same
+    order count as one); records of two classes are an error naming both, since a field's
+    position means nothing across classes (ir_measures' ``Qrel`` and ir_datasets' ``TrecQrel``).
+
+    >>> from collections import namedtuple
+    >>> Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
+    >>> records_frame([Qrel("q1", "d1", 1)], "qrels").values.tolist()
+    [['q1', 'd1', 1]]
+    """
+    rows = list(records)
+    if not rows:
+        raise InputError(f"{what} is an empty iterable; nothing to evaluate")
+    first = rows[0]
+    fields = record_fields(first)
+    if fields is None:
+        raise TypeError(
+            f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
+            f"namedtuples such as Qrel(query_id, doc_id, relevance) (or of dataclasses); "
+            f"got an iterable of {type(first).__name__}"
+        )
+    classes = dict.fromkeys(map(type, rows))
+    if len(classes) > 1:
+        other_cls = next(c for c in classes if c is not type(first))
+        i = next(i for i, r in enumerate(rows) if type(r) is other_cls)
+        other_fields = record_fields(rows[i])
+        if other_fields != fields:
+            raise InputError(
+                f"{what} mixes records of two classes: {_class_name(type(first))}"
+                f"({', '.join(fields)}) (record 0) and {_class_name(other_cls)}"
+                f"{'(' + ', '.join(other_fields) + ')' if other_fields else ''} (record {i}). "
+                f"Records are read by field name, and one frame needs one set of fields: "
+                f"convert them to one class first (e.g. pd.DataFrame(...) per class, renamed "
+                f"to the same columns, then pd.concat)."
+            )
+    if isinstance(first, tuple):
+        return pd.DataFrame.from_records(rows, columns=list(fields))
+    get = operator.attrgetter(*fields)
+    values = map(get, rows) if len(fields) > 1 else ((get(r),) for r in rows)
+    return pd.DataFrame.from_records(list(values), columns=list(fields))
+
+
+def _class_name(cls: type) -> str:
+    mod = getattr(cls, "__module__", "")
+    return cls.__qualname__ if mod in ("builtins", "__main__", "") else f"{mod}.{cls.__qualname__}"
 
 
 def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
@@ -372,6 +430,31 @@ def qrels_frame(
     return df, qrels_columns(df, columns, what)
 
 
+def checked_qrels(
+    obj: Any, columns: Mapping[str, str] | None = None, what: str = "qrels frame"
+) -> tuple[pd.DataFrame, QrelsColumns, np.ndarray]:
+    """Qrels with the checks [irframe.evaluate][] makes: (frame, columns, grades as float64).
+
+    The one validation path of every function that takes qrels without aligning them with a
+    run (``join``, ``label_agreement``, ``label_confusion``, ``degrade_qrels`` ...): the
+    shapes of [as_frame][irframe.schema.as_frame], the roles of
+    [qrels_columns][irframe.schema.qrels_columns], string ids without
+    missing values ([check_id_column][irframe.schema.check_id_column]; topic, doc and subtopic) and finite numeric
+    grades ([numeric_column][irframe.schema.numeric_column]: no NaN, no text, no bools).
+
+    >>> import pandas as pd
+    >>> checked_qrels(pd.DataFrame({"topic": [1], "doc": ["d"], "rel": [1]}))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.InputError: qrels frame: column 'topic' (dtype int64) must hold strings, but 1 value(s) are int: row 0: topic=1. ...
+    """
+    df, qc = qrels_frame(obj, columns, what)
+    for col in (qc.topic, qc.doc, qc.subtopic):
+        if col is not None:
+            check_id_column(df, col, what)
+    return df, qc, numeric_column(df, qc.rel, what)
+
+
 def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataFrame:
     """A shallow copy of ``df`` whose role columns carry the role names (``doc`` for ``docno``...).
 
@@ -386,11 +469,12 @@ def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataF
 
 def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     idx = np.flatnonzero(mask)
-    shown = df.iloc[idx[:_SHOW]][cols]
+    head = df.iloc[idx[:_SHOW]][cols]
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
-        f"row {df.index[i]!r}: " + ", ".join(f"{c}={v!r}" for c, v in zip(cols, vals, strict=True))
-        for i, vals in zip(idx[:_SHOW], shown.itertuples(index=False, name=None), strict=True)
+        f"row {shown(df.index[i])}: "
+        + ", ".join(f"{c}={shown(v)}" for c, v in zip(cols, vals, strict=True))
+        for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None), strict=True)
     )
     return lines + more
 

@@ -41,17 +41,18 @@ from ._paired import (
     CORRECTIONS,
     TESTS,
     CompareOptions,
-    bootstrap_means,
+    bootstrap_test,
     compare_options,
     difference_summary,
     paired_tests,
-    percentile_ci,
+    warn_bootstrap,
 )
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
+from .errors import shown
 from .options import make_rng
-from .params import ALPHA, DRAWS
+from .params import ALPHA, DRAWS, check_flag
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 
 __all__ = [
@@ -91,7 +92,7 @@ def _baseline_list(baseline, systems: pd.Index) -> list:
     unknown = [b for b in names if b not in systems]
     if unknown:
         raise KeyError(
-            f"baseline {unknown[0]!r} is not a system of the cube; available systems: {list(systems)}"
+            f"baseline {shown(unknown[0])} is not a system of the cube; available systems: {shown(list(systems), 400)}"
         )
     if len(set(names)) != len(names):
         raise ValueError(f"baseline lists a system twice: {names}")
@@ -416,6 +417,11 @@ def compare(
         },
         dask="forbidden",
     )
+    if not replicates:
+        warn_bootstrap(
+            o.bootstrap_topics,
+            f"compare(test={o.test!r}{', ci=' + repr(o.ci) if o.ci == 'bootstrap' else ''})",
+        )
     out = out.assign_coords(other=list(others), _var=list(names)).transpose(
         "system", "other", "measure", "_var"
     )
@@ -505,6 +511,7 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
     >>> anova(cube)["df"].tolist()
     [1.0, 2.0, 2.0]
     """
+    two_way = check_flag("two_way", two_way)
     c, layout = score_cube(cube, dim=dim)
     frames = {}
     for k, m in enumerate(c.indexes["measure"]):
@@ -590,6 +597,7 @@ def tukey_hsd(
     >>> bool(res.significant.sel(system="c", other="a")), bool(res.significant.sel(system="b", other="a"))
     (True, False)
     """
+    two_way = check_flag("two_way", two_way)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     c, layout = score_cube(cube, dim=dim)
@@ -828,8 +836,13 @@ def mean_ci(
                 h = _st.t.ppf(1 - alpha / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
                 lo[s, k], hi[s, k] = mean[s, k] - h, mean[s, k] + h
             else:
-                b = bootstrap_means(x[None, :], int(n_samples), gen)
-                lo[s, k], hi[s, k] = (v[0] for v in percentile_ci(b, alpha))
+                _, bl, bh = bootstrap_test(
+                    x[None, :], int(n_samples), gen, alpha, want_p=False, want_ci=True
+                )
+                lo[s, k], hi[s, k] = bl[0], bh[0]
+    if method == "bootstrap":
+        n_min = nt[nt >= 2].min() if (nt >= 2).any() else None
+        warn_bootstrap(None if n_min is None else int(n_min), "mean_ci(method='bootstrap')")
     dims = ("system", "measure")
     ds = xr.Dataset(
         {"mean": (dims, mean), "ci_low": (dims, lo), "ci_high": (dims, hi), "n_topics": (dims, nt)},

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -16,8 +18,9 @@ from .align import align
 from .cube import summarize
 from .evaluate import evaluate_aligned
 from .measures import parse_measure, parse_measures
-from .measures.ties import tie_groups
+from .measures.ties import cut_after_order, tie_groups
 from .options import make_options
+from .qrelsets import is_qrels_sets, over_qrels_frames
 
 __all__ = ["flips", "tie_sensitivity"]
 
@@ -136,6 +139,14 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
        trec_eval  worst  expected  best  spread
     0        0.5    0.5      0.75   1.0     0.5
     """
+    if is_qrels_sets(qrels):  # one table per judgment set, with a leading qrels column
+        judgments = options.pop("judgments", "each")
+        return over_qrels_frames(
+            lambda q: tie_sensitivity(runs, q, measures, **options),
+            qrels,
+            judgments=judgments,
+            columns=options.get("qrels_columns"),
+        )
     specs = parse_measures(measures)
     align_keys = (
         "depth",
@@ -149,11 +160,25 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     opts = make_options(
         order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options}
     )
-    aligned = align(runs, qrels, **opts.align_kwargs())
-    cubes = {
-        o: evaluate_aligned(aligned, specs, order=o, **options)
-        for o in ("trec_eval", "worst", "expected", "best")
-    }
+    if opts.depth is not None and not opts.judged_only:
+        # the depth cuts after each order, so a tie group it cuts shows its spread
+        full = align(runs, qrels, **replace(opts, depth=None).align_kwargs())
+        aligned = cut_after_order(full, "trec_eval", opts.depth)
+        cubes = {
+            o: evaluate_aligned(
+                cut_after_order(full, o, opts.depth),
+                specs,
+                order=None if o == "trec_eval" else o,
+                **options,
+            )
+            for o in ("trec_eval", "worst", "expected", "best")
+        }
+    else:
+        aligned = align(runs, qrels, **opts.align_kwargs())
+        cubes = {
+            o: evaluate_aligned(aligned, specs, order=o, **options)
+            for o in ("trec_eval", "worst", "expected", "best")
+        }
     ties = tie_groups(aligned)
     multi = ties.size > 1
     tied = np.bincount(ties.group[multi], weights=ties.size[multi], minlength=aligned.n_groups)

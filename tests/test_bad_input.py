@@ -301,8 +301,10 @@ _RUN = b"301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 1.5 sys\n"
 _QRELS = b"301 0 d1 1\n301 0 d2 0\n"
 
 
+# mtime=0 everywhere here: the bytes are in the test ids, which must be the same in every
+# pytest-xdist worker (gzip otherwise writes the current time into the header)
 def _gz_bad_crc() -> bytes:
-    g = gzip.compress(_RUN)
+    g = gzip.compress(_RUN, mtime=0)
     return g[:-8] + b"\0\0\0\0" + g[-4:]
 
 
@@ -311,12 +313,12 @@ def _gz_bad_crc() -> bytes:
     [
         (
             "deflate.gz",
-            gzip.compress(_RUN)[:10] + b"garbage" * 5,
+            gzip.compress(_RUN, mtime=0)[:10] + b"garbage" * 5,
             "corrupt gzip file",
         ),  # zlib.error
-        ("trunc.gz", gzip.compress(_RUN * 100)[:-20], "corrupt gzip file"),  # EOFError
+        ("trunc.gz", gzip.compress(_RUN * 100, mtime=0)[:-20], "corrupt gzip file"),  # EOFError
         ("crc.gz", _gz_bad_crc(), "corrupt gzip file"),  # BadGzipFile
-        ("trailing.gz", gzip.compress(_RUN) + b"junk", "corrupt gzip file"),
+        ("trailing.gz", gzip.compress(_RUN, mtime=0) + b"junk", "corrupt gzip file"),
     ],
 )
 def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why):
@@ -331,7 +333,11 @@ def test_corrupt_gzip_is_a_parse_error_naming_the_file(tmp_path, name, data, why
     "data, lineno, why",
     [
         (b"301 Q0 d\xff1 1 2.5 sys\n", 1, "not valid UTF-8"),
-        (gzip.compress(b"301 Q0 d1 1 2.5 sys\n301 Q0 d\xff1 2 2.5 sys\n"), 2, "not valid UTF-8"),
+        (
+            gzip.compress(b"301 Q0 d1 1 2.5 sys\n301 Q0 d\xff1 2 2.5 sys\n", mtime=0),
+            2,
+            "not valid UTF-8",
+        ),
         ("301 Q0 d1 1 2.5 s\n".encode("utf-16"), 1, "not valid UTF-8"),
         (b"301 Q0 d1 99999999999999999999 2.5 sys\n", 1, "does not fit a 64-bit integer"),
         (b"301 Q0 d1 1 1e400 sys\n", 1, "score is inf"),

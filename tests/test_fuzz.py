@@ -1,5 +1,9 @@
 """Fuzz tests: hostile files, frames and measure strings thrown at the public API.
 
+Also (issue 33) the newer paths: records of one or two classes, judgment-set mappings,
+boolean options, report cells with any system name, paired tests on 2-6 topics, resampling
+memory at any size (tracemalloc, small block budget) and registry scopes under threads.
+
 Every call must end in one of two ways: a documented exception (an
 :class:`irframe.IrframeError`, an ``OSError`` for files, a ``TypeError`` for a wrong
 argument type) or a result that checks out — files against an independent line-by-line
@@ -573,3 +577,324 @@ def test_wrong_types_for_measures_and_options(tiny, value):
             )
         else:
             assert value is None or (isinstance(value, dict) and not value) or value == {}
+
+
+# ------------------------------------------------ issue 33: the newer paths (records, judgment
+# sets, boolean options, report cells, statistics at tiny and maximal sizes, threads)
+SMALL = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+_FIELDS = {"topic": "query_id", "doc": "doc_id", "rel": "relevance"}
+
+
+@st.composite
+def record_lists(draw):
+    """Qrels as records of one or two namedtuple classes, each with its own field order."""
+    from collections import namedtuple
+
+    orders = draw(st.lists(st.permutations(list(_FIELDS.values())), min_size=1, max_size=2))
+    classes = [namedtuple(f"Rec{i}", o) for i, o in enumerate(orders)]
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["1", "2"]),
+                st.sampled_from(["a", "b", "c", "d"]),
+                st.integers(0, 2),
+                st.integers(0, len(classes) - 1),
+            ),
+            min_size=1,
+            max_size=8,
+            unique_by=lambda r: r[:2],
+        )
+    )
+    recs = [classes[c](query_id=t, doc_id=d, relevance=g) for t, d, g, c in rows]
+    return recs, rows
+
+
+@SMALL
+@given(record_lists())
+def test_records_by_field_name_or_an_error_naming_both_classes(tiny, data):
+    runs, _ = tiny
+    recs, rows = data
+    frame = pd.DataFrame([r[:3] for r in rows], columns=["topic", "doc", "rel"])
+    classes = {type(r) for r in recs}
+    try:
+        got = irf.evaluate(runs, recs, ["AP", "P@2"])
+    except IrframeError as e:
+        names = sorted(c.__name__ for c in classes)
+        assert len(classes) == 2 and all(n in str(e) for n in names), str(e)
+        return
+    try:
+        want = irf.evaluate(runs, frame, ["AP", "P@2"])
+    except IrframeError as e:  # the same frame error either way (e.g. no common topic)
+        pytest.fail(f"records accepted where their frame fails: {e}")
+    assert len(classes) == 1 or len({c._fields for c in classes}) == 1
+    np.testing.assert_array_equal(got.values, want.values)
+
+
+@st.composite
+def judgment_sets(draw):
+    """{name: qrels} with empty sets, sets on other topics, records and bad names."""
+    names = draw(
+        st.lists(st.sampled_from(["nist", "llm", "s 3", ""]), min_size=1, max_size=3, unique=True)
+    )
+    sets = {}
+    for name in names:
+        kind = draw(st.sampled_from(["frame", "empty", "other_topics", "records", "nan"]))
+        q = pd.DataFrame(
+            {"topic": ["301", "301", "302"], "doc": ["d1", "d2", "d3"], "rel": [1, 0, 2]}
+        )
+        if kind == "empty":
+            q = q.iloc[:0]
+        elif kind == "other_topics":
+            q = q.assign(topic=["999"] * 3)
+        elif kind == "nan":
+            q = q.assign(rel=[1.0, np.nan, 0.0])
+        elif kind == "records":
+            from collections import namedtuple
+
+            Q = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
+            q = [Q(*r) for r in q.itertuples(index=False, name=None)]
+        sets[name] = (kind, q)
+    return sets
+
+
+@SMALL
+@given(judgment_sets(), st.sampled_from(["each", "common"]))
+def test_judgment_sets_errors_name_the_set(data, judgments):
+    runs = pd.DataFrame(
+        {
+            "system": "s",
+            "topic": ["301", "301", "302"],
+            "doc": ["d1", "d2", "d3"],
+            "score": [3.0, 2, 1],
+        }
+    )
+    qrels = {name: q for name, (_, q) in data.items()}
+    bad = [n for n, (k, _) in data.items() if k in ("empty", "other_topics", "nan")]
+    try:
+        cube = irf.evaluate(runs, qrels, "AP", judgments=judgments)
+    except IrframeError as e:
+        msg = str(e)
+        assert any(repr(n) in msg for n in data), msg  # a set is named
+        return
+    assert not bad
+    assert list(cube.coords["qrels"].values) == list(data)
+
+
+_NOT_BOOLS = st.one_of(
+    st.sampled_from(["False", "no", "true", "", "0", None]),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.lists(st.booleans(), min_size=1, max_size=2),
+)
+
+
+@SMALL
+@given(_NOT_BOOLS)
+def test_boolean_options_never_read_truthiness(tiny, value):
+    runs, qrels = tiny
+    from irframe.errors import OptionError
+
+    cube = irf.evaluate(runs, qrels, ["AP", "P@5"])
+    for call in (
+        lambda v: irf.evaluate(runs, qrels, "AP", bounds=v),
+        lambda v: irf.evaluate(runs, qrels, "AP", complete=v),
+        lambda v: irf.report(cube, ci=v),
+        lambda v: irf.report(cube, wins=v),
+        lambda v: irf.stats.compare(cube, test="randomization", exact=v),
+    ):
+        if value is None and call.__code__.co_names[-1:] == ("compare",):
+            continue  # exact=None means "decide by size"
+        with pytest.raises(OptionError, match="must be True or False"):
+            call(value)
+
+
+@SMALL
+@given(st.lists(st.text(min_size=1, max_size=6), min_size=2, max_size=4, unique=True))
+def test_report_rows_hold_any_system_name(names):
+    import re
+
+    import xarray as xr
+
+    x = np.random.default_rng(len(names)).uniform(size=(len(names), 5, 1))
+    cube = xr.DataArray(
+        x, dims=("system", "topic", "measure"), coords={"system": names, "measure": ["AP"]}
+    )
+    r = irf.report(cube)
+    md = r.to_markdown(legend=False).splitlines()
+    assert len(md) == 2 + len(names)
+    assert all(len(re.split(r"(?<!\\)\|", line)) == 5 for line in md)  # 3 cells + 2 ends
+    tex = r.to_latex(legend=False)
+    body = tex.splitlines()[4:-2]
+    assert len(body) == len(names) and "\n\n" not in tex
+    html = r.to_html(legend=False)
+    assert html.count("<tr>") == 1 + len(names) and html.count("<td>") == 3 * len(names)
+
+
+@SMALL
+@given(
+    st.integers(2, 6),
+    st.sampled_from(["t", "wilcoxon", "randomization", "bootstrap"]),
+    st.integers(0, 10**6),
+)
+def test_paired_tests_on_tiny_samples(n, test, seed):
+    """2-6 topics: p-values in [0, 1]; the bootstrap warns, the exact tests never reject below
+    their smallest attainable p-value (2 / 2**n for the sign-flip test)."""
+    import warnings
+
+    import xarray as xr
+
+    from irframe.errors import CalibrationWarning
+
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(size=(3, n))
+    if seed % 3 == 0:
+        x[1] = x[0] + 0.1  # same-sign differences
+    cube = xr.DataArray(x, dims=("system", "topic"), coords={"system": ["a", "b", "c"]})
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        res = irf.stats.compare(cube, test=test, n_samples=200, rng=seed, correction=None)
+    p = res.pvalue.values[~np.isnan(res.pvalue.values)]
+    assert ((p >= 0) & (p <= 1)).all()
+    warned = any(issubclass(i.category, CalibrationWarning) for i in w)
+    assert warned == (test == "bootstrap")
+    if test == "randomization":
+        assert (p >= 2 / 2**n - 1e-12).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(1, 40),  # pairs
+    st.integers(2, 60),  # topics
+    st.integers(1, 6000),  # samples
+    st.sampled_from(["bootstrap", "randomization"]),
+)
+def test_resampling_memory_at_any_size_stays_in_blocks(P, n, B, kind):
+    """With a 40 kB block budget, the traced peak stays within a few blocks plus the output,
+    whatever the number of pairs, topics and samples (the unblocked arrays reach 2 MB)."""
+    import tracemalloc
+
+    from irframe import _paired
+
+    D = np.random.default_rng(P * n).normal(size=(P, n))
+    old = _paired._CHUNK_ELEMENTS
+    _paired._CHUNK_ELEMENTS = 5_000
+    tracemalloc.start()
+    try:
+        if kind == "bootstrap":
+            _paired.bootstrap_test(D, B, np.random.default_rng(0), 0.05, want_p=True, want_ci=True)
+        else:
+            _paired.randomization_kernel(D, B, np.random.default_rng(0), False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        _paired._CHUNK_ELEMENTS = old
+    one_row = 8 * B  # the CI needs every bootstrap mean of one pair
+    cached = B * n  # the resamples kept as 1-byte counts for the next group of pairs
+    assert peak <= 12 * 8 * 5_000 + 3 * one_row + cached + 64 * P * n + 10_000, peak
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(st.sampled_from(["register", "replace", "unregister", "nest"]), min_size=1, max_size=6)
+)
+def test_registry_scopes_under_threads(ops):
+    """Random scope bodies in one thread while another resolves built-ins the body never
+    touches: every resolution succeeds and the registry ends as it began."""
+    import threading
+
+    from irframe.measures import (
+        MeasureDef,
+        get_definition,
+        register,
+        registered_measures,
+        registry_scope,
+        unregister,
+    )
+
+    before = registered_measures()
+    done = threading.Event()
+    errors = []
+
+    def body(ops):
+        for i, op in enumerate(ops):
+            if op == "register":
+                register(MeasureDef(f"Fz{i}", lambda ctx, m: 0.0), replace=True)
+            elif op == "replace":
+                register(MeasureDef("AP", lambda ctx, m: 0.0), replace=True)
+            elif op == "unregister" and "Bpref" in registered_measures():
+                unregister("Bpref")
+            elif op == "nest":
+                with registry_scope():
+                    register(MeasureDef("FzNested", lambda ctx, m: 0.0), replace=True)
+
+    def reader():
+        try:
+            while not done.is_set():
+                for name in ("nDCG", "RR", "P", "R"):
+                    get_definition(name)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        for _ in range(20):
+            with registry_scope():
+                body(ops)
+    finally:
+        done.set()
+        t.join()
+    assert not errors, errors[0]
+    assert registered_measures() == before
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=4, max_size=16),  # scores: many ties
+    st.lists(st.integers(-1, 2), min_size=8, max_size=8),  # grades (-1: unjudged)
+    st.integers(1, 6),
+)
+def test_depth_cut_tie_orders_are_per_ranking_and_ordered(scores, grades, depth):
+    """Property (the values themselves are checked against brute force in
+    tests/test_hostile_inputs.py): with a depth cutting tie groups, every (system, topic) cell
+    equals that ranking evaluated alone, and worst <= expected <= best."""
+    docs = [f"d{i % 8}" for i in range(len(scores))]
+    half = len(scores) // 2
+    run = pd.DataFrame(
+        {
+            "system": ["s1"] * half + ["s2"] * (len(scores) - half),
+            "topic": [("1", "2")[i % 2] for i in range(len(scores))],
+            "doc": [f"{d}_{i}" for i, d in enumerate(docs)],
+            "score": np.asarray(scores, float),
+        }
+    )
+    qrels = pd.DataFrame(
+        {
+            "topic": [("1", "2")[i % 2] for i in range(len(scores))],
+            "doc": [f"{d}_{i}" for i, d in enumerate(docs)],
+            "rel": [grades[i % 8] for i in range(len(scores))],
+        }
+    )
+    qrels = qrels[qrels.rel >= 0]
+    assume(len(qrels) > 0)
+    ms = ["P@3", "AP", "RR", "nDCG@4", "R@2"]
+    cubes = {}
+    for o in ("worst", "expected", "best"):
+        try:
+            cubes[o] = irf.evaluate(run, qrels, ms, order=o, depth=depth)
+        except IrframeError:
+            return  # e.g. no topic in common
+    assert (cubes["worst"] <= cubes["expected"] + 1e-12).all()
+    assert (cubes["expected"] <= cubes["best"] + 1e-12).all()
+    for (s, t), part in run.groupby(["system", "topic"]):
+        if t not in set(qrels.topic):
+            continue
+        for o, cube in cubes.items():
+            alone = irf.evaluate(part, qrels[qrels.topic == t], ms, order=o, depth=depth)
+            np.testing.assert_allclose(
+                cube.sel(system=s, topic=t).values, alone.values.ravel(), rtol=0, atol=1e-12
+            )

@@ -253,13 +253,20 @@ def test_many_rankings_at_once_equal_one_at_a_time(cases):
         assert np.isfinite(allv.values).all()
 
 
-def test_depth_truncates_before_the_tie_order():
+def test_depth_truncates_after_the_tie_order():
     run = pd.DataFrame(
         {"system": "s", "topic": "t", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]}
     )
     qrels = pd.DataFrame({"topic": "t", "doc": ["a"], "rel": [1]})
-    # trec_eval -M 2 keeps c, b (docno descending); a is gone before any tie order is considered
-    assert irf.evaluate(run, qrels, "RR", order="best", depth=2).item() == 0.0
+    # trec_eval -M 2 keeps c, b (docno descending) and drops a; a tie-aware order sees the
+    # whole tie group first and the depth cuts after it (brute force over the 3! orders:
+    # tests/test_hostile_inputs.py::test_tie_orders_see_the_tie_group_a_depth_cuts)
+    assert irf.evaluate(run, qrels, "RR", depth=2).item() == 0.0
+    assert irf.evaluate(run, qrels, "RR", order="best", depth=2).item() == 1.0
+    assert irf.evaluate(run, qrels, "RR", order="worst", depth=2).item() == 0.0
+    assert irf.evaluate(run, qrels, "RR", order="expected", depth=2).item() == pytest.approx(
+        (1 + 1 / 2) / 3
+    )
     assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx(
         (1 + 1 / 2 + 1 / 3) / 3
     )

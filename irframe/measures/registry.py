@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -242,21 +243,44 @@ def register(
     5
     >>> unregister("Highly")
     """
-    if definition.name in _REGISTRY and not replace:
-        raise ValueError(f"measure {definition.name!r} is already registered; pass replace=True")
-    _REGISTRY[definition.name] = definition
-    for a in aliases:
-        _ALIASES[a] = definition.name
+    aliases = list(aliases)
+    with _LOCK:
+        if definition.name in _REGISTRY and not replace:
+            raise ValueError(
+                f"measure {definition.name!r} is already registered; pass replace=True"
+            )
+        _set(_REGISTRY, definition.name, definition)
+        for a in aliases:
+            _set(_ALIASES, a, definition.name)
     return definition
 
 
 def unregister(name: str) -> None:
     """Remove a measure (and the aliases pointing to it) from the registry."""
-    if name not in _REGISTRY:
-        raise UnknownMeasureError(_unknown_message(name))
-    del _REGISTRY[name]
-    for alias in [a for a, target in _ALIASES.items() if target == name]:
-        del _ALIASES[alias]
+    with _LOCK:
+        if name not in _REGISTRY:
+            raise UnknownMeasureError(_unknown_message(name))
+        _set(_REGISTRY, name, _MISSING)
+        for alias in [a for a, target in list(_ALIASES.items()) if target == name]:
+            _set(_ALIASES, alias, _MISSING)
+
+
+# Thread safety: every change goes through _set under _LOCK, one atomic dict operation per key,
+# so a reader in another thread never sees a half-made registry (a built-in always resolves).
+# A registry_scope records, per thread, the value each key had before the thread's first change
+# inside it and puts back exactly those keys on exit -- never the keys other threads changed.
+_LOCK = threading.RLock()
+_MISSING: Any = object()
+_SCOPES = threading.local()
+
+
+def _set(table: dict, key: Any, value: Any) -> None:
+    for undo in getattr(_SCOPES, "stack", ()):
+        undo.setdefault((id(table), key), (table, key, table.get(key, _MISSING)))
+    if value is _MISSING:
+        table.pop(key, None)
+    else:
+        table[key] = value
 
 
 @contextmanager
@@ -265,7 +289,10 @@ def registry_scope() -> Iterator[None]:
 
     The registry is process-wide (measure strings name measures everywhere); a scope keeps a
     user's or a test's changes from leaking: on exit every definition, alias and alias
-    pattern is exactly as it was on entry, even after an exception.
+    pattern this thread changed inside the block is put back as it was, even after an
+    exception.  Thread-safe: the registry is never cleared, so every other thread resolves
+    the built-ins (and its own measures) throughout, and changes made by other threads are
+    left alone.
 
     Examples
     --------
@@ -278,20 +305,29 @@ def registry_scope() -> Iterator[None]:
     >>> parse_measure("AP").definition.description != ""
     True
     """
-    saved = (dict(_REGISTRY), dict(_ALIASES), list(_ALIAS_PATTERNS))
+    stack = _SCOPES.__dict__.setdefault("stack", [])
+    undo: dict = {}
+    stack.append(undo)
     try:
         yield
     finally:
-        _REGISTRY.clear()
-        _REGISTRY.update(saved[0])
-        _ALIASES.clear()
-        _ALIASES.update(saved[1])
-        _ALIAS_PATTERNS[:] = saved[2]
+        del stack[next(i for i, u in enumerate(stack) if u is undo)]  # by identity
+        with _LOCK:
+            for table, key, old in reversed(list(undo.values())):
+                if table is _ALIAS_PATTERNS:  # key: a pattern entry this thread added
+                    if key in _ALIAS_PATTERNS:
+                        _ALIAS_PATTERNS.remove(key)
+                    continue
+                _set(table, key, old)  # recorded in the enclosing scope too, if any
 
 
 def register_alias_pattern(pattern: str, rewrite: Callable[[re.Match], str]) -> None:
     """Register a regex alias: a full match of ``pattern`` is rewritten to a measure string."""
-    _ALIAS_PATTERNS.append((re.compile(pattern), rewrite))
+    entry = (re.compile(pattern), rewrite)
+    with _LOCK:
+        for undo in getattr(_SCOPES, "stack", ()):
+            undo[(id(_ALIAS_PATTERNS), id(entry))] = (_ALIAS_PATTERNS, entry, None)
+        _ALIAS_PATTERNS.append(entry)
 
 
 def get_definition(name: str) -> MeasureDef:

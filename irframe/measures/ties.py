@@ -29,6 +29,11 @@ scores (trec_eval's notion of a tie).  With ``order=`` of :func:`irframe.evaluat
 
 Measures without such a computation raise an error naming the measure.
 
+``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
+does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
+highest grades above the cut; expected: the mean over which of its documents fall above).
+With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
+
 Examples
 --------
 >>> import pandas as pd
@@ -55,6 +60,7 @@ __all__ = [
     "TIE_ORDERS",
     "Ties",
     "check_tie_order",
+    "cut_after_order",
     "expand_ranges",
     "expected_values",
     "order_ties",
@@ -195,6 +201,56 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
     )
 
 
+def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
+    """``depth`` applied *after* the tie-aware ``order``, to an alignment made without depth.
+
+    ``"best"``/``"worst"``: every tie group is sorted by grade, then each ranking is cut to
+    its first ``depth`` rows, so a tie group that straddles the depth contributes its best
+    (worst) documents.  ``"expected"``: rows are kept up to the end of the tie group that
+    straddles the depth and the expected values count positions up to ``depth`` only (the
+    documents at those positions are a uniformly random subset of the whole group).
+    ``"trec_eval"``: the plain cut.  The caller's alignment is not modified.
+    """
+    if depth is None:
+        return aligned
+    if order in ("best", "worst"):
+        aligned = order_ties(aligned, order)
+    rank = aligned.row_rank
+    if order == "expected":
+        ties = tie_groups(aligned)
+        keep = ties.first_rank[ties.row_tie] <= depth
+    else:
+        keep = rank <= depth
+    counts = np.bincount(aligned.row_group[keep], minlength=aligned.n_groups)
+    src = aligned.row_source[keep]
+    out = replace(
+        aligned,
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        row_doc=aligned.row_doc[keep],
+        row_rel=aligned.row_rel[keep],
+        row_score=aligned.row_score[keep],
+        source=src,
+        depth=depth,
+        extras={**aligned.extras, "tie_depth": depth} if order == "expected" else aligned.extras,
+    )
+    return out
+
+
+def _cut(ctx, k):
+    """The cutoff ``k`` (None, scalar or per group) within the depth of [cut_after_order][irframe.measures.ties.cut_after_order]."""
+    d = ctx.aligned.extras.get("tie_depth")
+    if d is None:
+        return k
+    return d if k is None else np.minimum(k, d)
+
+
+def _retrieved(ctx) -> np.ndarray:
+    """Documents retrieved per group after the depth cut."""
+    a = ctx.aligned
+    d = a.extras.get("tie_depth")
+    return a.group_len if d is None else np.minimum(a.group_len, d)
+
+
 def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For ranges ``starts[i] : starts[i] + counts[i]``: (range index, value) of every element."""
     which = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
@@ -267,7 +323,7 @@ def _tie_weighted(
     else:
         assert pos is not None  # raw values come with their row positions
         sel = _Selected(ctx, pos, vals)
-    kk = _kk(sel.first, sel.n, sel.group, k)
+    kk = _kk(sel.first, sel.n, sel.group, _cut(ctx, k))
     inside = kk >= sel.first
     single = sel.n == 1
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -301,21 +357,35 @@ def _exp_hits(ctx, m, k=None):
     return _tie_weighted(ctx, None, sel, m.cutoff if k is None else k, _count_w, _count_cum)
 
 
+def _whole(ctx, m) -> bool:
+    """A measure of the whole ranking (no cutoff, no depth cut inside a tie group)."""
+    return m.cutoff is None and ctx.aligned.extras.get("tie_depth") is None
+
+
 def _exp_p(ctx, m):
-    if m.cutoff is None:
+    if _whole(ctx, m):
         return m.definition.compute(ctx, m)
+    if m.cutoff is None:  # precision of the ranking cut at depth
+        return _arrays.safe_div(_exp_hits(ctx, m), _retrieved(ctx))
     return _exp_hits(ctx, m) / m.cutoff
 
 
 def _exp_r(ctx, m):
     T = _arrays
-    if m.cutoff is None:
+    if _whole(ctx, m):
         return m.definition.compute(ctx, m)
     return T.safe_div(_exp_hits(ctx, m), T.num_rel(ctx, T.measure_rel_level(ctx, m)))
 
 
 def _exp_num_rel_ret(ctx, m):
-    return m.definition.compute(ctx, m) if m.cutoff is None else _exp_hits(ctx, m)
+    return m.definition.compute(ctx, m) if _whole(ctx, m) else _exp_hits(ctx, m)
+
+
+def _exp_num_ret(ctx, m):
+    if _whole(ctx, m):
+        return m.definition.compute(ctx, m)
+    r = _retrieved(ctx)
+    return r if m.cutoff is None else np.minimum(r, m.cutoff)
 
 
 def _exp_rprec(ctx, m):
@@ -327,12 +397,13 @@ def _exp_rprec(ctx, m):
 
 
 def _exp_judged(ctx, m):
-    if m.cutoff is None:
+    if _whole(ctx, m):
         return m.definition.compute(ctx, m)
     a = ctx.aligned
     pos = np.flatnonzero(~np.isnan(a.row_rel))
     e = _tie_weighted(ctx, pos, np.ones(len(pos)), m.cutoff, _count_w, _count_cum)
-    return _arrays.safe_div(e, np.minimum(a.group_len, m.cutoff))
+    r = _retrieved(ctx)
+    return _arrays.safe_div(e, r if m.cutoff is None else np.minimum(r, m.cutoff))
 
 
 def _same(ctx, m):
@@ -369,9 +440,9 @@ def _first_relevant_tie(ctx, m):
 
 
 def _exp_success(ctx, m):
-    if m.cutoff is None:
+    if _whole(ctx, m):
         return m.definition.compute(ctx, m)
-    k = m.cutoff
+    k = _cut(ctx, m.cutoff)
     g, f, n, r = _first_relevant_tie(ctx, m)
     # the group wholly inside the top k: success for sure; cut by k: c = k - f + 1 of its
     # n positions are inside and P(no relevant among them) = C(n - r, c) / C(n, c)
@@ -389,8 +460,9 @@ def _exp_rr(ctx, m):
     # the first relevant document is at position x of that group with probability
     # C(n - x, r - 1) / C(n, r), x = 1 .. n - r + 1
     span = (n - r + 1).astype(np.int64)
-    if m.cutoff is not None:
-        span = np.clip(np.minimum(span, m.cutoff - f.astype(np.int64) + 1), 0, None)
+    cut = _cut(ctx, m.cutoff)
+    if cut is not None:
+        span = np.clip(np.minimum(span, cut - f.astype(np.int64) + 1), 0, None)
     which, x0 = expand_ranges(np.zeros(len(span), np.int64), span)
     x = x0 + 1.0
     nn, rr, ff = n[which], r[which], f[which]
@@ -412,7 +484,7 @@ def _exp_ap(ctx, m):
     )  # relevant docs in earlier groups
     # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
     # summed over p with weight 1/rank through harmonic numbers H
-    kk = _kk(sel.first, sel.n, sel.group, m.cutoff).astype(np.float64)
+    kk = _kk(sel.first, sel.n, sel.group, _cut(ctx, m.cutoff)).astype(np.float64)
     inside = kk >= f
     H = _prefix(ctx, "harmonic", lambda i: 1.0 / i)
     kk_i = np.maximum(kk, f - 1).astype(np.int64)
@@ -462,7 +534,7 @@ _EXPECTED = {
     "NumRelRet": _exp_num_rel_ret,
     "Rprec": _exp_rprec,
     "Judged": _exp_judged,
-    "NumRet": _same,
+    "NumRet": _exp_num_ret,
     "NumRel": _same,
     "Success": _exp_success,
     "RR": _exp_rr,

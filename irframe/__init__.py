@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-import importlib
+import importlib as _importlib
 
 from . import _lazy
 from ._version import __version__
@@ -50,7 +50,7 @@ from .reporting import Report, report
 from .uncertainty import flips, tie_sensitivity
 
 if not _lazy.command_line():  # the first cube would otherwise pay xarray's import (see _lazy)
-    importlib.import_module("xarray")  # not bound here: irframe.xarray is no public name
+    _importlib.import_module("xarray")  # not bound here: irframe.xarray is no public name
 else:
     gc.freeze()  # the imported modules' objects: never scanned again by the collector
     gc.enable()
@@ -109,7 +109,16 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in _IO:
-        return getattr(importlib.import_module(".io", __name__), name)
+        return getattr(_importlib.import_module(".io", __name__), name)
     if name in _LAZY:
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'irframe' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names, the lazily imported ones included (``read_runs``, ``stats``, ``meta``,
+    ``datasets`` ...), so that tab completion offers them; no ``annotations``/``importlib``."""
+    return sorted({*__all__, "measures"})
+
+
+del annotations

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from .errors import CalibrationWarning
+from .errors import CalibrationWarning, choose
 from .options import make_rng
 from .params import ALPHA, DRAWS, check_flag
 
@@ -33,6 +33,7 @@ __all__ = [
     "bootstrap_means",
     "bootstrap_p",
     "bootstrap_test",
+    "check_correction",
     "compare_options",
     "difference_summary",
     "paired_tests",
@@ -45,6 +46,29 @@ __all__ = [
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", None)
+#: other spellings of the same tests and corrections (scipy's, statsmodels', ranx's names)
+TEST_SYNONYMS = {
+    "ttest": "t",
+    "ttest_rel": "t",
+    "student": "t",
+    "paired_t": "t",
+    "paired_ttest": "t",
+    "student_t": "t",
+    "signed_rank": "wilcoxon",
+    "wilcoxon_signed_rank": "wilcoxon",
+    "permutation": "randomization",
+    "randomisation": "randomization",
+    "fisher": "randomization",
+    "paired_randomization": "randomization",
+    "approximate_randomization": "randomization",
+}
+CORRECTION_SYNONYMS = {
+    "holm_bonferroni": "holm",
+    "bonferroni_holm": "holm",
+    "benjamini_hochberg": "bh",
+    "fdr_bh": "bh",
+    "none": None,
+}
 _EXACT_MAX_TOPICS = 16
 #: Fewer topics than this and the bootstrap (shift test, percentile CI) is not calibrated:
 #: at alpha = 0.05 its measured Type-I rate is 0.42-0.47 on 2 topics, 0.25-0.30 on 3, 0.16-0.18
@@ -240,13 +264,20 @@ class CompareOptions:
     bootstrap_topics: int | None = None
 
 
+def check_correction(correction):
+    """``correction`` as one of :data:`CORRECTIONS` (common spellings accepted), else :class:`OptionError`.
+
+    >>> check_correction("Holm-Bonferroni"), check_correction("fdr_bh"), check_correction("none")
+    ('holm', 'bh', None)
+    """
+    return choose("correction", correction, CORRECTIONS, CORRECTION_SYNONYMS)
+
+
 def compare_options(
     test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
 ) -> CompareOptions:
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    test = choose("test", test, TESTS, TEST_SYNONYMS)
+    correction = check_correction(correction)
     alpha = ALPHA.check("alpha", alpha)
     n_samples = DRAWS.check("n_samples", n_samples)
     exact = check_flag("exact", exact, allow_none=True)

@@ -197,7 +197,13 @@ def make_cube(
     measures: Sequence[str] = (),
     attrs: Mapping[str, Any] | None = None,
 ) -> xr.DataArray:
-    """The ``system × topic × measure`` cube of per-group values ``values`` (G × M)."""
+    """The ``system × topic × measure`` cube of per-group values ``values`` (G × M).
+
+    Its ``aggregate`` coordinate (along ``measure``: ``mean``, ``sum`` or ``gmean``) tells
+    [irframe.summarize][] how each measure is summarised over topics; being a coordinate it
+    follows the measure axis through ``sel`` and ``concat``, and ``cube.to_dataframe()`` shows
+    it as a column (``cube.to_series()`` or ``cube.drop_vars("aggregate")`` for values only).
+    """
     coords = {
         **group_coords(aligned),
         "measure": np.asarray(list(labels), dtype=object),

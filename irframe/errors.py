@@ -7,9 +7,13 @@ catches only ours.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 __all__ = [
     "CalibrationWarning",
     "ColumnError",
+    "ConventionWarning",
     "DegenerateMeasureWarning",
     "DuplicateError",
     "EmptyOverlapError",
@@ -19,9 +23,14 @@ __all__ = [
     "MeasureParamError",
     "OptionError",
     "ParseError",
+    "PerformanceHint",
+    "ShapeError",
     "UnknownMeasureError",
+    "UnknownSystemError",
+    "choose",
     "plain",
     "shown",
+    "warn",
 ]
 
 
@@ -94,6 +103,11 @@ class ColumnError(InputError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class ShapeError(InputError, TypeError):
+    """A run or qrels of a shape irframe does not read (a list of tuples, a dict nested too
+    deep); both a ``ValueError`` and a ``TypeError``."""
+
+
 class DuplicateError(InputError):
     """Duplicate (system, topic, doc) rows in a run or (topic, doc[, subtopic]) rows in qrels."""
 
@@ -119,6 +133,14 @@ class MeasureParamError(OptionError):
     trec_family: str
 
 
+class UnknownSystemError(InputError, KeyError):
+    """A system name (``baseline=``, ``systems=``) that is not in the cube; the message
+    suggests the closest names.  Both a ``KeyError`` and a ``ValueError``."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
 class EmptyOverlapError(InputError):
     """The run and the qrels have no topic in common, so nothing can be evaluated.
 
@@ -127,8 +149,94 @@ class EmptyOverlapError(InputError):
     """
 
 
+def _fold(text: str) -> str:
+    """Spelling-insensitive key: case, ``-``/``_``/space/``.`` removed (``"Holm-Bonferroni"`` → ``"holmbonferroni"``)."""
+    return "".join(ch for ch in text.lower() if ch not in "-_ .")
+
+
+def choose(
+    what: str,
+    value: object,
+    allowed: tuple | list,
+    synonyms: Mapping[str, object] | None = None,
+) -> Any:  # one of ``allowed`` (or a synonym's value)
+    """``value`` if it is one of ``allowed``, else its unambiguous synonym, else an :class:`OptionError`.
+
+    ``synonyms`` maps other common spellings of the same thing to an allowed value; case,
+    ``-``, ``_``, ``.`` and spaces do not matter in them (``"Holm-Bonferroni"``, ``"t-test"``).
+    An unknown value gets a did-you-mean with the closest allowed spellings.
+
+    >>> choose("correction", "holm-bonferroni", ("holm", "bonferroni", None), {"holmbonferroni": "holm"})
+    'holm'
+    >>> choose("test", "wilcox", ("t", "wilcoxon"))
+    Traceback (most recent call last):
+    ...
+    irframe.errors.OptionError: test must be one of 't', 'wilcoxon', got 'wilcox'. Did you mean 'wilcoxon'?
+    """
+    if any(value is a or (type(value) is type(a) and value == a) for a in allowed):
+        return value
+    if isinstance(value, str):
+        folded = _fold(value)
+        for a in allowed:
+            if isinstance(a, str) and _fold(a) == folded:
+                return a
+        for k, v in (synonyms or {}).items():
+            if _fold(k) == folded:
+                return v
+    import difflib
+
+    names = [a for a in allowed if isinstance(a, str)]
+    close = (
+        difflib.get_close_matches(value, names, n=2, cutoff=0.5) if isinstance(value, str) else []
+    )
+    if isinstance(value, str) and not close:
+        close = list(
+            dict.fromkeys(
+                v
+                for k, v in (synonyms or {}).items()
+                if isinstance(v, str)
+                and difflib.get_close_matches(_fold(value), [_fold(k)], n=1, cutoff=0.6)
+            )
+        )[:2]
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return _raise(
+        OptionError(f"{what} must be one of {', '.join(map(repr, allowed))}, got {value!r}.{hint}")
+    )
+
+
+def _raise(e: Exception):
+    raise e
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the caller's first frame outside irframe (the user's
+    line, however deep inside irframe the warning is found)."""
+    import os
+    import sys
+    import types
+    import warnings
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame: types.FrameType | None
+    level, frame = 2, sys._getframe(1)  # stacklevel 2: the caller of warn()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 class IrframeWarning(UserWarning):
     """Base class of irframe's warnings."""
+
+
+class ConventionWarning(IrframeWarning):
+    """A spelling or input that another tool (trec_eval, pytrec_eval, ir_measures, ranx,
+    trectools, PyTerrier) reads differently: the message names both conventions and the
+    switch that chooses the other one (docs/coming-from.md lists them all).  Silence it with
+    ``warnings.filterwarnings("ignore", category=irframe.errors.ConventionWarning)``."""
+
+
+class PerformanceHint(IrframeWarning):
+    """Something took long for a reason the user can remove (an optional dependency missing)."""
 
 
 class DegenerateMeasureWarning(IrframeWarning):

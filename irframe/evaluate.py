@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
@@ -171,6 +172,34 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
+    runs, columns, system, empty, systems = prepare_runs(runs, columns, system)  # peers' forms
+    if systems is not None or (empty and not complete):
+        # {topic: {}}: present, retrieved nothing -> scored as with -c (then the other cells
+        # dropped again); several runs: the cube keeps their order
+        cube = evaluate(
+            runs,
+            qrels,
+            measures,
+            rel_level=rel_level,
+            order=order,
+            complete=complete or bool(empty),
+            depth=depth,
+            gains=gains,
+            judged_only=judged_only,
+            duplicates=duplicates,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            system=system,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            judgments=judgments,
+            **options,
+        )
+        if empty and not complete:
+            cube = keep_present(cube, runs, empty, system)
+        return (
+            cube if systems is None else cube.sel(system=[s for s in systems if s in cube.system])
+        )
     kwargs = dict(
         rel_level=rel_level,
         order=order,
@@ -305,23 +334,27 @@ def _evaluate_frame(
         unjudged_grade=unjudged_grade,
         **options,
     )
+    unchecked = [whole is None]  # a whole frame: checked once (_conventions)
     whole = whole or Whole()
 
     def aligned(o: Options) -> Aligned:
         # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
         # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
         if order in TIE_ORDERS and o.depth is not None and not o.judged_only:
-            return cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
-        return whole.align(runs, qrels, o)
+            a = cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
+        else:
+            a = whole.align(runs, qrels, o)
+        if unchecked.pop() if unchecked else False:  # what a peer tool reads differently, once
+            check_aligned(a, specs, rel_level, qrels, qrels_columns, complete)
+        return a
 
     judged = [m for m in specs if m.param("judged_only")]
     if not judged or judged_only:
         return evaluate_aligned(aligned(opts), specs, **kw)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw)]
-    if rest:
-        parts.insert(0, evaluate_aligned(aligned(opts), rest, **kw))
+    parts = [evaluate_aligned(aligned(opts), rest, **kw)] if rest else []
+    parts.append(evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -489,17 +522,17 @@ def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
     consumed = set().union(*(m.definition.options for m in specs))
     unknown = set(options) - consumed
     if unknown:
-        raise TypeError(
+        raise OptionError(
             f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
         )
     for m in specs:
         if m.param("judged_only") and not aligned.judged_only:
-            raise ValueError(
+            raise OptionError(
                 f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
                 "(which aligns the judged documents separately) or align with judged_only=True"
             )
         if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise ValueError(
+            raise InputError(
                 f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
                 "(read them with irframe.read_qrels(path, kind='diversity'))"
             )

@@ -45,6 +45,7 @@ from __future__ import annotations
 import glob as _glob
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Union
@@ -52,7 +53,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from . import _prefetch
+from . import _prefetch, _textfile
 from ._arrow import POOL
 from ._ids import _heads, _take_increasing, small_code_dtype
 from ._textfile import (
@@ -63,6 +64,7 @@ from ._textfile import (
     _diagnose,
     _fail,
     _iter_lines,
+    _last_string,
     _load_run,
     _name_of,
     _nth_data_line,
@@ -76,7 +78,7 @@ from ._textfile import (
     pc,
 )
 from ._writers import format_qrels, format_run, write_qrels, write_run
-from .errors import ParseError
+from .errors import ConventionWarning, InputError, OptionError, ParseError, PerformanceHint, warn
 from .params import check_flag
 from .schema import QRELS_ROLES, RUN_ROLES, role_names
 
@@ -321,9 +323,12 @@ def _constant_categorical(name: str, n: int) -> pd.Categorical:
 
 
 def read_run(
-    path: PathLike | Any, system: str | None = None, *, columns: Mapping[str, str] | None = None
+    path: PathLike | Any,
+    system: str | Callable[[str], str] | None = None,
+    *,
+    columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Read a TREC run file into a run frame.
+    """Read a TREC run file into a run frame: one file is one run (one system).
 
     Parameters
     ----------
@@ -331,9 +336,15 @@ def read_run(
         ``topic Q0 doc rank score tag`` lines, separated by spaces and/or tabs;
         fields after the sixth are ignored.  Gzip is detected and read transparently.
         Blank lines and lines starting with ``#`` are skipped.
-    system : str, optional
-        System name for every row.  ``None`` (default) takes it from the tag
-        (6th) column, so a file holding several tags gives several systems.
+    system : str or callable, optional
+        How the run is named -- the rule of [irframe.io.read_runs][] and ``irframe eval``:
+        a file is one run, and its tag column splits it only when asked.
+        ``None`` (default): the run id trec_eval prints, the tag (6th field) of the
+        last line; when the tag column holds several values the file is still one run
+        (a [ConventionWarning][irframe.errors.ConventionWarning] says so).
+        ``"tag"``: one system per tag value (the file is split by its tag column).
+        ``"file"``: the file name without ``.gz``/``.txt`` and ``input.``.
+        A callable ``f(path) -> str``, or any other string: that name.
     columns : mapping, optional
         Output column names by role (``{"doc": "docno"}``); roles are
         ``system, topic, doc, rank, score``.
@@ -365,24 +376,46 @@ def read_run(
     ['category', 'category', 'category', 'int64', 'float64']
     >>> iio.read_run(io.StringIO(text), system="mine").system.tolist()
     ['mine', 'mine']
+    >>> two = "051 Q0 d1 1 2.5 a\\n051 Q0 d2 2 1.25 b\\n"
+    >>> iio.read_run(io.StringIO(two), system="tag").system.tolist()
+    ['a', 'b']
     """
     return _read_run(path, system, columns)
 
 
 def _read_run(
     path: PathLike | Any,
-    system: str | None = None,
+    system: str | Callable[[str], str] | None = None,
     columns: Mapping[str, str] | None = None,
     ranks: bool = True,
 ) -> pd.DataFrame:
     """:func:`read_run`; ``ranks`` as in :func:`_read_runs`."""
-    if system is not None and not isinstance(system, str):
-        raise TypeError(f"system must be a str or None, got {type(system).__name__}")
+    if system is not None and not isinstance(system, str) and not callable(system):
+        raise OptionError(
+            f"system must be None, 'tag', 'file', a name or a callable, got {type(system).__name__}"
+        )
     name = _name_of(path)
+    if system == "file" or callable(system):
+        if not isinstance(path, (str, os.PathLike)):
+            raise OptionError(f"system={system!r} names a run by its file, but {name!r} is no path")
+        system = system_names([os.fspath(path)], system)[0]
     data = _read_bytes(path)
-    cols = _read_run_columns(data, name, want_tag=system is None, want_rank=ranks)
+    want_tag = system is None or system == "tag"
+    cols = _read_run_columns(data, name, want_tag=want_tag, want_rank=ranks)
     n = cols["n"]
-    sys_col = _categorical([cols["tag"]]) if system is None else _constant_categorical(system, n)
+    if system == "tag":
+        sys_col = _categorical([cols["tag"]])
+    elif system is None:
+        sys_col = _categorical([cols["tag"]])
+        if len(sys_col.categories) > 1:  # one run all the same, named by trec_eval's run id
+            runid = _last_string(cols["tag"])
+            _warn_tags(name, list(sys_col.categories), runid)
+            cats = sys_col.categories[[sys_col.categories.get_loc(runid)]]
+            sys_col = pd.Categorical.from_codes(
+                np.zeros(n, dtype=np.int8), dtype=pd.CategoricalDtype(cats), validate=False
+            )
+    else:
+        sys_col = _constant_categorical(system, n)
     return _run_frame(
         sys_col,
         _categorical([cols["topic"]]),
@@ -390,6 +423,16 @@ def _read_run(
         _concat(cols["rank"], np.int64) if ranks else None,
         _concat(cols["score"], np.float64),
         columns,
+    )
+
+
+def _warn_tags(name: str, tags: list, runid: str) -> None:
+    shown = ", ".join(map(repr, tags[:5])) + (f" ... ({len(tags)} tags)" if len(tags) > 5 else "")
+    warn(
+        f"{name}: the tag column holds {len(tags)} values ({shown}); the file is read as one run "
+        f"named {runid!r}, the tag of its last line (trec_eval, irframe eval and read_runs "
+        "read a file as one run). Pass system='tag' to split it into one system per tag.",
+        ConventionWarning,
     )
 
 
@@ -443,7 +486,7 @@ def _expand(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
         return [p]
     files = [os.fspath(p) for p in paths_or_glob]
     if not files:
-        raise ValueError("read_runs() got an empty list of paths")
+        raise OptionError("read_runs() got an empty list of paths")
     return files
 
 
@@ -457,13 +500,16 @@ def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> li
     elif callable(system):
         names = [system(f) for f in files]
     else:
-        raise ValueError(f"system must be 'file', 'tag' or a callable, got {system!r}")
+        raise OptionError(
+            f"system must be 'file', 'tag' or a callable, got {system!r} (read_run(path, "
+            "system=name) names the one run of a file)"
+        )
     seen: dict[str, str] = {}
     for f, name in zip(files, names, strict=True):
         if not isinstance(name, str) or not name:
-            raise ValueError(f"system name for {f!r} must be a non-empty str, got {name!r}")
+            raise OptionError(f"system name for {f!r} must be a non-empty str, got {name!r}")
         if name in seen:
-            raise ValueError(
+            raise InputError(
                 f"files {seen[name]!r} and {f!r} both give system name {name!r}; "
                 "rename a file or pass system='tag' or a callable"
             )
@@ -477,6 +523,7 @@ def read_runs(
     *,
     columns: Mapping[str, str] | None = None,
     last_tags: bool = False,
+    progress: bool = False,
 ) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """Read many TREC run files into one run frame.
 
@@ -487,15 +534,22 @@ def read_runs(
         non-hidden file in it).  Files are read in sorted order for globs and
         directories, in the given order for lists.
     system : {"file", "tag"} or callable, default "file"
-        How each file's rows are named: ``"file"`` — the file name without
-        ``.gz``/``.txt`` and without a leading ``input.`` (TREC's
-        ``input.<runid>.gz``); ``"tag"`` — the tag column (6th field);
+        How each file's rows are named.  The rule of [irframe.io.read_run][] and
+        ``irframe eval``: a file is one run, and its tag column splits it only when asked.
+        ``"file"`` — the file name without ``.gz``/``.txt`` and without a leading
+        ``input.`` (TREC's ``input.<runid>.gz``); ``"tag"`` — one system per value of the
+        tag column (6th field: a file holding two tags becomes two systems);
         a callable ``f(path) -> str``.
     columns : mapping, optional
         Output column names by role, as in :func:`read_run`.
     last_tags : bool, default False
         Also return the tag (6th field) of each file's last line, the run id trec_eval
         prints: ``(frame, tags)``.
+    progress : bool, default False
+        Show a progress bar over the files (needs tqdm: ``pip install 'irframe[progress]'``).
+        Without pyarrow, reading takes ~10× longer; when it takes more than 2 s a one-line
+        [PerformanceHint][irframe.errors.PerformanceHint] says so (``pip install
+        'irframe[arrow]'``).
 
     Returns
     -------
@@ -505,7 +559,7 @@ def read_runs(
 
     Raises
     ------
-    ValueError
+    irframe.errors.InputError
         Two files give the same system name (names both files).
     irframe.errors.ParseError
         A malformed line in any file (file, line number and line in the message).
@@ -525,7 +579,8 @@ def read_runs(
     ['x', 'y', 'y']
     """
     last_tags = check_flag("last_tags", last_tags)
-    return _read_runs(paths_or_glob, system, columns, last_tags)
+    progress = check_flag("progress", progress)
+    return _read_runs(paths_or_glob, system, columns, last_tags, progress=progress)
 
 
 def _read_runs(
@@ -534,6 +589,7 @@ def _read_runs(
     columns: Mapping[str, str] | None = None,
     last_tags: bool = False,
     ranks: bool = True,
+    progress: bool = False,
 ) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """:func:`read_runs`; without ``ranks`` (the command line's trec_eval orders) the rank
     field may hold any text, as trec_eval skips it, and the frame has no rank column."""
@@ -557,6 +613,16 @@ def _read_runs(
             threads=len(files) == 1,
         )
 
+    started = time.perf_counter()
+    bar = _bar(len(files), progress)
+    if bar is not None:
+        read_one = load
+
+        def load(f: str) -> dict[str, Any]:
+            out = read_one(f)
+            bar.update(1)
+            return out
+
     workers = min(os.cpu_count() or 1, 8)
     if _prefetch.reading():
         # the command line's reading thread is the second reader: it reads from the first
@@ -564,13 +630,18 @@ def _read_runs(
         # third thread with its own allocator arena: fresh memory costs more than it saves)
         parts = [load(f) for f in files[::-1]][::-1]
     else:
-        parts = _map(load, files, workers)
+        try:
+            parts = _map(load, files, workers)
+        finally:
+            if bar is not None:
+                bar.close()
+    _slow_read_hint(len(files), time.perf_counter() - started)
 
     if by_tag:
         for f, p in zip(files, parts, strict=True):
             for t in _unique_strings(p["tag"]):
                 if t in seen:
-                    raise ValueError(
+                    raise InputError(
                         f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
                         "pass system='file' or a callable to name systems by file"
                     )
@@ -597,6 +668,28 @@ def _read_runs(
     if last_tags:
         return frame, [p["last_tag"] for p in parts]
     return frame
+
+
+_SLOW_READ_SECONDS = 2.0
+
+
+def _bar(n: int, progress: bool):
+    """A tqdm bar over ``n`` files when asked (``progress=True``), else None."""
+    if not progress:
+        return None
+    from ._progress import progress as _progress_bar
+
+    return _progress_bar(range(n), enabled=True, total=n, desc="run files")
+
+
+def _slow_read_hint(n_files: int, seconds: float) -> None:
+    """One line when reading took long for want of pyarrow (the pandas reader is ~10× slower)."""
+    if not _textfile._USE_ARROW and seconds > _SLOW_READ_SECONDS:
+        warn(
+            f"reading {n_files} run file(s) took {seconds:.1f} s with the pandas reader; "
+            "pip install 'irframe[arrow]' (pyarrow) reads them about 10× faster",
+            PerformanceHint,
+        )
 
 
 def _detect_qrels_kind(second: pd.Categorical) -> str:
@@ -655,7 +748,7 @@ def read_qrels(
         q = read_qrels(path, kind="diversity", columns=columns)
         return q.rename(columns={role_names(columns, QRELS_ROLES)["subtopic"]: "jg"})
     if kind not in ("trec", "diversity", "auto"):
-        raise ValueError(f"kind must be 'trec', 'diversity', 'jg' or 'auto', got {kind!r}")
+        raise OptionError(f"kind must be 'trec', 'diversity', 'jg' or 'auto', got {kind!r}")
     name = _name_of(path)
     data = _read_bytes(path)
     fields = ("topic", "second", "doc", "rel")

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .errors import InputError, UnknownMeasureError
+from .errors import InputError, OptionError, UnknownMeasureError, UnknownSystemError
 from .options import check_missing
 from .params import check_flag
 
@@ -174,11 +174,13 @@ class Report:
                 head.append(f"{m} W/T/L")
         return head
 
-    def _rows(self, cell_text, name_text) -> list[list[str]]:
+    def _rows(self, cell_text, name_text, mark: bool = True) -> list[list[str]]:
+        """One row per system (the baseline first, marked ``(baseline)`` unless ``mark=False``)."""
         rows = []
         for s in self.means.index:
             row = [] if self.letters is None else [self.letters[s]]
-            row.append(name_text(str(s)))
+            label = f"{s} (baseline)" if mark and str(s) == str(self.baseline) else str(s)
+            row.append(name_text(label))
             for m in self.means.columns:
                 c = self._cells[(s, m)]
                 row.append(cell_text(c))
@@ -194,7 +196,7 @@ class Report:
         def text(c: _Cell) -> str:
             return _render(c, "{}", "↑", "↓", "^{}")
 
-        rows = self._rows(text, str)
+        rows = self._rows(text, str, mark=False)  # the index: system names as in the cube
         head = self._header()
         return pd.DataFrame(
             [r[1:] if self.letters is None else [r[0], *r[2:]] for r in rows],
@@ -324,6 +326,7 @@ def report(
     lower_is_better: Iterable[str] = (),
     n_samples: int = 10_000,
     rng=None,
+    systems: Sequence[str] | None = None,
 ) -> Report:
     """A results table of a score cube: means, significance markers, best in bold.
 
@@ -354,6 +357,11 @@ def report(
         Measures (columns) to show, in this order; default all of the cube.
     lower_is_better : iterable of str
         Measures whose best value is the smallest (costs, e.g. C/W/L's ``EC``).
+    systems : list of str, optional
+        Systems (rows) to show and compare, in this order; default every system in the
+        cube's order ([irframe.evaluate][] keeps the order of a dict or list of runs, and
+        sorts the systems of one long frame by code point).  The baseline is always the
+        first row, marked ``(baseline)`` in the rendered tables.
 
     Returns
     -------
@@ -368,7 +376,7 @@ def report(
     >>> print(r.to_markdown(), end="")
     | system | AP | nDCG@10 |
     |:---|---:|---:|
-    | sys0 | 0.091 | 0.149 |
+    | sys0 (baseline) | 0.091 | 0.149 |
     | sys1 | 0.537↑ | 0.718↑ |
     | sys2 | **0.825**↑ | **0.943**↑ |
     <BLANKLINE>
@@ -379,10 +387,14 @@ def report(
     ci = check_flag("ci", ci)
     wins = check_flag("wins", wins)
     from . import stats
+    from ._paired import TEST_SYNONYMS, TESTS, check_correction
     from .cube import summarize
+    from .errors import choose
 
+    test = choose("test", test, TESTS, TEST_SYNONYMS)  # "student", "t-test" ... as "t"
+    correction = check_correction(correction)
     cube, systems, baseline, lower = _report_input(
-        cube, baseline, missing, digits, wins, measures, lower_is_better
+        cube, baseline, missing, digits, wins, measures, lower_is_better, systems
     )
     cmp = stats.compare(
         cube,
@@ -409,17 +421,17 @@ def report(
     return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend)
 
 
-def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better):
+def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_better, order=None):
     """Validate :func:`report`'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
-        raise ValueError(
+        raise InputError(
             f"report needs a cube with dims (system, topic, measure), got {got}; "
             "select the other dimensions first (e.g. cube.sel(qrels=...))"
         )
     check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(digits, (int, np.integer)) or digits < 0:
-        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
+        raise OptionError(f"digits must be a non-negative integer, got {digits!r}")
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
         cube = cube.sel(
@@ -427,9 +439,23 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         )
     systems = [str(s) for s in cube.system.values]
     if baseline is not None:  # as compare() spells it, or as the table shows it (str)
-        baseline = _pick([baseline], cube.system.values, "baseline", InputError)[0]
+        baseline = _pick([baseline], cube.system.values, "baseline", UnknownSystemError)[0]
+    chosen = systems
+    if order is not None:  # the rows asked for, in that order
+        from .stats import unknown_system_error
+
+        chosen = [order] if isinstance(order, str) else [str(s) for s in order]
+        unknown = [s for s in chosen if s not in systems]
+        if unknown:
+            raise unknown_system_error("systems= lists", unknown[0], systems)
+    if baseline is not None:  # the baseline first
+        chosen = [str(baseline)] + [s for s in chosen if s != str(baseline)]
+    if chosen != systems:
+        at = {s: i for i, s in enumerate(systems)}
+        cube = cube.isel(system=[at[s] for s in chosen])
+        systems = chosen
     if wins and baseline is None:
-        raise ValueError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
+        raise OptionError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
     if isinstance(lower_is_better, str):  # one measure name, not its characters
         lower_is_better = [lower_is_better]
     lower = {

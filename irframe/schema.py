@@ -31,7 +31,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, DuplicateError, EmptyOverlapError, InputError, shown
+from .errors import (
+    ColumnError,
+    DuplicateError,
+    EmptyOverlapError,
+    InputError,
+    OptionError,
+    ShapeError,
+    shown,
+)
 
 __all__ = [
     "DEFAULT_SYSTEM",
@@ -115,16 +123,54 @@ def role_names(
     'docno'
     """
     columns = dict(columns or {})
-    unknown = set(columns) - set(roles)
-    if unknown:
-        raise ValueError(
-            f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(roles)}"
-        )
+    check_roles(columns, "run" if roles == RUN_ROLES else "qrels", roles)
     return {role: columns.get(role, role) for role in roles}
 
 
+def check_roles(
+    columns: Mapping[str, Any], kind: str = "run", roles: tuple[str, ...] | None = None
+) -> None:
+    """Raise an :class:`OptionError` for a role ``columns=`` (``kind="run"``) or
+    ``qrels_columns=`` (``kind="qrels"``) does not know; a role of the other map is pointed
+    to it (``columns={'rel': 'label'}`` → ``qrels_columns={'rel': 'label'}``).
+
+    >>> check_roles({"rel": "label"})
+    Traceback (most recent call last):
+    ...
+    irframe.errors.OptionError: columns= has unknown role(s) ['rel']; known roles are ['system', 'topic', 'doc', 'score', 'rank', 'replicate']. 'rel' is a qrels role: pass qrels_columns={'rel': 'label'} instead of columns=
+    """
+    known = tuple(roles or (RUN_ALIASES if kind == "run" else QRELS_ALIASES))
+    if kind == "run" and roles is None:
+        known = (*known, "replicate")  # irframe.evaluate's replicate role
+    unknown = [r for r in columns if r not in known]
+    if not unknown:
+        return
+    keyword, other, other_kw = (
+        ("columns", QRELS_ALIASES, "qrels_columns")
+        if kind == "run"
+        else ("qrels_columns", RUN_ALIASES, "columns")
+    )
+    moved = {r: columns[r] for r in unknown if r in other}
+    hint = ""
+    if moved:
+        roles_text = ", ".join(map(repr, moved))
+        hint = (
+            f". {roles_text} {'is a' if len(moved) == 1 else 'are'} {'qrels' if kind == 'run' else 'run'} "
+            f"role{'s' if len(moved) > 1 else ''}: pass {other_kw}={moved!r} instead of "
+            f"{keyword}="
+        )
+    raise OptionError(
+        f"{keyword}= has unknown role(s) {sorted(unknown)}; known roles are {list(known)}{hint}"
+    )
+
+
+#: ``attrs`` key of a run frame copy to which :func:`run_frame` added the one-system column
+ADDED_SYSTEM = "irframe_added_system"
+
+
 def _found(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
+    added = df.attrs.get(ADDED_SYSTEM)
+    cols = [str(c) for c in df.columns if c != added or added is None]
     return ", ".join(cols[:20]) + (", ..." if len(cols) > 20 else "") if cols else "(no columns)"
 
 
@@ -157,11 +203,8 @@ def resolve_roles(
     aliases = RUN_ALIASES if kind == "run" else QRELS_ALIASES
     what = what or f"{kind} frame"
     columns = dict(columns or {})
-    unknown = set(columns) - set(aliases)
-    if unknown:
-        raise ValueError(
-            f"columns= has unknown role(s) {sorted(unknown)}; known roles are {list(aliases)}"
-        )
+    check_roles(columns, kind)
+    keyword = "columns" if kind == "run" else "qrels_columns"
     chosen = set(columns.values())
     out: dict[str, Any] = {}
     for role, names in aliases.items():
@@ -172,7 +215,8 @@ def resolve_roles(
         if len(cands) > 1:
             raise ColumnError(
                 f"{what} has {len(cands)} candidate columns for the {role} role: "
-                f"{', '.join(map(repr, cands))}; choose one with columns={{{role!r}: {cands[0]!r}}}"
+                f"{', '.join(map(repr, cands))}; choose one with "
+                f"{keyword}={{{role!r}: {cands[0]!r}}}"
             )
         out[role] = cands[0] if cands else None
     if fallback:
@@ -189,6 +233,45 @@ def _wanted(role: str, columns: Mapping[str, str] | None, kind: str) -> str:
         return repr(columns[role])
     names = (RUN_ALIASES if kind == "run" else QRELS_ALIASES)[role]
     return repr(role) + (f" (or {', '.join(map(repr, names[1:]))})" if len(names) > 1 else "")
+
+
+_HINTS = {  # pieces of column names that suggest a role, for the advice of a missing column
+    "system": ("system", "run", "name", "model", "method"),
+    "topic": ("topic", "query", "qid", "q_id", "qry"),
+    "doc": ("doc", "passage", "pid", "item"),
+    "score": ("score", "sim", "prob", "logit"),
+    "rel": ("rel", "label", "grade", "judg", "qrel"),
+    "subtopic": ("subtopic", "iteration", "aspect", "intent"),
+}
+
+
+def _column_advice(df: pd.DataFrame, columns: Mapping[str, str] | None, kind: str) -> str:
+    """How to name the missing roles: ``columns={'doc': 'docid'}`` with the caller's own
+    columns when one unused column looks like the role, else the general form."""
+    keyword = "columns" if kind == "run" else "qrels_columns"
+    n = resolve_roles(df, columns, kind, fallback=False)
+    used = {c for c in n.values() if c is not None} | set((columns or {}).values())
+    free = [c for c in df.columns if c not in used and isinstance(c, str)]
+    wanted = ("topic", "doc", "score") if kind == "run" else ("topic", "doc", "rel")
+    guess: dict[str, str] = {}
+    for role in wanted:
+        if n.get(role) is not None or (columns and role in columns):
+            continue
+        cands = [c for c in free if any(h in c.lower() for h in _HINTS[role])]
+        if len(cands) == 1 and cands[0] not in guess.values():
+            guess[role] = cands[0]
+    where = "df.ir(columns=...) on the accessor" if kind == "run" else "df.ir(qrels_columns=...)"
+    if guess:
+        added = df.attrs.get(ADDED_SYSTEM) if kind == "run" else None
+        mine = {r: c for r, c in (columns or {}).items() if not (r == "system" and c == added)}
+        return (
+            f"Pass {keyword}={ {**mine, **guess}!r} if those columns hold them ({where}), "
+            "or rename them (df.rename(columns=...))."
+        )
+    return (
+        f"Rename the columns (df.rename(columns={{...}})) or pass {keyword}={{role: column}} "
+        f"({where})."
+    )
 
 
 def missing_run_columns(
@@ -225,8 +308,8 @@ def run_columns(
         )
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
-            "Rename the columns (df.rename(columns={...})) or pass columns={'doc': 'my_doc', ...} "
-            "(df.ir(columns=...) on the accessor)." + one
+            + _column_advice(df, columns, "run")
+            + one
         )
     n = resolve_roles(df, columns, "run", what)
     return RunColumns(n["system"], n["topic"], n["doc"], n["score"], n["rank"])
@@ -237,7 +320,7 @@ def qrels_columns(
 ) -> QrelsColumns:
     """Resolve and check the columns of a qrels frame (see :func:`resolve_roles`)."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(
+        raise ShapeError(
             f"{what} must be a pandas DataFrame, got {type(df).__name__}; "
             "read a file with irframe.read_qrels(path)"
         )
@@ -246,8 +329,8 @@ def qrels_columns(
     if missing:
         raise ColumnError(
             f"{what} is missing column(s) {', '.join(missing)}; found: {_found(df)}. "
-            "Qrels need topic, doc, rel (and subtopic for diversity judgments); "
-            "pass qrels_columns={'rel': 'my_grade', ...} for other names."
+            "Qrels need topic, doc, rel (and subtopic for diversity judgments). "
+            + _column_advice(df, columns, "qrels")
         )
     return QrelsColumns(n["topic"], n["doc"], n["rel"], n["subtopic"])
 
@@ -282,7 +365,7 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
         if isinstance(obj, (str, bytes)) or hasattr(obj, "__fspath__")
         else ""
     )
-    raise TypeError(
+    raise ShapeError(
         f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
         f"of records (namedtuples or dataclasses), got {type(obj).__name__}{hint}"
     )
@@ -351,7 +434,7 @@ def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     inner = list(obj.values())
     bad = [t for t, d in zip(obj, inner, strict=True) if not isinstance(d, Mapping)]
     if bad:
-        raise TypeError(
+        raise ShapeError(
             f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
             f"to {type(obj[bad[0]]).__name__}"
         )
@@ -360,14 +443,106 @@ def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     values = list(itertools.chain.from_iterable(d.values() for d in inner))
     nested = next((v for v in values if isinstance(v, Mapping)), None)
     if nested is not None:
-        raise TypeError(
+        raise ShapeError(
             f"{what}: expected {{topic: {{doc: value}}}} with numbers as values, found a dict "
-            "nested deeper (one run per call: pass {topic: {doc: score}} of one system)"
+            "nested deeper; several runs are {name: {topic: {doc: score}}} with every value "
+            "such a dict, or {name: run frame}"
         )
     topic = np.repeat(np.asarray([*list(obj.keys()), None], dtype=object)[:-1], lens)
     doc = np.empty(n, dtype=object)
     doc[:] = list(itertools.chain.from_iterable(inner))
     return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
+
+
+def _is_run_dict(x: Any) -> bool:
+    """``{topic: {doc: score}}`` (every value a mapping)."""
+    return isinstance(x, Mapping) and all(isinstance(v, Mapping) for v in x.values())
+
+
+def is_run_collection(obj: Any) -> bool:
+    """Several runs: ``{name: run}`` or a list/tuple of runs, each a DataFrame or a
+    ``{topic: {doc: score}}`` dict (ranx's ``compare`` and PyTerrier's ``pt.Experiment``
+    take runs so)."""
+    if isinstance(obj, Mapping):
+        vals = list(obj.values())
+        return bool(vals) and (
+            all(isinstance(v, pd.DataFrame) for v in vals)
+            or all(_is_run_dict(v) and v for v in vals)  # {name: {topic: {doc: score}}}
+        )
+    if isinstance(obj, (list, tuple)) and obj:
+        return all(isinstance(v, pd.DataFrame) for v in obj) or all(
+            _is_run_dict(v) and v and all(isinstance(w, Mapping) for w in v.values()) for v in obj
+        )
+    return False
+
+
+def collect_runs(
+    obj: Any, columns: Mapping[str, str] | None = None, system: str | None = None
+) -> tuple[pd.DataFrame, Mapping[str, str] | None, dict]:
+    """Several runs (see :func:`is_run_collection`) as one long frame with a ``system`` column.
+
+    ``{name: run}`` names each run by its key; a list names the runs by their own system
+    column, or ``run0``, ``run1``, ... by position when they have none.  A frame's own
+    system column must agree with its key (one value).  Returns ``(frame, columns, empty)``:
+    ``columns`` for the new frame (its roles carry their role names), and ``empty``:
+    ``{system: [topics]}`` of the ``{topic: {}}`` rankings (present, retrieved nothing).
+
+    >>> runs = {"bm25": {"q1": {"a": 2.0}}, "dense": {"q1": {"b": 1.0}, "q2": {}}}
+    >>> frame, _, empty = collect_runs(runs)
+    >>> frame.values.tolist(), empty
+    ([['bm25', 'q1', 'a', 2.0], ['dense', 'q1', 'b', 1.0]], {'dense': ['q2']})
+    """
+    if system is not None:
+        raise OptionError(
+            f"system={system!r} names the one system of a run frame; with several runs their "
+            "names are the dict's keys (or each frame's system column)"
+        )
+    items = list(obj.items()) if isinstance(obj, Mapping) else [(None, r) for r in obj]
+    names: set[Any]
+    parts, empty, names = [], {}, set()
+    for i, (name, run) in enumerate(items):
+        what = f"run {name!r}" if name is not None else f"run #{i}"
+        if isinstance(run, Mapping):
+            hollow = [t for t, d in run.items() if not d]
+            df, rc = run_frame(run, None, system=str(name) if name is not None else f"run{i}")
+        else:
+            hollow = []
+            n = resolve_roles(run, columns, "run", what)
+            own = n["system"]
+            if name is not None and own is not None:
+                values = pd.unique(run[own])
+                if len(values) != 1 or str(values[0]) != str(name):
+                    raise InputError(
+                        f"{what} has its own system column {own!r} with value(s) "
+                        f"{list(values[:5])}; a dict of runs names each run by its key: drop "
+                        f"the column (run.drop(columns={own!r})) or pass the frames as a list"
+                    )
+            sys_name = str(name) if name is not None else (None if own else f"run{i}")
+            df, rc = run_frame(run, columns, system=None if own else sys_name, what=what)
+        df = canonical(df, rc)
+        keep = [c for c in ("system", "topic", "doc", "score", "rank") if c in df.columns]
+        df = df[keep]
+        sys_names = {str(x) for x in pd.unique(df["system"])} if len(df) else {str(name)}
+        clash = names & sys_names
+        if clash:
+            raise InputError(f"system name(s) {sorted(clash)} given by two runs; rename one")
+        names |= sys_names
+        if hollow:
+            empty[str(name) if name is not None else f"run{i}"] = [str(t) for t in hollow]
+        for c in ("system", "topic", "doc"):
+            if isinstance(df[c].dtype, pd.CategoricalDtype):
+                df = df.assign(**{c: df[c].astype(object)})
+        parts.append(df)
+    frame = pd.concat(parts, ignore_index=True)
+    return frame, None, empty
+
+
+def empty_rankings(obj: Any) -> list:
+    """Topics of a ``{topic: {doc: score}}`` run with an empty ranking (``{}``): present, and
+    retrieved nothing (pytrec_eval, ir_measures and ranx score them 0)."""
+    if _is_run_dict(obj):
+        return [str(t) for t, d in obj.items() if not d]
+    return []
 
 
 def run_frame(
@@ -398,15 +573,18 @@ def run_frame(
     if n["system"] is None and not (columns and "system" in columns):
         name = DEFAULT_SYSTEM if system is None else system
         if not isinstance(name, str) or not name:
-            raise ValueError(f"system= must be a non-empty str naming the one system, got {name!r}")
+            raise OptionError(
+                f"system= must be a non-empty str naming the one system, got {name!r}"
+            )
         col = "system"
         while col in df.columns:
             col = "_" + col
         df = df.copy(deep=False)
         df[col] = pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), categories=[name])
+        df.attrs = {**df.attrs, ADDED_SYSTEM: col}  # not the caller's: messages leave it out
         columns = {**(columns or {}), "system": col}
     elif system is not None:
-        raise ValueError(
+        raise OptionError(
             f"system={system!r} names the one system of a frame without a system column, "
             f"but {what} has one ({n['system']!r}); drop system= or the column"
         )
@@ -428,6 +606,24 @@ def qrels_frame(
     """
     df = as_frame(obj, "qrels", what)
     return df, qrels_columns(df, columns, what)
+
+
+#: ``attrs`` key of a canonical copy: role name → the caller's column name, so that an error
+#: raised on the copy names the caller's own column (``qid``, not ``topic``)
+USER_COLUMNS = "irframe_user_columns"
+
+
+def user_column(df: Any, col: Any) -> Any:
+    """The caller's name of column ``col`` of ``df`` (``col`` itself unless ``df`` is a
+    :func:`canonical` copy that renamed it).
+
+    >>> import pandas as pd
+    >>> pt = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]})
+    >>> user_column(canonical(pt, RunColumns(None, "qid", "docno", "score", None)), "topic")
+    'qid'
+    """
+    attrs = getattr(df, "attrs", None) or {}
+    return attrs.get(USER_COLUMNS, {}).get(col, col)
 
 
 def checked_qrels(
@@ -458,12 +654,17 @@ def checked_qrels(
 def canonical(df: pd.DataFrame, resolved: RunColumns | QrelsColumns) -> pd.DataFrame:
     """A shallow copy of ``df`` whose role columns carry the role names (``doc`` for ``docno``...).
 
-    Other columns are kept, except one whose name a role column takes over.
+    Other columns are kept, except one whose name a role column takes over.  The copy's
+    ``attrs`` remember the caller's names (:func:`user_column`) for error messages.
     """
     roles = {name: role for role, name in vars(resolved).items() if name is not None}
     taken = [c for c in df.columns if c not in roles and c in roles.values()]
     out = df.drop(columns=taken) if taken else df.copy(deep=False)
     out.columns = [roles.get(c, c) for c in out.columns]
+    renamed = {role: user_column(df, name) for name, role in roles.items()}
+    renamed = {role: name for role, name in renamed.items() if name != role}
+    if renamed:
+        out.attrs = {**out.attrs, USER_COLUMNS: renamed}
     return out
 
 
@@ -473,7 +674,7 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
         f"row {shown(df.index[i])}: "
-        + ", ".join(f"{c}={shown(v)}" for c, v in zip(cols, vals, strict=True))
+        + ", ".join(f"{user_column(df, c)}={shown(v)}" for c, v in zip(cols, vals, strict=True))
         for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None), strict=True)
     )
     return lines + more
@@ -518,7 +719,7 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
 
 def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputError:
     """The error for non-string ids: column, dtype, the kinds of values and example rows."""
-    s = df[col]
+    s, name = df[col], user_column(df, col)
     kinds = sorted({type(v).__name__ for v in s[mask].head(1000)})
     mixed = " mixed with strings" if (~mask & s.notna().to_numpy()).any() else ""
     found = (
@@ -527,10 +728,10 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
         else "its dtype holds no strings"
     )
     return InputError(
-        f"{what}: column {col!r} (dtype {s.dtype}) must hold strings, but {found}. Ids must be strings so that '051' and '51' "
+        f"{what}: column {name!r} (dtype {s.dtype}) must hold strings, but {found}. Ids must be strings so that '051' and '51' "
         f"stay different and 7 never silently fails to match '7' (pd.concat of differently read frames "
         f"gives such columns). Read files with irframe.read_run/read_qrels, or convert with "
-        f"df[{col!r}] = df[{col!r}].astype(str) if the numbers really are the ids."
+        f"df[{name!r}] = df[{name!r}].astype(str) if the numbers really are the ids."
     )
 
 
@@ -574,7 +775,7 @@ def check_id_column(df: pd.DataFrame, col: str, what: str) -> None:
     if missing:
         mask = s.isna().to_numpy()
         raise InputError(
-            f"{what}: column {col!r} has {int(mask.sum())} missing id(s): "
+            f"{what}: column {user_column(df, col)!r} has {int(mask.sum())} missing id(s): "
             f"{_rows(df, mask, [col])}. Drop or fill those rows."
         )
 
@@ -583,9 +784,9 @@ def numeric_column(
     df: pd.DataFrame, col: str, what: str, *, finite: bool = True, allow_nan: bool = False
 ) -> np.ndarray:
     """Return ``df[col]`` as float64, raising on non-numeric, NaN or infinite values."""
-    s = df[col]
+    s, name = df[col], user_column(df, col)
     if pd.api.types.is_bool_dtype(s.dtype):
-        raise InputError(f"{what}: column {col!r} is boolean; expected numbers")
+        raise InputError(f"{what}: column {name!r} is boolean; expected numbers")
     if pd.api.types.is_numeric_dtype(s.dtype):
         values = s.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
@@ -593,19 +794,19 @@ def numeric_column(
         bad = np.isnan(values) & s.notna().to_numpy()
         if bad.any():
             raise InputError(
-                f"{what}: column {col!r} has {int(bad.sum())} non-numeric value(s): "
+                f"{what}: column {name!r} has {int(bad.sum())} non-numeric value(s): "
                 f"{_rows(df, bad, [col])}. Fix or drop those rows."
             )
     if not allow_nan and np.isnan(values).any():
         bad = np.isnan(values)
         raise InputError(
-            f"{what}: column {col!r} has {int(bad.sum())} NaN value(s): "
+            f"{what}: column {name!r} has {int(bad.sum())} NaN value(s): "
             f"{_rows(df, bad, [col])}. Drop those rows or fill them."
         )
     if finite and np.isinf(values).any():
         bad = np.isinf(values)
         raise InputError(
-            f"{what}: column {col!r} has {int(bad.sum())} infinite value(s): "
+            f"{what}: column {name!r} has {int(bad.sum())} infinite value(s): "
             f"{_rows(df, bad, [col])}. Replace them with finite numbers."
         )
     values = values.view()  # may share memory with the caller's frame: never writable from here
@@ -622,15 +823,46 @@ def check_duplicates(
     mask of the rows to keep.  With ``duplicates="error"`` raises :class:`DuplicateError`
     naming the rows.
     """
-    if duplicates not in ("error", "first"):
-        raise ValueError(f"duplicates= must be 'error' or 'first', got {duplicates!r}")
+    from .errors import choose
+
+    duplicates = choose("duplicates", duplicates, ("error", "first"))
     dup = pd.Index(key_codes).duplicated(keep="first")
     if not dup.any():
         return None
     if duplicates == "first":
         return ~dup
     dup_all = pd.Index(key_codes).duplicated(keep=False)
+    shown = [user_column(df, c) for c in cols]
+    apart = _telling_apart(df, key_codes, dup_all, cols) if what.startswith("qrels") else []
+    if apart:
+        # not copies: another column tells the rows apart, so keeping the first would drop
+        # judgments.  ir_measures keeps diversity subtopics in the 'iteration' column.
+        col = "iteration" if "iteration" in apart else apart[0]
+        raise DuplicateError(
+            f"{what} has {int(dup.sum())} repeated ({', '.join(shown)}) row(s) that column "
+            f"{col!r} tells apart: {_rows(df, dup_all, [*cols, col])}. If {col!r} holds "
+            f"subtopics (ir_measures' convention for diversity qrels keeps them in "
+            f"'iteration'), pass qrels_columns={{'subtopic': {col!r}}}; otherwise make the "
+            f"rows unique yourself (duplicates='first' would drop these judgments)."
+        )
     raise DuplicateError(
-        f"{what} has {int(dup.sum())} duplicate ({', '.join(cols)}) row(s): {_rows(df, dup_all, cols)}. "
+        f"{what} has {int(dup.sum())} duplicate ({', '.join(shown)}) row(s): {_rows(df, dup_all, cols)}. "
         "trec_eval treats this as fatal; remove them or pass duplicates='first' to keep the first."
     )
+
+
+def _telling_apart(df: pd.DataFrame, key_codes, dup_all: np.ndarray, cols: list) -> list:
+    """Columns of ``df`` (other than ``cols``) whose values differ between rows with the same key."""
+    sub = df.iloc[np.flatnonzero(dup_all)]
+    keys = np.asarray(key_codes)[dup_all]
+    out = []
+    for c in df.columns:
+        if c in cols:
+            continue
+        try:
+            n = pd.Series(sub[c].to_numpy(), dtype=object).groupby(keys).nunique(dropna=False)
+        except TypeError:  # unhashable values
+            continue
+        if (n > 1).any():
+            out.append(c)
+    return out

@@ -29,6 +29,7 @@ results per measure and per judgment set.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Sequence
 
@@ -42,6 +43,7 @@ from ._paired import (
     TESTS,
     CompareOptions,
     bootstrap_test,
+    check_correction,
     compare_options,
     difference_summary,
     paired_tests,
@@ -50,7 +52,7 @@ from ._paired import (
 from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
-from .errors import shown
+from .errors import InputError, OptionError, PerformanceHint, UnknownSystemError, shown, warn
 from .options import make_rng
 from .params import ALPHA, DRAWS, check_flag
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
@@ -79,6 +81,59 @@ _SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 # ---------------------------------------------------------------------------
 
 
+_SLOW_SECONDS = 2.0
+
+
+def _slow_sampling_hint(o, sampled: bool, seconds: float) -> None:
+    """One line when sampled tests took long: how precise their p-values are, and the cost of less."""
+    if not sampled or seconds <= _SLOW_SECONDS or o.used_exact:
+        return
+    n = o.n_samples
+    warn(
+        f"compare(test={o.test!r}) took {seconds:.1f} s with n_samples={n}: its sampled p-values "
+        f"have a standard error of at most {0.5 / np.sqrt(n):.4f}; time grows with n_samples "
+        f"(n_samples={max(n // 10, 1)}: about 10× faster, standard error at most "
+        f"{0.5 / np.sqrt(max(n // 10, 1)):.3f})",
+        PerformanceHint,
+    )
+
+
+def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
+    """``name`` is no system of the cube: an [UnknownSystemError][irframe.errors.UnknownSystemError] with the
+    closest system names, so that ``report(baseline="bm25_rm")`` says ``Did you mean 'bm25_rm3'?``."""
+    import difflib
+
+    names = [str(s) for s in systems]
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
+    lower = {n.lower(): n for n in names}
+    if str(name).lower() in lower and lower[str(name).lower()] not in close:
+        close.insert(0, lower[str(name).lower()])
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return UnknownSystemError(
+        f"{what} {shown(name)} is not a system of the cube.{hint} available systems: "
+        f"{shown(list(systems), 400)}"
+    )
+
+
+def _integer_counts(ds: xr.Dataset, c: xr.DataArray) -> xr.Dataset:
+    """``wins``/``ties``/``losses`` (and ``n_topics``) as int64: a system against itself ties
+    on every topic it was evaluated on (the cells no pair test fills)."""
+    n_eval = c.notnull().sum("topic")
+    if not set(n_eval.dims) <= set(ds.dims):  # replicate-aware tests: counts as they are
+        return ds
+    for o in ds.other.values:
+        if o in ds.system.values:
+            cell = {"system": o, "other": o}
+            n = n_eval.sel(system=o, drop=True)
+            for k, v in (("wins", 0), ("losses", 0), ("ties", n), ("n_topics", n)):
+                if k in ds:
+                    ds[k].loc[cell] = v
+    for k in ("wins", "ties", "losses", "n_topics"):
+        if k in ds and not ds[k].isnull().any():
+            ds[k] = (ds[k].dims, ds[k].values.astype(np.int64), ds[k].attrs)
+    return ds
+
+
 def _baseline_list(baseline, systems: pd.Index) -> list:
     if baseline is None:
         return list(systems)
@@ -88,14 +143,12 @@ def _baseline_list(baseline, systems: pd.Index) -> list:
         else list(baseline)
     )
     if len(names) == 0:
-        raise ValueError("baseline is an empty list; pass None for all pairs")
+        raise OptionError("baseline is an empty list; pass None for all pairs")
     unknown = [b for b in names if b not in systems]
     if unknown:
-        raise KeyError(
-            f"baseline {shown(unknown[0])} is not a system of the cube; available systems: {shown(list(systems), 400)}"
-        )
+        raise unknown_system_error("baseline", unknown[0], systems)
     if len(set(names)) != len(names):
-        raise ValueError(f"baseline lists a system twice: {names}")
+        raise OptionError(f"baseline lists a system twice: {names}")
     return names
 
 
@@ -189,8 +242,7 @@ def adjust_pvalues(
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {method!r}")
+    method = check_correction(method)
     p = np.array(pvalues, dtype=np.float64, copy=True)
     if method is None:
         return p
@@ -393,6 +445,7 @@ def compare(
     >>> compare(two, baseline="a").pvalue.dims
     ('system', 'other', 'qrels')
     """
+    started = time.perf_counter()
     o = compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
     keep = () if replicates is None else (replicates,)
     if replicates is not None and replicates == dim:
@@ -400,7 +453,7 @@ def compare(
     c, layout = score_cube(cube, dim=dim, keep=keep)
     systems = pd.Index(c.indexes["system"])
     if c.sizes["topic"] < 2:
-        raise ValueError(f"paired tests need at least 2 topics, the cube has {c.sizes['topic']}")
+        raise InputError(f"paired tests need at least 2 topics, the cube has {c.sizes['topic']}")
     others = _baseline_list(baseline, systems)
     pairs = _pair_layout(systems, others)
     names = _COMPARE_VARS if replicates is None else (*_COMPARE_VARS, "df")
@@ -422,10 +475,11 @@ def compare(
             o.bootstrap_topics,
             f"compare(test={o.test!r}{', ci=' + repr(o.ci) if o.ci == 'bootstrap' else ''})",
         )
-    out = out.assign_coords(other=list(others), _var=list(names)).transpose(
-        "system", "other", "measure", "_var"
-    )
-    ds = out.to_dataset("_var")
+    out = out.assign_coords(
+        other=np.asarray(others, dtype=c["system"].values.dtype),  # as the system coordinate
+        _var=list(names),
+    ).transpose("system", "other", "measure", "_var")
+    ds = _integer_counts(out.to_dataset("_var"), c)
     padj = ds.pvalue_adjusted
     ds["significant"] = (
         padj.dims,
@@ -447,6 +501,7 @@ def compare(
         "dim": dim,
         "replicates": replicates,
     }
+    _slow_sampling_hint(o, sampled, time.perf_counter() - started)
     return result(
         layout.restore(ds),
         computed="irframe.stats.compare",
@@ -710,8 +765,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     0.0215
     """
     alpha = ALPHA.check("alpha", alpha)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    correction = check_correction(correction)
     pref = pref_cube(pref)
     v = np.asarray(pref.values)
     wins = (v == 1).sum(axis=2).astype(float)

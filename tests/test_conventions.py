@@ -254,7 +254,10 @@ def test_bad_shapes_are_named():
     with pytest.raises(TypeError, match="iterable of namedtuples"):
         irf.evaluate([("q", "d", 1.0)], {"q": {"d": 1}}, "AP")
     with pytest.raises(TypeError, match="nested deeper"):
-        irf.evaluate({"sys": {"q": {"d": 1.0}}}, {"q": {"d": 1}}, "AP")
+        irf.evaluate({"sys": {"q": {"d": {"x": 1.0}}}}, {"q": {"d": 1}}, "AP")
+    # {name: {topic: {doc: score}}} is several runs (ranx's compare takes them so)
+    several = irf.evaluate({"sys": {"q": {"d": 1.0}}}, {"q": {"d": 1}}, "AP")
+    assert several.system.values.tolist() == ["sys"] and float(several.item()) == 1.0
     with pytest.raises(TypeError, match="maps to list"):
         irf.evaluate({"q": ["d"]}, {"q": {"d": 1}}, "AP")
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import irframe as irf
 import irframe.io as iio
 from irframe.errors import ParseError
 
@@ -117,9 +118,13 @@ def test_categories_sorted_by_code_point(tmp_path, engine):
     assert run.doc.astype(str).tolist() == ["d2", "D1", "d10"]  # file order kept
 
 
-def test_several_tags_give_several_systems(tmp_path, engine):
+def test_several_tags_give_several_systems_when_asked(tmp_path, engine):
+    """A file is one run (trec_eval's runid: the last line's tag, with a ConventionWarning);
+    system="tag" splits it by its tag column."""
     p = write(tmp_path, "r", "1 Q0 a 1 1 x\n1 Q0 a 1 1 y\n")
-    assert iio.read_run(p).system.astype(str).tolist() == ["x", "y"]
+    assert iio.read_run(p, system="tag").system.astype(str).tolist() == ["x", "y"]
+    with pytest.warns(irf.errors.ConventionWarning, match="system='tag'"):
+        assert iio.read_run(p).system.astype(str).tolist() == ["y", "y"]
     assert iio.read_run(p, system="z").system.astype(str).tolist() == ["z", "z"]
 
 
@@ -368,7 +373,7 @@ def test_write_read_run_roundtrip(tmp_path, engine, name):
     before = df.copy(deep=True)
     iio.write_run(df, tmp_path / name)
     pd.testing.assert_frame_equal(df, before)  # caller's frame untouched
-    back = iio.read_run(tmp_path / name)
+    back = iio.read_run(tmp_path / name, system="tag")  # several systems in one file
     pd.testing.assert_frame_equal(back, normalised(df), check_exact=True)
     if name.endswith(".gz"):
         assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b"
@@ -379,7 +384,7 @@ def test_write_run_categorical_input_untouched(tmp_path):
     before = copy.deepcopy(df)
     iio.write_run(df, tmp_path / "r")
     pd.testing.assert_frame_equal(df, before)
-    pd.testing.assert_frame_equal(iio.read_run(tmp_path / "r"), df)
+    pd.testing.assert_frame_equal(iio.read_run(tmp_path / "r", system="tag"), df)
 
 
 def test_format_run_tag_and_missing_rank_or_score():
@@ -457,7 +462,9 @@ def test_roundtrip_property(tmp_path, rows):
     df = pd.DataFrame(rows, columns=["system", "topic", "doc", "rank", "score"])
     path = tmp_path / "prop.txt"
     iio.write_run(df, path)
-    pd.testing.assert_frame_equal(iio.read_run(path), normalised(df), check_exact=True)
+    pd.testing.assert_frame_equal(
+        iio.read_run(path, system="tag"), normalised(df), check_exact=True
+    )
 
 
 @settings(

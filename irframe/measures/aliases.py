@@ -54,12 +54,68 @@ Where a name means something else elsewhere:
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..align import segment_sum
+from ..errors import ConventionWarning, MeasureParamError, warn
+from . import registry as _registry
 from . import trec_arrays as ta
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
 from .trec import REL
+
+# ------------------------------------------------------------------ ir_measures' cutoff=
+_CUTOFF_ITEM = re.compile(r"(?:^|,)\s*cutoff\s*=\s*([^,()]*?)\s*(?=,|$)")
+
+
+def _realias(text: str, skip) -> str:
+    """``text`` rewritten by the first other alias pattern that matches it whole (as
+    :func:`irframe.measures.parse_measure` does), else unchanged."""
+    for pat, rewrite in _registry._ALIAS_PATTERNS:
+        if rewrite is not skip:
+            m = pat.fullmatch(text)
+            if m:
+                return rewrite(m)
+    return text
+
+
+def _ir_measures_cutoff(m: re.Match) -> str:
+    """ir_measures' ``cutoff=`` parameter as irframe's ``@k``: ``nDCG(dcg='exp-log2', cutoff=20)``
+    → ``nDCG(dcg='exp-log2')@20``, ``Judged(cutoff=10)`` → ``Judged@10``.  As in ir_measures,
+    an ``@k`` written after the parameters wins (``nDCG(cutoff=20)@10`` is ``nDCG@10``)."""
+    name, inner, at = m.group(1), m.group(2), m.group(3)
+    found = _CUTOFF_ITEM.search(inner)
+    if found is None:  # e.g. "nDCG(p=1 cutoff=2)": no comma before cutoff= (was an AttributeError)
+        raise MeasureParamError(
+            f"cannot parse {m.group(0)!r}: separate the parameters with commas (cutoff=k, ...)"
+        )
+    rest = (inner[: found.start()] + inner[found.end() :]).strip().strip(",").strip()
+    k = at[1:] if at else found.group(1)
+    if not k:
+        raise MeasureParamError(f"{m.group(0)!r}: cutoff= needs a number, e.g. cutoff=10")
+    return _realias(f"{name}({rest})@{k}" if rest else f"{name}@{k}", _ir_measures_cutoff)
+
+
+register_alias_pattern(
+    r"([A-Za-z_][A-Za-z0-9_\-\.]*)\(([^()]*\bcutoff\s*=[^()]*)\)(@[^()@]+)?", _ir_measures_cutoff
+)
+
+
+def _bare_p(m: re.Match) -> str:
+    """``P`` alone: set precision (irframe, ir_measures' ``SetP``, ranx's ``precision``), where
+    trec_eval's and pytrec_eval's ``-m P`` / ``{"P"}`` mean ``P_5`` … ``P_1000``: warn."""
+    warn(
+        "'P' without a cutoff is precision over the whole retrieved list (irframe's and ranx's "
+        "meaning: trec_eval's set_P); trec_eval's and pytrec_eval's 'P' are P_5, P_10, ... P_1000. "
+        "Write 'P.5,10,15,20,30,100,200,500,1000' (or 'P@10') for those, or 'set_P' for this "
+        "value without this warning.",
+        ConventionWarning,
+    )
+    return "P()"
+
+
+register_alias_pattern(r"P", _bare_p)
 
 _RANX = {  # ranx name -> irframe measure (k filled in)
     "hits": "Hits",
@@ -82,7 +138,7 @@ def _ranx(m) -> str:
     target = _RANX[name]
     if level is not None:
         if name not in _RANX_REL:
-            raise ValueError(
+            raise MeasureParamError(
                 f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
                 "such parameter (use the gains of the measure instead)"
             )
@@ -257,7 +313,7 @@ def _set_p_relative(m) -> str:
         x.partition("=")[2].strip() for x in items if x.partition("=")[0].strip() == "relative"
     )
     if value.lower() not in ("true", "false", "1", "0"):
-        raise ValueError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
+        raise MeasureParamError(f"{m.group(0)!r}: relative must be True or False, got {value!r}")
     target = "set_relative_P" if value.lower() in ("true", "1") else "P"
     return target + (f"({','.join(rest)})" if rest else "") + (m.group(3) or "")
 
@@ -274,7 +330,7 @@ def _ndcg_gains_dict(m) -> str:
     """
     pairs = [x.strip() for x in m.group(2).split(",") if x.strip()]
     if not all(p.count(":") == 1 for p in pairs):
-        raise ValueError(f"{m.group(0)!r}: gains must be a mapping such as {{0:0,1:1,2:3}}")
+        raise MeasureParamError(f"{m.group(0)!r}: gains must be a mapping such as {{0:0,1:1,2:3}}")
     mapping = ",".join("=".join(y.strip() for y in p.split(":")) for p in pairs)
     return f"nDCG({m.group(1)}gains='{mapping}'{m.group(3)})" + (m.group(4) or "")
 
@@ -297,10 +353,17 @@ for _name, _target in {
         rf"{_name}(\(.*\))?(@\d+)?",
         lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),  # type: ignore[misc]  # mypy cannot type a lambda with a bound default
     )
-register_alias_pattern(
-    r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])",
-    lambda m: f"IPrec(recall={m.group(2)}" + ("," + m.group(1)[1:] if m.group(1) else ")"),
-)
+_RECALL_ITEM = re.compile(r"(?:^|,)\s*recall\s*=\s*[^,()]*?\s*(?=,|$)")
+
+
+def _iprec_at(m: re.Match) -> str:
+    """``IPrec@0.1`` (ir_measures) is ``IPrec(recall=0.1)``; as in ir_measures the ``@`` wins
+    over a ``recall=`` in the parameters (``IPrec(rel=2, recall=0.4)@0.2`` is recall 0.2)."""
+    inner = _RECALL_ITEM.sub("", m.group(1)[1:-1] if m.group(1) else "").strip().strip(",")
+    return f"IPrec(recall={m.group(2)}" + (f",{inner})" if inner.strip() else ")")
+
+
+register_alias_pattern(r"IPrec(\((?:[^()]*)\))?@([0-9]*\.[0-9]+|[01])", _iprec_at)
 register_alias_pattern(
     r"(hits|hit_rate|precision|recall|f1|mrr|map|dcg|dcg_burges|ndcg|ndcg_burges)"
     r"(@(\d+))?(-l(\d+))?",
@@ -323,7 +386,7 @@ def _ir_measures_cwl(m) -> str:
         key, _, value = item.partition("=")
         params[key.strip()] = value.strip()
     if float(params.pop("min_rel", 0) or 0) != 0:
-        raise ValueError(
+        raise MeasureParamError(
             f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)"
         )
     gmax = params.pop("max_rel", None)
@@ -339,7 +402,7 @@ def _ir_measures_cwl(m) -> str:
         c = f"{name}@{k}" if k else None
         k = None
     if c is None or params or k:
-        raise ValueError(
+        raise MeasureParamError(
             f"{m.group(0)!r}: not a measure of ir_measures' cwl_eval provider "
             f"(SDCG, BPM, NERR8 and NERR9 need @k; INST, INSQ, NERR10, NERR11 take none)"
         )

@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from . import diversity_kernels as D
-from .registry import MeasureDef, Param, register
+from .registry import EvalContext, MeasureDef, Param, register
+from .trec import JUDGED_ONLY
 
 _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
@@ -37,7 +38,32 @@ _SPECS = {
     "e": Param("float", 0.0, low=0, description="effort (cost) per document"),
     "sat": Param("float", 1.0, low=0, description="Cube Test saturation level"),
     "graded": Param("bool", False, description="use graded subtopic gains r = g/gmax"),
+    "rel": Param(
+        "float",
+        None,
+        description="relevance threshold: a subtopic judgment is relevant iff grade >= rel and "
+        "> 0 (ir_measures' and ndeval's rel; default: the evaluation's rel_level)",
+    ),
 }
+
+
+def _with_rel(fn):
+    """``fn`` evaluated with the measure's own ``rel=`` as the relevance level (ir_measures'
+    ``ERR_IA(rel=2)@20``, ndeval's ``-relevance`` level): a context whose ``rel_level`` is
+    ``rel``, shared by every measure of the call that asks for the same level."""
+
+    def compute(ctx, m):
+        rel = m.param("rel")
+        if rel is None or rel == ctx.options.get("rel_level", 1):
+            return fn(ctx, m)
+        sub = ctx.memo(
+            ("diversity_rel_context", float(rel)),
+            lambda: EvalContext(ctx.aligned, {**ctx.options, "rel_level": rel}),
+        )
+        return fn(sub, m)
+
+    compute.__doc__ = fn.__doc__
+    return compute
 
 
 def _params(defaults: dict) -> dict:
@@ -45,12 +71,19 @@ def _params(defaults: dict) -> dict:
     return {k: replace(_SPECS[k], default=v) for k, v in defaults.items()}
 
 
-def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=()):
+def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=(), rel=False):
+    """Register a diversity measure; ``rel=True`` gives it ir_measures' ``rel=`` and
+    ``judged_only=`` parameters."""
+    params = _params(params or {})
+    if rel:
+        params["rel"] = _SPECS["rel"]
+        params["judged_only"] = JUDGED_ONLY
+        fn = _with_rel(fn)
     register(
         MeasureDef(
             name=name,
             compute=fn,
-            params=_params(params or {}),
+            params=params,
             cutoff=cutoff,
             needs=_SUB,
             options=_W if weighted else frozenset(),
@@ -104,6 +137,7 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("alpha-DCG", "aDCG"),
+    rel=True,
 )
 _reg(
     "alpha_nDCG",
@@ -113,6 +147,7 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"),
+    rel=True,
 )
 _reg(
     "ERR_IA",
@@ -122,6 +157,7 @@ _reg(
     params=_A,
     cutoff="required",
     aliases=("ERR-IA",),
+    rel=True,
 )
 _reg(
     "nERR_IA",
@@ -130,6 +166,7 @@ _reg(
     params={"alpha": 0.5},
     cutoff="required",
     aliases=("nERR-IA",),
+    rel=True,
 )
 _reg(
     "NRBP",
@@ -138,6 +175,7 @@ _reg(
     params={"alpha": 0.5, "beta": 0.5, "graded": False},
     cutoff="none",
     weighted=False,
+    rel=True,
 )
 _reg(
     "nNRBP",
@@ -146,12 +184,14 @@ _reg(
     params={"alpha": 0.5, "beta": 0.5, "graded": False},
     cutoff="none",
     weighted=False,
+    rel=True,
 )
 _reg(
     "AP_IA",
     lambda c, m: D.ap_ia(c, m.cutoff),
     "intent-aware average precision (ndeval MAP-IA)",
     aliases=("MAP-IA", "MAP_IA", "AP-IA"),
+    rel=True,
 )
 _reg(
     "P_IA",
@@ -159,6 +199,7 @@ _reg(
     "intent-aware precision@k (ndeval P-IA)",
     cutoff="required",
     aliases=("P-IA",),
+    rel=True,
 )
 _reg(
     "StRecall",
@@ -167,6 +208,7 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("strec", "S_recall", "S-recall", "I_rec", "I-rec"),
+    rel=True,
 )
 _reg(
     "S_RR",

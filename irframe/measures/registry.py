@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from ..params import REQUIRED, Param, check_cutoff_text
-from .trec_eval_syntax import expand_for_api
+from .trec_eval_syntax import expand_list_for_api
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
@@ -468,7 +468,9 @@ def parse_measure(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
-        raise TypeError(f"a measure must be a string such as 'nDCG@10', got {type(text).__name__}")
+        raise MeasureParamError(
+            f"a measure must be a string such as 'nDCG@10', got {type(text).__name__} {text!r:.60}"
+        )
     label = text
     lab = _short(label)
     s = text.strip()
@@ -533,23 +535,20 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
-        raise TypeError(
+        if type(measures).__module__.split(".")[0] == "ir_measures":  # ir_measures.nDCG@10
+            one: list[Any] = [measures]  # an ir_measures object, as a list item
+            return parse_measures(one)
+        raise MeasureParamError(
             f"measures must be a string such as 'nDCG@10' or a list of strings, "
             f"got {type(measures).__name__} {measures!r:.60}"
         )
     from dataclasses import replace
 
     out = []
-    for m in measures:
-        expanded = (
-            expand_for_api(m, lambda n: n in _REGISTRY or n in _ALIASES)
-            if isinstance(m, str)
-            else None
-        )
-        if expanded is None:
-            out.append(parse_measure(m))
-        else:  # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut")
-            out.extend(replace(parse_measure(meas), label=label) for label, meas in expanded)
+    # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut") is expanded
+    # over the whole list at once, as trec_eval expands its -m arguments
+    for label, m in expand_list_for_api(list(measures), lambda n: n in _REGISTRY or n in _ALIASES):
+        out.append(parse_measure(m) if label is None else replace(parse_measure(m), label=label))
     if not out:
         raise MeasureParamError("no measures given; pass e.g. ['AP', 'nDCG@10']")
     labels = [m.label for m in out]

@@ -46,6 +46,7 @@ __all__ = [
     "c_atof",
     "c_atol",
     "expand",
+    "expand_list_for_api",
     "is_trec_request",
 ]
 
@@ -273,7 +274,7 @@ def c_atof(text: str) -> float:
 
 def _families(version: str) -> list[_Family]:
     if version not in VERSIONS:
-        raise ValueError(f"trec_eval version must be one of {VERSIONS}, got {version!r}")
+        raise MeasureParamError(f"trec_eval version must be one of {VERSIONS}, got {version!r}")
     return [f for f in FAMILIES if version == "10.0" or f.since == "9.0.8"]
 
 
@@ -458,6 +459,79 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
             "measures need preference or judgment-group files (irframe eval -R prefs / -R qrels_jg)"
         )
     return out
+
+
+_UNDERSCORE_LIST = re.compile(r"^([A-Za-z0-9]+(?:_[A-Za-z]+)*)_([0-9.]+(?:,[0-9.]+)+)$")
+
+
+def _underscore_list(text: str) -> str:
+    """pytrec_eval's and ir_measures' ``P_5,10`` / ``ndcg_cut_20,4`` as trec_eval's
+    ``P.5,10`` / ``ndcg_cut.20,4`` (a cutoff family, then a comma-separated list).
+
+    >>> _underscore_list("P_5,10"), _underscore_list("ndcg_cut_20,4"), _underscore_list("P_5")
+    ('P.5,10', 'ndcg_cut.20,4', 'P_5')
+    """
+    m = _UNDERSCORE_LIST.match(text.strip())
+    if m and m.group(1) in _BY_NAME and _BY_NAME[m.group(1)].kind in ("cut_long", "cut_double"):
+        return f"{m.group(1)}.{m.group(2)}"
+    return text
+
+
+def _peer_measure(item):
+    """An ir_measures measure object (``ir_measures.nDCG@10``) as its measure string
+    (``"nDCG@10"``, ir_measures' own spelling, which irframe reads with ir_measures' meaning);
+    anything else unchanged.  ir_measures is never imported here."""
+    module = type(item).__module__ or ""
+    if module.split(".")[0] == "ir_measures" and hasattr(item, "NAME"):
+        return str(item)
+    return item
+
+
+def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[tuple]:
+    """``(label, measure)`` for every measure of a Python request list, trec_eval syntax
+    expanded as trec_eval expands its ``-m`` arguments: *together* (``label`` is ``None``
+    for an item that is parsed as it is).
+
+    Together means trec_eval's rules over the whole list, as ``irframe eval -m ... -m ...``
+    applies them: overlapping nicknames take their union (``["official", "set"]`` lists
+    ``num_ret`` once), the first item giving a family parameters wins (``["ndcg_cut",
+    "ndcg_cut.1,4"]`` is ``ndcg_cut_1, ndcg_cut_4``, as on the command line), and the values
+    come in trec_eval's order at the place of the first trec_eval item.  pytrec_eval's
+    ``P_5,10`` is ``P.5,10``; ir_measures measure objects are read as their strings.
+
+    >>> [lab for lab, _ in expand_list_for_api(["official", "set"])][:6]
+    ['num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec']
+    >>> expand_list_for_api(["AP", "ndcg_cut", "ndcg_cut.1,4"])
+    [(None, 'AP'), ('ndcg_cut_1', 'nDCG@1'), ('ndcg_cut_4', 'nDCG@4')]
+    """
+    items = [_peer_measure(m) for m in items]
+    items = [_underscore_list(m) if isinstance(m, str) else m for m in items]
+    trec = [i for i, m in enumerate(items) if isinstance(m, str) and expand_for_api(m, registered)]
+    if len(trec) <= 1:
+        out: list[tuple] = []
+        for m in items:
+            expanded = expand_for_api(m, registered) if isinstance(m, str) else None
+            out.extend([(None, m)] if expanded is None else expanded)
+        return out
+    joint = expand_for_api_many([items[i] for i in trec])
+    out = []
+    for i, m in enumerate(items):
+        if i == trec[0]:
+            out.extend(joint)
+        elif i not in trec:
+            out.append((None, m))
+    return out
+
+
+def expand_for_api_many(texts: Sequence[str]) -> list[tuple[str, str]]:
+    """``(label, measure)`` pairs of several trec_eval requests expanded together (see
+    :func:`expand_list_for_api`; each text is one :func:`expand_for_api` would expand)."""
+    vals = expand(list(texts), version="10.0")
+    return [
+        (v.name, v.measure)
+        for v in vals
+        if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"
+    ]
 
 
 def requested_families(requests: Iterable[str]) -> list[str]:

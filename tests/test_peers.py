@@ -1,0 +1,551 @@
+"""Arriving from a peer tool (issue #32): every spelling and input form of ranx, ir_measures,
+pytrec_eval, trectools and PyTerrier means what it means there, and where irframe's meaning
+differs the difference is visible (a ConventionWarning naming both and the switch).
+
+References: the peers themselves (ir_measures, pytrec_eval, ranx, pyndeval are test
+dependencies) on the same inputs; the lists of spellings are taken from the peers' own
+registries (ir_measures' measure registry and each measure's SUPPORTED_PARAMS), not written
+out here, so a spelling they add is checked too.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import reference_module
+
+import irframe as irf
+from irframe.errors import ConventionWarning, IrframeError, MeasureParamError, OptionError
+from irframe.measures import parse_measure
+from irframe.measures.registry import parse_measures
+
+# ------------------------------------------------------------------ small shared inputs
+QRELS = pd.DataFrame(
+    {
+        "topic": ["1", "1", "1", "1", "2", "2", "3"],
+        "doc": ["a", "b", "c", "d", "a", "e", "c"],
+        "rel": [1, 2, 0, 1, 1, 0, 1],
+    }
+)
+RUN = pd.DataFrame(
+    {
+        "topic": ["1", "1", "1", "2", "2"],
+        "doc": ["a", "x", "b", "e", "a"],
+        "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    }
+)
+
+
+def _nested(frame, value):
+    out: dict = {}
+    for t, d, v in frame[["topic", "doc", value]].itertuples(index=False):
+        out.setdefault(t, {})[d] = v
+    return out
+
+
+def _ir_measures_params():
+    """(measure name, ir_measures measure object) for every measure of ir_measures' registry and
+    every one of its parameters set to a non-default value (ir_measures' own list)."""
+    im = reference_module("ir_measures")
+    values = {int: 2, float: 0.5, bool: True}
+    out = []
+    for name, meas in sorted(im.measures.registry.items()):
+        if not name.isascii():
+            continue  # α_nDCG: ir_measures' own alias of alpha_nDCG
+        params = meas.SUPPORTED_PARAMS
+        for p, info in params.items():
+            if p in ("min_rel", "max_rel", "T", "gains", "dcg") or info.dtype not in values:
+                continue
+            kw = {p: values[info.dtype]}
+            if p == "cutoff":
+                kw[p] = 20
+            if p == "recall":
+                kw[p] = 0.4
+            if p in ("p", "beta"):
+                kw[p] = 0.8
+            for q, i2 in params.items():
+                if getattr(i2, "required", False) and q not in kw:
+                    kw[q] = 10 if q == "cutoff" else 0.2
+            out.append((name, meas(**kw), kw))
+    return out
+
+
+def _ir_measures_computes(m) -> bool:
+    """Can ir_measures itself evaluate ``m`` (on a tiny input with subtopics)?  Its ndeval
+    measures without a cutoff, or with judged_only, fail inside ir_measures."""
+    im = reference_module("ir_measures")
+    q = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "1"],
+            "doc_id": ["a", "b", "a"],
+            "relevance": [1, 2, 1],
+            "iteration": ["1", "1", "2"],
+        }
+    )
+    r = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "c"], "score": [2.0, 1.0]})
+    try:
+        im.calc_aggregate([m], q, r)
+    except Exception:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ names and spellings
+def test_every_ir_measures_parameter_spelling_parses():
+    """Each ir_measures measure with each of its parameters, in ir_measures' printed form and
+    in the keyword form (``cutoff=`` included) names the same irframe measure."""
+    cases = _ir_measures_params()
+    assert len(cases) > 60
+    failed = []
+    for name, m, kw in cases:
+        call = f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+        try:
+            a, b = parse_measure(str(m)), parse_measure(call)
+        except IrframeError as e:
+            if _ir_measures_computes(m):  # else ir_measures itself cannot evaluate it
+                failed.append((str(m), call, str(e)[:100]))
+            continue
+        if (a.name, a.params, a.cutoff) != (b.name, b.params, b.cutoff):
+            failed.append((str(m), call, "differ"))
+    # ir_measures-only measures irframe does not have (ERR without cutoff is fine) are listed
+    # by name; nothing else may fail
+    assert failed == [], failed
+
+
+@pytest.mark.shared
+def test_ir_measures_spellings_give_ir_measures_values(shared_data):
+    """The keyword forms (``nDCG(dcg="exp-log2", cutoff=20)``, ``Judged(cutoff=10)``,
+    ``IPrec(rel=2, recall=0.4)@0.2`` where ``@`` wins as in ir_measures) against ir_measures."""
+    im = reference_module("ir_measures")
+    base = shared_data / "robust03"
+    qrels = irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    run = irf.read_run(base / "runs" / "input.pircRBa1.gz")
+    from irframe.align import align
+
+    a = align(run, qrels)
+    untied = pd.DataFrame(
+        {
+            "query_id": np.asarray(a.topics)[a.row_topic],
+            "doc_id": a.docs[a.row_doc],
+            "score": 10000.0 - a.row_rank,
+        }
+    )
+    q = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+        }
+    )
+    names = [
+        'nDCG(dcg="exp-log2", cutoff=20)',
+        "Judged(cutoff=10)",
+        "IPrec(rel=2, recall=0.4)@0.2",
+        "P(rel=2, cutoff=5)",
+        "AP(cutoff=100)",
+        "RR(rel=2, cutoff=10)",
+        "R(cutoff=50)",
+        "nDCG(cutoff=20)@10",
+    ]
+    theirs = im.calc_aggregate([im.parse_measure(n) for n in names], q, untied)
+    ours = irf.evaluate(untied, q, names).mean("topic")
+    for n in names:
+        tol = 1e-5 if "exp-log2" in n else 1e-12  # ir_measures' gdeval prints 5 decimals a topic
+        assert float(ours.sel(measure=n).item()) == pytest.approx(
+            theirs[im.parse_measure(n)], abs=tol
+        ), n
+
+
+@pytest.mark.shared
+def test_diversity_rel_parameter_matches_ir_measures(shared_data):
+    """ir_measures' ``rel=`` on ERR_IA, nERR_IA, NRBP, nNRBP, AP_IA, P_IA, StRecall,
+    alpha_nDCG (through pyndeval), with its diversity qrels convention (subtopic in the
+    ``iteration`` column, mapped with ``qrels_columns={"subtopic": "iteration"}``)."""
+    im = reference_module("ir_measures")
+    reference_module("pyndeval")
+    d = shared_data / "web2012_diversity"
+    if not d.is_dir():
+        pytest.skip("web2012_diversity not in the shared data")
+    qrels = irf.read_qrels(d / "qrels" / "qrels.diversity.txt.gz", kind="diversity")
+    runs = irf.read_runs(str(d / "runs" / "*.txt.gz"))
+    run = runs[runs.system == runs.system.cat.categories[0]]
+    from irframe.align import align
+
+    a = align(run, qrels)
+    tf = pd.DataFrame(
+        {
+            "query_id": np.asarray(a.topics)[a.row_topic],
+            "doc_id": a.docs[a.row_doc],
+            "score": -a.row_rank.astype(float),
+        }
+    )
+    iq = pd.DataFrame(
+        {
+            "query_id": qrels.topic.astype(str),
+            "doc_id": qrels.doc.astype(str),
+            "relevance": qrels.rel.astype(int),
+            "iteration": qrels.subtopic.astype(str),
+        }
+    )
+    names = [
+        f"{n}(rel={r}){k}"
+        for r in (2, 3)
+        for n, k in [
+            ("ERR_IA", "@20"),
+            ("nERR_IA", "@10"),
+            ("alpha_nDCG", "@20"),
+            ("NRBP", ""),
+            ("nNRBP", ""),
+            ("AP_IA", ""),
+            ("P_IA", "@20"),
+            ("StRecall", "@10"),
+        ]
+    ]
+    ours = irf.evaluate(tf, iq, names, qrels_columns={"subtopic": "iteration"}, order="trec_eval10")
+    for r in (2, 3):  # one rel level per ir_measures call (its pyndeval invocations)
+        group = [n for n in names if f"rel={r}" in n]
+        theirs = im.calc_aggregate([im.parse_measure(n) for n in group], iq, tf)
+        for n in group:
+            got = float(ours.sel(measure=n).mean("topic").item())
+            assert got == pytest.approx(theirs[im.parse_measure(n)], abs=1e-12), n
+    # and rel=2 is not rel=1
+    base = irf.evaluate(
+        tf, iq, "ERR_IA@20", qrels_columns={"subtopic": "iteration"}, order="trec_eval10"
+    )
+    assert float(base.mean().item()) != pytest.approx(
+        float(ours.sel(measure="ERR_IA(rel=2)@20").mean().item())
+    )
+
+
+def test_pytrec_eval_underscore_lists():
+    """pytrec_eval's/ir_measures' ``P_5,10`` and ``ndcg_cut_20,4`` (values and labels as
+    pytrec_eval prints them)."""
+    pytrec_eval = reference_module("pytrec_eval")
+    ours = irf.evaluate(RUN, QRELS, ["P_5,10", "ndcg_cut_20,4"])
+    assert list(ours.measure.values) == ["P_5", "P_10", "ndcg_cut_4", "ndcg_cut_20"]
+    ev = pytrec_eval.RelevanceEvaluator(_nested(QRELS, "rel"), {"P_5,10", "ndcg_cut_20,4"})
+    res = ev.evaluate(_nested(RUN, "score"))
+    for t, vals in res.items():
+        for name, v in vals.items():
+            assert float(ours.sel(system="run", topic=t, measure=name)) == pytest.approx(v)
+
+
+def test_overlapping_nicknames_take_the_union_like_trec_eval():
+    from irframe.measures.trec_eval_syntax import expand
+
+    got = [m.label for m in parse_measures(["official", "set", "ndcg"])]
+    want = [v.name for v in expand(["official", "set"], version="10.0")]
+    want = [w for w in want if w not in ("runid", "num_q")] + ["ndcg"]
+    assert got == want
+    assert len(got) == len(set(got))
+
+
+def test_bare_family_next_to_its_parameters_expands_as_on_the_command_line():
+    """trec_eval: the first -m giving a family parameters wins; Python the same."""
+    from irframe.measures.trec_eval_syntax import expand
+
+    for request in (["ndcg_cut", "ndcg_cut.1,4"], ["recall.5", "recall"], ["P.5,10", "P.20"]):
+        got = [m.label for m in parse_measures(request)]
+        assert got == [v.name for v in expand(request, version="10.0")], request
+
+
+def test_ir_measures_objects_are_measures():
+    im = reference_module("ir_measures")
+    cube = irf.evaluate(RUN, QRELS, [im.nDCG @ 10, im.AP, im.P(rel=2) @ 5])
+    assert list(cube.measure.values) == ["nDCG@10", "AP", "P(rel=2)@5"]
+    ref = irf.evaluate(RUN, QRELS, ["nDCG@10", "AP", "P(rel=2)@5"])
+    np.testing.assert_array_equal(cube.values, ref.values)
+    one = irf.evaluate(RUN, QRELS, im.nDCG @ 10)
+    assert list(one.measure.values) == ["nDCG@10"]
+    with pytest.raises(MeasureParamError, match="must be a string"):
+        parse_measure(3)
+
+
+def test_bare_p_warns_with_both_conventions():
+    with pytest.warns(ConventionWarning, match="set_P.*P_5"):
+        cube = irf.evaluate(RUN, QRELS, "P")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="'P' without", category=ConventionWarning)
+        same = irf.evaluate(RUN, QRELS, "set_P")  # the explicit spelling: no warning
+    np.testing.assert_array_equal(cube.values, same.values)
+
+
+# ------------------------------------------------------------------ option spellings
+@pytest.mark.parametrize(
+    "kw,value",
+    [
+        ({"test": "ttest"}, "t"),
+        ({"test": "t-test"}, "t"),
+        ({"test": "permutation"}, "randomization"),
+        ({"correction": "holm-bonferroni"}, "holm"),
+        ({"correction": "Benjamini-Hochberg"}, "bh"),
+        ({"correction": "fdr_bh"}, "bh"),
+        ({"correction": "none"}, None),
+    ],
+)
+def test_compare_accepts_common_spellings(kw, value):
+    cube = irf.evaluate(
+        pd.concat([RUN.assign(system="a"), RUN.assign(system="b", score=RUN.score[::-1].values)]),
+        QRELS,
+        ["AP", "P@5"],
+    )
+    res = irf.stats.compare(cube, **kw, rng=0, n_samples=99)
+    key = next(iter(kw))
+    assert res.attrs[key] == ("none" if value is None else value)  # attrs keep text
+
+
+@pytest.mark.parametrize(
+    "kw,hint",
+    [({"test": "wilcox"}, "wilcoxon"), ({"correction": "holmes"}, "holm")],
+)
+def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
+    cube = irf.evaluate(RUN.assign(system="a"), QRELS, "AP")
+    with pytest.raises(OptionError, match=f"Did you mean '{hint}'"):
+        irf.stats.compare(cube, **kw)
+
+
+# ------------------------------------------------------------------ inputs as peers give them
+def test_empty_ranking_in_a_dict_run_scores_zero_like_the_peers():
+    """``{topic: {}}``: the topic is present and retrieved nothing (pytrec_eval, ir_measures and
+    ranx score it 0); topics the dict does not name stay out, as before."""
+    pytrec_eval = reference_module("pytrec_eval")
+    im = reference_module("ir_measures")
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 2.0, "x": 1.0}, "q2": {}}
+    cube = irf.evaluate(run, qrels, ["AP", "nDCG@10", "P@5", "RR"])
+    assert cube.topic.values.tolist() == ["q1", "q2"]
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10", "P_5", "recip_rank"})
+    ref = ev.evaluate(run)
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}
+    for t in ("q1", "q2"):
+        for ours, theirs in names.items():
+            assert float(cube.sel(topic=t, measure=ours).item()) == pytest.approx(ref[t][theirs])
+    per = {
+        (m.query_id, str(m.measure)): m.value
+        for m in im.iter_calc([im.AP, im.nDCG @ 10], qrels, run)
+    }
+    assert per[("q2", "AP")] == 0.0 == float(cube.sel(topic="q2", measure="AP").item())
+    assert float(cube.sel(measure="AP").mean().item()) == pytest.approx(
+        np.mean([per[("q1", "AP")], per[("q2", "AP")]])
+    )
+
+
+def test_several_runs_as_a_dict_or_a_list_of_frames():
+    run_a = RUN.rename(columns={"topic": "qid", "doc": "docno"})  # PyTerrier's names
+    run_b = RUN.assign(score=RUN.score[::-1].to_numpy())
+    both = pd.concat([RUN.assign(system="bm25"), run_b.assign(system="dense")])
+    ref = irf.evaluate(both, QRELS, ["AP", "nDCG@10"])
+    by_dict = irf.evaluate({"bm25": run_a, "dense": run_b}, QRELS, ["AP", "nDCG@10"])
+    np.testing.assert_array_equal(by_dict.values, ref.values)
+    assert by_dict.system.values.tolist() == ["bm25", "dense"]
+    by_list = irf.evaluate(
+        [RUN.assign(system="bm25"), run_b.assign(system="dense")], QRELS, ["AP", "nDCG@10"]
+    )
+    np.testing.assert_array_equal(by_list.values, ref.values)
+    unnamed = irf.evaluate([RUN, run_b], QRELS, "AP")
+    assert unnamed.system.values.tolist() == ["run0", "run1"]
+    nested = irf.evaluate(
+        {"bm25": _nested(RUN, "score"), "dense": _nested(run_b, "score")}, QRELS, "AP"
+    )
+    np.testing.assert_array_equal(nested.values, ref.sel(measure=["AP"]).values)
+    # a frame's own system column must agree with its key
+    with pytest.raises(IrframeError, match="names each run by its key"):
+        irf.evaluate({"bm25": RUN.assign(system="other")}, QRELS, "AP")
+
+
+def test_ranx_compare_inputs_give_ranx_values():
+    ranx = reference_module("ranx")
+    run_b = RUN.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0])  # no tied scores (tools break ties apart)
+    qrels = _nested(QRELS, "rel")
+    runs = {"bm25": _nested(RUN, "score"), "dense": _nested(run_b, "score")}
+    q = {t: {d: int(v) for d, v in docs.items()} for t, docs in qrels.items()}
+    q = {t: d for t, d in q.items() if t in ("1", "2")}  # ranx needs the same topics
+    cube = irf.evaluate(runs, q, ["AP", "nDCG@10"])
+    for name, run in runs.items():
+        r = ranx.evaluate(ranx.Qrels(q), ranx.Run(run, name=name), ["map", "ndcg@10"])
+        assert float(cube.sel(system=name, measure="AP").mean()) == pytest.approx(r["map"])
+        assert float(cube.sel(system=name, measure="nDCG@10").mean()) == pytest.approx(r["ndcg@10"])
+
+
+def test_qrels_topics_missing_from_a_run_warn_and_complete_matches_ir_measures():
+    im = reference_module("ir_measures")
+    with pytest.warns(ConventionWarning, match="ir_measures scores them 0.*complete=True"):
+        skipped = irf.evaluate(RUN, QRELS, ["AP", "nDCG@10"])
+    assert "3" not in skipped.topic.values  # trec_eval's and pytrec_eval's convention
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConventionWarning)
+        full = irf.evaluate(RUN, QRELS, ["AP", "nDCG@10"], complete=True)
+    q = QRELS.rename(columns={"topic": "query_id", "doc": "doc_id", "rel": "relevance"})
+    r = RUN.rename(columns={"topic": "query_id", "doc": "doc_id"})
+    agg = im.calc_aggregate([im.AP, im.nDCG @ 10], q, r)
+    assert float(full.sel(measure="AP").mean()) == pytest.approx(agg[im.AP])
+    assert float(full.sel(measure="nDCG@10").mean()) == pytest.approx(agg[im.nDCG @ 10])
+
+
+def test_rel_level_above_every_grade_warns():
+    binary = QRELS.assign(rel=(QRELS.rel > 0).astype(int))
+    with pytest.warns(irf.errors.DegenerateMeasureWarning, match=r"P\(rel=2\)@10.*\(0, 1\)"):
+        cube = irf.evaluate(RUN, binary, ["P(rel=2)@10", "P@10"], complete=True)
+    assert float(cube.sel(measure="P(rel=2)@10").max()) == 0.0
+    with pytest.warns(irf.errors.DegenerateMeasureWarning, match="rel_level=3"):
+        irf.evaluate(RUN, binary, "AP", rel_level=3, complete=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.DegenerateMeasureWarning)
+        irf.evaluate(RUN, QRELS, "P(rel=2)@10", complete=True)  # grade 2 exists: no warning
+
+
+def test_map_at_k_is_ranx_map_at_k_and_trec_eval_map_cut():
+    """``map@10`` (ranx's spelling) = ranx's map@10 = pytrec_eval's map_cut_10 = ir_measures'
+    AP@10: the peers agree (AP over the top k divided by all relevant documents)."""
+    ranx = reference_module("ranx")
+    pytrec_eval = reference_module("pytrec_eval")
+    qrels = {"q1": {"a": 1, "b": 1, "c": 1, "d": 1}, "q2": {"a": 1}}
+    run = {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}, "q2": {"y": 2.0, "a": 1.0}}
+    cube = irf.evaluate(run, qrels, ["map@2", "map_cut_2", "AP@2"])
+    r = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "map@2", return_mean=False)
+    p = pytrec_eval.RelevanceEvaluator(qrels, {"map_cut_2"}).evaluate(run)
+    np.testing.assert_allclose(cube.sel(measure="map@2").values.ravel(), r)
+    np.testing.assert_allclose(
+        cube.sel(measure="map_cut_2").values.ravel(), [p["q1"]["map_cut_2"], p["q2"]["map_cut_2"]]
+    )
+    np.testing.assert_array_equal(cube.sel(measure="map@2").values, cube.sel(measure="AP@2").values)
+
+
+# ------------------------------------------------------------------ one reader rule for systems
+TWO_TAGS = "1 Q0 a 1 3.0 bm25\n1 Q0 x 2 2.0 rm3\n1 Q0 b 3 1.0 rm3\n2 Q0 e 1 2.0 bm25\n"
+
+
+def test_a_file_is_one_run_for_every_reader(tmp_path):
+    """read_run, read_runs and ``irframe eval`` read a file holding two tags as one run;
+    system="tag" splits it, in both readers.  trec_eval: one file, one run, run id = last tag."""
+    import io
+    import subprocess
+    import sys
+
+    path = tmp_path / "mixed.txt"
+    path.write_text(TWO_TAGS)
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text("1 0 a 1\n1 0 b 1\n2 0 e 1\n")
+    qrels = irf.read_qrels(qpath)
+    with pytest.warns(ConventionWarning, match="system='tag'"):
+        one = irf.read_run(path)
+    assert one.system.unique().tolist() == ["bm25"]  # the tag of the last line
+    many = irf.read_runs([path])
+    assert many.system.unique().tolist() == ["mixed"]
+    a = irf.evaluate(one, qrels, ["map", "P_5"])
+    b = irf.evaluate(many, qrels, ["map", "P_5"])
+    np.testing.assert_array_equal(a.values, b.values)
+    out = subprocess.run(
+        [sys.executable, "-m", "irframe", "eval", "-m", "map", "-m", "P.5", str(qpath), str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    printed = {line.split()[0]: float(line.split()[2]) for line in out.splitlines()}
+    assert printed["map"] == pytest.approx(float(a.sel(measure="map").mean()), abs=5e-5)
+    assert printed["P_5"] == pytest.approx(float(a.sel(measure="P_5").mean()), abs=5e-5)
+    # split only when asked, the same way in both readers
+    split_one = irf.read_run(io.StringIO(TWO_TAGS), system="tag")
+    split_many = irf.read_runs([path], system="tag")
+    assert (
+        sorted(split_one.system.unique())
+        == sorted(split_many.system.unique())
+        == [
+            "bm25",
+            "rm3",
+        ]
+    )
+    assert irf.read_run(path, system="file").system.unique().tolist() == ["mixed"]
+
+
+def test_slow_read_without_pyarrow_hints_at_the_arrow_extra(tmp_path, monkeypatch):
+    from irframe import _textfile
+    from irframe import io as iio
+
+    (tmp_path / "a.txt").write_text(TWO_TAGS)
+    monkeypatch.setattr(iio, "_SLOW_READ_SECONDS", -1.0)  # every read counts as slow here
+    with pytest.warns(irf.errors.PerformanceHint, match=r"irframe\[arrow\]"):
+        monkeypatch.setattr(_textfile, "_USE_ARROW", False)
+        irf.read_runs([tmp_path / "a.txt"])
+    monkeypatch.setattr(_textfile, "_USE_ARROW", _textfile.pa is not None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.PerformanceHint)
+        if _textfile.pa is not None:
+            irf.read_runs([tmp_path / "a.txt"])  # with pyarrow: no hint
+
+
+def test_progress_bar_over_files(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(TWO_TAGS)
+    runs = irf.read_runs(tmp_path, progress=True)
+    assert runs.system.unique().tolist() == ["a", "b", "c"]
+    assert "3/3" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ results as a user expects
+def _cube_of(names):
+    runs = pd.concat(
+        [
+            RUN.assign(system=n, score=RUN.score * (i + 1) + i * (RUN.doc == "b"))
+            for i, n in enumerate(names)
+        ]
+    )
+    return irf.evaluate(runs, QRELS, ["AP", "P@5"], complete=True)
+
+
+def test_report_order_baseline_first_and_marked():
+    cube = _cube_of(["bm25_rm3", "ColBERT#2", "a"])
+    order = ["bm25_rm3", "ColBERT#2", "a"]
+    r = irf.report(cube.sel(system=order))  # the cube's order is kept
+    assert r.to_frame().index.tolist() == order
+    r = irf.report(cube, baseline="a", systems=["bm25_rm3", "ColBERT#2"])
+    assert r.to_frame().index.tolist() == ["a", "bm25_rm3", "ColBERT#2"]
+    md = r.to_markdown()
+    assert md.splitlines()[2].startswith("| a (baseline) |")
+    with pytest.raises(irf.errors.UnknownSystemError, match="Did you mean 'bm25_rm3'"):
+        irf.report(cube, systems=["bm25_rm"])
+    # a dict of runs keeps its order through evaluate
+    by_dict = irf.evaluate({"z": RUN, "b": RUN, "m": RUN}, QRELS, "AP", complete=True)
+    assert by_dict.system.values.tolist() == ["z", "b", "m"]
+
+
+def test_compare_coordinates_and_counts_have_the_expected_types():
+    cube = _cube_of(["x", "y", "z"])
+    res = irf.stats.compare(cube, baseline="x")
+    assert res.other.dtype == res.system.dtype == object
+    for k in ("wins", "ties", "losses"):
+        assert res[k].dtype == np.int64
+    d = cube.sel(measure="AP")
+    for s in ("y", "z"):
+        diff = d.sel(system=s).values - d.sel(system="x").values  # brute force
+        got = res.sel(system=s, other="x", measure="AP")
+        assert int(got.wins) == int((diff > 0).sum())
+        assert int(got.ties) == int((diff == 0).sum())
+        assert int(got.losses) == int((diff < 0).sum())
+    # a system against itself ties on every topic
+    assert int(res.sel(system="x", other="x", measure="AP").ties) == cube.sizes["topic"]
+
+
+def test_dir_lists_the_lazy_names():
+    names = dir(irf)
+    for lazy in ("read_runs", "read_run", "stats", "meta", "datasets", "plot", "evaluate"):
+        assert lazy in names
+    assert "annotations" not in names and "importlib" not in names
+    for name in names:
+        getattr(irf, name)  # every listed name resolves
+
+
+def test_slow_sampled_tests_hint_at_their_precision(monkeypatch):
+    from irframe import stats
+
+    cube = _cube_of(["x", "y"])
+    monkeypatch.setattr(stats, "_SLOW_SECONDS", -1.0)  # every call counts as slow here
+    with pytest.warns(irf.errors.PerformanceHint, match=r"standard error of at most 0\.0500"):
+        stats.compare(cube, test="randomization", n_samples=100, exact=False, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", irf.errors.PerformanceHint)
+        stats.compare(cube, test="t")  # no sampling: nothing to say

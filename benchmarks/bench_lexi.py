@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     from irframe.align import align
-    from irframe.lexi import lexiprecision_aligned, lexirecall, lexirecall_aligned
+    from irframe.lexi import lexiprecision, lexirecall
 
     t0 = time.perf_counter()
     runs, qrels = synthetic(args.systems, args.topics, args.depth)
@@ -101,10 +101,10 @@ def main() -> None:
         a = align(runs, qrels)
         ta = time.perf_counter() - t
         t = time.perf_counter()
-        pr = lexirecall_aligned(a)
+        pr = lexirecall(a)
         tr = time.perf_counter() - t
         t = time.perf_counter()
-        pp = lexiprecision_aligned(a)
+        pp = lexiprecision(a)
         tp = time.perf_counter() - t
         t = time.perf_counter()
         lexirecall(runs, qrels)
@@ -119,7 +119,7 @@ def main() -> None:
     for k, v in best.items():
         print(f"{k:28s} {v:7.3f} s")
     tracemalloc.start()
-    lexirecall_aligned(a)
+    lexirecall(a)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(

@@ -33,8 +33,8 @@ import pandas as pd
 
 import irframe as irf
 from irframe.align import align
-from irframe.measures.ndpm import pair_counts_aligned
-from irframe.rarity import rarity, rarity_aligned
+from irframe.measures.ndpm import count_pairs
+from irframe.rarity import rarity
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _rounds import rounds, table
@@ -95,8 +95,8 @@ def main(argv=None):
 
     def rare_one_align():
         a = align(runs, qrels)
-        rarity_aligned(a, k=100)
-        irf.evaluate_aligned(a, RARE)
+        rarity(a, k=100)
+        irf.evaluate(a, None, RARE)
 
     def rare_two_calls():
         rarity(runs, qrels, k=100)
@@ -108,11 +108,11 @@ def main(argv=None):
     tasks = {
         "evaluate P@10": lambda: irf.evaluate(runs, qrels, "P@10"),
         "align only": lambda: align(runs, qrels),
-        "on one Aligned: rarity table": lambda: rarity_aligned(a, k=100),
-        "on one Aligned: P_rare@100 + AP_rare@100 (evaluate_aligned)": lambda: irf.evaluate_aligned(
-            a, RARE
+        "on one Aligned: rarity table": lambda: rarity(a, k=100),
+        "on one Aligned: P_rare@100 + AP_rare@100 (evaluate_aligned)": lambda: irf.evaluate(
+            a, None, RARE
         ),
-        "on one Aligned: ndpm pair counts": lambda: pair_counts_aligned(a),
+        "on one Aligned: ndpm pair counts": lambda: count_pairs(a),
         "evaluate ndpm, float grades (merge-sort count)": lambda: irf.evaluate(runs, fq, "ndpm"),
         "evaluate P_rare@100 + AP_rare@100": lambda: irf.evaluate(runs, qrels, RARE),
         "rarity table + both measures, one align (evaluate_aligned)": rare_one_align,

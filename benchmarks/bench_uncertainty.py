@@ -9,7 +9,7 @@ rows, scores with ties) it times, for the measures P@10, R@1000, RR, AP, nDCG@10
 
 * ``evaluate(order="trec_eval")`` (plain) vs ``order="expected"``, ``"best"``, ``"worst"``
   and ``bounds=True``, end to end (alignment included, as a user calls it);
-* the same on one alignment (``evaluate_aligned``: kernels only).
+* the same on one alignment (``evaluate`` of the aligned arrays: kernels only).
 
 Rounds alternate between the variants and the median per variant is reported, with the
 ratio variant / plain.  The machine may be shared: the ratios, measured in one process,
@@ -60,7 +60,7 @@ def main(argv=None):
         for name, kw in variants.items():
             e2e[name].append(timed(lambda kw=kw: irf.evaluate(runs, qrels, MEASURES, **kw)))
             kw2 = {k: (None if v == "trec_eval" else v) for k, v in kw.items()}
-            kern[name].append(timed(lambda kw2=kw2: irf.evaluate_aligned(aligned, MEASURES, **kw2)))
+            kern[name].append(timed(lambda kw2=kw2: irf.evaluate(aligned, None, MEASURES, **kw2)))
     from irframe.measures.ties import tie_groups
 
     t = tie_groups(aligned)

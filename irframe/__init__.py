@@ -44,7 +44,7 @@ from .errors import (
     ParseError,
     UnknownMeasureError,
 )
-from .evaluate import evaluate, evaluate_aligned, list_measures
+from .evaluate import evaluate, list_measures
 from .measures import MeasureDef, parse_measure, register, registry_scope, unregister
 from .reporting import Report, report
 from .uncertainty import flips, tie_sensitivity
@@ -77,7 +77,6 @@ _LAZY = (
 __all__ = [
     "__version__",
     "evaluate",
-    "evaluate_aligned",
     "summarize",
     "list_measures",
     "join",

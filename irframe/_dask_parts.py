@@ -1,8 +1,8 @@
 """Stitching the per-partition results of :mod:`irframe.dask` (no Dask needed here).
 
-The facts every partition must know about the whole frame (:func:`_collect`), the distinct
+The facts every partition must know about the whole frame (:func:`collect`), the distinct
 keys of a partition, and the stitching of per-partition cubes into one cube built by
-:func:`irframe.cube.result` (by topic: :func:`_combine`; by system: :func:`_combine_systems`).
+:func:`irframe.cube.result` (by topic: :func:`combine`; by system: :func:`combine_systems`).
 """
 
 from __future__ import annotations
@@ -16,23 +16,25 @@ import xarray as xr
 from .cube import result
 from .schema import no_overlap_error
 
+__all__ = ["collect", "combine", "combine_systems", "distinct", "partition_keys", "repeated"]
 
-def _partition_keys(part: pd.DataFrame, system: str, topic: str) -> tuple[np.ndarray, np.ndarray]:
+
+def partition_keys(part: pd.DataFrame, system: str, topic: str) -> tuple[np.ndarray, np.ndarray]:
     """The distinct systems and topics of one partition (strings)."""
     if topic not in part.columns and part.index.name == topic:
         t = part.index.to_series()
     else:
         t = part[topic]
-    return _distinct(part[system]), _distinct(t)
+    return distinct(part[system]), distinct(t)
 
 
-def _distinct(s: pd.Series) -> np.ndarray:
+def distinct(s: pd.Series) -> np.ndarray:
     """Distinct values as an object array of str (unique first: cheap on categoricals)."""
     u = pd.unique(s)
     return np.asarray([str(x) for x in u], dtype=object)
 
 
-def _collect(
+def collect(
     qrels: pd.DataFrame, *keys: tuple[np.ndarray, np.ndarray], qc, duplicates: str, complete: bool
 ) -> dict:
     """What every partition must know about the whole frame (:class:`irframe.evaluate.Whole`):
@@ -41,7 +43,7 @@ def _collect(
     (``host``: a partition whose rows overlap the qrels)."""
     systems = sorted(set().union(*(k[0].tolist() for k in keys))) if keys else []
     run_topics = set().union(*(k[1].tolist() for k in keys)) if keys else set()
-    qrels_topics = set(_distinct(qrels[qc.topic]).tolist())
+    qrels_topics = set(distinct(qrels[qc.topic]).tolist())
     if not run_topics & qrels_topics:
         raise no_overlap_error(sorted(run_topics), sorted(qrels_topics))
     q = qrels
@@ -57,7 +59,7 @@ def _collect(
     }
 
 
-def _combine(
+def combine(
     cubes: list[xr.DataArray], shared: dict, probe: xr.DataArray, complete: bool
 ) -> xr.DataArray:
     """Stitch per-partition cubes (every one over all systems) along ``topic``, sorted."""
@@ -86,7 +88,7 @@ def _combine(
     return _stitched(data, systems, np.asarray(topics_arr, dtype=object)[order], probe, complete)
 
 
-def _repeated(labels: np.ndarray) -> list[str]:
+def repeated(labels: np.ndarray) -> list[str]:
     """Labels that occur more than once (a topic or system split across partitions)."""
     if not len(labels):
         return []
@@ -94,7 +96,7 @@ def _repeated(labels: np.ndarray) -> list[str]:
     return [str(t) for t, n in zip(uniq, counts, strict=True) if n > 1]
 
 
-def _combine_systems(
+def combine_systems(
     cubes: list[xr.DataArray], systems: np.ndarray, probe: xr.DataArray, complete: bool
 ) -> xr.DataArray:
     """Stitch per-partition cubes of disjoint systems over every system of the whole

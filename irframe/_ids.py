@@ -10,6 +10,11 @@ their codes, ``object`` columns use pandas' hash table and are checked on their 
 values.  Run and qrels columns are encoded on their own and only their distinct values are
 merged (:func:`encode`), so every row is hashed once.
 
+Runs whose docs are mostly distinct (a corpus of millions: MS MARCO, BEIR, TREC DL;
+:func:`docs_mostly_distinct`) are not encoded at all: :class:`RunDocs` looks each row's doc
+up among the judged docs, hashes the docs for the duplicate check and reads the strings of
+tied rows only (:func:`irframe.align.align`).
+
 >>> import pandas as pd
 >>> (r, q), uniques = encode([(pd.DataFrame({"doc": ["b", "a"]}), "doc", "run frame"),
 ...                           (pd.DataFrame({"doc": ["a", "z"]}), "doc", "qrels frame")])
@@ -28,7 +33,17 @@ from ._arrow import POOL
 from .errors import InputError
 from .schema import check_id_column
 
-__all__ = ["code_dtype", "encode", "small_code_dtype", "sorted_codes", "str_sort_order"]
+__all__ = [
+    "RunDocs",
+    "arrow_strings",
+    "code_dtype",
+    "docs_mostly_distinct",
+    "encode",
+    "run_docs",
+    "small_code_dtype",
+    "sorted_codes",
+    "str_sort_order",
+]
 
 
 def code_dtype(n: int) -> type[np.signedinteger[Any]]:
@@ -462,3 +477,261 @@ def sorted_codes(
     recode = np.full(len(uniques), -1, code_dtype(len(uniques)))
     recode[order] = np.arange(len(order))
     return [recode[c] for c in codes], uniques[order]
+
+
+# ---------------------------------------------------------------------------------------
+# Run docs read only where they must be (align's lookup path)
+# ---------------------------------------------------------------------------------------
+_MUL = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it is a bijection of uint64
+_LEN = np.uint64(0xD6E8FEB86659FD93)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
+
+
+def _chunk_hashes(c) -> np.ndarray:
+    """A 64-bit hash of every string of a pyarrow string array without nulls, a function of
+    the string's bytes alone (equal strings hash equal in any chunk or array); its high bits
+    are the well-mixed ones (multiplicative hashing).
+
+    The bytes are read 8 at a time (unaligned little-endian words at each string's start,
+    from a zero-padded copy of the data buffer), masked to the string's length and folded in
+    by xor and a multiplication: one vectorised pass per 8 bytes of the longest string, over
+    the strings that long.  Strings of at most 8 bytes (passage ids) take one pass.
+    """
+    import pyarrow as pa
+
+    m = len(c)
+    if m == 0:
+        return np.zeros(0, np.uint64)
+    if not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type)):
+        c = c.cast(pa.large_string())
+    wide = pa.types.is_large_string(c.type)
+    off = np.frombuffer(
+        c.buffers()[1], np.int64 if wide else np.int32, m + 1, c.offset * (8 if wide else 4)
+    )
+    base, n_bytes = int(off[0]), int(off[-1] - off[0])
+    pad = np.zeros(n_bytes + 8, np.uint8)
+    if n_bytes:
+        pad[:n_bytes] = np.frombuffer(c.buffers()[2], np.uint8, n_bytes, base)
+    words = np.ndarray((n_bytes + 1,), "<u8", pad, 0, (1,))  # the 8 bytes from each position
+    start = off[:-1] - base if base else off[:-1]
+    length = np.diff(off)
+    h = words[start]
+    h &= _LOW_BYTES[np.minimum(length, 8)]
+    h ^= length.astype(np.uint64) * _LEN
+    h *= _MUL
+    for k in range(8, int(length.max()), 8):  # longer strings: the next 8 bytes
+        rows = np.flatnonzero(length > k)
+        w = words[start[rows] + k]
+        w &= _LOW_BYTES[np.minimum(length[rows] - k, 8)]
+        w ^= h[rows]
+        w *= _MUL
+        h[rows] = w
+    return h
+
+
+class RunDocs:
+    """A run frame's doc column for alignment by lookup (:func:`irframe.align.align`): the
+    doc strings are read where they must be known, and no table of every distinct run doc
+    is built unless a caller asks for doc codes (:meth:`codes`).
+
+    * :meth:`qrels_codes` — each row's doc looked up in the (small) judged set;
+    * :meth:`hashes` — a 64-bit hash per row (the duplicate check hashes, then verifies);
+    * :meth:`strings` — the doc strings of some rows (trec_eval's docno tie-break compares
+      the docs of tied rows only).
+
+    Built by :func:`run_docs` from an arrow-backed string column (zero copy), an ``object``
+    column of str (converted to arrow once) or a ``category`` column (its codes and the
+    categories).  ``rows`` (:meth:`subset`) restricts positions to some rows of the frame.
+    """
+
+    def __init__(self, arr=None, cat_codes=None, cats=None, rows=None):
+        self.arr, self.cat_codes, self.cats, self.rows = arr, cat_codes, cats, rows
+
+    def __len__(self) -> int:
+        if self.rows is not None:
+            return len(self.rows)
+        return len(self.cat_codes) if self.arr is None else len(self.arr)
+
+    def subset(self, rows: np.ndarray | None) -> RunDocs:
+        """The same column restricted to ``rows`` (positions into this one; None: all)."""
+        if rows is None:
+            return self
+        inner = rows if self.rows is None else self.rows[rows]
+        return RunDocs(self.arr, self.cat_codes, self.cats, inner)
+
+    def _sel(self, x: np.ndarray) -> np.ndarray:
+        return x if self.rows is None else x[self.rows]
+
+    def qrels_codes(self, qdocs) -> np.ndarray:
+        """Per row, the position of its doc in ``qdocs`` (a pyarrow string array of distinct
+        docs), -1 when the doc is not judged (int32)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        def look(a):
+            return (
+                pc.index_in(a, value_set=qdocs, memory_pool=POOL)
+                .fill_null(-1)
+                .to_numpy(zero_copy_only=False)
+            )
+
+        if self.arr is None:
+            return self._sel(look(self.cats).astype(np.int32)[self.cat_codes])  # a new array
+        at = look(self.arr) if isinstance(self.arr, pa.Array) else None
+        if at is None:
+            at = np.concatenate(
+                [look(c).astype(np.int32, copy=False) for c in self.arr.chunks]
+                or [np.zeros(0, np.int32)]
+            )
+        at = self._sel(at.astype(np.int32, copy=False))
+        return at if at.flags.writeable else at.copy()  # callers permute it in place
+
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of each row's doc (uint64): equal docs hash equal.  For ``category``
+        columns the codes themselves (exact)."""
+        if self.arr is None:  # distinct codes, multiplied by an odd number: high bits mixed
+            h = self._sel(self.cat_codes).astype(np.uint64)
+            h *= _MUL
+            return h
+        chunks = self.arr.chunks if hasattr(self.arr, "chunks") else [self.arr]
+        h = np.concatenate([_chunk_hashes(c) for c in chunks] or [np.zeros(0, np.uint64)])
+        return self._sel(h)
+
+    def strings(self, rows: np.ndarray):
+        """The docs of ``rows`` (positions, any order) as a pyarrow string array."""
+        import pyarrow as pa
+
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.rows is not None:
+            rows = self.rows[rows]
+        if self.arr is None:
+            return self.cats.take(pa.array(self.cat_codes[rows]))
+        arr = self.arr if isinstance(self.arr, pa.ChunkedArray) else pa.chunked_array([self.arr])
+        if arr.num_chunks == 1:
+            return arr.chunk(0).take(pa.array(rows))
+        o = np.argsort(rows, kind="stable")
+        got = _take_increasing(arr, rows[o]).combine_chunks()
+        back = np.empty(len(o), np.int64)
+        back[o] = np.arange(len(o))
+        return got.take(pa.array(back))
+
+    def codes(self, qdocs) -> tuple[np.ndarray, np.ndarray]:
+        """Doc codes of every row of the whole column and the docs they index (object array
+        of str): the ``qdocs`` first (a row whose doc is judged gets its position there),
+        then the other docs in first-appearance order.  Builds the table of every distinct
+        run doc: only for callers that need codes (duplicates, doc-level measures)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        full = RunDocs(self.arr, self.cat_codes, self.cats)
+        q = full.qrels_codes(qdocs).astype(np.int64)
+        other = np.flatnonzero(q < 0)
+        n_q = len(qdocs)
+        if self.arr is None:
+            used = np.zeros(len(self.cats), bool)
+            used[self.cat_codes[other]] = True
+            cat_q = (
+                pc.index_in(self.cats, value_set=qdocs).fill_null(-1).to_numpy(zero_copy_only=False)
+            )
+            used &= cat_q < 0
+            extra = np.flatnonzero(used)
+            recode = np.full(len(self.cats), -1, np.int64)
+            recode[extra] = n_q + np.arange(len(extra))
+            q[other] = recode[self.cat_codes[other]]
+            names = self.cats.take(pa.array(extra))
+        else:
+            taken = _take_increasing(
+                self.arr if isinstance(self.arr, pa.ChunkedArray) else pa.chunked_array([self.arr]),
+                other,
+            )
+            enc = pc.dictionary_encode(taken.combine_chunks(), memory_pool=POOL)
+            q[other] = n_q + enc.indices.to_numpy(zero_copy_only=False)
+            names = enc.dictionary
+        docs = np.concatenate([_as_str(qdocs), _as_str(names)])
+        return q.astype(code_dtype(len(docs))), docs
+
+
+def arrow_strings(values: np.ndarray):
+    """An object array of str as a pyarrow string array, or None (no pyarrow, or ids that
+    are not UTF-8-encodable)."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return None
+    try:
+        return pa.array(np.asarray(values, dtype=object), pa.string())
+    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
+        return None
+
+
+_SAMPLE = 1 << 16  # rows sampled to estimate how often run docs repeat
+
+
+def docs_mostly_distinct(s: pd.Series) -> bool:
+    """Whether an id column holds about as many distinct ids as a quarter of its rows or more,
+    estimated from an evenly spaced sample of m rows: with d distinct ids in the sample,
+    m - d pairs repeat, and ids drawn from D equally frequent ones repeat about m² / 2D
+    times, so D ≈ m² / 2(m - d) (the whole column when m is all of it).
+
+    Runs from a corpus of millions (MS MARCO, BEIR, TREC DL) say yes: a doc is looked up in
+    the judged set and never put in a table of every run doc (:class:`RunDocs`).  Pooled
+    TREC runs (every system retrieving from the same few thousand docs per topic) say no:
+    a table of their distinct docs is small and the doc codes it gives are cheap."""
+    n = len(s)
+    if n == 0:
+        return False
+    pos = np.unique(np.linspace(0, n - 1, min(n, _SAMPLE)).astype(np.int64))
+    m = len(pos)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        d = len(np.unique(s.array.codes[pos]))
+    else:
+        arr = _arrow_strings(s)
+        if arr is not None:
+            import pyarrow.compute as pc
+
+            d = pc.count_distinct(_take_increasing(arr, pos)).as_py()
+        else:
+            try:
+                d = len(pd.unique(s.to_numpy(dtype=object)[pos]))
+            except TypeError:  # unhashable ids: the id check of the encoded path names them
+                return False
+    if m == n:
+        return d >= n / 4
+    return m * m / (2 * max(m - d, 1)) >= n / 4
+
+
+def run_docs(df: pd.DataFrame, col: str, what: str) -> RunDocs | None:
+    """:class:`RunDocs` of ``df[col]`` after the id rule (:func:`irframe.schema.check_id_column`,
+    raising on bad ids), or None when the column cannot be read by lookup (no pyarrow, ids
+    that are not UTF-8, or not strings under some other dtype): the caller encodes it."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return None
+    s = df[col]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        check_id_column(df, col, what)
+        cats = _arrow_strings(pd.Series(s.cat.categories))  # arrow-backed: zero copy
+        cats = (
+            cats.combine_chunks()
+            if cats is not None
+            else arrow_strings(np.asarray(s.cat.categories, dtype=object))
+        )
+        if cats is None:
+            return None
+        return RunDocs(cat_codes=s.array.codes, cats=cats)
+    arr = _arrow_strings(s)
+    if arr is not None:
+        check_id_column(df, col, what)
+        return RunDocs(arr=arr)
+    if s.dtype != object:
+        check_id_column(df, col, what)
+        return None
+    values = s.to_numpy(dtype=object)
+    if len(values) and pd.api.types.infer_dtype(values, skipna=False) != "string":
+        check_id_column(df, col, what)  # raises, naming the rows (missing or non-str ids)
+        return None
+    try:  # every id is a str: UTF-8 into one arrow array (one copy of the bytes)
+        return RunDocs(arr=pa.array(values, pa.string()))
+    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
+        return None  # lone surrogates: not UTF-8

@@ -141,6 +141,28 @@ def _docno_less(dc: np.ndarray, docs: np.ndarray):
     return less
 
 
+def _names_less(names):
+    """``less(a, b)`` of :func:`_docno_less` for a pyarrow string array of the docnos
+    themselves (one per position): byte order, trec_eval's ``strcmp``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def less(a, b):
+        return pc.less(names.take(pa.array(a)), names.take(pa.array(b))).to_numpy(
+            zero_copy_only=False
+        )
+
+    return less
+
+
+def _names_desc_rank(names) -> np.ndarray:
+    """For a pyarrow string array, an int64 rank per element such that ascending rank =
+    docno descending (byte order), equal docnos equal."""
+    import pyarrow.compute as pc
+
+    return pc.rank(names, sort_keys="descending", tiebreaker="dense").to_numpy().astype(np.int64)
+
+
 def _short_run_order(
     less, first_lt: np.ndarray, run_id: np.ndarray, run_start: np.ndarray, longest: int
 ) -> np.ndarray:
@@ -190,8 +212,12 @@ def _break_ties(
     run_id[head_at[1:]] = 1
     np.cumsum(run_id, out=run_id)
     sub = pos if idx is None else idx[pos]
-    dc = doc[sub]
-    less = _docno_less(dc, docs)
+    if docs is None:  # doc: the run's doc column (irframe._ids.RunDocs), read at the tied rows
+        names = doc.strings(sub)
+        less = _names_less(names)
+    else:
+        dc = doc[sub]
+        less = _docno_less(dc, docs)
     in_run = np.ones(len(pos) - 1, bool)
     in_run[head_at[1:] - 1] = False  # (k, k + 1) across two runs: no constraint
     k = np.arange(len(pos) - 1)
@@ -202,7 +228,7 @@ def _break_ties(
     longest = int(lens.max())
     if longest <= _SHORT_RUN:
         return pos, sub[_short_run_order(less, first_lt, run_id, np.repeat(head_at, lens), longest)]
-    dr = _doc_desc_rank(dc, docs)
+    dr = _names_desc_rank(names) if docs is None else _doc_desc_rank(dc, docs)
     dr -= dr.min()
     width = int(dr.max()) + 1
     if n_runs * width < 2**62:  # one composite key: (tie run, docno desc)
@@ -240,6 +266,9 @@ def order_rows(
     group: np.ndarray, value: np.ndarray | None, doc: np.ndarray, docs: np.ndarray
 ) -> RowOrder:
     """The :class:`RowOrder` sorting rows by (group, ``value`` descending, docno descending).
+
+    The docnos are ``docs[doc]`` (codes and the distinct docs) or, with ``docs`` None, read
+    from ``doc``, the run's doc column (:class:`irframe._ids.RunDocs`), at tied rows only.
 
     ``value`` is a float array without NaN (the float32 or float64 score, or minus the
     rank), or None for input order (kept stable).  Input already in order (the usual case

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args, reads_ranks
-from ._textfile import _load_run, _read_bytes, pa
+from ._textfile import _load_run, _read_bytes, is_stream, pa
 
 __all__ = ["reading", "start", "stop", "take", "use_system_allocator"]
 
@@ -60,7 +60,8 @@ def start(argv: Sequence[str]) -> bool:
         return False
     paths = list(dict.fromkeys(o["files"][1:]))
     if (
-        o["help"]
+        any(is_stream(p) for p in paths)  # read once, by the reader only (irframe.cli)
+        or o["help"]
         or o["version"]
         or len(paths) < 2
         or "-" in paths

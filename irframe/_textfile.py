@@ -17,6 +17,7 @@ import gzip
 import io as _io
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,25 @@ def _name_of(path: Any) -> str:
     if isinstance(path, (str, os.PathLike)):
         return os.fspath(path)
     return str(getattr(path, "name", "<stream>"))
+
+
+def is_stream(path: Any) -> bool:
+    """Whether a command-line path can be read only once: ``-`` (standard input), a pipe, a
+    named pipe (FIFO), process substitution (``<(zcat run.gz)``, ``/dev/fd/63``),
+    ``/dev/stdin``, a socket or a device: anything but a regular file.  Such a path is opened
+    once and read once (:func:`_read_bytes` sniffs gzip from the bytes it read); nothing may
+    open it to look at it first.  A path that cannot be stat'ed is not one (the reader reports
+    the error).
+
+    >>> is_stream("-"), is_stream(__file__)
+    (True, False)
+    """
+    if isinstance(path, str) and path == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def _read_bytes(path: Any) -> bytes:

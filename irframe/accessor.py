@@ -23,13 +23,12 @@ import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import ColumnError, InputError
-from .qrelsets import is_qrels_sets, over_qrels
+from .qrelsets import is_qrels_sets
 from .schema import (
     canonical,
     check_id_column,
     checked_qrels,
     missing_run_columns,
-    qrels_frame,
     resolve_roles,
     run_frame,
 )
@@ -190,29 +189,30 @@ class IrAccessor:
         df, rc = run_frame(self._obj, self._columns, system=self._system)
         return canonical(df, rc)
 
-    def _qrels(self, qrels: Any = None) -> pd.DataFrame:
-        """``qrels`` with role names as column names, or the qrels a joined frame remembers."""
-        if qrels is None:
-            q = qrels_of(self._obj)  # join() stores them with role names already
-            if q is None:
-                if _QRELS_KEY in self._obj.attrs:
-                    raise InputError(
-                        "this frame was joined with qrels, but its attrs went through a format that "
-                        "keeps only text (e.g. parquet); pass qrels=... explicitly"
-                    )
-                raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
-            return q
-        if is_qrels_sets(qrels):
-            return {
-                name: canonical(*qrels_frame(q, self._qrels_columns, what=f"qrels {name!r}"))
-                for name, q in qrels.items()
-            }
-        return canonical(*qrels_frame(qrels, self._qrels_columns))
+    def _qrels(self, qrels: Any = None) -> Any:
+        """``qrels`` as given (the family function validates them, once), or the qrels a
+        joined frame remembers."""
+        if qrels is not None:
+            return qrels
+        q = qrels_of(self._obj)  # join() stores them with role names already
+        if q is None:
+            if _QRELS_KEY in self._obj.attrs:
+                raise InputError(
+                    "this frame was joined with qrels, but its attrs went through a format that "
+                    "keeps only text (e.g. parquet); pass qrels=... explicitly"
+                )
+            raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
+        return q
 
-    def _per_qrels(self, fn, qrels: Any, judgments: str = "each"):
-        """``fn(qrels frame)``; with several judgment sets, once per set along a ``qrels`` dim."""
-        q = self._qrels(qrels)
-        return over_qrels(fn, q, judgments=judgments) if isinstance(q, dict) else fn(q)
+    def _roles(self, qrels: Any, options: dict[str, Any]) -> dict[str, Any]:
+        """The column keywords of ``df.ir(columns=..., qrels_columns=..., system=...)``, unless
+        the call names them (a joined frame's qrels already carry the role names)."""
+        return {
+            "columns": self._columns,
+            "qrels_columns": None if qrels is None else self._qrels_columns,
+            "system": self._system,
+            **options,
+        }
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -242,8 +242,9 @@ class IrAccessor:
         """
         from .evaluate import evaluate
 
+        # the frames as given: evaluate() validates them, once (a joined frame: its qrels)
         return evaluate(
-            self._runs(),
+            self._obj,
             self._qrels(qrels),
             measures,
             rel_level=rel_level,
@@ -254,7 +255,7 @@ class IrAccessor:
             judged_only=judged_only,
             bounds=bounds,
             unjudged_grade=unjudged_grade,
-            **options,
+            **self._roles(qrels, options),
         )
 
     def summary(
@@ -294,10 +295,13 @@ class IrAccessor:
         """C/W/L evaluation: Dataset with EU, ETU, EC, ETC, ED (+ residuals); see :mod:`irframe.cwl`."""
         from .cwl import cwl
 
-        return self._per_qrels(
-            lambda q: cwl(self._runs(), q, measures, gains=gains, costs=costs, **options),
-            qrels,
-            options.pop("judgments", "each"),
+        return cwl(
+            self._obj,
+            self._qrels(qrels),
+            measures,
+            gains=gains,
+            costs=costs,
+            **self._roles(qrels, options),
         )
 
     def cwla_grid(
@@ -306,11 +310,7 @@ class IrAccessor:
         """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube; see :func:`irframe.cwl.cwla_grid`."""
         from .cwl import cwla_grid
 
-        return self._per_qrels(
-            lambda q: cwla_grid(self._runs(), q, C, A, **options),
-            qrels,
-            options.pop("judgments", "each"),
-        )
+        return cwla_grid(self._obj, self._qrels(qrels), C, A, **self._roles(qrels, options))
 
     def lexirecall(
         self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
@@ -318,10 +318,8 @@ class IrAccessor:
         """Lexicographic recall preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexirecall
 
-        return self._per_qrels(
-            lambda q: lexirecall(self._runs(), q, rel_level=rel_level, **options),
-            qrels,
-            options.pop("judgments", "each"),
+        return lexirecall(
+            self._obj, self._qrels(qrels), rel_level=rel_level, **self._roles(qrels, options)
         )
 
     def lexiprecision(
@@ -330,10 +328,8 @@ class IrAccessor:
         """Lexicographic precision preferences ``(system, other, topic)``; see :mod:`irframe.lexi`."""
         from .lexi import lexiprecision
 
-        return self._per_qrels(
-            lambda q: lexiprecision(self._runs(), q, rel_level=rel_level, **options),
-            qrels,
-            options.pop("judgments", "each"),
+        return lexiprecision(
+            self._obj, self._qrels(qrels), rel_level=rel_level, **self._roles(qrels, options)
         )
 
     def rarity(
@@ -347,4 +343,6 @@ class IrAccessor:
         """Per relevant document: how many systems found it in their top k; see :mod:`irframe.rarity`."""
         from .rarity import rarity
 
-        return rarity(self._runs(), self._qrels(qrels), k=k, rel_level=rel_level, **options)
+        return rarity(
+            self._obj, self._qrels(qrels), k=k, rel_level=rel_level, **self._roles(qrels, options)
+        )

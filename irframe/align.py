@@ -38,7 +38,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._ids import code_dtype, encode, sorted_codes
+from ._ids import (
+    RunDocs,
+    arrow_strings,
+    code_dtype,
+    docs_mostly_distinct,
+    encode,
+    run_docs,
+    sorted_codes,
+)
 from ._order import RowOrder, order_rows, permute
 from .errors import InputError
 from .options import ORDERS, check_depth
@@ -59,6 +67,7 @@ Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 _DENSE_LOOKUP_MAX = (
     50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
 )
+_LOOKUP: bool | None = None  # tests force one doc encoding (True: lookup, False: codes)
 _DUP_TABLE_MAX = 1_000_000  # (system, cell) flags per duplicate-check chunk (1 MB: cache-sized)
 _DUP_ONE_SYSTEM_ROWS = (
     4096  # rows per system from which the duplicate check goes one system at a time
@@ -74,7 +83,9 @@ class Aligned:
     systems, topics : pandas.Index
         System names and evaluated topic ids (sorted strings); the cube's coordinates.
     docs : numpy.ndarray
-        Doc ids (object array of str); ``row_doc``/``qrels_doc`` index into it.
+        Doc ids (object array of str); ``row_doc``/``qrels_doc`` index into it.  When the
+        run's docs were looked up rather than encoded (docs mostly distinct), ``docs`` and
+        ``row_doc`` are built on first access, the judged docs first.
     group_system, group_topic : numpy.ndarray
         int64 codes of each group's system and topic (length G).
     offsets : numpy.ndarray
@@ -143,7 +154,7 @@ class Aligned:
     @property
     def n_rows(self) -> int:
         """Number of aligned run rows N."""
-        return len(self.row_doc)
+        return len(self.row_rel)
 
     # ---- derived per-row / per-group arrays (cached on this object only) ----------
     @cached_property
@@ -390,6 +401,114 @@ def _sorted_has_duplicates(
     return False
 
 
+def _lookup_grades(
+    group_key: np.ndarray, n_t: int, qcode: np.ndarray, qk_u: np.ndarray, qr_u: np.ndarray, n_docs
+) -> np.ndarray:
+    """Grade of every row (NaN: unjudged) from its doc's code among the judged docs
+    (``qcode``, -1: judged for no topic) and its group's topic: only the rows whose doc is
+    judged somewhere are keyed ``topic * n_docs + doc`` and found in the sorted ``qk_u``."""
+    rel = np.full(len(qcode), np.nan)
+    j = np.flatnonzero(qcode >= 0)
+    if len(j) and len(qk_u):
+        key = (group_key[j] % n_t).astype(np.int64)
+        key *= n_docs
+        key += qcode[j]
+        pos = np.searchsorted(qk_u, key)
+        pos[pos == len(qk_u)] = 0
+        hit = qk_u[pos] == key
+        rel[j[hit]] = qr_u[pos[hit]]
+    return rel
+
+
+_HASH_TABLE_MAX = 1 << 22  # slots per chunk of rankings in the duplicate check (16 MB of int32)
+
+
+def _hash_duplicates(group_key: np.ndarray, h: np.ndarray) -> bool:
+    """Whether two rows of one group (``group_key`` sorted) have equal hashes ``h`` (whose
+    high bits are mixed, :func:`irframe._ids._chunk_hashes`).
+
+    Each group owns a region of a table, a power of two of at least 16 slots per row; a row
+    writes its position at the slot given by the high bits of its hash and reads it back.
+    Only the rows that lost their slot and the rows that won it are compared exactly on
+    (group, hash).  Work is linear in the rows; the table covers chunks of groups so it stays
+    a few MB whatever the input (a hash table of every distinct doc would not)."""
+    n = len(h)
+    if n < 2:
+        return False
+    starts = np.flatnonzero(np.concatenate([[True], group_key[1:] != group_key[:-1]]))
+    lens = np.diff(np.append(starts, n))
+    bits = np.ceil(np.log2(np.maximum(16 * lens, 16))).astype(np.int64)
+    size = np.left_shift(1, bits)
+    ends = np.cumsum(size)
+    g, n_groups = 0, len(starts)
+    table = None
+    while g < n_groups:
+        base = ends[g] - size[g]
+        g1 = max(g + 1, int(np.searchsorted(ends, base + _HASH_TABLE_MAX, side="right")))
+        a, b = starts[g], (starts[g1] if g1 < n_groups else n)
+        span = int(ends[g1 - 1] - base)
+        if table is None or len(table) < span:
+            table = np.empty(max(span, min(_HASH_TABLE_MAX, 16 * n)), np.int32)
+        reps = lens[g:g1]
+        slot = h[a:b] >> np.repeat((64 - bits[g:g1]).astype(np.uint64), reps)
+        slot = slot.astype(np.int64)
+        slot += np.repeat(ends[g:g1] - size[g:g1] - base, reps)
+        pos = np.arange(b - a, dtype=np.int32)
+        table[slot] = pos
+        back = table[slot]
+        lost = back != pos
+        if lost.any():
+            flag = np.zeros(b - a, bool)
+            flag[pos[lost]] = True
+            flag[back[lost]] = True
+            cand = a + np.flatnonzero(flag)
+            gk, hk = group_key[cand], h[cand]
+            o = np.lexsort((hk, gk))
+            gk, hk = gk[o], hk[o]
+            if ((gk[1:] == gk[:-1]) & (hk[1:] == hk[:-1])).any():
+                return True
+        g = g1
+    return False
+
+
+class _DocLoader:
+    """Builds an :class:`Aligned`'s ``row_doc`` and ``docs`` when a kernel first reads
+    them (alignment by lookup): every run doc gets a code (:meth:`irframe._ids.RunDocs.codes`),
+    the judged docs first, so ``qrels_doc`` codes stay valid."""
+
+    def __init__(self, rd: RunDocs, q_arrow, r_doc=None, docs=None):
+        self.rd, self.q_arrow = rd, q_arrow
+        self.r_doc, self.docs = r_doc, docs  # already built (the duplicate check needed them)
+
+    def __call__(self, aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
+        if self.r_doc is None:
+            self.r_doc, self.docs = self.rd.codes(self.q_arrow)
+        return self.r_doc[aligned.row_source].astype(np.int64), self.docs
+
+
+class _LazyDocs:
+    """``Aligned.row_doc`` / ``Aligned.docs``: stored on the instance as given; when given as
+    None with a doc loader (alignment by lookup), built on first access."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        d = obj.__dict__
+        if d.get(self.key) is None and d.get("_doc_loader") is not None:
+            d["_row_doc"], d["_docs"] = d.pop("_doc_loader")(obj)
+        return d.get(self.key)
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.key] = value
+
+
+Aligned.row_doc = _LazyDocs("_row_doc")  # (assignment errors are off in this module: pyproject)
+Aligned.docs = _LazyDocs("_docs")
+
+
 @dataclass
 class _Ids:
     """Integer codes of the id columns of a run frame and its qrels (see :func:`_encode_ids`)."""
@@ -401,13 +520,22 @@ class _Ids:
     n_topic_any: int
     q_topic: np.ndarray  # qrels rows → code in topics_all
     topics_all: np.ndarray  # qrels topics, sorted
-    r_doc: np.ndarray
+    r_doc: np.ndarray | None  # None: the run docs are read by lookup (run_docs)
     q_doc: np.ndarray
-    docs: np.ndarray  # run docs first (first appearance), then qrels-only docs
+    docs: (
+        np.ndarray
+    )  # run docs first (first appearance), then qrels-only docs; by lookup: qrels docs
+    run_docs: RunDocs | None = None
+    q_arrow: object = None  # by lookup: the qrels docs (``docs``) as a pyarrow string array
 
 
-def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
-    """Factorize systems, topics and docs once, run and qrels jointly (one code per id)."""
+def _encode_ids(
+    runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc, lookup: bool | None = None
+) -> _Ids:
+    """Factorize systems and topics once, run and qrels jointly (one code per id); the docs
+    too, unless ``lookup`` and pyarrow can read them (:func:`irframe._ids.run_docs`): then
+    only the qrels docs are encoded and the run docs are looked up in them.  ``lookup`` None:
+    when the run's docs are mostly distinct (:func:`irframe._ids.docs_mostly_distinct`)."""
     (r_sys,), systems = encode([(runs, rc.system, "run frame")], runs=True)
     (r_sys,), systems = sorted_codes([r_sys], systems)
     (r_topic_any, q_topic), topics = encode(
@@ -416,7 +544,17 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
     in_qrels = np.zeros(len(topics), bool)
     in_qrels[q_topic] = True
     (r_topic, q_topic), topics_all = sorted_codes([r_topic_any, q_topic], topics, keep=in_qrels)
-    (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
+    if lookup is None:
+        lookup = _LOOKUP if _LOOKUP is not None else docs_mostly_distinct(runs[rc.doc])
+    rd = run_docs(runs, rc.doc, "run frame") if lookup else None
+    q_arrow = None
+    if rd is not None:
+        (q_doc,), docs = encode([(qrels, qc.doc, "qrels frame")])
+        q_arrow = arrow_strings(docs)
+        r_doc = None
+    if q_arrow is None:
+        rd = None
+        (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
     # run rows keep their codes as encoded (int32, a category column's own int8..int32 codes,
     # read-only, or int8/int16 for system and topic columns in runs): nothing here does arithmetic
     # on them in their own type; qrels codes, small, go to int64 because qrels keys multiply them
@@ -431,6 +569,8 @@ def _encode_ids(runs: pd.DataFrame, qrels: pd.DataFrame, rc, qc) -> _Ids:
         r_doc,
         q_doc.astype(np.int64),
         docs,
+        rd,
+        q_arrow,
     )
 
 
@@ -631,8 +771,10 @@ def align(
         return x if kept is None or x is None else x[kept]
 
     n_t = len(eval_topic)
+    rd = ids.run_docs  # None: every doc has a code; else the run docs are read by lookup
     # the aligned doc codes are int64 (kernels multiply them; numpy indexes with int64 directly)
-    r_doc_s, r_topic_s = take(ids.r_doc).astype(np.int64), take(ids.r_topic)
+    r_doc_s = take(ids.r_doc).astype(np.int64) if rd is None else None
+    r_topic_s = take(ids.r_topic)
     if n_t < len(topic_recode):  # else every topic is evaluated (eval_topic: a sorted subset)
         r_topic_s = topic_recode[r_topic_s]
     group_key = take(ids.r_sys).astype(code_dtype(len(ids.systems) * n_t))  # a copy
@@ -643,13 +785,18 @@ def align(
     q_t = topic_recode[q_topic].astype(np.int64)  # qrels keys multiply it
     q_in = q_t >= 0
     qk_u, qr_u = _qrels_table(q_t[q_in], q_doc[q_in], q_rel[q_in], sub is not None, n_docs)
-    cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
+    if rd is None:
+        cell, n_cells, q_cell = _cells(r_topic_s, r_doc_s, n_docs, n_t * n_docs, qk_u)
     value, sc = _primary_key(order, take(score), take(rank))
-    o = order_rows(group_key, value, r_doc_s, ids.docs)
+    if rd is None:
+        o = order_rows(group_key, value, r_doc_s, ids.docs)
+    else:  # the docnos of tied rows are read from the column
+        o = order_rows(group_key, value, rd.subset(kept), None)
     del value  # (the score orders' value is sc: its unpermuted copy is freed once sc is permuted)
-    cell_is_doc = cell is r_doc_s  # per-topic pools: permute the doc codes once for both
-    r_doc_s = permute(r_doc_s, o, inplace=True)  # our own copy: permuted in place
-    cell = r_doc_s if cell_is_doc else permute(cell, o)
+    if rd is None:
+        cell_is_doc = cell is r_doc_s  # per-topic pools: permute the doc codes once for both
+        r_doc_s = permute(r_doc_s, o, inplace=True)  # our own copy: permuted in place
+        cell = r_doc_s if cell_is_doc else permute(cell, o)
     # each row's position in the caller's frame: (0..n-1 or kept) permuted; for input in order
     # but for its ties, the order itself stands for it until a caller asks (Aligned.row_source)
     src: np.ndarray | RowOrder
@@ -666,21 +813,34 @@ def align(
         sc = np.full(len(r_doc_s), np.nan)
     elif o.idx is not None or order == "rank":  # in score orders the tie key is the score itself
         sc = permute(sc, o)
-    rel_by_cell = np.full(n_cells + 1, np.nan)  # the last cell: qrels (topic, doc) not retrieved
-    rel_by_cell[q_cell] = qr_u
-    rel = rel_by_cell[cell]
+    if rd is None:
+        rel_by_cell = np.full(n_cells + 1, np.nan)  # the last: qrels (topic, doc) not retrieved
+        rel_by_cell[q_cell] = qr_u
+        rel = rel_by_cell[cell]
+        has_dup = _sorted_has_duplicates(group_key, n_t, len(ids.systems), cell, n_cells)
+    else:  # grades: each row's doc looked up among the judged docs, then (topic, doc) keys
+        qcode = permute(take(rd.qrels_codes(ids.q_arrow)), o, inplace=True)
+        rel = _lookup_grades(group_key, n_t, qcode, qk_u, qr_u, n_docs)
+        del qcode
+        has_dup = _hash_duplicates(group_key, permute(take(rd.hashes()), o, inplace=True))
 
     # ---- run duplicates: (system, topic, doc) twice; "first" keeps each one's first row ------
-    if _sorted_has_duplicates(group_key, n_t, len(ids.systems), cell, n_cells):
-        r_key = (
-            ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any
-        ) * n_docs + ids.r_doc
+    if has_dup:  # (by lookup: two rows of a ranking hash alike; the doc codes decide)
+        if rd is not None:
+            r_doc_all, docs_all = rd.codes(ids.q_arrow)
+        else:
+            r_doc_all, docs_all = ids.r_doc, ids.docs
+        r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * max(
+            len(docs_all), 1
+        ) + r_doc_all
         keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+        if rd is not None:
+            ids.r_doc, ids.docs = r_doc_all, docs_all  # now known: the doc codes come from them
         if keep is not None:  # removing rows changes neither the others' order nor their grades
-            src = o.source(len(r_doc_s)) if isinstance(src, RowOrder) else src
-            group_key, r_doc_s, rel, src, sc = (
-                x[keep[src]] for x in (group_key, r_doc_s, rel, src, sc)
-            )
+            src = o.source(len(group_key)) if isinstance(src, RowOrder) else src
+            if r_doc_s is not None:
+                r_doc_s = r_doc_s[keep[src]]
+            group_key, rel, src, sc = (x[keep[src]] for x in (group_key, rel, src, sc))
             n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
     groups, keep_rows = _groups(
@@ -691,17 +851,17 @@ def align(
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
-        src = o.source(len(r_doc_s)) if isinstance(src, RowOrder) else src
-        group_key, r_doc_s, rel, src, sc = (
-            x[keep_rows] for x in (group_key, r_doc_s, rel, src, sc)
-        )
+        src = o.source(len(group_key)) if isinstance(src, RowOrder) else src
+        if r_doc_s is not None:
+            r_doc_s = r_doc_s[keep_rows]
+        group_key, rel, src, sc = (x[keep_rows] for x in (group_key, rel, src, sc))
     offsets = np.concatenate(
         [np.searchsorted(group_key, groups, side="left"), [len(group_key)]]
     ).astype(np.int64)
     aligned = Aligned(
         systems=pd.Index(ids.systems, name="system", dtype=object),
         topics=pd.Index(ids.topics_all[eval_topic], name="topic", dtype=object),
-        docs=ids.docs,
+        docs=ids.docs if rd is None else None,
         group_system=(groups // n_t).astype(np.int64) if n_t else groups,
         group_topic=(groups % n_t).astype(np.int64) if n_t else groups,
         offsets=offsets,
@@ -720,6 +880,8 @@ def align(
         group_retrieved=retrieved,
         qrels_grades_all=q_rel,
     )
+    if rd is not None:  # doc codes: built when a kernel first asks for them
+        aligned._doc_loader = _DocLoader(rd, ids.q_arrow, ids.r_doc, ids.docs)
     _attach_qrels(aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs)
     return aligned
 

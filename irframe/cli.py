@@ -51,6 +51,7 @@ from ._cliargs import (
     parse_eval_args,
     reads_ranks,
 )
+from ._textfile import is_stream
 from .treceval import (
     REL_FORMATS,
     format_trec_line,  # re-exported: the output line format
@@ -115,8 +116,8 @@ def _read_run(path: str, ranks: bool):
         import io
 
         data = sys.stdin.buffer.read()
-        return _read_run(io.BytesIO(data), ranks=ranks)
-    return _read_run(path, ranks=ranks)
+        return _read_run(io.BytesIO(data), ranks=ranks, doc_strings=True)
+    return _read_run(path, ranks=ranks, doc_strings=True)
 
 
 def _read_rel_info(o: dict[str, Any], err: TextIO):
@@ -195,7 +196,7 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
         try:
-            result = trec_eval_run(qrels, run, o["measures"], **_options(o, zscores))
+            result = trec_eval_run(run, qrels, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
             yield None, (f"{e}\n", e.status, e.printed)
             return
@@ -237,7 +238,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
             parts = [runs.iloc[:row], runs.iloc[row:]]
         lists = _map(
             lambda part: trec_eval_runs(
-                qrels, part, o["measures"], run_ids=run_ids, **_options(o, zscores)
+                part, qrels, o["measures"], run_ids=run_ids, **_options(o, zscores)
             ),
             parts,
             2,
@@ -260,7 +261,10 @@ HALVES_BYTES = 8 * 2**20
 
 
 def _size(path: str) -> int:
-    """Text bytes of a file (gzip counted 5×); 0 when it cannot be sized (the reader reports it)."""
+    """Text bytes of a file (gzip counted 5×); 0 when it cannot be sized (the reader reports it)
+    or is read only once (:func:`irframe._textfile.is_stream`: never opened here)."""
+    if is_stream(path):
+        return 0
     try:
         with open(path, "rb") as f:
             return os.fstat(f.fileno()).st_size * (5 if f.read(2) == b"\x1f\x8b" else 1)
@@ -305,7 +309,7 @@ def _results(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .measures.trec_eval_syntax import is_trec_request
 
     if (
-        "-" in paths
+        any(is_stream(p) for p in paths)  # read each once, in order: no batch to fall back from
         or o["rel_format"] != "qrels"
         or not all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])
     ):

@@ -89,6 +89,7 @@ from .measures.cwl_functions import (
 )
 from .options import make_options
 from .params import COST, GAIN_BOUND, check_costs, check_flag
+from .qrelsets import evaluation_dims
 
 __all__ = [
     "A_FUNCTIONS",
@@ -186,6 +187,7 @@ def _row_costs(
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
+@evaluation_dims
 def cwl(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -208,6 +210,8 @@ def cwl(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
+    judgments: str = "each",
+    dialect: str = "cwl_eval",
 ) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
@@ -223,6 +227,11 @@ def cwl(
         ``"SDCG@10"``, ``"TBG(H=224)"`` …, see :func:`c_function`) or :class:`CFunction`
         objects / callables.  ``None``: cwl_eval's default list (:data:`DEFAULT_CWL_METRICS`).
         The ``measure`` coordinate holds each string exactly as passed (a callable: its name).
+    dialect : {"cwl_eval", "irframe"}, default "cwl_eval"
+        How ``measures`` are spelled: cwl_eval's names, where ``RBP@0.8`` is RBP with
+        p = 0.8 and ``RR``/``AP`` are cwl_eval's (the default: cwl_eval's metric lists
+        keep their meaning), or irframe's measure grammar, where ``@`` is a cutoff and a
+        cwl_eval spelling is refused with its irframe spelling (:func:`c_function`).
     gains : None, "auto", "scale", mapping or callable
         Grade → gain (see :func:`gain_values`).  ``None`` (default) is cwl_eval's rule: the
         grade is the gain and must lie in [min_gain, max_gain] = [0, 1], else an error.
@@ -247,6 +256,10 @@ def cwl(
         Column with the element type of each row / with a per-row cost.
     complete, judged_only, duplicates, columns, qrels_columns, system
         As in :func:`irframe.evaluate`.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        (:mod:`irframe.qrelsets`).
 
     Returns
     -------
@@ -276,7 +289,7 @@ def cwl(
     0.5
     """
     residuals = check_flag("residuals", residuals)
-    cfs, labels = _c_functions(measures)
+    cfs, labels = _c_functions(measures, dialect)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
     opts = make_options(
@@ -355,7 +368,7 @@ def _gains_attr(gains: Any) -> str:
     return "grade" if gains is None else (gains if isinstance(gains, str) else "user")
 
 
-def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
+def _c_functions(measures: Any, dialect: str) -> tuple[list[CFunction], list[str]]:
     """C functions of :func:`cwl`'s ``measures`` (cwl_eval names) and their labels, as passed."""
     specs = (
         list(DEFAULT_CWL_METRICS)
@@ -370,7 +383,7 @@ def _c_functions(measures: Any) -> tuple[list[CFunction], list[str]]:
         raise ValueError(
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
-    cfs = [c_function(s, cwl_eval_names=True) for s in specs]
+    cfs = [c_function(s, dialect=dialect) for s in specs]
     labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs, strict=True)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
@@ -432,6 +445,7 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
+@evaluation_dims
 def cwla_grid(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -448,6 +462,7 @@ def cwla_grid(
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
     warn: bool = True,
+    judgments: str = "each",
 ) -> xr.DataArray:
     """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
@@ -468,6 +483,10 @@ def cwla_grid(
     warn : bool
         Emit :class:`~irframe.errors.DegenerateMeasureWarning` for constant ("X") and
         order-blind ("XX") combinations.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        (:mod:`irframe.qrelsets`).
 
     Returns
     -------
@@ -520,7 +539,7 @@ def cwla_grid(
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,
-                stacklevel=2,
+                stacklevel=5,  # the caller of cwla_grid (through the judgment-set wrapper)
             )
     coords = {
         **group_coords(aligned),

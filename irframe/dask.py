@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -64,18 +65,18 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
         "pip install 'dask[dataframe,distributed]' (or pip install 'irframe[dask]')"
     ) from _e
 
-from ._dask_parts import _collect, _combine, _combine_systems, _distinct, _partition_keys, _repeated
+from ._dask_parts import collect, combine, combine_systems, distinct, partition_keys, repeated
 from .errors import EmptyOverlapError, InputError, IrframeError
-from .evaluate import Whole
+from .evaluate import Whole, check_request
 from .evaluate import evaluate_part as _evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
+from .options import Options, make_options
 from .params import check_flag
 from .qrelsets import is_qrels_sets
 from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
 __all__ = [
-    "TOPIC_LOCAL_FAMILIES",
     "DaskIrAccessor",
     "NotOnDaskError",
     "NotPartitionedError",
@@ -90,18 +91,6 @@ __all__ = [
     "rarity",
     "read_runs",
 ]
-
-#: Measure families whose per-(system, topic) value depends only on that topic's qrels and
-#: rankings, so evaluating a frame split by topic gives the same cube:
-#: trec_eval (incl. gm_map, stored per topic as a log), C/W/L and C/W/L/A (one ranking),
-#: diversity (the topic's subtopic judgments), ndpm (the topic's judged documents),
-#: rarity (S_d counts the systems retrieving d *for that topic*; S = all systems, which
-#: every partition is told), lexi (TSE: one ranking; LR: the other systems' rankings of
-#: the same topic), and the ir_measures/ranx names (NumQ, Accuracy, Compat, hits, f1: one
-#: value per ranking and topic).
-TOPIC_LOCAL_FAMILIES = frozenset(
-    {"trec_eval", "cwl", "diversity", "ndpm", "rarity", "lexi", "ir_measures", "ranx"}
-)
 
 _POS_PART = "__irframe_partition__"
 _POS_ROW = "__irframe_row__"
@@ -121,10 +110,8 @@ class NotPartitionedError(InputError):
 
 # ----------------------------------------------------------------------- measures
 def is_topic_local(definition: MeasureDef) -> bool:
-    """Whether a measure can be evaluated one topic-partition at a time.
-
-    A definition says so explicitly with ``properties={"topic_local": True}`` (or
-    ``False``); otherwise its ``family`` decides (:data:`TOPIC_LOCAL_FAMILIES`).
+    """Whether a measure can be evaluated one topic-partition at a time: its definition's
+    ``topic_local`` (every built-in measure declares it).
 
     Examples
     --------
@@ -132,19 +119,13 @@ def is_topic_local(definition: MeasureDef) -> bool:
     >>> is_topic_local(get_definition("AP"))
     True
     """
-    flag = definition.properties.get("topic_local") if definition.properties else None
-    if flag is not None:
-        return bool(flag)
-    return definition.family in TOPIC_LOCAL_FAMILIES
+    return bool(definition.topic_local)
 
 
 def is_system_local(definition: MeasureDef) -> bool:
     """Whether a measure's value for a (system, topic) ignores the other systems' rankings
-    (``properties={"system_local": ...}``, else: every measure but rarity's and ``LR``)."""
-    flag = definition.properties.get("system_local") if definition.properties else None
-    if flag is not None:
-        return bool(flag)
-    return definition.family != "rarity" and definition.name != "LR"
+    (its definition's ``system_local``: every measure but rarity's and ``LR``)."""
+    return bool(definition.system_local)
 
 
 def check_measures(measures: str | Iterable[str], *, system_local: bool = False) -> list[Measure]:
@@ -162,9 +143,8 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
         names = ", ".join(f"{m.label!r} (family {m.definition.family or 'unset'!r})" for m in bad)
         raise UnsupportedMeasureError(
             f"measure(s) {names} cannot be evaluated partition by partition: irframe.dask only runs "
-            f"measures whose value for a (system, topic) depends on that topic alone (families "
-            f"{sorted(TOPIC_LOCAL_FAMILIES)}). If yours is, register it with "
-            f"properties={{'topic_local': True}}; otherwise compute the frame "
+            f"measures whose value for a (system, topic) depends on that topic alone. If yours "
+            f"is, register it with MeasureDef(..., topic_local=True); otherwise compute the frame "
             f"(ddf.compute()) and use irframe.evaluate."
         )
     if system_local:
@@ -283,8 +263,9 @@ def evaluate(
             f"or one replicate at a time: ddf[ddf[{rep!r}] == r] (dropping the column)"
         )
     qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
-    check_measures(measures, system_local=partitioned_by == "system")
-    core = dict(
+    specs = check_measures(measures, system_local=partitioned_by == "system")
+    bounds, unjudged_grade = options.pop("bounds", False), options.pop("unjudged_grade", None)
+    opts = make_options(  # built and checked once, on the client
         rel_level=rel_level,
         order=order,
         depth=depth,
@@ -293,12 +274,16 @@ def evaluate(
         duplicates=duplicates,
         columns=columns,
         qrels_columns=qrels_columns,
-        **options,
+        bounds=bounds,
+        unjudged_grade=unjudged_grade,
+        measure_options=options,
+        tie_orders=True,
     )
+    check_request(specs, opts)
     return _by_partition(
         ddf,
         qrels,
-        _Measures(measures, core),
+        _Measures(measures, opts),
         columns=columns,
         qrels_columns=qrels_columns,
         order=order,
@@ -433,13 +418,14 @@ def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, 
 class _Measures:
     """The work of :func:`evaluate` on one part: a measure cube (no extra facts)."""
 
-    def __init__(self, measures: Any, core: dict) -> None:
-        self.measures, self.core = measures, core
+    def __init__(self, measures: Any, options: Options) -> None:
+        self.measures, self.options = measures, options
 
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        return _evaluate_part(run, q, self.measures, whole, complete=complete, **self.core), []
+        opts = replace(self.options, complete=complete)
+        return _evaluate_part(run, q, self.measures, whole, opts), []
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
         return cube
@@ -455,12 +441,10 @@ class _Lexi:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        from .lexi import lexiprecision_aligned, lexirecall_aligned
+        from .lexi import lexiprecision, lexirecall
 
         a = _aligned_part(run, q, whole, self.opts, complete)
-        cube = (lexirecall_aligned if self.kind == "recall" else lexiprecision_aligned)(
-            a, rel_level=self.rel_level
-        )
+        cube = (lexirecall if self.kind == "recall" else lexiprecision)(a, rel_level=self.rel_level)
         kept = set(cube.topic.values.tolist())
         return cube, [str(t) for t in a.topics if t not in kept]
 
@@ -573,10 +557,10 @@ class _Table:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[pd.DataFrame, list]:
-        from .rarity import rare_finds_aligned, rarity_aligned
+        from .rarity import rare_finds, rarity
 
         a = _aligned_part(run, q, whole, self.opts, complete)
-        f = rarity_aligned if self.kind == "rarity" else rare_finds_aligned
+        f = rarity if self.kind == "rarity" else rare_finds
         return f(a, reference=self.reference, **self.params), []
 
     def finish(self, table: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:
@@ -661,7 +645,7 @@ def _by_partition(
     # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
     keys = [
-        dask.delayed(_partition_keys, pure=True)(p, rc.system, rc.topic)
+        dask.delayed(partition_keys, pure=True)(p, rc.system, rc.topic)
         for p in ddf[id_cols].to_delayed()
     ]
     client = _distributed_client()
@@ -675,7 +659,7 @@ def _by_partition(
     if shuffled:
         # the shuffle reads every input partition before its first output partition exists, so
         # the ids are gathered in the same graph: each input partition (run file) is read once
-        shared_d = dask.delayed(_collect, pure=True)(
+        shared_d = dask.delayed(collect, pure=True)(
             qrels_d, *keys, qc=qc, duplicates=duplicates, complete=complete
         )
     else:
@@ -683,7 +667,7 @@ def _by_partition(
         # is found before anything is evaluated
         keys = dask.compute(*keys)
         _check_split(keys, split)
-        shared = _collect(qrels, *keys, qc=qc, duplicates=duplicates, complete=complete)
+        shared = collect(qrels, *keys, qc=qc, duplicates=duplicates, complete=complete)
         shared_d = client.scatter(shared, broadcast=True, hash=False) if client else shared
 
     # ---- each partition is evaluated as soon as it is read (or as soon as the shuffle has
@@ -718,8 +702,8 @@ def _by_partition(
             pd.concat(rows, ignore_index=True) if rows else (results or [probe])[0], dropped
         )
     if split == "system":
-        return work.finish(_combine_systems(results, shared["systems"], probe, complete), dropped)
-    return work.finish(_combine(results, shared, probe, complete), dropped)
+        return work.finish(combine_systems(results, shared["systems"], probe, complete), dropped)
+    return work.finish(combine(results, shared, probe, complete), dropped)
 
 
 def _probe(
@@ -777,7 +761,7 @@ def _evaluate_partition(
     if len(part) == 0:
         return None
     part = _as_run_frame(part, rc, restore_order)
-    topics = _distinct(part[rc.topic])
+    topics = distinct(part[rc.topic])
     if split == "system":
         q = qrels[qrels[qc.topic].astype(str).isin(topics)]
         whole = Whole(grades=shared["grades"])
@@ -811,7 +795,7 @@ def _empty_rankings(
     holds a one-document ranking (under a name sorted after all of theirs: the largest one
     extended), whose row is then dropped; the measures allowed by system (no cross-system
     statistic) give each system's values independently of the others."""
-    systems = sorted(_distinct(part[rc.system]).tolist())
+    systems = sorted(distinct(part[rc.system]).tolist())
     extra = systems[-1] + "\x00"
     cube, dropped = work(
         _one_doc_run(rc, qrels, qc, extra),
@@ -843,10 +827,10 @@ def _check_split(keys: list[tuple[np.ndarray, np.ndarray]], split: str) -> None:
     (``split="system"``) occurs in more than one partition (from the cheap first pass)."""
     i = 1 if split == "topic" else 0
     labels = np.concatenate([k[i] for k in keys]) if keys else np.array([], dtype=object)
-    repeated = _repeated(labels)
-    if not repeated:
+    twice = repeated(labels)
+    if not twice:
         return
-    shown = f"{repeated[:5]!r}{' ...' if len(repeated) > 5 else ''}"
+    shown = f"{twice[:5]!r}{' ...' if len(twice) > 5 else ''}"
     if split == "topic":
         raise NotPartitionedError(
             f"topic(s) {shown} occur in more than one partition, but each topic's rows must be in one "

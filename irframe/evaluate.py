@@ -7,7 +7,6 @@ cube.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,15 +18,9 @@ from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
 from .cube import make_cube
-from .errors import ColumnError, InputError, OptionError, shown
+from .errors import InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
-from .measures.ties import (
-    TIE_ORDERS,
-    check_tie_order,
-    cut_after_order,
-    expected_values,
-    order_ties,
-)
+from .measures.ties import check_tie_order, cut_after_order, expected_values, order_ties
 from .measures.unjudged import (
     BOUNDS,
     bound_exact,
@@ -36,27 +29,23 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import ORDERS, Options, aligned_options, make_options
-from .params import check_flag, check_gains
-from .qrelsets import is_qrels_sets, over_qrels
-from .schema import run_frame
+from .options import TIE_ORDERS, Options, make_options
+from .qrelsets import over_qrels, over_replicates, replicate_role
 
 __all__ = [
     "Whole",
+    "check_request",
     "evaluate",
-    "evaluate_aligned",
     "evaluate_groups",
     "evaluate_part",
     "list_measures",
 ]
 
-_CORE_OPTIONS = ("rel_level", "gains")
-
 
 def evaluate(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
-    measures: str | Iterable[str],
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
+    measures: str | Measure | Iterable[str | Measure] | None = None,
     *,
     rel_level: float = 1,
     order: str = "trec_eval",
@@ -77,12 +66,17 @@ def evaluate(
 
     Parameters
     ----------
-    runs : pandas.DataFrame, dict or iterable of namedtuples
+    runs : pandas.DataFrame, dict, iterable of namedtuples, or Aligned
         Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).  Other
         tools' names are recognised (PyTerrier ``qid, docno, name``, ir_measures
         ``query_id, doc_id``, ranx ``q_id``); without a system column the frame is one
         system named ``system``.  Also ``{topic: {doc: score}}`` (pytrec_eval, ranx) and
         iterables of namedtuples such as ir_measures' ``ScoredDoc(query_id, doc_id, score)``.
+        Or arrays already aligned with their qrels (:func:`irframe.align.align`): then
+        ``qrels`` is None and the alignment keywords (``complete``, ``depth``,
+        ``judged_only``, ``duplicates``, ``columns``, ``qrels_columns``, ``system``) are
+        those of the alignment; ``order`` may be a tie-aware order, applied to the aligned
+        ranking (ties: equal ``row_score``, float32 scores under ``order="trec_eval"``).
     qrels : pandas.DataFrame, dict or iterable of namedtuples
         Judgments ``topic, doc, rel`` (``subtopic`` for diversity measures); PyTerrier's
         ``label``, ir_measures' ``relevance``, ir_datasets' ``qrels_iter()`` and
@@ -172,6 +166,42 @@ def evaluate(
     >>> irf.evaluate(seeds, qrels, "AP", columns={"replicate": "seed"}).dims
     ('system', 'replicate', 'topic', 'measure')
     """
+    if measures is None:
+        raise TypeError("evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])")
+    specs = parse_measures(measures)  # once: every later step gets the parsed measures
+    if isinstance(runs, Aligned):
+        given = {
+            "qrels": qrels is not None,
+            "complete": complete,
+            "depth": depth is not None,
+            "judged_only": judged_only,
+            "duplicates": duplicates != "error",
+            "columns": columns is not None,
+            "qrels_columns": qrels_columns is not None,
+            "system": system is not None,
+            "judgments": judgments != "each",
+        }
+        if any(given.values()):
+            raise TypeError(
+                f"{', '.join(k for k, v in given.items() if v)} cannot be combined with an "
+                "already aligned input (the arrays carry their qrels and alignment options)"
+            )
+        if order not in ("trec_eval", runs.order, *TIE_ORDERS):
+            raise OptionError(
+                f"order={shown(order)}: the arrays were aligned with order={runs.order!r}; "
+                f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
+            )
+        specs, opts = _aligned_request(
+            runs,
+            specs,
+            order=order if order in TIE_ORDERS else runs.order,
+            rel_level=rel_level,
+            gains=gains,
+            bounds=bounds,
+            unjudged_grade=unjudged_grade,
+            measure_options=options,
+        )
+        return _evaluate_aligned(runs, specs, opts)
     runs, columns, system, empty, systems = prepare_runs(runs, columns, system)  # peers' forms
     if systems is not None or (empty and not complete):
         # {topic: {}}: present, retrieved nothing -> scored as with -c (then the other cells
@@ -179,7 +209,7 @@ def evaluate(
         cube = evaluate(
             runs,
             qrels,
-            measures,
+            specs,
             rel_level=rel_level,
             order=order,
             complete=complete or bool(empty),
@@ -200,31 +230,62 @@ def evaluate(
         return (
             cube if systems is None else cube.sel(system=[s for s in systems if s in cube.system])
         )
-    kwargs = dict(
-        rel_level=rel_level,
+    if qrels is None:
+        raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
+    rep_col, columns = replicate_role(runs, columns)
+    opts = make_options(
         order=order,
-        complete=complete,
+        rel_level=rel_level,
         depth=depth,
-        gains=gains,
+        complete=complete,
         judged_only=judged_only,
+        gains=gains,
         duplicates=duplicates,
+        columns=columns,
         qrels_columns=qrels_columns,
         system=system,
         bounds=bounds,
         unjudged_grade=unjudged_grade,
-        **options,
+        measure_options=options,
+        tie_orders=True,
     )
-    if is_qrels_sets(qrels):
-        return over_qrels(
-            lambda q: evaluate(runs, q, measures, columns=columns, **kwargs),
-            qrels,
-            judgments=judgments,
-            columns=qrels_columns,
+    check_request(specs, opts)  # before the (costly) alignment
+    return over_qrels(
+        lambda q: _evaluate_runs(runs, q, specs, opts, rep_col),
+        qrels,
+        judgments=judgments,
+        columns=qrels_columns,
+    )
+
+
+def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: str | None):
+    """One qrels frame: the run frame as it is, or one pass over its (system, replicate) runs."""
+    if rep_col is None:
+        return _evaluate_frame(runs, qrels, specs, opts)
+    return over_replicates(
+        lambda df, columns: _evaluate_frame(
+            df, qrels, specs, replace(opts, columns=columns, system=None)
+        ),
+        runs,
+        rep_col,
+        opts.columns,
+        opts.system,
+    )
+
+
+def check_request(specs: list[Measure], opts: Options) -> None:
+    """The checks of measures against the options, made once per call: the tie order and the
+    bounds are supported, and every measure option is consumed by some measure."""
+    consumed = set().union(*(m.definition.options for m in specs))
+    unknown = set(opts.measure_options or ()) - consumed
+    if unknown:
+        raise OptionError(
+            f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
         )
-    rep_col, columns = _replicate_role(runs, columns)
-    if rep_col is not None:
-        return _evaluate_replicates(runs, qrels, measures, rep_col, columns, kwargs)
-    return _evaluate_frame(runs, qrels, measures, columns=columns, **kwargs)
+    if opts.tie_order:
+        check_tie_order(specs, opts.tie_order, opts.gains)
+    if opts.bounds:
+        check_bounds_supported(specs)
 
 
 @dataclass(frozen=True)
@@ -284,77 +345,32 @@ class Whole:
 
 
 def _evaluate_frame(
-    runs,
-    qrels,
-    measures,
-    *,
-    rel_level,
-    order,
-    complete,
-    depth,
-    gains,
-    judged_only,
-    duplicates,
-    columns,
-    qrels_columns,
-    system,
-    bounds,
-    unjudged_grade,
-    whole: Whole | None = None,
-    **options,
+    runs, qrels, specs: list[Measure], opts: Options, whole: Whole | None = None
 ) -> xr.DataArray:
     """One run frame (no replicate role) under one qrels frame (``whole``: see :class:`Whole`)."""
-    if order not in ORDERS and order not in TIE_ORDERS:
-        valid = (*ORDERS, *TIE_ORDERS)
-        near = [o for o in valid if isinstance(order, str) and o.lower() == order.lower()]
-        raise OptionError(
-            f"order={shown(order)} is not one of {', '.join(map(repr, valid))}"
-            + (f"; did you mean {near[0]!r}?" if near else "")
-        )
-    specs = parse_measures(measures)
-    if order in TIE_ORDERS:
-        check_tie_order(specs, order, check_gains(gains))  # before the (costly) alignment
-    opts = make_options(
-        order="trec_eval" if order in TIE_ORDERS else order,
-        rel_level=rel_level,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        gains=gains,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-    )
-    kw = dict(
-        rel_level=rel_level,
-        gains=gains,
-        order=order if order in TIE_ORDERS else None,
-        bounds=bounds,
-        unjudged_grade=unjudged_grade,
-        **options,
-    )
     unchecked = [whole is None]  # a whole frame: checked once (_conventions)
     whole = whole or Whole()
 
     def aligned(o: Options) -> Aligned:
         # a tie-aware order sees the whole tie group a depth cuts: align without the depth,
         # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
-        if order in TIE_ORDERS and o.depth is not None and not o.judged_only:
-            a = cut_after_order(whole.align(runs, qrels, replace(o, depth=None)), order, o.depth)
+        if o.tie_order and o.depth is not None and not o.judged_only:
+            a = cut_after_order(
+                whole.align(runs, qrels, replace(o, depth=None)), o.tie_order, o.depth
+            )
         else:
             a = whole.align(runs, qrels, o)
         if unchecked.pop() if unchecked else False:  # what a peer tool reads differently, once
-            check_aligned(a, specs, rel_level, qrels, qrels_columns, complete)
+            check_aligned(a, specs, o.rel_level, qrels, o.qrels_columns, o.complete)
         return a
 
     judged = [m for m in specs if m.param("judged_only")]
-    if not judged or judged_only:
-        return evaluate_aligned(aligned(opts), specs, **kw)
+    if not judged or opts.judged_only:
+        return _evaluate_aligned(aligned(opts), specs, opts)
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
-    parts = [evaluate_aligned(aligned(opts), rest, **kw)] if rest else []
-    parts.append(evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, **kw))
+    parts = [_evaluate_aligned(aligned(opts), rest, opts)] if rest else []
+    parts.append(_evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, opts))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -366,114 +382,74 @@ def _evaluate_frame(
 def evaluate_part(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
-    measures: str | Iterable[str],
+    measures: str | Iterable[str] | list[Measure],
     whole: Whole,
-    **kwargs: Any,
+    options: Options,
 ) -> xr.DataArray:
     """:func:`evaluate` of one part of a bigger run frame (one qrels frame, no replicate role),
-    told what it must know about the whole (:class:`Whole`); keywords as for :func:`evaluate`.
+    told what it must know about the whole (:class:`Whole`), with the options the whole was
+    given (:func:`irframe.options.make_options`, checked against the measures once by the caller).
 
     Examples
     --------
     >>> import numpy as np, irframe as irf
+    >>> from irframe.options import make_options
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> part = runs[runs.system == runs.system.iloc[0]]
-    >>> cube = evaluate_part(part, qrels, "AP", Whole(systems=np.array(["a", part.system.iloc[0], "zz"])))
+    >>> whole = Whole(systems=np.array(["a", part.system.iloc[0], "zz"]))
+    >>> cube = evaluate_part(part, qrels, "AP", whole, make_options())
     >>> cube.system.values.tolist()[0], int(cube.sel(system="zz").isnull().all())
     ('a', 1)
     """
-    args = {
-        k: p.default
-        for k, p in inspect.signature(evaluate).parameters.items()
-        if p.default is not p.empty and p.kind is p.KEYWORD_ONLY and k != "judgments"
-    }
-    return _evaluate_frame(runs, qrels, measures, whole=whole, **{**args, **kwargs})
+    return _evaluate_frame(runs, qrels, parse_measures(measures), options, whole)
 
 
-def _replicate_role(
-    runs, columns: Mapping[str, str] | None
-) -> tuple[str | None, Mapping[str, str] | None]:
-    """The replicate column (``columns["replicate"]``, else a ``replicate`` column) and the other roles."""
-    columns = dict(columns or {})
-    col = columns.pop("replicate", None)
-    if col is not None and (not isinstance(runs, pd.DataFrame) or col not in runs.columns):
-        found = ", ".join(map(str, getattr(runs, "columns", [])[:20]))
-        raise ColumnError(
-            f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}"
-        )
-    if col is None and isinstance(runs, pd.DataFrame) and "replicate" in runs.columns:
-        col = "replicate"
-    return col, (columns or None)
-
-
-def _evaluate_replicates(
-    runs: pd.DataFrame, qrels, measures, rep_col: str, columns, kwargs
-) -> xr.DataArray:
-    """Evaluate every (system, replicate) run in one pass and unstack into a ``replicate`` dim."""
-    system = kwargs.pop("system")
-    df, rc = run_frame(runs, columns, system=system)
-    rep_codes, reps = pd.factorize(df[rep_col], sort=True)
-    if (rep_codes < 0).any():
-        rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
-        raise InputError(
-            f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
-            "give every row its replicate (seed, fold) label"
-        )
-    sys_codes, systems = pd.factorize(df[rc.system], sort=True)
-    run_code = sys_codes.astype(np.int64) * len(reps) + rep_codes
-    used, inv = np.unique(run_code, return_inverse=True)
-    width = len(str(int(used.max()))) if len(used) else 1
-    df = df.copy(deep=False)
-    df[rc.system] = pd.Categorical.from_codes(
-        inv.ravel(), categories=[f"{u:0{width}d}" for u in used]
+def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measure], Options]:
+    """Parsed and checked measures and options for already aligned arrays (the options the
+    arrays were aligned with, and the evaluation's own)."""
+    specs = parse_measures(measures)
+    opts = make_options(
+        depth=aligned.depth,
+        complete=bool(aligned.complete),
+        judged_only=bool(aligned.judged_only),
+        tie_orders=True,
+        **options,
     )
-    cube = _evaluate_frame(
-        df, qrels, measures, columns={**(columns or {}), "system": rc.system}, system=None, **kwargs
-    )
-    code = np.array([int(v) for v in cube.coords["system"].values], dtype=np.int64)
-    run = pd.MultiIndex.from_arrays(
-        [np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
-        names=["system", "replicate"],
-    )
-    cube = cube.rename(system="_run").assign_coords(
-        xr.Coordinates.from_pandas_multiindex(run, "_run")
-    )
-    cube = cube.unstack("_run").transpose("system", "replicate", "topic", ...)
-    cube.attrs["replicate_column"] = rep_col
-    return cube
+    check_request(specs, opts)
+    for m in specs:
+        if m.param("judged_only") and not aligned.judged_only:
+            raise OptionError(
+                f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
+                "(which aligns the judged documents separately) or align with judged_only=True"
+            )
+    return specs, opts
 
 
-def evaluate_aligned(
-    aligned: Aligned,
-    measures: str | Iterable[str] | list[Measure],
-    *,
-    rel_level: float = 1,
-    gains: Mapping[float, float] | None = None,
-    order: str | None = None,
-    bounds: bool = False,
-    unjudged_grade: float | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """Evaluate already aligned arrays (see :func:`irframe.align.align`).
-
-    ``order`` may be a tie-aware order ("expected", "best", "worst", see :mod:`irframe.measures.ties`)
-    applied to the aligned ranking, or None / the aligned order; ``bounds`` and
-    ``unjudged_grade`` as in :func:`evaluate`.  Ties are equal ``row_score`` values: float32
-    scores when aligned with ``order="trec_eval"`` (as :func:`evaluate` does), float64 with
-    ``"trec_eval10"``, none without scores (``"rank"``/``"input"`` frames lacking a score).
-    """
-    bounds = check_flag("bounds", bounds)
-    specs, opts, cube_options, order = _prepare(aligned, measures, rel_level, gains, order, options)
-    if bounds:
-        check_bounds_supported(specs)
-    values = _values(aligned, specs, opts, order)
+def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> xr.DataArray:
+    """The cube of ``specs`` over ``aligned`` under the (checked) options ``opts``."""
+    for m in specs:
+        if "subtopics" in m.definition.needs and not aligned.has_subtopics:
+            raise InputError(
+                f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
+                "(read them with irframe.read_qrels(path, kind='diversity'))"
+            )
+    order = opts.tie_order
+    cube_options = replace(  # what the arrays were aligned with, and the tie order
+        opts,
+        order=order or aligned.order,
+        depth=aligned.depth,
+        complete=bool(aligned.complete),
+        judged_only=bool(aligned.judged_only),
+    )
+    kernel_options = opts.kernel_options()
+    values = _values(aligned, specs, kernel_options, order)
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw = {"options": cube_options, "measures": [m.canonical for m in specs]}
+    cube_kw: dict[str, Any] = {"options": cube_options, "measures": [m.canonical for m in specs]}
     low = make_cube(aligned, values, labels, aggs, **cube_kw)
-    if not bounds:
+    if not opts.bounds:
         return low
-    grade = bound_grade(aligned, unjudged_grade, cube_options.rel_level)
-    high = _values(labelled(aligned, grade), specs, opts, order)
+    grade = bound_grade(aligned, opts.unjudged_grade, opts.rel_level)
+    high = _values(labelled(aligned, grade), specs, kernel_options, order)
     for j, m in enumerate(specs):
         if label_free(m):
             high[:, j] = values[:, j]
@@ -493,7 +469,7 @@ def evaluate_groups(
     gains: Mapping[float, float] | None = None,
     **options: Any,
 ) -> tuple[np.ndarray, list[Measure]]:
-    """The values :func:`evaluate_aligned` puts in its cube, per group: a (G × M) array whose
+    """The values :func:`evaluate` puts in its cube for aligned arrays, per group: a (G × M) array whose
     row ``g`` is the group ``(aligned.group_system[g], aligned.group_topic[g])``, and the
     parsed measures (labels, aggregates).  No cube is built (xarray is not imported).
 
@@ -504,47 +480,15 @@ def evaluate_groups(
     >>> values.round(4).tolist(), [m.definition.aggregate for m in specs]
     ([[0.0324, 500.0], [0.4175, 500.0], [0.0858, 500.0]], ['mean', 'sum'])
     """
-    specs, opts, _, _ = _prepare(aligned, measures, rel_level, gains, None, options)
-    return _values(aligned, specs, opts, None), specs
-
-
-def _prepare(aligned: Aligned, measures, rel_level, gains, order, options):
-    """Checked measures, kernel options, cube options and tie order of :func:`evaluate_aligned`."""
-    specs = parse_measures(measures)
-    if order is not None and order != aligned.order:
-        if order not in TIE_ORDERS:
-            raise ValueError(
-                f"order={order!r}: the arrays were aligned with order={aligned.order!r}; "
-                f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
-            )
-    else:
-        order = None
-    consumed = set().union(*(m.definition.options for m in specs))
-    unknown = set(options) - consumed
-    if unknown:
-        raise OptionError(
-            f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
-        )
-    for m in specs:
-        if m.param("judged_only") and not aligned.judged_only:
-            raise OptionError(
-                f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
-                "(which aligns the judged documents separately) or align with judged_only=True"
-            )
-        if "subtopics" in m.definition.needs and not aligned.has_subtopics:
-            raise InputError(
-                f"measure {m.label!r} needs diversity qrels with a 'subtopic' column "
-                "(read them with irframe.read_qrels(path, kind='diversity'))"
-            )
-    cube_options = replace(
-        aligned_options(aligned, rel_level=rel_level, gains=check_gains(gains)),
-        order=order or aligned.order,
+    specs, opts = _aligned_request(
+        aligned,
+        measures,
+        order=aligned.order,
+        rel_level=rel_level,
+        gains=gains,
+        measure_options=options,
     )
-    rel_level, gains = cube_options.rel_level, cube_options.gains
-    if order is not None:
-        check_tie_order(specs, order, gains)
-    opts = {"rel_level": rel_level, "gains": dict(gains) if gains else None, **options}
-    return specs, opts, cube_options, order
+    return _values(aligned, specs, opts.kernel_options(), None), specs
 
 
 def _bounds_cube(
@@ -585,16 +529,25 @@ def _values(aligned: Aligned, specs: list[Measure], opts: dict, order: str | Non
 
 
 def list_measures() -> pd.DataFrame:
-    """A table of every registered measure: name, parameters (defaults and allowed values), cutoff,
-    family, description.
+    """A table of every registered measure, one row per name, from its definition
+    (:class:`irframe.measures.MeasureDef`).
+
+    Columns: ``params`` (defaults), ``allowed`` (allowed values), ``cutoff``, ``family``,
+    ``aggregate``, ``description``; what it supports — ``expected`` (``order="expected"``),
+    ``order_safe`` (``order="best"/"worst"``), ``bounds`` (how ``bounds=True`` applies),
+    ``topic_local``, ``system_local``; its spelling in each tool of
+    :data:`irframe.measures.registry.TOOLS` (``trec_eval``, ``ir_measures``, ``ranx``,
+    ``cwl_eval``, ``ndeval``; ``{k}`` stands for a cutoff; empty: none recorded);
+    ``reference`` (what its numbers are checked against) and ``citation``.
 
     Examples
     --------
     >>> import irframe as irf
-    >>> "AP" in irf.list_measures().index
-    True
+    >>> table = irf.list_measures()
+    >>> table.loc["AP", ["trec_eval", "bounds"]].tolist(), bool(table.loc["AP", "expected"])
+    (['map', 'approximate'], True)
     """
-    from .measures.registry import REQUIRED, registered_measures
+    from .measures.registry import REQUIRED, TOOLS, registered_measures
 
     rows = []
     for name, d in sorted(registered_measures().items()):
@@ -609,6 +562,14 @@ def list_measures() -> pd.DataFrame:
                 "family": d.family,
                 "aggregate": d.aggregate,
                 "description": d.description,
+                "expected": d.expected is not None,
+                "order_safe": bool(d.order_safe),
+                "bounds": d.bounds,
+                "topic_local": bool(d.topic_local),
+                "system_local": bool(d.system_local),
+                **{tool: d.spellings.get(tool, "") for tool in TOOLS},
+                "reference": d.reference,
+                "citation": d.citation,
             }
         )
     return pd.DataFrame(rows).set_index("name")

@@ -388,8 +388,12 @@ def _read_run(
     system: str | Callable[[str], str] | None = None,
     columns: Mapping[str, str] | None = None,
     ranks: bool = True,
+    doc_strings: bool = False,
 ) -> pd.DataFrame:
-    """:func:`read_run`; ``ranks`` as in :func:`_read_runs`."""
+    """:func:`read_run`; ``ranks`` as in :func:`_read_runs`.  ``doc_strings`` (the command
+    line) keeps the doc column as the parser's arrow strings (pandas ``str``): no table of
+    every distinct doc is built, which a run from a corpus of millions would fill with one
+    entry per line (alignment looks its docs up in the judged set instead)."""
     if system is not None and not isinstance(system, str) and not callable(system):
         raise OptionError(
             f"system must be None, 'tag', 'file', a name or a callable, got {type(system).__name__}"
@@ -419,11 +423,23 @@ def _read_run(
     return _run_frame(
         sys_col,
         _categorical([cols["topic"]]),
-        _categorical([cols["doc"]]),
+        _doc_strings(cols["doc"]) if doc_strings else _categorical([cols["doc"]]),
         _concat(cols["rank"], np.int64) if ranks else None,
         _concat(cols["score"], np.float64),
         columns,
     )
+
+
+def _doc_strings(col: Any) -> Any:
+    """A parsed string column as a pandas string array on the same arrow data (zero copy);
+    a categorical without pyarrow."""
+    if (
+        pa is not None
+        and isinstance(col, (pa.ChunkedArray, pa.Array))
+        and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
+    ):
+        return pd.arrays.ArrowStringArray(col)
+    return _categorical([col])
 
 
 def _warn_tags(name: str, tags: list, runid: str) -> None:

@@ -91,16 +91,15 @@ from .measures.lexi import (
     relevant_positions,
     sign_matrix,
 )
-from .options import OPTION_NAMES, aligned_options, make_options
+from .options import ALIGN_OPTIONS, aligned_options, make_options
+from .qrelsets import judgment_sets
 
 __all__ = [
     "EXPOSURES",
     "exposure",
     "lexi_classes",
     "lexiprecision",
-    "lexiprecision_aligned",
     "lexirecall",
-    "lexirecall_aligned",
     "mean_preference",
     "metric_agreement",
     "metric_lexirecall",
@@ -110,7 +109,6 @@ __all__ = [
     "preference_counts",
     "preference_table",
     "rrlp",
-    "rrlp_aligned",
     "simulate_ties",
     "tie_fraction",
     "tie_probability",
@@ -118,7 +116,7 @@ __all__ = [
     "worst_case_simulation",
 ]
 
-_ALIGN_OPTIONS = tuple(o for o in OPTION_NAMES if o not in ("rel_level", "gains"))
+_ALIGN_OPTIONS = ALIGN_OPTIONS
 
 
 # =====================================================================================
@@ -184,8 +182,10 @@ def _aligned(
             f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}"
         )
     if isinstance(runs, Aligned):
-        if options:
-            raise TypeError("options cannot be combined with an already aligned input")
+        if options or qrels is not None:
+            raise TypeError(
+                "qrels and alignment options cannot be combined with an already aligned input"
+            )
         return runs
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
@@ -238,24 +238,14 @@ def lexi_classes(
     )
 
 
-def lexirecall_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
-    """:func:`lexirecall` on already aligned arrays."""
-    pos = relevant_positions(a, rel_level)
-    cls, _ = dense_classes(recall_keys(pos))
-    S, T = pos.shape
-    return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
-
-
-def lexiprecision_aligned(a: Aligned, *, rel_level: float = 1) -> xr.DataArray:
-    """:func:`lexiprecision` on already aligned arrays."""
-    pos = relevant_positions(a, rel_level)
-    cls, _ = dense_classes(precision_keys(pos))
-    S, T = pos.shape
-    return _lexi_result(sign_matrix(cls, S, T), pos, "lexiprecision", a, rel_level)
-
-
+@judgment_sets
 def lexirecall(
-    runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, **options: Any
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    rel_level: float = 1,
+    judgments: str = "each",
+    **options: Any,
 ) -> xr.DataArray:
     """Lexicographic recall preferences between all systems on every topic.
 
@@ -267,6 +257,10 @@ def lexirecall(
         ``topic, doc, rel``.
     rel_level : float, default 1
         Relevant ⇔ grade >= rel_level.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents
+        judged in only some of them; the result gets a last ``qrels`` dim
+        (:mod:`irframe.qrelsets`).
     **options
         Passed to :func:`irframe.align.align`: ``order`` (default ``"trec_eval"``),
         ``depth``, ``complete``, ``judged_only``, ``duplicates``, ``columns``,
@@ -294,11 +288,21 @@ def lexirecall(
     >>> int(lexirecall(runs, qrels).sel(system="b", other="a", topic="7"))  # p = (1, 2) vs (1, 3)
     1
     """
-    return lexirecall_aligned(_aligned(runs, qrels, options), rel_level=rel_level)
+    a = _aligned(runs, qrels, options)
+    pos = relevant_positions(a, rel_level)
+    cls, _ = dense_classes(recall_keys(pos))
+    S, T = pos.shape
+    return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
+@judgment_sets
 def lexiprecision(
-    runs: pd.DataFrame, qrels: pd.DataFrame, *, rel_level: float = 1, **options: Any
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    rel_level: float = 1,
+    judgments: str = "each",
+    **options: Any,
 ) -> xr.DataArray:
     """Lexicographic precision preferences (leximax from the top, Diaz & Mitra 2023, §7.3.1).
 
@@ -315,14 +319,56 @@ def lexiprecision(
     >>> int(lexiprecision(runs, qrels).sel(system="b", other="a", topic="7"))  # RR ties, p_2: 2 < 3
     1
     """
-    return lexiprecision_aligned(_aligned(runs, qrels, options), rel_level=rel_level)
+    a = _aligned(runs, qrels, options)
+    pos = relevant_positions(a, rel_level)
+    cls, _ = dense_classes(precision_keys(pos))
+    S, T = pos.shape
+    return _lexi_result(sign_matrix(cls, S, T), pos, "lexiprecision", a, rel_level)
 
 
 # =====================================================================================
 # rrLP
 # =====================================================================================
-def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> xr.DataArray:
-    """:func:`rrlp` on already aligned arrays."""
+def rrlp(
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
+    *,
+    rel_level: float = 1,
+    n: int | None = None,
+    **options: Any,
+) -> xr.DataArray:
+    """rrLP: reciprocal-rank difference at the first position where the vectors differ.
+
+    For rankings ``π`` (``system``) and ``π'`` (``other``) with position vectors ``p``,
+    ``p'`` walked from the top, ``rrLP = 1/p_i - 1/p'_i`` where ``i`` is the first index
+    with ``p_i != p'_i`` (0 when the vectors are equal).  Its sign is the
+    lexiprecision preference; when reciprocal rank differs it equals
+    ``RR(π) - RR(π')``.
+
+    Parameters
+    ----------
+    n : int, optional
+        Corpus size for the pessimistic imputation of unretrieved relevant documents
+        (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
+        unretrieved document contributes ``1/p = 0``.
+    rel_level, **options
+        As in :func:`lexirecall`.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``("system", "other", "topic")``, antisymmetric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": "7",
+    ...                      "doc": ["r1", "x", "r2", "r1", "r2", "x"], "score": [3, 2, 1, 3, 2, 1]})
+    >>> qrels = pd.DataFrame({"topic": "7", "doc": ["r1", "r2"], "rel": 1})
+    >>> round(float(rrlp(runs, qrels).sel(system="b", other="a", topic="7")), 4)   # 1/2 - 1/3
+    0.1667
+    """
+    a = _aligned(runs, qrels, options)
     pos = relevant_positions(a, rel_level)
     S, T = pos.shape
     L = pos.max_k
@@ -372,48 +418,6 @@ def rrlp_aligned(a: Aligned, *, rel_level: float = 1, n: int | None = None) -> x
     val = np.where(d >= L, 0.0, val)
     out = np.ascontiguousarray(np.moveaxis(val, 0, 2))
     return _lexi_result(out, pos, "rrLP", a, rel_level, attrs={"n": -1 if n is None else int(n)})
-
-
-def rrlp(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    rel_level: float = 1,
-    n: int | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """rrLP: reciprocal-rank difference at the first position where the vectors differ.
-
-    For rankings ``π`` (``system``) and ``π'`` (``other``) with position vectors ``p``,
-    ``p'`` walked from the top, ``rrLP = 1/p_i - 1/p'_i`` where ``i`` is the first index
-    with ``p_i != p'_i`` (0 when the vectors are equal).  Its sign is the
-    lexiprecision preference; when reciprocal rank differs it equals
-    ``RR(π) - RR(π')``.
-
-    Parameters
-    ----------
-    n : int, optional
-        Corpus size for the pessimistic imputation of unretrieved relevant documents
-        (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
-        unretrieved document contributes ``1/p = 0``.
-    rel_level, **options
-        As in :func:`lexirecall`.
-
-    Returns
-    -------
-    xarray.DataArray
-        float64, dims ``("system", "other", "topic")``, antisymmetric.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> runs = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": "7",
-    ...                      "doc": ["r1", "x", "r2", "r1", "r2", "x"], "score": [3, 2, 1, 3, 2, 1]})
-    >>> qrels = pd.DataFrame({"topic": "7", "doc": ["r1", "r2"], "rel": 1})
-    >>> round(float(rrlp(runs, qrels).sel(system="b", other="a", topic="7")), 4)   # 1/2 - 1/3
-    0.1667
-    """
-    return rrlp_aligned(_aligned(runs, qrels, options), rel_level=rel_level, n=n)
 
 
 # =====================================================================================

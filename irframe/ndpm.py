@@ -12,11 +12,11 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .align import align
+from .align import Aligned, align
 from .measures.ndpm import (
     COUNT_FIELDS,
+    count_pairs,
     measures_from_counts,
-    pair_counts_aligned,
     ranking_distance,
     weak_order_counts,
 )
@@ -26,15 +26,14 @@ __all__ = [
     "COUNT_FIELDS",
     "measures_from_counts",
     "pair_counts",
-    "pair_counts_aligned",
     "ranking_distance",
     "weak_order_counts",
 ]
 
 
 def pair_counts(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame,
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | None = None,
     *,
     k: int | None = None,
     rel_level: float | None = None,
@@ -50,8 +49,9 @@ def pair_counts(
     """Pair counts and every distance-based measure per (system, topic), as a tidy frame.
 
     Columns: ``system, topic, n, C, C_plus, C_minus, C_u, C_s, dpm, ndpm, dpm_drf, dpm_p,
-    dpm_r, dpm_pa, dpm_ra, dpm_m, dpm_e``.  Options as in :func:`irframe.evaluate`;
-    ``k`` and ``rel_level`` as in :func:`pair_counts_aligned` (``rel_level=None``, the
+    dpm_r, dpm_pa, dpm_ra, dpm_m, dpm_e``.  ``runs`` is a run frame, or arrays aligned with
+    their qrels (``qrels`` None).  Options as in :func:`irframe.evaluate`;
+    ``k`` and ``rel_level`` as in :func:`irframe.measures.ndpm.count_pairs` (``rel_level=None``, the
     default, keeps the graded user ranking).
 
     Examples
@@ -73,10 +73,15 @@ def pair_counts(
         qrels_columns=qrels_columns,
         system=system,
     )
-    a = align(runs, qrels, **opts.align_kwargs())
-    c = pair_counts_aligned(
-        a, k=k, rel_level=None if rel_level is None else check_rel_level(rel_level)
-    )
+    if isinstance(runs, Aligned):  # arrays aligned with their qrels, under their own options
+        if qrels is not None or opts != make_options():
+            raise TypeError(
+                "qrels and alignment options cannot be combined with an already aligned input"
+            )
+        a = runs
+    else:
+        a = align(runs, qrels, **opts.align_kwargs())
+    c = count_pairs(a, k=k, rel_level=None if rel_level is None else check_rel_level(rel_level))
     m = measures_from_counts(c)
     out = pd.DataFrame(
         {

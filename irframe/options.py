@@ -49,14 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, shown
 from .params import DEPTH, REL_LEVEL, Param, check_flag, check_gains
 
 __all__ = [
+    "ALIGN_OPTIONS",
     "DUPLICATES",
     "MISSING",
     "OPTION_NAMES",
     "ORDERS",
+    "TIE_ORDERS",
     "Options",
     "aligned_options",
     "check_depth",
@@ -68,6 +70,8 @@ __all__ = [
 ]
 
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+#: orders applied to the tied documents of a trec_eval-ordered ranking (irframe.measures.ties)
+TIE_ORDERS = ("expected", "best", "worst")
 DUPLICATES = ("error", "first")
 
 #: the one meaning of each ``missing=`` value, for every function that takes it
@@ -139,7 +143,14 @@ def make_rng(rng: Any) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Options:
-    """Alignment and evaluation options, validated (build it with :func:`make_options`)."""
+    """Alignment and evaluation options, validated once (build it with :func:`make_options`).
+
+    The alignment fields (:data:`ALIGN_OPTIONS`) go to :func:`irframe.align.align`; the
+    others are read by the evaluation: ``order`` may also be a tie order
+    (:data:`TIE_ORDERS`, applied after a trec_eval alignment), ``bounds`` and
+    ``unjudged_grade`` (:mod:`irframe.measures.unjudged`), ``measure_options`` the extra
+    keywords measures declare (``reference=``, ``num_docs_in_coll=``, ``weights=``).
+    """
 
     order: str = "trec_eval"
     rel_level: float = 1
@@ -151,19 +162,26 @@ class Options:
     columns: Mapping[str, str] | None = None
     qrels_columns: Mapping[str, str] | None = None
     system: str | None = None
+    bounds: bool = False
+    unjudged_grade: float | None = None
+    measure_options: Mapping[str, Any] | None = None
+
+    @property
+    def tie_order(self) -> str | None:
+        """The tie order (``"expected"``, ``"best"``, ``"worst"``) or None."""
+        return self.order if self.order in TIE_ORDERS else None
 
     def align_kwargs(self) -> dict[str, Any]:
-        """Keywords of :func:`irframe.align.align`."""
-        return {
-            "order": self.order,
-            "depth": self.depth,
-            "complete": self.complete,
-            "judged_only": self.judged_only,
-            "duplicates": self.duplicates,
-            "columns": self.columns,
-            "qrels_columns": self.qrels_columns,
-            "system": self.system,
-        }
+        """Keywords of :func:`irframe.align.align` (a tie order aligns in trec_eval's order)."""
+        out = {name: getattr(self, name) for name in ALIGN_OPTIONS}
+        if self.tie_order:
+            out["order"] = "trec_eval"
+        return out
+
+    def kernel_options(self) -> dict[str, Any]:
+        """What a kernel reads in ``ctx.options``: ``rel_level``, ``gains`` and the measure options."""
+        gains = dict(self.gains) if isinstance(self.gains, Mapping) and self.gains else None
+        return {"rel_level": self.rel_level, "gains": gains, **(self.measure_options or {})}
 
     def attrs(self) -> dict[str, Any]:
         """The options as netCDF-safe attrs (depth None → -1, booleans → 0/1, gains as text, rel_level a float)."""
@@ -187,6 +205,17 @@ class Options:
 
 
 OPTION_NAMES = tuple(f.name for f in fields(Options))
+#: the options :func:`irframe.align.align` takes
+ALIGN_OPTIONS = (
+    "order",
+    "depth",
+    "complete",
+    "judged_only",
+    "duplicates",
+    "columns",
+    "qrels_columns",
+    "system",
+)
 
 
 def aligned_options(aligned: Any, *, rel_level: float = 1, gains: Any = None) -> Options:
@@ -213,22 +242,31 @@ def make_options(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     system: str | None = None,
+    bounds: bool = False,
+    unjudged_grade: float | None = None,
+    measure_options: Mapping[str, Any] | None = None,
     depth_required: bool = False,
+    tie_orders: bool = False,
 ) -> Options:
-    """Validate the options once; ``depth_required`` for the C/W/L functions (they pad to it)."""
-    if order not in ORDERS:
-        raise OptionError(f"order={order!r} is not one of {', '.join(map(repr, ORDERS))}")
+    """Validate the options once; ``depth_required`` for the C/W/L functions (they pad to it),
+    ``tie_orders`` for the functions that take :data:`TIE_ORDERS` (:func:`irframe.evaluate`)."""
+    orders = ORDERS + TIE_ORDERS if tie_orders else ORDERS
+    if order not in orders:
+        near = [o for o in orders if isinstance(order, str) and o.lower() == order.lower()]
+        raise OptionError(
+            f"order={shown(order)} is not one of {', '.join(map(repr, orders))}"
+            + (f"; did you mean {near[0]!r}?" if near else "")
+        )
     if duplicates not in DUPLICATES:
         raise OptionError(
             f"duplicates={duplicates!r} is not one of {', '.join(map(repr, DUPLICATES))}"
         )
     complete = check_flag("complete", complete)
     judged_only = check_flag("judged_only", judged_only)
-    for name, cols in (("columns", columns), ("qrels_columns", qrels_columns)):
-        if cols is not None and not isinstance(cols, Mapping):
-            raise TypeError(
-                f"{name} must be a mapping role -> column name, got {type(cols).__name__}"
-            )
+    bounds = check_flag("bounds", bounds)
+    for name, v in (("columns", columns), ("qrels_columns", qrels_columns)):
+        if v is not None and not isinstance(v, Mapping):
+            raise TypeError(f"{name} must be a mapping role -> column name, got {type(v).__name__}")
     if gains is not None and not isinstance(gains, str) and not callable(gains):
         gains = check_gains(gains)
     return Options(
@@ -242,4 +280,7 @@ def make_options(
         columns=columns,
         qrels_columns=qrels_columns,
         system=system,
+        bounds=bool(bounds),
+        unjudged_grade=unjudged_grade,
+        measure_options=dict(measure_options) if measure_options else None,
     )

@@ -1,4 +1,6 @@
-"""Several judgment sets at once: ``qrels={name: frame, ...}`` gives results with a ``qrels`` dim.
+"""The extra dimensions of an evaluation, one mechanism for every family: several judgment sets
+(``qrels={name: frame, ...}`` gives results with a ``qrels`` dim) and replicate runs (a run
+frame with a replicate column gives a ``replicate`` dim after ``system``).
 
 Policy for documents judged in only some of the sets (``judgments=``):
 
@@ -17,16 +19,26 @@ results are concatenated along ``qrels``; a topic some set does not judge is NaN
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .errors import InputError, OptionError
-from .schema import qrels_columns, qrels_frame
+from .errors import ColumnError, InputError, OptionError
+from .schema import qrels_columns, qrels_frame, run_frame
 
-__all__ = ["JUDGMENTS", "is_qrels_sets", "over_qrels", "over_qrels_frames", "prepare_qrels_sets"]
+__all__ = [
+    "JUDGMENTS",
+    "evaluation_dims",
+    "is_qrels_sets",
+    "judgment_sets",
+    "over_qrels",
+    "over_replicates",
+    "prepare_qrels_sets",
+    "replicate_role",
+]
 
 JUDGMENTS = ("each", "common")
 
@@ -126,24 +138,42 @@ def _name_set(name: str, fn: Callable, frame):
 
 def over_qrels(
     fn: Callable,
-    qrels: Mapping,
+    qrels,
     *,
     judgments: str = "each",
     columns: Mapping[str, str] | None = None,
 ):
-    """``fn(qrels_frame)`` for every judgment set, concatenated along a new ``qrels`` dim.
+    """``fn(qrels)``; with a mapping of judgment sets, ``fn`` under every set, stacked.
 
-    ``fn`` returns an xarray DataArray or Dataset; labels missing under some set (a
-    topic it does not judge) are NaN there.
+    The one way every family applies several judgment sets (``evaluate``, ``cwl``,
+    ``cwla_grid``, ``lexirecall``, ``lexiprecision``, ``rarity``, ``rare_finds``):
+    an xarray result (DataArray or Dataset) gets a last ``qrels`` dim (labels missing
+    under some set, such as a topic it does not judge, are NaN there); a table gets a
+    leading ``qrels`` column, the sets in the mapping's order.  ``attrs["judgments"]``
+    records the policy.
 
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> cube = over_qrels(lambda q: irf.evaluate(runs, q, "P@10"), {"nist": qrels, "same": qrels})
     >>> cube.dims
     ('system', 'topic', 'measure', 'qrels')
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
+    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
+    >>> over_qrels(lambda q: q[q.rel > 0][["doc"]], {"a": a, "b": b}).values.tolist()
+    [['a', 'x'], ['b', 'y'], ['b', 'z']]
     """
+    if not is_qrels_sets(qrels):
+        if judgments not in JUDGMENTS:
+            raise OptionError(f"judgments must be one of {', '.join(JUDGMENTS)}, got {judgments!r}")
+        return fn(qrels)
     sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
     results = [_name_set(name, fn, frame) for name, frame in sets.items()]
+    if isinstance(results[0], pd.DataFrame):
+        out = pd.concat(results, keys=list(sets), names=["qrels", None]).reset_index(level=0)
+        out = out.reset_index(drop=True)
+        out.attrs["judgments"] = judgments
+        return out
     out = xr.concat(
         results,
         dim=pd.Index(list(sets), name="qrels"),
@@ -158,26 +188,95 @@ def over_qrels(
     return out
 
 
-def over_qrels_frames(
-    fn: Callable,
-    qrels: Mapping,
-    *,
-    judgments: str = "each",
-    columns: Mapping[str, str] | None = None,
-) -> pd.DataFrame:
-    """``fn(qrels_frame)`` (a table) for every judgment set, stacked with a leading ``qrels`` column.
+def judgment_sets(fn: Callable) -> Callable:
+    """Decorator of a family entry point ``fn(runs, qrels, ..., judgments="each", ...)``:
+    with ``qrels={name: frame}`` it runs ``fn`` under every set through :func:`over_qrels`
+    (``judgments=`` is consumed here, the sets' columns are ``qrels_columns=``)."""
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"topic": "1", "doc": ["x", "y"], "rel": [1, 0]})
-    >>> b = pd.DataFrame({"topic": "1", "doc": ["y", "z"], "rel": [1, 1]})
-    >>> over_qrels_frames(lambda q: q[q.rel > 0][["doc"]], {"a": a, "b": b}).values.tolist()
-    [['a', 'x'], ['b', 'y'], ['b', 'z']]
-    """
-    sets = prepare_qrels_sets(qrels, judgments=judgments, columns=columns)
-    parts = [_name_set(name, fn, frame) for name, frame in sets.items()]
-    out = pd.concat(parts, keys=list(sets), names=["qrels", None]).reset_index(level=0)
-    out = out.reset_index(drop=True)
-    out.attrs["judgments"] = judgments
+    @functools.wraps(fn)
+    def wrapper(runs, qrels=None, *args, judgments: str = "each", **kwargs):
+        return over_qrels(
+            lambda q: fn(runs, q, *args, **kwargs),
+            qrels,
+            judgments=judgments,
+            columns=kwargs.get("qrels_columns"),
+        )
+
+    return wrapper
+
+
+def replicate_role(runs, columns: Mapping[str, str] | None) -> tuple[str | None, dict | None]:
+    """The replicate column (``columns["replicate"]``, else a ``replicate`` column) and the
+    other roles."""
+    columns = dict(columns or {})
+    col = columns.pop("replicate", None)
+    if col is not None and (not isinstance(runs, pd.DataFrame) or col not in runs.columns):
+        found = ", ".join(map(str, getattr(runs, "columns", [])[:20]))
+        raise ColumnError(
+            f"columns={{'replicate': {col!r}}} names no column of the run frame; found: {found}"
+        )
+    if col is None and isinstance(runs, pd.DataFrame) and "replicate" in runs.columns:
+        col = "replicate"
+    return col, (columns or None)
+
+
+def over_replicates(
+    fn: Callable, runs: pd.DataFrame, rep_col: str, columns: Mapping | None, system: str | None
+):
+    """``fn(frame, columns)`` once over every (system, replicate) run, as one system each, and
+    the result's ``system`` dim unstacked into ``system`` × ``replicate`` (NaN where a system
+    lacks a replicate)."""
+    df, rc = run_frame(runs, columns, system=system)
+    rep_codes, reps = pd.factorize(df[rep_col], sort=True)
+    if (rep_codes < 0).any():
+        rows = np.flatnonzero(rep_codes < 0)[:5].tolist()
+        raise InputError(
+            f"run frame column {rep_col!r} (the replicate) is missing at rows {rows}; "
+            "give every row its replicate (seed, fold) label"
+        )
+    sys_codes, systems = pd.factorize(df[rc.system], sort=True)
+    run_code = sys_codes.astype(np.int64) * len(reps) + rep_codes
+    used, inv = np.unique(run_code, return_inverse=True)
+    width = len(str(int(used.max()))) if len(used) else 1
+    df = df.copy(deep=False)
+    df[rc.system] = pd.Categorical.from_codes(
+        inv.ravel(), categories=[f"{u:0{width}d}" for u in used]
+    )
+    out = fn(df, {**(columns or {}), "system": rc.system})
+    code = np.array([int(v) for v in out.coords["system"].values], dtype=np.int64)
+    run = pd.MultiIndex.from_arrays(
+        [np.asarray(systems)[code // len(reps)], np.asarray(reps)[code % len(reps)]],
+        names=["system", "replicate"],
+    )
+    out = out.rename(system="_run").assign_coords(
+        xr.Coordinates.from_pandas_multiindex(run, "_run")
+    )
+    out = out.unstack("_run").transpose("system", "replicate", "topic", ...)
+    out.attrs["replicate_column"] = rep_col
     return out
+
+
+def evaluation_dims(fn: Callable) -> Callable:
+    """Decorator of a family entry point ``fn(runs, qrels, ..., columns=, system=,
+    judgments="each")`` returning a cube with a ``system`` dim: several judgment sets
+    (:func:`over_qrels`) and replicate runs (:func:`over_replicates`), as for
+    :func:`irframe.evaluate`."""
+
+    @functools.wraps(fn)
+    def wrapper(runs, qrels=None, *args, judgments: str = "each", **kwargs):
+        rep_col, columns = replicate_role(runs, kwargs.get("columns"))
+
+        def one(q):
+            if rep_col is None:
+                return fn(runs, q, *args, **kwargs)
+            return over_replicates(
+                lambda df, cols: fn(df, q, *args, **{**kwargs, "columns": cols, "system": None}),
+                runs,
+                rep_col,
+                columns,
+                kwargs.get("system"),
+            )
+
+        return over_qrels(one, qrels, judgments=judgments, columns=kwargs.get("qrels_columns"))
+
+    return wrapper

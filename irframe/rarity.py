@@ -30,8 +30,8 @@ relevance (truncated grade >= ``rel``/``rel_level``):
 With α = 0 they equal ``P@k`` and ``AP@k`` (``AP`` without cutoff) bit for bit.
 
 The measures follow the contract of every family -- align → kernel → result: measure
-strings through :func:`irframe.evaluate` (or :func:`irframe.evaluate_aligned` on arrays
-aligned once for the table too).  :func:`p_rare` and :func:`ap_rare`, re-exported here,
+strings through :func:`irframe.evaluate` (of frames, or of arrays aligned once for the
+table too).  :func:`p_rare` and :func:`ap_rare`, re-exported here,
 are the kernels: per-group arrays from explicit inputs (the S_d ``lookup`` and the
 ``base`` P@k / AP), building no evaluation of their own.
 
@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from .align import Aligned, align
+from .errors import InputError
 from .measures.rarity import (
     RarityLookup,
     ap_rare,
@@ -73,29 +74,27 @@ from .measures.rarity import (
     retrieved_relevant_rows,
 )
 from .options import check_rel_level, make_options
-from .qrelsets import is_qrels_sets, over_qrels_frames
+from .qrelsets import over_qrels
 
 __all__ = [
     "RarityLookup",
     "ap_rare",
     "p_rare",
     "rare_finds",
-    "rare_finds_aligned",
     "rarity",
-    "rarity_aligned",
     "rarity_lookup",
 ]
 
 
 # --------------------------------------------------------------------------- tables
-def rarity_aligned(
+def _rarity_table(
     aligned: Aligned,
     *,
     k: int | None = 100,
     rel_level: float = 1,
     reference: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`rarity` on already aligned arrays (one row per relevant judged document)."""
+    """:func:`rarity` of aligned arrays (one row per relevant judged document)."""
     a = aligned
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     q = np.flatnonzero(relevant_mask(a.qrels_rel, check_rel_level(rel_level)))
@@ -118,8 +117,8 @@ def rarity_aligned(
 
 
 def rarity(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     *,
     k: int | None = 100,
     rel_level: float = 1,
@@ -138,8 +137,9 @@ def rarity(
 
     Parameters
     ----------
-    runs : pandas.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]``.
+    runs : pandas.DataFrame or Aligned
+        Long run frame ``system, topic, doc, score[, rank]``, or arrays aligned with their
+        qrels (:func:`irframe.align.align`; ``qrels`` None, the alignment options its own).
     qrels : pandas.DataFrame or mapping of str to pandas.DataFrame
         ``topic, doc, rel``; or several judgment sets ``{name: frame}``: each set is used
         on its own and the tables are stacked with a leading ``qrels`` column.
@@ -189,14 +189,13 @@ def rarity(
     )
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
-        return rarity_aligned(
-            align(runs, q, **opts.align_kwargs()), k=k, rel_level=rel_level, reference=reference
-        )
+        a = _given(runs, q, opts)
+        return _rarity_table(a, k=k, rel_level=rel_level, reference=reference)
 
-    return _over_sets(one, qrels, judgments, qrels_columns)
+    return over_qrels(one, qrels, judgments=judgments, columns=qrels_columns)
 
 
-def rare_finds_aligned(
+def _rare_finds_table(
     aligned: Aligned,
     *,
     k: int | None = 100,
@@ -204,7 +203,7 @@ def rare_finds_aligned(
     max_systems: int | None = 1,
     reference: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`rare_finds` on already aligned arrays."""
+    """:func:`rare_finds` of aligned arrays."""
     a = aligned
     if max_systems is not None and (
         isinstance(max_systems, bool)
@@ -235,8 +234,8 @@ def rare_finds_aligned(
 
 
 def rare_finds(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame | Mapping[str, pd.DataFrame],
+    runs: pd.DataFrame | Aligned,
+    qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     *,
     k: int | None = 100,
     rel_level: float = 1,
@@ -294,20 +293,26 @@ def rare_finds(
     )
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
-        return rare_finds_aligned(
-            align(runs, q, **opts.align_kwargs()),
+        return _rare_finds_table(
+            _given(runs, q, opts),
             k=k,
             rel_level=rel_level,
             max_systems=max_systems,
             reference=reference,
         )
 
-    return _over_sets(one, qrels, judgments, qrels_columns)
+    return over_qrels(one, qrels, judgments=judgments, columns=qrels_columns)
 
 
-def _over_sets(one, qrels, judgments: str, qrels_columns) -> pd.DataFrame:
-    """``one(qrels)``, or with a mapping of judgment sets each set's table stacked with a
-    leading ``qrels`` column (:func:`irframe.qrelsets.over_qrels_frames`)."""
-    if is_qrels_sets(qrels):
-        return over_qrels_frames(one, qrels, judgments=judgments, columns=qrels_columns)
-    return one(qrels)
+def _given(runs: pd.DataFrame | Aligned, qrels, opts) -> Aligned:
+    """``runs`` aligned with ``qrels`` under ``opts``, or the arrays as given."""
+    if not isinstance(runs, Aligned):
+        if qrels is None:
+            raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
+        return align(runs, qrels, **opts.align_kwargs())
+    if qrels is not None or opts.align_kwargs() != make_options().align_kwargs():
+        raise TypeError(
+            "qrels and alignment options cannot be combined with an already aligned input "
+            "(the arrays carry their qrels and alignment options)"
+        )
+    return runs

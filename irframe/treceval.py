@@ -483,7 +483,7 @@ def _measure_table(
         for i, s in enumerate(aligned.systems):  # a loop over runs (files), not over rows
             run = by_system.get(s, runs.iloc[:0])
             # 10.0 evaluates every topic (-c: with an empty ranking), 9.0.8 only the run's
-            has = set(run["topic"].astype(str))
+            has = set(run["topic"].astype(str).unique())  # not row by row
             own = topics if v10 else [t for t in topics if t in has]
             per_topic = judgments.values(run, own, depth=align_options["depth"])
             data[i] = [[per_topic.get(t, {}).get(lab, 0.0) for lab in labels] for t in topics]
@@ -831,8 +831,8 @@ def line_text(line: TrecLine) -> str:
 
 
 def trec_eval_runs(
-    qrels: pd.DataFrame,
     runs: pd.DataFrame,
+    qrels: pd.DataFrame,
     measures: Sequence[str] = (),
     *,
     run_ids: Mapping[str, str] | None = None,
@@ -882,9 +882,9 @@ def trec_eval_runs(
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
     >>> two = pd.concat([runs.assign(system="a"), runs[runs.topic != "303"].assign(system="b")])
-    >>> [(s, [round(x.value, 4) for x in r.lines()]) for s, r in trec_eval_runs(qrels, two, ["map"])]
+    >>> [(s, [round(x.value, 4) for x in r.lines()]) for s, r in trec_eval_runs(two, qrels, ["map"])]
     [('a', [0.1785]), ('b', [0.2249])]
-    >>> trec_eval_runs(qrels, two, ["map"])[1][1].text()
+    >>> trec_eval_runs(two, qrels, ["map"])[1][1].text()
     'map                   \\tall\\t0.2249\\n'
 
     (``b`` retrieved for topics 301 and 302 only: the mean of their AP, 0.0324 and 0.4175.)
@@ -1061,8 +1061,8 @@ def trec_eval_runs(
 
 
 def trec_eval_values(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     measures: Sequence[str] = (),
     *,
     version: str = "9.0.8",
@@ -1126,12 +1126,12 @@ def trec_eval_values(
     --------
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
-    >>> [(x.name, round(x.value, 4)) for x in trec_eval_values(qrels, runs, ["map", "P.5"])]
+    >>> [(x.name, round(x.value, 4)) for x in trec_eval_values(runs, qrels, ["map", "P.5"])]
     [('map', 0.1785), ('P_5', 0.2667)]
     """
     return trec_eval_run(
-        qrels,
         run,
+        qrels,
         measures,
         run_id=run_id,
         version=version,
@@ -1150,8 +1150,8 @@ def trec_eval_values(
 
 
 def trec_eval_run(
-    qrels: pd.DataFrame,
     run: pd.DataFrame,
+    qrels: pd.DataFrame,
     measures: Sequence[str] = (),
     *,
     run_id: str | None = None,
@@ -1164,12 +1164,12 @@ def trec_eval_run(
 
     >>> import irframe as irf
     >>> qrels, runs = irf.datasets.trec_eval_sample()
-    >>> trec_eval_run(qrels, runs, ["map"]).text()
+    >>> trec_eval_run(runs, qrels, ["map"]).text()
     'map                   \\tall\\t0.1785\\n'
     """
     one, default_id = one_run(run)
     ((_, result),) = trec_eval_runs(
-        qrels, one, measures, run_ids={"run": default_id if run_id is None else run_id}, **options
+        one, qrels, measures, run_ids={"run": default_id if run_id is None else run_id}, **options
     )
     if isinstance(result, TrecEvalError):
         raise result

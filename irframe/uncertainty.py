@@ -16,11 +16,11 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import align
 from .cube import summarize
-from .evaluate import evaluate_aligned
+from .evaluate import evaluate
 from .measures import parse_measure, parse_measures
 from .measures.ties import cut_after_order, tie_groups
 from .options import make_options
-from .qrelsets import is_qrels_sets, over_qrels_frames
+from .qrelsets import is_qrels_sets, over_qrels
 
 __all__ = ["flips", "tie_sensitivity"]
 
@@ -141,7 +141,7 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     """
     if is_qrels_sets(qrels):  # one table per judgment set, with a leading qrels column
         judgments = options.pop("judgments", "each")
-        return over_qrels_frames(
+        return over_qrels(
             lambda q: tie_sensitivity(runs, q, measures, **options),
             qrels,
             judgments=judgments,
@@ -165,18 +165,13 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
         full = align(runs, qrels, **replace(opts, depth=None).align_kwargs())
         aligned = cut_after_order(full, "trec_eval", opts.depth)
         cubes = {
-            o: evaluate_aligned(
-                cut_after_order(full, o, opts.depth),
-                specs,
-                order=None if o == "trec_eval" else o,
-                **options,
-            )
+            o: evaluate(cut_after_order(full, o, opts.depth), None, specs, order=o, **options)
             for o in ("trec_eval", "worst", "expected", "best")
         }
     else:
         aligned = align(runs, qrels, **opts.align_kwargs())
         cubes = {
-            o: evaluate_aligned(aligned, specs, order=o, **options)
+            o: evaluate(aligned, None, specs, order=o, **options)
             for o in ("trec_eval", "worst", "expected", "best")
         }
     ties = tie_groups(aligned)

@@ -190,7 +190,7 @@ def test_large_groups_run_as_two_halves_in_file_order(tmp_path, monkeypatch, cap
     monkeypatch.setattr(
         tv,
         "trec_eval_runs",
-        lambda q, runs, *a, **k: parts.append(runs.system.nunique()) or real(q, runs, *a, **k),
+        lambda runs, q, *a, **k: parts.append(runs.system.nunique()) or real(runs, q, *a, **k),
     )
     files = []
     for i in range(6):

@@ -336,9 +336,9 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     calls = []
     real = idk._evaluate_part
 
-    def spy(part, q, measures, whole, **kwargs):
+    def spy(part, q, measures, whole, options):
         calls.append((part.copy(), q.copy(), whole))
-        return real(part, q, measures, whole, **kwargs)
+        return real(part, q, measures, whole, options)
 
     monkeypatch.setattr(idk, "_evaluate_part", spy)
     topics = sorted(runs.topic.unique())
@@ -444,7 +444,7 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
     monkeypatch.setitem(
         _registry._REGISTRY,
         "XLocal",
-        MeasureDef("XLocal", kernel, family="custom", properties={"topic_local": True}),
+        MeasureDef("XLocal", kernel, family="custom", topic_local=True),
     )
     qrels, runs = irf.datasets.synthetic(2, 3, 5)
     ddf = dd.from_pandas(runs, npartitions=2)

@@ -512,7 +512,7 @@ def test_kernels_take_explicit_inputs():
 
     runs, qrels = random_collection(np.random.default_rng(12))
     a = align(runs, qrels)
-    base = irf.evaluate_aligned(a, ["P@10", "AP@10"])
+    base = irf.evaluate(a, None, ["P@10", "AP@10"])
     vals = base.values[a.group_system, a.group_topic]
     look = rarity_lookup(a, k=10)
     got_p = p_rare(a, alpha=1.5, k=10, lookup=look, base=vals[:, 0])

@@ -33,7 +33,7 @@ from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
-from irframe.options import Options
+from irframe.options import Options, make_options
 
 #: public functions that return xarray objects but are not results of their own
 NOT_RESULTS = {
@@ -79,7 +79,7 @@ def data():
 
 def _cases(d):
     """qualified name -> (kind, call, keyword arguments passed explicitly)."""
-    r, q, a, cube, ap, pref = d["runs"], d["qrels"], d["aligned"], d["cube"], d["ap"], d["pref"]
+    r, q, _a, cube, ap, pref = d["runs"], d["qrels"], d["aligned"], d["cube"], d["ap"], d["pref"]
     ev = "evaluation"
     cases = {
         "irframe.evaluate.evaluate": (
@@ -87,15 +87,14 @@ def _cases(d):
             lambda kw: irf.evaluate(r, q, ["AP"], **kw),
             {"depth": 20},
         ),
-        "irframe.evaluate.evaluate_aligned": (
-            ev,
-            lambda kw: irf.evaluate_aligned(a, ["AP"], **kw),
-            {"rel_level": 2},
-        ),
         "irframe.evaluate.evaluate_part": (
             ev,
             lambda kw: evaluate_part(
-                r[r.system == "sys1"], q, ["AP"], Whole(systems=np.array(["sys0", "sys1"])), **kw
+                r[r.system == "sys1"],
+                q,
+                ["AP"],
+                Whole(systems=np.array(["sys0", "sys1"])),
+                make_options(**kw),
             ),
             {"complete": True},
         ),
@@ -111,19 +110,12 @@ def _cases(d):
             lambda kw: lexi.lexi_classes(r, q, **kw),
             {"rel_level": 2},
         ),
-        "irframe.lexi.lexirecall_aligned": (ev, lambda kw: lexi.lexirecall_aligned(a, **kw), {}),
-        "irframe.lexi.lexiprecision_aligned": (
-            ev,
-            lambda kw: lexi.lexiprecision_aligned(a, **kw),
-            {},
-        ),
         "irframe.lexi.lexirecall": (ev, lambda kw: lexi.lexirecall(r, q, **kw), {"depth": 20}),
         "irframe.lexi.lexiprecision": (
             ev,
             lambda kw: lexi.lexiprecision(r, q, **kw),
             {"rel_level": 2},
         ),
-        "irframe.lexi.rrlp_aligned": (ev, lambda kw: lexi.rrlp_aligned(a, **kw), {}),
         "irframe.lexi.rrlp": (ev, lambda kw: lexi.rrlp(r, q, **kw), {}),
         "irframe.lexi.tse": (ev, lambda kw: lexi.tse(r, q, n=200, **kw), {}),
         "irframe.lexi.metric_lexirecall": (

@@ -61,12 +61,11 @@ EXCEPTIONS = {
         "rel_level",
     ): "None keeps the graded user ranking (no binarisation)",
     (
-        "irframe.measures.ndpm.pair_counts_aligned",
+        "irframe.measures.ndpm.count_pairs",
         "rel_level",
     ): "None keeps the graded user ranking",
     ("irframe.agreement.label_agreement", "rel_level"): "None compares the grades themselves",
     ("irframe.agreement.label_confusion", "rel_level"): "None compares the grades themselves",
-    ("irframe.evaluate.evaluate_aligned", "order"): "None: the order the input was aligned with",
     (
         "irframe.treceval.trec_eval_values",
         "order",
@@ -152,3 +151,28 @@ def test_rng_accepts_what_default_rng_takes():
     for bad in (0.5, "x", object()):
         with pytest.raises(TypeError, match="rng must be"):
             make_rng(bad)
+
+
+RUN_NAMES = ("runs", "run", "ddf", "my_run", "pool_runs")
+QRELS_NAMES = ("qrels",)
+
+
+def test_runs_come_before_qrels():
+    """``(runs, qrels)`` everywhere: in every public signature taking both positionally, the run
+    frame comes first (functions of the qrels alone, such as ``degrade_qrels``, may take
+    ``runs=`` as a keyword)."""
+    checked, bad = 0, []
+    for q, f in FUNCTIONS.items():
+        names = [
+            n
+            for n, p in inspect.signature(f).parameters.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        runs = [i for i, n in enumerate(names) if n in RUN_NAMES]
+        qrels = [i for i, n in enumerate(names) if n in QRELS_NAMES]
+        if runs and qrels:
+            checked += 1
+            if min(runs) > min(qrels):
+                bad.append(f"{q}{inspect.signature(f)}")
+    assert checked >= 20, checked
+    assert not bad, "qrels before runs:\n" + "\n".join(bad)

@@ -250,6 +250,9 @@ register(
         cutoff="none",
         aggregate="sum",
         family="ir_measures",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ir_measures": "NumQ"},
         description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)",
     )
 )
@@ -259,6 +262,9 @@ register(
         lambda ctx, m: ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff),
         params={"rel": REL},
         family="ranx",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ranx": "hits@{k}"},
         description="relevant documents in the top k, averaged over topics (ranx hits; "
         "NumRelRet is the same per topic, summed)",
     )
@@ -269,6 +275,9 @@ register(
         _f1,
         params={"rel": REL},
         family="ranx",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ranx": "f1@{k}"},
         description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)",
     )
 )
@@ -278,6 +287,9 @@ register(
         _accuracy,
         params={"rel": REL},
         family="ir_measures",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ir_measures": "Accuracy@{k}"},
         description="share of (relevant, non-relevant) pairs in the top k ordered right "
         "(ir_measures Accuracy); 0 when nothing relevant is retrieved",
     )
@@ -288,6 +300,9 @@ register(
         _compat,
         cutoff="none",
         family="ir_measures",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ir_measures": "Compat"},
         params={
             "p": Param(
                 "float",

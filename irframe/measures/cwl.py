@@ -34,6 +34,7 @@ import numpy as np
 from ..align import segment_sum
 from ..errors import DegenerateMeasureWarning
 from ..params import check_gains
+from . import ties
 from .cwl_functions import (
     AFunction,
     CFunction,
@@ -398,9 +399,9 @@ def _model(ctx: EvalContext, m: Measure, cf: CFunction):
     return r, ctx.memo(key, build)
 
 
-def _c_check(cwl_eval_names: bool):
+def _c_check(dialect: str):
     def check(text: str) -> None:
-        c_function(text, cwl_eval_names=cwl_eval_names)
+        c_function(text, dialect=dialect)
 
     return check
 
@@ -421,7 +422,7 @@ CLIP_OPT = Param(
 C_IRF = Param(
     "str",
     REQUIRED,
-    check_fn=_c_check(False),
+    check_fn=_c_check("irframe"),
     allowed_text="a C function such as RBP(p=0.8)",
     description="the C function (continuation probabilities) of the user model",
 )
@@ -435,9 +436,9 @@ A_FN = Param(
 C_CWL = Param(
     "str",
     REQUIRED,
-    check_fn=_c_check(True),
+    check_fn=_c_check("cwl_eval"),
     allowed_text="a C function such as AP or RBP@0.8",
-    description="the cwl_eval C function",
+    description="the C function, in cwl_eval's spelling (RBP@0.8: p = 0.8)",
 )
 
 
@@ -456,7 +457,7 @@ OUT = Param("str", "EU", choices=_OUTS, description="which cwl_eval output")
 
 
 def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
-    cf = c_function(m.param("C"), cwl_eval_names=True)
+    cf = c_function(m.param("C"), dialect="cwl_eval")
     r, model = _model(ctx, m, cf)
     out = m.param("out")
     if out == "EU":
@@ -539,6 +540,23 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     return (R * decay / np.arange(1, D + 1, dtype=np.float64)).sum(axis=1)
 
 
+def _exp_rbp(ctx, m):
+    """RBP's expected value over tie orders: every position of a tie group holds its mean gain."""
+    a = ctx.aligned
+    p = m.param("p")
+    r = rbp_gains(a.row_rel, m.param("rel"))
+    pos = np.flatnonzero(r)
+    val = ties.expected_weighted_sum(
+        ctx,
+        pos,
+        r[pos],
+        m.cutoff,
+        lambda i: (1.0 - p) * np.power(p, i - 1.0),
+        lambda i: 1.0 - np.power(p, i * 1.0),
+    )
+    return val + rbp_tail(ctx, m)
+
+
 register(
     MeasureDef(
         name="CWLA",
@@ -549,6 +567,10 @@ register(
         "@k = depth of the sums (default 1000)",
         family="cwl",
         properties={"cwla": True},
+        bounds="approximate",
+        topic_local=True,
+        reference="Tables 1-3 of Moffat et al. 2022 and the identities RBP = CWLA(C=RBP, A=fin), AP = CWLA(C=AP2, A=avg)",
+        citation="Moffat, Bailey, Scholer & Thomas 2022, SIGIR",
     )
 )
 register(
@@ -559,6 +581,11 @@ register(
         cutoff="optional",
         description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
         family="cwl",
+        bounds="approximate",
+        topic_local=True,
+        spellings={"ir_measures": "INST(T=1,max_rel=2)"},
+        reference="cwl_eval 1.0.12 (data/cwl_eval_fixtures)",
+        citation="Azzopardi, Thomas & Moffat 2019, cwl_eval, SIGIR",
     )
 )
 register(
@@ -569,6 +596,13 @@ register(
         cutoff="optional",
         description="rank-biased precision (Moffat & Zobel); rel=k binary, else graded r = grade (ir_measures)",
         family="cwl",
+        expected=_exp_rbp,
+        order_safe=True,
+        bounds="exact",
+        topic_local=True,
+        spellings={"ir_measures": "RBP(p=0.8)", "ranx": "rbp.8"},
+        reference="cwl_eval 1.0.12 RBP; ir_measures",
+        citation="Moffat & Zobel 2008, ACM TOIS",
     )
 )
 register(
@@ -579,5 +613,11 @@ register(
         cutoff="optional",
         description="expected reciprocal rank as gdeval: r = (2^g - 1) / 2^gmax, gmax = 4",
         family="cwl",
+        order_safe=True,
+        bounds="exact",
+        topic_local=True,
+        spellings={"ir_measures": "ERR@{k}"},
+        reference="gdeval (TREC Web track); ir_measures",
+        citation="Chapelle, Metzler, Zhang & Grinspan 2009, CIKM",
     )
 )

@@ -637,7 +637,20 @@ DEFAULT_CWL_METRICS = (
 )
 
 
-def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False) -> CFunction:
+#: the two spellings of C functions: irframe's measure grammar, and cwl_eval's printed names
+DIALECTS = ("irframe", "cwl_eval")
+
+
+def _printed(s: str) -> CFunction | None:
+    """The C function cwl_eval prints as ``s`` (``RBP@0.8``, ``INST-T=2``, ``RR`` …), or None."""
+    for pat, make in _CWL_PRINTED:
+        mm = pat.fullmatch(s)
+        if mm:
+            return replace(make(*mm.groups()), builtin=True)
+    return None
+
+
+def c_function(spec: str | CFunction | Callable, *, dialect: str = "irframe") -> CFunction:
     """Resolve a C-function specification.
 
     Accepted forms
@@ -647,21 +660,27 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
       ``"U(L=1000)"``, ``"BPM(T=1,K=10)"``, ``"BPMD(T=1,K=10,hb=1,hc=1,med=0.5)"``,
       ``"IFT(T=2,b1=0.9,R1=10)"`` / ``"IFT(A=0.2,b2=0.9,R2=10)"`` / both, ``"NERR8@10"``,
       ``"NERR9@10"``, ``"NERR10(phi=0.9)"``, ``"NERR11(T=1)"``, ``"NPV(rate=0.1)"``, ``"SET(beta=0.5)@10"``;
-    * cwl_eval's printed names: ``"RBP@0.8"``, ``"INST-T=2"``, ``"NDCG-k@10"``, ``"U-L@50"``,
-      ``"BPM-Static-T=1-K=1000"``, ``"NERR-EQ10@phi=0.9"`` …;
+    * with ``dialect="cwl_eval"`` (what :func:`irframe.cwl.cwl` and ``CWL(C=...)`` use),
+      cwl_eval's printed names: ``"RBP@0.8"`` (p = 0.8), ``"INST-T=2"``, ``"NDCG-k@10"``,
+      ``"U-L@50"``, ``"BPM-Static-T=1-K=1000"``, ``"NERR-EQ10@phi=0.9"`` …; in irframe's
+      grammar ``@`` is a cutoff, so these are refused there with their irframe spelling;
     * cwl_eval's metric-file lines: ``"RBPCWLMetric(0.9)"``, ``"INSTCWLMetric(1)"`` …;
     * a :class:`CFunction` or a callable ``fn(r: Rankings) -> (G, D) array``.
 
     ``RR`` is Eq. 12 of Moffat et al., SIGIR 2022, C(i) = 1 - r_i (the cascade behind ERR); cwl_eval's RR
     (continue until the first document with a positive gain) is ``RR(binary=1)``.  The two
-    agree on binary gains.  With ``cwl_eval_names=True`` (what :func:`cwl` uses) a bare
-    ``"RR"`` means cwl_eval's RR, so cwl_eval's metric names keep cwl_eval's meaning.
+    agree on binary gains.  In the cwl_eval dialect a bare ``"RR"`` means cwl_eval's RR (and
+    ``"AP"`` its AP1), so cwl_eval's metric names keep cwl_eval's meaning.
 
     Examples
     --------
     >>> from irframe.cwl import c_function
-    >>> c_function("RBP@0.8").name, c_function("INSTCWLMetric(2)").cwl_name
+    >>> c_function("RBP@0.8", dialect="cwl_eval").name, c_function("INSTCWLMetric(2)").cwl_name
     ('RBP(p=0.8)', 'INST-T=2')
+    >>> c_function("RBP@0.8")
+    Traceback (most recent call last):
+    ...
+    irframe.errors.MeasureParamError: 'RBP@0.8' is cwl_eval's spelling of RBP(p=0.8); in irframe's measure grammar @ is a cutoff: write RBP(p=0.8), or use the cwl_eval dialect (irframe.cwl.cwl, CWL(C=...))
     """
     if isinstance(spec, CFunction):
         return spec
@@ -688,11 +707,20 @@ def c_function(spec: str | CFunction | Callable, *, cwl_eval_names: bool = False
             return replace(cls(*args), builtin=True)
         except TypeError as e:
             raise MeasureParamError(f"{spec!r}: {e}") from None
-    if cwl_eval_names or "-" in s or re.fullmatch(rf"RBP@{_NUMRE}", s):
-        for pat, make in _CWL_PRINTED:
-            mm = pat.fullmatch(s)
-            if mm and (cwl_eval_names or pat.pattern not in ("RR", "AP")):
-                return replace(make(*mm.groups()), builtin=True)
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
+    if dialect == "cwl_eval":
+        printed = _printed(s)
+        if printed is not None:
+            return printed
+    elif "-" in s or (re.fullmatch(rf"RBP@{_NUMRE}", s) and not re.fullmatch(r"RBP@\d+", s)):
+        printed = _printed(s)
+        if printed is not None:
+            raise MeasureParamError(
+                f"{spec!r} is cwl_eval's spelling of {printed.name}; in irframe's measure grammar "
+                f"@ is a cutoff: write {printed.name}, or use the cwl_eval dialect "
+                "(irframe.cwl.cwl, CWL(C=...))"
+            )
     try:
         name, raw, cut = split_measure(s)
     except MeasureParamError as e:

@@ -71,9 +71,25 @@ def _params(defaults: dict) -> dict:
     return {k: replace(_SPECS[k], default=v) for k, v in defaults.items()}
 
 
-def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, aliases=(), rel=False):
-    """Register a diversity measure; ``rel=True`` gives it ir_measures' ``rel=`` and
-    ``judged_only=`` parameters."""
+NDEVAL = "ndeval 4.5 (TREC 2012 Web diversity runs, data/web2012_diversity)"
+
+
+def _reg(
+    name,
+    fn,
+    desc,
+    *,
+    params=None,
+    cutoff="optional",
+    weighted=True,
+    aliases=(),
+    rel=False,
+    reference=NDEVAL,
+    **capabilities,
+):
+    """Register a diversity measure: topic- and system-local, bounds by labelling unjudged
+    documents relevant to every subtopic (approximate unless declared otherwise);
+    ``rel=True`` gives it ir_measures' ``rel=`` and ``judged_only=`` parameters."""
     params = _params(params or {})
     if rel:
         params["rel"] = _SPECS["rel"]
@@ -89,6 +105,10 @@ def _reg(name, fn, desc, *, params=None, cutoff="optional", weighted=True, alias
             options=_W if weighted else frozenset(),
             description=desc,
             family="diversity",
+            bounds="approximate",
+            topic_local=True,
+            reference=reference,
+            **capabilities,
         ),
         aliases=aliases,
     )
@@ -137,6 +157,8 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("alpha-DCG", "aDCG"),
+    spellings={"ndeval": "alpha-DCG@{k}"},
+    citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008, SIGIR",
     rel=True,
 )
 _reg(
@@ -147,6 +169,8 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("alpha-nDCG", "a-nDCG", "alpha_ndcg"),
+    spellings={"ndeval": "alpha-nDCG@{k}", "ir_measures": "alpha_nDCG@{k}"},
+    citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008, SIGIR",
     rel=True,
 )
 _reg(
@@ -157,6 +181,8 @@ _reg(
     params=_A,
     cutoff="required",
     aliases=("ERR-IA",),
+    spellings={"ndeval": "ERR-IA@{k}", "ir_measures": "ERR_IA@{k}"},
+    citation="Chapelle, Ji, Liao, Velipasaoglu, Lai & Wu 2011, Intent-based diversity metrics, Information Retrieval",
     rel=True,
 )
 _reg(
@@ -166,6 +192,8 @@ _reg(
     params={"alpha": 0.5},
     cutoff="required",
     aliases=("nERR-IA",),
+    spellings={"ndeval": "nERR-IA@{k}", "ir_measures": "nERR_IA@{k}"},
+    citation="Chapelle, Ji, Liao, Velipasaoglu, Lai & Wu 2011, Intent-based diversity metrics, Information Retrieval",
     rel=True,
 )
 _reg(
@@ -175,6 +203,8 @@ _reg(
     params={"alpha": 0.5, "beta": 0.5, "graded": False},
     cutoff="none",
     weighted=False,
+    spellings={"ndeval": "NRBP", "ir_measures": "NRBP"},
+    citation="Clarke, Kolla & Vechtomova 2009, ICTIR",
     rel=True,
 )
 _reg(
@@ -184,6 +214,8 @@ _reg(
     params={"alpha": 0.5, "beta": 0.5, "graded": False},
     cutoff="none",
     weighted=False,
+    spellings={"ndeval": "nNRBP", "ir_measures": "nNRBP"},
+    citation="Clarke, Kolla & Vechtomova 2009, ICTIR",
     rel=True,
 )
 _reg(
@@ -191,6 +223,8 @@ _reg(
     lambda c, m: D.ap_ia(c, m.cutoff),
     "intent-aware average precision (ndeval MAP-IA)",
     aliases=("MAP-IA", "MAP_IA", "AP-IA"),
+    spellings={"ndeval": "MAP-IA", "ir_measures": "AP_IA"},
+    citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
     rel=True,
 )
 _reg(
@@ -199,6 +233,8 @@ _reg(
     "intent-aware precision@k (ndeval P-IA)",
     cutoff="required",
     aliases=("P-IA",),
+    spellings={"ndeval": "P-IA@{k}", "ir_measures": "P_IA@{k}"},
+    citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
     rel=True,
 )
 _reg(
@@ -208,6 +244,8 @@ _reg(
     cutoff="required",
     weighted=False,
     aliases=("strec", "S_recall", "S-recall", "I_rec", "I-rec"),
+    spellings={"ndeval": "strec@{k}", "ir_measures": "StRecall@{k}"},
+    citation="Zhai, Cohen & Lafferty 2003, SIGIR",
     rel=True,
 )
 _reg(
@@ -222,12 +260,14 @@ _reg(
     lambda c, m: D.rr_ia(c, m.cutoff),
     "intent-aware reciprocal rank",
     aliases=("RR-IA", "MRR_IA"),
+    citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
 )
 _reg(
     "nDCG_IA",
     lambda c, m: D.ndcg_ia(c, m.cutoff),
     "intent-aware nDCG@k: Σ_t w(t) nDCG_t@k, gain = grade",
     aliases=("nDCG-IA",),
+    citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
 )
 _reg(
     "RBP_IA",
@@ -235,6 +275,7 @@ _reg(
     "intent-aware RBP: Σ_t w(t) Σ_i (1−p)p^(i−1) r, r = (2^g−1)/2^gmax",
     params={"p": 0.8},
     aliases=("RBP-IA",),
+    citation="Agrawal, Gollapudi, Halverson & Ieong 2009, Diversifying search results, WSDM",
 )
 _reg(
     "RBU",
@@ -242,12 +283,15 @@ _reg(
     "Rank-Biased Utility (Amigó et al. 2018, Eq. 11; authors' conventions): RBP weights, "
     "ERR-IA cascade, effort e per document; unnormalised",
     params={"p": 0.8, "e": 0.0},
+    reference="the formula of Amigó et al. 2018 with the authors' conventions (docs/diversity.md)",
+    citation="Amigó, Spina & Carrillo-de-Albornoz 2018, An axiomatic analysis of diversity evaluation metrics, SIGIR",
 )
 _reg(
     "EU",
     lambda c, m: D.eu(c, m.param("alpha"), m.param("e"), m.param("graded"), m.cutoff),
     "expected utility (Amigó et al., SIGIR 2018): Σ_i (Σ_t w r (1−α)^c − e)/(1 + log2 i)",
     params={"alpha": 0.5, "e": 0.05, "graded": True},
+    citation="Amigó, Spina & Carrillo-de-Albornoz 2018, An axiomatic analysis of diversity evaluation metrics, SIGIR",
 )
 _reg(
     "CT",
@@ -255,6 +299,7 @@ _reg(
     "Cube Test (Amigó et al., SIGIR 2018): Σ_i (1/i) Σ_t w r (1−α)^c f_sat, f_sat = [Σ_{j<i} r < sat]",
     params={"alpha": 0.5, "sat": 1.0, "graded": True},
     cutoff="required",
+    citation="Amigó, Spina & Carrillo-de-Albornoz 2018, An axiomatic analysis of diversity evaluation metrics, SIGIR",
 )
 _reg(
     "D_nDCG",
@@ -262,6 +307,7 @@ _reg(
     "D-nDCG@k (Sakai et al. 2010): global gain Σ_t w(t) g(d,t)",
     cutoff="required",
     aliases=("D-nDCG",),
+    citation="Sakai, Craswell, Song, Robertson, Dou & Lin 2010, EVIA",
 )
 _reg(
     "Dsharp",
@@ -270,4 +316,5 @@ _reg(
     params={"lam": 0.5},
     cutoff="required",
     aliases=("DSharp", "Dsharp_nDCG", "D#-nDCG"),
+    citation="Sakai & Song 2011, SIGIR",
 )

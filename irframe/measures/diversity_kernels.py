@@ -218,10 +218,6 @@ def pairs(ctx) -> PairTable:
     return ctx.memo("div_pairs", build)
 
 
-def _seg_len(p: PairTable) -> np.ndarray:
-    return np.diff(p.seg)
-
-
 def _exclusive_count(mask: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Number of earlier True entries of ``mask`` in the same segment."""
     m = mask.astype(np.int64)
@@ -369,11 +365,6 @@ def _by_group(ctx, p: PairTable, values: np.ndarray, k: int | None) -> np.ndarra
 def _log2_disc(rank: np.ndarray) -> np.ndarray:
     # ndeval: log(2)/log(rank + 1)
     return np.log(2.0) / np.log(rank + 1.0)
-
-
-def _row_score(ctx, p: PairTable, values: np.ndarray) -> np.ndarray:
-    """Sum of pair values per ranked row, summed in ascending aspect order (as ndeval)."""
-    return np.bincount(p.row, weights=values, minlength=ctx.aligned.n_rows)
 
 
 # ----------------------------------------------------------------------------- ideal rankings

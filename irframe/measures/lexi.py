@@ -479,6 +479,9 @@ register(
         cutoff="none",
         description="total search efficiency e(p_m) with pessimistic imputation in a corpus of n docs (Diaz & Mitra 2023, Eq. 3)",
         family="lexi",
+        topic_local=True,
+        reference="closed forms of Diaz & Mitra 2023",
+        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv",
     )
 )
 
@@ -492,5 +495,9 @@ register(
         "(repr=rank), or the formula of Diaz & Mitra 2023 in float64 (repr=float, needs n)",
         family="lexi",
         validate=_validate_lr,
+        topic_local=True,
+        system_local=False,  # beats the other systems' rankings of the topic
+        reference="closed forms of Diaz & Mitra 2023",
+        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv",
     )
 )

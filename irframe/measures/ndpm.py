@@ -92,13 +92,13 @@ from .registry import EvalContext, Measure, MeasureDef, Param, register
 
 __all__ = [
     "COUNT_FIELDS",
+    "count_pairs",
     "measures_from_counts",
-    "pair_counts_aligned",
     "ranking_distance",
     "weak_order_counts",
 ]
 
-#: fields of the count dictionaries returned by :func:`pair_counts_aligned`
+#: fields of the count dictionaries returned by :func:`count_pairs`
 COUNT_FIELDS = ("n", "C", "C_plus", "C_minus", "C_u", "C_s")
 
 _LEVEL_LOOP_MAX = 32  # distinct grades up to which per-level cumulative sums are used
@@ -350,7 +350,7 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- aligned runs
-def pair_counts_aligned(
+def count_pairs(
     aligned: Aligned, *, k: int | None = None, rel_level: float | None = None
 ) -> dict[str, np.ndarray]:
     """Pair counts C, C⁺, C⁻, Cᵘ, Cˢ for every group of ``aligned`` (arrays of length G).
@@ -474,7 +474,7 @@ def _counts(ctx: EvalContext, m: Measure) -> dict[str, np.ndarray]:
     key = ("dpm_measures", m.cutoff, rel)
     return ctx.memo(
         key,
-        lambda: measures_from_counts(pair_counts_aligned(ctx.aligned, k=m.cutoff, rel_level=rel)),
+        lambda: measures_from_counts(count_pairs(ctx.aligned, k=m.cutoff, rel_level=rel)),
     )
 
 
@@ -512,6 +512,10 @@ for _name, _desc in _DEFS.items():
             description=_desc,
             family="ndpm",
             properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")},
+            bounds="approximate",
+            topic_local=True,
+            reference="Yao 1995, Examples 2-3 and identities (2-level ndpm = (1+F-R)/2)",
+            citation="Yao 1995, Measuring retrieval effectiveness based on user preference of documents, JASIS",
         ),
         aliases=_ALIASES.get(_name, ()),
     )

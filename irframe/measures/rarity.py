@@ -225,7 +225,7 @@ def p_rare(
     A kernel: every input is explicit -- ``lookup`` (S_d, from :func:`rarity_lookup` at the
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
     On frames, use the measure strings through :func:`irframe.evaluate` (or
-    :func:`irframe.evaluate_aligned`), which align, run this kernel and build the cube.
+    :func:`irframe.evaluate` of aligned arrays), which align, run this kernel and build the cube.
     """
     k = check_k(k)
     if k is None:
@@ -330,7 +330,15 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON: dict[str, Any] = {"family": "rarity", "options": frozenset({"reference"})}
+_COMMON: dict[str, Any] = {
+    "family": "rarity",
+    "options": frozenset({"reference"}),
+    # S_d counts the systems retrieving d for the same topic: topic-local, not system-local
+    "topic_local": True,
+    "system_local": False,
+    "reference": "Turkmen et al. 2023 formulas (authors' conventions)",
+    "citation": "Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
+}
 register(
     MeasureDef(
         "P_rare",

@@ -39,7 +39,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..align import Aligned
 
 __all__ = [
+    "BOUNDS_KINDS",
     "REQUIRED",
+    "TOOLS",
     "EvalContext",
     "Measure",
     "MeasureDef",
@@ -54,6 +56,11 @@ __all__ = [
 ]
 
 Aggregate = Literal["mean", "gmean", "sum"]
+#: How the bounds of ``evaluate(bounds=True)`` (:mod:`irframe.measures.unjudged`) apply.
+Bounds = Literal["exact", "exact_uncut", "approximate", "label_free", "none"]
+BOUNDS_KINDS = ("exact", "exact_uncut", "approximate", "label_free", "none")
+#: The tools whose spelling of a measure a definition may record (``spellings=``).
+TOOLS = ("trec_eval", "ir_measures", "ranx", "cwl_eval", "ndeval")
 
 
 @dataclass(frozen=True)
@@ -89,10 +96,42 @@ class MeasureDef:
     family : str
         Group shown by :func:`irframe.list_measures` (e.g. ``"trec"``, ``"cwl"``).
     properties : mapping
-        Free-form facts other modules may use (axiom checker, C/W/L/A flags).
+        Free-form facts other modules may use (``lower_is_better`` for the axiom checker and
+        the uncertainty plots, ``cwla``); what evaluation relies on has its own field below.
     validate : callable, optional
         ``validate(params) -> params``: checks that involve several parameters, run after each
         parameter was checked against its spec.
+    expected : callable, optional
+        ``expected(ctx, measure) -> ndarray (G,)``: the measure's expected value over every
+        order of the tied documents (``order="expected"``; :mod:`irframe.measures.ties`
+        has the tie groups and closed forms to build it).  None: ``order="expected"`` is
+        refused for this measure.
+    order_safe : bool
+        Sorting the tied documents by grade gives the measure's largest / smallest value
+        over tie orders (a document of a higher grade moved above one of a lower grade never
+        lowers it), so ``order="best"`` / ``"worst"`` are exact.
+    bounds : {"exact", "exact_uncut", "approximate", "label_free", "none"}
+        How ``bounds=True`` (unjudged documents labelled non-relevant / relevant,
+        :mod:`irframe.measures.unjudged`) applies: ``"exact"`` the two labellings are the
+        minimum and maximum over all labellings (monotone in every unjudged label);
+        ``"exact_uncut"`` the same without ``@k`` only; ``"approximate"`` high is the
+        all-relevant value, not necessarily a maximum; ``"label_free"`` the measure
+        describes the judgments, not relevance (high = low); ``"none"`` no per-ranking
+        bounds (refused).
+    topic_local : bool
+        A (system, topic) value depends on that topic's qrels and rankings alone, so a run
+        frame split by topic (:mod:`irframe.dask`) gives the same values.
+    system_local : bool
+        A (system, topic) value ignores the other systems' rankings (a frame split by
+        system gives the same values; per-ranking bounds are defined).
+    spellings : mapping
+        Tool → the measure's name in that tool's spelling (keys among :data:`TOOLS`:
+        ``{"trec_eval": "map", "ir_measures": "AP", "ranx": "map"}``); each must parse to
+        this measure (a test checks it).
+    reference : str
+        What the numbers are checked against (a tool and version, a paper's worked example).
+    citation : str
+        Where the measure was defined: author(s), year, venue.
     """
 
     name: str
@@ -106,6 +145,14 @@ class MeasureDef:
     family: str = ""
     properties: Mapping[str, Any] = field(default_factory=dict)
     validate: Callable[[dict], dict] | None = None
+    expected: Callable[[EvalContext, Measure], np.ndarray] | None = None
+    order_safe: bool = False
+    bounds: Bounds = "none"
+    topic_local: bool = False
+    system_local: bool = True
+    spellings: Mapping[str, str] = field(default_factory=dict)
+    reference: str = ""
+    citation: str = ""
 
     def __post_init__(self) -> None:
         specs = {
@@ -113,6 +160,17 @@ class MeasureDef:
             for k, v in dict(self.params).items()
         }
         object.__setattr__(self, "params", specs)
+        if self.bounds not in BOUNDS_KINDS:
+            raise ValueError(f"bounds={self.bounds!r} is not one of {BOUNDS_KINDS}")
+        if self.bounds != "none" and not self.system_local:
+            raise ValueError(
+                f"measure {self.name}: per-ranking bounds need a system-local measure; "
+                "declare bounds='none'"
+            )
+        unknown = set(self.spellings) - set(TOOLS)
+        if unknown:
+            raise ValueError(f"spellings of unknown tools {sorted(unknown)}; known: {TOOLS}")
+        object.__setattr__(self, "spellings", dict(self.spellings))
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -440,6 +498,8 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
                 if not item.strip():
                     continue
                 kv = _split_top(item, "=")
+                if len(kv) > 2:  # a value holding "=" itself (cwl_eval's INST-T=2)
+                    kv = [kv[0], "=".join(kv[1:])]
                 if len(kv) != 2 or not kv[0].strip():
                     raise MeasureParamError(
                         f"parameter {_short(item.strip())} of {_short(text)} is not name=value"

@@ -27,12 +27,19 @@ scores (trec_eval's notion of a tie).  With ``order=`` of :func:`irframe.evaluat
     grade), which is the best / worst order for the measures that accept it (moving a
     document of a higher grade above one of a lower grade never lowers them).
 
-Measures without such a computation raise an error naming the measure.
+A measure declares what it supports on its :class:`~irframe.measures.MeasureDef`:
+``expected=`` its expected-value kernel (built from :func:`tie_groups`,
+:func:`expected_weighted_sum` and :class:`Selected` of this module), ``order_safe=True``
+when sorting ties by grade gives its extremes.  Measures without the declaration raise an
+error naming the measure.
 
 ``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
 does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
 highest grades above the cut; expected: the mean over which of its documents fall above).
 With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
+Expected-value kernels see that depth through [cut_within_depth][irframe.measures.ties.cut_within_depth],
+[retrieved_within_depth][irframe.measures.ties.retrieved_within_depth] and
+[whole_ranking][irframe.measures.ties.whole_ranking] (:func:`expected_weighted_sum` applies it itself).
 
 Examples
 --------
@@ -53,41 +60,30 @@ import numpy as np
 
 from ..align import Aligned
 from ..errors import MeasureParamError
-from . import cwl as _cwl_measures
+from ..options import TIE_ORDERS
 from . import trec_arrays as _arrays
+from .registry import registered_measures
 
 __all__ = [
     "TIE_ORDERS",
+    "Selected",
     "Ties",
     "check_tie_order",
     "cut_after_order",
+    "cut_within_depth",
     "expand_ranges",
     "expected_values",
+    "expected_weighted_sum",
+    "first_relevant_tie",
+    "last_rank_within",
+    "log_comb",
     "order_ties",
+    "rank_prefix",
+    "retrieved_within_depth",
     "tie_groups",
+    "ties_of",
+    "whole_ranking",
 ]
-
-TIE_ORDERS = ("expected", "best", "worst")
-
-# measures whose best/worst order is "grade descending/ascending inside every tie group"
-_RANGE_OK = {
-    "P",
-    "R",
-    "RR",
-    "AP",
-    "gm_map",
-    "nDCG",
-    "Success",
-    "Rprec",
-    "NumRelRet",
-    "NumRet",
-    "NumRel",
-    "Bpref",
-    "IPrec",
-    "IPrecAvg",
-    "RBP",
-    "ERR",
-}
 
 
 @dataclass(eq=False)
@@ -142,21 +138,21 @@ def tie_groups(aligned: Aligned) -> Ties:
     return Ties(starts, ends, a.row_group[starts], a.row_rank[starts], row_tie)
 
 
+def _supports(d, order: str) -> bool:
+    return d.expected is not None if order == "expected" else d.order_safe
+
+
 def check_tie_order(specs, order: str, gains=None) -> None:
-    """Raise for measures that have no exact computation for ``order`` ("expected", "best", "worst")."""
+    """Raise for measures that declare no exact computation for ``order`` ("expected",
+    "best", "worst"): ``expected=`` / ``order_safe=`` of their definition."""
     for m in specs:
-        builtin = m.definition.family in ("trec_eval", "cwl")
-        if order == "expected":
-            ok = builtin and m.name in _EXPECTED
-        else:
-            ok = builtin and m.name in _RANGE_OK
-        if not ok:
+        if not _supports(m.definition, order):
             what = (
                 "the expected value over tie orders has no exact efficient computation"
                 if order == "expected"
                 else "sorting tied documents by grade is not guaranteed to give its extreme values"
             )
-            supported = sorted(_EXPECTED if order == "expected" else _RANGE_OK)
+            supported = sorted(n for n, d in registered_measures().items() if _supports(d, order))
             raise MeasureParamError(
                 f"order={order!r} is not available for measure {m.label!r}: {what}. "
                 f"Supported: {', '.join(supported)}; use order='trec_eval' for the others"
@@ -236,7 +232,7 @@ def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
     return out
 
 
-def _cut(ctx, k):
+def cut_within_depth(ctx, k):
     """The cutoff ``k`` (None, scalar or per group) within the depth of [cut_after_order][irframe.measures.ties.cut_after_order]."""
     d = ctx.aligned.extras.get("tie_depth")
     if d is None:
@@ -244,11 +240,17 @@ def _cut(ctx, k):
     return d if k is None else np.minimum(k, d)
 
 
-def _retrieved(ctx) -> np.ndarray:
+def retrieved_within_depth(ctx) -> np.ndarray:
     """Documents retrieved per group after the depth cut."""
     a = ctx.aligned
     d = a.extras.get("tie_depth")
     return a.group_len if d is None else np.minimum(a.group_len, d)
+
+
+def whole_ranking(ctx, m) -> bool:
+    """A measure of the whole ranking (no cutoff, no depth cut inside a tie group): its
+    expected value is its plain value."""
+    return m.cutoff is None and ctx.aligned.extras.get("tie_depth") is None
 
 
 def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -262,17 +264,18 @@ def expand_ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, n
 # Every expected value is a sum over the tie groups that hold a selected row (a relevant
 # one, one with a gain, a judged one): their count is at most the number of selected rows,
 # so the cost follows the relevant rows, not the ranking length.
-def _ties(ctx) -> Ties:
+def ties_of(ctx) -> Ties:
+    """The tie groups of ``ctx.aligned``, computed once per evaluation."""
     return ctx.memo("tie_groups", lambda: tie_groups(ctx.aligned))
 
 
-class _Selected:
+class Selected:
     """The tie groups holding selected rows ``pos`` (sorted row positions) and the sum of
     ``vals`` over each: ``tie``, ``total``, ``n`` (size), ``first`` (rank), ``group``, and
     ``index`` — the position in ``pos`` of the group's first selected row."""
 
     @classmethod
-    def relevant(cls, ctx, level: float) -> _Selected:
+    def relevant(cls, ctx, level: float) -> Selected:
         """The tie groups holding relevant rows (memoised per level)."""
 
         def build():
@@ -282,7 +285,7 @@ class _Selected:
         return ctx.memo(("tie_selected_rel", level), build)
 
     def __init__(self, ctx, pos: np.ndarray, vals: np.ndarray):
-        ties = _ties(ctx)
+        ties = ties_of(ctx)
         t = ties.of_rows(pos)
         chg = np.ones(len(t), bool)
         if len(t) > 1:
@@ -299,7 +302,7 @@ class _Selected:
         self.group = ties.group[self.tie]
 
 
-def _kk(first: np.ndarray, n: np.ndarray, group: np.ndarray, k) -> np.ndarray:
+def last_rank_within(first: np.ndarray, n: np.ndarray, group: np.ndarray, k) -> np.ndarray:
     """Last rank of each tie group that lies within the cutoff ``k`` (scalar, per-group or None)."""
     last = first + n - 1
     if k is None:
@@ -308,8 +311,8 @@ def _kk(first: np.ndarray, n: np.ndarray, group: np.ndarray, k) -> np.ndarray:
     return np.minimum(last, kk[group] if kk.ndim else kk)
 
 
-def _tie_weighted(
-    ctx, pos: np.ndarray | None, vals: np.ndarray | _Selected, k, weight, cum_weight
+def expected_weighted_sum(
+    ctx, pos: np.ndarray | None, vals: np.ndarray | Selected, k, weight, cum_weight
 ) -> np.ndarray:
     """Per group, E[sum over ranks <= k of weight(rank) · value(doc at rank)] over tie orders.
 
@@ -318,12 +321,12 @@ def _tie_weighted(
     rank within k (a one-document group: X · weight(first), exactly as the plain kernels).
     """
     a = ctx.aligned
-    if isinstance(vals, _Selected):
+    if isinstance(vals, Selected):
         sel = vals
     else:
         assert pos is not None  # raw values come with their row positions
-        sel = _Selected(ctx, pos, vals)
-    kk = _kk(sel.first, sel.n, sel.group, _cut(ctx, k))
+        sel = Selected(ctx, pos, vals)
+    kk = last_rank_within(sel.first, sel.n, sel.group, cut_within_depth(ctx, k))
     inside = kk >= sel.first
     single = sel.n == 1
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -334,15 +337,17 @@ def _tie_weighted(
     return np.bincount(sel.group, weights=contrib, minlength=a.n_groups)
 
 
-def _count_w(i):
+def count_weight(i):
+    """Rank weight 1 (counts): with :func:`count_cum_weight` for :func:`expected_weighted_sum`."""
     return np.ones(np.shape(i))
 
 
-def _count_cum(i):
+def count_cum_weight(i):
+    """Sum of the weight 1 over ranks 1..i."""
     return np.asarray(i, dtype=np.float64)
 
 
-def _prefix(ctx, key, w):
+def rank_prefix(ctx, key, w):
     """Prefix sums of a rank weight over ranks 0..longest ranking (index 0 = 0)."""
 
     def build():
@@ -352,65 +357,7 @@ def _prefix(ctx, key, w):
     return ctx.memo(("tie_prefix", key), build)
 
 
-def _exp_hits(ctx, m, k=None):
-    sel = _Selected.relevant(ctx, _arrays.measure_rel_level(ctx, m))
-    return _tie_weighted(ctx, None, sel, m.cutoff if k is None else k, _count_w, _count_cum)
-
-
-def _whole(ctx, m) -> bool:
-    """A measure of the whole ranking (no cutoff, no depth cut inside a tie group)."""
-    return m.cutoff is None and ctx.aligned.extras.get("tie_depth") is None
-
-
-def _exp_p(ctx, m):
-    if _whole(ctx, m):
-        return m.definition.compute(ctx, m)
-    if m.cutoff is None:  # precision of the ranking cut at depth
-        return _arrays.safe_div(_exp_hits(ctx, m), _retrieved(ctx))
-    return _exp_hits(ctx, m) / m.cutoff
-
-
-def _exp_r(ctx, m):
-    T = _arrays
-    if _whole(ctx, m):
-        return m.definition.compute(ctx, m)
-    return T.safe_div(_exp_hits(ctx, m), T.num_rel(ctx, T.measure_rel_level(ctx, m)))
-
-
-def _exp_num_rel_ret(ctx, m):
-    return m.definition.compute(ctx, m) if _whole(ctx, m) else _exp_hits(ctx, m)
-
-
-def _exp_num_ret(ctx, m):
-    if _whole(ctx, m):
-        return m.definition.compute(ctx, m)
-    r = _retrieved(ctx)
-    return r if m.cutoff is None else np.minimum(r, m.cutoff)
-
-
-def _exp_rprec(ctx, m):
-    T = _arrays
-    nrel = T.num_rel(ctx, T.measure_rel_level(ctx, m))
-    mult = m.param("mult")
-    k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
-    return T.safe_div(_exp_hits(ctx, m, k=k), k)
-
-
-def _exp_judged(ctx, m):
-    if _whole(ctx, m):
-        return m.definition.compute(ctx, m)
-    a = ctx.aligned
-    pos = np.flatnonzero(~np.isnan(a.row_rel))
-    e = _tie_weighted(ctx, pos, np.ones(len(pos)), m.cutoff, _count_w, _count_cum)
-    r = _retrieved(ctx)
-    return _arrays.safe_div(e, r if m.cutoff is None else np.minimum(r, m.cutoff))
-
-
-def _same(ctx, m):
-    return m.definition.compute(ctx, m)
-
-
-def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+def log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     """log C(n, k), -inf where k < 0 or k > n."""
     from scipy.special import gammaln
 
@@ -419,7 +366,7 @@ def _log_comb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where(ok, gammaln(n_ + 1) - gammaln(k_ + 1) - gammaln(n_ - k_ + 1), -np.inf)
 
 
-def _first_relevant_tie(ctx, m):
+def first_relevant_tie(ctx, m):
     """Per ranking with a relevant document: the tie group of its first relevant document —
     (group, first rank f, size n, relevant count r)."""
     T = _arrays
@@ -427,7 +374,7 @@ def _first_relevant_tie(ctx, m):
     has = rows.count > 0
     g = np.flatnonzero(has)
     first_pos = rows.pos[rows.offsets[:-1][has]]
-    ties = _ties(ctx)
+    ties = ties_of(ctx)
     tie = ties.of_rows(first_pos)
     start, end = ties.starts[tie], ties.ends[tie]
     r = np.searchsorted(rows.pos, end) - np.searchsorted(rows.pos, start)
@@ -439,111 +386,7 @@ def _first_relevant_tie(ctx, m):
     )
 
 
-def _exp_success(ctx, m):
-    if _whole(ctx, m):
-        return m.definition.compute(ctx, m)
-    k = _cut(ctx, m.cutoff)
-    g, f, n, r = _first_relevant_tie(ctx, m)
-    # the group wholly inside the top k: success for sure; cut by k: c = k - f + 1 of its
-    # n positions are inside and P(no relevant among them) = C(n - r, c) / C(n, c)
-    c = np.clip(k - f + 1, 0, n)
-    with np.errstate(invalid="ignore"):
-        p_none = np.exp(_log_comb(n - r, c) - _log_comb(n, c))
-    val = np.where(f + n - 1 <= k, 1.0, np.where(f <= k, 1.0 - p_none, 0.0))
-    out = np.zeros(ctx.aligned.n_groups)
-    out[g] = val
-    return out
-
-
-def _exp_rr(ctx, m):
-    g, f, n, r = _first_relevant_tie(ctx, m)
-    # the first relevant document is at position x of that group with probability
-    # C(n - x, r - 1) / C(n, r), x = 1 .. n - r + 1
-    span = (n - r + 1).astype(np.int64)
-    cut = _cut(ctx, m.cutoff)
-    if cut is not None:
-        span = np.clip(np.minimum(span, cut - f.astype(np.int64) + 1), 0, None)
-    which, x0 = expand_ranges(np.zeros(len(span), np.int64), span)
-    x = x0 + 1.0
-    nn, rr, ff = n[which], r[which], f[which]
-    single = nn == 1
-    px = np.where(single, 1.0, np.exp(_log_comb(nn - x, rr - 1) - _log_comb(nn, rr)))
-    out = np.zeros(ctx.aligned.n_groups)
-    out[g] = np.bincount(which, weights=px / (ff - 1 + x), minlength=len(g))
-    return out
-
-
-def _exp_ap(ctx, m):
-    T = _arrays
-    level = T.measure_rel_level(ctx, m)
-    rows = T.rel_rows(ctx, level)
-    sel = _Selected.relevant(ctx, level)
-    f, n, r = sel.first.astype(np.float64), sel.n.astype(np.float64), sel.total
-    before = (sel.index - rows.offsets[:-1][sel.group]).astype(
-        np.float64
-    )  # relevant docs in earlier groups
-    # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
-    # summed over p with weight 1/rank through harmonic numbers H
-    kk = _kk(sel.first, sel.n, sel.group, _cut(ctx, m.cutoff)).astype(np.float64)
-    inside = kk >= f
-    H = _prefix(ctx, "harmonic", lambda i: 1.0 / i)
-    kk_i = np.maximum(kk, f - 1).astype(np.int64)
-    h = H[kk_i] - H[sel.first - 1]
-    npos = np.maximum(kk - f + 1, 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pair = np.where(n > 1, r * (r - 1) / (n * (n - 1)), 0.0)
-        multi = (r / n) * (1.0 + before) * h + pair * (npos - f * h)
-    term = np.where(n == 1, (1.0 + before) / f, multi)
-    total = np.bincount(
-        sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups
-    )
-    return T.safe_div(total, T.num_rel(ctx, level))
-
-
-def _exp_ndcg(ctx, m):
-    T = _arrays
-    rows, gains = T.gain_rows(ctx, m)
-    disc = _prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
-    dcg = _tie_weighted(
-        ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i]
-    )
-    ideal = T.dcg_parts(ctx, m)[1]
-    return np.where(ideal > 0, T.safe_div(dcg, ideal), 0.0)
-
-
-def _exp_rbp(ctx, m):
-    C = _cwl_measures
-    a = ctx.aligned
-    p = m.param("p")
-    r = C.rbp_gains(a.row_rel, m.param("rel"))
-    pos = np.flatnonzero(r)
-    val = _tie_weighted(
-        ctx,
-        pos,
-        r[pos],
-        m.cutoff,
-        lambda i: (1.0 - p) * np.power(p, i - 1.0),
-        lambda i: 1.0 - np.power(p, i * 1.0),
-    )
-    return val + C.rbp_tail(ctx, m)
-
-
-_EXPECTED = {
-    "P": _exp_p,
-    "R": _exp_r,
-    "NumRelRet": _exp_num_rel_ret,
-    "Rprec": _exp_rprec,
-    "Judged": _exp_judged,
-    "NumRet": _exp_num_ret,
-    "NumRel": _same,
-    "Success": _exp_success,
-    "RR": _exp_rr,
-    "AP": _exp_ap,
-    "nDCG": _exp_ndcg,
-    "RBP": _exp_rbp,
-}
-
-
 def expected_values(ctx, m) -> np.ndarray:
-    """The expected value of measure ``m`` over tie orders, one per group of ``ctx.aligned``."""
-    return _EXPECTED[m.name](ctx, m)
+    """The expected value of measure ``m`` over tie orders, one per group of ``ctx.aligned``
+    (the ``expected=`` kernel its definition declares)."""
+    return m.definition.expected(ctx, m)

@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 
 from ..align import segment_cumsum, segment_suffix_max, segment_sum
+from . import ties
 from . import trec_arrays as ta
 from .registry import (
     REQUIRED,
@@ -291,6 +292,137 @@ def _iprec_avg(ctx, m):
     return total / mat.shape[1]
 
 
+# ------------------------------------------------------------------ expected values over tie orders
+# order="expected" (irframe.measures.ties): the mean over every order of the tied documents,
+# in closed form (McSherry & Najork, ECIR 2008); declared by each definition's expected=.
+def _exp_hits(ctx, m, k=None):
+    sel = ties.Selected.relevant(ctx, ta.measure_rel_level(ctx, m))
+    return ties.expected_weighted_sum(
+        ctx, None, sel, m.cutoff if k is None else k, ties.count_weight, ties.count_cum_weight
+    )
+
+
+def _exp_p(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    if m.cutoff is None:  # precision of the ranking cut at depth
+        return ta.safe_div(_exp_hits(ctx, m), ties.retrieved_within_depth(ctx))
+    return _exp_hits(ctx, m) / m.cutoff
+
+
+def _exp_r(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    return ta.safe_div(_exp_hits(ctx, m), ta.num_rel(ctx, ta.measure_rel_level(ctx, m)))
+
+
+def _exp_num_rel_ret(ctx, m):
+    return m.definition.compute(ctx, m) if ties.whole_ranking(ctx, m) else _exp_hits(ctx, m)
+
+
+def _exp_num_ret(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    r = ties.retrieved_within_depth(ctx)
+    return r if m.cutoff is None else np.minimum(r, m.cutoff)
+
+
+def _exp_rprec(ctx, m):
+    nrel = ta.num_rel(ctx, ta.measure_rel_level(ctx, m))
+    mult = m.param("mult")
+    k = nrel if mult == 1.0 else np.floor(mult * nrel + 0.9).astype(np.int64)
+    return ta.safe_div(_exp_hits(ctx, m, k=k), k)
+
+
+def _exp_judged(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    a = ctx.aligned
+    pos = np.flatnonzero(~np.isnan(a.row_rel))
+    e = ties.expected_weighted_sum(
+        ctx, pos, np.ones(len(pos)), m.cutoff, ties.count_weight, ties.count_cum_weight
+    )
+    r = ties.retrieved_within_depth(ctx)
+    return ta.safe_div(e, r if m.cutoff is None else np.minimum(r, m.cutoff))
+
+
+def _order_free(ctx, m):
+    """A value that no order of the ranking changes (NumRel)."""
+    return m.definition.compute(ctx, m)
+
+
+def _exp_success(ctx, m):
+    if ties.whole_ranking(ctx, m):
+        return m.definition.compute(ctx, m)
+    k = ties.cut_within_depth(ctx, m.cutoff)
+    g, f, n, r = ties.first_relevant_tie(ctx, m)
+    # the group wholly inside the top k: success for sure; cut by k: c = k - f + 1 of its
+    # n positions are inside and P(no relevant among them) = C(n - r, c) / C(n, c)
+    c = np.clip(k - f + 1, 0, n)
+    with np.errstate(invalid="ignore"):
+        p_none = np.exp(ties.log_comb(n - r, c) - ties.log_comb(n, c))
+    val = np.where(f + n - 1 <= k, 1.0, np.where(f <= k, 1.0 - p_none, 0.0))
+    out = np.zeros(ctx.aligned.n_groups)
+    out[g] = val
+    return out
+
+
+def _exp_rr(ctx, m):
+    g, f, n, r = ties.first_relevant_tie(ctx, m)
+    # the first relevant document is at position x of that group with probability
+    # C(n - x, r - 1) / C(n, r), x = 1 .. n - r + 1
+    span = (n - r + 1).astype(np.int64)
+    cut = ties.cut_within_depth(ctx, m.cutoff)
+    if cut is not None:
+        span = np.clip(np.minimum(span, cut - f.astype(np.int64) + 1), 0, None)
+    which, x0 = ties.expand_ranges(np.zeros(len(span), np.int64), span)
+    x = x0 + 1.0
+    nn, rr, ff = n[which], r[which], f[which]
+    single = nn == 1
+    px = np.where(single, 1.0, np.exp(ties.log_comb(nn - x, rr - 1) - ties.log_comb(nn, rr)))
+    out = np.zeros(ctx.aligned.n_groups)
+    out[g] = np.bincount(which, weights=px / (ff - 1 + x), minlength=len(g))
+    return out
+
+
+def _exp_ap(ctx, m):
+    level = ta.measure_rel_level(ctx, m)
+    rows = ta.rel_rows(ctx, level)
+    sel = ties.Selected.relevant(ctx, level)
+    f, n, r = sel.first.astype(np.float64), sel.n.astype(np.float64), sel.total
+    before = (sel.index - rows.offsets[:-1][sel.group]).astype(
+        np.float64
+    )  # relevant docs in earlier groups
+    # E[rel_i · #rel_{<=i}] at position p of the group: m(1 + B) + (p - 1) r(r-1)/(n(n-1)), m = r/n;
+    # summed over p with weight 1/rank through harmonic numbers H
+    kk = ties.last_rank_within(
+        sel.first, sel.n, sel.group, ties.cut_within_depth(ctx, m.cutoff)
+    ).astype(np.float64)
+    inside = kk >= f
+    H = ties.rank_prefix(ctx, "harmonic", lambda i: 1.0 / i)
+    kk_i = np.maximum(kk, f - 1).astype(np.int64)
+    h = H[kk_i] - H[sel.first - 1]
+    npos = np.maximum(kk - f + 1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair = np.where(n > 1, r * (r - 1) / (n * (n - 1)), 0.0)
+        multi = (r / n) * (1.0 + before) * h + pair * (npos - f * h)
+    term = np.where(n == 1, (1.0 + before) / f, multi)
+    total = np.bincount(
+        sel.group, weights=np.where(inside, term, 0.0), minlength=ctx.aligned.n_groups
+    )
+    return ta.safe_div(total, ta.num_rel(ctx, level))
+
+
+def _exp_ndcg(ctx, m):
+    rows, gains = ta.gain_rows(ctx, m)
+    disc = ties.rank_prefix(ctx, "log2", lambda i: 1.0 / np.log2(i + 1.0))
+    dcg = ties.expected_weighted_sum(
+        ctx, rows.pos, gains, m.cutoff, lambda i: 1.0 / np.log2(i + 1.0), lambda i: disc[i]
+    )
+    ideal = ta.dcg_parts(ctx, m)[1]
+    return np.where(ideal > 0, ta.safe_div(dcg, ideal), 0.0)
+
+
 # ------------------------------------------------------------------ registration
 REL = Param(
     "float",
@@ -363,9 +495,30 @@ JUDGED_ONLY = Param(
 )
 
 
-def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, aliases=(), rel=True):
+TREC_EVAL = "trec_eval 9.0.8 (data/trec_eval_test, TREC 2003 Robust runs); pytrec_eval"
+TREC_BOOK = (
+    "Voorhees & Harman 2005, TREC: Experiment and Evaluation in Information Retrieval, MIT Press"
+)
+
+
+def _def(
+    name,
+    fn,
+    desc,
+    *,
+    cutoff="optional",
+    aggregate="mean",
+    params=None,
+    aliases=(),
+    rel=True,
+    bounds="approximate",
+    reference=TREC_EVAL,
+    **capabilities,
+):
     """Register a trec_eval-family measure; ``rel=False``: one that no relevance threshold
-    changes (its ``rel=`` would be accepted and ignored)."""
+    changes (its ``rel=`` would be accepted and ignored).  Every trec_eval measure reads its
+    own ranking and its topic's qrels only (topic- and system-local); ``capabilities`` are
+    the other :class:`~irframe.measures.MeasureDef` fields it declares."""
     shared = {"rel": REL, "judged_only": JUDGED_ONLY} if rel else {"judged_only": JUDGED_ONLY}
     register(
         MeasureDef(
@@ -376,12 +529,25 @@ def _def(name, fn, desc, *, cutoff="optional", aggregate="mean", params=None, al
             aggregate=aggregate,
             description=desc,
             family="trec_eval",
+            bounds=bounds,
+            topic_local=True,
+            reference=reference,
+            **capabilities,
         ),
         aliases=aliases,
     )
 
 
-_def("AP", _ap, "average precision (trec_eval map; AP@k = map_cut_k)", aliases=("map", "MAP"))
+_def(
+    "AP",
+    _ap,
+    "average precision (trec_eval map; AP@k = map_cut_k)",
+    aliases=("map", "MAP"),
+    expected=_exp_ap,
+    order_safe=True,
+    spellings={"trec_eval": "map", "ir_measures": "AP", "ranx": "map"},
+    citation=TREC_BOOK,
+)
 _def(
     "gm_map",
     _gm_ap,
@@ -389,6 +555,9 @@ _def(
     aggregate="gmean",
     cutoff="none",
     aliases=("GMAP", "gm_ap"),
+    order_safe=True,
+    spellings={"trec_eval": "gm_map"},
+    citation="Robertson 2006, On GMAP, CIKM",
 )
 _def(
     "Rprec",
@@ -397,6 +566,10 @@ _def(
     cutoff="none",
     params={"mult": MULT},
     aliases=("R-prec", "RPrec"),
+    expected=_exp_rprec,
+    order_safe=True,
+    spellings={"trec_eval": "Rprec", "ir_measures": "Rprec", "ranx": "r-precision"},
+    citation=TREC_BOOK,
 )
 _def(
     "Bpref",
@@ -404,28 +577,70 @@ _def(
     "binary preference (Buckley & Voorhees 2004), trec_eval bpref",
     cutoff="none",
     aliases=("bpref", "BPref"),
+    order_safe=True,
+    spellings={"trec_eval": "bpref", "ir_measures": "Bpref"},
+    citation="Buckley & Voorhees 2004, SIGIR",
 )
-_def("infAP", _infap, "inferred AP (Yilmaz & Aslam), trec_eval infAP", cutoff="none")
+_def(
+    "infAP",
+    _infap,
+    "inferred AP (Yilmaz & Aslam), trec_eval infAP",
+    cutoff="none",
+    spellings={"trec_eval": "infAP", "ir_measures": "infAP"},
+    citation="Yilmaz & Aslam 2006, CIKM",
+)
 _def(
     "RR",
     _rr,
     "reciprocal rank of the first relevant document (trec_eval recip_rank)",
     aliases=("recip_rank", "MRR"),
+    expected=_exp_rr,
+    order_safe=True,
+    bounds="exact",
+    spellings={"trec_eval": "recip_rank", "ir_measures": "RR", "ranx": "mrr"},
+    citation="Voorhees 1999, The TREC-8 Question Answering Track Report, TREC-8",
 )
 _def(
     "P",
     _precision,
     "precision at k (without @k: set_P = num_rel_ret / num_ret)",
     aliases=("set_P",),
+    expected=_exp_p,
+    order_safe=True,
+    bounds="exact",
+    spellings={"trec_eval": "P_{k}", "ir_measures": "P@{k}", "ranx": "precision@{k}"},
+    citation=TREC_BOOK,
 )
-_def("R", _recall, "recall at k (without @k: set_recall)", aliases=("set_recall", "Recall"))
-_def("Success", _success, "1 if a relevant document is in the top k")
+_def(
+    "R",
+    _recall,
+    "recall at k (without @k: set_recall)",
+    aliases=("set_recall", "Recall"),
+    expected=_exp_r,
+    order_safe=True,
+    bounds="exact_uncut",
+    spellings={"trec_eval": "recall_{k}", "ir_measures": "R@{k}", "ranx": "recall@{k}"},
+    citation=TREC_BOOK,
+)
+_def(
+    "Success",
+    _success,
+    "1 if a relevant document is in the top k",
+    expected=_exp_success,
+    order_safe=True,
+    bounds="exact",
+    spellings={"trec_eval": "success_{k}", "ir_measures": "Success@{k}", "ranx": "hit_rate@{k}"},
+)
 _def(
     "nDCG",
     _ndcg,
     "normalised DCG, linear gains = grade (or gains=), log2 discount, trec_eval ndcg",
     params={"gains": GAINS, "dcg": DCG_FORM},
     aliases=("ndcg", "NDCG"),
+    expected=_exp_ndcg,
+    order_safe=True,
+    spellings={"trec_eval": "ndcg", "ir_measures": "nDCG", "ranx": "ndcg"},
+    citation="Järvelin & Kekäläinen 2002, ACM TOIS",
 )
 _def(
     "dcg",
@@ -433,12 +648,16 @@ _def(
     "DCG with trec_eval's gains (grade, or gains='1=3,2=9') and log2(rank+1) discount "
     "(trec_eval 10 dcg, ranx dcg; dcg='exp-log2': ranx dcg_burges)",
     params={"gains": GAINS, "dcg": DCG_FORM},
+    spellings={"ranx": "dcg"},
+    reference="trec_eval 10.0",
+    citation="Järvelin & Kekäläinen 2002, ACM TOIS",
 )
 _def(
     "ideal_dcg",
     _ideal_dcg,
     "DCG of the ideal ranking of the topic's judged documents (trec_eval 10)",
     params={"gains": GAINS},
+    reference="trec_eval 10.0",
 )
 _def(
     "Judged",
@@ -446,6 +665,10 @@ _def(
     "fraction of the top k (or of the ranking) that is judged (ir_measures Judged)",
     params={},
     rel=False,
+    expected=_exp_judged,
+    bounds="label_free",
+    spellings={"ir_measures": "Judged@{k}"},
+    reference="ir_measures (pytrec_eval)",
 )
 _def(
     "NumRet",
@@ -455,6 +678,10 @@ _def(
     params={},
     aliases=("num_ret",),
     rel=False,
+    expected=_exp_num_ret,
+    order_safe=True,
+    bounds="label_free",
+    spellings={"trec_eval": "num_ret", "ir_measures": "NumRet"},
 )
 _def(
     "NumRel",
@@ -463,6 +690,10 @@ _def(
     aggregate="sum",
     cutoff="none",
     aliases=("num_rel",),
+    expected=_order_free,
+    order_safe=True,
+    bounds="exact",
+    spellings={"trec_eval": "num_rel", "ir_measures": "NumRel"},
 )
 _def(
     "NumRelRet",
@@ -470,6 +701,10 @@ _def(
     "number of relevant documents retrieved (summed over topics)",
     aggregate="sum",
     aliases=("num_rel_ret",),
+    expected=_exp_num_rel_ret,
+    order_safe=True,
+    bounds="exact",
+    spellings={"trec_eval": "num_rel_ret", "ir_measures": "NumRelRet"},
 )
 _def(
     "IPrec",
@@ -477,6 +712,8 @@ _def(
     "interpolated precision at a recall level (trec_eval iprec_at_recall)",
     cutoff="none",
     params={"recall": RECALL},
+    order_safe=True,
+    spellings={"trec_eval": "iprec_at_recall_0.10", "ir_measures": "IPrec@0.1"},
 )
 _def(
     "IPrecAvg",
@@ -486,6 +723,8 @@ _def(
     cutoff="none",
     params={"recalls": RECALLS},
     aliases=("11pt_avg", "11-pt_avg"),
+    order_safe=True,
+    spellings={"trec_eval": "11pt_avg"},
 )
 
 register_alias_pattern(r"P_(\d+)", lambda m: f"P@{m.group(1)}")
@@ -615,20 +854,29 @@ _def(
     _set_relative_p,
     "num_rel_ret / min(num_ret, num_rel) (trec_eval set_relative_P)",
     cutoff="none",
+    spellings={"trec_eval": "set_relative_P", "ir_measures": "SetRelP"},
 )
-_def("set_map", _set_map, "num_rel_ret^2 / (num_ret * num_rel) (trec_eval set_map)", cutoff="none")
+_def(
+    "set_map",
+    _set_map,
+    "num_rel_ret^2 / (num_ret * num_rel) (trec_eval set_map)",
+    cutoff="none",
+    spellings={"trec_eval": "set_map", "ir_measures": "SetAP"},
+)
 _def(
     "set_F",
     _set_f,
     "set F: (beta+1) P R / (beta P + R) over the retrieved set (trec_eval set_F)",
     cutoff="none",
     params={"beta": Param("float", 1.0, description="weight of recall relative to precision")},
+    spellings={"trec_eval": "set_F", "ir_measures": "SetF"},
 )
 _def(
     "num_nonrel_judged_ret",
     _num_nonrel_judged_ret,
     "judged non-relevant documents retrieved (summed)",
     aggregate="sum",
+    spellings={"trec_eval": "num_nonrel_judged_ret"},
 )
 _def(
     "gm_bpref",
@@ -636,24 +884,29 @@ _def(
     "bpref stored per topic as log(max(bpref, 1e-5)); geometric mean",
     aggregate="gmean",
     cutoff="none",
+    spellings={"trec_eval": "gm_bpref"},
 )
 _def(
     "yaap",
     _yaap,
     "yet another AP, log((1 + S) / (1 + R - S)), S = AP's sum (Robertson 2012, ECIR)",
     cutoff="none",
+    reference="trec_eval 10.0",
+    citation="Robertson 2012, ECIR",
 )
 _def(
     "binG",
     _bin_g,
     "binary G: mean over relevant docs of 1 / log2(2 + non-relevant before it)",
     cutoff="none",
+    spellings={"trec_eval": "binG"},
 )
 _def(
     "relative_P",
     _relative_p,
     "precision at k relative to the best possible, hits / min(k, R)",
     cutoff="required",
+    spellings={"trec_eval": "relative_P_{k}"},
 )
 _def(
     "unj",
@@ -661,6 +914,9 @@ _def(
     "fraction of the top k not judged (not in the qrels or negative grade; trec_eval 10 unj)",
     cutoff="required",
     params={},
+    bounds="label_free",
+    spellings={"trec_eval": "unj_{k}"},
+    reference="trec_eval 10.0",
 )
 register(
     MeasureDef(
@@ -680,6 +936,10 @@ register(
         "d*nonrel_not_ret (trec_eval utility; d needs num_docs_in_coll=)",
         family="trec_eval",
         options=frozenset({"num_docs_in_coll"}),
+        bounds="approximate",
+        topic_local=True,
+        spellings={"trec_eval": "utility"},
+        reference=TREC_EVAL,
     )
 )
 register_alias_pattern(r"relative_P_(\d+)", lambda m: f"relative_P@{m.group(1)}")
@@ -835,6 +1095,7 @@ _def(
     "nDCG averaged over the relevant documents (trec_eval ndcg_rel)",
     cutoff="none",
     params={"gains": GAINS},
+    spellings={"trec_eval": "ndcg_rel"},
 )
 _def(
     "Rndcg",
@@ -842,9 +1103,15 @@ _def(
     "nDCG averaged at the R-level boundaries of the ideal ranking (trec_eval Rndcg)",
     cutoff="none",
     params={"gains": GAINS},
+    spellings={"trec_eval": "Rndcg"},
 )
 _def(
-    "G", _g, "normalised gain G (trec_eval G, experimental)", cutoff="none", params={"gains": GAINS}
+    "G",
+    _g,
+    "normalised gain G (trec_eval G, experimental)",
+    cutoff="none",
+    params={"gains": GAINS},
+    spellings={"trec_eval": "G"},
 )
 _def(
     "rbp",
@@ -853,6 +1120,9 @@ _def(
     "gain lies outside, params='p=0.9,1=0.5'",
     cutoff="none",
     params={"params": RBP_PARAMS},
+    spellings={"trec_eval": "rbp"},
+    reference="trec_eval 10.0",
+    citation="Moffat & Zobel 2008, ACM TOIS",
 )
 _def(
     "rbp_resid",
@@ -860,4 +1130,8 @@ _def(
     "trec_eval 10's rbp_resid: p^n + (1-p) sum of p^(i-1) over unjudged ranks",
     cutoff="none",
     params={"params": RBP_PARAMS},
+    bounds="label_free",
+    spellings={"trec_eval": "rbp_resid"},
+    reference="trec_eval 10.0",
+    citation="Moffat & Zobel 2008, ACM TOIS",
 )

@@ -34,8 +34,10 @@ others (AP, nDCG, R@k, Rprec, ...) a relevant document far down the ranking can 
 the score (it enlarges the recall base more than it adds), so the true extremes may lie
 outside [low, high]: ``high`` is then the all-relevant value, not a maximum.
 
-Measures whose value depends on other systems (rarity, lexicographic) have no per-ranking
-bounds and raise an error naming the measure.
+Each measure declares how this applies (``MeasureDef(bounds=...)``: ``"exact"``,
+``"exact_uncut"``, ``"approximate"``, ``"label_free"`` or ``"none"``); measures whose value
+depends on other systems (rarity, metric lexirecall) declare ``"none"`` and raise an error
+naming the measure.
 
 Examples
 --------
@@ -72,27 +74,6 @@ __all__ = [
 
 BOUNDS = ("low", "high", "residual")
 
-# monotone in every unjudged label (recall base growing with the labelled documents)
-_EXACT = {
-    "P": "any",
-    "Success": "any",
-    "RR": "any",
-    "NumRelRet": "any",
-    "NumRel": "any",
-    "RBP": "any",
-    "ERR": "any",
-    "R": "nocut",
-    "Judged": "any",
-    "NumRet": "any",
-    "unj": "any",
-    "rbp_resid": "any",
-}
-_LABEL_FREE = {"Judged", "NumRet", "unj", "rbp_resid"}
-_UNSUPPORTED_FAMILIES = {
-    "rarity": "rarity weights count the other systems retrieving each document",
-    "lexi": "lexicographic measures compare a system with the other systems",
-}
-
 
 def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> float:
     """The grade given to unjudged documents: ``grade``, or the largest grade of the qrels
@@ -113,23 +94,26 @@ def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> 
 
 def bound_exact(measure) -> bool:
     """Whether low/high of ``measure`` (a parsed :class:`~irframe.measures.Measure`) are the
-    exact minimum/maximum over labellings."""
-    rule = _EXACT.get(measure.name) if measure.definition.family in ("trec_eval", "cwl") else None
-    return rule == "any" or (rule == "nocut" and measure.cutoff is None)
+    exact minimum/maximum over labellings (its definition's ``bounds=``)."""
+    kind = measure.definition.bounds
+    return kind in ("exact", "label_free") or (kind == "exact_uncut" and measure.cutoff is None)
 
 
 def label_free(measure) -> bool:
-    """Measures of the judgments, not of relevance (Judged, unj, rbp_resid, NumRet)."""
-    return measure.definition.family == "trec_eval" and measure.name in _LABEL_FREE
+    """Measures of the judgments, not of relevance (Judged, unj, rbp_resid, NumRet): high = low."""
+    return measure.definition.bounds == "label_free"
 
 
 def check_bounds_supported(specs) -> None:
-    """Raise for measures without per-ranking bounds."""
+    """Raise for measures without per-ranking bounds (``bounds="none"``)."""
     for m in specs:
-        why = _UNSUPPORTED_FAMILIES.get(m.definition.family) or m.definition.properties.get(
-            "no_bounds"
-        )
-        if why:
+        d = m.definition
+        if d.bounds == "none":
+            why = (
+                "its value counts the other systems' rankings of the topic"
+                if not d.system_local
+                else "its definition declares no per-ranking bounds (MeasureDef(bounds=...))"
+            )
             raise MeasureParamError(
                 f"bounds=True is not defined for measure {m.label!r}: {why}; "
                 f"evaluate it without bounds="

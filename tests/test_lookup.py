@@ -1,0 +1,251 @@
+"""Alignment by lookup (run docs looked up in the judged set, never all encoded) on MS MARCO-
+shaped frames: almost every (topic, doc) pair distinct, ~1 judged doc per query, ties from
+3-decimal scores.
+
+Both doc encodings (lookup, and codes for every doc) are forced in turn; every number is
+checked against pytrec_eval (trec_eval's C code) or against a brute force written here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import irframe as irf
+from irframe import _ids
+from irframe import align as A
+from irframe.errors import DuplicateError
+
+pytest.importorskip("pyarrow")
+
+DTYPES = ["str", "object", "object-per-row", "category", "string[pyarrow]"]
+
+
+@pytest.fixture(params=[True, False], ids=["lookup", "codes"])
+def encoding(request, monkeypatch):
+    monkeypatch.setattr(A, "_LOOKUP", request.param)
+    return request.param
+
+
+def as_dtype(df: pd.DataFrame, dtype: str) -> pd.DataFrame:
+    cols = [c for c in ("system", "topic", "doc") if c in df]
+    out = df.copy()
+    for c in cols:
+        s = out[c].astype(object)
+        if dtype == "object":  # one Python str per distinct id
+            codes, uniques = pd.factorize(s)
+            out[c] = pd.Series(np.asarray(uniques, dtype=object)[codes], dtype=object)
+        elif dtype == "object-per-row":  # a fresh str object per row
+            out[c] = pd.Series(["".join(list(x)) for x in s], dtype=object)
+        else:
+            out[c] = s.astype(dtype)
+    return out
+
+
+def msmarco_like(queries=40, depth=60, corpus=1_000_000, seed=0, systems=2):
+    """Runs of ``depth`` docs per query drawn from a corpus of a million (so nearly every
+    pair is distinct), scores rounded to 3 decimals in a narrow range (many ties), about one
+    judged relevant doc per query, some of them retrieved."""
+    rng = np.random.default_rng(seed)
+    q_topic = np.repeat(np.arange(queries), 1 + (rng.random(queries) < 0.2))
+    q_doc = rng.integers(0, corpus, len(q_topic))
+    qrels = pd.DataFrame(
+        {"topic": [f"q{t}" for t in q_topic], "doc": [str(d) for d in q_doc], "rel": 1}
+    ).drop_duplicates(["topic", "doc"])
+    rows = []
+    for s in range(systems):
+        for t in range(queries):
+            docs = rng.choice(corpus, depth, replace=False)
+            judged = q_doc[q_topic == t]
+            take = judged[rng.random(len(judged)) < 0.7]
+            docs[rng.choice(depth, len(take), replace=False)] = take
+            docs = np.unique(docs)
+            score = np.round(rng.normal(size=len(docs)) * 0.01, 3)  # ~20 distinct: many ties
+            for d, sc in zip(docs, score, strict=False):
+                rows.append((f"sys{s}", f"q{t}", str(d), sc))
+    runs = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
+    runs = runs.sort_values(["system", "topic", "score"], ascending=[True, True, False])
+    return runs.reset_index(drop=True), qrels.reset_index(drop=True)
+
+
+PYTREC = {
+    "AP": "map",
+    "nDCG": "ndcg",
+    "nDCG@10": "ndcg_cut_10",
+    "P@10": "P_10",
+    "RR": "recip_rank",
+    "R@1000": "recall_1000",
+    "Rprec": "Rprec",
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_msmarco_shape_equals_pytrec_eval(encoding, dtype):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    runs, qrels = msmarco_like()
+    assert runs.doc.nunique() > 0.95 * len(runs)  # the shape: nearly every doc distinct
+    tied = 1 - runs.groupby(["system", "topic"]).score.nunique().sum() / len(runs)
+    assert tied > 0.3  # and ties, which trec_eval breaks by docno
+    q: dict = {}
+    for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel, strict=False):
+        q.setdefault(t, {})[d] = int(r)
+    ev = pytrec_eval.RelevanceEvaluator(
+        q, {"map", "ndcg", "ndcg_cut.10", "P.10", "recip_rank", "recall.1000", "Rprec"}
+    )
+    cube = irf.evaluate(as_dtype(runs, dtype), as_dtype(qrels, dtype), list(PYTREC))
+    for s, g in runs.groupby("system"):
+        res = ev.evaluate(
+            {
+                t: dict(zip(gt.doc, gt.score.astype(float), strict=False))
+                for t, gt in g.groupby("topic")
+            }
+        )
+        for t, vals in res.items():
+            mine = cube.sel(system=s, topic=t).sel(measure=list(PYTREC)).values
+            np.testing.assert_allclose(mine, [vals[m] for m in PYTREC.values()], rtol=0, atol=1e-12)
+
+
+def _brute_force(frame: pd.DataFrame, qrels: pd.DataFrame):
+    """Per (system, topic) with qrels: docs in trec_eval's order (float32 score descending,
+    then docno descending by bytes) and their grades, by plain Python sorting."""
+    grades = {(t, d): r for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel, strict=False)}
+    topics = set(qrels.topic)
+    out = []
+    for (s, t), g in sorted(frame.groupby(["system", "topic"]), key=lambda kv: kv[0]):
+        if t not in topics:
+            continue
+        rows = sorted(
+            zip(g.score.astype(np.float32).tolist(), g.doc.tolist(), strict=False),
+            key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]),
+        )
+        out.append((s, t, [d for _, d in rows], [grades.get((t, d), np.nan) for _, d in rows]))
+    return sorted(out, key=lambda x: (x[0].encode(), x[1].encode()))
+
+
+def _got(a: A.Aligned):
+    out = []
+    for g in range(a.n_groups):
+        rows = slice(a.offsets[g], a.offsets[g + 1])
+        out.append(
+            (
+                a.systems[a.group_system[g]],
+                a.topics[a.group_topic[g]],
+                [a.docs[d] for d in a.row_doc[rows]],
+                a.row_rel[rows].tolist(),
+            )
+        )
+    return out
+
+
+IDS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12)
+
+
+@st.composite
+def _frames(draw):
+    """Frames whose docs are mostly distinct (long random ids, a few shared), scores from a
+    few values (ties), some topics without qrels; optionally shuffled."""
+    n_sys, n_top = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    shared = draw(st.lists(IDS, min_size=1, max_size=4, unique=True))
+    rows = []
+    for s in range(n_sys):
+        for t in range(n_top):
+            docs = draw(st.lists(st.one_of(IDS, st.sampled_from(shared)), max_size=12, unique=True))
+            for d in docs:
+                rows.append((f"s{s}", f"t{t}", d, draw(st.sampled_from([1.0, 0.5, 0.25, -0.0]))))
+    frame = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
+    if draw(st.booleans()):
+        frame = frame.sample(frac=1, random_state=draw(st.integers(0, 9)))
+    judged = draw(st.lists(st.sampled_from(sorted(set(frame.doc)) or ["x"]) | IDS, max_size=6))
+    qrels = pd.DataFrame(
+        {
+            "topic": [f"t{draw(st.integers(0, n_top))}" for _ in judged],
+            "doc": judged,
+            "rel": [draw(st.integers(0, 3)) for _ in judged],
+        }
+    ).drop_duplicates(["topic", "doc"])
+    return frame.reset_index(drop=True), qrels.reset_index(drop=True)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_frames(), st.sampled_from(DTYPES), st.booleans())
+def test_lookup_order_grades_and_docs_match_brute_force(fq, dtype, lookup):
+    frame, qrels = fq
+    if len(frame) == 0 or len(qrels) == 0 or not set(frame.topic) & set(qrels.topic):
+        return
+    runs, q = as_dtype(frame, dtype), as_dtype(qrels, dtype)
+    old = A._LOOKUP
+    try:
+        A._LOOKUP = lookup
+        a = A.align(runs, q)
+    finally:
+        A._LOOKUP = old
+    got, expected = _got(a), _brute_force(frame, qrels)
+    assert [x[:3] for x in got] == [x[:3] for x in expected]
+    np.testing.assert_array_equal(
+        np.array([r for x in got for r in x[3]], float),
+        np.array([r for x in expected for r in x[3]], float),
+    )
+    assert [frame.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
+
+
+def test_duplicates_found_and_reported_alike(encoding):
+    runs, qrels = msmarco_like(queries=5, depth=30)
+    dup = runs.iloc[[3, 40]].assign(score=[9.0, -9.0])  # same docs again, other scores
+    bad = pd.concat([runs, dup], ignore_index=True)
+    with pytest.raises(DuplicateError) as e:
+        irf.evaluate(bad, qrels, ["AP"])
+    assert f"row {len(runs)}" in str(e.value) and "duplicate (system, topic, doc)" in str(e.value)
+    a = A.align(bad, qrels, duplicates="first")
+    b = A.align(runs, qrels)
+    np.testing.assert_array_equal(a.row_source, b.row_source)
+    np.testing.assert_array_equal(a.row_rel, b.row_rel)
+
+
+def test_hash_collisions_are_verified(monkeypatch):
+    """Every doc hashing alike makes every pair a candidate: the exact check decides, so no
+    duplicate is reported where there is none and the numbers do not change."""
+    runs, qrels = msmarco_like(queries=8, depth=40)
+    monkeypatch.setattr(A, "_LOOKUP", True)
+    want = irf.evaluate(runs, qrels, ["AP", "nDCG@10"])
+    monkeypatch.setattr(_ids, "_chunk_hashes", lambda c: np.zeros(len(c), np.uint64))
+    got = irf.evaluate(runs, qrels, ["AP", "nDCG@10"])
+    np.testing.assert_array_equal(got.values, want.values)
+
+
+def test_hash_of_equal_strings_is_equal_across_chunks():
+    import pyarrow as pa
+
+    words = ["", "a", "abcdefgh", "abcdefghi", "é" * 9, "x" * 40, "abcdefgh\x00", "12345678"]
+    h1 = _ids._chunk_hashes(pa.array(words))
+    h2 = _ids._chunk_hashes(pa.array(["pad", *words]).slice(1))
+    h3 = _ids._chunk_hashes(pa.array(words, pa.large_string()))
+    np.testing.assert_array_equal(h1, h2)
+    np.testing.assert_array_equal(h1, h3)
+    assert len(set(h1.tolist())) == len(words)  # these distinct strings hash apart
+
+
+def test_doc_codes_are_built_only_when_asked(monkeypatch):
+    monkeypatch.setattr(A, "_LOOKUP", True)
+    runs, qrels = msmarco_like(queries=4, depth=20)
+    a = A.align(runs, qrels)
+    assert a.__dict__.get("_row_doc") is None  # not built by alignment
+    assert "_doc_loader" in a.__dict__
+    docs = [a.docs[d] for d in a.row_doc]
+    assert docs == [runs.doc.iloc[i] for i in a.row_source]
+    judged = set(zip(qrels.topic, qrels.doc, strict=False))
+    # qrels codes index the same docs table
+    qt = a.qrels_topic
+    assert {(a.topics[t], a.docs[d]) for t, d in zip(qt, a.qrels_doc, strict=False)} <= judged
+
+
+def test_distinct_estimate_tells_pooled_from_corpus_runs():
+    rng = np.random.default_rng(1)
+    pooled = pd.Series([f"D{x}" for x in rng.integers(0, 3000, 200_000)])
+    corpus = pd.Series([f"{x}" for x in rng.integers(0, 8_800_000, 200_000)])
+    assert not _ids.docs_mostly_distinct(pooled)
+    assert _ids.docs_mostly_distinct(corpus)
+    assert _ids.docs_mostly_distinct(corpus.astype("category"))
+    assert not _ids.docs_mostly_distinct(pooled.astype(object))

@@ -1,0 +1,52 @@
+"""The array helpers of irframe.prefs against brute force written here.
+
+``_inversions`` (a bottom-up merge sort over many segments at once) against counting every
+pair; ``_sums`` against adding one value at a time in a Python loop (trec_eval's per-topic
+sums add in order, and the last printed digit can depend on that order); ``_class_pairs``
+against listing every pair of lines of different levels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irframe import prefs as P
+
+segments = st.lists(st.lists(st.integers(0, 20), max_size=40), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(segments)
+def test_inversions_equal_pair_count(segs):
+    vals = np.array([v for s in segs for v in s], np.int64)
+    seg = np.repeat(np.arange(len(segs)), [len(s) for s in segs])
+    want = [sum(s[i] > s[j] for i in range(len(s)) for j in range(i + 1, len(s))) for s in segs]
+    assert P._inversions(vals, seg, len(segs)).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.floats(-1e17, 1e17) | st.sampled_from([0.1, 1 / 3, 1.0]),
+                         max_size=30), min_size=1, max_size=5))  # fmt: skip
+def test_sums_add_in_order(segs):
+    x = np.array([v for s in segs for v in s], np.float64)
+    seg = np.repeat(np.arange(len(segs)), [len(s) for s in segs])
+    want = []
+    for s in segs:
+        total = 0.0
+        for v in s:
+            total += v
+        want.append(total)
+    assert P._sums(seg, x, len(segs)).tolist() == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 9), st.integers(0, 3)), max_size=25))
+def test_class_pairs_are_the_pairs_of_different_levels(lines):
+    g = np.array([x[0] for x in lines], np.int64)
+    jid = np.array([x[1] for x in lines], np.int64)
+    lev = np.array([x[2] for x in lines], np.float64)
+    a, b = P._class_pairs(P._Classes(g, jid, lev, 3))
+    want = sorted((d1, d2) for g1, d1, l1 in lines for g2, d2, l2 in lines if g1 == g2 and l1 > l2)
+    assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == want

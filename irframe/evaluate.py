@@ -284,8 +284,21 @@ def check_request(specs: list[Measure], opts: Options) -> None:
         )
     if opts.tie_order:
         check_tie_order(specs, opts.tie_order, opts.gains)
+        judged = opts.judged_only or any(m.param("judged_only") for m in specs)
+        if opts.depth is not None and judged:
+            raise OptionError(depth_and_judged_only(f"order={opts.tie_order!r}"))
     if opts.bounds:
         check_bounds_supported(specs)
+
+
+def depth_and_judged_only(what: str) -> str:
+    """The message for a tie-aware order asked with both ``depth`` and judged-only rankings."""
+    return (
+        f"{what} with both depth= and judged-only rankings (judged_only=True) is not "
+        "supported: trec_eval cuts at the depth (-M) before dropping unjudged documents (-J), "
+        "and a tie group the depth cuts has no single set of judged documents above the cut. "
+        "Drop depth= (the measures' own @k cutoffs still apply) or drop judged_only=True"
+    )
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ error naming the measure.
 ``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
 does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
 highest grades above the cut; expected: the mean over which of its documents fall above).
-With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
+With ``judged_only=True`` as well the request is refused (an `OptionError`): trec_eval cuts
+at the depth before dropping unjudged documents, and a cut tie group has no single judged set.
 Expected-value kernels see that depth through [cut_within_depth][irframe.measures.ties.cut_within_depth],
 [retrieved_within_depth][irframe.measures.ties.retrieved_within_depth] and
 [whole_ranking][irframe.measures.ties.whole_ranking] (:func:`expected_weighted_sum` applies it itself).

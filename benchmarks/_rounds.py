@@ -33,7 +33,7 @@ def table(
     out = {}
     print(f"  {'task':<58} {'median s':>9} {'x ' + base[:18]:>22}   rounds (s)")
     for k, v in times.items():
-        ratio = statistics.median(a / b for a, b in zip(v, times[base]))
+        ratio = statistics.median(a / b for a, b in zip(v, times[base], strict=True))
         out[k] = {"median": statistics.median(v), "ratio": ratio}
         note = f"  [{targets[k]}]" if targets and k in targets else ""
         print(

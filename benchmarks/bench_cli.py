@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         if "one" in sections:
             one = work / "aplrob03a.txt"
             one.write_bytes(gzip.decompress((rob / "runs" / "input.aplrob03a.gz").read_bytes()))
-            ir1 = irframe + ["-q", "-m", "all_trec", str(qrels), str(one)]
+            ir1 = [*irframe, "-q", "-m", "all_trec", str(qrels), str(one)]
             te1 = [te, "-q", "-m", "all_trec", str(qrels), str(one)]
             compare(ir1, [te1], env)  # also byte-compiles irframe's modules
             r = bench(
@@ -167,7 +167,7 @@ def main(argv=None) -> int:
                 (["-m", "all_trec"], "-m all_trec"),
             ):
                 ir = irframe + flags + [str(gq)] + files
-                tes = [[te] + flags + [str(gq), f] for f in files]
+                tes = [[te, *flags, str(gq), f] for f in files]
                 compare(ir, tes, env)
                 r = bench(
                     f"{len(files)} gen.py runs, {name}: one irframe call vs one trec_eval call per run",

@@ -141,7 +141,7 @@ def report(title: str, times: dict[str, list[tuple[float, float]]], base: str) -
 # ---- peers ------------------------------------------------------------------------------
 def pytrec_qrels(topic, doc, rel) -> dict:
     q: dict = {}
-    for t, d, r in zip(topic, doc, rel):
+    for t, d, r in zip(topic, doc, rel, strict=True):
         q.setdefault(t, {})[d] = r
     return q
 
@@ -155,6 +155,7 @@ def pytrec_dicts(runs: pd.DataFrame, qrels: pd.DataFrame) -> tuple[dict, dict]:
         runs.topic.to_numpy(),
         runs.doc.to_numpy(),
         runs.score.to_numpy().tolist(),
+        strict=True,
     ):
         r.setdefault(s, {}).setdefault(t, {})[d] = sc
     return q, r
@@ -279,13 +280,13 @@ def build_collection(args, work: Path) -> tuple[pd.DataFrame, pd.DataFrame, Path
     # TREC files written by another tool: a plain Python writer, rank order as generated
     qpath = work / "qrels.txt"
     with open(qpath, "w") as f:
-        for t, d, g in zip(q.topic, q.doc, q.rel):
+        for t, d, g in zip(q.topic, q.doc, q.rel, strict=True):
             f.write(f"{t} 0 {d} {g}\n")
     paths = []
     for s, g in r.groupby("system", sort=True):
         p = work / f"{s}.txt"
         with open(p, "w") as f:
-            for t, d, rk, sc in zip(g.topic, g.doc, g["rank"], g.score):
+            for t, d, rk, sc in zip(g.topic, g.doc, g["rank"], g.score, strict=True):
                 f.write(f"{t} Q0 {d} {rk} {sc} {s}\n")
         paths.append(p)
     tied = 1 - r.groupby(["system", "topic"]).score.nunique().sum() / len(r)

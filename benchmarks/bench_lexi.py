@@ -43,7 +43,7 @@ def synthetic(
     qrels = pd.DataFrame(
         {
             "topic": tnames[q_t],
-            "doc": [f"{tnames[t]}-{docnames[d]}" for t, d in zip(q_t, q_d)],
+            "doc": [f"{tnames[t]}-{docnames[d]}" for t, d in zip(q_t, q_d, strict=True)],
             "rel": q_r,
         }
     )
@@ -63,7 +63,7 @@ def synthetic(
                 sc.ravel(),
             )
         )
-    s_, t_, d_, sc_ = map(np.concatenate, zip(*parts))
+    s_, t_, d_, sc_ = map(np.concatenate, zip(*parts, strict=True))
     docs = pd.Categorical.from_codes(
         t_ * pool + d_, categories=[f"{t}-{d}" for t in tnames for d in docnames]
     )

@@ -48,19 +48,19 @@ def main(argv=None):
     ties = irf.evaluate(runs, qrels, "NumRet").attrs  # warm-up (imports, caches)
     del ties
     variants = {
-        "plain": dict(order="trec_eval"),
-        "expected": dict(order="expected"),
-        "best": dict(order="best"),
-        "worst": dict(order="worst"),
-        "bounds": dict(bounds=True),
+        "plain": {"order": "trec_eval"},
+        "expected": {"order": "expected"},
+        "best": {"order": "best"},
+        "worst": {"order": "worst"},
+        "bounds": {"bounds": True},
     }
     e2e = {k: [] for k in variants}
     kern = {k: [] for k in variants}
     for _ in range(args.rounds):
         for name, kw in variants.items():
-            e2e[name].append(timed(lambda: irf.evaluate(runs, qrels, MEASURES, **kw)))
+            e2e[name].append(timed(lambda kw=kw: irf.evaluate(runs, qrels, MEASURES, **kw)))
             kw2 = {k: (None if v == "trec_eval" else v) for k, v in kw.items()}
-            kern[name].append(timed(lambda: irf.evaluate(aligned, None, MEASURES, **kw2)))
+            kern[name].append(timed(lambda kw2=kw2: irf.evaluate(aligned, None, MEASURES, **kw2)))
     from irframe.measures.ties import tie_groups
 
     t = tie_groups(aligned)

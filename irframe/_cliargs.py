@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import getopt
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ._textfile import c_atol
 from .options import ORDERS  # (pandas-free, as this module must be)
@@ -160,11 +160,11 @@ def parse_eval_args(argv: Sequence[str]) -> dict[str, Any]:
             o[key] = val
             continue
         letter = name if len(name) == 1 else _LONG.get(name, _LONG.get(name + "="))
-        key, convert = _OPTIONS[letter]
+        key, convert = cast("tuple[Any, Any]", _OPTIONS[cast(str, letter)])  # a known flag
         if convert is None:
             o[key].append(val)
         elif isinstance(key, tuple):
-            o.update(zip(key, convert(val)))
+            o.update(zip(key, convert(val), strict=True))
         else:
             o[key] = convert(val)
     return o

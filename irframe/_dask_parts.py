@@ -79,7 +79,7 @@ def combine(
         for d in probe.dims
     )
     data = np.concatenate(blocks, axis=axis) if blocks else np.empty(empty, dtype=probe.dtype)
-    order = (
+    order: np.ndarray | list[int] = (
         np.argsort(np.array(topics_arr.tolist(), dtype=str), kind="stable")
         if len(topics_arr)
         else []
@@ -93,7 +93,7 @@ def repeated(labels: np.ndarray) -> list[str]:
     if not len(labels):
         return []
     uniq, counts = np.unique(np.asarray(labels).astype(str), return_counts=True)
-    return [str(t) for t, n in zip(uniq, counts) if n > 1]
+    return [str(t) for t, n in zip(uniq, counts, strict=True) if n > 1]
 
 
 def combine_systems(
@@ -107,7 +107,7 @@ def combine_systems(
         sorted(set().union(*(c.topic.values.tolist() for c in cubes)), key=np.str_), dtype=object
     )
     rows, cols = pd.Index(systems), pd.Index(topics)
-    data = np.full((len(systems), len(topics)) + probe.shape[2:], np.nan)
+    data = np.full((len(systems), len(topics), *probe.shape[2:]), np.nan)
     for c in cubes:
         data[np.ix_(rows.get_indexer(c.system.values), cols.get_indexer(c.topic.values))] = c.values
     return _stitched(data, systems, topics, probe, complete)
@@ -118,14 +118,14 @@ def _stitched(
 ) -> xr.DataArray:
     """The cube of stitched partition values, with the probe's other dims (``measure``, and
     ``bound`` with ``bounds=True``), their coordinates and attrs."""
-    coords: dict[str, Any] = {"system": systems, "topic": topics}
+    coords: dict[Any, Any] = {"system": systems, "topic": topics}
     if "other" in probe.dims:  # a preference cube: system × other
         coords["other"] = systems
     coords.update({k: (c.dims, c.values) for k, c in probe.coords.items() if k not in coords})
     return result(
         data,
-        probe.dims,
+        [str(d) for d in probe.dims],  # (our cubes' dims and names are strings)
         coords,
-        name=probe.name,
+        name=None if probe.name is None else str(probe.name),
         attrs={**probe.attrs, "complete": int(bool(complete))},
     )

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-def code_dtype(n: int) -> type:
+def code_dtype(n: int) -> type[np.signedinteger[Any]]:
     """The smallest of int32/int64 holding the codes ``0..n`` (and -1).
 
     >>> code_dtype(150_000).__name__, code_dtype(2**31).__name__
@@ -55,7 +55,7 @@ def code_dtype(n: int) -> type:
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
-def small_code_dtype(n: int) -> type:
+def small_code_dtype(n: int) -> type[np.signedinteger[Any]]:
     """The smallest signed integer type holding the codes ``0..n-1`` and -1, as pandas keeps a
     categorical's codes (int8 below 127 values, int16, int32, int64): for columns of few
     distinct ids (system, topic), whose codes repeat over many rows.

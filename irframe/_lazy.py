@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class LazyModule:
@@ -33,7 +33,10 @@ class LazyModule:
         return f"<module {self._name!r} (imported on first use)>"
 
 
-xarray = LazyModule("xarray")
+if TYPE_CHECKING:  # type checkers see the module itself
+    import xarray
+else:
+    xarray = LazyModule("xarray")
 
 
 def command_line() -> bool:

@@ -49,6 +49,7 @@ class RowOrder(NamedTuple):
         """The permutation as int64 positions into the input (length ``n``)."""
         if self.idx is not None:
             return self.idx.astype(np.int64, copy=False)
+        assert self.moved is not None and self.moved_from is not None  # set when idx is None
         src = np.arange(n, dtype=np.int64)
         src[self.moved] = self.moved_from
         return src
@@ -332,6 +333,7 @@ def permute(x: np.ndarray, order: RowOrder, inplace: bool = False) -> np.ndarray
     itself when ``inplace``: only for arrays this module's caller owns)."""
     if order.idx is not None:
         return x[order.idx]
+    assert order.moved is not None and order.moved_from is not None  # set when idx is None
     if len(order.moved) == 0:
         return x
     y = x if inplace else x.copy()

@@ -203,7 +203,9 @@ def bootstrap_test(D, n_samples, rng, alpha, *, want_p: bool, want_ci: bool):
     # several groups: keep the resamples as small counts when they fit the cache budget,
     # else draw them again from a replay of the generator for every group
     small = np.uint8 if n < 256 else np.uint16 if n < 65536 else np.int64
-    cache = [] if group < P and n_samples * n * np.dtype(small).itemsize <= _CACHE_BYTES else None
+    cache: list[tuple[int, int, np.ndarray]] | None = (
+        [] if group < P and n_samples * n * np.dtype(small).itemsize <= _CACHE_BYTES else None
+    )
     state = rng.bit_generator.state
     g = rng
     for r0 in range(0, P, group):

@@ -553,6 +553,7 @@ def _parse(
         text_types = {
             c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()
         }
+        assert buf is not None  # set by the last attempt above
         try:
             t = _arrow_table(buf, b" ", names, text_types, threads)
             return {c: t.column(c) for c in types}

@@ -47,6 +47,7 @@ class JoinedQrels(str):
     """
 
     __slots__ = ("__weakref__", "qrels")
+    qrels: pd.DataFrame
 
     def __new__(cls, qrels: pd.DataFrame, token: str | None = None) -> JoinedQrels:
         self = super().__new__(cls, token or f"irframe-qrels-{uuid.uuid4().hex}")

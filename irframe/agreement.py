@@ -211,7 +211,7 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     >>> cohen_kappa([0, 1, 1, 2], [0, 1, 2, 2])
     0.6363636363636364
     """
-    _, O = _cross_counts(a, b)
+    _, O = _cross_counts(a, b)  # noqa: E741 - O/E: observed/expected, as in the docstring
     k = len(O)
     E = np.outer(O.sum(axis=1), O.sum(axis=0)) / O.sum()
     i, j = np.indices((k, k))
@@ -623,8 +623,8 @@ def decision_flips(
     lead = [d for d in dec.dims if d not in ("system", "other", dim)]
     frame = dec.to_series().unstack(dim)
     frame = frame.reorder_levels(["system", "other", *lead]) if lead else frame
-    keep = set(keep)
-    frame = frame.loc[[(t[0], t[1]) in keep for t in frame.index]]
+    kept = set(keep)
+    frame = frame.loc[[(t[0], t[1]) in kept for t in frame.index]]
     names = list(result.indexes[dim])
     if reference is not None:
         if reference not in names:

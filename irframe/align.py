@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,7 @@ class Aligned:
     sub_subtopic: np.ndarray | None = None
     sub_doc: np.ndarray | None = None
     sub_rel: np.ndarray | None = None
-    order: str = "trec_eval"
+    order: Order = "trec_eval"
     depth: int | None = None
     complete: bool = False
     judged_only: bool = False
@@ -623,8 +623,8 @@ class _LazyDocs:
         obj.__dict__[self.key] = value
 
 
-Aligned.row_doc = _LazyDocs("_row_doc")  # type: ignore[assignment]
-Aligned.docs = _LazyDocs("_docs")  # type: ignore[assignment]
+Aligned.row_doc = _LazyDocs("_row_doc")  # (assignment errors are off in this module: pyproject)
+Aligned.docs = _LazyDocs("_docs")
 
 
 @dataclass
@@ -723,6 +723,7 @@ def _ordering_keys(
     runs: pd.DataFrame, rc, order: str
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The run's score (float64, read-only; None without a score column) and rank columns."""
+    score: np.ndarray | None
     if order in ("trec_eval", "trec_eval10"):
         if rc.score is None:
             raise InputError(
@@ -744,11 +745,13 @@ def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     """(value whose descending order is the ranking, score as stored in the aligned arrays)
     for an ``order``; the value is None for input order."""
     if order == "trec_eval":
+        assert score is not None  # the score orders need a score column (_ordering_keys)
         f32 = score.astype(np.float32)  # kept as the aligned row_score
         return f32, f32
     if order == "trec_eval10":
         return score, score
     if order == "rank":
+        assert rank is not None  # order="rank" needs a rank column (_ordering_keys)
         return np.negative(rank), score
     return None, score
 
@@ -882,7 +885,7 @@ def align(
     kept, eval_topic, topic_recode = _evaluated_topics(runs, rc, ids, complete)
     n_dropped = 0 if kept is None else len(runs) - len(kept)
 
-    def take(x: np.ndarray | None) -> np.ndarray | None:
+    def take(x: np.ndarray | None) -> Any:  # an array for an array, None for None
         return x if kept is None or x is None else x[kept]
 
     n_t = len(eval_topic)
@@ -914,6 +917,7 @@ def align(
         cell = r_doc_s if cell_is_doc else permute(cell, o)
     # each row's position in the caller's frame: (0..n-1 or kept) permuted; for input in order
     # but for its ties, the order itself stands for it until a caller asks (Aligned.row_source)
+    src: np.ndarray | RowOrder
     if kept is not None:
         src = permute(kept, o)
     elif o.idx is not None:
@@ -951,7 +955,7 @@ def align(
         if rd is not None:
             ids.r_doc, ids.docs = r_doc_all, docs_all  # now known: the doc codes come from them
         if keep is not None:  # removing rows changes neither the others' order nor their grades
-            src = o.source(len(group_key)) if src is o else src
+            src = o.source(len(group_key)) if isinstance(src, RowOrder) else src
             if r_doc_s is not None:
                 r_doc_s = r_doc_s[keep[src]]
             group_key, rel, src, sc = (x[keep[src]] for x in (group_key, rel, src, sc))
@@ -965,7 +969,7 @@ def align(
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
-        src = o.source(len(group_key)) if src is o else src
+        src = o.source(len(group_key)) if isinstance(src, RowOrder) else src
         if r_doc_s is not None:
             r_doc_s = r_doc_s[keep_rows]
         group_key, rel, src, sc = (x[keep_rows] for x in (group_key, rel, src, sc))
@@ -982,7 +986,7 @@ def align(
         row_doc=r_doc_s,
         row_rel=rel.astype(np.float64, copy=False),
         row_score=sc if sc.dtype == np.float32 else sc.astype(np.float64, copy=False),
-        source=src if src is o else src.astype(np.int64, copy=False),
+        source=src if isinstance(src, RowOrder) else src.astype(np.int64, copy=False),
         qrels_offsets=np.zeros(1, np.int64),
         qrels_doc=np.zeros(0, np.int64),
         qrels_rel=np.zeros(0),

@@ -53,6 +53,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -100,7 +101,7 @@ def _doc_ids(prefix: str, n: int) -> list:
 
 def _single(grades: Sequence[int], anchor: int | None) -> tuple[dict, list]:
     ids = _doc_ids("d", len(grades))
-    docs = {d: (g,) for d, g in zip(ids, grades)}
+    docs = {d: (g,) for d, g in zip(ids, grades, strict=True)}
     if anchor:
         docs["anchor"] = (anchor,)
     return docs, ids
@@ -152,7 +153,7 @@ def _threshold(n: int, anchor) -> tuple[dict, list, list]:
     ids = _doc_ids("d", 4 * n)
     docs = {}
     top = ids[: 2 * n]
-    for d, g in zip(top, grades_top):
+    for d, g in zip(top, grades_top, strict=True):
         docs[d] = (g,)
     deep_non, deep_rel = ids[2 * n : 3 * n], ids[3 * n :]
     for d in deep_non:
@@ -188,7 +189,7 @@ def _conf(cutoff, anchor) -> _Battery:
         return b
     for L in range(1, maxlen + 1):
         for grades in itertools.product((0, 1, 2), repeat=L):
-            docs, ids = _single(list(grades) + [0], anchor)
+            docs, ids = _single([*grades, 0], anchor)
             b.instances.append(
                 _Instance(docs, ids[:-1], ids, note="append a non-relevant document")
             )
@@ -197,7 +198,7 @@ def _conf(cutoff, anchor) -> _Battery:
 
 def _multi_docs(vectors: Sequence[tuple], prefix: str = "d") -> tuple[dict, list]:
     ids = _doc_ids(prefix, len(vectors))
-    return dict(zip(ids, vectors)), ids
+    return dict(zip(ids, vectors, strict=True)), ids
 
 
 def _aspdiv(cutoff, anchor) -> _Battery:
@@ -214,7 +215,7 @@ def _aspdiv(cutoff, anchor) -> _Battery:
     for i in range(L):
         for others in itertools.product(ctx_set, repeat=L - 1):
             for d, dp in pairs:
-                vecs = list(others[:i]) + [d] + list(others[i:]) + [dp]
+                vecs = [*others[:i], d, *others[i:], dp]
                 docs, ids = _multi_docs(vecs)
                 if anchor:
                     docs["anchor1"], docs["anchor2"] = (anchor, 0), (0, anchor)
@@ -267,8 +268,8 @@ def _red(cutoff, anchor) -> _Battery:
                         b.instances.append(
                             _Instance(
                                 docs,
-                                base + [ids[L + 1]],
-                                base + [ids[L]],
+                                [*base, ids[L + 1]],
+                                [*base, ids[L]],
                                 note=f"aspect counts {counts}: append t{tp + 1} vs t{t + 1}",
                             )
                         )
@@ -287,7 +288,7 @@ def _mred(cutoff, anchor) -> _Battery:
             for flip in (False, True):
                 vec = [tuple(reversed(v)) if flip else v for v in pref]
                 t, tp = (1, 0) if flip else (0, 1)
-                vecs = vec + [_onehot(t, 2), _onehot(tp, 2)]
+                vecs = [*vec, _onehot(t, 2), _onehot(tp, 2)]
                 vecs += [
                     tuple(reversed(v)) for v in vec
                 ]  # unretrieved mirror: aspects judged alike
@@ -298,8 +299,8 @@ def _mred(cutoff, anchor) -> _Battery:
                 b.instances.append(
                     _Instance(
                         docs,
-                        base + [ids[L + 1]],
-                        base + [ids[L]],
+                        [*base, ids[L + 1]],
+                        [*base, ids[L]],
                         note=f"every ranked doc favours t{t + 1}: append t{tp + 1} vs t{t + 1}",
                     )
                 )
@@ -327,7 +328,7 @@ def _sat(cutoff) -> _Battery:
                             _Instance(
                                 docs,
                                 base,
-                                base + [ids[L + 1]],
+                                [*base, ids[L + 1]],
                                 op="ge",
                                 tag=G,
                                 note=f"grade {G} on t{t + 1}, then grade {g} on t{t + 1}",
@@ -371,6 +372,7 @@ def _asprel(cutoff) -> _Battery:
 # ----------------------------------------------------------------------------- evaluation
 def _frames(instances: Sequence[_Instance]):
     q_t, q_s, q_d, q_r = [], [], [], []
+    r_k: list[Any]
     r_s, r_t, r_d, r_k = [], [], [], []
     w_rows = []
     for n, inst in enumerate(instances):
@@ -446,7 +448,9 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
         if battery.mode != "exists_group":
             return "not applicable", len(insts), f"{type(e).__name__}: {e}"
         return _exists_group_safely(measure, battery, takes_weights, options, tol)
-    ok = np.array([_holds(i.op, b, w, tol) for i, b, w in zip(insts, qb, qw)], dtype=bool)
+    ok = np.array(
+        [_holds(i.op, b, w, tol) for i, b, w in zip(insts, qb, qw, strict=True)], dtype=bool
+    )
     bad_nan = np.isnan(qb) | np.isnan(qw)
     ok &= ~bad_nan
     tags = np.array([i.tag for i in insts], dtype=object)
@@ -495,7 +499,7 @@ def _exists_group_safely(measure, battery, takes_weights, options, tol):
     for G in dict.fromkeys(i.tag for i in battery.instances):
         sub = _Battery([i for i in battery.instances if i.tag == G], mode="all")
         try:
-            verdict, n, detail = _run_battery(measure, sub, takes_weights, options, tol)
+            verdict, _n, detail = _run_battery(measure, sub, takes_weights, options, tol)
         except Exception as e:  # pragma: no cover - defensive
             verdict, detail = "not applicable", str(e)
         if verdict == "satisfied":

@@ -100,7 +100,7 @@ def _json_value(line) -> Any:
     if not math.isfinite(v):
         return None
     if line.kind in ("long", "extra_long") and not line.zscore:
-        return int(math.trunc(v))  # C's (long) x
+        return math.trunc(v)  # C's (long) x
     return v
 
 
@@ -143,7 +143,12 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
         dup = qrels[qrels.duplicated(["topic", "jg", "doc"], keep=False)]
         if len(dup):
             first = min(
-                zip(dup["topic"].astype(str), dup["jg"].astype(str), dup["doc"].astype(str)),
+                zip(
+                    dup["topic"].astype(str),
+                    dup["jg"].astype(str),
+                    dup["doc"].astype(str),
+                    strict=True,
+                ),
                 key=lambda k: tuple(f.encode() for f in k),
             )
             err.write(
@@ -162,20 +167,20 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
 
 def _options(o: dict[str, Any], zscores) -> dict[str, Any]:
     """Keyword arguments of [`irframe.treceval.trec_eval_runs`][irframe.treceval.trec_eval_runs] from the parsed command line."""
-    return dict(
-        version=o["trec_eval_version"],
-        per_topic=o["per_topic"],
-        complete=o["complete"],
-        rel_level=o["rel_level"],
-        depth=o["depth"],
-        judged_only=o["judged_only"],
-        num_docs_in_coll=o["num_docs"],
-        summary=o["summary"],
-        debug_query=o["debug_query"],
-        zscores=zscores,
-        order=o["order"],
-        rel_format=o["rel_format"],
-    )
+    return {
+        "version": o["trec_eval_version"],
+        "per_topic": o["per_topic"],
+        "complete": o["complete"],
+        "rel_level": o["rel_level"],
+        "depth": o["depth"],
+        "judged_only": o["judged_only"],
+        "num_docs_in_coll": o["num_docs"],
+        "summary": o["summary"],
+        "debug_query": o["debug_query"],
+        "zscores": zscores,
+        "order": o["order"],
+        "rel_format": o["rel_format"],
+    }
 
 
 def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
@@ -225,7 +230,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
         runs, tags = _read_runs(
             files, system=name.__getitem__, last_tags=True, ranks=reads_ranks(o)
         )
-        run_ids = dict(zip(name.values(), tags))
+        run_ids = dict(zip(name.values(), tags, strict=True))
         cut = _cut([sizes[f] for f in files])
         parts = [runs]
         if cut is not None:  # the files' rows follow one another: the halves are two row slices
@@ -289,7 +294,7 @@ def _cut(sizes: list[int]) -> int | None:
     if len(sizes) < 4 or total < HALVES_BYTES or (os.cpu_count() or 1) < 2:
         return None
     before = 0
-    for i, n in enumerate(sizes):
+    for i, n in enumerate(sizes):  # noqa: B007 - i is read after the loop: where it broke
         if before + n / 2 >= total / 2:
             break
         before += n

@@ -8,7 +8,7 @@ per-measure aggregation trec_eval uses (mean, geometric mean, sum).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.nd
     """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists."""
     values = np.asarray(values)
     out = np.full(
-        (len(aligned.systems), len(aligned.topics)) + values.shape[1:],
+        (len(aligned.systems), len(aligned.topics), *values.shape[1:]),
         fill,
         dtype=np.result_type(values.dtype, np.float64) if np.isnan(fill) else values.dtype,
     )
@@ -44,6 +44,32 @@ def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
     }
 
 
+@overload
+def result(
+    data: np.ndarray | xr.DataArray,
+    dims: Sequence[str] = (),
+    coords: Mapping[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    computed: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataArray: ...
+@overload
+def result(
+    data: Mapping[str, Any] | xr.Dataset,
+    dims: Sequence[str] = (),
+    coords: Mapping[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    options: Options | None = None,
+    measures: Sequence[str] = (),
+    computed: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.Dataset: ...
 def result(
     data: np.ndarray | Mapping[str, Any] | xr.DataArray | xr.Dataset,
     dims: Sequence[str] = (),
@@ -194,9 +220,7 @@ def make_cube(
     )
 
 
-def summarize(
-    cube: xr.DataArray, missing: Literal["skip", "zero", "common"] = "skip"
-) -> pd.DataFrame:
+def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     """Summarise a cube over topics, as trec_eval's ``all`` line.
 
     Parameters
@@ -293,7 +317,7 @@ def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
     partial = nan.any(axis=2) & ~nan.all(axis=2)
     if partial.any():
         s, t = np.argwhere(partial)[0]
-        ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t]) if bad]
+        ms = [str(m) for m, bad in zip(cube.measure.values, nan[s, t], strict=True) if bad]
         raise InputError(
             f"the cube has NaN for measure(s) {ms[:5]} at system {shown(cube.system.values[s])}, topic "
             f"{shown(cube.topic.values[t])} ({int(partial.sum())} such cell(s)) while other measures of the same "

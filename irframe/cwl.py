@@ -316,6 +316,7 @@ def cwl(
         depth_required=True,
     )
     aligned = align(runs, qrels, **opts.align_kwargs())
+    assert opts.depth is not None  # depth_required=True
     row_gain = gain_values(
         aligned.row_rel,
         gains,
@@ -371,7 +372,7 @@ def _gain_cost_bounds(
             f"need min_gain <= max_gain and min_cost <= max_cost, got min_gain={min_gain}, "
             f"max_gain={max_gain}, min_cost={min_cost}, max_cost={max_cost}"
         )
-    return dict(min_gain=min_gain, max_gain=max_gain, min_cost=min_cost, max_cost=max_cost)
+    return {"min_gain": min_gain, "max_gain": max_gain, "min_cost": min_cost, "max_cost": max_cost}
 
 
 def _gains_attr(gains: Any) -> str:
@@ -394,7 +395,7 @@ def _c_functions(measures: Any, dialect: str) -> tuple[list[CFunction], list[str
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
     cfs = [c_function(s, dialect=dialect) for s in specs]
-    labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs)]
+    labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs, strict=True)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise ValueError(f"measure(s) {dup} requested twice")
@@ -435,8 +436,8 @@ def _parse_grid(Cs: Any, As: Any) -> tuple[list, list[CFunction], list, list[AFu
     )
     cfs = [c_function(c) for c in Cs]
     afs = [a_function(a) for a in As]
-    clab = [c if isinstance(c, str) else f.name for c, f in zip(Cs, cfs)]
-    alab = [a if isinstance(a, str) else f.name for a, f in zip(As, afs)]
+    clab = [c if isinstance(c, str) else f.name for c, f in zip(Cs, cfs, strict=True)]
+    alab = [a if isinstance(a, str) else f.name for a, f in zip(As, afs, strict=True)]
     for what, lab in (("C", clab), ("A", alab)):
         dup = sorted({x for x in lab if lab.count(x) > 1})
         if dup:
@@ -538,6 +539,7 @@ def cwla_grid(
         depth_required=True,
     )
     aligned = align(runs, qrels, **opts.align_kwargs())
+    assert opts.depth is not None  # depth_required=True
     g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
     r = Rankings(
         dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0),
@@ -549,7 +551,7 @@ def cwla_grid(
         [[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object
     )
     if warn:
-        for i, j in zip(*np.nonzero(flags != "")):
+        for i, j in zip(*np.nonzero(flags != ""), strict=True):
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,

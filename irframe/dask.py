@@ -148,10 +148,10 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
             f"(ddf.compute()) and use irframe.evaluate."
         )
     if system_local:
-        bad = [m.label for m in specs if not is_system_local(m.definition)]
-        if bad:
+        labels = [m.label for m in specs if not is_system_local(m.definition)]
+        if labels:
             raise UnsupportedMeasureError(
-                f"measure(s) {bad} compare a ranking with the other systems' rankings of the topic, so they "
+                f"measure(s) {labels} compare a ranking with the other systems' rankings of the topic, so they "
                 f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (irframe.dask "
                 f"then shuffles by topic)"
             )
@@ -570,7 +570,7 @@ def rarity(
         ddf,
         qrels,
         "rarity",
-        dict(k=k, rel_level=rel_level),
+        {"k": k, "rel_level": rel_level},
         partitioned_by,
         npartitions,
         shuffle_method,
@@ -595,7 +595,7 @@ def rare_finds(
         ddf,
         qrels,
         "rare_finds",
-        dict(k=k, rel_level=rel_level, max_systems=max_systems),
+        {"k": k, "rel_level": rel_level, "max_systems": max_systems},
         partitioned_by,
         npartitions,
         shuffle_method,
@@ -871,7 +871,9 @@ def _evaluate_partition(
     return work(part, q, whole, complete)
 
 
-def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures, rc, qc):
+def _empty_rankings(
+    part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures | _Lexi | _Table, rc, qc
+):
     """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
     systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
     holds a one-document ranking (under a name sorted after all of theirs: the largest one
@@ -882,7 +884,7 @@ def _empty_rankings(part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work:
     cube, dropped = work(
         _one_doc_run(rc, qrels, qc, extra),
         qrels,
-        Whole(systems=np.asarray(systems + [extra], dtype=object), grades=shared["grades"]),
+        Whole(systems=np.asarray([*systems, extra], dtype=object), grades=shared["grades"]),
         True,
     )
     return cube.isel(system=slice(0, -1)), dropped
@@ -1022,7 +1024,9 @@ def read_runs(
     )
     read = dask.delayed(_read_one, pure=True)
     return dd.from_delayed(
-        [read(f, name, columns) for f, name in zip(files, names)], meta=meta, verify_meta=True
+        [read(f, name, columns) for f, name in zip(files, names, strict=True)],
+        meta=meta,
+        verify_meta=True,
     )
 
 

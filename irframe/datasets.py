@@ -173,7 +173,7 @@ def _diversity_qrels(
 ) -> pd.DataFrame:
     """Subtopic qrels: 2–6 subtopics per topic, each relevant document relevant to a random non-empty subset."""
     T, P = grade.shape
-    n_sub = rng.integers(2, 7, size=T)  # 2..6 subtopics per topic
+    n_sub = np.asarray(rng.integers(2, 7, size=T))  # 2..6 subtopics per topic
     M = int(n_sub.max())
     # each relevant doc: relevant to a random non-empty subset of its topic's subtopics
     member = rng.random((T, P, M)) < 0.4

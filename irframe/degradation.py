@@ -118,7 +118,7 @@ def degrade_qrels(
     drop_idx = []
     for _, g in pairs.groupby(topic, sort=False, observed=True):
         n = len(g)
-        k = min(int(math.floor(fraction * n + 0.5)), n - min_relevant)
+        k = min(math.floor(fraction * n + 0.5), n - min_relevant)
         if k <= 0:
             continue
         order = np.lexsort((-g["_tie"].to_numpy(), -g["_key"].to_numpy()))

@@ -7,6 +7,9 @@ catches only ours.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 __all__ = [
     "CalibrationWarning",
     "ColumnError",
@@ -126,6 +129,11 @@ class OptionError(IrframeError, ValueError, TypeError):
 class MeasureParamError(OptionError):
     """A measure string with an unknown, missing or invalid parameter or cutoff."""
 
+    # set on trec_eval-syntax refusals only (measures/trec_eval_syntax.py): trec_eval's own
+    # line and the measure family, for the command line's two-line message
+    trec_text: str
+    trec_family: str
+
 
 class UnknownSystemError(InputError, KeyError):
     """A system name (``baseline=``, ``systems=``) that is not in the cube; the message
@@ -152,8 +160,8 @@ def choose(
     what: str,
     value: object,
     allowed: tuple | list,
-    synonyms: dict[str, object] | None = None,
-) -> object:
+    synonyms: Mapping[str, object] | None = None,
+) -> Any:  # one of ``allowed`` (or a synonym's value)
     """``value`` if it is one of ``allowed``, else its unambiguous synonym, else an [`OptionError`][irframe.errors.OptionError].
 
     ``synonyms`` maps other common spellings of the same thing to an allowed value; case,
@@ -209,9 +217,11 @@ def warn(message: str, category: type[Warning]) -> None:
     line, however deep inside irframe the warning is found)."""
     import os
     import sys
+    import types
     import warnings
 
     here = os.path.dirname(os.path.abspath(__file__))
+    frame: types.FrameType | None
     level, frame = 2, sys._getframe(1)  # stacklevel 2: the caller of warn()
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
         frame, level = frame.f_back, level + 1

@@ -45,7 +45,7 @@ __all__ = [
 def evaluate(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
-    measures: str | Iterable[str] | None = None,
+    measures: str | Measure | Iterable[str | Measure] | None = None,
     *,
     rel_level: float = 1,
     order: str = "trec_eval",
@@ -306,8 +306,21 @@ def check_request(specs: list[Measure], opts: Options) -> None:
         )
     if opts.tie_order:
         check_tie_order(specs, opts.tie_order, opts.gains)
+        judged = opts.judged_only or any(m.param("judged_only") for m in specs)
+        if opts.depth is not None and judged:
+            raise OptionError(depth_and_judged_only(f"order={opts.tie_order!r}"))
     if opts.bounds:
         check_bounds_supported(specs)
+
+
+def depth_and_judged_only(what: str) -> str:
+    """The message for a tie-aware order asked with both ``depth`` and judged-only rankings."""
+    return (
+        f"{what} with both depth= and judged-only rankings (judged_only=True) is not "
+        "supported: trec_eval cuts at the depth (-M) before dropping unjudged documents (-J), "
+        "and a tie group the depth cuts has no single set of judged documents above the cut. "
+        "Drop depth= (the measures' own @k cutoffs still apply) or drop judged_only=True"
+    )
 
 
 @dataclass(frozen=True)
@@ -466,7 +479,7 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
     kernel_options = opts.kernel_options()
     values = _values(aligned, specs, kernel_options, order)
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw = {"options": cube_options, "measures": [m.canonical for m in specs]}
+    cube_kw: dict[str, Any] = {"options": cube_options, "measures": [m.canonical for m in specs]}
     low = make_cube(aligned, values, labels, aggs, **cube_kw)
     if not opts.bounds:
         return low

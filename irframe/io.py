@@ -115,7 +115,10 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
             small_code_dtype(len(dictionary))
         )
         ends = np.cumsum([len(c.dictionary) for c in chunks])
-        parts = [(lookup[end - len(c.dictionary) : end], c.indices) for c, end in zip(chunks, ends)]
+        parts = [
+            (lookup[end - len(c.dictionary) : end], c.indices)
+            for c, end in zip(chunks, ends, strict=True)
+        ]
     else:
         enc = _encode_group(chunks)
         rank, dictionary = _sort_dictionary(enc.chunk(0).dictionary)
@@ -191,7 +194,9 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     in_chunk = np.searchsorted(chunk_starts, starts, side="right") - 1
     slices: list[list[Any]] = [[] for _ in range(n_groups)]
     places: list[list[tuple[int, int]]] = [[] for _ in range(n_groups)]
-    for start, end, c, g in zip(starts.tolist(), ends.tolist(), in_chunk.tolist(), group.tolist()):
+    for start, end, c, g in zip(
+        starts.tolist(), ends.tolist(), in_chunk.tolist(), group.tolist(), strict=True
+    ):
         slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
         places[g].append((start, end))
     encoded = _map(lambda s: _encode_group(s) if s else None, slices, 2)
@@ -204,7 +209,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     )  # group's code -> sorted code
     out = np.empty(n, dtype)
     offset = 0
-    for enc, where in zip(encoded, places):
+    for enc, where in zip(encoded, places, strict=True):
         if enc is None:
             continue
         size = len(enc.chunk(0).dictionary)
@@ -215,7 +220,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
             idx = np.split(
                 np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1]
             )
-        for i, (start, end) in zip(idx, where):  # one chunk per slice, in order
+        for i, (start, end) in zip(idx, where, strict=True):  # one chunk per slice, in order
             np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
     return out, dictionary
 
@@ -521,7 +526,7 @@ def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> li
             "system=name) names the one run of a file)"
         )
     seen: dict[str, str] = {}
-    for f, name in zip(files, names):
+    for f, name in zip(files, names, strict=True):
         if not isinstance(name, str) or not name:
             raise OptionError(f"system name for {f!r} must be a non-empty str, got {name!r}")
         if name in seen:
@@ -618,7 +623,7 @@ def _read_runs(
     by_file = system_names(files, system)
     by_tag = system == "tag"
     names: list[str] = [n for n in by_file if n is not None]
-    seen: dict[str, str] = {n: f for f, n in zip(files, by_file) if n is not None}
+    seen: dict[str, str] = {n: f for f, n in zip(files, by_file, strict=True) if n is not None}
 
     def load(f: str) -> dict[str, Any]:
         # One file per worker thread (pyarrow releases the GIL), no nested threads.
@@ -659,7 +664,7 @@ def _read_runs(
     _slow_read_hint(len(files), time.perf_counter() - started)
 
     if by_tag:
-        for f, p in zip(files, parts):
+        for f, p in zip(files, parts, strict=True):
             for t in _unique_strings(p["tag"]):
                 if t in seen:
                     raise InputError(
@@ -807,11 +812,11 @@ def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
         _check_atol(col, rel, data, path, k)
         return rel
     try:
-        rel = _num_chunks(col, np.float64)
+        chunks = _num_chunks(col, np.float64)
     except (ValueError, TypeError, OverflowError) as e:
         raise _diagnose(data, path, k, e) from None
-    _check_finite(rel, data, path, "relevance")
-    rel = _concat(rel, np.float64)
+    _check_finite(chunks, data, path, "relevance")
+    rel = _concat(chunks, np.float64)
     _check_atol(col, rel, data, path, k)
     return rel
 

@@ -156,6 +156,7 @@ def _lexi_result(
     S, T = pos.shape
     systems, topics = np.asarray(pos.systems, dtype=object), np.asarray(pos.topics, dtype=object)
     own = {"measure": name, **dropped_topic_attrs(pos.dropped_topics)}
+    dims: tuple[str, ...]
     if pairwise:
         own["description"] = (
             "+1: system preferred to other; topics without relevant documents dropped; "
@@ -428,7 +429,7 @@ def rrlp(
     if n is not None:
         check_corpus_size(n, pos)
     M = precision_keys(pos)
-    cls, order = dense_classes(M)
+    _cls, order = dense_classes(M)
     if S * T == 0:
         return _lexi_result(np.zeros((S, S, T)), pos, "rrLP", a, rel_level)
     # sorted order: topic first, every topic has exactly S cells

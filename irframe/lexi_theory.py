@@ -335,13 +335,14 @@ def worst_case_simulation(
         wc = np.sign(Q[idx, m - 1] - P[idx, m - 1])  # +1: π better in the worst case
         untied = wc != 0
         row = {"n": n, "tied": float((~untied).mean())}
-        for label, name, kw in (
+        cases: tuple[tuple[str, str, dict[str, Any]], ...] = (
             ("TSE", "TSE", {}),
             (f"R@{k}", "R", {"k": k}),
             ("RP", "RP", {}),
             ("AP", "AP", {}),
             ("NDCG", "NDCG", {}),
-        ):
+        )
+        for label, name, kw in cases:
             d = np.sign(
                 position_metric(name, P, m, n=n, **kw) - position_metric(name, Q, m, n=n, **kw)
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -285,7 +286,7 @@ def stability(
         (m, *_stability_setup(c.values[:, :, k], m, n_topics, missing))
         for k, m in enumerate(c.indexes["measure"])
     ]
-    counts = [None] * K
+    counts: list[Any] = [None] * K  # per measure: (wins, losses, ties) summed over blocks
     for a in range(0, R, step):
         keys = gen.random((min(R, a + step) - a, T_all))
         for k, (_, X, keep, nt) in enumerate(parts):

@@ -158,6 +158,7 @@ class Param:
         if lo is None and hi is None:
             return "a finite number"
         if hi is None:
+            assert lo is not None  # (both None returned above)
             op = ">" if self.low_open else ">="
             return f"{noun} {op} {_fmt_bound(lo)}"
         if lo is None:

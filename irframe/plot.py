@@ -166,9 +166,9 @@ def topic_differences(
         ax.set_xticks([])
     ax.set_xlabel("topic" + (" (sorted by difference)" if sort else ""))
     ax.set_ylabel(f"{label + ': ' if label else ''}{system} \u2212 {baseline}")
-    w, t, l = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+    wins, ties, losses = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
     ax.set_title(
-        f"{system} vs {baseline}: {w} wins / {t} ties / {l} losses, mean \u0394 = {d.mean():+.4f}"
+        f"{system} vs {baseline}: {wins} wins / {ties} ties / {losses} losses, mean \u0394 = {d.mean():+.4f}"
     )
     return ax
 
@@ -251,7 +251,7 @@ def system_means(
     ax.set_xlabel(f"mean {label}" if label else "mean score")
     ax.set_ylabel("system")
     ax.set_title(
-        f"{int(round((1 - alpha) * 100))}% {'t' if method == 't' else 'bootstrap'} confidence intervals"
+        f"{round((1 - alpha) * 100)}% {'t' if method == 't' else 'bootstrap'} confidence intervals"
     )
     ax.grid(axis="x", alpha=0.3)
     return ax
@@ -576,7 +576,7 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
             )
         plt = _plt()
         fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds), 4), sharey=False)
-        for a, k in zip(axes, kinds):
+        for a, k in zip(axes, kinds, strict=True):
             orientation_curves(df[df["orientation"] == k], kind=k, ax=a, logy=logy)
         fig.tight_layout()
         return np.asarray(axes)

@@ -171,7 +171,7 @@ def topic_set_size(
         raise ValueError(f"target_power must be in (0, 1), got {target_power}")
     if float(effect) == 0:
         raise ValueError("effect must be non-zero")
-    kw = dict(variance=variance, alpha=alpha, design=design, n_systems=n_systems)
+    kw = {"variance": variance, "alpha": alpha, "design": design, "n_systems": n_systems}
     lo, hi = 2, 2
     while power(effect, n_topics=hi, **kw) < target_power:  # doubling, then bisection
         lo, hi = hi, hi * 2
@@ -233,7 +233,13 @@ def min_detectable_effect(
     """
     from scipy.optimize import brentq
 
-    kw = dict(n_topics=n_topics, variance=variance, alpha=alpha, design=design, n_systems=n_systems)
+    kw = {
+        "n_topics": n_topics,
+        "variance": variance,
+        "alpha": alpha,
+        "design": design,
+        "n_systems": n_systems,
+    }
     hi = np.sqrt(float(variance))
     while power(hi, **kw) < target_power:
         hi *= 2
@@ -365,7 +371,12 @@ def power_table(
     col = {"paired_t": "var_diff", "anova": "var_within", "anova2": "var_residual"}[design]
     rows, keys = [], []
     for label, r in vc.iterrows():
-        kw = dict(variance=r[col], alpha=alpha, design=design, n_systems=int(r["n_systems"]))
+        kw = {
+            "variance": r[col],
+            "alpha": alpha,
+            "design": design,
+            "n_systems": int(r["n_systems"]),
+        }
         n = int(r["n_topics"])
         mde = min_detectable_effect(n_topics=n, target_power=target_power, **kw)
         for e in effects:

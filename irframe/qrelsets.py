@@ -142,6 +142,7 @@ def prepare_qrels_sets(
     common = None
     for k in keys.values():
         common = k.unique() if common is None else common.intersection(k.unique())
+    assert common is not None  # (at least one judgment set)
     if len(common) == 0:
         raise InputError(
             f"judgments='common' keeps the (topic, doc) pairs every set judged, but the judgment "

@@ -114,6 +114,7 @@ def _pick(names, available, what: str, error: type[Exception]) -> list:
 
 def _letters(n: int) -> list[str]:
     """a, b, ..., z, aa, ab, ... for n systems."""
+    out: list[str]
     out, width = [], 1
     while len(out) < n:
         digits = [list(string.ascii_lowercase)] * width
@@ -209,7 +210,7 @@ class Report:
         rows = self._rows(text, str, mark=False)  # the index: system names as in the cube
         head = self._header()
         return pd.DataFrame(
-            [r[1:] if self.letters is None else [r[0]] + r[2:] for r in rows],
+            [r[1:] if self.letters is None else [r[0], *r[2:]] for r in rows],
             index=pd.Index([r[0 if self.letters is None else 1] for r in rows], name="system"),
             columns=[h for h in head if h != "system"],
         )
@@ -475,7 +476,9 @@ def report(
     means.index = means.index.astype(str)
     means.columns = means.columns.astype(str)
     intervals = stats.mean_ci(cube, alpha=alpha, missing=missing) if ci else None
-    letters = None if baseline is not None else dict(zip(systems, _letters(len(systems))))
+    letters = (
+        None if baseline is not None else dict(zip(systems, _letters(len(systems)), strict=True))
+    )
     cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
     legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
         " Best value per measure in bold." if cells else ""

@@ -469,7 +469,7 @@ def _class_name(cls: type) -> str:
 
 def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     inner = list(obj.values())
-    bad = [t for t, d in zip(obj, inner) if not isinstance(d, Mapping)]
+    bad = [t for t, d in zip(obj, inner, strict=True) if not isinstance(d, Mapping)]
     if bad:
         raise ShapeError(
             f"{what}: a dict must map each topic to a dict {{doc: value}}; topic {bad[0]!r} maps "
@@ -485,7 +485,7 @@ def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
             "nested deeper; several runs are {name: {topic: {doc: score}}} with every value "
             "such a dict, or {name: run frame}"
         )
-    topic = np.repeat(np.asarray(list(obj.keys()) + [None], dtype=object)[:-1], lens)
+    topic = np.repeat(np.asarray([*list(obj.keys()), None], dtype=object)[:-1], lens)
     doc = np.empty(n, dtype=object)
     doc[:] = list(itertools.chain.from_iterable(inner))
     return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
@@ -537,6 +537,7 @@ def collect_runs(
             "names are the dict's keys (or each frame's system column)"
         )
     items = list(obj.items()) if isinstance(obj, Mapping) else [(None, r) for r in obj]
+    names: set[Any]
     parts, empty, names = [], {}, set()
     for i, (name, run) in enumerate(items):
         what = f"run {name!r}" if name is not None else f"run #{i}"
@@ -756,8 +757,8 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
     lines = "; ".join(
         f"row {shown(df.index[i])}: "
-        + ", ".join(f"{user_column(df, c)}={shown(v)}" for c, v in zip(cols, vals))
-        for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None))
+        + ", ".join(f"{user_column(df, c)}={shown(v)}" for c, v in zip(cols, vals, strict=True))
+        for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None), strict=True)
     )
     return lines + more
 
@@ -788,7 +789,7 @@ def non_string_ids(s: pd.Series) -> np.ndarray | None:
         if pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view":
             return None
         return s.notna().to_numpy()
-    if dtype == object:
+    if dtype == np.dtype(object):
         if pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
             return None
         values = s.to_numpy()

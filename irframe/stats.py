@@ -812,7 +812,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     # family: distinct unordered label pairs, first occurrence represents the pair
     keys = {}
     rep = np.full(v.shape[:2], -1, dtype=np.intp)
-    reps = []
+    reps: list[tuple[int, int]] = []
     for i, a in enumerate(sys_l):
         for j, b in enumerate(oth_l):
             if a == b:
@@ -899,7 +899,7 @@ def mean_ci(
     c, layout = score_cube(cube, dim=dim)
     X = mask_missing(c.values, missing)
     gen = make_rng(rng) if method == "bootstrap" else None
-    S, T, K = X.shape
+    S, _T, K = X.shape
     mean = np.full((S, K), np.nan)
     lo, hi, nt = mean.copy(), mean.copy(), np.zeros((S, K))
     for s in range(S):

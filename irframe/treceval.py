@@ -144,7 +144,7 @@ def _request(
         family = getattr(e, "trec_family", None)
         if family is not None:  # trec_eval's two lines
             raise TrecEvalError(
-                f"{e.trec_text}\ntrec_eval: Cannot initialize measure '{family}'", 2
+                f"{getattr(e, 'trec_text', e)}\ntrec_eval: Cannot initialize measure '{family}'", 2
             ) from None
         msg = str(e)
         if msg.startswith("trec_eval: improper measure in parameter '"):  # then main's own line
@@ -226,7 +226,7 @@ def _topics_by_system(runs: pd.DataFrame, systems: list[str], wanted: set[str]) 
     )
     pos = {s: i for i, s in enumerate(systems)}
     out: list[set[str]] = [set() for _ in systems]
-    for s_code, t_code in zip(*np.divmod(found, width)):
+    for s_code, t_code in zip(*np.divmod(found, width), strict=True):
         if s_code and t_code and t_names[t_code - 1] in wanted and s_names[s_code - 1] in pos:
             out[pos[s_names[s_code - 1]]].add(t_names[t_code - 1])
     return out
@@ -351,7 +351,9 @@ def _first_stops(
     below = {t_names[c] for c in top.index[top.to_numpy() < 0] if c >= 0}
     dup_systems = {s for s, _ in run_docs}
     calc = f"trec_eval: Can't calculate measure '{family}'"
-    for s, rt in zip(systems, run_topics):  # a loop over runs (files); topics only where one fails
+    for s, rt in zip(
+        systems, run_topics, strict=True
+    ):  # a loop over runs (files); topics only where one fails
         if not (below or q_docs or s in dup_systems):
             continue
         if version == "10.0":
@@ -512,11 +514,13 @@ def _measure_table(
     from .evaluate import evaluate_groups
 
     needs_n = any(parse_measure(lab).definition.options for lab in labels)
-    extra = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
+    extra: dict[str, Any] = {"num_docs_in_coll": num_docs_in_coll} if needs_n else {}
     values, specs = evaluate_groups(
         aligned, labels, rel_level=rel_level, **extra
     )  # no cube: no xarray
-    return scatter(aligned, values), dict(zip(labels, [m.definition.aggregate for m in specs]))
+    return scatter(aligned, values), dict(
+        zip(labels, [m.definition.aggregate for m in specs], strict=True)
+    )
 
 
 def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | None:
@@ -544,8 +548,8 @@ def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     out = {}
     for v in values:
         if v.kind == "relstring":
-            keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist())
-            out[v.name] = dict(zip(keys, relstrings(aligned, v.measure)))
+            keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist(), strict=True)
+            out[v.name] = dict(zip(keys, relstrings(aligned, v.measure), strict=True))
     return out
 
 
@@ -676,12 +680,13 @@ def _printed_values(
     if p.zscores is not None:
         for k, name in enumerate(names):
             x[:, k] = [
-                _zscore(float(xi), p.zscores.get((t, name))) for t, xi in zip(topics, x[:, k])
+                _zscore(float(xi), p.zscores.get((t, name)))
+                for t, xi in zip(topics, x[:, k], strict=True)
             ]
     sums = np.zeros(len(names))
     for row in x:  # one topic at a time, every measure at once: the same additions as a scalar loop
         sums += row
-    return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist()))
+    return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist(), strict=True))
 
 
 @dataclass
@@ -736,13 +741,16 @@ class TrecRun:
             kind = self.p.kinds[name]
             if kind == "relstring":
                 columns.append(
-                    [f"{name:<22}\t{t}\t'{x}'" for t, x in zip(self.topics, self.strings[name])]
+                    [
+                        f"{name:<22}\t{t}\t'{x}'"
+                        for t, x in zip(self.topics, self.strings[name], strict=True)
+                    ]
                 )
                 continue
             head = f"{'Z' if z else ''}{name:<22}\t"
             texts = _value_texts(self.per[name], integer=kind in ("long", "extra_long") and not z)
-            columns.append([f"{head}{t}\t{x}" for t, x in zip(self.topics, texts)])
-        out = [line for row in zip(*columns) for line in row]  # topic by topic
+            columns.append([f"{head}{t}\t{x}" for t, x in zip(self.topics, texts, strict=True)])
+        out = [line for row in zip(*columns, strict=True) for line in row]  # topic by topic
         out += [line_text(x) for x in self._summary()]
         return "\n".join(out) + "\n" if out else ""
 
@@ -783,7 +791,7 @@ class TrecRun:
 
 def _c_long(v: float) -> int:
     """C's ``(long) x``: truncation toward zero."""
-    return int(math.trunc(v)) if math.isfinite(v) else 0
+    return math.trunc(v) if math.isfinite(v) else 0
 
 
 def _float_text(v: float) -> str:
@@ -946,31 +954,33 @@ def trec_eval_runs(
         qrels_topics = [t for t in qrels_topics if t == debug_query]
     run_topics = _topics_by_system(runs, systems, set(qrels_topics))
     errors = {
-        s: _topic_error(version, complete, qrels_topics, rt) for s, rt in zip(systems, run_topics)
+        s: _topic_error(version, complete, qrels_topics, rt)
+        for s, rt in zip(systems, run_topics, strict=True)
     }
     # 10.0 -q prints the topics before the qrels topic the run lacks, then stops
     printed_before = {
         s: qrels_topics[: min(i for i, t in enumerate(qrels_topics) if t not in rt)]
-        for s, rt in zip(systems, run_topics)
-        if per_topic and errors[s] is not None and errors[s].status == 4
+        for s, rt in zip(systems, run_topics, strict=True)
+        if per_topic and getattr(errors[s], "status", None) == 4  # (None: no error)
     }
     printed_before = {s: ts for s, ts in printed_before.items() if ts}
     if refusal is not None:  # a family refusing -R's format stops on the first topic evaluated,
         for s, rt in zip(
-            systems, run_topics
+            systems, run_topics, strict=True
         ):  # unless the run has none or 10.0 first meets a missing one
-            if errors[s] is None or (errors[s].status == 4 and qrels_topics[0] in rt):
+            err = errors[s]
+            if err is None or (err.status == 4 and qrels_topics[0] in rt):
                 errors[s] = TrecEvalError(refusal, 4)
                 printed_before.pop(s, None)
     labels = list(
         dict.fromkeys([v.measure for v in values if v.kind in ("float", "long", "gm")] + extras)
     )
-    options = dict(
-        order=order or ("trec_eval10" if version == "10.0" else "trec_eval"),
-        depth=depth,
-        judged_only=judged_only,
-        complete=complete,
-    )
+    options: dict[str, Any] = {
+        "order": order or ("trec_eval10" if version == "10.0" else "trec_eval"),
+        "depth": depth,
+        "judged_only": judged_only,
+        "complete": complete,
+    }
     run_docs: Mapping[tuple[str, str], str] = {}
     q_docs: Mapping[str, str] = {}
     base_errors, base_printed, base_runs = errors, printed_before, runs
@@ -998,12 +1008,12 @@ def trec_eval_runs(
                 run_docs, q_docs, base_runs, qrels = _duplicates(base_runs, qrels, depth, version)
                 if run_docs or q_docs:
                     continue
-            return [(s, errors[s]) for s in systems]
+            return [(s, e) for s in systems if (e := errors[s]) is not None]  # (all are)
         # 10.0 -c evaluates a qrels topic the run lacks with a stand-in ranking of one document
         stand_in = (
             {
                 s: [t for t in qrels_topics if t not in rt]
-                for s, rt in zip(systems, run_topics)
+                for s, rt in zip(systems, run_topics, strict=True)
                 if errors[s] is None or s in printed_before
             }
             if version == "10.0" and complete
@@ -1069,22 +1079,23 @@ def trec_eval_runs(
         run_strings = {
             name: [
                 by.get((si, r), "") if not (bogus and name == "relstring" and t in bogus) else ""
-                for r, t in zip(rows, topics)
+                for r, t in zip(rows, topics, strict=True)
             ]
             for name, by in strings.items()
         }
         return TrecRun(printing, per, sums, topics, run_strings, n_q, (run_ids or {}).get(s, s))
 
-    for s, rt in zip(systems, run_topics):  # a loop over runs (files), not over rows
-        if errors[s] is not None:
+    for s, rt in zip(systems, run_topics, strict=True):  # a loop over runs (files), not over rows
+        err = errors[s]
+        if err is not None:
             if s in printed_before:
                 ts = printed_before[s]
-                errors[s] = TrecEvalError(
-                    str(errors[s]),
-                    errors[s].status,
+                err = errors[s] = TrecEvalError(
+                    str(err),
+                    err.status,
                     run(s, ts, len(ts), replace(p, summary=False)).text(),
                 )
-            out.append((s, errors[s]))
+            out.append((s, err))
             continue
         # 10.0 prints every qrels topic it evaluates (-c: with an empty ranking); 9.0.8 the run's
         topics = [t for t in qrels_topics if t in tindex and (version == "10.0" or t in rt)]

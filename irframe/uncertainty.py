@@ -13,9 +13,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import align
 from .cube import summarize
-from .evaluate import evaluate
+from .errors import OptionError
+from .evaluate import depth_and_judged_only, evaluate
 from .measures import parse_measure, parse_measures
 from .measures.ties import cut_after_order, tie_groups
 from .options import make_options
@@ -180,7 +182,9 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     opts = make_options(
         order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options}
     )
-    if opts.depth is not None and not opts.judged_only:
+    if opts.depth is not None and opts.judged_only:
+        raise OptionError(depth_and_judged_only("tie_sensitivity"))
+    if opts.depth is not None:
         # the depth cuts after each order, so a tie group it cuts shows its spread
         full = align(runs, qrels, **replace(opts, depth=None).align_kwargs())
         aligned = cut_after_order(full, "trec_eval", opts.depth)

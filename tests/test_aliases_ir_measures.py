@@ -78,17 +78,24 @@ def data(shared_data):
 
 
 def _ir_measures(qrels, runs, names):
+    # ids as Python strings (object columns): ir_measures iterates over the rows in Python,
+    # which is several times slower over arrow-backed string columns (pandas 3's default)
     q = pd.DataFrame(
         {
-            "query_id": qrels.topic.astype(str),
-            "doc_id": qrels.doc.astype(str),
+            "query_id": qrels.topic.astype(str).astype(object),
+            "doc_id": qrels.doc.astype(str).astype(object),
             "relevance": qrels.rel.astype(int),
         }
     )
+    q_by_topic = {t: g for t, g in q.groupby("query_id")}  # noqa: C416 - dict() would call .keys
     out = {}
     for system, g in runs.groupby("system", observed=True):
         r = pd.DataFrame(
-            {"query_id": g.topic.astype(str), "doc_id": g.doc.astype(str), "score": g.score}
+            {
+                "query_id": g.topic.astype(str).astype(object),
+                "doc_id": g.doc.astype(str).astype(object),
+                "score": g.score,
+            }
         )
         measures = [ir_measures.parse_measure(n) for n in names if not n.startswith("Accuracy")]
         # ir_measures (0.4.3) may compute a plain measure (NumRet) in the same pytrec_eval
@@ -97,24 +104,22 @@ def _ir_measures(qrels, runs, names):
         # judged_only measures in a call of their own.
         judged = [m for m in measures if "judged_only=True" in str(m)]
         for group in (judged, [m for m in measures if m not in judged]):
-            for m in ir_measures.iter_calc(group, q, r):
-                out[(str(system), str(m.measure), m.query_id)] = m.value
-            for m, v in ir_measures.calc_aggregate(group, q, r).items():
-                out[(str(system), str(m), "all")] = v
+            # per-topic values and ir_measures' own aggregates of them, in one evaluation
+            aggregated, per_query = ir_measures.calc(group, q, r)
+            for v in per_query:
+                out[(str(system), str(v.measure), v.query_id)] = v.value
+            for m, value in aggregated.items():
+                out[(str(system), str(m), "all")] = value
         # ir_measures' Accuracy divides by zero when a topic's ranking has no non-relevant
-        # document: evaluate it topic by topic (irframe: NaN there)
+        # document: such topics are found by halving the topic set (a topic's value depends
+        # on that topic alone) and get NaN (irframe: NaN there)
+        r_by_topic = {t: g for t, g in r.groupby("query_id")}  # noqa: C416
         for n in names:
             if not n.startswith("Accuracy"):
                 continue
             m = ir_measures.parse_measure(n)
-            for topic, rt in r.groupby("query_id"):
-                try:
-                    vals = list(ir_measures.iter_calc([m], q[q.query_id == topic], rt))
-                except ZeroDivisionError:
-                    out[(str(system), str(m), topic)] = float("nan")
-                    continue
-                for v in vals:
-                    out[(str(system), str(m), topic)] = v.value
+            for topic, value in _topic_values_or_nan(m, q_by_topic, r_by_topic).items():
+                out[(str(system), str(m), topic)] = value
             vals = [
                 v
                 for (s_, m_, t_), v in out.items()
@@ -124,6 +129,28 @@ def _ir_measures(qrels, runs, names):
     return out
 
 
+def _topic_values_or_nan(m, q_by_topic, r_by_topic) -> dict:
+    """ir_measures' value of ``m`` for each run topic; NaN where it divides by zero."""
+    topics = list(r_by_topic)
+    empty = next(iter(q_by_topic.values())).iloc[:0]
+    try:
+        qs = [q_by_topic.get(t, empty) for t in topics]
+        vals = list(
+            ir_measures.iter_calc([m], pd.concat(qs), pd.concat([r_by_topic[t] for t in topics]))
+        )
+    except ZeroDivisionError:
+        if len(topics) == 1:
+            return {topics[0]: float("nan")}
+        half = len(topics) // 2
+        first = {t: r_by_topic[t] for t in topics[:half]}
+        second = {t: r_by_topic[t] for t in topics[half:]}
+        return {
+            **_topic_values_or_nan(m, q_by_topic, first),
+            **_topic_values_or_nan(m, q_by_topic, second),
+        }
+    return {v.query_id: v.value for v in vals}
+
+
 @pytest.mark.shared
 @pytest.mark.slow
 def test_ir_measures_names_agree(data):
@@ -131,6 +158,10 @@ def test_ir_measures_names_agree(data):
     theirs = _ir_measures(qrels, runs, NAMES)
     cube = irf.evaluate(runs, qrels, NAMES)  # trec_eval 9 conventions, as pytrec_eval
     summary = irf.summarize(cube)
+    # label lookups in DataFrames: a per-value DataArray.sel costs far more
+    tables = {
+        s: cube.sel(system=s).transpose("topic", "measure").to_pandas() for s in cube.system.values
+    }
     compared = 0
     bad = []
     for name in NAMES:
@@ -140,7 +171,7 @@ def test_ir_measures_names_agree(data):
         for system in cube.system.values:
             for topic in cube.topic.values:
                 want = theirs.get((system, key, topic))
-                got = float(cube.sel(system=system, topic=topic, measure=name))
+                got = float(tables[system].at[topic, name])
                 if want is None:  # ir_measures reports nothing: irframe gives 0 (documented)
                     if name.startswith("Accuracy"):
                         assert got == 0.0, (name, system, topic, got)
@@ -207,8 +238,10 @@ def test_ranx_names_agree(data):
                 topic=g.topic.astype(str).astype(object), doc=g.doc.astype(str).astype(object)
             ).rename(columns=obj)[["q_id", "doc_id", "score"]]
         )
+        # every name in one call: ranx converts the run and qrels for numba once per call
+        values = ranx.evaluate(q, r, RANX_NAMES, return_mean=False, make_comparable=True)
         for name in RANX_NAMES:
-            theirs = np.asarray(ranx.evaluate(q, r, name, return_mean=False, make_comparable=True))
+            theirs = np.asarray(values[name])
             mine = cube.sel(system=str(system), measure=name).to_pandas()
             got = np.array([mine[t] for t in r.keys()])
             np.testing.assert_allclose(

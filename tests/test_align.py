@@ -3,6 +3,8 @@ checked against brute-force Python."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -21,11 +23,11 @@ def test_cells_number_each_topic_doc_pair_once(monkeypatch, one_topic_per_doc, d
     qkeys = np.unique(rng.integers(0, T, 80) * D + rng.integers(0, D, 80))
     cell, n_cells, q_cell = A._cells(topic, doc, D, T * D, qkeys)
     ids: dict = {}
-    for pair, c in zip(zip(topic.tolist(), doc.tolist()), cell.tolist()):
+    for pair, c in zip(zip(topic.tolist(), doc.tolist(), strict=True), cell.tolist(), strict=True):
         assert ids.setdefault(pair, c) == c  # one id per pair
     assert len(set(ids.values())) == len(ids)  # distinct pairs, distinct ids
     assert max(ids.values()) < n_cells
-    for key, c in zip(qkeys.tolist(), q_cell.tolist()):
+    for key, c in zip(qkeys.tolist(), q_cell.tolist(), strict=True):
         assert c == ids.get(divmod(key, D), -1)  # qrels cells find the same ids, -1 if absent
 
 
@@ -34,7 +36,7 @@ def test_segment_helpers_against_python():
     lens = rng.integers(0, 6, 30)
     offsets = np.concatenate([[0], np.cumsum(lens)])
     x = rng.random(offsets[-1])
-    segs = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    segs = [x[a:b] for a, b in itertools.pairwise(offsets)]
     np.testing.assert_allclose(
         A.segment_sum(x, offsets), [sum(s.tolist()) for s in segs], rtol=0, atol=1e-14
     )
@@ -62,13 +64,13 @@ def _brute_force(
     frame: pd.DataFrame, qrels: pd.DataFrame
 ) -> list[tuple[str, str, list[str], list[float]]]:
     """trec_eval's order written out: per (system, topic), float32 score desc, docno bytes desc."""
-    grades = {(t, d): float(r) for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel)}
+    grades = {(t, d): float(r) for t, d, r in zip(qrels.topic, qrels.doc, qrels.rel, strict=True)}
     out = []
     for (s, t), g in sorted(frame.groupby(["system", "topic"]), key=lambda kv: kv[0]):
         if t not in set(qrels.topic):
             continue
         rows = sorted(
-            zip(g.score.astype(np.float32).tolist(), g.doc.tolist()),
+            zip(g.score.astype(np.float32).tolist(), g.doc.tolist(), strict=True),
             key=lambda r: (-r[0], [-b for b in r[1].encode("utf-8")] + [1]),
         )
         docs = [d for _, d in rows]
@@ -108,7 +110,7 @@ def _runs(draw):
 def test_order_and_relevance_match_brute_force(frame, dtype, data):
     pytest.importorskip("pyarrow")
     qdocs = data.draw(
-        st.lists(st.sampled_from(DOCS + ["unretrieved"]), min_size=1, max_size=6, unique=True)
+        st.lists(st.sampled_from([*DOCS, "unretrieved"]), min_size=1, max_size=6, unique=True)
     )
     qrels = pd.DataFrame({"topic": "0", "doc": qdocs, "rel": range(len(qdocs))})
     expected = _brute_force(frame, qrels)
@@ -172,6 +174,7 @@ def test_ids_of_every_dtype_align_identically():
                     x.qrels_topic.tolist(),
                     (-x.qrels_rel).tolist(),
                     [x.docs[d] for d in x.qrels_doc],
+                    strict=True,
                 )
             )
 

@@ -20,7 +20,7 @@ EXPECTED = DATA / "expected_v9.0.8"
 REPO = Path(__file__).resolve().parents[1]
 
 _DEFAULT_LINE = re.compile(
-    r"^(runid|num_q|%s) " % "|".join(re.escape(m) for m in cli.TREC_EVAL_DEFAULT)
+    r"^(runid|num_q|{}) ".format("|".join(re.escape(m) for m in cli.TREC_EVAL_DEFAULT))
 )
 
 

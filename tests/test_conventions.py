@@ -96,7 +96,7 @@ def test_ir_measures_and_ir_datasets_qrels(collection):
     _same(irf.evaluate(runs, frame, MEASURES), ref)
     tuples = [
         TrecQrel(t, d, r, "0")
-        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)
+        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True)
     ]
     _same(irf.evaluate(runs, iter(tuples), MEASURES), ref)  # a one-shot iterator, as qrels_iter()
     _same(runs.ir.metric(MEASURES, qrels=(q for q in tuples)), ref)
@@ -110,10 +110,10 @@ def test_ranx_frames_and_dicts(collection):
     ranx_qrels = pd.DataFrame({"q_id": qrels.topic, "doc_id": qrels.doc, "score": qrels.rel})
     _same(irf.evaluate(ranx_run, ranx_qrels, MEASURES, system="A"), ref)
     run_dict: dict = {}
-    for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score):
+    for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score, strict=True):
         run_dict.setdefault(t, {})[d] = float(s)
     qrels_dict: dict = {}
-    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True):
         qrels_dict.setdefault(t, {})[d] = int(r)
     _same(irf.evaluate(run_dict, qrels_dict, MEASURES, system="A"), ref)
     _same(one.ir.metric(MEASURES, qrels=qrels_dict), ref)
@@ -126,11 +126,11 @@ def test_namedtuples_against_ir_measures(collection):
     one = _one(runs)
     q = [
         ir_measures.Qrel(t, d, int(r))
-        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel)
+        for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True)
     ]
     r = [
         ir_measures.ScoredDoc(t, d, float(s))
-        for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score)
+        for t, d, s in zip(one.topic.astype(str), one.doc.astype(str), one.score, strict=True)
     ]
     cube = irf.evaluate(r, q, ["AP", "nDCG@10", "P@5"], system="A")
     _same(cube, irf.evaluate(one, qrels, ["AP", "nDCG@10", "P@5"]))
@@ -170,7 +170,7 @@ def test_every_entry_point_takes_the_shapes(collection):
     )
     # join keeps the caller's column names and remembers the qrels
     j = pt_res.ir.join(pt_qrels)
-    assert list(j.columns) == list(pt_res.columns) + ["rel"]
+    assert list(j.columns) == [*list(pt_res.columns), "rel"]
     _same(j.ir.metric(MEASURES), irf.evaluate(runs, qrels, MEASURES))
     ours = [line.split() for line in pt_res.ir.to_trec().splitlines()]
     canon = [line.split() for line in runs.ir.to_trec().splitlines()]

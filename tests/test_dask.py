@@ -103,7 +103,10 @@ def collections(draw):
             n = int(rng.integers(1, 12))
             docs = rng.choice(15, size=n, replace=False)
             scores = np.round(rng.normal(size=n), 1)  # rounding makes ties
-            rows += [(f"s{s}", f"t{t:02d}", f"d{d}", float(sc)) for d, sc in zip(docs, scores)]
+            rows += [
+                (f"s{s}", f"t{t:02d}", f"d{d}", float(sc))
+                for d, sc in zip(docs, scores, strict=True)
+            ]
     if not rows:
         rows = [("s0", "t00", "d0", 1.0)]
     runs = pd.DataFrame(rows, columns=["system", "topic", "doc", "score"])
@@ -175,9 +178,13 @@ def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
 def test_options_pass_through():
     qrels, runs = irf.datasets.synthetic(3, 5, 20, rng=5)
     ref = runs[runs.system != "sys0"]
-    opts = dict(
-        rel_level=2, judged_only=True, gains={1: 1, 2: 3, 3: 7}, reference=ref, order="trec_eval10"
-    )
+    opts = {
+        "rel_level": 2,
+        "judged_only": True,
+        "gains": {1: 1, 2: 3, 3: 7},
+        "reference": ref,
+        "order": "trec_eval10",
+    }
     ms = ["AP", "nDCG@10", "P_rare(alpha=0.5)@10", "RBP(p=0.5)"]
     want = irf.evaluate(runs, qrels, ms, **opts)
     got = idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, ms, **opts)
@@ -387,10 +394,10 @@ def test_custom_column_names_and_shuffle_method():
     qrels, runs = irf.datasets.synthetic(3, 5, 10, rng=11)
     r = runs.rename(columns={"topic": "qid", "doc": "docno"})
     q = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "grade"})
-    opts = dict(
-        columns={"topic": "qid", "doc": "docno"},
-        qrels_columns={"topic": "qid", "doc": "docno", "rel": "grade"},
-    )
+    opts = {
+        "columns": {"topic": "qid", "doc": "docno"},
+        "qrels_columns": {"topic": "qid", "doc": "docno", "rel": "grade"},
+    }
     want = irf.evaluate(r, q, ["AP", "RBP(p=0.8)"], complete=True, **opts)
     got = idk.evaluate(
         dd.from_pandas(r, npartitions=3),
@@ -441,7 +448,7 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
     )
     qrels, runs = irf.datasets.synthetic(2, 3, 5)
     ddf = dd.from_pandas(runs, npartitions=2)
-    with pytest.raises(idk.UnsupportedMeasureError, match="XGlobal.*topic_local"):
+    with pytest.raises(idk.UnsupportedMeasureError, match=r"XGlobal.*topic_local"):
         idk.evaluate(ddf, qrels, ["AP", "XGlobal"])
     with pytest.raises(ValueError):  # a ValueError subclass
         idk.check_measures("XGlobal")
@@ -453,7 +460,7 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
 
 def test_bad_input_errors():
     qrels, runs = irf.datasets.synthetic(2, 4, 6)
-    with pytest.raises(TypeError, match="irframe.evaluate"):
+    with pytest.raises(TypeError, match=r"irframe\.evaluate"):
         idk.evaluate(runs, qrels, "AP")
     with pytest.raises(ValueError, match="partitioned_by"):
         idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", partitioned_by="doc")
@@ -496,7 +503,7 @@ def test_accessor_delegates():
         irf.evaluate(runs, qrels, ["AP", "P@5"], depth=5),
     )
     with pytest.raises(AttributeError, match="doc"):
-        dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1).ir
+        _ = dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1).ir
 
 
 def test_read_runs_one_partition_per_file(tmp_path):
@@ -640,7 +647,7 @@ def test_rarity_tables_equal_in_memory(coll, nparts, complete, depth, k):
     if not set(runs.topic) & set(qrels.topic):
         return
     ddf = dd.from_pandas(runs, npartitions=nparts)
-    opts = dict(k=k, complete=complete, depth=depth)
+    opts = {"k": k, "complete": complete, "depth": depth}
     pd.testing.assert_frame_equal(
         idk.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
     )

@@ -243,9 +243,9 @@ print([int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmH
 
 def _peak_bytes() -> int:
     """This process's peak resident set (VmHWM, Linux)."""
-    return [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")][
-        0
-    ] * 1024
+    return (
+        next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")) * 1024
+    )
 
 
 @pytest.mark.skipif(

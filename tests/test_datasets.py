@@ -105,7 +105,7 @@ def test_synthetic_roundtrips_through_files(tmp_path):
     )
 
 
-@pytest.mark.parametrize("bad", [dict(systems=0), dict(depth=-1), dict(ties=1.0)])
+@pytest.mark.parametrize("bad", [{"systems": 0}, {"depth": -1}, {"ties": 1.0}])
 def test_synthetic_bad_arguments(bad):
     with pytest.raises(ValueError):
         synthetic(**bad)

@@ -236,8 +236,12 @@ _cases = st.fixed_dictionaries(
 
 def _build(case):
     docs = [f"d{i}" for i in range(len(case["grades"]))]
-    judg = {(t, d): g for d, gs in zip(docs, case["grades"]) for t, g in zip("abc", gs)}
-    ranking = list(docs) + ["u1", "u2"]
+    judg = {
+        (t, d): g
+        for d, gs in zip(docs, case["grades"], strict=True)
+        for t, g in zip("abc", gs, strict=True)
+    }
+    ranking = [*list(docs), "u1", "u2"]
     case["order"].shuffle(ranking)
     ranking = ranking[: case["depth"]]
     q = _q([("1", t, d, g) for (t, d), g in judg.items()])
@@ -306,7 +310,7 @@ def _greedy_ideal_brute_force(
     for topic, q in qrels.groupby("topic", sort=True):
         rel = q[(q.rel >= level) & (q.rel > 0)]
         subs = sorted(set(q.subtopic), key=int)
-        judged = {(d, s) for d, s in zip(rel.doc, rel.subtopic)}
+        judged = {(d, s) for d, s in zip(rel.doc, rel.subtopic, strict=True)}
         docs = sorted(set(rel.doc), key=lambda x: x.encode(), reverse=True)
         sub_gain = dict.fromkeys(subs, 1.0)
         placed, gains = set(), []

@@ -59,7 +59,7 @@ def _mismatches(cube, expected_dir):
             vals = got[NDEVAL_COLS].mean() if t == "amean" else got.loc[t, NDEVAL_COLS]
             for c in NDEVAL_COLS:
                 total += 1
-                if "%.6f" % vals[c] != exp.loc[t, c]:
+                if f"{vals[c]:.6f}" != exp.loc[t, c]:
                     bad.append((f.stem, t, c, vals[c], exp.loc[t, c]))
     return bad, total
 
@@ -106,7 +106,7 @@ def _tie_free(runs, qrels):
 )
 def test_pyndeval_other_parameters(web2012, alpha, beta, ks):
     pyndeval = reference_module("pyndeval")
-    d, qrels, runs = web2012
+    _d, qrels, runs = web2012
     two = runs[runs.system.isin(["indri-ql-catb", "indri-rm-cata-filtered"])]
     run = _tie_free(two, qrels)
     names = ["ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "P-IA", "strec"]
@@ -137,7 +137,7 @@ def test_pyndeval_cutoff_one_quirk(web2012):
     """ndeval leaves ERR-IA@1 and alpha-DCG@1 un-normalised (its loop starts at rank 2):
     there it prints N × our value.  irframe normalises every cutoff the same way."""
     pyndeval = reference_module("pyndeval")
-    d, qrels, runs = web2012
+    _d, qrels, runs = web2012
     run = _tie_free(runs[runs.system == "indri-ql-catb"], qrels)
     cube = irf.evaluate(run, qrels, ["ERR-IA@1", "alpha-DCG@1"], order="trec_eval10")
     qr = [
@@ -166,7 +166,7 @@ def test_pyndeval_cutoff_one_quirk(web2012):
 
 
 def test_weights_uniform_equal_default(web2012):
-    d, qrels, runs = web2012
+    _d, qrels, runs = web2012
     pos = qrels[qrels.rel > 0][["topic", "subtopic"]].drop_duplicates()
     w = pos.assign(weight=3.0)  # any constant: renormalised per topic
     ms = ["ERR-IA@20", "nERR-IA@20", "MAP-IA", "P-IA@20", "RBU(p=0.8,e=0.01)@20"]

@@ -78,7 +78,7 @@ def test_every_family_takes_judgment_sets(family, judgments):
             "lexiprecision": lambda: RUNS.ir.lexiprecision(SETS, judgments=judgments),
             "rarity": lambda: RUNS.ir.rarity(SETS, k=10, judgments=judgments),
         }[method]()
-        _same(acc if isinstance(acc, pd.DataFrame) else acc, got)
+        _same(acc, got)
     assert got.attrs["judgments"] == judgments
 
 

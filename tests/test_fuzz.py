@@ -105,7 +105,7 @@ def file_bytes(draw, kind: str) -> bytes:
         else:
             f = draw(st.lists(st.sampled_from(_TOKENS), min_size=0, max_size=8))
         if draw(st.integers(0, 6)) == 0:
-            f = [b"#"] + f
+            f = [b"#", *f]
         line = draw(st.sampled_from(_SEPS)).join(f)
         lines.append(line + draw(st.sampled_from(_ENDS[:3])))
     data = b"".join(lines)
@@ -212,10 +212,18 @@ def test_random_files(tmp_path, reader, kind, gz, data):
                 got.doc.astype(str),
                 got["rank"].tolist(),
                 got.score.tolist(),
+                strict=True,
             )
         )
     else:
-        rows = list(zip(got.topic.astype(str), got.doc.astype(str), got.rel.astype(float).tolist()))
+        rows = list(
+            zip(
+                got.topic.astype(str),
+                got.doc.astype(str),
+                got.rel.astype(float).tolist(),
+                strict=True,
+            )
+        )
     assert rows == want
 
 

@@ -152,17 +152,17 @@ def cwl_cases(draw):
     depth = draw(st.sampled_from([3, 5, 8, 20]))
     metrics = draw(st.lists(st.sampled_from(CWL_METRICS), min_size=1, max_size=4, unique=True))
     kinds = draw(st.tuples(st.sampled_from(ID_KINDS), st.sampled_from(ID_KINDS)))
-    return dict(
-        qrels=qrels,
-        run=run,
-        costs=costs,
-        min_cost=min_cost,
-        max_cost=max_cost,
-        max_gain=max_gain,
-        depth=depth,
-        metrics=metrics,
-        kinds=kinds,
-    )
+    return {
+        "qrels": qrels,
+        "run": run,
+        "costs": costs,
+        "min_cost": min_cost,
+        "max_cost": max_cost,
+        "max_gain": max_gain,
+        "depth": depth,
+        "metrics": metrics,
+        "kinds": kinds,
+    }
 
 
 def _cwl_eval_reference(case, tmp_path, classes):
@@ -234,14 +234,14 @@ def test_cwl_matches_cwl_eval(case, tmp_path_factory):
     ]  # documented: run topics without judgments dropped
     if not compared:
         return
-    kw = dict(
-        order="input",
-        depth=case["depth"],
-        costs=case["costs"],
-        max_gain=case["max_gain"],
-        min_cost=case["min_cost"],
-        max_cost=case["max_cost"],
-    )
+    kw = {
+        "order": "input",
+        "depth": case["depth"],
+        "costs": case["costs"],
+        "max_gain": case["max_gain"],
+        "min_cost": case["min_cost"],
+        "max_cost": case["max_cost"],
+    }
     if any(isinstance(ref[k], str) for k in compared):
         # cwl_eval refuses the gains of that metric (its command line stops there): so does irframe
         with pytest.raises(ValueError, match="gain"):
@@ -254,7 +254,7 @@ def test_cwl_matches_cwl_eval(case, tmp_path_factory):
         name, values = ref[(system, t, line)]
         j = case["metrics"].index(line)
         assert str(ds.cwl_name.values[j]).strip() == name.strip()
-        for col, want in zip(CWL_COLS, values):
+        for col, want in zip(CWL_COLS, values, strict=True):
             got = float(ds[col].sel(system=system, topic=t).values[j])
             assert _close(got, want), (system, t, line, col, got, want)
     if (
@@ -272,7 +272,7 @@ def test_cwl_matches_cwl_eval(case, tmp_path_factory):
             warnings.simplefilter("ignore")
             cube = irf.evaluate(run, qrels, list(names.values()), order="input")
         for system, t, line in compared:
-            for col, want in zip(CWL_COLS[:5], ref[(system, t, line)][1]):
+            for col, want in zip(CWL_COLS[:5], ref[(system, t, line)][1][:5], strict=True):
                 got = float(cube.sel(system=system, topic=t, measure=names[(line, col)]))
                 assert _close(got, want), (system, t, line, col, got, want)
 
@@ -313,7 +313,7 @@ def diversity_cases(draw):
         for t in topics:
             if system == "T" and draw(st.booleans()):
                 continue
-            ranked = draw(st.permutations(docs + ["u0", "u1"]))[
+            ranked = draw(st.permutations([*docs, "u0", "u1"]))[
                 : draw(st.integers(1, len(docs) + 2))
             ]
             run += [
@@ -324,9 +324,15 @@ def diversity_cases(draw):
     beta = draw(st.sampled_from([0.5, 0.3, 0.99, 1.0]))
     level = draw(st.sampled_from([1, 1, 2]))
     kinds = draw(st.tuples(st.sampled_from(ID_KINDS), st.sampled_from(ID_KINDS)))
-    return dict(
-        qrels=qrels, run=run, ks=sorted(ks), alpha=alpha, beta=beta, level=level, kinds=kinds
-    )
+    return {
+        "qrels": qrels,
+        "run": run,
+        "ks": sorted(ks),
+        "alpha": alpha,
+        "beta": beta,
+        "level": level,
+        "kinds": kinds,
+    }
 
 
 @FUZZ
@@ -372,7 +378,7 @@ def test_diversity_matches_pyndeval(case):
         evaluated = cube.sel(system=system).isel(measure=0).to_series().dropna().index
         assert set(ref) == {str(t) for t in evaluated}
         for t, vals in ref.items():
-            for n, o in zip(theirs, ours):
+            for n, o in zip(theirs, ours, strict=True):
                 want, got = float(vals[n]), float(cube.sel(system=system, topic=t, measure=o))
                 if n == "nNRBP" and math.isnan(want):
                     # ndeval divides 0 by 0 when the topic has no relevant aspect (or the ideal NRBP
@@ -456,13 +462,13 @@ def adhoc_cases(draw):
         for t in topics:
             if system == "T" and draw(st.booleans()):
                 continue
-            ranked = draw(st.permutations(docs + ["u0"]))[: draw(st.integers(1, len(docs) + 1))]
+            ranked = draw(st.permutations([*docs, "u0"]))[: draw(st.integers(1, len(docs) + 1))]
             run += [
                 (system, t, d, 100.0 - 1.5 * i) for i, d in enumerate(ranked)
             ]  # untied: every provider's order
     names = draw(st.lists(st.sampled_from(IRM_NAMES), min_size=1, max_size=4, unique=True))
     kinds = draw(st.tuples(st.sampled_from(ID_KINDS), st.sampled_from(ID_KINDS)))
-    return dict(qrels=qrels, run=run, names=names, kinds=kinds)
+    return {"qrels": qrels, "run": run, "names": names, "kinds": kinds}
 
 
 def _ir_measures_values(ir_measures, name, qrels, run):
@@ -523,7 +529,7 @@ def gdeval_cases(draw):
     for t in topics:
         ranked = draw(st.permutations(docs))[: draw(st.integers(1, len(docs)))]
         run += [(t, d, draw(st.sampled_from([0.0, 1.0, 2.0, 1.0 + 1e-9]))) for d in ranked]
-    return dict(qrels=qrels, run=run, k=draw(st.sampled_from([1, 3, 10])))
+    return {"qrels": qrels, "run": run, "k": draw(st.sampled_from([1, 3, 10]))}
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -576,8 +582,8 @@ def test_num_ret_rel_counts_documents_at_the_level():
     """ir_measures' NumRet(rel=k) is the number of retrieved documents with grade >= k
     (its NumRelRet is NumRet(rel=1)); irframe used to ignore rel and count them all."""
     qrels = [("1", "a", 2), ("1", "b", 1), ("1", "c", 0), ("2", "a", 1), ("2", "z", 3)]
-    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [
-        ("2", d, s) for d, s in zip("ab", [2.0, 1])
+    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1], strict=True)] + [
+        ("2", d, s) for d, s in zip("ab", [2.0, 1], strict=True)
     ]
     cube = _assert_matches_ir_measures(["NumRet(rel=1)", "NumRet(rel=2)", "NumRet"], qrels, run)
     # judged_only (not an ir_measures parameter of NumRet) removes unjudged documents first:
@@ -604,8 +610,8 @@ def test_set_p_relative_is_set_relative_p():
         ("2", "a", 1),
         ("2", "c", 0),
     ]
-    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [
-        ("2", d, s) for d, s in zip("ab", [2.0, 1])
+    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1], strict=True)] + [
+        ("2", d, s) for d, s in zip("ab", [2.0, 1], strict=True)
     ]
     _assert_matches_ir_measures(
         ["SetP(relative=True)", "SetP(relative=True,rel=2)", "SetP(relative=False)"], qrels, run
@@ -623,8 +629,8 @@ def test_ndcg_gains_dict_as_ir_measures_writes_it():
         ("2", "a", 1),
         ("2", "c", 2),
     ]
-    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1])] + [
-        ("2", d, s) for d, s in zip("cab", [3.0, 2, 1])
+    run = [("1", d, s) for d, s in zip("abcde", [5.0, 4, 3, 2, 1], strict=True)] + [
+        ("2", d, s) for d, s in zip("cab", [3.0, 2, 1], strict=True)
     ]
     _assert_matches_ir_measures(
         [
@@ -664,7 +670,7 @@ def test_ir_measures_cwl_names_clip_grades_above_max_rel(name):
         ("2", "a", 3),
         ("2", "b", 0),
     ]
-    run = [("1", d, s) for d, s in zip("eabcd", [5.0, 4, 3, 2, 1])] + [
-        ("2", d, s) for d, s in zip("ba", [2.0, 1])
+    run = [("1", d, s) for d, s in zip("eabcd", [5.0, 4, 3, 2, 1], strict=True)] + [
+        ("2", d, s) for d, s in zip("ba", [2.0, 1], strict=True)
     ]
     _assert_matches_ir_measures([name], qrels, run)

@@ -750,3 +750,28 @@ def test_dask_takes_records_and_names_judgment_sets():
     )
     with pytest.raises(InputError, match=r"one qrels frame.*2 judgment sets \('nist', 'llm'\)"):
         irdask.evaluate(ddf, {"nist": q, "llm": q}, "AP")
+
+
+@pytest.mark.parametrize("order", ["expected", "best", "worst"])
+def test_tie_orders_with_depth_and_judged_only_are_refused_not_cut_in_trec_eval_order(order):
+    """A tie-aware order, depth= and judged-only rankings together: no single answer exists
+    (trec_eval cuts at -M before dropping unjudged documents at -J), so the call raises an
+    OptionError naming both options; each way out it suggests then succeeds."""
+    run = pd.DataFrame(
+        {"system": "s", "topic": "1", "doc": list("abcde"), "score": [3.0, 2.0, 2.0, 2.0, 1.0]}
+    )
+    qrels = pd.DataFrame({"topic": "1", "doc": ["a", "c", "e"], "rel": [0, 1, 1]})
+    for call in (
+        lambda **kw: irf.evaluate(run, qrels, ["P@2"], order=order, **kw),
+        lambda **kw: irf.evaluate(
+            run, qrels, ["P(judged_only=True)@2"], order=order, depth=kw["depth"]
+        ),
+    ):
+        with pytest.raises(irf.OptionError, match=r"depth=.*judged_only=True"):
+            call(depth=2, judged_only=True)
+    with pytest.raises(irf.OptionError, match="tie_sensitivity"):
+        irf.tie_sensitivity(run, qrels, ["P@2"], depth=2, judged_only=True)
+    # the suggested ways out
+    assert irf.evaluate(run, qrels, ["P@2"], order=order, judged_only=True).size == 1
+    assert irf.evaluate(run, qrels, ["P@2"], order=order, depth=2).size == 1
+    assert len(irf.tie_sensitivity(run, qrels, ["P@2"], judged_only=True)) == 1

@@ -187,7 +187,8 @@ def arrow_ids(draw):
     cuts = sorted(draw(st.lists(st.integers(0, len(values)), max_size=3)))
     typ = draw(st.sampled_from([pa.string(), pa.large_string()]))
     arr = pa.chunked_array(
-        [pa.array(values[a:b], typ) for a, b in zip([0] + cuts, cuts + [len(values)])], typ
+        [pa.array(values[a:b], typ) for a, b in zip([0, *cuts], [*cuts, len(values)], strict=True)],
+        typ,
     )
     skip = draw(st.integers(0, 2))
     return arr[skip:] if skip <= len(arr) else arr

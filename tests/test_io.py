@@ -270,7 +270,7 @@ def test_empty_files(tmp_path, engine, text):
 
 def test_invalid_utf8(tmp_path, engine):
     p = write(tmp_path, "r", b"1 Q0 a 1 2 t\n1 Q0 \xff\xfe 2 1 t\n")
-    with pytest.raises(ParseError, match="line 2.*UTF-8|UTF-8.*line 2"):
+    with pytest.raises(ParseError, match=r"line 2.*UTF-8|UTF-8.*line 2"):
         iio.read_run(p)
 
 
@@ -590,13 +590,16 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, m
             ),
             f"docs{i}",
         )
-        lines = [f"{t} Q0 {doc} {r} {-r}.5 tag" for r, (t, doc) in enumerate(zip(ts, docs), 1)]
+        lines = [
+            f"{t} Q0 {doc} {r} {-r}.5 tag"
+            for r, (t, doc) in enumerate(zip(ts, docs, strict=True), 1)
+        ]
         p = d / f"s{i}.txt"
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths.append(p)
         want += [tuple(line.split()[::2][:2]) for line in lines]
     runs = iio.read_runs(paths)
-    assert list(zip(runs.topic.astype(str), runs.doc.astype(str))) == want
+    assert list(zip(runs.topic.astype(str), runs.doc.astype(str), strict=True)) == want
     assert list(runs.doc.cat.categories) == sorted(
         {doc for _, doc in want}, key=lambda x: x.encode()
     )

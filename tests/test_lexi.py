@@ -78,14 +78,14 @@ def imputed(ranking, rel, n):
 
 def cmp_from_bottom(p, q):
     """+1 if p preferred (Eq. 11): at the deepest differing index the smaller position wins."""
-    for a, b in zip(reversed(p), reversed(q)):
+    for a, b in zip(reversed(p), reversed(q), strict=True):
         if a != b:
             return 1 if a < b else -1
     return 0
 
 
 def cmp_from_top(p, q):
-    for a, b in zip(p, q):
+    for a, b in zip(p, q, strict=True):
         if a != b:
             return 1 if a < b else -1
     return 0
@@ -180,7 +180,7 @@ def test_rrlp_explicit(data, extra):
         want = np.zeros((len(systems), len(systems)))
         for i, a in enumerate(systems):
             for j, b in enumerate(systems):
-                diff = [(x, y) for x, y in zip(vec[a], vec[b]) if x != y]
+                diff = [(x, y) for x, y in zip(vec[a], vec[b], strict=True) if x != y]
                 want[i, j] = 1 / diff[0][0] - 1 / diff[0][1] if diff else 0.0
         np.testing.assert_allclose(r.sel(topic=topic).values, want, rtol=0, atol=1e-15)
 
@@ -204,7 +204,7 @@ def _user_values(p, metric):
 
 
 def _leximin(a, b, tol):
-    for x, y in zip(reversed(a), reversed(b)):  # from the worst-off user upward
+    for x, y in zip(reversed(a), reversed(b), strict=True):  # from the worst-off user upward
         if abs(x - y) > tol:
             return 1 if x > y else -1
     return 0
@@ -237,7 +237,7 @@ def _paper_lr(p, n, eps):
         delta ** (m - i) / (1 + delta) ** (m + 1 - i) for i in range(2, m + 1)
     ]
     assert sum(w) == 1
-    return sum(wi * Fraction(n - pi, n) for wi, pi in zip(w, p))
+    return sum(wi * Fraction(n - pi, n) for wi, pi in zip(w, p, strict=True))
 
 
 @SETTINGS
@@ -328,7 +328,7 @@ def test_errors():
     with pytest.raises(ValueError, match="n >= 5"):
         lexi.tse(r2, q2, n=4)
     assert lexi.tse(r2, q2, n=5).item() == pytest.approx(1 / 5)
-    with pytest.raises(ValueError, match="n=0|positive"):
+    with pytest.raises(ValueError, match=r"n=0|positive"):
         lexi.tse(runs, qrels, n=0)
     with pytest.raises(ValueError, match="exposure"):
         lexi.tse(runs, qrels, n=10, e="nope")
@@ -426,7 +426,7 @@ def test_markov_stationary_is_fixed_point():
 
 
 def test_agreement_and_ties_reference():
-    pref, cls = _random_pref(S=4, T=6, seed=1)
+    pref, _cls = _random_pref(S=4, T=6, seed=1)
     rng = np.random.default_rng(2)
     scores = rng.integers(0, 3, size=(4, 6)).astype(float)
     scores[1, 2] = np.nan
@@ -499,15 +499,15 @@ def test_tie_probabilities_exact_small_cases():
         vecs = list(itertools.combinations(range(1, n + 1), m))
         N = len(vecs) ** 2
 
-        def count(f):
+        def count(f, vecs=vecs, N=N):
             return Fraction(sum(f(p) == f(q) for p in vecs for q in vecs), N)
 
         assert lexi.tie_probability("TSE", n=n, m=m, exact=True) == count(lambda p: p[-1])
         assert lexi.tie_probability("R", n=n, m=m, k=k, exact=True) == count(
-            lambda p: sum(x <= k for x in p)
+            lambda p, k=k: sum(x <= k for x in p)
         )
         assert lexi.tie_probability("RP", n=n, m=m, exact=True) == count(
-            lambda p: sum(x <= m for x in p)
+            lambda p, m=m: sum(x <= m for x in p)
         )
         assert lexi.tie_probability("LR", n=n, m=m, exact=True) == count(lambda p: p)
 
@@ -591,9 +591,9 @@ def test_robust03_against_reference(robust03):
     r = r.sort_values(["system", "topic", "s32", "doc"], ascending=[True, True, False, False])
     r["rank"] = r.groupby(["system", "topic"]).cumcount() + 1
     rel = qrels[qrels.rel >= 1]
-    relset = set(zip(rel.topic, rel.doc))
+    relset = set(zip(rel.topic, rel.doc, strict=True))
     m = rel.groupby("topic").size()
-    hit = r[[(t, d) in relset for t, d in zip(r.topic, r.doc)]]
+    hit = r[[(t, d) in relset for t, d in zip(r.topic, r.doc, strict=True)]]
     ranks = hit.groupby(["system", "topic"])["rank"].apply(list).to_dict()
     systems = list(pref.system.values)
     n = 10**9

@@ -57,7 +57,7 @@ def test_mu_worked_example_0415():
 
 def brute_mu(x, m, ref, base=2):
     """Slow reference: loop over topics and ordered pairs of distinct systems."""
-    S, T, K = x.shape
+    S, T, _K = x.shape
     n = jm = jM = joint = 0.0
     for t in range(T):
         for i in range(S):
@@ -120,7 +120,7 @@ def test_mu_errors():
     cube = cube3(SEED_EXAMPLE)
     with pytest.raises(KeyError, match="available"):
         meta.metric_unanimity(cube, ["nDCG"])
-    with pytest.raises(ValueError, match="several measures|at least 2 measures"):
+    with pytest.raises(ValueError, match=r"several measures|at least 2 measures"):
         meta.metric_unanimity(cube.isel(measure=0))
     with pytest.raises(ValueError, match="dims"):
         meta.metric_unanimity(cube.rename(topic="q"))

@@ -27,7 +27,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 # ----------------------------------------------------------------------------- brute force
 def brute_counts(user, system):
     """Eq. 13 by enumerating unordered pairs; higher value = preferred / ranked higher."""
-    c = dict(C=0, C_plus=0, C_minus=0, C_u=0, C_s=0, T=0)
+    c = {"C": 0, "C_plus": 0, "C_minus": 0, "C_u": 0, "C_s": 0, "T": 0}
     for i, j in itertools.combinations(range(len(user)), 2):
         su = np.sign(user[i] - user[j])
         ss = np.sign(system[i] - system[j])
@@ -81,7 +81,7 @@ def brute_from_frames(runs, qrels, *, cutoff=None, rel=None, float32=True):
         if cutoff is not None:
             docs, scores = docs[:cutoff], scores[:cutoff]
         level = {}
-        for d_, s_ in zip(docs, scores):
+        for d_, s_ in zip(docs, scores, strict=True):
             if d_ in judged.index:
                 level[d_] = s_  # system level = score (ties = equal scores)
         bottom = min(level.values(), default=0.0) - 1.0
@@ -107,7 +107,7 @@ def random_collection(
             pick = rng.choice(n_docs, k, replace=False)
             score = rng.integers(0, 6, k).astype(float)
             score = np.where(rng.random(k) < tie_prob, score, score + rng.random(k))
-            for i, sc in zip(pick, score):
+            for i, sc in zip(pick, score, strict=True):
                 r.append((f"s{s}", str(t), docs[i], sc))
     qrels = pd.DataFrame(q, columns=["topic", "doc", "rel"])
     runs = pd.DataFrame(r, columns=["system", "topic", "doc", "score"])
@@ -227,7 +227,12 @@ def test_two_level_ndpm_is_half_one_plus_fallout_minus_recall(cells):
     docs = [f"d{i}" for i in range(len(cells))]
     qrels = pd.DataFrame({"topic": "q", "doc": docs, "rel": rel.astype(int)})
     run = pd.DataFrame(
-        {"system": "s", "topic": "q", "doc": [d for d, r in zip(docs, ret) if r], "score": 1.0}
+        {
+            "system": "s",
+            "topic": "q",
+            "doc": [d for d, r in zip(docs, ret, strict=True) if r],
+            "score": 1.0,
+        }
     )  # one tie class: a two-level system ranking
     if run.empty:
         run = pd.DataFrame({"system": "s", "topic": "q", "doc": ["unjudged"], "score": [1.0]})

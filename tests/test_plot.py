@@ -53,7 +53,7 @@ def test_topic_differences(cube):
 
 
 def test_system_means(cube):
-    fig, ax0 = plt.subplots()
+    _fig, ax0 = plt.subplots()
     ax = plot.system_means(cube, measure="nDCG@10", ax=ax0)
     assert ax is ax0
     labels = [t.get_text() for t in ax.get_yticklabels()]

@@ -30,7 +30,7 @@ def ranked(runs, float32=True):
     """{(system, topic): [doc, ...]} sorted by score desc, then docno desc (trec_eval)."""
     out = {}
     for (s, t), g in runs.groupby(["system", "topic"]):
-        rows = list(zip(g["doc"], g["score"]))
+        rows = list(zip(g["doc"], g["score"], strict=True))
         rows.sort(key=lambda r: r[0].encode(), reverse=True)  # docno descending
         conv = (lambda x: float(np.float32(x))) if float32 else float
         rows.sort(key=lambda r: -conv(r[1]))  # stable: score descending
@@ -40,7 +40,7 @@ def ranked(runs, float32=True):
 
 def relevant_sets(qrels, level=1):
     rel = {}
-    for t, d, r in zip(qrels["topic"], qrels["doc"], qrels["rel"]):
+    for t, d, r in zip(qrels["topic"], qrels["doc"], qrels["rel"], strict=True):
         rel.setdefault(t, set())
         if int(r) >= level and int(r) >= 0:  # trec_eval: truncated grade
             rel[t].add(d)
@@ -49,7 +49,7 @@ def relevant_sets(qrels, level=1):
 
 def brute_sd(rank, rel, k):
     cnt = Counter()
-    for (s, t), docs in rank.items():
+    for (_s, t), docs in rank.items():
         for d in docs[:k] if k else docs:
             if d in rel.get(t, ()):
                 cnt[(t, d)] += 1
@@ -96,7 +96,7 @@ def random_collection(rng, *, n_sys=4, n_top=3, n_docs=40, depth=25, ties=True):
             m = int(rng.integers(1, depth + 1))
             pick = rng.choice(n_docs, m, replace=False)
             sc = rng.integers(0, 8, m) + (0 if ties else rng.random(m))
-            r += [(f"s{s}", str(t), docs[i], float(x)) for i, x in zip(pick, sc)]
+            r += [(f"s{s}", str(t), docs[i], float(x)) for i, x in zip(pick, sc, strict=True)]
     return (
         pd.DataFrame(r, columns=["system", "topic", "doc", "score"]),
         pd.DataFrame(q, columns=["topic", "doc", "rel"]),
@@ -113,7 +113,7 @@ def test_rarity_table_equals_brute_force(seed, k):
     sd = brute_sd(ranked(runs), rel, k)
     S = runs.system.nunique()
     exp = sorted((t, d, sd[(t, d)]) for t in rel for d in rel[t] if t in set(runs.topic))
-    assert list(zip(got.topic, got.doc, got.S_d)) == exp
+    assert list(zip(got.topic, got.doc, got.S_d, strict=True)) == exp
     assert (got.S == S).all()
     np.testing.assert_allclose(got.rarity, [1 - x / S for _, _, x in exp])
     np.testing.assert_allclose(
@@ -298,13 +298,13 @@ def test_reference_frame():
     np.testing.assert_array_equal(a.values, b.values)
     # a new run scored against the pool's rarity
     c = irf.evaluate(new, qrels, ms, reference=pool)
-    P, AP = brute_scores(new, qrels, 1.0, 10, reference=pool)
+    P, _AP = brute_scores(new, qrels, 1.0, 10, reference=pool)
     for (s, t), v in P.items():
         assert c.sel(system=s, topic=t, measure=ms[0]).item() == pytest.approx(v)
     tab = rarity(new, qrels, k=10, reference=pool)
     assert (tab.S == 4).all()
     sd = brute_sd(ranked(pool), relevant_sets(qrels), 10)
-    assert list(tab.S_d) == [sd[(t, d)] for t, d in zip(tab.topic, tab.doc)]
+    assert list(tab.S_d) == [sd[(t, d)] for t, d in zip(tab.topic, tab.doc, strict=True)]
 
 
 def test_reference_find_nobody_made_reaches_two():
@@ -330,7 +330,7 @@ def test_rare_finds_brute_force(max_systems):
         for i, d in enumerate(docs[:k], start=1):
             if d in rel[t] and (max_systems is None or sd[(t, d)] <= max_systems):
                 exp.append((s, t, d, i, sd[(t, d)]))
-    assert list(zip(got.system, got.topic, got.doc, got["rank"], got.S_d)) == exp
+    assert list(zip(got.system, got.topic, got.doc, got["rank"], got.S_d, strict=True)) == exp
     assert len(exp) > 0
 
 
@@ -380,13 +380,17 @@ def test_caller_frames_unchanged():
 def test_alpha_zero_matches_pytrec_eval():
     pytrec_eval = reference_module("pytrec_eval")
     runs, qrels = random_collection(np.random.default_rng(8), ties=False, depth=30)
-    qd = {t: {d: int(r) for d, r in zip(g.doc, g.rel)} for t, g in qrels.groupby("topic")}
+    qd = {
+        t: {d: int(r) for d, r in zip(g.doc, g.rel, strict=True)} for t, g in qrels.groupby("topic")
+    }
     ev = pytrec_eval.RelevanceEvaluator(qd, {"P_10", "map_cut_10", "map"})
     cube = irf.evaluate(
         runs, qrels, ["P_rare(alpha=0)@10", "AP_rare(alpha=0)@10", "AP_rare(alpha=0)"]
     )
     for s, g in runs.groupby("system"):
-        res = ev.evaluate({t: dict(zip(h.doc, h.score)) for t, h in g.groupby("topic")})
+        res = ev.evaluate(
+            {t: dict(zip(h.doc, h.score, strict=True)) for t, h in g.groupby("topic")}
+        )
         for t, r in res.items():
             c = cube.sel(system=s, topic=t)
             assert c.sel(measure="P_rare(alpha=0)@10").item() == pytest.approx(r["P_10"], abs=1e-12)
@@ -462,7 +466,7 @@ def test_qrels_mapping_against_brute_force_per_set():
             (t, d, sd[(t, d)]) for t in sorted(set(runs.topic) & set(q.topic)) for d in rel[t]
         )
         part = got[got["qrels"] == name]
-        assert list(zip(part.topic, part.doc, part.S_d)) == exp
+        assert list(zip(part.topic, part.doc, part.S_d, strict=True)) == exp
         assert (part.S == 4).all()
     finds = rare_finds(runs, sets, k=k, max_systems=None)
     for name, q in sets.items():
@@ -484,7 +488,7 @@ def test_qrels_mapping_common_policy_and_accessor():
         }
     )
     each = runs.ir.rarity(qrels={"x": qrels, "y": other}, k=10)
-    assert list(zip(each.qrels, each.doc, each.S_d)) == [
+    assert list(zip(each.qrels, each.doc, each.S_d, strict=True)) == [
         ("x", "a", 2),
         ("x", "b", 1),
         ("x", "c", 0),
@@ -494,7 +498,7 @@ def test_qrels_mapping_common_policy_and_accessor():
     common = runs.ir.rarity(
         qrels={"x": qrels, "y": other}, k=10, judgments="common"
     )  # a and c judged by both
-    assert list(zip(common.qrels, common.doc, common.S_d)) == [
+    assert list(zip(common.qrels, common.doc, common.S_d, strict=True)) == [
         ("x", "a", 2),
         ("x", "c", 0),
         ("y", "a", 2),

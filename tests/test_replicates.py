@@ -22,10 +22,10 @@ smf = reference_module("statsmodels.formula.api")
 def simulate(S, R, T, rng, *, shift=None, sd_topic=1.0, sd_st=0.3, sd_run=0.4, sd_e=0.2, extra=()):
     """Scores y[s, r, t] = shift_s + topic_t + st_{s,t} + run_{s,r} + e (plus leading extra dims)."""
     shape = tuple(extra)
-    topic = rng.normal(0, sd_topic, shape + (1, 1, T))
-    st = rng.normal(0, sd_st, shape + (S, 1, T))
-    run = rng.normal(0, sd_run, shape + (S, R, 1))
-    e = rng.normal(0, sd_e, shape + (S, R, T))
+    topic = rng.normal(0, sd_topic, (*shape, 1, 1, T))
+    st = rng.normal(0, sd_st, (*shape, S, 1, T))
+    run = rng.normal(0, sd_run, (*shape, S, R, 1))
+    e = rng.normal(0, sd_e, (*shape, S, R, T))
     mu = np.zeros(S) if shift is None else np.asarray(shift, float)
     return mu[:, None, None] + topic + st + run + e
 

@@ -60,7 +60,7 @@ def test_baseline_markers_against_scipy_and_compare(robust03):
         others = [s for s in w.columns if s != BASELINE]
         p = np.array([sst.ttest_rel(w[s], w[BASELINE]).pvalue for s in others])
         adj = _holm(p)
-        for s, pa in zip(others, adj):
+        for s, pa in zip(others, adj, strict=True):
             diff = (w[s] - w[BASELINE]).mean()
             want = "↑" if pa < 0.05 and diff > 0 else "↓" if pa < 0.05 and diff < 0 else ""
             sig = bool(cmp.significant.sel(system=s, other=BASELINE, measure=m))
@@ -113,7 +113,7 @@ def test_letters_agree_with_compare_for_every_pair(robust03):
     w = _long(cube).query("measure == 'AP'").pivot(index="topic", columns="system", values="score")
     pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1 :]]
     adj = _holm(np.array([sst.ttest_rel(w[a], w[b]).pvalue for a, b in pairs]))
-    for (a, b), pa in zip(pairs, adj):
+    for (a, b), pa in zip(pairs, adj, strict=True):
         hi, lo = (a, b) if w[a].mean() > w[b].mean() else (b, a)
         assert (r.letters[lo] in table.loc[hi, "AP"].partition("^")[2]) == (pa < 0.05), (a, b)
 

@@ -33,8 +33,7 @@ from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
-from irframe.options import make_options
-from irframe.options import Options
+from irframe.options import Options, make_options
 
 #: public functions that return xarray objects but are not results of their own
 NOT_RESULTS = {
@@ -80,7 +79,7 @@ def data():
 
 def _cases(d):
     """qualified name -> (kind, call, keyword arguments passed explicitly)."""
-    r, q, a, cube, ap, pref = d["runs"], d["qrels"], d["aligned"], d["cube"], d["ap"], d["pref"]
+    r, q, _a, cube, ap, pref = d["runs"], d["qrels"], d["aligned"], d["cube"], d["ap"], d["pref"]
     ev = "evaluation"
     cases = {
         "irframe.evaluate.evaluate": (

@@ -88,7 +88,7 @@ def test_meta_tables_indexed_by_every_broadcast_dim():
     assert dp.loc[("AP", "bin"), "significant"] == one.loc["AP", "significant"]
     st = meta.stability(cube, n_trials=50, rng=0)
     assert st.index.names == ["measure", "qrels"]
-    tab, ds = meta.stability(cube, n_trials=50, rng=0, per_pair=True)
+    _tab, ds = meta.stability(cube, n_trials=50, rng=0, per_pair=True)
     assert ds.wins.dims == ("system", "other", "measure", "qrels")
     sw = meta.swap_rate(cube, n_splits=20, rng=0)
     assert sw.index.names == ["measure", "qrels"]

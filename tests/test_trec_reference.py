@@ -169,7 +169,7 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
     }
     cube = irf.evaluate(runs, qrels, list(pairs))
     q = {}
-    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel):
+    for t, d, r in zip(qrels.topic.astype(str), qrels.doc.astype(str), qrels.rel, strict=True):
         q.setdefault(t, {})[d] = int(r)
     ev = pytrec_eval.RelevanceEvaluator(
         q,
@@ -197,13 +197,13 @@ def test_robust03_equals_pytrec_eval_unrounded(robust):
     compared = 0
     for system, g in runs.groupby("system", observed=True):
         r = {}
-        for t, d, s in zip(g.topic.astype(str), g.doc.astype(str), g.score):
+        for t, d, s in zip(g.topic.astype(str), g.doc.astype(str), g.score, strict=True):
             r.setdefault(t, {})[d] = float(s)
         res = ev.evaluate(r)
-        mine = cube.sel(system=system)
+        mine = cube.sel(system=system).transpose("topic", "measure").to_pandas()
         for topic, vals in res.items():
             for ours, theirs in pairs.items():
-                diff = abs(float(mine.sel(topic=topic, measure=ours)) - vals[theirs])
+                diff = abs(float(mine.at[topic, ours]) - vals[theirs])
                 worst = max(worst, diff)
                 compared += 1
     assert compared == 15 * 100 * len(pairs)
@@ -233,4 +233,4 @@ def test_robust03_ties_are_broken_like_trec_eval(robust):
     docs = a.docs[a.row_doc]
     same_group = a.row_group[tied] == a.row_group[tied + 1]
     left, right = docs[tied][same_group], docs[tied + 1][same_group]
-    assert all(x.encode() > y.encode() for x, y in zip(left, right))
+    assert all(x.encode() > y.encode() for x, y in zip(left, right, strict=True))

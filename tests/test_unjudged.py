@@ -103,7 +103,7 @@ def _brute_force(labels, extra, grade, measures):
     unj = [i for i, lab in enumerate(labels) if lab is None or lab < 0]
     runs, qrels = [], []
     for j, combo in enumerate(itertools.product([0, grade], repeat=len(unj))):
-        r, q = _frames(labels, extra, dict(zip(unj, combo)))
+        r, q = _frames(labels, extra, dict(zip(unj, combo, strict=True)))
         runs.append(r.assign(topic=f"L{j:03d}"))
         qrels.append(q.assign(topic=f"L{j:03d}"))
     cube = irf.evaluate(pd.concat(runs), pd.concat(qrels), measures)
@@ -121,7 +121,7 @@ def test_bounds_attained_and_tight_by_brute_force(case, grade):
     b = irf.evaluate(run, qrels, MEASURES, bounds=True, unjudged_grade=grade)
     judged = [x for x in labels + extra if x is not None]
     g = (
-        float(max(judged + [1])) if grade is None else float(grade)
+        float(max([*judged, 1])) if grade is None else float(grade)
     )  # default: largest grade, >= rel_level
     assert b.attrs["unjudged_grade"] == g
     low = b.sel(system="s", topic="t", bound="low").values

@@ -86,6 +86,10 @@ def _ir_measures_cutoff(m: re.Match) -> str:
     an ``@k`` written after the parameters wins (``nDCG(cutoff=20)@10`` is ``nDCG@10``)."""
     name, inner, at = m.group(1), m.group(2), m.group(3)
     found = _CUTOFF_ITEM.search(inner)
+    if found is None:  # e.g. "nDCG(p=1 cutoff=2)": no comma before cutoff= (was an AttributeError)
+        raise MeasureParamError(
+            f"cannot parse {m.group(0)!r}: separate the parameters with commas (cutoff=k, ...)"
+        )
     rest = (inner[: found.start()] + inner[found.end() :]).strip().strip(",").strip()
     k = at[1:] if at else found.group(1)
     if not k:
@@ -362,7 +366,7 @@ for _name, _target in {
 }.items():
     register_alias_pattern(
         rf"{_name}(\(.*\))?(@\d+)?",
-        lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),
+        lambda m, t=_target: t + (m.group(1) or "") + (m.group(2) or ""),  # type: ignore[misc]  # mypy cannot type a lambda with a bound default
     )
 _RECALL_ITEM = re.compile(r"(?:^|,)\s*recall\s*=\s*[^,()]*?\s*(?=,|$)")
 
@@ -401,6 +405,7 @@ def _ir_measures_cwl(m) -> str:
             f"{name}: min_rel other than 0 is not supported (irframe scales gains as grade / max_rel)"
         )
     gmax = params.pop("max_rel", None)
+    c: str | None
     if name == "INST" or name == "INSQ" or name == "NERR11":
         c = f"{name}(T={params.pop('T', '1.0')})"
     elif name == "NERR10":

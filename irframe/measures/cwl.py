@@ -298,7 +298,7 @@ def gain_values(
             )
         if isinstance(gains, Mapping):
             out = x.copy()
-            for k, v in check_gains(gains).items():
+            for k, v in (check_gains(gains) or {}).items():  # (None only for None)
                 out[x == float(k)] = v
             return out
         if callable(gains):

@@ -449,7 +449,7 @@ def _c_nerr(eq: int, value: float) -> CFunction:
 
 
 def _user_c(fn: Callable, name: str | None = None) -> CFunction:
-    return CFunction(name or getattr(fn, "__name__", "C"), fn, kind="user")
+    return CFunction(str(name or getattr(fn, "__name__", "C")), fn, kind="user")
 
 
 C_AP1 = CFunction("AP1", _c_ap1, cwl_name="AP", kind="clairvoyant")
@@ -739,7 +739,7 @@ def c_function(spec: str | CFunction | Callable, *, dialect: str = "irframe") ->
         printed = _printed(s)
         if printed is not None:
             return printed
-    elif "-" in s or re.fullmatch(rf"RBP@{_NUMRE}", s) and not re.fullmatch(r"RBP@\d+", s):
+    elif "-" in s or (re.fullmatch(rf"RBP@{_NUMRE}", s) and not re.fullmatch(r"RBP@\d+", s)):
         printed = _printed(s)
         if printed is not None:
             raise MeasureParamError(

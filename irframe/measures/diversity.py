@@ -12,6 +12,7 @@ passed straight to [`irframe.evaluate`][irframe.evaluate].
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from . import diversity_kernels as D
 from .registry import EvalContext, MeasureDef, Param, register
@@ -21,7 +22,7 @@ _SUB = frozenset({"subtopics"})
 _W = frozenset({"weights"})
 
 
-_UNIT = dict(low=0, high=1)
+_UNIT: dict[str, Any] = {"low": 0, "high": 1}
 _SPECS = {
     "alpha": Param(
         "float",

@@ -281,7 +281,7 @@ def aspect_weights(ctx, *, graded: bool) -> np.ndarray:
             raise InputError("weights frame: 'weight' must be finite non-negative numbers")
         if pd.MultiIndex.from_arrays([wt, ws]).duplicated().any():
             raise InputError("weights frame has duplicate (topic, subtopic) rows")
-        lookup = dict(zip(zip(wt, ws), wv))
+        lookup = dict(zip(zip(wt, ws, strict=True), wv, strict=True))
         topics = np.asarray(a.topics, dtype=object).astype(str)
         subs = np.asarray(a.subtopics, dtype=object).astype(str)
         given_topics = set(wt)

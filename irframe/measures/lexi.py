@@ -365,9 +365,9 @@ def metric_lexirecall_values(
     mexp = m_cell.astype(np.int64)
     H = np.zeros(S * T, dtype=object)
     Cp = 1
-    for i in range(2, Mmax + 1):  # loop over recall levels, vectorised over rankings
-        active = mexp >= i
-        term = d[:, i - 1] * bpow[np.where(active, mexp - i, 0)] * Cp
+    for j in range(2, Mmax + 1):  # loop over recall levels, vectorised over rankings
+        active = mexp >= j
+        term = d[:, j - 1] * bpow[np.where(active, mexp - j, 0)] * Cp
         H = H + np.where(active, term, 0)
         Cp *= C
     num = bpow[np.maximum(mexp - 1, 0)] * d[:, 0] + (b_ * n + a_) * H
@@ -378,7 +378,7 @@ def metric_lexirecall_values(
         else np.zeros(0, object)
     )
     vals = (
-        np.array([Fraction(int(x), int(y)) for x, y in zip(num, den)], dtype=object)
+        np.array([Fraction(int(x), int(y)) for x, y in zip(num, den, strict=True)], dtype=object)
         if len(num)
         else np.zeros(0, dtype=object)
     )

@@ -92,8 +92,8 @@ from .registry import EvalContext, Measure, MeasureDef, Param, register
 
 __all__ = [
     "COUNT_FIELDS",
-    "measures_from_counts",
     "count_pairs",
+    "measures_from_counts",
     "ranking_distance",
     "weak_order_counts",
 ]
@@ -345,7 +345,7 @@ def measures_from_counts(c: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     dpm = 2 * Cm + Cu
     S = Cp + Cm + Cs  # |≻s|
     A = C + Cs  # |≻a|
-    I = Cp + Cs  # |≻a ∩ ≻s|
+    I = Cp + Cs  # noqa: E741 - |≻a ∩ ≻s|, the paper's notation beside S and A
     ndpm = _div(dpm, 2 * C)
     return {
         "dpm": dpm,

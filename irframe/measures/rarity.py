@@ -22,6 +22,7 @@ frame) of [`irframe.evaluate`][irframe.evaluate] / ``.ir.metric`` takes S_d and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -248,7 +249,7 @@ def p_rare(
     aligned: Aligned,
     *,
     alpha: float,
-    k: int,
+    k: int | None,
     lookup: RarityLookup,
     base: np.ndarray,
     rel_level: float = 1,
@@ -388,15 +389,15 @@ ALPHA_NORM = Param(
 )
 
 
-_COMMON = dict(
-    family="rarity",
-    options=frozenset({"reference"}),
+_COMMON: dict[str, Any] = {
+    "family": "rarity",
+    "options": frozenset({"reference"}),
     # S_d counts the systems retrieving d for the same topic: topic-local, not system-local
-    topic_local=True,
-    system_local=False,
-    reference="Turkmen et al. 2023 formulas (authors' conventions)",
-    citation="Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
-)
+    "topic_local": True,
+    "system_local": False,
+    "reference": "Turkmen et al. 2023 formulas (authors' conventions)",
+    "citation": "Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
+}
 register(
     MeasureDef(
         "P_rare",

@@ -500,6 +500,7 @@ def _value(text: str) -> Any:
 
 def _split_top(text: str, sep: str) -> list[str]:
     """Split at ``sep`` outside parentheses/brackets and quotes."""
+    cur: list[str]
     parts, depth, cur, quote = [], 0, [], None
     for ch in text:
         if quote:
@@ -545,7 +546,7 @@ def split_measure(text: str) -> tuple[str, dict, str | None]:
             cutoff, rest = m2.group(1).strip(), rest[m2.end() :]
         elif rest.startswith("("):
             depth = 0
-            for i, ch in enumerate(rest):
+            for i, ch in enumerate(rest):  # noqa: B007 - i is read after the loop
                 depth += ch == "("
                 depth -= ch == ")"
                 if depth == 0:
@@ -703,7 +704,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         measures = [measures]
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
         if type(measures).__module__.split(".")[0] == "ir_measures":  # ir_measures.nDCG@10
-            return parse_measures([measures])
+            one: list[Any] = [measures]  # an ir_measures object, as a list item
+            return parse_measures(one)
         raise MeasureParamError(
             f"measures must be a string such as 'nDCG@10' or a list of strings, "
             f"got {type(measures).__name__} {measures!r:.60}"

@@ -36,7 +36,8 @@ error naming the measure.
 ``depth=`` cuts every ranking *after* the tie-aware order ([cut_after_order][irframe.measures.ties.cut_after_order]), as it
 does after trec_eval's order: a tie group the depth cuts shows its whole spread (best: its
 highest grades above the cut; expected: the mean over which of its documents fall above).
-With ``judged_only=True`` as well, trec_eval's -M-then--J cut stays in the alignment.
+With ``judged_only=True`` as well the request is refused (an `OptionError`): trec_eval cuts
+at the depth before dropping unjudged documents, and a cut tie group has no single judged set.
 Expected-value kernels see that depth through [cut_within_depth][irframe.measures.ties.cut_within_depth],
 [retrieved_within_depth][irframe.measures.ties.retrieved_within_depth] and
 [whole_ranking][irframe.measures.ties.whole_ranking] ([`expected_weighted_sum`][irframe.measures.ties.expected_weighted_sum] applies it itself).
@@ -53,6 +54,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -163,7 +165,7 @@ def check_tie_order(specs, order: str, gains=None) -> None:
             mapping = _arrays.parse_gain_pairs(own) if isinstance(own, str) else (own or gains)
             if mapping:
                 vals = [float(v) for _, v in sorted((float(k), v) for k, v in mapping.items())]
-                if any(b < a for a, b in zip(vals, vals[1:])) or vals[0] < 0:
+                if any(b < a for a, b in itertools.pairwise(vals)) or vals[0] < 0:
                     raise MeasureParamError(
                         f"order={order!r} sorts tied documents by grade, which is exact for {m.label!r} only when "
                         f"its gains are non-negative and non-decreasing in the grade; got {dict(mapping)}"
@@ -322,7 +324,11 @@ def expected_weighted_sum(
     rank within k (a one-document group: X · weight(first), exactly as the plain kernels).
     """
     a = ctx.aligned
-    sel = vals if isinstance(vals, Selected) else Selected(ctx, pos, vals)
+    if isinstance(vals, Selected):
+        sel = vals
+    else:
+        assert pos is not None  # raw values come with their row positions
+        sel = Selected(ctx, pos, vals)
     kk = last_rank_within(sel.first, sel.n, sel.group, cut_within_depth(ctx, k))
     inside = kk >= sel.first
     single = sel.n == 1

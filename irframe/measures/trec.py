@@ -14,6 +14,8 @@ log(1e-5).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..align import segment_cumsum, segment_suffix_max, segment_sum
@@ -461,7 +463,7 @@ def _check_gain_text(text: str) -> str:
     if not text:
         return text
     for item in text.split(","):
-        name, eq, value = item.partition("=")
+        name, eq, _value = item.partition("=")
         if not eq or not name:
             raise ValueError(f"expected level=gain pairs such as '1=3,2=9', got {text!r}")
     return text
@@ -806,7 +808,6 @@ def _relative_p(ctx, m):
 
 
 def _unj(ctx, m):
-    a = ctx.aligned
     rows = ctx.memo("unjudged_rows", lambda: ta.Rows(ctx, ta.trec_rel(ctx) < 0))
     return rows.within(m.cutoff) / float(m.cutoff)
 
@@ -845,7 +846,7 @@ def relstrings(aligned, measure: str = "relstring@10") -> list[str]:
     digits = np.array(list("0123456789"))[np.clip(t, 0, 9).astype(np.int64)]
     chars = np.where(np.isnan(r), "-", np.where(t > 9, ">", np.where(t >= 0, digits, ".")))
     offs = np.searchsorted(np.flatnonzero(top), aligned.offsets)
-    return ["".join(chars[s:e].tolist()) for s, e in zip(offs[:-1], offs[1:])]
+    return ["".join(chars[s:e].tolist()) for s, e in itertools.pairwise(offs)]
 
 
 _def(
@@ -958,7 +959,7 @@ def _ndcg_rel(ctx, m):
     ideal_here = ta.ideal_at(ctx, m, a.group_topic[row_group], rows.rank)
     term = np.where(positive, ta.safe_div(cum, ideal_here), 0.0)
     total = ta.seq_group_sum(term, rows.offsets)
-    offs, _, icum = ta.ideal_cum(ctx, m)
+    offs, _, _icum = ta.ideal_cum(ctx, m)
     n_pos = np.diff(offs)[a.group_topic]
     nrr = segment_sum(positive.astype(np.float64), rows.offsets)
     dcg_all = ta.cum_at(cum, rows.offsets[:-1], rows.count)
@@ -968,7 +969,7 @@ def _ndcg_rel(ctx, m):
 
 def _rndcg(ctx, m):
     a = ctx.aligned
-    rows, gains = ta.gain_rows(ctx, m)
+    rows, _gains = ta.gain_rows(ctx, m)
     ta.dcg_parts(ctx, Measure(m.label, m.name, m.params, None, m.definition))
     cum = ctx.memo(("dcg_cum", ta.gain_key(ctx, m)), lambda: None)
     offs, ideal = ta.ideal_gains(ctx, m)

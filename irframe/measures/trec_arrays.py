@@ -193,7 +193,7 @@ def parse_gain_pairs(text: str) -> dict:
     """trec_eval's ``level=gain,...`` text → {level: gain}; non-integer names (``p=``) are skipped."""
     from .trec_eval_syntax import c_atof, c_atol
 
-    out = {}
+    out: dict = {}
     for item in text.split(","):
         name, eq, value = item.partition("=")
         if not eq:
@@ -315,9 +315,9 @@ def ideal_gains(ctx: EvalContext, m: Measure | None = None):
             for L in np.unique(maxlev):
                 walk = _trec_level_order(mapping, int(L))
                 top_stops[L + 1] = bool(walk) and walk[0][1] <= 0
-                for r, (lev, _) in enumerate(walk):
-                    if 0 <= lev < n_lev:
-                        pos_of[L + 1, lev] = r
+                for r, (wl, _) in enumerate(walk):
+                    if 0 <= wl < n_lev:
+                        pos_of[L + 1, wl] = r
             lev = np.where(judged, t, 0).astype(np.int64)
             key = pos_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)]
             # the walk stops at the first level holding documents whose gain is not positive

@@ -536,7 +536,7 @@ def expand_for_api_many(texts: Sequence[str]) -> list[tuple[str, str]]:
 
 def requested_families(requests: Iterable[str]) -> list[str]:
     """Family names in a request list (after nickname expansion, unordered)."""
-    out = []
+    out: list[str] = []
     for r in requests:
         name, _ = split_request(r)
         out.extend(NICKNAMES.get(name, (name,)))

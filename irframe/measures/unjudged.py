@@ -184,8 +184,11 @@ def labelled(aligned: Aligned, grade: float) -> Aligned:
 def _labelled_subtopics(a: Aligned, unj: np.ndarray, neg: np.ndarray, grade: float):
     """Diversity judgments per group: the topic's, plus every unjudged retrieved document
     relevant at ``grade`` to every subtopic of the topic."""
-    G, n_docs = a.n_groups, max(len(a.docs), 1)
+    n_docs = max(len(a.docs), 1)
     T = len(a.topics)
+    # diversity qrels: the subtopic arrays are set
+    assert a.sub_topic is not None and a.sub_subtopic is not None and a.subtopics is not None
+    assert a.sub_doc is not None and a.sub_rel is not None
     s_off = np.searchsorted(a.sub_topic, np.arange(T + 1))
     idx, s_group = _gather(s_off, a.group_topic)
     s_sub, s_doc, s_rel = a.sub_subtopic[idx], a.sub_doc[idx], a.sub_rel[idx]

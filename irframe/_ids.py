@@ -484,6 +484,7 @@ def sorted_codes(
 # ---------------------------------------------------------------------------------------
 _MUL = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it is a bijection of uint64
 _LEN = np.uint64(0xD6E8FEB86659FD93)
+_LONG = 256  # bytes: longer strings are hashed one by one (`_chunk_hashes`)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
 
 
@@ -494,8 +495,11 @@ def _chunk_hashes(c) -> np.ndarray:
 
     The bytes are read 8 at a time (unaligned little-endian words at each string's start,
     from a zero-padded copy of the data buffer), masked to the string's length and folded in
-    by xor and a multiplication: one vectorised pass per 8 bytes of the longest string, over
-    the strings that long.  Strings of at most 8 bytes (passage ids) take one pass.
+    by xor and a multiplication: one vectorised pass per 8 bytes of the longest string up to
+    `_LONG` bytes, over the strings that long.  Strings of at most 8 bytes (passage ids) take
+    one pass.  A string longer than `_LONG` bytes is hashed on its own (BLAKE2b, 8 bytes),
+    so the passes never depend on one huge id and the work stays proportional to the bytes
+    (which of the two ways a string takes depends on its length alone).
     """
     import pyarrow as pa
 
@@ -519,13 +523,22 @@ def _chunk_hashes(c) -> np.ndarray:
     h &= _LOW_BYTES[np.minimum(length, 8)]
     h ^= length.astype(np.uint64) * _LEN
     h *= _MUL
-    for k in range(8, int(length.max()), 8):  # longer strings: the next 8 bytes
-        rows = np.flatnonzero(length > k)
+    top = int(length.max())
+    short = np.where(length <= _LONG, length, 0)  # the long strings are hashed below
+    for k in range(8, min(top, _LONG), 8):  # longer strings: the next 8 bytes
+        rows = np.flatnonzero(short > k)
         w = words[start[rows] + k]
         w &= _LOW_BYTES[np.minimum(length[rows] - k, 8)]
         w ^= h[rows]
         w *= _MUL
         h[rows] = w
+    if top > _LONG:  # each costs at least _LONG bytes of input: a loop over them is linear
+        import hashlib
+
+        for r in np.flatnonzero(length > _LONG).tolist():
+            b, n = int(start[r]), int(length[r])
+            digest = hashlib.blake2b(pad[b : b + n].data, digest_size=8).digest()
+            h[r] = int.from_bytes(digest, "little")
     return h
 
 

@@ -227,6 +227,22 @@ def test_hash_of_equal_strings_is_equal_across_chunks():
     assert len(set(h1.tolist())) == len(words)  # these distinct strings hash apart
 
 
+@pytest.mark.parametrize("n", [255, 256, 257, 264, 265, 1000, 100_000])
+def test_hash_of_long_strings_is_a_function_of_their_bytes(n):
+    """Strings around and above the length where hashing switches to one string at a time:
+    equal strings hash equal in any chunk, strings differing in one byte hash apart."""
+    import pyarrow as pa
+
+    base = "a" * n
+    words = [base, base[:-1] + "b", "b" + base[1:], base + "a", base[: n // 2], "q"]
+    h1 = _ids._chunk_hashes(pa.array(words))
+    h2 = _ids._chunk_hashes(pa.array(["pad", *reversed(words)]).slice(1))
+    h3 = _ids._chunk_hashes(pa.array(words, pa.large_string()))
+    np.testing.assert_array_equal(h1, h2[::-1])
+    np.testing.assert_array_equal(h1, h3)
+    assert len(set(h1.tolist())) == len(words)
+
+
 def test_doc_codes_are_built_only_when_asked(monkeypatch):
     monkeypatch.setattr(A, "_LOOKUP", True)
     runs, qrels = msmarco_like(queries=4, depth=20)

@@ -19,7 +19,10 @@ also evaluated in-process (``Judgments``: preparation and evaluation) to show wh
 goes.
 
     python benchmarks/bench_prefs.py [--rounds 5] [--run input.SABIR03BASE.gz]
-        [--shape robust03|groups|subgroups] [--trec-eval /work/tools/trec_eval/trec_eval]
+        [--shape robust03|groups|subgroups] [--trec-eval PATH]
+
+The binary defaults to ``$IRFRAME_TREC_EVAL`` or ``trec_eval`` on the PATH (as in the tests);
+the Robust03 files are read from ``../shared/data`` (or ``$IRFRAME_SHARED_DATA``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(os.environ.get("IRFRAME_SHARED_DATA", "/work/shared/data")) / "robust03"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_core import shared_dir
 
 
 def _groups(qrels: Path, run: Path) -> None:
@@ -75,14 +79,24 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--run", default="input.SABIR03BASE.gz")
     ap.add_argument("--shape", default="robust03", choices=["robust03", "groups", "subgroups"])
-    ap.add_argument("--trec-eval", default="/work/tools/trec_eval/trec_eval")
+    ap.add_argument(
+        "--trec-eval",
+        default=os.environ.get("IRFRAME_TREC_EVAL") or shutil.which("trec_eval"),
+        help="the trec_eval binary (default: $IRFRAME_TREC_EVAL or trec_eval on the PATH)",
+    )
     a = ap.parse_args()
+    if not a.trec_eval:
+        ap.error("no trec_eval binary: pass --trec-eval PATH or set $IRFRAME_TREC_EVAL")
     tmp = Path(tempfile.mkdtemp())
     qrels, run = tmp / "qrels", tmp / "run"
     fmt = "qrels_prefs"
     if a.shape == "robust03":
-        qrels.write_bytes(gzip.decompress((DATA / "qrels" / "robust03_qrels.txt.gz").read_bytes()))
-        run.write_bytes(gzip.decompress((DATA / "runs" / a.run).read_bytes()))
+        qrels.write_bytes(
+            gzip.decompress(
+                (shared_dir() / "robust03" / "qrels" / "robust03_qrels.txt.gz").read_bytes()
+            )
+        )
+        run.write_bytes(gzip.decompress((shared_dir() / "robust03" / "runs" / a.run).read_bytes()))
     elif a.shape == "groups":
         _groups(qrels, run)
     else:

@@ -12,10 +12,10 @@ of the public names (`irframe.evaluate`, `irframe.report` ...) to be imported on
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from ._process import command_line  # noqa: F401  (here for irframe/__init__)
 
 
 class LazyModule:
@@ -40,19 +40,6 @@ if TYPE_CHECKING:  # type checkers see the module itself
     import xarray
 else:
     xarray = LazyModule("xarray")
-
-
-def command_line() -> bool:
-    """Is this process irframe's command line: the ``irframe`` script or ``python -m irframe``?
-
-    >>> command_line()  # a test runner is not
-    False
-    """
-    argv = list(getattr(sys, "orig_argv", ()))
-    if "-m" in argv[:-1] and argv[argv.index("-m") + 1] in ("irframe", "irframe.cli"):
-        return True
-    script = os.path.basename(sys.argv[0]) if sys.argv else ""
-    return script in ("irframe", "irframe.exe", "irframe-script.py")
 
 
 class _Package(types.ModuleType):

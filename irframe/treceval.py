@@ -550,13 +550,15 @@ def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | 
 
 def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     """trec_eval's relstring values: {printed name: {(system code, topic code): string}}."""
+    wanted = [v for v in values if v.kind == "relstring"]
+    if not wanted:  # (the preference measures never import the trec family)
+        return {}
     from .measures.trec import relstrings
 
     out = {}
-    for v in values:
-        if v.kind == "relstring":
-            keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist(), strict=True)
-            out[v.name] = dict(zip(keys, relstrings(aligned, v.measure), strict=True))
+    for v in wanted:
+        keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist(), strict=True)
+        out[v.name] = dict(zip(keys, relstrings(aligned, v.measure), strict=True))
     return out
 
 

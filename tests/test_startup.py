@@ -22,8 +22,13 @@ GEN = DATA / "generated"
 #: modules ``irframe eval`` (trec_eval's measures) never needs: the accessor, the reports,
 #: the uncertainty tools, the qrels sets of ``evaluate``, and xarray
 NEVER = ("irframe.accessor", "irframe.reporting", "irframe.uncertainty", "xarray")
-#: modules the preference measures do not need either: irframe's evaluation and its cube
-NOT_FOR_PREFS = ("irframe.evaluate", "irframe.cube", "irframe.qrelsets")
+#: modules the preference measures do not need either: irframe's evaluation, its cube, and
+#: the measure families (they name no registered measure: irframe.measures.registry.on_first_use)
+FAMILIES = tuple(
+    f"irframe.measures.{m}"
+    for m in "aliases cwl cwl_functions diversity diversity_kernels lexi ndpm rarity trec".split()
+)
+NOT_FOR_PREFS = ("irframe.evaluate", "irframe.cube", "irframe.qrelsets", *FAMILIES)
 
 # A file named ``irframe`` is the command line's own process (irframe._lazy.command_line);
 # it runs the command, then records what was imported and what the public names are.
@@ -186,3 +191,65 @@ def test_command_exit_status_and_output(tmp_path, how):
     )
     assert bad.returncode == 1
     assert b"illegal measure" in bad.stderr
+
+
+# In the command's process the built-in families register on the registry's first use
+# (irframe.measures.registry.on_first_use); whatever that first use is, the registry ends
+# up as a library process has it.
+_REGISTRY_STATE = """
+import json, os, sys, threading
+FIRST = os.environ["IRFRAME_TEST_FIRST"]
+from irframe._process import command_line
+from irframe.measures import registry as r
+if FIRST == "scope":  # a scope's undo must not take the built-ins away
+    with r.registry_scope():
+        r.parse_measure("AP")
+elif FIRST == "family":  # a family imported directly, before any lookup
+    import irframe.measures.trec  # noqa: F401
+elif FIRST == "threads":  # two threads looking up at once both see every measure
+    found = []
+    ts = [threading.Thread(target=lambda: found.append(r.parse_measure("nDCG@10").name))
+          for _ in range(2)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    assert found == ["nDCG", "nDCG"], found
+state = {
+    "measures": list(r.registered_measures()),
+    "aliases": sorted(r._ALIASES.items()),
+    "patterns": [p.pattern for p, _ in r._ALIAS_PATTERNS],
+    "command_line": command_line(),
+}
+with open(os.environ["IRFRAME_TEST_REPORT"], "w") as f:
+    json.dump(state, f)
+"""
+
+
+def _registry_state(tmp_path: Path, first: str, command_line: bool) -> dict:
+    script = tmp_path / ("irframe" if command_line else "library.py")
+    script.write_text(_REGISTRY_STATE)
+    report = tmp_path / f"registry-{first}-{command_line}.json"
+    r = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(
+            os.environ,
+            PYTHONPATH=str(REPO),
+            IRFRAME_TEST_REPORT=str(report),
+            IRFRAME_TEST_FIRST=first,
+        ),
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(report.read_text())
+
+
+@pytest.mark.parametrize("first", ["lookup", "scope", "family", "threads"])
+def test_command_line_registry_is_the_library_registry(tmp_path, first):
+    library = _registry_state(tmp_path, "lookup", command_line=False)
+    command = _registry_state(tmp_path, first, command_line=True)
+    assert (library["command_line"], command["command_line"]) == (False, True)
+    assert len(library["measures"]) > 50
+    for key in ("measures", "aliases", "patterns"):  # same entries, same order
+        assert command[key] == library[key], key

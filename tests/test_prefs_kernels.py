@@ -1,7 +1,7 @@
 """The array helpers of irframe.prefs against brute force written here.
 
-``_inversions`` (a bottom-up merge sort over many segments at once) against counting every
-pair; ``_sums`` against adding one value at a time in a Python loop (trec_eval's per-topic
+``_inversions`` (a bottom-up merge sort over many segments at once) and
+``_inversions_by_class`` (one search per class offset) against counting every pair; ``_sums`` against adding one value at a time in a Python loop (trec_eval's per-topic
 sums add in order, and the last printed digit can depend on that order); ``_class_pairs``
 against listing every pair of lines of different levels.
 """
@@ -24,6 +24,38 @@ def test_inversions_equal_pair_count(segs):
     seg = np.repeat(np.arange(len(segs)), [len(s) for s in segs])
     want = [sum(s[i] > s[j] for i in range(len(s)) for j in range(i + 1, len(s))) for s in segs]
     assert P._inversions(vals, seg, len(segs)).tolist() == want
+
+
+# groups of lines (class within the group, distinct rank): classes numbered group by group
+grouped_lines = st.lists(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 10**6)), max_size=30, unique_by=lambda x: x[1]
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(grouped_lines)
+def test_inversions_by_class_equal_pair_count(groups):
+    r, c, g, cfirst = [], [], [], []
+    first = 0
+    for gi, lines in enumerate(groups):
+        levels = sorted({k for k, _ in lines})
+        for k in levels:  # class numbers: the group's classes in order, after the earlier groups'
+            cfirst.append(first)
+            for rank in sorted(x for kk, x in lines if kk == k):
+                r.append(rank), c.append(first + levels.index(k)), g.append(gi)
+        first += len(levels)
+    want = [sum(k1 < k2 and x1 > x2 for k1, x1 in lines for k2, x2 in lines) for lines in groups]
+    got = P._inversions_by_class(
+        np.array(r, np.int64), np.array(c, np.int64), np.array(g, np.int64),
+        np.array(cfirst, np.int64), len(groups),
+    )  # fmt: skip
+    assert got.tolist() == want
+    # the merge sort over the same lines agrees
+    assert P._inversions(np.array(r, np.int64), np.array(g, np.int64), len(groups)).tolist() == want
 
 
 @settings(max_examples=200, deadline=None)

@@ -74,14 +74,38 @@ def _ids(values) -> np.ndarray:
     return s.astype(str).to_numpy(dtype=object)
 
 
-def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_arrow(names: pd.Index):
+    """``names`` as an arrow string array (no copy) when they are arrow-backed strings in
+    strictly increasing code point order, as irframe's readers write categories; else None."""
+    arr = names.array
+    if not hasattr(arr, "__arrow_array__") or not _USE_ARROW:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    a = pa.array(arr)
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)) or a.null_count:
+        return None
+    if len(a) > 1 and not pc.all(pc.less(a[:-1], a[1:])).as_py():  # (UTF-8 byte order)
+        return None
+    return a
+
+
+def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray | pd.Index]:
     """(codes, names): the distinct ids in str order and each row's position among them; a
-    categorical column is encoded through its categories."""
+    categorical column is encoded through its categories (kept as they are, an index, when
+    every one is used and they are sorted arrow strings: no Python str per id)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         cc = col.cat.codes.to_numpy().astype(np.int64)
         ncat = len(col.cat.categories)
         if not (cc < 0).any():
             used = np.flatnonzero(np.bincount(cc, minlength=ncat))
+            if len(used) == ncat and _sorted_arrow(col.cat.categories) is not None:
+                return cc, col.cat.categories
             names = _ids(col.cat.categories)[used]
             order = np.argsort(names, kind="stable")
             remap = np.zeros(ncat, np.int64)
@@ -97,7 +121,7 @@ class _Names:
     """Sorted distinct ids and the lookup of other ids among them (pyarrow's hash lookup when
     pyarrow is installed, else a pandas object index)."""
 
-    def __init__(self, names: np.ndarray):
+    def __init__(self, names: np.ndarray | pd.Index):
         self.names = names
         self._index: pd.Index | None = None
         self._arrow = None
@@ -114,7 +138,12 @@ class _Names:
                 self._index = pd.Index(self.names, dtype=object)
             return self._index.get_indexer(_ids(values))
         if self._arrow is None:
-            self._arrow = pa.array(self.names, type=pa.large_string())
+            sorted_arrow = _sorted_arrow(self.names) if isinstance(self.names, pd.Index) else None
+            self._arrow = (
+                pa.array(self.names, type=pa.large_string())
+                if sorted_arrow is None
+                else sorted_arrow.cast(pa.large_string())
+            )
         arr = getattr(values, "array", None)
         if isinstance(getattr(values, "dtype", None), pd.StringDtype) and hasattr(
             arr, "__arrow_array__"

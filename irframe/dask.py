@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -481,7 +480,7 @@ class _Measures:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        opts = replace(self.options, complete=complete)
+        opts = self.options.replace(complete=complete)
         return _evaluate_part(run, q, self.measures, whole, opts), []
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:

@@ -450,9 +450,16 @@ class Options:
         return out
 
     def kernel_options(self) -> dict[str, Any]:
-        """What a kernel reads in ``ctx.options``: ``rel_level``, ``gains`` and the measure options."""
-        gains = dict(self.gains) if isinstance(self.gains, Mapping) and self.gains else None
-        return {"rel_level": self.rel_level, "gains": gains, **(self.measure_options or {})}
+        """What a kernel reads in ``ctx.options``: the ``"evaluation"`` options (``rel_level``,
+        ``gains`` …) and the measure options."""
+        out = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k in OPTIONS and OPTIONS[k].group == "evaluation"
+        }
+        g = self.gains
+        out["gains"] = dict(g) if isinstance(g, Mapping) and g else None
+        return {**out, **(self.measure_options or {})}
 
     def attrs(self) -> dict[str, Any]:
         """The options as netCDF-safe attrs (depth None → -1, booleans → 0/1, gains as text, rel_level a float)."""

@@ -1,29 +1,20 @@
-"""The evaluation options shared by every entry point, validated in one place.
+"""The options of the public entry points: declared once, checked once, carried as one object.
 
-Every public function that aligns runs with qrels (``evaluate``, ``cwl``, ``cwla_grid``,
-``lexirecall`` …, ``rarity``, ``rare_finds``, ``pair_counts``, ``irframe.dask.evaluate``)
-takes the same keywords with the same defaults and meanings; each builds one
-[`Options`][irframe.options.Options] with [`make_options`][irframe.options.make_options] and passes it down.  The result constructor
-(`irframe.cube.result`) records [`Options.attrs`][irframe.options.Options.attrs] on every cube.
+[`OPTIONS`][irframe.options.OPTIONS] is the table of every option (default, check, text,
+group).  A public function takes its groups with
+[`takes_options`][irframe.options.takes_options], which gives it those keywords (in its
+signature and its Parameters section) and checks what the caller passes into one
+[`Options`][irframe.options.Options]; the aligned arrays carry it
+(``Aligned.options``), the kernels read ``Options.kernel_options()`` and the result
+constructor (`irframe.cube.result`) records ``Options.attrs()`` on every cube.
 
-The vocabulary (also in docs/internals.md):
+The vocabulary beyond the table (also in docs/internals.md):
 
-``rel_level``
-    relevance threshold: relevant ⇔ grade >= rel_level (trec_eval ``-l``), default 1.
 ``k``
     a cutoff: only the first k documents of a ranking count (``P@k``, rarity's top k).
 ``depth``
-    truncation: every ranking is cut to ``depth`` documents after ordering (trec_eval ``-M``);
-    None = no cut.  The C/W/L functions also pad to it (cwl_eval's ``--max_depth``), so
-    they need a number (default 1000 there).
-``order``
-    document order inside a ranking: ``"trec_eval"`` (default), ``"trec_eval10"``, ``"rank"``
-    or ``"input"`` (docs/conventions.md).
-``complete``, ``judged_only``, ``duplicates``, ``columns``, ``qrels_columns``, ``system``
-    trec_eval ``-c`` and ``-J``, duplicate rows, column-name maps, the name of a one-system run.
-``gains``
-    grade → gain: None (the grade is the gain), a mapping (unlisted grades keep their grade);
-    the C/W/L functions also take ``"auto"``, ``"scale"`` or a vectorised callable.
+    truncation after ordering (trec_eval ``-M``), None = no cut; the C/W/L functions also
+    pad to it (cwl_eval's ``--max_depth``), so they need a number (default 1000 there).
 ``missing``
     what to do with NaN (not evaluated) cells of a cube, see `MISSING`.
 ``rng``

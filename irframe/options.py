@@ -1,6 +1,6 @@
 """The options of the public entry points: declared once, checked once, carried as one object.
 
-[`OPTIONS`][irframe.options.OPTIONS] is the table of every option (default, check, text,
+`OPTIONS` is the table of every option (default, check, text,
 group).  A public function takes its groups with
 [`takes_options`][irframe.options.takes_options], which gives it those keywords (in its
 signature and its Parameters section) and checks what the caller passes into one

@@ -206,7 +206,7 @@ class IrAccessor:
         >>> cube.system.values.tolist(), cube.mean().round(4).item()
         (['BM25'], 0.3)
         """
-        acc = IrAccessor(self._obj)
+        acc = type(self)(self._obj)  # (also the Dask accessor, a subclass)
         acc._columns, acc._qrels_columns, acc._system = columns, qrels_columns, system
         return acc
 

@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .cube import result
 from .errors import InputError
@@ -261,6 +262,7 @@ def lexi_classes(
     )
 
 
+@by_backend
 @judgment_sets
 def lexirecall(
     runs: pd.DataFrame | Aligned,
@@ -326,6 +328,7 @@ def lexirecall(
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
+@by_backend
 @judgment_sets
 def lexiprecision(
     runs: pd.DataFrame | Aligned,

@@ -62,6 +62,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .errors import InputError
 from .measures.rarity import (
@@ -116,6 +117,7 @@ def _rarity_table(
     return out.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
 
 
+@by_backend
 def rarity(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
@@ -241,6 +243,7 @@ def _rare_finds_table(
     )
 
 
+@by_backend
 def rare_finds(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,

@@ -264,22 +264,27 @@ def _one_qrels(
     """`_run` under one qrels frame: validated on the client by ``fn`` itself, then by partition."""
     if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
         qrels = as_frame(qrels, "qrels")
-    # the run columns, from the (empty) meta frame; the checks the in-memory alignment makes
     meta = ddf._meta
-    columns = kwargs.get("columns")
-    topic_name = role_names(columns)["topic"]
-    topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
-    if topic_in_index:
-        meta = meta.reset_index()
-    rc = run_columns(meta, columns)
-    for col in (rc.system, rc.topic, rc.doc):
+    try:  # the run columns, from the (empty) meta frame
+        topic_name = role_names(kwargs.get("columns"))["topic"]
+        topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
+        if topic_in_index:
+            meta = meta.reset_index()
+        rc = run_columns(meta, kwargs.get("columns"))
+    except Exception:
+        _in_memory_error(fn, ddf, qrels, args, kwargs)
+        raise
+    for col in (rc.system, rc.topic, rc.doc):  # (the in-memory message names rows: not known here)
         check_id_column(meta, col, "run frame")
-    qc = _qrels_columns(qrels, kwargs.get("qrels_columns"))
+    try:  # the qrels columns, and a judged document to rank
+        qc = _qrels_columns(qrels, kwargs.get("qrels_columns"))
+        one_doc = _one_doc_run(rc, qrels, qc, "probe")
+    except Exception:
+        _in_memory_error(fn, ddf, qrels, args, kwargs)
+        raise
     # the in-memory function on a one-document ranking against the full qrels: its errors for
     # bad measures, options and qrels, and the result's other dims, coordinates and attrs
-    with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
-        warnings.simplefilter("ignore")
-        probe = fn(_one_doc_run(rc, qrels, qc, "probe"), qrels, *args, **kwargs)
+    probe = _quietly(fn, one_doc, qrels, *args, **kwargs)
     probe = probe.iloc[:0] if isinstance(probe, pd.DataFrame) else probe.isel(topic=slice(0, 0))
     call = inspect.signature(fn).bind(ddf, qrels, *args, **kwargs)
     call.apply_defaults()
@@ -319,6 +324,27 @@ def _one_qrels(
         complete=bool(every.get("complete", False)),
         **split,
     )
+
+
+def _in_memory_error(
+    fn: Callable[..., Any], ddf: dd.DataFrame, qrels: Any, args: tuple, kwargs: dict
+) -> None:
+    """Raise the in-memory function's error for the frame's columns and the qrels, if it has one:
+    ``fn`` on one row of Dask's stand-in values (``_meta_nonempty``, of the frame's dtypes)."""
+    one_row = ddf._meta_nonempty.iloc[:1]
+    if one_row.index.name is not None and one_row.index.name not in one_row.columns:
+        one_row = one_row.reset_index()
+    try:
+        _quietly(fn, one_row, qrels, *args, **kwargs)
+    except EmptyOverlapError:  # got past the columns and qrels (the stand-in topic is not judged)
+        pass
+
+
+def _quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` whose values are discarded: no warnings."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
 
 
 def _arguments(call: inspect.BoundArguments) -> tuple[dict, dict]:

@@ -708,3 +708,157 @@ def test_other_accessor_entry_points():
         ):  # the measure strings it suggests run on Dask
             if "..." not in ms:
                 assert_same(ddf.ir.metric(ms, qrels=qrels), runs.ir.metric(ms, qrels))
+
+
+# --------------------------------------------------------------------- one way: the public functions
+def test_import_irframe_does_not_import_dask():
+    """Dask frames are recognised without importing Dask (irframe._backend looks for
+    dask.dataframe in sys.modules): ``import irframe`` and in-memory calls leave it out."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, irframe as irf\n"
+        "q, r = irf.datasets.trec_eval_sample()\n"
+        "irf.evaluate(r, q, 'AP'); r.ir.metric('AP', q); irf.lexi.lexirecall(r, q)\n"
+        "irf.rarity.rarity(r, q); irf.rarity.rare_finds(r, q)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+FAMILIES = {
+    "evaluate": lambda runs, qrels, **kw: irf.evaluate(runs, qrels, ["AP", "P@5"], **kw),
+    "lexirecall": lambda runs, qrels, **kw: irf.lexi.lexirecall(runs, qrels, **kw),
+    "lexiprecision": lambda runs, qrels, **kw: irf.lexi.lexiprecision(runs, qrels, **kw),
+    "rarity": lambda runs, qrels, **kw: irf.rarity.rarity(runs, qrels, **kw),
+    "rare_finds": lambda runs, qrels, **kw: irf.rarity.rare_finds(runs, qrels, **kw),
+}
+BAD_OPTIONS = [
+    {"order": "Expected"},
+    {"order": "bogus"},
+    {"depth": 0},
+    {"depth": 2.5},
+    {"rel_level": "high"},
+    {"complete": "yes"},
+    {"judged_only": 1.5},
+    {"duplicates": "last"},
+    {"columns": ["topic"]},
+    {"judgments": "some"},
+    {"frobnicate": 1},
+    {"k": 0},
+    {"max_systems": -1},
+    {"gains": {1: "x"}},
+    {"gains": {1: 2}, "order": "expected"},
+    {"bounds": True},
+    {"bounds": "yes"},
+    {"order": "best", "depth": 3, "judged_only": True},
+]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize(
+    "bad", BAD_OPTIONS, ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items())
+)
+def test_option_errors_are_the_in_memory_errors(family, bad):
+    """A bad option on a Dask frame raises what the in-memory call raises: the same exception
+    type and text (the function itself validates them, on a one-document probe); and where the
+    in-memory call accepts the options, the Dask call gives the same result."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=2)
+    f = FAMILIES[family]
+    ddf = dd.from_pandas(runs, npartitions=2)
+    try:
+        want = f(runs, qrels, **bad)
+    except Exception as e:
+        with pytest.raises(type(e)) as got:
+            f(ddf, qrels, **bad)
+        assert type(got.value) is type(e)
+        assert str(got.value) == str(e)
+        return
+    got = f(ddf, qrels, **bad)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("judgments", ["each", "common"])
+def test_judgment_sets_on_dask_frames(family, judgments):
+    """``qrels={name: frame}`` on a Dask frame: one pass per set (the in-memory mechanism,
+    irframe.qrelsets.over_qrels), the same result as in memory."""
+    qrels, runs = irf.datasets.synthetic(3, 5, 15, rng=4)
+    sets = {"full": qrels, "shallow": qrels.iloc[::2], "graded": qrels[qrels.rel != 1]}
+    f = FAMILIES[family]
+    want = f(runs, sets, judgments=judgments)
+    got = f(dd.from_pandas(runs, npartitions=3), sets, judgments=judgments)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+        assert got.attrs == want.attrs
+    else:
+        assert_same(got, want)
+    with pytest.raises(InputError, match="judgment set 'bad'") as e:
+        f(dd.from_pandas(runs, npartitions=3), {**sets, "bad": qrels.assign(rel="x")})
+    with pytest.raises(InputError) as m:
+        f(runs, {**sets, "bad": qrels.assign(rel="x")})
+    assert str(e.value) == str(m.value)
+
+
+@pytest.mark.parametrize(
+    "name,new",
+    [
+        ("evaluate", "irframe.evaluate"),
+        ("lexirecall", "irframe.lexi.lexirecall"),
+        ("lexiprecision", "irframe.lexi.lexiprecision"),
+        ("rarity", "irframe.rarity.rarity"),
+        ("rare_finds", "irframe.rarity.rare_finds"),
+    ],
+)
+def test_the_0_1_entry_points_warn_and_forward(name, new):
+    """irframe 0.1's ``irframe.dask.evaluate`` & co. still work: a FutureWarning naming the new
+    call, then that call's result."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=3)
+    ddf = dd.from_pandas(runs, npartitions=2)
+    args = (["AP"],) if name == "evaluate" else ()
+    with pytest.warns(FutureWarning, match=rf"irframe\.dask\.{name} is deprecated.*call {new}\("):
+        got = getattr(idk, name)(ddf, qrels, *args, partitioned_by=None)
+    module, _, attr = new.rpartition(".")
+    import importlib
+
+    want = getattr(importlib.import_module(module), attr)(runs, qrels, *args)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert_same(got, want)
+
+
+BAD_FRAMES = {
+    "no doc column": lambda r, q: (r.drop(columns=["doc"]), q),
+    "no score or rank": lambda r, q: (r.drop(columns=["score", "rank"]), q),
+    "integer topics": lambda r, q: (r.assign(topic=r.topic.astype(int)), q),
+    "no rel column": lambda r, q: (r, q.drop(columns=["rel"])),
+    "empty qrels": lambda r, q: (r, q.iloc[:0]),
+    "text grades": lambda r, q: (r, q.assign(rel="x")),
+    "duplicate qrels": lambda r, q: (r, pd.concat([q, q.iloc[:1]])),
+}
+
+
+@pytest.mark.parametrize("family", ["evaluate", "lexirecall", "rarity"])
+@pytest.mark.parametrize("case", sorted(BAD_FRAMES))
+def test_column_and_qrels_errors_are_the_in_memory_errors(family, case):
+    """Frames the in-memory call refuses for their columns or qrels: the Dask frame of the same
+    rows is refused with the same exception type and text, before any partition is computed."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=2)
+    runs, qrels = BAD_FRAMES[case](runs.astype({"topic": str}), qrels)
+    f = FAMILIES[family]
+    with pytest.raises(Exception) as memory:
+        f(runs, qrels)
+    with pytest.raises(type(memory.value)) as got:
+        f(dd.from_pandas(runs, npartitions=2), qrels)
+    if case == "integer topics":  # the rows are not known before the frame is computed
+        want = str(memory.value)
+        assert str(got.value).split(", but")[0] == want.split(", but")[0]
+        assert want[want.index("Ids must") :] in str(got.value)
+    else:
+        assert str(got.value) == str(memory.value)

@@ -684,7 +684,7 @@ def read_runs(
     dask.dataframe.DataFrame
         Columns ``system, topic, doc, rank, score``; ids are plain strings (pandas'
         default string dtype) in every partition, ``rank`` int64, ``score`` float64.
-        Divisions are unknown; [`evaluate`][irframe.dask.evaluate] shuffles by topic.
+        Divisions are unknown; [`irframe.evaluate`][irframe.evaluate] shuffles them by topic.
 
     See Also
     --------

@@ -161,7 +161,7 @@ def evaluate(
     - [`df.ir.metric`][irframe.IrAccessor.metric]: the same evaluation from the run frame's accessor.
     - [`irframe.summarize`][irframe.summarize]: means over topics (trec_eval's ``all`` line).
     - [`irframe.report`][irframe.report]: a results table with significance markers.
-    - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same for Dask frames larger than memory.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame larger than memory (the same cube).
     - [`irframe.list_measures`][irframe.list_measures]: every measure and its parameters.
 
     Examples

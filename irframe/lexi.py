@@ -307,7 +307,7 @@ def lexirecall(
     See Also
     --------
     - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: the accessor form.
-    - [`lexirecall`][irframe.dask.lexirecall]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`sign_test`][irframe.stats.sign_test]: significance over topics.
     - [`metric_lexirecall`][irframe.lexi.metric_lexirecall]: a per-ranking score with the same order.
     - [Lexicographic evaluation](../lexi.md): the guide.
@@ -364,7 +364,7 @@ def lexiprecision(
     See Also
     --------
     - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.
-    - [`lexiprecision`][irframe.dask.lexiprecision]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`rrlp`][irframe.lexi.rrlp]: lexiprecision with a magnitude.
 
     Examples

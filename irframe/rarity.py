@@ -169,7 +169,7 @@ def rarity(
     See Also
     --------
     - [`df.ir.rarity`][irframe.IrAccessor.rarity]: the accessor form.
-    - [`rarity`][irframe.dask.rarity]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
     - [`rare_finds`][irframe.rarity.rare_finds]: the rare documents each system found.
     - [`evaluate`][irframe.evaluate] with ``"P_rare(alpha=...)@k"``, ``"AP_rare"``: rarity-weighted measures.
     - [Rarity](../rarity.md): the guide.
@@ -285,7 +285,7 @@ def rare_finds(
     See Also
     --------
     - [`rarity`][irframe.rarity.rarity]: the table it reads.
-    - [`rare_finds`][irframe.dask.rare_finds]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
 
     Examples
     --------

@@ -24,21 +24,20 @@ partition must share, and the stitching.
 Three keywords exist only for Dask frames (every other option is the function's own, checked
 by the same code with the same messages):
 
-``partitioned_by`` : {None, "topic", "system"}
-    ``None`` (default): the frame is shuffled on the topic column (``ddf.shuffle("topic")``),
-    so each topic's rows end up in exactly one partition, unless the frame is indexed by topic
-    with known divisions (``ddf.set_index("topic")``), which is used as it is.  ``"topic"``:
-    the caller guarantees that every topic's rows are in one partition (e.g. one file per
-    topic); nothing is shuffled, and a topic found in two partitions raises
-    [`NotPartitionedError`][irframe.dask.NotPartitionedError].  ``"system"``: the same for
-    frames holding each system in one partition ([`read_runs`][irframe.dask.read_runs]: one
-    file per system), for every measure that does not look at the other systems (all but
-    rarity's and ``LR``; not for lexirecall, lexiprecision and the rarity tables).
-``npartitions`` : int, optional
-    Number of partitions of the shuffle (default: as many as the frame has).
-``shuffle_method`` : {"disk", "tasks", "p2p"}, optional
-    Passed to ``ddf.shuffle`` (default: dask's choice; ``"tasks"`` is often faster on one
-    machine, ``"p2p"`` is the distributed scheduler's default).
+* ``partitioned_by`` (None, ``"topic"``, ``"system"``): None (default) shuffles the frame on
+  the topic column (``ddf.shuffle("topic")``), so each topic's rows end up in exactly one
+  partition, unless the frame is indexed by topic with known divisions
+  (``ddf.set_index("topic")``), which is used as it is.  ``"topic"``: the caller guarantees
+  that every topic's rows are in one partition (e.g. one file per topic); nothing is
+  shuffled, and a topic found in two partitions raises
+  [`NotPartitionedError`][irframe.dask.NotPartitionedError].  ``"system"``: the same for
+  frames holding each system in one partition ([`read_runs`][irframe.dask.read_runs]: one
+  file per system), for every measure that does not look at the other systems (all but
+  rarity's and ``LR``; not for lexirecall, lexiprecision and the rarity tables).
+* ``npartitions`` (int): partitions of the shuffle (default: as many as the frame has).
+* ``shuffle_method`` (``"disk"``, ``"tasks"``, ``"p2p"``): passed to ``ddf.shuffle`` (default:
+  dask's choice; ``"tasks"`` is often faster on one machine, ``"p2p"`` is the distributed
+  scheduler's default).
 
 The result is identical (values, coordinates, ``aggregate`` coordinate and attrs) to the
 in-memory call on the concatenated pandas frame, with every option; several judgment sets

@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .cube import result
 from .errors import InputError
@@ -91,7 +92,7 @@ from .measures.lexi import (
     relevant_positions,
     sign_matrix,
 )
-from .options import OPTIONS, Options, takes_options
+from .options import Options, takes_options
 from .qrelsets import judgment_sets
 
 __all__ = [
@@ -115,10 +116,6 @@ __all__ = [
     "tse",
     "worst_case_simulation",
 ]
-
-#: the alignment options (irframe.dask checks the keywords of its lexi calls against them)
-_ALIGN_OPTIONS = tuple(n for n, o in OPTIONS.items() if o.group == "align")
-
 
 # =====================================================================================
 # relevant positions per (system, topic)
@@ -251,6 +248,7 @@ def lexi_classes(
     )
 
 
+@by_backend
 @takes_options("align", "rel_level")
 @judgment_sets
 def lexirecall(
@@ -289,7 +287,7 @@ def lexirecall(
     See Also
     --------
     - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: the accessor form.
-    - [`lexirecall`][irframe.dask.lexirecall]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`sign_test`][irframe.stats.sign_test]: significance over topics.
     - [`metric_lexirecall`][irframe.lexi.metric_lexirecall]: a per-ranking score with the same order.
     - [Lexicographic evaluation](../lexi.md): the guide.
@@ -310,6 +308,7 @@ def lexirecall(
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
+@by_backend
 @takes_options("align", "rel_level")
 @judgment_sets
 def lexiprecision(
@@ -341,7 +340,7 @@ def lexiprecision(
     See Also
     --------
     - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.
-    - [`lexiprecision`][irframe.dask.lexiprecision]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`rrlp`][irframe.lexi.rrlp]: lexiprecision with a magnitude.
 
     Examples

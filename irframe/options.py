@@ -47,11 +47,13 @@ from .errors import OptionError, shown
 from .params import DEPTH, REL_LEVEL, Param, check_flag, check_gains
 
 __all__ = [
+    "ALIGN_OPTIONS",
     "CWL",
     "DUPLICATES",
     "EVALUATE",
     "MISSING",
     "OPTIONS",
+    "OPTION_NAMES",
     "ORDERS",
     "TIE_ORDERS",
     "Option",
@@ -320,6 +322,10 @@ OPTIONS: dict[str, Option] = {
     ),
 }
 
+#: every option's name, and those of the ``"align"`` group (the Dask backend sorts a call's
+#: keywords by them)
+OPTION_NAMES = tuple(OPTIONS)
+ALIGN_OPTIONS = tuple(n for n, o in OPTIONS.items() if o.group == "align")
 #: the groups [`irframe.evaluate`][irframe.evaluate] takes (all of them)
 EVALUATE = ("align", "evaluation", "bounds")
 #: ``order=`` of the functions that also take the tie-aware orders (`TIE_ORDERS`)
@@ -588,9 +594,10 @@ def takes_options(*takes: str, **own: Any) -> Callable[[Callable[..., R]], Calla
             given = {name: kwargs.pop(name) for name in specs if name in kwargs}
             unknown = None if own_names is None else sorted(set(kwargs) - own_names)
             if unknown and own_names is not None:
+                allowed = [*sorted(own_names - {"opts", "runs", "qrels"}), *specs]
                 raise TypeError(
-                    f"unexpected option(s) {unknown} for {fn.__name__}(); "
-                    f"allowed: {', '.join([*sorted(own_names - {'opts'}), *specs])}"
+                    f"{fn.__name__}() got an unexpected keyword argument {unknown[0]!r} "
+                    f"(unexpected option(s) {unknown}; allowed: {', '.join(allowed)})"
                 )
             return fn(*args, opts=check_options(specs, given), **kwargs)
 

@@ -214,7 +214,10 @@ def _gains(name: str, value: Any) -> Any:
 
 def _mapping(name: str, value: Any) -> Any:
     if value is not None and not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a mapping role -> column name, got {type(value).__name__}")
+        raise OptionError(
+            f"{name}= must map roles to your column names, e.g. {name}={{'topic': 'qid', "
+            f"'doc': 'docno'}}, not a {type(value).__name__}"
+        )
     return value
 
 

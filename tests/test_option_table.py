@@ -62,8 +62,25 @@ def test_bad_options_keep_their_messages():
         runs.ir.metric("AP", qrels, complete="no")
     with pytest.raises(TypeError, match=r"unexpected option\(s\) \['colour'\]"):
         irf.rarity.rarity(runs, qrels, colour="red")
-    with pytest.raises(TypeError, match="columns must be a mapping"):
+    with pytest.raises(OptionError, match="columns= must map roles to your column names"):
         runs.ir(columns=["doc"])
+
+
+def test_a_list_of_columns_gets_advice_that_works():
+    """``columns=["qid"]`` (a list) is refused with an example mapping; the mapping the
+    message shows, applied to the user's own column names, evaluates."""
+    qrels, runs = irf.datasets.trec_eval_sample()
+    mine = runs.rename(columns={"topic": "qid", "doc": "docno"})
+    for call in (
+        lambda: irf.evaluate(mine, qrels, "AP", columns=["qid", "docno"]),
+        lambda: mine.ir.metric("AP", qrels, columns=["qid", "docno"]),
+    ):
+        with pytest.raises(OptionError) as e:
+            call()
+        assert "columns={'topic': 'qid', 'doc': 'docno'}" in str(e.value)
+    fixed = irf.evaluate(mine, qrels, "AP", columns={"topic": "qid", "doc": "docno"})
+    expect = irf.evaluate(runs, qrels, "AP")
+    np.testing.assert_array_equal(fixed.values, expect.values)
 
 
 @pytest.fixture

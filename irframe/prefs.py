@@ -174,6 +174,20 @@ def _sums(seg: np.ndarray, weights, n: int) -> np.ndarray:
     return np.bincount(seg, weights=np.asarray(weights, np.float64), minlength=n)
 
 
+def _in_order(*keys: np.ndarray) -> bool:
+    """Whether the rows are already in ``np.lexsort(keys)`` order (the last key first): then
+    the stable sort would leave them as they are.  NaN never compares in order."""
+    if len(keys[-1]) < 2:
+        return True
+    ok = np.zeros(len(keys[-1]) - 1, bool)  # rows i, i + 1 ordered by the keys seen so far
+    tied = np.ones(len(ok), bool)
+    for k in reversed(keys):
+        a, b = k[:-1], k[1:]
+        ok |= tied & (a < b)
+        tied &= a == b
+    return bool((ok | tied).all())
+
+
 def _change(*keys: np.ndarray) -> np.ndarray:
     """Where a run of equal ``keys`` (sorted rows) starts."""
     new = np.ones(len(keys[0]), bool)
@@ -581,8 +595,9 @@ class Judgments:
         j = np.searchsorted(self._jkeys, key)
         j[j >= J] = 0
         o, j = o[self._jkeys[j] == key] if J else o[:0], j[self._jkeys[j] == key] if J else j[:0]
-        o2 = np.lexsort((d[o], -score[o], t[o]))  # (topic, score desc, docno) by code order
-        j = j[o2]
+        keys = (d[o], -score[o], t[o])  # (topic, score desc, docno) by code order
+        if not _in_order(*keys):  # (run files are mostly written so already)
+            j = j[np.lexsort(keys)]
         if depth is not None:
             j = j[np.lexsort((np.arange(len(j)), self.j_topic[j]))]  # o kept the cut's order
         _, first = np.unique(j, return_index=True)  # a document listed twice: its first place

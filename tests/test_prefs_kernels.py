@@ -82,3 +82,28 @@ def test_class_pairs_are_the_pairs_of_different_levels(lines):
     a, b = P._class_pairs(P._Classes(g, jid, lev, 3))
     want = sorted((d1, d2) for g1, d1, l1 in lines for g2, d2, l2 in lines if g1 == g2 and l1 > l2)
     assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3), st.sampled_from([0.5, 1.0, -2.0, float("nan")]), st.integers(0, 3)
+        ),
+        max_size=12,
+    ),
+    st.booleans(),
+)
+def test_in_order_is_lexsort_leaving_rows_in_place(rows, presort):
+    """``_in_order`` against np.lexsort itself: exact without NaN, never wrongly "in order"."""
+    if presort:  # half the examples already sorted (NaN-free rows sort as lexsort does)
+        rows = sorted(rows, key=lambda r: (r[0], r[1], r[2]))
+    t = np.array([r[0] for r in rows], np.int64)
+    s = np.array([r[1] for r in rows], np.float64)
+    d = np.array([r[2] for r in rows], np.int64)
+    identity = bool((np.lexsort((d, s, t)) == np.arange(len(rows))).all())
+    got = P._in_order(d, s, t)
+    if np.isnan(s).any():
+        assert not got or identity
+    else:
+        assert got == identity

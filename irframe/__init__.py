@@ -146,7 +146,7 @@ def __getattr__(name: str):
         return value
     if name in _IO:
         return getattr(_importlib.import_module(".io", __name__), name)
-    if name in _LAZY:
+    if name in _LAZY or name == "measures":  # (measures: bound at import but by the command)
         return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'irframe' has no attribute {name!r}")
 

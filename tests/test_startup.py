@@ -253,3 +253,28 @@ def test_command_line_registry_is_the_library_registry(tmp_path, first):
     assert len(library["measures"]) > 50
     for key in ("measures", "aliases", "patterns"):  # same entries, same order
         assert command[key] == library[key], key
+
+
+def test_command_line_package_resolves_every_name_before_any_command(tmp_path):
+    """In the command's process, before any command ran, every public name (and
+    ``irframe.measures``, which ``dir(irframe)`` lists) resolves, and ``df.ir`` is registered
+    once the accessor's module is imported by its first use."""
+    script = tmp_path / "irframe"
+    script.write_text(
+        "import irframe, sys\n"
+        "assert 'irframe.accessor' not in sys.modules\n"
+        "for name in sorted(set(dir(irframe)) - {'plot', 'dask'}):\n"
+        "    getattr(irframe, name)\n"
+        "import pandas as pd\n"
+        "assert hasattr(pd.DataFrame(), 'ir')\n"
+        "assert irframe.measures.parse_measure('P@5').cutoff == 5\n"
+    )
+    r = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    assert r.returncode == 0, r.stderr

@@ -174,6 +174,16 @@ def _sums(seg: np.ndarray, weights, n: int) -> np.ndarray:
     return np.bincount(seg, weights=np.asarray(weights, np.float64), minlength=n)
 
 
+def _unique_inverse(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of keys in ``[0, size)``: by counting when
+    ``size`` is no larger than the number of keys (a few groups of many lines), else by sorting."""
+    if size > len(keys):
+        return np.unique(keys, return_inverse=True)
+    present = np.bincount(keys, minlength=size) > 0
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present).astype(np.int64), rank[keys].astype(np.int64)
+
+
 def _in_order(*keys: np.ndarray) -> bool:
     """Whether the rows are already in ``np.lexsort(keys)`` order (the last key first): then
     the stable sort would leave them as they are.  NaN never compares in order."""
@@ -426,13 +436,13 @@ class Judgments:
         self.nj = np.bincount(self.j_topic, minlength=T)
         self._jkeys = jkeys
         # judgment groups: (topic, jg name) in name order within topic
-        gkeys, g = np.unique(tcode * np.int64(len(gnames)) + gname_code, return_inverse=True)
+        gkeys, g = _unique_inverse(tcode * np.int64(len(gnames)) + gname_code, T * len(gnames))
         G = len(gkeys)
         self.G = G
         self.g_topic = gkeys // len(gnames) if G else gkeys
         self.ngroups_of_topic = np.bincount(self.g_topic, minlength=T)
-        gs = np.sort(g * np.int64(len(snames)) + scode)
-        nsub = np.bincount(gs[_change(gs)] // len(snames), minlength=G)
+        gsub = _unique_inverse(g * np.int64(len(snames)) + scode, G * len(snames))[0]
+        nsub = np.bincount(gsub // len(snames), minlength=G)  # sub-groups per group
         ec = (nsub == 1)[g]
         errors: dict[int, str] = {}  # group -> what trec_eval stops on
 

@@ -107,3 +107,15 @@ def test_in_order_is_lexsort_leaving_rows_in_place(rows, presort):
         assert not got or identity
     else:
         assert got == identity
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=60), st.integers(0, 40))
+def test_unique_inverse_is_np_unique(keys, extra):
+    """``_unique_inverse`` (counting when the key range is small) against np.unique."""
+    k = np.array(keys, np.int64)
+    size = (max(keys) + 1 if keys else 0) + extra
+    want_keys, want_inv = np.unique(k, return_inverse=True)
+    got_keys, got_inv = P._unique_inverse(k, size)
+    assert got_keys.tolist() == want_keys.tolist()
+    assert got_inv.tolist() == want_inv.tolist()

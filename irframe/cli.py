@@ -45,6 +45,7 @@ from typing import Any, TextIO
 from . import _prefetch
 from ._cliargs import (
     BATCH_BYTES,
+    STREAM_BYTES,
     USAGE,
     VERSION_TEXT,
     UsageError,
@@ -109,15 +110,79 @@ def _json_value(line) -> Any:
 # --------------------------------------------------------------------------------------
 
 
-def _read_run(path: str, ranks: bool):
+def _read_run(path: str, ranks: bool, spool=None):
+    """The run file ``path`` read whole; ``spool``: a file holding the bytes of ``path``, a
+    stream that `_streamed` read already."""
+    import io
+
     from .io import _read_run
 
+    if spool is not None:
+        spool.seek(0)
+        source = io.BytesIO(spool.read())
+        if path != "-":
+            source.name = path  # the name the path's errors give
+        return _read_run(source, ranks=ranks, doc_strings=True)
     if path == "-":
-        import io
-
         data = sys.stdin.buffer.read()
         return _read_run(io.BytesIO(data), ranks=ranks, doc_strings=True)
     return _read_run(path, ranks=ranks, doc_strings=True)
+
+
+def _streamable(o: dict[str, Any]) -> bool:
+    """Whether the command's run files may be read in blocks (`irframe._evalstream`): trec_eval's
+    measures on trec_eval's qrels, every topic (no ``-D`` topic)."""
+    from .measures.trec_eval_syntax import is_trec_request
+
+    return (
+        o["rel_format"] == "qrels"
+        and o["debug_query"] is None
+        and all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])
+    )
+
+
+def _streams(path: str, o: dict[str, Any]) -> bool:
+    """Whether the run file ``path`` is read in blocks: a stream (read once: standard input, a
+    pipe) or a file of at least `STREAM_BYTES` of text, when the command allows it."""
+    return (is_stream(path) or _size(path) >= STREAM_BYTES) and _streamable(o)
+
+
+def _streamed(qrels, path: str, o: dict[str, Any], zscores):
+    """``(TrecRun or None, spool)``: the run file ``path`` evaluated block by block
+    (`irframe._evalstream`), None when it must be evaluated whole; ``spool`` (streams only)
+    holds the bytes read, for that second reading."""
+    import tempfile
+
+    from ._evalstream import evaluate_blocks
+    from ._textfile import _Tee
+
+    spool = None
+    name = "<stream>" if path == "-" else path
+    try:
+        if is_stream(path):
+            spool = tempfile.TemporaryFile()
+            raw = sys.stdin.buffer if path == "-" else open(path, "rb")
+            source: Any = _Tee(raw, spool)
+        else:
+            raw = source = open(path, "rb")
+    except OSError:
+        return None, spool
+    try:
+        result = evaluate_blocks(
+            qrels, source, name, o["measures"], _options(o, zscores), reads_ranks(o)
+        )
+        if result is None and spool is not None:
+            while source.read(2**24):  # the rest of the stream, for the second reading
+                pass
+    except OSError:
+        result = None
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
+    if result is not None and spool is not None:
+        spool.close()
+        spool = None
+    return result, spool
 
 
 def _read_rel_info(o: dict[str, Any], err: TextIO):
@@ -190,11 +255,20 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .treceval import TrecEvalError, trec_eval_run
 
     for path in paths:
+        spool = None
+        if _streams(path, o):
+            streamed, spool = _streamed(qrels, path, o, zscores)
+            if streamed is not None:
+                yield streamed.run_id, streamed
+                continue
         try:
-            run = _read_run(path, reads_ranks(o))
+            run = _read_run(path, reads_ranks(o), spool)
         except (IrframeError, ValueError, OSError) as e:
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
+        finally:
+            if spool is not None:
+                spool.close()
         try:
             result = trec_eval_run(run, qrels, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
@@ -273,16 +347,17 @@ def _size(path: str) -> int:
 
 
 def _chunks(paths: Sequence[str]) -> list[list[tuple[str, int]]]:
-    """Consecutive groups of run files (with their sizes) of at most ``BATCH_BYTES`` of text each."""
+    """Consecutive groups of run files (with their sizes) of at most ``BATCH_BYTES`` of text each;
+    a file of at least ``STREAM_BYTES`` alone (read in blocks)."""
     out: list[list[tuple[str, int]]] = [[]]
     total = 0
     for path in paths:
         size = _size(path)
-        if out[-1] and total + size > BATCH_BYTES:
+        if out[-1] and (total + size > BATCH_BYTES or size >= STREAM_BYTES):
             out.append([])
             total = 0
         out[-1].append((path, size))
-        total += size
+        total += size if size < STREAM_BYTES else BATCH_BYTES + 1  # alone: read in blocks
     return out
 
 

@@ -1,0 +1,164 @@
+"""``irframe eval`` on a large run file in bounded memory: the file read in blocks, each
+block's complete topics evaluated as they arrive.
+
+A TREC run file lists its topics one after the other.  `evaluate_blocks` reads the text
+`irframe._textfile.BLOCK_BYTES` at a time (`irframe._textfile.topic_blocks`: whole lines,
+gzip decompressed as it is read), cuts each block before the lines of its last topic
+(`irframe._textfile.last_topic_start`), which may go on in the next block and is carried
+over, parses the rest with the whole-file parser and evaluates its topics with
+[`trec_eval_runs`][irframe.treceval.trec_eval_runs] against their own judgments.  Only the
+small per-topic values are kept; [`combine_trec_runs`][irframe.treceval.combine_trec_runs]
+puts them in trec_eval's topic order and adds them up in that order, so the output is the
+whole-file evaluation's, byte for byte.  Memory: about the parsed columns and the evaluation
+of one block (plus the longest topic), whatever the size of the file.
+
+It returns None — the caller then reads and evaluates the file whole, which also prints
+trec_eval's errors in their order — whenever one evaluation of the whole file could differ
+from the blocks' or stop:
+
+- a topic whose lines are not all together (it turns up in a later block after its block was
+  evaluated): the file is not grouped by topic;
+- any error: unreadable or malformed lines (their line numbers are the whole file's), a block
+  trec_eval would stop on (duplicate documents, grades all below 0 on the first topic, a
+  measure error), no topic with both results and judgments, an empty file;
+- trec_eval 10.0 and a qrels topic the run lacks (10.0 stops, or with ``-c`` evaluates a
+  stand-in ranking);
+- a warning while evaluating a block (the whole file's evaluation gives its own, once).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _textfile
+from .io import (
+    _categorical,
+    _constant_categorical,
+    _doc_strings,
+    _run_frame,
+    _unique_strings,
+    _warn_tags,
+)
+from .treceval import TrecEvalError, TrecRun, combine_trec_runs, trec_eval_runs
+
+__all__ = ["evaluate_blocks"]
+
+
+class _WholeFile(Exception):
+    """The blocks cannot give the whole file's output: read the file whole."""
+
+
+class _Blocks:
+    """The state of one file's evaluation, block after block."""
+
+    def __init__(self, qrels, name, measures, options, ranks):
+        self.qrels, self.name, self.measures = qrels, name, measures
+        self.options, self.ranks = options, ranks
+        self.q_topic = qrels["topic"].astype(str).to_numpy()
+        self.qrels_topics = set(self.q_topic.tolist())
+        self.parts: list[TrecRun] = []
+        self.seen: set[str] = set()  # topics evaluated (or read, when not in the qrels)
+        self.tags: set[str] = set()
+        self.run_id: str | None = None
+
+    def add(self, data: Any) -> None:
+        """Evaluate the topics of ``data`` (whole lines: bytes or bytearray)."""
+        if not data or not _textfile._has_data_fast(data):
+            return
+        cols = _textfile._read_run_columns(data, self.name, want_tag=True, want_rank=self.ranks)
+        del data
+        topic = _categorical([cols["topic"]])
+        names = [str(t) for t in topic.categories]
+        if not self.seen.isdisjoint(names):  # a topic met again: the file is not grouped
+            raise _WholeFile
+        self.seen.update(names)
+        self.tags.update(_unique_strings(cols["tag"]))
+        self.run_id = _textfile._last_string(cols["tag"])
+        wanted = [t for t in names if t in self.qrels_topics]
+        if not wanted:
+            return
+        n = cols["n"]
+        frame = _run_frame(
+            _constant_categorical("run", n),
+            topic,
+            _doc_strings(cols["doc"]),
+            _textfile._concat(cols["rank"], np.int64) if self.ranks else None,
+            _textfile._concat(cols["score"], np.float64),
+            None,
+        )
+        del cols, topic
+        judged = self.qrels[pd.Index(self.q_topic).isin(wanted)]
+        ((_, result),) = trec_eval_runs(
+            frame, judged, self.measures, run_ids={"run": "run"}, **self.options
+        )
+        if isinstance(result, TrecEvalError):
+            raise _WholeFile
+        self.parts.append(result)
+
+    def result(self) -> TrecRun:
+        if not self.parts or self.run_id is None:  # nothing evaluated: trec_eval's error
+            raise _WholeFile
+        if self.options.get("version") == "10.0" and not self.qrels_topics <= self.seen:
+            raise _WholeFile
+        return combine_trec_runs(self.parts, self.qrels, self.run_id)
+
+
+def evaluate_blocks(
+    qrels: pd.DataFrame,
+    source: Any,
+    name: str,
+    measures: Sequence[str],
+    options: Mapping[str, Any],
+    ranks: bool,
+    block_bytes: int | None = None,
+) -> TrecRun | None:
+    """The [`TrecRun`][irframe.treceval.TrecRun] of the run file read from the binary file
+    object ``source`` in blocks of ``block_bytes`` (default
+    `irframe._textfile.BLOCK_BYTES`), or None: evaluate the file whole (see the module).
+
+    Parameters
+    ----------
+    qrels : pandas.DataFrame
+        The judgments (``read_qrels``).
+    source : binary file object
+        The run file, read once from its current position.
+    name : str
+        The file's name, for the tag warning (`irframe.io.read_run`'s).
+    measures, options
+        As for [`trec_eval_runs`][irframe.treceval.trec_eval_runs] (no ``debug_query``,
+        ``rel_format`` qrels, trec_eval's measures only).
+    ranks : bool
+        Read the rank field (``--order rank``).
+    block_bytes : int, optional
+        Text read at a time.
+
+    Returns
+    -------
+    TrecRun or None
+    """
+    size = _textfile.BLOCK_BYTES if block_bytes is None else block_bytes
+    blocks = _Blocks(qrels, name, list(measures), dict(options), ranks)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _feed(blocks, source, size)
+            result = blocks.result()
+        if caught:
+            return None
+    except Exception:
+        return None
+    if len(blocks.tags) > 1:  # as read_run warns for the whole file
+        _warn_tags(name, sorted(blocks.tags), result.run_id)
+    return result
+
+
+def _feed(blocks: _Blocks, source: Any, size: int) -> None:
+    """Evaluate ``source`` block by block."""
+    for block in _textfile.topic_blocks(source, size):
+        blocks.add(block)
+        del block

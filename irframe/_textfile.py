@@ -624,7 +624,7 @@ def _load_run(
 
 #: the text ``irframe eval`` parses at a time when it streams a run file (`read_blocks`):
 #: a block holds whole lines, so a line longer than this makes its block longer
-BLOCK_BYTES = 32 * 2**20
+BLOCK_BYTES = 16 * 2**20
 _SEPARATORS = np.array([ord(c) for c in " \t\v\f\r"], dtype=np.uint8)
 
 

@@ -21,7 +21,10 @@ irframe's extras, which never change the trec_eval-compatible output:
   given, after trec_eval's measures;
 - ``--format csv`` / ``--format json``: tidy rows ``run, topic, measure, value`` (JSON is
   strict: numbers, never NaN);
-- ``--order {trec_eval,trec_eval10,rank,input}``: another document order.
+- ``--order {trec_eval,trec_eval10,rank,input}``: another document order;
+- a large run file (``STREAM_BYTES``), standard input or a pipe is read in blocks, its topics
+  evaluated as they arrive (`irframe._evalstream`): memory bounded by a block and the longest
+  topic, the same output (the file is read again whole when it is not grouped by topic).
 
 Examples
 --------

@@ -465,3 +465,22 @@ def test_prefetch_leaves_large_files_to_the_blocks(monkeypatch, tmp_path):
         assert isinstance(_prefetch._state[str(small)], dict)
     finally:
         _prefetch.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-m", "all_trec", "-q", DATA / "qrels.test", DATA / "results.test"], "out.test.aq"),
+        (
+            ["-m", "all_trec", "-q", "-c", DATA / "qrels.test", DATA / "results.trunc"],
+            "out.test.aqc",
+        ),
+    ],
+)
+def test_without_reading_ahead(monkeypatch, spy, args, expected):
+    """One thread (READ_AHEAD off, as on a one-core machine): the same outputs."""
+    monkeypatch.setattr(_evalstream, "READ_AHEAD", False)
+    status, out, err, _ = _run(monkeypatch, args, 100)
+    assert (status, out, err) == (0, (EXPECTED / expected).read_text(), "")
+    grouped = str(args[-1]).endswith("results.test")
+    assert spy.streamed() if grouped else spy.fell_back()

@@ -127,6 +127,16 @@ def test_quicktest_outputs_in_blocks(monkeypatch, spy, block, opts, run, qrels, 
     assert spy.streamed()
 
 
+def test_zscores_in_blocks(monkeypatch, spy, shared_data):
+    """-Z (trec_eval's zscores_file): each topic's values as z-scores, then their mean; as
+    the whole file gives them."""
+    test = shared_data / "trec_eval_test" / "test"
+    args = ["-q", "-m", "all_trec", "-Z", test / "zscores_file", test / "qrels.test"]
+    streamed, whole = _both(monkeypatch, [*args, test / "results.test"], 77)
+    assert streamed == whole and streamed[0] == 0
+    assert spy.results[0] is not None
+
+
 def _grouped(path: Path, tmp: Path) -> Path:
     """The run file with its lines grouped by topic (stable: each topic's lines in file order)."""
     lines = path.read_bytes().splitlines(keepends=True)

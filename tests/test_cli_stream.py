@@ -387,28 +387,33 @@ def test_property_blocks_give_the_whole_file_output(tmp_path_factory, data, bloc
 # ------------------------------------------------------------------ the reader
 
 
-def _brute_blocks(text: bytes) -> list[list[bytes]]:
-    """The topics (first fields) of each line, for the reader's checks."""
-    return [line.split()[0] for line in text.splitlines() if line.split()]
+def _topics(text: bytes) -> set[bytes]:
+    """The topics (first fields) of the data lines of ``text``."""
+    return {f[0] for f in (line.split() for line in text.splitlines()) if f and f[0][:1] != b"#"}
 
 
-@settings(max_examples=100)
+@settings(max_examples=150)
 @given(
     sizes=st.lists(st.integers(1, 30), min_size=1, max_size=12),
     block=st.integers(1, 200),
     gz=st.booleans(),
+    eol=st.sampled_from([b"\n", b"\r\n"]),
+    extras=st.lists(st.tuples(st.integers(0, 400), st.sampled_from([b"", b"# c", b"#"]))),
+    final_eol=st.booleans(),
 )
-def test_property_topic_blocks_hold_whole_topics(sizes, block, gz):
-    """Property: the blocks put together are the file; no topic is in two blocks; a block
-    is at most the block size plus one topic (memory bounded by the longest topic)."""
-    lines = [f"t{i} Q0 d{j} {j} 1.0 r\n".encode() for i, n in enumerate(sizes) for j in range(n)]
-    text = b"".join(lines)
+def test_property_topic_blocks_hold_whole_topics(sizes, block, gz, eol, extras, final_eol):
+    """Property: the blocks put together are the file; no topic is in two blocks (empty and
+    comment lines anywhere, CRLF, a last line without a line break); a block is at most the
+    block size plus the longest topic (memory bounded by the longest topic)."""
+    lines = [b"t%d Q0 d%d %d 1.0 r" % (i, j, j) for i, n in enumerate(sizes) for j in range(n)]
+    for pos, extra in sorted(extras, reverse=True):
+        lines.insert(min(pos, len(lines)), extra)
+    text = eol.join(lines) + (eol if final_eol else b"")
     src = io.BytesIO(gzip.compress(text) if gz else text)
     blocks = [bytes(b) for b in _textfile.topic_blocks(src, block)]
     assert b"".join(blocks) == text
-    topics = [set(_brute_blocks(b)) for b in blocks]
-    assert sum(len(t) for t in topics) == len(sizes)
-    longest = max(sizes) * max(len(x) for x in lines)
+    assert sum(len(_topics(b)) for b in blocks) == len(sizes)
+    longest = max(n * 25 for n in sizes) + sum(len(x) + 2 for _, x in extras)
     assert all(len(b) <= block + 2 * longest for b in blocks)
 
 

@@ -152,33 +152,32 @@ def _streams(path: str, o: dict[str, Any]) -> bool:
 
 def _streamed(qrels, path: str, o: dict[str, Any], zscores):
     """``(TrecRun or None, spool)``: the run file ``path`` evaluated block by block
-    (`irframe._evalstream`), None when it must be evaluated whole; ``spool`` (streams only)
-    holds the bytes read, for that second reading."""
+    (`irframe._evalstream`), None when it must be evaluated whole; ``spool`` (streams only:
+    standard input, pipes) then holds every byte of it, for that second reading.  Raises
+    ``OSError`` when a stream cannot be read to its end."""
     import tempfile
 
     from ._evalstream import evaluate_blocks
     from ._textfile import _Tee
 
-    spool = None
     name = "<stream>" if path == "-" else path
     try:
-        if is_stream(path):
-            spool = tempfile.TemporaryFile()
-            raw = sys.stdin.buffer if path == "-" else open(path, "rb")
-            source: Any = _Tee(raw, spool)
-        else:
-            raw = source = open(path, "rb")
-    except OSError:
-        return None, spool
+        raw = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError:  # the whole-file reading reports it
+        return None, None
+    spool = tempfile.TemporaryFile() if is_stream(path) else None
     try:
+        source = raw if spool is None else _Tee(raw, spool)
         result = evaluate_blocks(
             qrels, source, name, o["measures"], _options(o, zscores), reads_ranks(o)
         )
         if result is None and spool is not None:
             while source.read(2**24):  # the rest of the stream, for the second reading
                 pass
-    except OSError:
-        result = None
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
     finally:
         if raw is not sys.stdin.buffer:
             raw.close()
@@ -258,20 +257,21 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .treceval import TrecEvalError, trec_eval_run
 
     for path in paths:
-        spool = None
-        if _streams(path, o):
-            streamed, spool = _streamed(qrels, path, o, zscores)
-            if streamed is not None:
-                yield streamed.run_id, streamed
-                continue
+        spool = streamed = None
         try:
-            run = _read_run(path, reads_ranks(o), spool)
+            if _streams(path, o):  # read in blocks; None: read it whole after all
+                streamed, spool = _streamed(qrels, path, o, zscores)
+            if streamed is None:
+                run = _read_run(path, reads_ranks(o), spool)
         except (IrframeError, ValueError, OSError) as e:
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
         finally:
             if spool is not None:
                 spool.close()
+        if streamed is not None:
+            yield streamed.run_id, streamed
+            continue
         try:
             result = trec_eval_run(run, qrels, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:

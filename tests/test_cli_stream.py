@@ -499,3 +499,11 @@ def test_without_reading_ahead(monkeypatch, spy, args, expected):
     assert (status, out, err) == (0, (EXPECTED / expected).read_text(), "")
     grouped = str(args[-1]).endswith("results.test")
     assert spy.streamed() if grouped else spy.fell_back()
+
+
+def test_missing_file_as_the_whole_file(monkeypatch, spy, tmp_path):
+    """A run file that cannot be opened: the whole-file reading's message and status."""
+    args = ["-q", DATA / "qrels.test", tmp_path / "no-such-run"]
+    streamed, whole = _both(monkeypatch, args, 100)
+    assert streamed == whole
+    assert streamed[0] == 2 and "no-such-run" in streamed[2]

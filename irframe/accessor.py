@@ -206,7 +206,7 @@ class IrAccessor:
         >>> cube.system.values.tolist(), cube.mean().round(4).item()
         (['BM25'], 0.3)
         """
-        acc = IrAccessor(self._obj)
+        acc = type(self)(self._obj)  # (also the Dask accessor, a subclass)
         acc._columns, acc._qrels_columns, acc._system = columns, qrels_columns, system
         return acc
 
@@ -330,7 +330,7 @@ class IrAccessor:
         --------
         - [`irframe.evaluate`][irframe.evaluate]: the same as a function.
         - [`df.ir.summary`][irframe.IrAccessor.summary]: the means over topics directly.
-        - [`irframe.dask.evaluate`][irframe.dask.evaluate]: Dask frames larger than memory.
+        - [`irframe.dask`][irframe.dask]: ``ddf.ir.metric`` on Dask frames larger than memory.
 
         Examples
         --------
@@ -544,7 +544,7 @@ class IrAccessor:
         --------
         - [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall]: the same as a function.
         - [`irframe.stats.sign_test`][irframe.stats.sign_test]: significance of the preferences.
-        - [`irframe.dask.lexirecall`][irframe.dask.lexirecall]: Dask frames.
+        - [`irframe.dask`][irframe.dask]: ``ddf.ir.lexirecall`` on Dask frames.
 
         Examples
         --------

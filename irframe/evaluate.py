@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._backend import by_backend
 from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 
+@by_backend  # a Dask frame: irframe.dask, partition by partition
 def evaluate(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
@@ -159,7 +161,7 @@ def evaluate(
     - [`df.ir.metric`][irframe.IrAccessor.metric]: the same evaluation from the run frame's accessor.
     - [`irframe.summarize`][irframe.summarize]: means over topics (trec_eval's ``all`` line).
     - [`irframe.report`][irframe.report]: a results table with significance markers.
-    - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same for Dask frames larger than memory.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame larger than memory (the same cube).
     - [`irframe.list_measures`][irframe.list_measures]: every measure and its parameters.
 
     Examples

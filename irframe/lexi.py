@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .cube import result
 from .errors import InputError
@@ -261,6 +262,7 @@ def lexi_classes(
     )
 
 
+@by_backend
 @judgment_sets
 def lexirecall(
     runs: pd.DataFrame | Aligned,
@@ -305,7 +307,7 @@ def lexirecall(
     See Also
     --------
     - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: the accessor form.
-    - [`lexirecall`][irframe.dask.lexirecall]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`sign_test`][irframe.stats.sign_test]: significance over topics.
     - [`metric_lexirecall`][irframe.lexi.metric_lexirecall]: a per-ranking score with the same order.
     - [Lexicographic evaluation](../lexi.md): the guide.
@@ -326,6 +328,7 @@ def lexirecall(
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
+@by_backend
 @judgment_sets
 def lexiprecision(
     runs: pd.DataFrame | Aligned,
@@ -361,7 +364,7 @@ def lexiprecision(
     See Also
     --------
     - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.
-    - [`lexiprecision`][irframe.dask.lexiprecision]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`rrlp`][irframe.lexi.rrlp]: lexiprecision with a magnitude.
 
     Examples

@@ -62,6 +62,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .errors import InputError
 from .measures.rarity import (
@@ -116,6 +117,7 @@ def _rarity_table(
     return out.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
 
 
+@by_backend
 def rarity(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
@@ -167,7 +169,7 @@ def rarity(
     See Also
     --------
     - [`df.ir.rarity`][irframe.IrAccessor.rarity]: the accessor form.
-    - [`rarity`][irframe.dask.rarity]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
     - [`rare_finds`][irframe.rarity.rare_finds]: the rare documents each system found.
     - [`evaluate`][irframe.evaluate] with ``"P_rare(alpha=...)@k"``, ``"AP_rare"``: rarity-weighted measures.
     - [Rarity](../rarity.md): the guide.
@@ -241,6 +243,7 @@ def _rare_finds_table(
     )
 
 
+@by_backend
 def rare_finds(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
@@ -282,7 +285,7 @@ def rare_finds(
     See Also
     --------
     - [`rarity`][irframe.rarity.rarity]: the table it reads.
-    - [`rare_finds`][irframe.dask.rare_finds]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
 
     Examples
     --------

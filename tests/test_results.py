@@ -39,9 +39,6 @@ from irframe.options import Options, make_options
 NOT_RESULTS = {
     "irframe.cube.result": "the constructor itself",
     "irframe.cube.make_cube": "the constructor of evaluation cubes (calls result)",
-    "irframe.dask.evaluate": "identical to irframe.evaluate, attrs included (tests/test_dask.py)",
-    "irframe.dask.lexirecall": "identical to irframe.lexi.lexirecall, attrs included (tests/test_dask.py)",
-    "irframe.dask.lexiprecision": "identical to irframe.lexi.lexiprecision, attrs included (tests/test_dask.py)",
 }
 
 OPTION_ATTRS = {"order", "rel_level", "depth", "complete", "judged_only"}

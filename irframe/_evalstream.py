@@ -107,6 +107,8 @@ class _Blocks:
         if not wanted:
             return
         judged = self.qrels[pd.Index(self.q_topic).isin(wanted)]
+        if isinstance(judged["topic"].dtype, pd.CategoricalDtype):  # the block's topics only
+            judged = judged.assign(topic=judged["topic"].cat.remove_unused_categories())
         ((_, result),) = trec_eval_runs(
             frame, judged, self.measures, run_ids={"run": "run"}, **self.options
         )

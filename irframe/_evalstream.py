@@ -9,8 +9,9 @@ over, parses the rest with the whole-file parser and evaluates its topics with
 [`trec_eval_runs`][irframe.treceval.trec_eval_runs] against their own judgments.  Only the
 small per-topic values are kept; [`combine_trec_runs`][irframe.treceval.combine_trec_runs]
 puts them in trec_eval's topic order and adds them up in that order, so the output is the
-whole-file evaluation's, byte for byte.  Memory: about the parsed columns and the evaluation
-of one block (plus the longest topic), whatever the size of the file.
+whole-file evaluation's, byte for byte.  Memory: one block evaluated and the next one
+parsed (`READ_AHEAD`), each a few times its text, plus the longest topic, whatever the size
+of the file.
 
 It returns None — the caller then reads and evaluates the file whole, which also prints
 trec_eval's errors in their order — whenever one evaluation of the whole file could differ
@@ -23,7 +24,8 @@ from the blocks' or stop:
   measure error), no topic with both results and judgments, an empty file;
 - trec_eval 10.0 and a qrels topic the run lacks (10.0 stops, or with ``-c`` evaluates a
   stand-in ranking);
-- a warning while evaluating a block (the whole file's evaluation gives its own, once).
+- one of irframe's warnings while evaluating a block (the whole file's evaluation gives its
+  own, once; other libraries' warnings are passed on, once each).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from . import _textfile
+from .errors import IrframeWarning
 from .io import (
     _categorical,
     _constant_categorical,
@@ -164,10 +167,12 @@ def evaluate_blocks(
             warnings.simplefilter("always")
             _feed(blocks, source, size)
             result = blocks.result()
-        if caught:
-            return None
+        if any(issubclass(w.category, IrframeWarning) for w in caught):
+            return None  # irframe's own warnings: the whole file's are about the whole file
     except Exception:
         return None
+    for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
+        warnings.warn(message, category, stacklevel=3)  # a library's, once each
     if len(blocks.tags) > 1:  # as read_run warns for the whole file
         _warn_tags(name, sorted(blocks.tags), result.run_id)
     return result

@@ -507,3 +507,25 @@ def test_missing_file_as_the_whole_file(monkeypatch, spy, tmp_path):
     streamed, whole = _both(monkeypatch, args, 100)
     assert streamed == whole
     assert streamed[0] == 2 and "no-such-run" in streamed[2]
+
+
+@pytest.mark.parametrize(
+    ("category", "streams"), [("ConventionWarning", False), ("FutureWarning", True)]
+)
+def test_warnings_while_evaluating_a_block(monkeypatch, spy, category, streams):
+    """One of irframe's warnings in a block sends the file to the whole-file reading (whose
+    warning is about the whole file); another library's warning is passed on once."""
+    from irframe import errors
+
+    real = _evalstream.trec_eval_runs
+    cls = getattr(errors, category, None) or FutureWarning
+
+    def warning(*args, **kwargs):
+        warnings.warn("a block's warning", cls, stacklevel=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_evalstream, "trec_eval_runs", warning)
+    status, out, err, caught = _run(monkeypatch, [DATA / "qrels.test", DATA / "results.test"], 200)
+    assert (status, out, err) == (0, (EXPECTED / "out.test").read_text(), "")
+    assert spy.streamed() is streams
+    assert caught.count("a block's warning") == (1 if streams else 0)

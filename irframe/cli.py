@@ -153,7 +153,8 @@ def _streams(path: str, o: dict[str, Any]) -> bool:
 def _streamed(qrels, path: str, o: dict[str, Any], zscores):
     """``(TrecRun or None, spool)``: the run file ``path`` evaluated block by block
     (`irframe._evalstream`), None when it must be evaluated whole; ``spool`` (streams only:
-    standard input, pipes) then holds every byte of it, for that second reading.  Raises
+    standard input, pipes) then holds every byte of it, for that second reading (standard
+    input redirected from a file is read again from where it started instead).  Raises
     ``OSError`` when a stream cannot be read to its end."""
     import tempfile
 
@@ -165,7 +166,8 @@ def _streamed(qrels, path: str, o: dict[str, Any], zscores):
         raw = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError:  # the whole-file reading reports it
         return None, None
-    spool = tempfile.TemporaryFile() if is_stream(path) else None
+    start = raw.tell() if path == "-" and raw.seekable() else None  # stdin from a file
+    spool = tempfile.TemporaryFile() if is_stream(path) and start is None else None
     try:
         source = raw if spool is None else _Tee(raw, spool)
         result = evaluate_blocks(
@@ -174,6 +176,8 @@ def _streamed(qrels, path: str, o: dict[str, Any], zscores):
         if result is None and spool is not None:
             while source.read(2**24):  # the rest of the stream, for the second reading
                 pass
+        if result is None and start is not None:
+            raw.seek(start)  # read again from where it started
     except BaseException:
         if spool is not None:
             spool.close()

@@ -63,7 +63,24 @@ def spy(monkeypatch) -> Spy:
     return s
 
 
-def _run(monkeypatch, args, block: int | None, stdin: bytes | None = None):
+class _Pipe(io.RawIOBase):
+    """Bytes that can be read once, as from a pipe (not seekable)."""
+
+    def __init__(self, data: bytes):
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return self._data.readinto(b)
+
+
+def _stdin(data: bytes, pipe: bool) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BufferedReader(_Pipe(data)) if pipe else io.BytesIO(data))
+
+
+def _run(monkeypatch, args, block: int | None, stdin: bytes | None = None, pipe: bool = True):
     """(status, stdout, stderr) of ``irframe eval args`` in this process: read in blocks of
     ``block`` bytes (every file streamed), or whole (``block`` None; files only)."""
     if block is None:
@@ -72,7 +89,7 @@ def _run(monkeypatch, args, block: int | None, stdin: bytes | None = None):
         monkeypatch.setattr(cli, "STREAM_BYTES", 0)
         monkeypatch.setattr(_textfile, "BLOCK_BYTES", block)
     if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        monkeypatch.setattr(sys, "stdin", _stdin(stdin, pipe))
     out, err = io.StringIO(), io.StringIO()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -80,10 +97,11 @@ def _run(monkeypatch, args, block: int | None, stdin: bytes | None = None):
     return status, out.getvalue(), err.getvalue(), [str(w.message) for w in caught]
 
 
-def _both(monkeypatch, args, block: int, stdin_file: Path | None = None):
-    """The streamed and the whole-file results of the same command."""
+def _both(monkeypatch, args, block: int, stdin_file: Path | None = None, pipe: bool = True):
+    """The streamed and the whole-file results of the same command (``stdin_file``: the
+    streamed command reads it from standard input: a pipe or a file)."""
     if stdin_file is not None:
-        streamed = _run(monkeypatch, args, block, stdin=stdin_file.read_bytes())
+        streamed = _run(monkeypatch, args, block, stdin=stdin_file.read_bytes(), pipe=pipe)
         whole_args = [stdin_file if a == "-" else a for a in args]
         whole = _run(monkeypatch, whole_args, None)
     else:
@@ -256,22 +274,26 @@ def test_gzip_file(monkeypatch, spy, tmp_path):
     assert spy.streamed()
 
 
+@pytest.mark.parametrize("pipe", [True, False], ids=["pipe", "file"])
 @pytest.mark.parametrize("compress", [False, True], ids=["text", "gzip"])
-def test_standard_input(monkeypatch, spy, tmp_path, compress):
+def test_standard_input(monkeypatch, spy, tmp_path, compress, pipe):
     qrels, lines = _collection(np.random.default_rng(3))
     text = "".join(lines).encode()
     q, r = _write(tmp_path, qrels, gzip.compress(text) if compress else text)
-    streamed, whole = _both(monkeypatch, ["-q", q, "-"], 90, stdin_file=r)
+    streamed, whole = _both(monkeypatch, ["-q", q, "-"], 90, stdin_file=r, pipe=pipe)
     assert streamed == whole and streamed[0] == 0
     assert spy.results[0] is not None
 
 
-def test_standard_input_read_whole_after_blocks(monkeypatch, spy, tmp_path):
-    """A stream that must be read whole (not grouped by topic) is read again from the copy
-    the blocks kept: the same output as the file."""
+@pytest.mark.parametrize("pipe", [True, False], ids=["pipe", "file"])
+@pytest.mark.parametrize("compress", [False, True], ids=["text", "gzip"])
+def test_standard_input_read_whole_after_blocks(monkeypatch, spy, tmp_path, compress, pipe):
+    """Standard input that must be read whole (not grouped by topic) is read again from the
+    copy the blocks kept (a pipe) or from where it started (a file): the file's output."""
     qrels, lines = _collection(np.random.default_rng(4))
-    q, r = _write(tmp_path, qrels, "".join([*lines, lines[0]]).encode())
-    streamed, whole = _both(monkeypatch, ["-q", q, "-"], 90, stdin_file=r)
+    text = "".join([*lines, lines[0]]).encode()
+    q, r = _write(tmp_path, qrels, gzip.compress(text) if compress else text)
+    streamed, whole = _both(monkeypatch, ["-q", q, "-"], 90, stdin_file=r, pipe=pipe)
     assert streamed[:3] == whole[:3]
     assert spy.fell_back()
 
@@ -529,3 +551,30 @@ def test_warnings_while_evaluating_a_block(monkeypatch, spy, category, streams):
     assert (status, out, err) == (0, (EXPECTED / "out.test").read_text(), "")
     assert spy.streamed() is streams
     assert caught.count("a block's warning") == (1 if streams else 0)
+
+
+@pytest.mark.parametrize("case", ["grouped", "duplicate doc"])
+def test_standard_input_of_the_command(tmp_path, case):
+    """The command itself (a child process) with standard input redirected from a file and
+    from a pipe: the output, messages and status of the file named on the command line (a
+    duplicate document: the blocks stop, the input is read again from where it started, or
+    from the copy of the pipe's bytes)."""
+    qrels, lines = _collection(np.random.default_rng(8))
+    if case != "grouped":
+        lines = ERRORS[case](lines)
+    q, r = _write(tmp_path, qrels, "".join(lines).encode())
+    cmd = [sys.executable, "-m", "irframe", "eval", "-q", str(q)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    want = subprocess.run([*cmd, str(r)], capture_output=True, env=env, timeout=120)
+    with open(r, "rb") as f:
+        from_file = subprocess.run([*cmd, "-"], stdin=f, capture_output=True, env=env, timeout=120)
+    from_pipe = subprocess.run(
+        [*cmd, "-"], input=r.read_bytes(), capture_output=True, env=env, timeout=120
+    )
+    for got in (from_file, from_pipe):
+        assert got.returncode == want.returncode
+        assert got.stdout == want.stdout
+        assert got.stderr == want.stderr.replace(str(r).encode(), b"<stream>").replace(
+            b"Quit in file '<stream>'", b"Quit in file '-'"
+        )
+    assert (want.returncode == 0) is (case == "grouped")

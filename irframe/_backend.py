@@ -50,6 +50,8 @@ def by_backend(fn: F) -> F:
         backend = for_runs(runs)
         if backend is None:
             return fn(runs, *args, **kwargs)
+        if "opts" in kwargs:  # Options a caller checked already (the accessor): as keywords
+            kwargs = {**kwargs.pop("opts").changed(), **kwargs}
         return backend._run(fn, runs, *args, **kwargs)
 
     return cast(F, wrapper)

@@ -85,7 +85,6 @@ import importlib
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -367,7 +366,7 @@ class _Measures:
     def __call__(
         self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
     ) -> tuple[xr.DataArray, list]:
-        opts = replace(self.options, complete=complete)
+        opts = self.options.replace(complete=complete)
         return evaluate_part(run, q, self.measures, whole, opts), []
 
     def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:

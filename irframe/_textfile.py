@@ -674,7 +674,8 @@ def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytear
     first = True
     while True:
         chunk = reader.read(block_bytes)
-        buf = carry + chunk
+        buf = carry  # ours: extended in place (a topic longer than a block grows it once)
+        buf += chunk
         del carry
         if first and (len(buf) >= 3 or not chunk):
             first = False

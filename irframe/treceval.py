@@ -699,10 +699,15 @@ def _printed_values(
                 _zscore(float(xi), p.zscores.get((t, name)))
                 for t, xi in zip(topics, x[:, k], strict=True)
             ]
+    return {n: x[:, k] for k, n in enumerate(names)}, _row_sums(names, x)
+
+
+def _row_sums(names: list[str], x: np.ndarray) -> dict[str, float]:
+    """Per name (column of ``x``), the sum of its values added row (topic) after row."""
     sums = np.zeros(len(names))
     for row in x:  # one topic at a time, every measure at once: the same additions as a scalar loop
         sums += row
-    return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist(), strict=True))
+    return dict(zip(names, sums.tolist(), strict=True))
 
 
 @dataclass
@@ -798,6 +803,48 @@ class TrecRun:
             elif kind != "relstring":
                 lines.append(TrecLine(name, "all", self.sums[name] / n_q if n_q else 0.0, kind, z))
         return lines
+
+
+def combine_trec_runs(parts: Sequence[TrecRun], qrels: pd.DataFrame, run_id: str) -> TrecRun:
+    """One run's [`TrecRun`][irframe.treceval.TrecRun] from ``parts``: the same run evaluated
+    with the same options on disjoint sets of its topics, each against the judgments of its
+    own topics (``irframe eval`` reading a large file in blocks).
+
+    The per-topic values are put in trec_eval's topic order and added again in that order (the
+    sums of one evaluation of every topic, bit for bit); ``-c``'s number of topics and
+    ``num_rel`` are those of the whole ``qrels``; ``run_id`` is printed as the run id.  Valid
+    only where one evaluation of every topic stops on no topic (the caller evaluates the whole
+    run when a part stopped, or when 10.0 meets a qrels topic the run lacks).
+
+    Parameters
+    ----------
+    parts : sequence of TrecRun
+        At least one; from [`trec_eval_runs`][irframe.treceval.trec_eval_runs] with the same
+        measures and options.
+    qrels : pandas.DataFrame
+        Every judgment (``read_qrels``), as the whole run would be evaluated against.
+    run_id : str
+        The run id (trec_eval's: the tag of the file's last line).
+
+    Returns
+    -------
+    TrecRun
+    """
+    p = parts[0].p
+    complete_num_rel = p.complete and "num_rel" in p.kinds
+    p = replace(p, num_rel_all=_num_rel_all(qrels) if complete_num_rel else None)
+    topics = [t for r in parts for t in r.topics]
+    order = sorted(range(len(topics)), key=lambda i: _utf8(topics[i]))
+    names = list(p.label)
+    x = np.zeros((len(topics), len(names)))
+    for k, n in enumerate(names):
+        x[:, k] = np.concatenate([np.asarray(r.per[n], dtype=np.float64) for r in parts])[order]
+    strings = {name: [s for r in parts for s in r.strings[name]] for name in parts[0].strings}
+    strings = {name: [v[i] for i in order] for name, v in strings.items()}
+    topics = [topics[i] for i in order]
+    n_q = len({str(t) for t in _distinct(qrels["topic"])}) if p.complete else len(topics)
+    per = {n: x[:, k] for k, n in enumerate(names)}
+    return TrecRun(p, per, _row_sums(names, x), topics, strings, n_q, run_id)
 
 
 # --------------------------------------------------------------------------------------

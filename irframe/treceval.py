@@ -151,6 +151,14 @@ def _request(
             msg += f"\ntrec_eval: illegal measure '{msg.split(chr(39))[1]}'"
         raise TrecEvalError(msg, 1) from None
     needs = _REL_NEEDS[rel_format]
+    if extras and needs == "prefs":  # preferences hold no grades for irframe's measures
+        raise TrecEvalError(
+            f"irframe: -R {rel_format} reads preferences, which give no relevance grades: "
+            f"'{extras[0]}' cannot be computed from them (only trec_eval's prefs measures "
+            "can); evaluate it in a separate call on a qrels file (-R qrels, the default)\n"
+            f"trec_eval: Can't calculate measure '{extras[0]}'",
+            4,
+        )
     wrong = [
         v for v in values if v.kind in ("float", "long", "gm", "relstring") and v.needs != needs
     ]

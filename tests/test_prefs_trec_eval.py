@@ -180,3 +180,36 @@ def test_qrels_prefs_equal_trec_eval(tmp_path_factory, qrels, ranked):
     status = cli.main(["eval", "--trec-eval-version", "10.0", *args], out=out, err=err)
     assert status == 0, err.getvalue()
     assert out.getvalue() == want
+
+
+@pytest.mark.parametrize("fmt", ["qrels_prefs", "prefs"])
+def test_an_irframe_measure_under_preferences_is_refused_and_the_advice_works(tmp_path, fmt):
+    """Preferences give no grades: ``-m nDCG@10`` beside ``-m all_prefs`` under ``-R prefs`` /
+    ``qrels_prefs`` stops like trec_eval's own measures do (exit 4, "Can't calculate
+    measure"), not a silent 0; the call the message suggests (a qrels file, ``-R qrels``)
+    gives nDCG@10 as pytrec_eval computes it."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 a 1\nq2 0 d 0\n")
+    prefs = tmp_path / "prefs"
+    prefs.write_text("q1 g s a 2\nq1 g s b 0\nq1 g s c 1\nq2 g s a 1\nq2 g s d 0\n")
+    run = tmp_path / "run"
+    run.write_text(
+        "q1 Q0 b 1 3.0 r\nq1 Q0 c 2 2.0 r\nq1 Q0 a 3 1.0 r\nq2 Q0 d 1 2.0 r\nq2 Q0 a 2 1.0 r\n"
+    )
+    rel = qrels if fmt == "qrels_prefs" else prefs
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(
+        ["eval", "-R", fmt, "-m", "all_prefs", "-m", "nDCG@10", str(rel), str(run)], out, err
+    )
+    assert status == 4
+    assert "Can't calculate measure 'nDCG@10'" in err.getvalue()
+    assert "-R qrels, the default" in err.getvalue()
+    assert "nDCG@10" not in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["eval", "-m", "nDCG@10", str(qrels), str(run)], out, err) == 0
+    judged = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1, "d": 0}}
+    ranked = {"q1": {"b": 3.0, "c": 2.0, "a": 1.0}, "q2": {"d": 2.0, "a": 1.0}}
+    ref = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut.10"}).evaluate(ranked)
+    mean = sum(v["ndcg_cut_10"] for v in ref.values()) / len(ref)
+    assert out.getvalue().split() == ["nDCG@10", "all", f"{mean:.4f}"]

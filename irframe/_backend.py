@@ -3,7 +3,7 @@
 The public functions that take a run frame (``irframe.evaluate``, ``irframe.lexi.lexirecall``,
 ``irframe.lexi.lexiprecision``, ``irframe.rarity.rarity``, ``irframe.rarity.rare_finds``) are
 decorated with [`by_backend`][irframe._backend.by_backend]: a ``dask.dataframe.DataFrame`` as
-``runs`` goes to ``irframe.dask._run``, which evaluates it partition by partition with the same
+``runs`` goes to ``irframe.dask.run_by_partition``, which evaluates it partition by partition with the same
 in-memory function; any other input runs the function itself.
 
 Dask is never imported here: a Dask frame exists only once ``dask.dataframe`` is imported, so
@@ -43,7 +43,7 @@ def for_runs(runs: Any) -> ModuleType | None:
 
 def by_backend(fn: F) -> F:
     """Decorator of a public function ``fn(runs, qrels, ...)``: a Dask frame as ``runs`` is
-    evaluated by ``irframe.dask._run(fn, runs, qrels, ...)``, anything else by ``fn``."""
+    evaluated by ``irframe.dask.run_by_partition(fn, runs, qrels, ...)``, anything else by ``fn``."""
 
     @functools.wraps(fn)
     def wrapper(runs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -52,6 +52,6 @@ def by_backend(fn: F) -> F:
             return fn(runs, *args, **kwargs)
         if "opts" in kwargs:  # Options a caller checked already (the accessor): as keywords
             kwargs = {**kwargs.pop("opts").changed(), **kwargs}
-        return backend._run(fn, runs, *args, **kwargs)
+        return backend.run_by_partition(fn, runs, *args, **kwargs)
 
     return cast(F, wrapper)

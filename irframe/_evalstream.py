@@ -43,12 +43,12 @@ import pandas as pd
 from . import _textfile
 from .errors import IrframeWarning
 from .io import (
-    _categorical,
-    _constant_categorical,
-    _doc_strings,
-    _run_frame,
-    _unique_strings,
-    _warn_tags,
+    categorical_ids,
+    constant_categorical,
+    doc_string_column,
+    run_frame_of,
+    unique_strings,
+    warn_tags,
 )
 from .treceval import TrecEvalError, TrecRun, combine_trec_runs, trec_eval_runs
 
@@ -79,21 +79,21 @@ class _Blocks:
     def parse(self, data: Any) -> tuple | None:
         """``data`` (whole lines: bytes or bytearray) parsed: ``(frame, topics, tags, last tag)``,
         None without data lines.  (On the reading thread: no state is touched.)"""
-        if not data or not _textfile._has_data_fast(data):
+        if not data or not _textfile.has_data_fast(data):
             return None
-        cols = _textfile._read_run_columns(data, self.name, want_tag=True, want_rank=self.ranks)
+        cols = _textfile.read_run_columns(data, self.name, want_tag=True, want_rank=self.ranks)
         del data
-        topic = _categorical([cols["topic"]])
-        frame = _run_frame(
-            _constant_categorical("run", cols["n"]),
+        topic = categorical_ids([cols["topic"]])
+        frame = run_frame_of(
+            constant_categorical("run", cols["n"]),
             topic,
-            _doc_strings(cols["doc"]),
-            _textfile._concat(cols["rank"], np.int64) if self.ranks else None,
-            _textfile._concat(cols["score"], np.float64),
+            doc_string_column(cols["doc"]),
+            _textfile.concat_chunks(cols["rank"], np.int64) if self.ranks else None,
+            _textfile.concat_chunks(cols["score"], np.float64),
             None,
         )
         topics = [str(t) for t in topic.categories]
-        return frame, topics, _unique_strings(cols["tag"]), _textfile._last_string(cols["tag"])
+        return frame, topics, unique_strings(cols["tag"]), _textfile.last_string(cols["tag"])
 
     def add(self, parsed: tuple | None) -> None:
         """Evaluate the topics of a parsed block."""
@@ -174,7 +174,7 @@ def evaluate_blocks(
     for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
         warnings.warn(message, category, stacklevel=3)  # a library's, once each
     if len(blocks.tags) > 1:  # as read_run warns for the whole file
-        _warn_tags(name, sorted(blocks.tags), result.run_id)
+        warn_tags(name, sorted(blocks.tags), result.run_id)
     return result
 
 

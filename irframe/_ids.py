@@ -91,12 +91,12 @@ def _arrow_strings(s: pd.Series):
 _BLOCK = 1 << 22
 
 
-def _heads(changed: np.ndarray) -> np.ndarray:
+def run_heads(changed: np.ndarray) -> np.ndarray:
     """Rows starting a run of equal values (row 0 included), from ``changed`` (per row after
     the first: differs from the row before).
 
     >>> x = np.array([1, 1, 2, 2, 2, 1])
-    >>> _heads(x[1:] != x[:-1]).tolist()
+    >>> run_heads(x[1:] != x[:-1]).tolist()
     [0, 2, 5]
     """
     return np.flatnonzero(np.concatenate([[True], changed]))
@@ -155,13 +155,13 @@ def _fixed_width_heads(arr) -> np.ndarray | None:
     return np.concatenate(heads) if heads else np.zeros(0, np.intp)
 
 
-def _take_increasing(arr, rows: np.ndarray):
+def take_increasing(arr, rows: np.ndarray):
     """``arr[rows]`` of a pyarrow (chunked) array, for increasing ``rows``, taken chunk by chunk:
     pyarrow's ``take`` on a chunked array first concatenates every chunk, a copy of the whole
     column (~30 MB for 2.5 M short ids) to take a few thousand values.
 
     >>> import pyarrow as pa
-    >>> _take_increasing(pa.chunked_array([["a", "b"], ["c"], ["d", "e"]]), np.array([1, 3, 4])).to_pylist()
+    >>> take_increasing(pa.chunked_array([["a", "b"], ["c"], ["d", "e"]]), np.array([1, 3, 4])).to_pylist()
     ['b', 'd', 'e']
     """
     import pyarrow as pa
@@ -193,11 +193,11 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
             change = pc.not_equal(arr[1:], arr[:-1], memory_pool=POOL).to_numpy(
                 zero_copy_only=False
             )
-            heads = _heads(change)
+            heads = run_heads(change)
         if len(heads) > n // 8:
             heads = None
         else:
-            arr = _take_increasing(arr, heads)
+            arr = take_increasing(arr, heads)
     enc = pc.dictionary_encode(arr, memory_pool=POOL)
     dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
     if (
@@ -299,12 +299,12 @@ def _object_encode(
     )  # addresses into values, which stays alive
     shared = n > 1 and _shared_objects(addresses)
     if runs and n > 1:
-        heads = _heads(addresses[1:] != addresses[:-1]) if shared else None
+        heads = run_heads(addresses[1:] != addresses[:-1]) if shared else None
         if (
             heads is None or len(heads) > n // 8
         ):  # objects not shared along the runs: compare the values
             try:
-                heads = _heads(values[1:] != values[:-1])
+                heads = run_heads(values[1:] != values[:-1])
             except TypeError:  # pd.NA has no truth value: encode every row (the id check names it)
                 heads = np.arange(n)
         if len(heads) <= n // 8:
@@ -336,7 +336,7 @@ def _encode_one(s: pd.Series, runs: bool, by_value: bool = True) -> tuple[np.nda
         used = np.zeros(len(cats), bool)
         # which categories occur: from the first row of each run of equal codes when the
         # column comes in runs (system, topic), which spares indexing with every row
-        heads = _heads(codes[1:] != codes[:-1]) if runs and len(codes) > 1 else None
+        heads = run_heads(codes[1:] != codes[:-1]) if runs and len(codes) > 1 else None
         if heads is not None and len(heads) <= len(codes) // 8:
             used[codes[heads]] = True
         else:
@@ -623,7 +623,7 @@ class RunDocs:
         if arr.num_chunks == 1:
             return arr.chunk(0).take(pa.array(rows))
         o = np.argsort(rows, kind="stable")
-        got = _take_increasing(arr, rows[o]).combine_chunks()
+        got = take_increasing(arr, rows[o]).combine_chunks()
         back = np.empty(len(o), np.int64)
         back[o] = np.arange(len(o))
         return got.take(pa.array(back))
@@ -653,7 +653,7 @@ class RunDocs:
             q[other] = recode[self.cat_codes[other]]
             names = self.cats.take(pa.array(extra))
         else:
-            taken = _take_increasing(
+            taken = take_increasing(
                 self.arr if isinstance(self.arr, pa.ChunkedArray) else pa.chunked_array([self.arr]),
                 other,
             )
@@ -703,7 +703,7 @@ def docs_mostly_distinct(s: pd.Series) -> bool:
         if arr is not None:
             import pyarrow.compute as pc
 
-            d = pc.count_distinct(_take_increasing(arr, pos)).as_py()
+            d = pc.count_distinct(take_increasing(arr, pos)).as_py()
         else:
             try:
                 d = len(pd.unique(s.to_numpy(dtype=object)[pos]))

@@ -4,7 +4,7 @@
 one core before it can read its first file.  `start`, called by ``irframe/__init__``
 in the command's own process before those imports, reads the run files named on the
 command line meanwhile, on a second thread, into the columns the reader keeps
-(`irframe._textfile._load_run`, mostly pyarrow's CSV reader, which releases the GIL).
+(`irframe._textfile.load_run`, mostly pyarrow's CSV reader, which releases the GIL).
 The reader then takes each file's columns with `take` instead of reading it again.
 A file the thread did not reach, could not read or read with other options is read by the
 reader as usual, which also reports every error: only the time depends on this module.
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._cliargs import BATCH_BYTES, STREAM_BYTES, UsageError, parse_eval_args, reads_ranks
-from ._textfile import _load_run, _read_bytes, is_stream, pa
+from ._textfile import is_stream, load_run, pa, read_bytes
 
 __all__ = ["reading", "start", "stop", "take", "use_system_allocator"]
 
@@ -40,7 +40,7 @@ _options: tuple[bool, bool, bool] = (
     False,
     False,
     True,
-)  # _load_run's (want_tag, want_rank, last_tag)
+)  # load_run's (want_tag, want_rank, last_tag)
 _generation = 0  # one per start(); a thread stops when its generation is over
 _thread: threading.Thread | None = None
 
@@ -113,9 +113,9 @@ def _work(paths: list[str], generation: int) -> None:
                 _cond.notify_all()
             continue
         try:
-            data = _read_bytes(path)
+            data = read_bytes(path)
             total += len(data)
-            result = _load_run(data, path, want_tag, want_rank, last_tag, threads=False)
+            result = load_run(data, path, want_tag, want_rank, last_tag, threads=False)
         except Exception:
             result = None
         with _cond:
@@ -141,7 +141,7 @@ def take(path: str, options: tuple[bool, bool, bool]) -> dict[str, Any] | None:
     """The columns of the run file ``path`` read by the thread (then forgotten), waiting
     while the thread reads it; None: read it yourself (not a file of the command line, not
     reached by the thread, which will now skip it, not readable, or read with other
-    ``options``: `irframe._textfile._load_run`'s ``(want_tag, want_rank, last_tag)``)."""
+    ``options``: `irframe._textfile.load_run`'s ``(want_tag, want_rank, last_tag)``)."""
     with _cond:
         state = _state.get(path)
         while state == _READING:

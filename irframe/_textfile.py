@@ -3,7 +3,7 @@
 Every failure to read, decompress or decode a file becomes an ``OSError`` or a
 [`ParseError`][irframe.errors.ParseError] naming the file (and the line when there is one).  The
 column parsers here (pyarrow's CSV reader, else ``pandas.read_csv``) only report "this buffer
-did not parse"; `_diagnose` then walks the lines and names the first bad one, checking
+did not parse"; `diagnose` then walks the lines and names the first bad one, checking
 everything the parsers check.
 
 >>> _normalise(b"  051\\tQ0  d1 1 2.5 run extra\\n# note\\n", "run")
@@ -47,7 +47,7 @@ _QRELS_HELP = {
 _BOM = b"\xef\xbb\xbf"
 
 
-def _name_of(path: Any) -> str:
+def name_of(path: Any) -> str:
     if isinstance(path, (str, os.PathLike)):
         return os.fspath(path)
     return str(getattr(path, "name", "<stream>"))
@@ -57,7 +57,7 @@ def is_stream(path: Any) -> bool:
     """Whether a command-line path can be read only once: ``-`` (standard input), a pipe, a
     named pipe (FIFO), process substitution (``<(zcat run.gz)``, ``/dev/fd/63``),
     ``/dev/stdin``, a socket or a device: anything but a regular file.  Such a path is opened
-    once and read once (`_read_bytes` sniffs gzip from the bytes it read); nothing may
+    once and read once (`read_bytes` sniffs gzip from the bytes it read); nothing may
     open it to look at it first.  A path that cannot be stat'ed is not one (the reader reports
     the error).
 
@@ -72,7 +72,7 @@ def is_stream(path: Any) -> bool:
         return False
 
 
-def _read_bytes(path: Any) -> bytes:
+def read_bytes(path: Any) -> bytes:
     """Bytes of a file (path or binary/text file object): gunzipped when gzip, UTF-8 BOM removed.
 
     Raises
@@ -83,7 +83,7 @@ def _read_bytes(path: Any) -> bytes:
         A corrupt or truncated gzip stream, or a text-mode file object that cannot decode
         its bytes; the message names the file.
     """
-    name = _name_of(path)
+    name = name_of(path)
     if isinstance(path, (str, os.PathLike)):
         with open(path, "rb") as fh:
             data = fh.read()
@@ -117,7 +117,7 @@ def _read_bytes(path: Any) -> bytes:
     return data
 
 
-def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
+def iter_lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
     """(1-based line number, line, fields) of every data line (error paths only)."""
     for lineno, line in enumerate(data.split(b"\n"), 1):
         fields = line.split()  # bytes.split(): ASCII whitespace, like C isspace()
@@ -126,13 +126,13 @@ def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes, list[bytes]]]:
         yield lineno, line, fields
 
 
-def _show(line: bytes) -> str:
+def show_line(line: bytes) -> str:
     text = line.rstrip(b"\r").decode("utf-8", errors="replace")
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _fail(path: str, lineno: int, line: bytes, why: str) -> ParseError:
-    text = _show(line)
+def line_error(path: str, lineno: int, line: bytes, why: str) -> ParseError:
+    text = show_line(line)
     return ParseError(
         f"{path}, line {lineno}: {why}: {text!r}", path=path, lineno=lineno, line=text
     )
@@ -155,7 +155,7 @@ def c_atol(text: str) -> int:
     return int(m.group(0)) if m else 0
 
 
-def _as_float(b: bytes) -> float | None:
+def as_float(b: bytes) -> float | None:
     if b"_" in b:  # Python's float() reads '1_0' as 10; C's strtod and arrow do not
         return None
     try:
@@ -164,47 +164,47 @@ def _as_float(b: bytes) -> float | None:
         return None
 
 
-def _bad_number(b: bytes, what: str, help_: str) -> str | None:
+def bad_number(b: bytes, what: str, help_: str) -> str | None:
     """Why the field ``b`` is not a finite number as C's strtod reads it (None: it is)."""
-    value = _as_float(b)
+    value = as_float(b)
     if value is None:
-        return f"{what} {_show(b)!r} is not a number ({help_})"
+        return f"{what} {show_line(b)!r} is not a number ({help_})"
     if not np.isfinite(value):
-        return f"{what} {_show(b)!r} is not finite"
+        return f"{what} {show_line(b)!r} is not finite"
     return None
 
 
-def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
+def diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = None) -> ParseError:
     """Walk the lines to find the first malformed one; returns the error to raise."""
     help_ = _RUN_HELP if kind == "run" else _QRELS_HELP[kind]
     used = (
         (0, 2, 5) if kind == "run" else (0, 1, 2) if kind == "diversity" else (0, 2)
     )  # fields kept as text
-    for lineno, line, f in _iter_lines(data):
+    for lineno, line, f in iter_lines(data):
         try:
             for i in used:
                 if i < len(f):
                     f[i].decode("utf-8")
         except UnicodeDecodeError:
-            return _fail(path, lineno, line, "not valid UTF-8")
+            return line_error(path, lineno, line, "not valid UTF-8")
         if kind == "run":
             if len(f) < 6:
-                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
+                return line_error(path, lineno, line, f"{len(f)} field(s), {help_}")
             if not _is_int(f[3]):
-                return _fail(
-                    path, lineno, line, f"rank {_show(f[3])!r} is not an integer ({help_})"
+                return line_error(
+                    path, lineno, line, f"rank {show_line(f[3])!r} is not an integer ({help_})"
                 )
             if not -(2**63) <= int(f[3]) < 2**63:
-                return _fail(
-                    path, lineno, line, f"rank {_show(f[3])!r} does not fit a 64-bit integer"
+                return line_error(
+                    path, lineno, line, f"rank {show_line(f[3])!r} does not fit a 64-bit integer"
                 )
-            why = _bad_number(f[4], "score", help_)
+            why = bad_number(f[4], "score", help_)
         else:
             if len(f) != 4:
-                return _fail(path, lineno, line, f"{len(f)} field(s), {help_}")
-            why = _bad_number(f[3], "relevance", help_)
+                return line_error(path, lineno, line, f"{len(f)} field(s), {help_}")
+            why = bad_number(f[3], "relevance", help_)
         if why is not None:
-            return _fail(path, lineno, line, why)
+            return line_error(path, lineno, line, why)
     reason = f" ({cause})" if cause is not None else ""
     return ParseError(
         f"{path}: could not parse the file{reason}; every line looks well formed, so "
@@ -213,15 +213,15 @@ def _diagnose(data: bytes, path: str, kind: str, cause: BaseException | None = N
     )
 
 
-def _nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
-    for i, (lineno, line, _) in enumerate(_iter_lines(data)):
+def nth_data_line(data: bytes, row: int) -> tuple[int, bytes]:
+    for i, (lineno, line, _) in enumerate(iter_lines(data)):
         if i == row:
             return lineno, line
     raise IndexError(row)  # pragma: no cover
 
 
 def _last_data_fields(data: bytes) -> list[bytes] | None:
-    """Fields of the last data line (as `_iter_lines` splits them), found from the end.
+    """Fields of the last data line (as `iter_lines` splits them), found from the end.
 
     >>> _last_data_fields(b"1 Q0 a 1 2 x\\n1 Q0 b 2 1 y\\n# note\\n  \\n")
     [b'1', b'Q0', b'b', b'2', b'1', b'y']
@@ -237,7 +237,7 @@ def _last_data_fields(data: bytes) -> list[bytes] | None:
 
 
 def _has_data(data: bytes) -> bool:
-    return any(True for _ in _iter_lines(data))
+    return any(True for _ in iter_lines(data))
 
 
 def _normalise(data: bytes, kind: str) -> bytes:
@@ -417,7 +417,7 @@ def _pandas_table(
     return df
 
 
-def _has_data_fast(data: bytes) -> bool:
+def has_data_fast(data: bytes) -> bool:
     # Quick accept: a first line with a non-comment character; else walk the lines.
     head = bytes(data[:4096]).lstrip(b" \t\r\n\f\v")  # (a bytearray's lstrip copies it all)
     if head and not head.startswith(b"#"):
@@ -425,7 +425,7 @@ def _has_data_fast(data: bytes) -> bool:
     return _has_data(data)
 
 
-def _num_chunks(col: Any, dtype: type) -> list[np.ndarray]:
+def number_chunks(col: Any, dtype: type) -> list[np.ndarray]:
     """A numeric column as a list of numpy arrays (zero-copy views of arrow chunks)."""
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
         target = pa.int64() if dtype is np.int64 else pa.float64()
@@ -460,22 +460,22 @@ def _text_numbers(values: np.ndarray, dtype: type) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(dtype)
 
 
-def _concat(chunks: Sequence[np.ndarray], dtype: type) -> np.ndarray:
+def concat_chunks(chunks: Sequence[np.ndarray], dtype: type) -> np.ndarray:
     if not chunks:
         return np.array([], dtype=dtype)
     return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
 
 
-def _check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: str) -> None:
+def check_finite(chunks: Sequence[np.ndarray], data: bytes, path: str, what: str) -> None:
     offset = 0
     for values in chunks:
         ok = np.isfinite(values)
         if not ok.all():
             row = int(np.flatnonzero(~ok)[0])
             n = int((~ok).sum())
-            lineno, line = _nth_data_line(data, offset + row)
+            lineno, line = nth_data_line(data, offset + row)
             more = f" ({n - 1} more line(s) like it)" if n > 1 else ""
-            raise _fail(
+            raise line_error(
                 path, lineno, line, f"{what} is {float(values[row])}, not a finite number{more}"
             )
         offset += len(values)
@@ -491,19 +491,19 @@ _TEXT = pa.binary() if pa is not None else None
 
 
 # Switch for tests: pretend pyarrow is absent.
-_USE_ARROW = pa is not None
+USE_ARROW = pa is not None
 
 
 def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]:
     """Arrow column types for the reader (None values in pandas mode)."""
-    if not _USE_ARROW:
+    if not USE_ARROW:
         return dict.fromkeys(cols)
     special = {"rank": pa.int64(), "score": pa.float64()}
     dict_type = pa.dictionary(pa.int32(), pa.string())
     return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
 
 
-def _parse(
+def parse_table(
     data: bytes,
     path: str,
     kind: str,
@@ -512,7 +512,7 @@ def _parse(
     threads: bool = True,
 ) -> dict[str, Any]:
     """Parse ``data`` into a dict of columns (arrow ChunkedArrays or pandas Series of str)."""
-    if not _has_data_fast(data):
+    if not has_data_fast(data):
         what = "run" if kind == "run" else "qrels"
         raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
     plan = _delimiter(data)
@@ -533,7 +533,7 @@ def _parse(
         # number already fails to convert).
         read = {n: types.get(n, _TEXT) for n in names} if single else types
         try:
-            if _USE_ARROW:
+            if USE_ARROW:
                 t = _arrow_table(buf, d, names, read, threads)
                 cols = {c: t.column(c) for c in read}
             else:
@@ -545,10 +545,10 @@ def _parse(
         if single and any(_has_empty(col) or (check and _has_space(col)) for col in cols.values()):
             continue
         return {c: cols[c] for c in types}
-    error = _diagnose(data, path, kind, last)
-    if error.lineno is None and _USE_ARROW:
+    error = diagnose(data, path, kind, last)
+    if error.lineno is None and USE_ARROW:
         # every line is well formed but arrow's number parser refused one (e.g. a rank '+2',
-        # which trec_eval's atol accepts): read numbers as text, converted by _num_chunks
+        # which trec_eval's atol accepts): read numbers as text, converted by number_chunks
         # (``buf`` is still the last attempt's: the normalised text, BOM guard applied)
         text_types = {
             c: (t if pa.types.is_dictionary(t) else pa.string()) for c, t in types.items()
@@ -562,7 +562,7 @@ def _parse(
     raise error
 
 
-def _read_run_columns(
+def read_run_columns(
     data: bytes, path: str, want_tag: bool, threads: bool = True, want_rank: bool = True
 ) -> dict[str, Any]:
     """Columns of one run file: topic/doc/tag (strings), rank/score (lists of numpy chunks).
@@ -575,16 +575,16 @@ def _read_run_columns(
         + ["score"]
         + (["tag"] if want_tag else [])
     )
-    cols = _parse(
+    cols = parse_table(
         data, path, "run", _RUN_FIELDS, _types(names, dict_cols=("topic", "tag")), threads
     )
     try:
         if want_rank:
-            cols["rank"] = _num_chunks(cols["rank"], np.int64)
-        cols["score"] = _num_chunks(cols["score"], np.float64)
+            cols["rank"] = number_chunks(cols["rank"], np.int64)
+        cols["score"] = number_chunks(cols["score"], np.float64)
     except (ValueError, TypeError, OverflowError) as e:
-        raise _diagnose(data, path, "run", e) from None
-    _check_finite(cols["score"], data, path, "score")
+        raise diagnose(data, path, "run", e) from None
+    check_finite(cols["score"], data, path, "score")
     cols["n"] = sum(len(c) for c in cols["score"])
     return cols
 
@@ -596,25 +596,25 @@ def _last_tag(data: bytes, path: str, threads: bool) -> str:
     try:
         return fields[5].decode("utf-8")  # type: ignore[index]
     except (UnicodeDecodeError, TypeError, IndexError):
-        return _last_string(_read_run_columns(data, path, want_tag=True, threads=threads)["tag"])
+        return last_string(read_run_columns(data, path, want_tag=True, threads=threads)["tag"])
 
 
-def _last_string(col: Any) -> str:
+def last_string(col: Any) -> str:
     """The last value of a string column (arrow or pandas) as str."""
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
         return str(col[len(col) - 1].as_py())
     return str(col.iloc[-1])  # a pandas Series (the reader without pyarrow)
 
 
-def _load_run(
+def load_run(
     data: bytes, path: str, want_tag: bool, want_rank: bool, last_tag: bool, threads: bool
 ) -> dict[str, Any]:
-    """`_read_run_columns` of one run file and, with ``last_tag``, the tag of its last
+    """`read_run_columns` of one run file and, with ``last_tag``, the tag of its last
     line as ``"last_tag"`` (what trec_eval prints as the run id), without reading every
     line's tag unless ``want_tag``."""
-    cols = _read_run_columns(data, path, want_tag=want_tag, threads=threads, want_rank=want_rank)
+    cols = read_run_columns(data, path, want_tag=want_tag, threads=threads, want_rank=want_rank)
     if last_tag:
-        cols["last_tag"] = _last_string(cols["tag"]) if want_tag else _last_tag(data, path, threads)
+        cols["last_tag"] = last_string(cols["tag"]) if want_tag else _last_tag(data, path, threads)
     return cols
 
 
@@ -628,7 +628,7 @@ BLOCK_BYTES = 16 * 2**20
 _SEPARATORS = np.array([ord(c) for c in " \t\v\f\r"], dtype=np.uint8)
 
 
-class _Tee:
+class Tee:
     """A binary reader that copies what it reads to ``spool`` (standard input's bytes kept for
     a second reading)."""
 
@@ -650,7 +650,7 @@ def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytear
     (`last_topic_start`), which are carried over to the next block; the last block holds the
     rest of the file.  Gunzipped as it is read when it starts with gzip's magic bytes (sniffed
     from the bytes read, never by opening it twice); the UTF-8 byte order mark dropped as
-    `_read_bytes` does.  A block is one copy of the text read (``bytearray``, which the
+    `read_bytes` does.  A block is one copy of the text read (``bytearray``, which the
     parsers read as they read ``bytes``); a topic longer than a block makes its block longer.
 
     A block may cut a topic in two when a line inside it begins with whitespace (see
@@ -658,7 +658,7 @@ def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytear
     several blocks: the caller checks that no topic is met twice.
 
     Raises ``OSError``/``EOFError``/``zlib.error`` as the file or its gzip stream does (the
-    caller reads the file again with `_read_bytes`, which reports them).
+    caller reads the file again with `read_bytes`, which reports them).
 
     >>> data = b"1 Q0 a 1 1 r\\n1 Q0 b 2 1 r\\n2 Q0 a 1 1 r\\n2 Q0 b 2 1 r\\n3 Q0 a 1 1 r"
     >>> [sorted({bytes(x[:1]) for x in b.splitlines()}) for b in topic_blocks(_io.BytesIO(data), 30)]
@@ -721,7 +721,7 @@ class _Prefixed:
 
 
 def _last_data_line(data: bytes, end: int) -> tuple[int, bytes] | None:
-    """(start, first field) of the last data line of ``data[:end]`` (as `_iter_lines` finds
+    """(start, first field) of the last data line of ``data[:end]`` (as `iter_lines` finds
     data lines), or None."""
     while end > 0:
         start = data.rfind(b"\n", 0, end) + 1

@@ -118,18 +118,18 @@ def _read_run(path: str, ranks: bool, spool=None):
     stream that `_streamed` read already."""
     import io
 
-    from .io import _read_run
+    from .io import read_run_text
 
     if spool is not None:
         spool.seek(0)
         source = io.BytesIO(spool.read())
         if path != "-":
             source.name = path  # the name the path's errors give
-        return _read_run(source, ranks=ranks, doc_strings=True)
+        return read_run_text(source, ranks=ranks, doc_strings=True)
     if path == "-":
         data = sys.stdin.buffer.read()
-        return _read_run(io.BytesIO(data), ranks=ranks, doc_strings=True)
-    return _read_run(path, ranks=ranks, doc_strings=True)
+        return read_run_text(io.BytesIO(data), ranks=ranks, doc_strings=True)
+    return read_run_text(path, ranks=ranks, doc_strings=True)
 
 
 def _streamable(o: dict[str, Any]) -> bool:
@@ -159,7 +159,7 @@ def _streamed(qrels, path: str, o: dict[str, Any], zscores):
     import tempfile
 
     from ._evalstream import evaluate_blocks
-    from ._textfile import _Tee
+    from ._textfile import Tee
 
     name = "<stream>" if path == "-" else path
     try:
@@ -169,7 +169,7 @@ def _streamed(qrels, path: str, o: dict[str, Any], zscores):
     start = raw.tell() if path == "-" and raw.seekable() else None  # stdin from a file
     spool = tempfile.TemporaryFile() if is_stream(path) and start is None else None
     try:
-        source = raw if spool is None else _Tee(raw, spool)
+        source = raw if spool is None else Tee(raw, spool)
         result = evaluate_blocks(
             qrels, source, name, o["measures"], _options(o, zscores), reads_ranks(o)
         )
@@ -298,7 +298,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     import numpy as np
 
     from .errors import IrframeError
-    from .io import _map, _read_runs
+    from .io import map_threads, read_runs_tagged
     from .treceval import TrecEvalError, trec_eval_runs
 
     sizes = dict(group)
@@ -308,7 +308,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     width = len(str(len(files)))
     name = {f: f"{i:0{width}d}" for i, f in enumerate(files)}  # sorted names = file order
     try:
-        runs, tags = _read_runs(
+        runs, tags = read_runs_tagged(
             files, system=name.__getitem__, last_tags=True, ranks=reads_ranks(o)
         )
         run_ids = dict(zip(name.values(), tags, strict=True))
@@ -317,7 +317,7 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
         if cut is not None:  # the files' rows follow one another: the halves are two row slices
             row = int(np.searchsorted(np.asarray(runs["system"].cat.codes), cut))
             parts = [runs.iloc[:row], runs.iloc[row:]]
-        lists = _map(
+        lists = map_threads(
             lambda part: trec_eval_runs(
                 part, qrels, o["measures"], run_ids=run_ids, **_options(o, zscores)
             ),

@@ -201,7 +201,7 @@ _ALL_SYSTEMS = {
 _TABLE_ORDER = {"rarity": ["topic", "doc"], "rare_finds": ["system", "topic", "rank"]}
 
 
-def _run(
+def run_by_partition(
     fn: Callable[..., Any],
     ddf: dd.DataFrame,
     qrels: Any = None,
@@ -259,7 +259,7 @@ def _run(
 def _one_qrels(
     fn: Callable[..., Any], ddf: dd.DataFrame, qrels: Any, args: tuple, kwargs: dict, split: dict
 ) -> Any:
-    """`_run` under one qrels frame: validated on the client by ``fn`` itself, then by partition."""
+    """`run_by_partition` under one qrels frame: validated on the client by ``fn`` itself, then by partition."""
     if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
         qrels = as_frame(qrels, "qrels")
     meta = ddf._meta
@@ -701,9 +701,9 @@ def read_runs(
     ...     ddf.compute().system.tolist()
     ['bm25', 'bm25', 'rm3']
     """
-    from .io import _expand, system_names
+    from .io import expand_paths, system_names
 
-    files = _expand(paths_or_glob)
+    files = expand_paths(paths_or_glob)
     if not files:
         raise InputError(f"no run files match {paths_or_glob!r}")
     names = system_names(files, system)

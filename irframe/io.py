@@ -54,27 +54,27 @@ import pandas as pd
 
 from . import _prefetch, _textfile
 from ._arrow import POOL
-from ._ids import _heads, _take_increasing, small_code_dtype
+from ._ids import run_heads, small_code_dtype, take_increasing
 from ._textfile import (
-    _as_float,
-    _bad_number,
-    _check_finite,
-    _concat,
-    _diagnose,
-    _fail,
-    _iter_lines,
-    _last_string,
-    _load_run,
-    _name_of,
-    _nth_data_line,
-    _num_chunks,
-    _parse,
-    _read_bytes,
-    _read_run_columns,
-    _show,
+    as_float,
+    bad_number,
     c_atol,
+    check_finite,
+    concat_chunks,
+    diagnose,
+    iter_lines,
+    last_string,
+    line_error,
+    load_run,
+    name_of,
+    nth_data_line,
+    number_chunks,
     pa,
+    parse_table,
     pc,
+    read_bytes,
+    read_run_columns,
+    show_line,
 )
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ConventionWarning, InputError, OptionError, ParseError, PerformanceHint, warn
@@ -172,7 +172,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
         return None
     # runs of one topic (run files list a topic's rows together): counted per run, never per
     # row (a row-long count or lookup would first widen every small code to int64)
-    run_start = _heads(codes[1:] != codes[:-1])
+    run_start = run_heads(codes[1:] != codes[:-1])
     run_topic = codes[run_start]
     run_rows = np.diff(np.append(run_start, n))
     # topics (in code order) cut into groups of about equal rows
@@ -186,7 +186,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
     chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     # slices: one group, one chunk
-    starts = np.union1d(run_start[_heads(run_group[1:] != run_group[:-1])], chunk_starts)
+    starts = np.union1d(run_start[run_heads(run_group[1:] != run_group[:-1])], chunk_starts)
     if len(starts) * _MIN_SLICE_ROWS > n:  # groups alternate: slices would be too short
         return None
     group = run_group[np.searchsorted(run_start, starts, side="right") - 1]  # each slice's group
@@ -199,7 +199,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     ):
         slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
         places[g].append((start, end))
-    encoded = _map(lambda s: _encode_group(s) if s else None, slices, 2)
+    encoded = map_threads(lambda s: _encode_group(s) if s else None, slices, 2)
     dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
     both = pc.dictionary_encode(pa.concat_arrays(dicts, memory_pool=POOL), memory_pool=POOL)
     rank, dictionary = _sort_dictionary(both.dictionary)
@@ -225,7 +225,7 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     return out, dictionary
 
 
-def _map(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
+def map_threads(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
     """``[f(x) for x in items]`` on this thread and ``threads - 1`` more, each taking the next
     item (this thread works too: one allocator arena less to fill with fresh memory, which
     costs more on some machines than a thread saves); the first item's error in item order
@@ -267,7 +267,7 @@ def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
     return rank, pc.take(dictionary, pa.array(order), memory_pool=POOL)
 
 
-def _categorical(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:
+def categorical_ids(parts: Sequence[Any], topic: pd.Categorical | None = None) -> pd.Categorical:
     """One categorical from several string columns; categories sorted by code point.
 
     ``topic`` (each row's topic, for doc ids) encodes by topic groups (`_encode_by_topic`)."""
@@ -302,13 +302,13 @@ def _distinct_dtype(categories: pd.Index) -> pd.CategoricalDtype:
     return fast(categories, False) if fast is not None else pd.CategoricalDtype(categories)
 
 
-def _unique_strings(col: Any) -> list[str]:
+def unique_strings(col: Any) -> list[str]:
     if pa is not None and isinstance(col, (pa.ChunkedArray, pa.Array)):
-        return sorted(set(_categorical([col]).categories))
+        return sorted(set(categorical_ids([col]).categories))
     return list(pd.unique(np.asarray(col, dtype=object)))
 
 
-def _constant_categorical(name: str, n: int) -> pd.Categorical:
+def constant_categorical(name: str, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(
         np.zeros(n, dtype=np.int8),
         dtype=pd.CategoricalDtype(pd.Index([name], dtype=str)),
@@ -385,17 +385,17 @@ def read_run(
     >>> iio.read_run(io.StringIO(two), system="tag").system.tolist()
     ['a', 'b']
     """
-    return _read_run(path, system, columns)
+    return read_run_text(path, system, columns)
 
 
-def _read_run(
+def read_run_text(
     path: PathLike | Any,
     system: str | Callable[[str], str] | None = None,
     columns: Mapping[str, str] | None = None,
     ranks: bool = True,
     doc_strings: bool = False,
 ) -> pd.DataFrame:
-    """[`read_run`][irframe.io.read_run]; ``ranks`` as in `_read_runs`.  ``doc_strings`` (the command
+    """[`read_run`][irframe.io.read_run]; ``ranks`` as in `read_runs_tagged`.  ``doc_strings`` (the command
     line) keeps the doc column as the parser's arrow strings (pandas ``str``): no table of
     every distinct doc is built, which a run from a corpus of millions would fill with one
     entry per line (alignment looks its docs up in the judged set instead)."""
@@ -403,39 +403,39 @@ def _read_run(
         raise OptionError(
             f"system must be None, 'tag', 'file', a name or a callable, got {type(system).__name__}"
         )
-    name = _name_of(path)
+    name = name_of(path)
     if system == "file" or callable(system):
         if not isinstance(path, (str, os.PathLike)):
             raise OptionError(f"system={system!r} names a run by its file, but {name!r} is no path")
         system = system_names([os.fspath(path)], system)[0]
-    data = _read_bytes(path)
+    data = read_bytes(path)
     want_tag = system is None or system == "tag"
-    cols = _read_run_columns(data, name, want_tag=want_tag, want_rank=ranks)
+    cols = read_run_columns(data, name, want_tag=want_tag, want_rank=ranks)
     n = cols["n"]
     if system == "tag":
-        sys_col = _categorical([cols["tag"]])
+        sys_col = categorical_ids([cols["tag"]])
     elif system is None:
-        sys_col = _categorical([cols["tag"]])
+        sys_col = categorical_ids([cols["tag"]])
         if len(sys_col.categories) > 1:  # one run all the same, named by trec_eval's run id
-            runid = _last_string(cols["tag"])
-            _warn_tags(name, list(sys_col.categories), runid)
+            runid = last_string(cols["tag"])
+            warn_tags(name, list(sys_col.categories), runid)
             cats = sys_col.categories[[sys_col.categories.get_loc(runid)]]
             sys_col = pd.Categorical.from_codes(
                 np.zeros(n, dtype=np.int8), dtype=pd.CategoricalDtype(cats), validate=False
             )
     else:
-        sys_col = _constant_categorical(system, n)
-    return _run_frame(
+        sys_col = constant_categorical(system, n)
+    return run_frame_of(
         sys_col,
-        _categorical([cols["topic"]]),
-        _doc_strings(cols["doc"]) if doc_strings else _categorical([cols["doc"]]),
-        _concat(cols["rank"], np.int64) if ranks else None,
-        _concat(cols["score"], np.float64),
+        categorical_ids([cols["topic"]]),
+        doc_string_column(cols["doc"]) if doc_strings else categorical_ids([cols["doc"]]),
+        concat_chunks(cols["rank"], np.int64) if ranks else None,
+        concat_chunks(cols["score"], np.float64),
         columns,
     )
 
 
-def _doc_strings(col: Any) -> Any:
+def doc_string_column(col: Any) -> Any:
     """A parsed string column as a pandas string array on the same arrow data (zero copy);
     a categorical without pyarrow."""
     if (
@@ -444,10 +444,10 @@ def _doc_strings(col: Any) -> Any:
         and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
     ):
         return pd.arrays.ArrowStringArray(col)
-    return _categorical([col])
+    return categorical_ids([col])
 
 
-def _warn_tags(name: str, tags: list, runid: str) -> None:
+def warn_tags(name: str, tags: list, runid: str) -> None:
     shown = ", ".join(map(repr, tags[:5])) + (f" ... ({len(tags)} tags)" if len(tags) > 5 else "")
     warn(
         f"{name}: the tag column holds {len(tags)} values ({shown}); the file is read as one run "
@@ -457,7 +457,7 @@ def _warn_tags(name: str, tags: list, runid: str) -> None:
     )
 
 
-def _run_frame(system, topic, doc, rank, score, columns) -> pd.DataFrame:
+def run_frame_of(system, topic, doc, rank, score, columns) -> pd.DataFrame:
     n = role_names(columns, RUN_ROLES)
     cols = {
         n["system"]: system,
@@ -487,7 +487,7 @@ def _file_system_name(path: PathLike) -> str:
     return _strip_suffixes(os.path.basename(os.fspath(path)))
 
 
-def _expand(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
+def expand_paths(paths_or_glob: PathLike | Iterable[PathLike]) -> list[str]:
     if isinstance(paths_or_glob, (str, os.PathLike)):
         p = os.fspath(paths_or_glob)
         if os.path.isdir(p):
@@ -606,10 +606,10 @@ def read_runs(
     """
     last_tags = check_flag("last_tags", last_tags)
     progress = check_flag("progress", progress)
-    return _read_runs(paths_or_glob, system, columns, last_tags, progress=progress)
+    return read_runs_tagged(paths_or_glob, system, columns, last_tags, progress=progress)
 
 
-def _read_runs(
+def read_runs_tagged(
     paths_or_glob: PathLike | Iterable[PathLike],
     system: str | Callable[[str], str] = "file",
     columns: Mapping[str, str] | None = None,
@@ -619,7 +619,7 @@ def _read_runs(
 ) -> pd.DataFrame | tuple[pd.DataFrame, list[str]]:
     """[`read_runs`][irframe.io.read_runs]; without ``ranks`` (the command line's trec_eval orders) the rank
     field may hold any text, as trec_eval skips it, and the frame has no rank column."""
-    files = _expand(paths_or_glob)
+    files = expand_paths(paths_or_glob)
     by_file = system_names(files, system)
     by_tag = system == "tag"
     names: list[str] = [n for n in by_file if n is not None]
@@ -630,8 +630,8 @@ def _read_runs(
         taken = _prefetch.take(f, (by_tag, ranks, last_tags))  # read while pandas was imported
         if taken is not None:
             return taken
-        return _load_run(
-            _read_bytes(f),
+        return load_run(
+            read_bytes(f),
             f,
             want_tag=by_tag,
             want_rank=ranks,
@@ -657,7 +657,7 @@ def _read_runs(
         parts = [load(f) for f in files[::-1]][::-1]
     else:
         try:
-            parts = _map(load, files, workers)
+            parts = map_threads(load, files, workers)
         finally:
             if bar is not None:
                 bar.close()
@@ -665,7 +665,7 @@ def _read_runs(
 
     if by_tag:
         for f, p in zip(files, parts, strict=True):
-            for t in _unique_strings(p["tag"]):
+            for t in unique_strings(p["tag"]):
                 if t in seen:
                     raise InputError(
                         f"files {seen[t]!r} and {f!r} both hold run tag {t!r}; "
@@ -673,7 +673,7 @@ def _read_runs(
                     )
                 seen[t] = f
     if by_tag:
-        sys_col = _categorical([p["tag"] for p in parts])
+        sys_col = categorical_ids([p["tag"] for p in parts])
     else:
         order = np.argsort(np.array(names, dtype=object), kind="stable")
         rank = np.empty(len(order), dtype=small_code_dtype(len(order)))
@@ -682,13 +682,13 @@ def _read_runs(
         sys_col = pd.Categorical.from_codes(
             codes, dtype=pd.CategoricalDtype(pd.Index(sorted(names), dtype=str)), validate=False
         )
-    topic_col = _categorical([p["topic"] for p in parts])
-    frame = _run_frame(
+    topic_col = categorical_ids([p["topic"] for p in parts])
+    frame = run_frame_of(
         sys_col,
         topic_col,
-        _categorical([p["doc"] for p in parts], topic_col),
-        _concat([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
-        _concat([c for p in parts for c in p["score"]], np.float64),
+        categorical_ids([p["doc"] for p in parts], topic_col),
+        concat_chunks([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
+        concat_chunks([c for p in parts for c in p["score"]], np.float64),
         columns,
     )
     if last_tags:
@@ -710,7 +710,7 @@ def _bar(n: int, progress: bool):
 
 def _slow_read_hint(n_files: int, seconds: float) -> None:
     """One line when reading took long for want of pyarrow (the pandas reader is ~10× slower)."""
-    if not _textfile._USE_ARROW and seconds > _SLOW_READ_SECONDS:
+    if not _textfile.USE_ARROW and seconds > _SLOW_READ_SECONDS:
         warn(
             f"reading {n_files} run file(s) took {seconds:.1f} s with the pandas reader; "
             "pip install 'irframe[arrow]' (pyarrow) reads them about 10× faster",
@@ -781,23 +781,23 @@ def read_qrels(
         return q.rename(columns={role_names(columns, QRELS_ROLES)["subtopic"]: "jg"})
     if kind not in ("trec", "diversity", "auto"):
         raise OptionError(f"kind must be 'trec', 'diversity', 'jg' or 'auto', got {kind!r}")
-    name = _name_of(path)
-    data = _read_bytes(path)
+    name = name_of(path)
+    data = read_bytes(path)
     fields = ("topic", "second", "doc", "rel")
     types: dict[str, Any]
     want_second = kind != "trec"
     keys = ["topic"] + (["second"] if want_second else []) + ["doc", "rel"]
     types = {k: (pa.string() if pa is not None else None) for k in keys}
-    cols = _parse(data, name, "diversity" if kind == "diversity" else "trec", fields, types)
+    cols = parse_table(data, name, "diversity" if kind == "diversity" else "trec", fields, types)
     rel = _parse_rel(cols["rel"], data, name, kind)
-    second = _categorical([cols["second"]]) if want_second else None
+    second = categorical_ids([cols["second"]]) if want_second else None
     if kind == "auto":
         kind = _detect_qrels_kind(second)
     n = role_names(columns, QRELS_ROLES)
-    out: dict[str, Any] = {n["topic"]: _categorical([cols["topic"]])}
+    out: dict[str, Any] = {n["topic"]: categorical_ids([cols["topic"]])}
     if kind == "diversity":
         out[n["subtopic"]] = second
-    out[n["doc"]] = _categorical([cols["doc"]])
+    out[n["doc"]] = categorical_ids([cols["doc"]])
     out[n["rel"]] = rel
     return pd.DataFrame(out, copy=False)
 
@@ -805,18 +805,18 @@ def read_qrels(
 def _parse_rel(col: Any, data: bytes, path: str, kind: str) -> np.ndarray:
     k = "diversity" if kind == "diversity" else "trec"
     try:
-        rel = _concat(_num_chunks(col, np.int64), np.int64)
+        rel = concat_chunks(number_chunks(col, np.int64), np.int64)
     except (ValueError, TypeError, OverflowError):
         pass
     else:  # arrow reads '0x10' as 16
         _check_atol(col, rel, data, path, k)
         return rel
     try:
-        chunks = _num_chunks(col, np.float64)
+        chunks = number_chunks(col, np.float64)
     except (ValueError, TypeError, OverflowError) as e:
-        raise _diagnose(data, path, k, e) from None
-    _check_finite(chunks, data, path, "relevance")
-    rel = _concat(chunks, np.float64)
+        raise diagnose(data, path, k, e) from None
+    check_finite(chunks, data, path, "relevance")
+    rel = concat_chunks(chunks, np.float64)
     _check_atol(col, rel, data, path, k)
     return rel
 
@@ -835,7 +835,7 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
         digits = pc.utf8_is_digit(col, memory_pool=POOL)  # cheap first pass
         other = np.flatnonzero(~digits.to_numpy(zero_copy_only=False))
         if len(other):
-            taken = _take_increasing(
+            taken = take_increasing(
                 col, other
             )  # (pyarrow's take would copy a chunked column first)
             other = other[
@@ -848,15 +848,15 @@ def _check_atol(col: Any, rel: np.ndarray, data: bytes, path: str, kind: str) ->
             ~pd.Series(col, dtype=object).str.match(_PLAIN_DECIMAL).to_numpy(dtype=bool)
         )
     for row in other:
-        lineno, line = _nth_data_line(data, int(row))
+        lineno, line = nth_data_line(data, int(row))
         text = line.split()[3]
         atol = c_atol(text.decode("utf-8", "surrogateescape"))
         if atol != int(np.trunc(rel[row])):
-            raise _fail(
+            raise line_error(
                 path,
                 lineno,
                 line,
-                f"grade {_show(text)!r} is {rel[row]:g} as a number but {atol} to "
+                f"grade {show_line(text)!r} is {rel[row]:g} as a number but {atol} to "
                 f"trec_eval{' and ndeval' if kind == 'diversity' else ''} (C's atol reads its leading "
                 f"integer); write it as a plain integer or decimal",
             )
@@ -887,19 +887,21 @@ def read_cost_file(path: Any) -> dict[str, float]:
     >>> read_cost_file(io.StringIO("E1 1.0\\nE2 2.5\\n"))
     {'E1': 1.0, 'E2': 2.5}
     """
-    name = _name_of(path)
-    data = _read_bytes(path)
+    name = name_of(path)
+    data = read_bytes(path)
     out: dict[str, float] = {}
-    for lineno, line, parts in _iter_lines(data):
+    for lineno, line, parts in iter_lines(data):
         try:
             line.decode("utf-8")
         except UnicodeDecodeError:
-            raise _fail(name, lineno, line, "not valid UTF-8") from None
+            raise line_error(name, lineno, line, "not valid UTF-8") from None
         if len(parts) != 2:
-            raise _fail(name, lineno, line, "expected 'element_type cost'")
-        cost = _as_float(parts[1])
+            raise line_error(name, lineno, line, "expected 'element_type cost'")
+        cost = as_float(parts[1])
         if cost is None or not np.isfinite(cost) or cost < 0:
-            raise _fail(name, lineno, line, f"cost {_show(parts[1])!r} is not a finite number >= 0")
+            raise line_error(
+                name, lineno, line, f"cost {show_line(parts[1])!r} is not a finite number >= 0"
+            )
         out[parts[0].decode("utf-8")] = cost
     return out
 
@@ -956,8 +958,8 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
     ...
     irframe.errors.ParseError: <stream>, line 1: level 'nan' is not finite; write the level as a decimal number >= 0 such as 2 or 0.5: 'q1 u1 s1 d1 nan'
     """
-    name = _name_of(path)
-    data = _read_bytes(path)
+    name = name_of(path)
+    data = read_bytes(path)
     try:
         data.decode("utf-8")
         utf8 = True
@@ -965,9 +967,9 @@ def read_prefs(path: PathLike | Any) -> pd.DataFrame:
         utf8 = False
     rows: list[list[bytes]] = []
     levels: list[float] = []
-    for lineno, line, f in _iter_lines(data):
+    for lineno, line, f in iter_lines(data):
         # the usual line: 5 fields, a level >= 0 as strtod reads it (NaN fails the comparison)
-        level = _as_float(f[4]) if len(f) == 5 else None
+        level = as_float(f[4]) if len(f) == 5 else None
         level = -1.0 if level is None else level
         if not (utf8 and 0.0 <= level < np.inf):
             _prefs_line_check(name, lineno, line, f)
@@ -989,11 +991,13 @@ def _prefs_line_check(name: str, lineno: int, line: bytes, f: list[bytes]) -> No
     try:
         line.decode("utf-8")
     except UnicodeDecodeError:
-        raise _fail(name, lineno, line, "not valid UTF-8 (re-encode the file as UTF-8)") from None
+        raise line_error(
+            name, lineno, line, "not valid UTF-8 (re-encode the file as UTF-8)"
+        ) from None
     if len(f) != 5:
-        raise _fail(name, lineno, line, f"{len(f)} field(s), {_PREFS_HELP}")
-    why = _bad_number(f[4], "level", "as C's strtod reads the whole field")
+        raise line_error(name, lineno, line, f"{len(f)} field(s), {_PREFS_HELP}")
+    why = bad_number(f[4], "level", "as C's strtod reads the whole field")
     if why is None and float(f[4]) < 0:
-        why = f"level {_show(f[4])!r} is negative (trec_eval's levels are >= 0; 0 is non-relevant)"
+        why = f"level {show_line(f[4])!r} is negative (trec_eval's levels are >= 0; 0 is non-relevant)"
     if why is not None:
-        raise _fail(name, lineno, line, f"{why}; {_LEVEL_HELP}")
+        raise line_error(name, lineno, line, f"{why}; {_LEVEL_HELP}")

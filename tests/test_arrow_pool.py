@@ -26,7 +26,7 @@ def test_run_reader_columns_live_in_the_pool():
         f"{i // 1000} Q0 doc{i} {i % 1000 + 1} {1.0 / (i + 1)!r} tag\n" for i in range(n)
     ).encode()
     before = POOL.bytes_allocated()
-    cols = _textfile._read_run_columns(data, "run.txt", want_tag=False, threads=False)
+    cols = _textfile.read_run_columns(data, "run.txt", want_tag=False, threads=False)
     held = POOL.bytes_allocated() - before
     # the score and rank columns alone are 8 bytes per row each, plus the doc strings
     assert held >= 16 * n, held

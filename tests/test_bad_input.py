@@ -390,7 +390,7 @@ def test_bom_comments_crlf_are_read(tmp_path, prefix, crlf):
 def test_ten_megabyte_docno(tmp_path, monkeypatch, arrow):
     import irframe.io as iio
 
-    monkeypatch.setattr("irframe._textfile._USE_ARROW", arrow and iio.pa is not None)
+    monkeypatch.setattr("irframe._textfile.USE_ARROW", arrow and iio.pa is not None)
     long_doc = "x" * 10_000_000
     (tmp_path / "r").write_bytes(f"301 Q0 {long_doc} 1 2.5 sys\n".encode() + _RUN)
     (tmp_path / "q").write_bytes(f"301 0 {long_doc} 1\n".encode() + _QRELS)
@@ -495,7 +495,7 @@ def test_diversity_huge_cutoff_is_small_and_exact():
 def test_c_number_syntax_and_ignored_fields(tmp_path, monkeypatch, arrow):
     import irframe.io as iio
 
-    monkeypatch.setattr("irframe._textfile._USE_ARROW", arrow and iio.pa is not None)
+    monkeypatch.setattr("irframe._textfile.USE_ARROW", arrow and iio.pa is not None)
     p = tmp_path / "run"
     p.write_bytes(
         b"301 Q\xff d1 +2 -.5 s\n301 Q0 d2 3 1e3 s\n"

@@ -582,7 +582,7 @@ def test_standard_input_of_the_command(tmp_path, case):
 
 def test_without_pyarrow(monkeypatch, spy):
     """The pandas reader (no pyarrow) parses the blocks: trec_eval's output."""
-    monkeypatch.setattr(_textfile, "_USE_ARROW", False)
+    monkeypatch.setattr(_textfile, "USE_ARROW", False)
     args = ["-m", "all_trec", "-q", DATA / "qrels.test", DATA / "results.test"]
     status, out, err, _ = _run(monkeypatch, args, 300)
     assert (status, out, err) == (0, (EXPECTED / "out.test.aq").read_text(), "")

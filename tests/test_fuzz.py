@@ -162,7 +162,7 @@ def reader(request, monkeypatch):
 
     if request.param == "arrow" and iio.pa is None:  # pragma: no cover
         pytest.skip("pyarrow is not installed")
-    monkeypatch.setattr("irframe._textfile._USE_ARROW", request.param == "arrow")
+    monkeypatch.setattr("irframe._textfile.USE_ARROW", request.param == "arrow")
     return request.param
 
 

@@ -293,5 +293,5 @@ def test_take_increasing_matches_pyarrow_take(chunks, data):
         sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))) if n else [],
         dtype=np.int64,
     )
-    got = _ids._take_increasing(arr, rows)
+    got = _ids.take_increasing(arr, rows)
     assert got.to_pylist() == arr.combine_chunks().take(pa.array(rows, pa.int64())).to_pylist()

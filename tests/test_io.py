@@ -25,7 +25,7 @@ def engine(request, monkeypatch):
     if request.param == "arrow":
         pytest.importorskip("pyarrow")
     else:
-        monkeypatch.setattr("irframe._textfile._USE_ARROW", False)
+        monkeypatch.setattr("irframe._textfile.USE_ARROW", False)
     return request.param
 
 
@@ -610,7 +610,7 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, m
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("bad", [(), (5,), (3, 7), (0, 9)])
 def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
-    """io._map (this thread and more each taking the next item): results in item order and,
+    """io.map_threads (this thread and more each taking the next item): results in item order and,
     of several failing items, the first one's error, whichever finished first."""
     import time
 
@@ -622,6 +622,6 @@ def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
 
     if bad:
         with pytest.raises(ValueError, match=f"item {min(bad)}$"):
-            iio._map(f, range(10), threads)
+            iio.map_threads(f, range(10), threads)
         return
-    assert iio._map(f, range(10), threads) == [i * i for i in range(10)]
+    assert iio.map_threads(f, range(10), threads) == [i * i for i in range(10)]

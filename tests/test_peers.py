@@ -468,9 +468,9 @@ def test_slow_read_without_pyarrow_hints_at_the_arrow_extra(tmp_path, monkeypatc
     (tmp_path / "a.txt").write_text(TWO_TAGS)
     monkeypatch.setattr(iio, "_SLOW_READ_SECONDS", -1.0)  # every read counts as slow here
     with pytest.warns(irf.errors.PerformanceHint, match=r"irframe\[arrow\]"):
-        monkeypatch.setattr(_textfile, "_USE_ARROW", False)
+        monkeypatch.setattr(_textfile, "USE_ARROW", False)
         irf.read_runs([tmp_path / "a.txt"])
-    monkeypatch.setattr(_textfile, "_USE_ARROW", _textfile.pa is not None)
+    monkeypatch.setattr(_textfile, "USE_ARROW", _textfile.pa is not None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", irf.errors.PerformanceHint)
         if _textfile.pa is not None:

@@ -195,10 +195,10 @@ def test_reader_reads_back_from_the_last_file_while_the_thread_reads(tmp_path, m
     assert _prefetch.start(argv)
     assert _prefetch.reading()
     order = []
-    load = iio._load_run
+    load = iio.load_run
     monkeypatch.setattr(
         iio,
-        "_load_run",
+        "load_run",
         lambda data, path, *a, **k: order.append(path) or load(data, path, *a, **k),
     )
     out = io.StringIO()

@@ -27,7 +27,7 @@ def reader(request, monkeypatch):
     if request.param == "arrow":
         reference_module("pyarrow")
     else:
-        monkeypatch.setattr("irframe._textfile._USE_ARROW", False)
+        monkeypatch.setattr("irframe._textfile.USE_ARROW", False)
     return request.param
 
 
@@ -216,7 +216,7 @@ def test_robust03_files_read_the_same_without_pyarrow(robust, monkeypatch):
     base, qrels, _ = robust
     files = [base / "runs" / f"input.{n}.gz" for n in ("NLPR03vb10", "aplrob03a", "uic0301")]
     with_arrow = irf.read_runs(files, system="tag")
-    monkeypatch.setattr("irframe._textfile._USE_ARROW", False)
+    monkeypatch.setattr("irframe._textfile.USE_ARROW", False)
     pd.testing.assert_frame_equal(irf.read_qrels(base / "qrels" / "robust03_qrels.txt.gz"), qrels)
     pd.testing.assert_frame_equal(irf.read_runs(files, system="tag"), with_arrow)
 

@@ -5,7 +5,7 @@ Usage::
 
     # issue #30: 10 MS MARCO-shaped runs, 6,980 queries x 1,000 = 69.8 M rows, str ids
     python benchmarks/bench_big.py [--shape msmarco] [--systems 10 --queries 6980]
-        [--paths in-memory,dask-by-system,dask-shuffle] [--workers 2 --memory-limit 4GB]
+        [--paths in-memory,dask-by-system,dask-shuffle-rowgroups,dask-shuffle] [--workers 2 --memory-limit 4GB]
         [--check-topics 200] [--work DIR]
 
     # pooled TREC collection of ../shared/bench/gen.py (27.5 M rows, graded qrels)
@@ -28,7 +28,9 @@ process** per path, in the order given by ``--paths``:
   ``--workers`` single-threaded worker processes of ``--memory-limit`` each (the nanny
   restarts a worker above 95 % of it; restarts are counted), cluster started and irframe
   imported before the clock;
-* ``dask-shuffle``: the same frame shuffled by topic (``irframe.dask.evaluate``'s default).
+* ``dask-shuffle``: the same frame shuffled by topic (``irframe.dask.evaluate``'s default);
+* ``dask-shuffle-rowgroups``: read one partition per row group (``split_row_groups=True``),
+  then shuffled by topic.
 
 Each Dask path prints its wall time, the driver's and each worker's peak RSS, and whether the
 cube is identical (``xarray.DataArray.identical``) to the in-memory one.
@@ -81,7 +83,7 @@ rss1 = peak_mb()
 cube = irf.evaluate(runs, qrels, ms)
 w2, c2 = time.perf_counter(), cpu()
 out = {"path": "in-memory", "rows": len(runs), "dtype": str(runs["doc"].dtype),
-       "distinct_docs": None, "read_s": w1 - w0, "read_cpu": c1 - c0, "evaluate_s": w2 - w1,
+       "read_s": w1 - w0, "read_cpu": c1 - c0, "evaluate_s": w2 - w1,
        "evaluate_cpu": c2 - c1, "seconds": w2 - w0, "cpu": c2 - c0, "import_peak_mb": rss0,
        "read_peak_mb": rss1, "peak_mb": peak_mb(), "cube": list(cube.shape),
        "frame_mb": runs.memory_usage(deep=True).sum() / 2**20}
@@ -132,7 +134,8 @@ with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes
     pids = client.run(os.getpid)
     w0, c0 = time.perf_counter(), cpu()
     qrels = pd.read_parquet(work / "qrels.parquet")
-    ddf = dd.read_parquet(work / "runs")
+    # dask-shuffle-rowgroups: one partition per parquet row group (1 M rows) instead of per file
+    ddf = dd.read_parquet(work / "runs", split_row_groups=path == "dask-shuffle-rowgroups")
     opts = {"partitioned_by": "system"} if path == "dask-by-system" else {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -166,9 +169,10 @@ def write_msmarco(work: Path, systems: int, queries: int) -> None:
     n = 0
     for s, (qrels, run) in enumerate(iter_runs("msmarco", queries=queries, systems=systems)):
         if s == 0:
-            qrels.to_parquet(work / "qrels.parquet")
+            qrels.astype({"topic": "str", "doc": "str"}).to_parquet(work / "qrels.parquet")
+        ids = dict.fromkeys(("system", "topic", "doc"), "str")  # pandas' default string dtype
         pq.write_table(
-            pa.Table.from_pandas(run, preserve_index=False),
+            pa.Table.from_pandas(run.astype(ids), preserve_index=False),
             work / "runs" / f"run{s}.parquet",
             row_group_size=1_000_000,
         )
@@ -177,7 +181,7 @@ def write_msmarco(work: Path, systems: int, queries: int) -> None:
     print(f"wrote {n:,} run rows ({systems} files) and qrels to {work}", flush=True)
 
 
-def child(code: str, *args: str, timeout: float) -> dict:
+def child(code: str, *args: str, timeout: float, log: Path | None = None) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
         p = subprocess.run(
@@ -191,8 +195,10 @@ def child(code: str, *args: str, timeout: float) -> dict:
         return {"failed": f"timeout after {timeout:.0f} s"}
     lines = p.stdout.strip().splitlines()
     if p.returncode or not lines:
+        if log is not None:
+            log.write_text(p.stderr)
         tail = " | ".join(p.stderr.strip().splitlines()[-4:])
-        return {"failed": f"exit {p.returncode}: {tail}"}
+        return {"failed": f"exit {p.returncode}: {tail}" + (f" (stderr in {log})" if log else "")}
     return json.loads(lines[-1])
 
 
@@ -221,6 +227,7 @@ def main_msmarco(args, work: Path) -> None:
                 str(args.workers),
                 args.memory_limit,
                 timeout=args.timeout,
+                log=work / f"{path}.stderr",
             )
         res.setdefault("path", path)
         res["load_before"] = [round(x, 1) for x in load]
@@ -309,7 +316,9 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=6980, help="msmarco: queries per run")
     ap.add_argument("--topics", type=int, default=250, help="gen: topics")
     ap.add_argument("--depth", type=int, default=1000, help="gen: depth")
-    ap.add_argument("--paths", default="in-memory,dask-by-system,dask-shuffle")
+    ap.add_argument(
+        "--paths", default="in-memory,dask-by-system,dask-shuffle-rowgroups,dask-shuffle"
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="4GB", help="per Dask worker")
     ap.add_argument("--check-topics", type=int, default=200, help="0: no pytrec_eval check")

@@ -257,6 +257,23 @@ def test_doc_codes_are_built_only_when_asked(monkeypatch):
     assert {(a.topics[t], a.docs[d]) for t, d in zip(qt, a.qrels_doc, strict=False)} <= judged
 
 
+@pytest.mark.parametrize("distinct, expected", [(3_000, False), (60_000, True)])
+def test_many_distinct_docs_are_looked_up_however_often_they_repeat(
+    monkeypatch, distinct, expected
+):
+    """Past ``_DISTINCT_TABLE_MAX`` distinct docs (2 M; here lowered to 20,000) a run's docs
+    are looked up even when each repeats in many rows (many runs from one corpus): the
+    sample's estimate of the distinct count, not only its share of the rows, decides (the
+    sample lowered with it: the estimate holds for samples smaller than the distinct count)."""
+    monkeypatch.setattr(_ids, "_DISTINCT_TABLE_MAX", 20_000)
+    monkeypatch.setattr(_ids, "_SAMPLE", 4096)
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(np.repeat(np.arange(distinct), 640_000 // distinct))
+    s = pd.Series([f"{x}" for x in ids], dtype="str")
+    assert s.nunique() == distinct and len(s) / distinct >= 10  # every doc in 10 rows or more
+    assert _ids.docs_mostly_distinct(s) is expected
+
+
 def test_distinct_estimate_tells_pooled_from_corpus_runs():
     rng = np.random.default_rng(1)
     pooled = pd.Series([f"D{x}" for x in rng.integers(0, 3000, 200_000)])

@@ -23,6 +23,8 @@ process** per path, in the order given by ``--paths``:
   of each part and the process's peak resident memory (``VmHWM`` of ``/proc/self/status``,
   frames included); saves the cube (``DIR/cube.pkl``), then (untimed) checks
   ``--check-topics`` evenly spaced topics of every run against pytrec_eval;
+* ``in-memory-dict``: the same with the system and topic columns read as dictionaries
+  (``read_dictionary=["system", "topic"]``, pyarrow's option: pandas categoricals);
 * ``dask-by-system``: ``dask.dataframe.read_parquet(DIR/runs)`` (one partition per run file)
   + ``irframe.dask.evaluate(partitioned_by="system")`` on a ``distributed.LocalCluster`` of
   ``--workers`` single-threaded worker processes of ``--memory-limit`` each (the nanny
@@ -71,23 +73,27 @@ IN_MEMORY = (
     COMMON
     + r"""
 work, ms, check = Path(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])
+kw = json.loads(sys.argv[5])
 import numpy as np
 import pandas as pd
 import irframe as irf
 rss0 = peak_mb()
 w0, c0 = time.perf_counter(), cpu()
-runs = pd.read_parquet(work / "runs")
+runs = pd.read_parquet(work / "runs", **kw)
 qrels = pd.read_parquet(work / "qrels.parquet")
 w1, c1 = time.perf_counter(), cpu()
 rss1 = peak_mb()
 cube = irf.evaluate(runs, qrels, ms)
 w2, c2 = time.perf_counter(), cpu()
-out = {"path": "in-memory", "rows": len(runs), "dtype": str(runs["doc"].dtype),
+out = {"rows": len(runs), "dtype": str(runs["doc"].dtype), "system_dtype": str(runs["system"].dtype),
        "read_s": w1 - w0, "read_cpu": c1 - c0, "evaluate_s": w2 - w1,
        "evaluate_cpu": c2 - c1, "seconds": w2 - w0, "cpu": c2 - c0, "import_peak_mb": rss0,
        "read_peak_mb": rss1, "peak_mb": peak_mb(), "cube": list(cube.shape),
        "frame_mb": runs.memory_usage(deep=True).sum() / 2**20}
-(work / "cube.pkl").write_bytes(pickle.dumps(cube))
+if not kw:  # the reference cube of the Dask paths
+    (work / "cube.pkl").write_bytes(pickle.dumps(cube))
+elif (work / "cube.pkl").exists():
+    out["identical"] = bool(cube.identical(pickle.loads((work / "cube.pkl").read_bytes())))
 if check:  # untimed: evenly spaced topics of every run against pytrec_eval (trec_eval's C code)
     import pytrec_eval
     trec = json.loads(sys.argv[4])
@@ -207,14 +213,17 @@ def main_msmarco(args, work: Path) -> None:
     ms = json.dumps(MSMARCO_MEASURES)
     for path in args.paths.split(","):
         load = os.getloadavg()
-        if path == "in-memory":
+        if path.startswith("in-memory"):
+            kw = {"read_dictionary": ["system", "topic"]} if path == "in-memory-dict" else {}
             res = child(
                 IN_MEMORY,
                 str(work),
                 ms,
-                str(args.check_topics),
+                str(args.check_topics if not kw else 0),
                 json.dumps(PYTREC),
+                json.dumps(kw),
                 timeout=args.timeout,
+                log=work / f"{path}.stderr",
             )
         else:
             if not (work / "cube.pkl").exists():
@@ -235,15 +244,17 @@ def main_msmarco(args, work: Path) -> None:
         print(json.dumps(res), flush=True)
         if "failed" in res:
             continue
-        if path == "in-memory":
+        if path.startswith("in-memory"):
             print(
-                f"in-memory: {res['rows']:,} rows ({res['dtype']} ids): read_parquet "
+                f"{path}: {res['rows']:,} rows ({res['dtype']} docs, {res['system_dtype']} "
+                f"systems): read_parquet "
                 f"{res['read_s']:.1f} s (CPU {res['read_cpu']:.1f}) + evaluate "
                 f"{res['evaluate_s']:.1f} s (CPU {res['evaluate_cpu']:.1f}) = "
                 f"{res['seconds']:.1f} s (CPU {res['cpu']:.1f}); peak RSS "
                 f"{res['peak_mb'] / 1024:.2f} GB (after reading {res['read_peak_mb'] / 1024:.2f} GB;"
                 f" frame {res['frame_mb'] / 1024:.2f} GB); pytrec_eval on "
-                f"{res.get('pytrec_checked', 0)} values: max diff {res.get('pytrec_max_diff')}",
+                f"{res.get('pytrec_checked', 0)} values: max diff {res.get('pytrec_max_diff')}; "
+                f"identical to in-memory: {res.get('identical', '-')}",
                 flush=True,
             )
         else:

@@ -675,7 +675,7 @@ def arrow_strings(values: np.ndarray):
 
 _SAMPLE = 1 << 16  # rows sampled to estimate how often run docs repeat
 # distinct run docs from which a table of them is no longer cheap, however often each repeats
-# (10 MS MARCO-shaped runs, 70 M rows: 6.2 M distinct docs, each in ~11 rows)
+# (10 MS MARCO-shaped runs, 70 M rows: 8.8 M distinct docs, each in ~8 rows)
 _DISTINCT_TABLE_MAX = 1 << 21
 
 
@@ -690,7 +690,7 @@ def docs_mostly_distinct(s: pd.Series) -> bool:
     the judged set and never put in a table of every run doc (`RunDocs`).  Pooled
     TREC runs (every system retrieving from the same few thousand docs per topic) say no:
     a table of their distinct docs is small and the doc codes it gives are cheap.  Many runs
-    from one corpus repeat their docs (10 MS MARCO-shaped runs: 70 M rows, 6.2 M distinct
+    from one corpus repeat their docs (10 MS MARCO-shaped runs: 70 M rows, 8.8 M distinct
     docs) but a table of millions of docs is not cheap: ``benchmarks/bench_big.py`` took 65 s
     of CPU to evaluate them through the table, 10 s by lookup; a pooled frame with 2.3 M
     distinct docs (8 M rows) takes about as long either way."""

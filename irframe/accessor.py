@@ -23,6 +23,7 @@ import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import ColumnError, InputError
+from .options import CWL, EVALUATE, TIE_ORDER, Options, make_options, takes_options
 from .qrelsets import is_qrels_sets
 from .schema import (
     canonical,
@@ -206,8 +207,9 @@ class IrAccessor:
         >>> cube.system.values.tolist(), cube.mean().round(4).item()
         (['BM25'], 0.3)
         """
-        acc = IrAccessor(self._obj)
-        acc._columns, acc._qrels_columns, acc._system = columns, qrels_columns, system
+        roles = make_options(columns=columns, qrels_columns=qrels_columns, system=system)
+        acc = type(self)(self._obj)  # (also the Dask accessor, a subclass)
+        acc._columns, acc._qrels_columns, acc._system = roles.columns, qrels_columns, system
         return acc
 
     # ------------------------------------------------------------------ helpers
@@ -231,15 +233,16 @@ class IrAccessor:
             raise InputError("no qrels: pass qrels=... or call df.ir.join(qrels) first")
         return q
 
-    def _roles(self, qrels: Any, options: dict[str, Any]) -> dict[str, Any]:
-        """The column keywords of ``df.ir(columns=..., qrels_columns=..., system=...)``, unless
-        the call names them (a joined frame's qrels already carry the role names)."""
-        return {
+    def _roles(self, qrels: Any, opts: Options) -> Options:
+        """``opts`` with the column options of ``df.ir(columns=..., qrels_columns=...,
+        system=...)`` where the call left them None (a joined frame's qrels already carry
+        the role names)."""
+        roles = {
             "columns": self._columns,
             "qrels_columns": None if qrels is None else self._qrels_columns,
             "system": self._system,
-            **options,
         }
+        return opts.replace(**{k: v for k, v in roles.items() if getattr(opts, k) is None})
 
     # ------------------------------------------------------------------ API
     def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
@@ -276,19 +279,14 @@ class IrAccessor:
         """
         return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
 
+    @takes_options(*EVALUATE, order=TIE_ORDER)
     def metric(
         self,
         measures: str | Iterable[str],
         qrels: pd.DataFrame | None = None,
         *,
-        rel_level: float = 1,
-        order: str = "trec_eval",
-        complete: bool = False,
-        depth: int | None = None,
-        gains: Mapping | None = None,
-        judged_only: bool = False,
-        bounds: bool = False,
-        unjudged_grade: float | None = None,
+        judgments: str = "each",
+        opts: Options,
         **options: Any,
     ) -> xr.DataArray:
         """Evaluate measures → cube ``(system, topic, measure)``.
@@ -307,10 +305,10 @@ class IrAccessor:
         qrels : pandas.DataFrame, dict or mapping of frames, optional
             Judgments; not needed on a frame made by [`join`][irframe.IrAccessor.join].  A
             mapping ``{name: qrels}`` adds a ``qrels`` dim.
-        rel_level, order, complete, depth, gains, judged_only, bounds, unjudged_grade
-            As in [`irframe.evaluate`][irframe.evaluate].
+        judgments : {"each", "common"}, default "each"
+            With several judgment sets, as in [`irframe.evaluate`][irframe.evaluate].
         **options
-            Any other option of [`irframe.evaluate`][irframe.evaluate].
+            Measure options, as in [`irframe.evaluate`][irframe.evaluate].
 
         Returns
         -------
@@ -330,7 +328,7 @@ class IrAccessor:
         --------
         - [`irframe.evaluate`][irframe.evaluate]: the same as a function.
         - [`df.ir.summary`][irframe.IrAccessor.summary]: the means over topics directly.
-        - [`irframe.dask.evaluate`][irframe.dask.evaluate]: Dask frames larger than memory.
+        - [`irframe.dask`][irframe.dask]: ``ddf.ir.metric`` on Dask frames larger than memory.
 
         Examples
         --------
@@ -347,23 +345,19 @@ class IrAccessor:
             self._obj,
             self._qrels(qrels),
             measures,
-            rel_level=rel_level,
-            order=order,
-            complete=complete,
-            depth=depth,
-            gains=gains,
-            judged_only=judged_only,
-            bounds=bounds,
-            unjudged_grade=unjudged_grade,
-            **self._roles(qrels, options),
+            judgments=judgments,
+            opts=self._roles(qrels, opts),
+            **options,
         )
 
+    @takes_options(*EVALUATE, order=TIE_ORDER)
     def summary(
         self,
         measures: str | Iterable[str],
         qrels: pd.DataFrame | None = None,
         *,
         missing: str = "skip",
+        opts: Options,
         **options: Any,
     ) -> pd.DataFrame:
         """Means over topics (trec_eval's ``all`` line) as a system × measure table.
@@ -377,7 +371,7 @@ class IrAccessor:
         missing : {"skip", "zero", "common"}
             The topic-set policy of [`irframe.summarize`][irframe.summarize].
         **options
-            Any option of [`irframe.evaluate`][irframe.evaluate].
+            Measure options, as in [`irframe.evaluate`][irframe.evaluate].
 
         Returns
         -------
@@ -398,7 +392,7 @@ class IrAccessor:
         """
         from .cube import summarize
 
-        return summarize(self.metric(measures, qrels, **options), missing=missing)
+        return summarize(self.metric(measures, qrels, opts=opts, **options), missing=missing)
 
     def to_trec(self, path: str | None = None, *, tag: str | None = None) -> str | None:
         """Write the run frame in TREC format to ``path``, or return it as a string.
@@ -433,13 +427,14 @@ class IrAccessor:
         io.write_run(self._runs(), path, tag=tag)
         return None
 
+    @takes_options("align", **CWL)
     def cwl(
         self,
         measures: str | Iterable[str],
         qrels: pd.DataFrame | None = None,
         *,
-        gains: Any = None,
         costs: Any = None,
+        opts: Options,
         **options: Any,
     ) -> xr.Dataset:
         """C/W/L evaluation: a Dataset with EU, ETU, EC, ETC, ED (and residuals).
@@ -450,8 +445,8 @@ class IrAccessor:
             C functions such as ``"RBP(p=0.8)"``, ``"INST(T=3)"``, ``"AP"``.
         qrels : pandas.DataFrame, optional
             Judgments; not needed on a joined frame.
-        gains, costs : optional
-            Gain and cost per grade or per document, as for [`irframe.cwl.cwl`][irframe.cwl.cwl].
+        costs : optional
+            Cost per element type, as for [`irframe.cwl.cwl`][irframe.cwl.cwl].
         **options
             Any other option of [`irframe.cwl.cwl`][irframe.cwl.cwl].
 
@@ -480,13 +475,20 @@ class IrAccessor:
             self._obj,
             self._qrels(qrels),
             measures,
-            gains=gains,
             costs=costs,
-            **self._roles(qrels, options),
+            opts=self._roles(qrels, opts),
+            **options,
         )
 
+    @takes_options("align", **CWL)
     def cwla_grid(
-        self, qrels: pd.DataFrame | None = None, C: Any = None, A: Any = None, **options: Any
+        self,
+        qrels: pd.DataFrame | None = None,
+        C: Any = None,
+        A: Any = None,
+        *,
+        opts: Options,
+        **options: Any,
     ) -> xr.DataArray:
         """Every C × A combination of Table 3 of Moffat et al., SIGIR 2022 in one cube.
 
@@ -519,10 +521,13 @@ class IrAccessor:
         """
         from .cwl import cwla_grid
 
-        return cwla_grid(self._obj, self._qrels(qrels), C, A, **self._roles(qrels, options))
+        return cwla_grid(
+            self._obj, self._qrels(qrels), C, A, opts=self._roles(qrels, opts), **options
+        )
 
+    @takes_options("align", "rel_level")
     def lexirecall(
-        self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
+        self, qrels: pd.DataFrame | None = None, *, opts: Options, **options: Any
     ) -> xr.DataArray:
         """Lexicographic recall preferences ``(system, other, topic)``.
 
@@ -530,8 +535,6 @@ class IrAccessor:
         ----------
         qrels : pandas.DataFrame, optional
             Judgments; not needed on a joined frame.
-        rel_level : float
-            Relevant ⇔ grade >= rel_level.
         **options
             Any other option of [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
 
@@ -544,7 +547,7 @@ class IrAccessor:
         --------
         - [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall]: the same as a function.
         - [`irframe.stats.sign_test`][irframe.stats.sign_test]: significance of the preferences.
-        - [`irframe.dask.lexirecall`][irframe.dask.lexirecall]: Dask frames.
+        - [`irframe.dask`][irframe.dask]: ``ddf.ir.lexirecall`` on Dask frames.
 
         Examples
         --------
@@ -556,12 +559,11 @@ class IrAccessor:
         """
         from .lexi import lexirecall
 
-        return lexirecall(
-            self._obj, self._qrels(qrels), rel_level=rel_level, **self._roles(qrels, options)
-        )
+        return lexirecall(self._obj, self._qrels(qrels), opts=self._roles(qrels, opts), **options)
 
+    @takes_options("align", "rel_level")
     def lexiprecision(
-        self, qrels: pd.DataFrame | None = None, *, rel_level: float = 1, **options: Any
+        self, qrels: pd.DataFrame | None = None, *, opts: Options, **options: Any
     ) -> xr.DataArray:
         """Lexicographic precision preferences ``(system, other, topic)``.
 
@@ -569,8 +571,6 @@ class IrAccessor:
         ----------
         qrels : pandas.DataFrame, optional
             Judgments; not needed on a joined frame.
-        rel_level : float
-            Relevant ⇔ grade >= rel_level.
         **options
             Any other option of [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision].
 
@@ -594,15 +594,16 @@ class IrAccessor:
         from .lexi import lexiprecision
 
         return lexiprecision(
-            self._obj, self._qrels(qrels), rel_level=rel_level, **self._roles(qrels, options)
+            self._obj, self._qrels(qrels), opts=self._roles(qrels, opts), **options
         )
 
+    @takes_options("align", "rel_level")
     def rarity(
         self,
         qrels: pd.DataFrame | None = None,
         *,
         k: int = 100,
-        rel_level: float = 1,
+        opts: Options,
         **options: Any,
     ) -> pd.DataFrame:
         """Per relevant document: how many systems found it in their top k.
@@ -613,8 +614,6 @@ class IrAccessor:
             Judgments; not needed on a joined frame.
         k : int
             Depth at which a system "finds" a document.
-        rel_level : float
-            Relevant ⇔ grade >= rel_level.
         **options
             Any other option of [`irframe.rarity.rarity`][irframe.rarity.rarity].
 
@@ -640,6 +639,4 @@ class IrAccessor:
         """
         from .rarity import rarity
 
-        return rarity(
-            self._obj, self._qrels(qrels), k=k, rel_level=rel_level, **self._roles(qrels, options)
-        )
+        return rarity(self._obj, self._qrels(qrels), k=k, opts=self._roles(qrels, opts), **options)

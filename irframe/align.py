@@ -30,10 +30,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,7 +48,7 @@ from ._ids import (
 )
 from ._order import RowOrder, order_rows, permute
 from .errors import InputError
-from .options import ORDERS, check_depth
+from .options import ORDERS, Options, takes_options
 from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
 
 __all__ = [
@@ -63,7 +62,6 @@ __all__ = [
     "segment_sum",
 ]
 
-Order = Literal["trec_eval", "trec_eval10", "rank", "input"]
 _DENSE_LOOKUP_MAX = (
     50_000_000  # (topic, doc) cells for an array lookup table (<= 400 MB of flags+ids)
 )
@@ -107,7 +105,10 @@ class Aligned:
     sub_topic, sub_subtopic, sub_doc, sub_rel : numpy.ndarray or None
         The diversity judgments restricted to evaluated topics, sorted by
         (topic, subtopic, doc).
-    order, depth, complete, judged_only : options used to build the arrays.
+    options : irframe.options.Options
+        The options the arrays were built with (``order`` the alignment's own: a tie order
+        is applied later, on trec_eval's order); ``order``, ``depth``, ``complete`` and
+        ``judged_only`` read them.
     n_dropped_rows : int
         Run rows whose topic is not in the qrels (ignored, as trec_eval does).
     group_retrieved : numpy.ndarray or None
@@ -136,14 +137,32 @@ class Aligned:
     sub_subtopic: np.ndarray | None = None
     sub_doc: np.ndarray | None = None
     sub_rel: np.ndarray | None = None
-    order: Order = "trec_eval"
-    depth: int | None = None
-    complete: bool = False
-    judged_only: bool = False
+    options: Options = field(default_factory=Options)
     n_dropped_rows: int = 0
     group_retrieved: np.ndarray | None = None
     qrels_grades_all: np.ndarray | None = None
     extras: dict = field(default_factory=dict)
+
+    # ---- the alignment options -----------------------------------------------------
+    @property
+    def order(self) -> str:
+        """Document order of the rankings (``options.order``)."""
+        return self.options.order
+
+    @property
+    def depth(self) -> int | None:
+        """Truncation of the rankings (``options.depth``)."""
+        return self.options.depth
+
+    @property
+    def complete(self) -> bool:
+        """Whether every qrels topic is evaluated for every system (``options.complete``)."""
+        return self.options.complete
+
+    @property
+    def judged_only(self) -> bool:
+        """Whether unjudged documents were removed (``options.judged_only``)."""
+        return self.options.judged_only
 
     # ---- sizes -------------------------------------------------------------------
     @property
@@ -851,19 +870,8 @@ def _groups(
     return groups, keep_rows
 
 
-def align(
-    runs: pd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    order: Order = "trec_eval",
-    depth: int | None = None,
-    complete: bool = False,
-    judged_only: bool = False,
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    duplicates: str = "error",
-    system: str | None = None,
-) -> Aligned:
+@takes_options("align")
+def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, opts: Options) -> Aligned:
     """Validate ``runs`` and ``qrels`` and build the [`Aligned`][irframe.align.Aligned] arrays.
 
     Parameters
@@ -874,33 +882,17 @@ def align(
         (see [`irframe.schema`][irframe.schema]).
     qrels : pandas.DataFrame
         ``topic, doc, rel[, subtopic]`` (or as ``runs``, see [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame]).
-    order : {"trec_eval", "trec_eval10", "rank", "input"}
-        Document order inside a topic (see docs/conventions.md): trec_eval sorts by float32
-        score descending then docno descending; trec_eval10 the same in float64; "rank" by
-        the rank column (ties docno descending); "input" keeps the frame's row order.
-    depth : int, optional
-        Keep the first ``depth`` documents of each ranking after ordering (trec_eval -M).
-    complete : bool
-        Evaluate every qrels topic for every system, with an empty ranking when the
-        system did not retrieve for it (trec_eval -c).
-    judged_only : bool
-        Drop unjudged documents from the rankings before truncating (trec_eval -J).
-    columns, qrels_columns : mapping, optional
-        Role → column name for the run and the qrels frame.
-    duplicates : {"error", "first"}
-        What to do with duplicate (system, topic, doc) / (topic, doc[, subtopic]) rows.
-    system : str, optional
-        Name of the one system of a run frame without a system column (default ``"run"``).
 
     Returns
     -------
     Aligned
     """
-    runs, qrels, rc, qc, depth = _check_inputs(
-        runs, qrels, order, depth, columns, qrels_columns, system
-    )
+    if opts.tie_order:  # the tie order is applied to trec_eval's order, after alignment
+        opts = opts.replace(order="trec_eval")
+    order, depth, complete = opts.order, opts.depth, opts.complete
+    runs, qrels, rc, qc = _check_inputs(runs, qrels, opts.columns, opts.qrels_columns, opts.system)
     ids = _encode_ids(runs, qrels, rc, qc)
-    q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, duplicates)
+    q_topic, q_doc, q_rel, sub = _qrels_rows(qrels, qc, ids, opts.duplicates)
     n_docs = max(len(ids.docs), 1)
     score, rank = _ordering_keys(runs, rc, order)
 
@@ -973,7 +965,9 @@ def align(
         r_key = (ids.r_sys.astype(np.int64) * ids.n_topic_any + ids.r_topic_any) * max(
             len(docs_all), 1
         ) + r_doc_all
-        keep = check_duplicates(runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", duplicates)
+        keep = check_duplicates(
+            runs, r_key, [rc.system, rc.topic, rc.doc], "run frame", opts.duplicates
+        )
         if rd is not None:
             ids.r_doc, ids.docs = r_doc_all, docs_all  # now known: the doc codes come from them
         if keep is not None:  # removing rows changes neither the others' order nor their grades
@@ -984,10 +978,10 @@ def align(
             n_dropped = int(np.count_nonzero(keep[ids.r_topic < 0]))
 
     groups, keep_rows = _groups(
-        group_key, len(ids.systems) * n_t if complete else None, rel, depth, judged_only
+        group_key, len(ids.systems) * n_t if complete else None, rel, depth, opts.judged_only
     )
     retrieved = None
-    if complete and judged_only:  # groups are 0..n-1 = group keys: which ones hold rows
+    if complete and opts.judged_only:  # groups are 0..n-1 = group keys: which ones hold rows
         retrieved = np.zeros(len(groups), bool)
         retrieved[group_key] = True
     if keep_rows is not None:
@@ -1012,10 +1006,7 @@ def align(
         qrels_offsets=np.zeros(1, np.int64),
         qrels_doc=np.zeros(0, np.int64),
         qrels_rel=np.zeros(0),
-        order=order,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
+        options=opts,
         n_dropped_rows=n_dropped,
         group_retrieved=retrieved,
         qrels_grades_all=q_rel,
@@ -1026,21 +1017,17 @@ def align(
     return aligned
 
 
-def _check_inputs(runs, qrels, order, depth, columns, qrels_columns, system):
-    """Argument checks; returns the run and qrels frames, their resolved columns and ``depth``.
-
-    The id columns are checked while they are encoded (`irframe._ids.encode`).
-    """
-    if order not in ORDERS:
-        raise ValueError(f"order={order!r} is not one of {ORDERS}")
-    depth = check_depth(depth)
+def _check_inputs(runs, qrels, columns, qrels_columns, system):
+    """The run and qrels frames and their resolved columns (the options were checked by
+    [`takes_options`][irframe.options.takes_options]; the id columns are checked while they
+    are encoded, `irframe._ids.encode`)."""
     runs, rc = run_frame(runs, columns, system=system)
     qrels, qc = qrels_frame(qrels, qrels_columns)
     if len(runs) == 0:
         raise InputError("run frame is empty (0 rows); nothing to evaluate")
     if len(qrels) == 0:
         raise InputError("qrels frame is empty (0 rows); relevance judgments are needed")
-    return runs, qrels, rc, qc, depth
+    return runs, qrels, rc, qc
 
 
 def _attach_qrels(aligned: Aligned, q_t, q_doc, q_rel, qk_u, qr_u, sub, n_docs: int) -> None:

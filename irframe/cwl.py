@@ -91,7 +91,7 @@ from .measures.cwl_functions import (
     c_function,
     user_model,
 )
-from .options import make_options
+from .options import CWL, Options, takes_options
 from .params import COST, GAIN_BOUND, check_costs, check_flag
 from .qrelsets import evaluation_dims
 
@@ -191,16 +191,14 @@ def _row_costs(
 _VARS = ("EU", "ETU", "EC", "ETC", "ED")
 
 
+@takes_options("align", **CWL)
 @evaluation_dims
 def cwl(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
     measures: str | Iterable[Any] | None = None,
     *,
-    gains: Any = None,
     costs: Any = None,
-    order: str = "trec_eval",
-    depth: int = 1000,
     residuals: bool = True,
     min_gain: float = 0.0,
     max_gain: float = 1.0,
@@ -208,14 +206,9 @@ def cwl(
     max_cost: float = 1.0,
     element_column: str = "element_type",
     cost_column: str | None = None,
-    complete: bool = False,
-    judged_only: bool = False,
-    duplicates: str = "error",
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    system: str | None = None,
     judgments: str = "each",
     dialect: str = "cwl_eval",
+    opts: Options,
 ) -> xr.Dataset:
     """C/W/L evaluation as cwl_eval 1.0.12 does it, for every system and topic at once.
 
@@ -236,21 +229,10 @@ def cwl(
         p = 0.8 and ``RR``/``AP`` are cwl_eval's (the default: cwl_eval's metric lists
         keep their meaning), or irframe's measure grammar, where ``@`` is a cutoff and a
         cwl_eval spelling is refused with its irframe spelling ([`c_function`][irframe.cwl.c_function]).
-    gains : None, "auto", "scale", mapping or callable
-        Grade → gain (see [`gain_values`][irframe.cwl.gain_values]).  ``None`` (default) is cwl_eval's rule: the
-        grade is the gain and must lie in [min_gain, max_gain] = [0, 1], else an error.
     costs : mapping or path, optional
         Cost per element type (cwl_eval's cost file, or its path); the element type of each
         row comes from the run column ``element_column``.  Unknown types and no costs at all
         cost ``max_cost`` (worst case) / ``min_cost`` (best case), both 1 by default.
-    order : {"trec_eval", "trec_eval10", "rank", "input"}
-        Document order, as everywhere in irframe (default ``"trec_eval"``); cwl_eval reads
-        the result file line by line, so pass ``order="input"`` to reproduce it on a frame in
-        file order (``irframe.read_run`` keeps file order).
-    depth : int, default 1000
-        Every ranking is padded (gain 0 / cost ``max_cost``) or cut to ``depth``
-        documents before the sums (cwl_eval ``--max_depth``).  ``Tail`` reports V(depth+1),
-        the share of users the model sends beyond the cut.
     residuals : bool, default True
         Also compute the best case (unjudged and padded documents get ``max_gain`` and
         ``min_cost``) and report ``ResEU`` … ``ResED`` = best − worst (cwl_eval ``-r``).
@@ -258,8 +240,6 @@ def cwl(
         cwl_eval's ``--min_gain`` etc.
     element_column, cost_column : str
         Column with the element type of each row / with a per-row cost.
-    complete, judged_only, duplicates, columns, qrels_columns, system
-        As in [`irframe.evaluate`][irframe.evaluate].
     judgments : {"each", "common"}, default "each"
         With ``qrels={name: frame}`` (several judgment sets): the policy for documents
         judged in only some of them; the result gets a last ``qrels`` dim
@@ -275,6 +255,9 @@ def cwl(
 
     Notes
     -----
+    cwl_eval reads the result file line by line: pass ``order="input"`` to reproduce it on a
+    frame in file order (``irframe.read_run`` keeps file order).  ``Tail`` reports V(depth+1),
+    the share of users the model sends beyond the ``depth`` cut.
     Differences from the cwl_eval command line, all deliberate: topics are those present in
     the run *and* the qrels (cwl_eval also prints run topics without judgments, with zero
     gain); duplicate (system, topic, doc) rows are an error unless ``duplicates="first"``;
@@ -303,20 +286,9 @@ def cwl(
     cfs, labels = _c_functions(measures, dialect)
     kw = _gain_cost_bounds(min_gain, max_gain, min_cost, max_cost)
     min_gain, max_gain = kw["min_gain"], kw["max_gain"]
-    opts = make_options(
-        order=order,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        gains=gains,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-        depth_required=True,
-    )
-    aligned = align(runs, qrels, **opts.align_kwargs())
-    assert opts.depth is not None  # depth_required=True
+    gains = opts.gains
+    aligned = align(runs, qrels, opts=opts)
+    assert opts.depth is not None  # (CWL["depth"] refuses None)
     row_gain = gain_values(
         aligned.row_rel,
         gains,
@@ -456,6 +428,7 @@ def _grid_values(r: Rankings, cfs: Sequence[CFunction], afs: Sequence[AFunction]
     return out
 
 
+@takes_options("align", **CWL)
 @evaluation_dims
 def cwla_grid(
     runs: pd.DataFrame,
@@ -463,17 +436,9 @@ def cwla_grid(
     C: Any = None,
     A: Any = None,
     *,
-    gains: Any = None,
-    order: str = "trec_eval",
-    depth: int = 1000,
-    complete: bool = False,
-    judged_only: bool = False,
-    duplicates: str = "error",
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    system: str | None = None,
     warn: bool = True,
     judgments: str = "each",
+    opts: Options,
 ) -> xr.DataArray:
     """Every C × A combination (Moffat et al., SIGIR 2022, Table 3) for every system and topic, in one cube.
 
@@ -484,13 +449,6 @@ def cwla_grid(
         the seven rows and eight columns of Tables 3–4 with Table 4's parameters,
         `TABLE3_C` = P@5, RBP(p=0.8), DCG@5, AP1, RR, INST(T=2.25), AP2 and
         `TABLE3_A` = ETG, ERG, ERR, avg, max, fin, fig(delta=0.8), PE(beta=0.5).
-    gains : None, "auto", "scale", mapping or callable
-        Grade → gain (see [`gain_values`][irframe.cwl.gain_values]); None (default): the grade is the gain and must
-        lie in [0, 1]; "auto" divides by the largest grade when it exceeds 1 (Robust03's
-        0/1/2 → 0, 0.5, 1).  Unjudged documents have gain 0.
-    order, depth, complete, judged_only, duplicates, columns, qrels_columns, system
-        As in [`irframe.evaluate`][irframe.evaluate]; ``depth`` (default 1000) is the truncation of the
-        infinite sums (rankings are padded with zero gain up to it).
     warn : bool
         Emit [`DegenerateMeasureWarning`][irframe.errors.DegenerateMeasureWarning] for constant ("X") and
         order-blind ("XX") combinations.
@@ -526,20 +484,9 @@ def cwla_grid(
     """
     warn = check_flag("warn", warn)
     clab, cfs, alab, afs = _parse_grid(C, A)
-    opts = make_options(
-        order=order,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        gains=gains,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-        depth_required=True,
-    )
-    aligned = align(runs, qrels, **opts.align_kwargs())
-    assert opts.depth is not None  # depth_required=True
+    gains = opts.gains
+    aligned = align(runs, qrels, opts=opts)
+    assert opts.depth is not None  # (CWL["depth"] refuses None)
     g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
     r = Rankings(
         dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0),
@@ -555,7 +502,7 @@ def cwla_grid(
             warnings.warn(
                 f"CWLA(C={clab[i]},A={alab[j]}): {DEGENERACY_REASONS[flags[i, j]]}",
                 DegenerateMeasureWarning,
-                stacklevel=5,  # the caller of cwla_grid (through the judgment-set wrapper)
+                stacklevel=6,  # the caller of cwla_grid (through takes_options and judgment sets)
             )
     coords = {
         **group_coords(aligned),

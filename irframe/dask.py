@@ -1,37 +1,71 @@
-"""Scale-out with Dask: evaluate a ``dask.dataframe.DataFrame`` run frame topic by topic.
+"""The Dask backend: [`irframe.evaluate`][irframe.evaluate] and the other family functions on a
+``dask.dataframe.DataFrame`` run frame, topic by topic.
+
+Pass a Dask frame where a pandas frame goes; the same function evaluates it partition by
+partition and returns the same result:
+
+* [`irframe.evaluate`][irframe.evaluate] (and ``ddf.ir.metric`` / ``ddf.ir.summary``): the cube;
+* [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall], [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision]
+  (``ddf.ir.lexirecall`` ...): the preference cubes;
+* [`irframe.rarity.rarity`][irframe.rarity.rarity], [`irframe.rarity.rare_finds`][irframe.rarity.rare_finds]
+  (``ddf.ir.rarity``): the tables.
 
 Every measure irframe registers is *topic-local*: the value of a (system, topic) cell
 depends only on that topic's qrels and on the rankings of that topic (its own ranking,
 and for rarity and metric lexirecall the other systems' rankings of the same topic).
-So a run frame split by topic can be evaluated one partition at a time
-(`irframe.evaluate.evaluate_part`), each partition against its topics' rows of the
-(small, in-memory) qrels and told the systems and grades of the whole
-(`irframe.evaluate.Whole`), and the per-partition cubes stitched together along
-``topic``.  Only cubes travel back to the client; the run rows never do.  The same holds
-for the preference cubes of [`irframe.lexi`][irframe.lexi] ([`lexirecall`][irframe.dask.lexirecall], [`lexiprecision`][irframe.dask.lexiprecision])
-and the tables of [`irframe.rarity`][irframe.rarity] ([`rarity`][irframe.dask.rarity], [`rare_finds`][irframe.dask.rare_finds]).
+So a run frame split by topic can be evaluated one partition at a time by the in-memory
+code (`irframe.evaluate.evaluate_part`; the family function on the partition's aligned
+arrays), each partition against its topics' rows of the (small, in-memory) qrels and told
+the systems and grades of the whole (`irframe.evaluate.Whole`), and the per-partition
+results stitched together along ``topic``.  Only results travel back to the client; the run
+rows never do.  What is Dask-specific lives here: how the frame is split, the facts every
+partition must share, and the stitching.
 
-``import irframe.dask`` registers a thin ``.ir`` accessor on Dask DataFrames::
+Three keywords exist only for Dask frames (every other option is the function's own, checked
+by the same code with the same messages):
+
+* ``partitioned_by`` (None, ``"topic"``, ``"system"``): None (default) shuffles the frame on
+  the topic column (``ddf.shuffle("topic")``), so each topic's rows end up in exactly one
+  partition, unless the frame is indexed by topic with known divisions
+  (``ddf.set_index("topic")``), which is used as it is.  ``"topic"``: the caller guarantees
+  that every topic's rows are in one partition (e.g. one file per topic); nothing is
+  shuffled, and a topic found in two partitions raises
+  [`NotPartitionedError`][irframe.dask.NotPartitionedError].  ``"system"``: the same for
+  frames holding each system in one partition ([`read_runs`][irframe.dask.read_runs]: one
+  file per system), for every measure that does not look at the other systems (all but
+  rarity's and ``LR``; not for lexirecall, lexiprecision and the rarity tables).
+* ``npartitions`` (int): partitions of the shuffle (default: as many as the frame has).
+* ``shuffle_method`` (``"disk"``, ``"tasks"``, ``"p2p"``): passed to ``ddf.shuffle`` (default:
+  dask's choice; ``"tasks"`` is often faster on one machine, ``"p2p"`` is the distributed
+  scheduler's default).
+
+The result is identical (values, coordinates, ``aggregate`` coordinate and attrs) to the
+in-memory call on the concatenated pandas frame, with every option; several judgment sets
+(``qrels={name: frame}``) are evaluated one set at a time, each a pass over the frame
+(``ddf.persist()`` first keeps it in memory between them).
+
+Notes
+-----
+The qrels, measures and options are validated on the client before anything is computed, by
+the in-memory function itself on a one-document ranking (so the errors are its errors).
+On a ``dask.distributed`` client the qrels are scattered to every worker once
+(``client.scatter(..., broadcast=True)``), never embedded in the task graph.  Every partition
+is told what it must know about the whole frame: every system and every qrels grade.  The
+systems are gathered from the system and topic columns of the input partitions: inside the
+shuffle's graph when the frame is shuffled (each input partition is read once), else in a
+first pass that also checks ``partitioned_by=`` before any partition is evaluated.  So
+``complete=True`` gives every missing (system, topic) pair an empty ranking, rarity's S and
+metric lexirecall see every system, and gain scales and the unjudged bound (``bounds=True``)
+use the largest grade of all qrels, exactly as in memory; judged topics that no partition
+holds are evaluated (as empty rankings) by the partition holding the smallest judged run
+topic.  With ``order="input"`` or ``duplicates="first"`` the original row order is restored
+after the shuffle (two int64 columns travel with the rows).
+
+``import irframe.dask`` registers the ``.ir`` accessor on Dask DataFrames (the pandas
+accessor's methods, forwarding to the same functions)::
 
     import irframe.dask
     cube = ddf.ir.metric(["AP", "nDCG@10"], qrels=qrels)
-
-How a frame is split (see [`evaluate`][irframe.dask.evaluate]):
-
-* by default the frame is shuffled on the topic column (``ddf.shuffle("topic")``), so
-  each topic's rows end up in exactly one partition;
-* a frame indexed by topic with known divisions (``ddf.set_index("topic")``) is already
-  split by topic and is used as it is;
-* ``partitioned_by="topic"`` tells [`evaluate`][irframe.dask.evaluate] that the frame already holds each
-  topic in a single partition (e.g. one file per topic); nothing is shuffled, and a topic
-  found in two partitions raises [`NotPartitionedError`][irframe.dask.NotPartitionedError];
-* ``partitioned_by="system"`` does the same for frames holding each system in one
-  partition ([`read_runs`][irframe.dask.read_runs]: one file per system), for every measure that does not
-  look at the other systems (all but rarity's and ``LR``).
-
-The result is identical (values, coordinates, ``aggregate`` coordinate and attrs) to
-``irframe.evaluate`` on the concatenated pandas frame, with ``complete=`` and ``depth=``
-and every other option.
 
 Examples
 --------
@@ -39,16 +73,18 @@ Examples
 >>> qrels, runs = irf.datasets.synthetic(3, 4, 20)
 >>> ddf = dd.from_pandas(runs, npartitions=2)
 >>> with dask.config.set(scheduler="synchronous"):
-...     cube = ddf.ir.metric(["AP", "P@10"], qrels=qrels)
->>> cube.identical(irf.evaluate(runs, qrels, ["AP", "P@10"]))
-True
+...     cube = irf.evaluate(ddf, qrels, ["AP", "P@10"])
+...     same = ddf.ir.metric(["AP", "P@10"], qrels=qrels)
+>>> cube.identical(irf.evaluate(runs, qrels, ["AP", "P@10"])), same.identical(cube)
+(True, True)
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -66,13 +102,12 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
     ) from _e
 
 from ._dask_parts import collect, combine, combine_systems, distinct, partition_keys, repeated
+from .accessor import IrAccessor
 from .errors import EmptyOverlapError, InputError, IrframeError
-from .evaluate import Whole, check_request
-from .evaluate import evaluate_part as _evaluate_part
+from .evaluate import Whole, evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
-from .options import Options, make_options
-from .params import check_flag
-from .qrelsets import is_qrels_sets
+from .options import ALIGN_OPTIONS, OPTION_NAMES, make_options
+from .qrelsets import over_qrels
 from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
 
@@ -82,13 +117,8 @@ __all__ = [
     "NotPartitionedError",
     "UnsupportedMeasureError",
     "check_measures",
-    "evaluate",
     "is_system_local",
     "is_topic_local",
-    "lexiprecision",
-    "lexirecall",
-    "rare_finds",
-    "rarity",
     "read_runs",
 ]
 
@@ -142,576 +172,254 @@ def check_measures(measures: str | Iterable[str], *, system_local: bool = False)
     if bad:
         names = ", ".join(f"{m.label!r} (family {m.definition.family or 'unset'!r})" for m in bad)
         raise UnsupportedMeasureError(
-            f"measure(s) {names} cannot be evaluated partition by partition: irframe.dask only runs "
-            f"measures whose value for a (system, topic) depends on that topic alone. If yours "
+            f"measure(s) {names} cannot be evaluated partition by partition on a Dask frame: only "
+            f"measures whose value for a (system, topic) depends on that topic alone are. If yours "
             f"is, register it with MeasureDef(..., topic_local=True); otherwise compute the frame "
-            f"(ddf.compute()) and use irframe.evaluate."
+            f"(ddf.compute()) and evaluate it in memory."
         )
     if system_local:
         labels = [m.label for m in specs if not is_system_local(m.definition)]
         if labels:
             raise UnsupportedMeasureError(
                 f"measure(s) {labels} compare a ranking with the other systems' rankings of the topic, so they "
-                f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (irframe.dask "
-                f"then shuffles by topic)"
+                f"cannot be evaluated on a frame split by system; drop partitioned_by='system' (the frame "
+                f"is then shuffled by topic)"
             )
     return specs
 
 
-# ----------------------------------------------------------------------- evaluate
-def evaluate(
+# ----------------------------------------------------------------------- the backend
+#: the functions whose result for a topic looks at every system's ranking of it: why, for the
+#: error refusing ``partitioned_by="system"``
+_ALL_SYSTEMS = {
+    "lexirecall": "compares every system's ranking of a topic",
+    "lexiprecision": "compares every system's ranking of a topic",
+    "rarity": "counts the systems retrieving each document of a topic",
+    "rare_finds": "counts the systems retrieving each document of a topic",
+}
+#: the row order of the in-memory tables
+_TABLE_ORDER = {"rarity": ["topic", "doc"], "rare_finds": ["system", "topic", "rank"]}
+
+
+def _run(
+    fn: Callable[..., Any],
     ddf: dd.DataFrame,
-    qrels: pd.DataFrame,
-    measures: str | Iterable[str],
-    *,
-    rel_level: float = 1,
-    order: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    gains: Mapping[float, float] | None = None,
-    judged_only: bool = False,
-    duplicates: str = "error",
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
+    qrels: Any = None,
+    *args: Any,
     partitioned_by: str | None = None,
     npartitions: int | None = None,
     shuffle_method: str | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """Evaluate a Dask run frame topic by topic; the same cube as [`irframe.evaluate`][irframe.evaluate].
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]`` (``topic`` may also be the
-        index, as after ``ddf.set_index("topic")``).
-    qrels : pandas.DataFrame
-        Judgments ``topic, doc, rel[, subtopic]``, in memory (a Dask qrels frame is
-        computed first; qrels are small).  Every partition gets the rows of its topics.
-    measures : str or list of str
-        Measure strings as for [`irframe.evaluate`][irframe.evaluate]; only topic-local measures
-        ([`is_topic_local`][irframe.dask.is_topic_local]) are accepted.
-    rel_level, order, complete, depth, gains, judged_only, duplicates, columns, qrels_columns, **options
-        As for [`irframe.evaluate`][irframe.evaluate] (``reference=`` for rarity is sent to every
-        partition).
-    partitioned_by : {None, "topic", "system"}
-        ``"topic"``: the caller guarantees that all rows of a topic are in one partition,
-        so no shuffle is needed (checked: a topic in two partitions raises
-        [`NotPartitionedError`][irframe.dask.NotPartitionedError]).  ``"system"``: all rows of a system are in one
-        partition, as [`read_runs`][irframe.dask.read_runs] gives (one file per system); no shuffle either,
-        and only measures that need no other system are allowed (not rarity, not ``LR``).
-        ``None`` (default): shuffle on the topic column, unless the frame is indexed by
-        topic with known divisions.
-    npartitions : int, optional
-        Number of partitions of the shuffle (default: as many as ``ddf`` has).
-    shuffle_method : {"disk", "tasks", "p2p"}, optional
-        Passed to ``ddf.shuffle`` (default: dask's choice; ``"tasks"`` is often faster
-        on one machine, ``"p2p"`` is the distributed scheduler's default).
-
-    Returns
-    -------
-    xarray.DataArray
-        Dims ``("system", "topic", "measure")``, identical to ``irframe.evaluate`` on
-        ``ddf.compute()``: systems and topics sorted, NaN where a system did not
-        retrieve for a topic (unless ``complete=True``), ``aggregate`` coordinate, attrs.
-
-    Raises
-    ------
-    UnsupportedMeasureError
-        For a measure that is not topic-local.
-    NotPartitionedError
-        ``partitioned_by="topic"`` (``"system"``) but a topic (system) is split over partitions.
-
-    Notes
-    -----
-    The qrels and measures are validated on the client before anything is computed.
-    On a ``dask.distributed`` client the qrels are scattered to every worker once
-    (``client.scatter(..., broadcast=True)``), never embedded in the task graph.
-    Each partition is evaluated by `irframe.evaluate.evaluate_part` with its own rows and
-    its topics' qrels rows, told what it must know about the whole frame
-    (`irframe.evaluate.Whole`): every system and every qrels grade.  The systems are
-    gathered from the system and topic columns of the input partitions: inside the shuffle's
-    graph when the frame is shuffled (each input partition is read once), else in a first
-    pass that also checks ``partitioned_by=`` before any partition is evaluated.  So
-    ``complete=True`` gives every missing (system, topic) pair an empty ranking, rarity's S
-    and metric lexirecall see every system, and gain scales and the unjudged bound
-    (``bounds=True``) use the largest grade of all qrels, exactly as in memory; judged topics
-    that no partition holds are evaluated (as empty rankings) by the partition holding the
-    smallest judged run topic.  With ``order="input"`` or ``duplicates="first"``
-    the original row order is restored after the shuffle (two int64 columns travel
-    with the rows).
-
-    See Also
-    --------
-    - [`evaluate`][irframe.evaluate]: the same on a pandas frame.
-    - [`read_runs`][irframe.dask.read_runs]: one partition per run file.
-    - [Dask](../dask.md): the guide.
-
-    Examples
-    --------
-    >>> import dask, dask.dataframe as dd, irframe as irf
-    >>> from irframe.dask import evaluate
-    >>> qrels, runs = irf.datasets.trec_eval_sample()
-    >>> ddf = dd.from_pandas(runs, npartitions=3)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     cube = evaluate(ddf, qrels, ["map", "P@10"], complete=True)
-    >>> float(cube.sel(measure="P@10").mean().round(4))
-    0.3
-    """
-    rep = (columns or {}).get("replicate") or (
-        "replicate" if "replicate" in getattr(ddf, "columns", ()) else None
-    )
-    if rep is not None:  # irframe.evaluate stacks replicates along a dim; not done topic-wise here
-        raise InputError(
-            f"irframe.dask.evaluate has no replicate role, but the run frame's column {rep!r} "
-            f"holds replicates (seeds, folds); evaluate them in memory with "
-            f"irframe.evaluate(ddf.compute(), qrels, measures, columns={{'replicate': {rep!r}}}), "
-            f"or one replicate at a time: ddf[ddf[{rep!r}] == r] (dropping the column)"
-        )
-    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, "evaluate")
-    specs = check_measures(measures, system_local=partitioned_by == "system")
-    bounds, unjudged_grade = options.pop("bounds", False), options.pop("unjudged_grade", None)
-    opts = make_options(  # built and checked once, on the client
-        rel_level=rel_level,
-        order=order,
-        depth=depth,
-        gains=gains,
-        judged_only=judged_only,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        bounds=bounds,
-        unjudged_grade=unjudged_grade,
-        measure_options=options,
-        tie_orders=True,
-    )
-    check_request(specs, opts)
-    return _by_partition(
-        ddf,
-        qrels,
-        _Measures(measures, opts),
-        columns=columns,
-        qrels_columns=qrels_columns,
-        order=order,
-        duplicates=duplicates,
-        complete=complete,
-        partitioned_by=partitioned_by,
-        npartitions=npartitions,
-        shuffle_method=shuffle_method,
-    )
-
-
-def lexirecall(
-    ddf: dd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    rel_level: float = 1,
-    partitioned_by: str | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """[`irframe.lexi.lexirecall`][irframe.lexi.lexirecall] of a Dask run frame, topic by topic; the same cube.
-
-    The preferences of a topic compare every system's ranking of it, so the frame is split by
-    topic as in [`evaluate`][irframe.dask.evaluate] (shuffled, or ``partitioned_by="topic"``; not ``"system"``), and
-    every partition is told all systems.  ``options`` as for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]``.
-    qrels : pandas.DataFrame
-        Judgments, in memory.
-    rel_level : float
-        Relevant ⇔ grade >= rel_level.
-    partitioned_by : {None, "topic"}
-        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
-        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
-    npartitions, shuffle_method
-        As for [`evaluate`][irframe.dask.evaluate].
-    **options
-        As for [`irframe.lexi.lexirecall`][irframe.lexi.lexirecall].
-
-    Returns
-    -------
-    xarray.DataArray
-        ``(system, other, topic)`` in {-1, 0, +1}, identical to the pandas result.
-
-    See Also
-    --------
-    - [`lexirecall`][irframe.lexi.lexirecall]: the same on a pandas frame.
-
-    Examples
-    --------
-    >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask as idk
-    >>> qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=1)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     pref = idk.lexirecall(dd.from_pandas(runs, npartitions=2), qrels)
-    >>> pref.identical(irf.lexi.lexirecall(runs, qrels))
-    True
-    """
-    return _lexi(
-        ddf, qrels, "recall", rel_level, partitioned_by, npartitions, shuffle_method, options
-    )
-
-
-def lexiprecision(
-    ddf: dd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    rel_level: float = 1,
-    partitioned_by: str | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    **options: Any,
-) -> xr.DataArray:
-    """[`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision] of a Dask run frame, topic by topic (see [`lexirecall`][irframe.dask.lexirecall]).
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]``.
-    qrels : pandas.DataFrame
-        Judgments, in memory.
-    rel_level : float
-        Relevant ⇔ grade >= rel_level.
-    partitioned_by : {None, "topic"}
-        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
-        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
-    npartitions, shuffle_method
-        As for [`evaluate`][irframe.dask.evaluate].
-    **options
-        As for [`irframe.lexi.lexiprecision`][irframe.lexi.lexiprecision].
-
-    Returns
-    -------
-    xarray.DataArray
-        ``(system, other, topic)`` in {-1, 0, +1}, identical to the pandas result.
-
-    See Also
-    --------
-    - [`lexiprecision`][irframe.lexi.lexiprecision]: the same on a pandas frame.
-    """
-    return _lexi(
-        ddf, qrels, "precision", rel_level, partitioned_by, npartitions, shuffle_method, options
-    )
-
-
-def _lexi(
-    ddf,
-    qrels,
-    kind: str,
-    rel_level: float,
-    partitioned_by,
-    npartitions,
-    shuffle_method,
-    options: dict,
-) -> xr.DataArray:
-    from .lexi import _ALIGN_OPTIONS
-
-    return _per_topic(
-        ddf,
-        qrels,
-        lambda opts: _Lexi(kind, rel_level, opts),
-        f"lexi{kind}",
-        "compares every system's ranking of a topic",
-        _ALIGN_OPTIONS,
-        partitioned_by,
-        npartitions,
-        shuffle_method,
-        options,
-    )
-
-
-def _per_topic(
-    ddf,
-    qrels,
-    make_work: Callable[[dict], Any],
-    name: str,
-    why: str,
-    allowed: Iterable[str],
-    partitioned_by,
-    npartitions,
-    shuffle_method,
-    options: dict,
+    **kwargs: Any,
 ) -> Any:
-    """An entry point whose result for a topic looks at every system's ranking of it (lexi, rarity
-    tables): options checked, split by topic only, then `_by_partition`."""
-    qrels = _check_inputs(ddf, qrels, partitioned_by, npartitions, name)
-    unknown = set(options) - set(allowed)
-    if unknown:
-        raise TypeError(
-            f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
-        )
-    if partitioned_by == "system":
-        raise UnsupportedMeasureError(
-            f"{name} {why}, so it cannot be computed on a frame split by system; drop partitioned_by='system' "
-            f"(irframe.dask then shuffles by topic)"
-        )
-    opts = {"order": "trec_eval", "duplicates": "error", **options}
-    return _by_partition(
-        ddf,
-        qrels,
-        make_work(opts),
-        columns=opts.get("columns"),
-        qrels_columns=opts.get("qrels_columns"),
-        order=opts["order"],
-        duplicates=opts["duplicates"],
-        complete=check_flag("complete", opts.get("complete", False)),
-        partitioned_by=partitioned_by,
-        npartitions=npartitions,
-        shuffle_method=shuffle_method,
-    )
-
-
-def _aligned_part(run: pd.DataFrame, q: pd.DataFrame, whole: Whole, opts: dict, complete: bool):
-    """The part aligned with ``opts`` (align options), as if within the whole."""
-    from .options import make_options
-
-    return whole.align(run, q, make_options(**{**opts, "complete": complete}))
-
-
-class _Measures:
-    """The work of [`evaluate`][irframe.dask.evaluate] on one part: a measure cube (no extra facts)."""
-
-    def __init__(self, measures: Any, options: Options) -> None:
-        self.measures, self.options = measures, options
-
-    def __call__(
-        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
-    ) -> tuple[xr.DataArray, list]:
-        opts = replace(self.options, complete=complete)
-        return _evaluate_part(run, q, self.measures, whole, opts), []
-
-    def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
-        return cube
-
-
-class _Lexi:
-    """The work of [`lexirecall`][irframe.dask.lexirecall] / [`lexiprecision`][irframe.dask.lexiprecision] on one part: the preference cube of
-    its topics, and the topics it dropped (no relevant document), for the stitched attrs."""
-
-    def __init__(self, kind: str, rel_level: float, opts: dict) -> None:
-        self.kind, self.rel_level, self.opts = kind, rel_level, opts
-
-    def __call__(
-        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
-    ) -> tuple[xr.DataArray, list]:
-        from .lexi import lexiprecision, lexirecall
-
-        a = _aligned_part(run, q, whole, self.opts, complete)
-        cube = (lexirecall if self.kind == "recall" else lexiprecision)(a, rel_level=self.rel_level)
-        kept = set(cube.topic.values.tolist())
-        return cube, [str(t) for t in a.topics if t not in kept]
-
-    def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
-        from .lexi import dropped_topic_attrs
-
-        cube.attrs.update(dropped_topic_attrs(sorted(dropped)))
-        return cube
-
-
-def rarity(
-    ddf: dd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    k: int | None = 100,
-    rel_level: float = 1,
-    partitioned_by: str | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    **options: Any,
-) -> pd.DataFrame:
-    """[`irframe.rarity.rarity`][irframe.rarity.rarity] of a Dask run frame, topic by topic: the same table.
-
-    A relevant document's S_d counts the systems retrieving it in their top ``k`` *for its
-    topic*, and S counts all systems, so the frame is split by topic (shuffled, or
-    ``partitioned_by="topic"``; not ``"system"``) and every partition is told all systems.
-    ``options`` as for [`irframe.rarity.rarity`][irframe.rarity.rarity] (one qrels frame).
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        Long run frame ``system, topic, doc, score[, rank]``.
-    qrels : pandas.DataFrame
-        Judgments, in memory.
-    k : int, optional
-        Depth at which a system finds a document (None: the whole ranking).
-    rel_level : float
-        Relevant ⇔ grade >= rel_level.
-    partitioned_by : {None, "topic"}
-        ``"topic"``: every topic's rows are in one partition already (no shuffle); ``None``:
-        shuffle on the topic column, as in [`evaluate`][irframe.dask.evaluate].
-    npartitions, shuffle_method
-        As for [`evaluate`][irframe.dask.evaluate].
-    **options
-        As for [`irframe.rarity.rarity`][irframe.rarity.rarity].
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same table as [`irframe.rarity.rarity`][irframe.rarity.rarity].
-
-    See Also
-    --------
-    - [`rarity`][irframe.rarity.rarity]: the same on a pandas frame.
-
-    Examples
-    --------
-    >>> import dask, dask.dataframe as dd, irframe as irf, irframe.dask as idk
-    >>> qrels, runs = irf.datasets.synthetic(3, 4, 20, rng=1)
-    >>> with dask.config.set(scheduler="synchronous"):
-    ...     table = idk.rarity(dd.from_pandas(runs, npartitions=2), qrels, k=10)
-    >>> table.equals(irf.rarity.rarity(runs, qrels, k=10))
-    True
-    """
-    return _table(
-        ddf,
-        qrels,
-        "rarity",
-        {"k": k, "rel_level": rel_level},
-        partitioned_by,
-        npartitions,
-        shuffle_method,
-        options,
-    )
-
-
-def rare_finds(
-    ddf: dd.DataFrame,
-    qrels: pd.DataFrame,
-    *,
-    k: int | None = 100,
-    rel_level: float = 1,
-    max_systems: int | None = 1,
-    partitioned_by: str | None = None,
-    npartitions: int | None = None,
-    shuffle_method: str | None = None,
-    **options: Any,
-) -> pd.DataFrame:
-    """[`irframe.rarity.rare_finds`][irframe.rarity.rare_finds] of a Dask run frame, topic by topic (see [`rarity`][irframe.dask.rarity])."""
-    return _table(
-        ddf,
-        qrels,
-        "rare_finds",
-        {"k": k, "rel_level": rel_level, "max_systems": max_systems},
-        partitioned_by,
-        npartitions,
-        shuffle_method,
-        options,
-    )
-
-
-def _table(
-    ddf, qrels, kind: str, params: dict, partitioned_by, npartitions, shuffle_method, options: dict
-) -> pd.DataFrame:
-    allowed = {
-        "reference",
-        "order",
-        "depth",
-        "complete",
-        "judged_only",
-        "columns",
-        "qrels_columns",
-        "duplicates",
-    }
-    return _per_topic(
-        ddf,
-        qrels,
-        lambda opts: _Table(kind, params, opts),
-        kind,
-        "counts the systems retrieving each document of a topic",
-        allowed,
-        partitioned_by,
-        npartitions,
-        shuffle_method,
-        options,
-    )
-
-
-class _Table:
-    """The work of [`rarity`][irframe.dask.rarity] / [`rare_finds`][irframe.dask.rare_finds] on one part: its topics' rows of the table."""
-
-    def __init__(self, kind: str, params: dict, opts: dict) -> None:
-        self.kind, self.params = kind, params
-        self.reference = opts.get("reference")
-        self.opts = {k: v for k, v in opts.items() if k != "reference"}
-
-    def __call__(
-        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
-    ) -> tuple[pd.DataFrame, list]:
-        from .rarity import rare_finds, rarity
-
-        a = _aligned_part(run, q, whole, self.opts, complete)
-        f = rarity if self.kind == "rarity" else rare_finds
-        return f(a, reference=self.reference, **self.params), []
-
-    def finish(self, table: pd.DataFrame, dropped: list[str]) -> pd.DataFrame:
-        keys = ["topic", "doc"] if self.kind == "rarity" else ["system", "topic", "rank"]
-        return table.sort_values(keys, kind="stable", ignore_index=True)
-
-
-def _check_inputs(ddf, qrels, partitioned_by, npartitions, name: str) -> pd.DataFrame:
-    """Argument checks shared by the entry points; the qrels in memory."""
-    if isinstance(ddf, pd.DataFrame):
-        raise TypeError(
-            f"irframe.dask.{name} takes a dask DataFrame; for a pandas frame use the in-memory "
-            f"function (irframe.{name}), or wrap it with dask.dataframe.from_pandas"
-        )
-    if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
-    if isinstance(qrels, dd.DataFrame):
-        qrels = qrels.compute()
-    if is_qrels_sets(qrels):
-        raise InputError(
-            f"irframe.dask.{name} takes one qrels frame, but qrels is a mapping of "
-            f"{len(qrels)} judgment sets ({', '.join(map(repr, list(qrels)[:5]))}); evaluate "
-            f"one set at a time, e.g. {{name: irframe.dask.{name}(ddf, q, ...) for name, q in "
-            f"qrels.items()}}, or compute() the run frame and pass the mapping to irframe.{name}"
-        )
-    if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
-        qrels = as_frame(qrels, "qrels")
+    """``fn(ddf, qrels, *args, **kwargs)`` for a Dask frame ``ddf``, partition by partition
+    (called by the public functions through `irframe._backend.by_backend`; ``fn`` is the
+    in-memory function).  The keywords ``partitioned_by``, ``npartitions`` and
+    ``shuffle_method`` are the backend's (see the module's description)."""
+    name = fn.__name__
+    if name != "evaluate" and name not in _ALL_SYSTEMS:  # pragma: no cover - a new family
+        raise NotImplementedError(f"{name} has no Dask backend")
     if partitioned_by not in (None, "topic", "system"):
         raise ValueError(
             f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}"
         )
     if npartitions is not None and (
-        not isinstance(npartitions, (int, np.integer)) or npartitions < 1
+        isinstance(npartitions, bool)
+        or not isinstance(npartitions, (int, np.integer))
+        or npartitions < 1
     ):
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
-    return qrels
+    if qrels is None:
+        raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
+    if isinstance(qrels, dd.DataFrame):  # qrels are small: in memory
+        qrels = qrels.compute()
+    columns = kwargs.get("columns")
+    rep = (columns or {}).get("replicate") if isinstance(columns, Mapping) else None
+    rep = rep or ("replicate" if "replicate" in getattr(ddf, "columns", ()) else None)
+    if name == "evaluate" and rep is not None:  # replicates are a dim of the whole frame
+        raise InputError(
+            f"irframe.evaluate on a Dask frame has no replicate role, but the run frame's column "
+            f"{rep!r} holds replicates (seeds, folds); evaluate them in memory with "
+            f"irframe.evaluate(ddf.compute(), qrels, measures, columns={{'replicate': {rep!r}}}), "
+            f"or one replicate at a time: ddf[ddf[{rep!r}] == r] (dropping the column)"
+        )
+    split = {
+        "partitioned_by": partitioned_by,
+        "npartitions": npartitions,
+        "shuffle_method": shuffle_method,
+    }
+    judgments = kwargs.pop("judgments", "each")
+    return over_qrels(
+        lambda q: _one_qrels(fn, ddf, q, args, kwargs, split),
+        qrels,
+        judgments=judgments,
+        columns=kwargs.get("qrels_columns"),
+    )
+
+
+def _one_qrels(
+    fn: Callable[..., Any], ddf: dd.DataFrame, qrels: Any, args: tuple, kwargs: dict, split: dict
+) -> Any:
+    """`_run` under one qrels frame: validated on the client by ``fn`` itself, then by partition."""
+    if not isinstance(qrels, pd.DataFrame):  # records, {topic: {doc: grade}}: as everywhere
+        qrels = as_frame(qrels, "qrels")
+    meta = ddf._meta
+    try:  # the run columns, from the (empty) meta frame
+        topic_name = role_names(kwargs.get("columns"))["topic"]
+        topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
+        if topic_in_index:
+            meta = meta.reset_index()
+        rc = run_columns(meta, kwargs.get("columns"))
+    except Exception:
+        _in_memory_error(fn, ddf, qrels, args, kwargs)
+        raise
+    for col in (rc.system, rc.topic, rc.doc):  # (the in-memory message names rows: not known here)
+        check_id_column(meta, col, "run frame")
+    try:  # the qrels columns, and a judged document to rank
+        qc = _qrels_columns(qrels, kwargs.get("qrels_columns"))
+        one_doc = _one_doc_run(rc, qrels, qc, "probe")
+    except Exception:
+        _in_memory_error(fn, ddf, qrels, args, kwargs)
+        raise
+    # the in-memory function on a one-document ranking against the full qrels: its errors for
+    # bad measures, options and qrels, and the result's other dims, coordinates and attrs
+    probe = _quietly(fn, one_doc, qrels, *args, **kwargs)
+    probe = probe.iloc[:0] if isinstance(probe, pd.DataFrame) else probe.isel(topic=slice(0, 0))
+    call = inspect.signature(fn).bind(ddf, qrels, *args, **kwargs)
+    call.apply_defaults()
+    given, extra = _arguments(call)
+    every = {**given, **extra}  # the function's named keywords and its **options
+    by_system = split["partitioned_by"] == "system"
+    work: _Measures | _OnAligned
+    if fn.__name__ == "evaluate":
+        check_measures(given["measures"], system_local=by_system)
+        options = make_options(
+            **{k: v for k, v in given.items() if k in OPTION_NAMES},
+            measure_options=extra,
+            tie_orders=True,
+        )
+        work = _Measures(given["measures"], options)
+    else:
+        if by_system:
+            raise UnsupportedMeasureError(
+                f"{fn.__name__} {_ALL_SYSTEMS[fn.__name__]}, so it cannot be computed on a frame "
+                f"split by system; drop partitioned_by='system' (the frame is then shuffled by topic)"
+            )
+        work = _OnAligned(
+            fn,
+            {k: v for k, v in every.items() if k in ALIGN_OPTIONS},
+            {k: v for k, v in every.items() if k not in ALIGN_OPTIONS},
+        )
+    return _by_partition(
+        ddf,
+        qrels,
+        work,
+        probe,
+        rc=rc,
+        qc=qc,
+        topic_in_index=topic_in_index,
+        order=every.get("order", "trec_eval"),
+        duplicates=every.get("duplicates", "error"),
+        complete=bool(every.get("complete", False)),
+        **split,
+    )
+
+
+def _in_memory_error(
+    fn: Callable[..., Any], ddf: dd.DataFrame, qrels: Any, args: tuple, kwargs: dict
+) -> None:
+    """Raise the in-memory function's error for the frame's columns and the qrels, if it has one:
+    ``fn`` on one row of Dask's stand-in values (``_meta_nonempty``, of the frame's dtypes)."""
+    one_row = ddf._meta_nonempty.iloc[:1]
+    if one_row.index.name is not None and one_row.index.name not in one_row.columns:
+        one_row = one_row.reset_index()
+    try:
+        _quietly(fn, one_row, qrels, *args, **kwargs)
+    except EmptyOverlapError:  # got past the columns and qrels (the stand-in topic is not judged)
+        pass
+
+
+def _quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` whose values are discarded: no warnings."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _arguments(call: inspect.BoundArguments) -> tuple[dict, dict]:
+    """The named arguments of a call (all but the run and qrels frames) and its ``**options``."""
+    named, extra = {}, {}
+    for i, (name, value) in enumerate(call.arguments.items()):
+        kind = call.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            extra = dict(value)
+        elif i >= 2 and kind is not inspect.Parameter.VAR_POSITIONAL:
+            named[name] = value
+    return named, extra
+
+
+class _Measures:
+    """The work of ``evaluate`` on one part: `irframe.evaluate.evaluate_part`'s cube."""
+
+    def __init__(self, measures: Any, options: Any) -> None:
+        self.measures, self.options = measures, options
+
+    def __call__(
+        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
+    ) -> tuple[xr.DataArray, list]:
+        opts = self.options.replace(complete=complete)
+        return evaluate_part(run, q, self.measures, whole, opts), []
+
+    def finish(self, cube: xr.DataArray, dropped: list[str]) -> xr.DataArray:
+        return cube
+
+
+class _OnAligned:
+    """The work of a family function on one part: the part aligned as within the whole, then
+    the public function on those arrays; and the topics it dropped (no relevant document, for
+    the preference cubes' attrs)."""
+
+    def __init__(self, fn: Callable[..., Any], align: dict, rest: dict) -> None:
+        self.module, self.name = fn.__module__, fn.__name__  # by name: pickled by reference
+        self.align, self.rest = align, rest
+
+    def __call__(
+        self, run: pd.DataFrame, q: pd.DataFrame, whole: Whole, complete: bool
+    ) -> tuple[Any, list]:
+        a = whole.align(run, q, make_options(**{**self.align, "complete": complete}))
+        out = getattr(importlib.import_module(self.module), self.name)(a, **self.rest)
+        if not isinstance(out, xr.DataArray):
+            return out, []
+        kept = set(out.topic.values.tolist())
+        return out, [str(t) for t in a.topics if t not in kept]
+
+    def finish(self, out: Any, dropped: list[str]) -> Any:
+        if isinstance(out, pd.DataFrame):
+            return out.sort_values(_TABLE_ORDER[self.name], kind="stable", ignore_index=True)
+        if "dropped_topics" in out.attrs:
+            from .lexi import dropped_topic_attrs
+
+            out.attrs.update(dropped_topic_attrs(sorted(dropped)))
+        return out
 
 
 def _by_partition(
     ddf: dd.DataFrame,
     qrels: pd.DataFrame,
-    work: _Measures | _Lexi | _Table,
+    work: _Measures | _OnAligned,
+    probe: xr.DataArray | pd.DataFrame,
     *,
-    columns,
-    qrels_columns,
+    rc,
+    qc,
+    topic_in_index: bool,
     order: str,
     duplicates: str,
     complete: bool,
     partitioned_by: str | None,
     npartitions: int | None,
     shuffle_method: str | None,
-) -> xr.DataArray:
+) -> Any:
     """Split ``ddf`` by topic (or take the caller's split), run ``work`` on every partition told
-    the whole's facts, and stitch the results (see [`evaluate`][irframe.dask.evaluate], Notes)."""
-    # ---- resolve columns on the (empty) meta frame ---------------------------------------
-    meta = ddf._meta
-    topic_name = role_names(columns)["topic"]
-    topic_in_index = topic_name not in meta.columns and meta.index.name == topic_name
-    if topic_in_index:
-        meta = meta.reset_index()
-    rc = run_columns(meta, columns)
-    for col in (rc.system, rc.topic, rc.doc):
-        check_id_column(meta, col, "run frame")
-    qc = _qrels_columns(qrels, qrels_columns)
-    # validate qrels, measures and options on the client (a one-row evaluation), before any work
-    probe = _probe(rc, qrels, qc, work)
-
+    the whole's facts, and stitch the results like ``probe`` (see the module's Notes)."""
     # ---- split by topic (or take the caller's split) -------------------------------------------
     frame = ddf
     split = "system" if partitioned_by == "system" else "topic"
@@ -724,7 +432,6 @@ def _by_partition(
             frame = frame.map_partitions(_tag_positions, meta=_tag_positions(frame._meta.copy()))
         frame = frame.shuffle(rc.topic, npartitions=npartitions, shuffle_method=shuffle_method)
         shuffled = True
-
     # ---- the facts every partition must agree on — all systems, the run topics (and the
     # caller's split) — from the two id columns of each input partition: one small result each
     id_cols = [rc.system] if topic_in_index else [rc.system, rc.topic]
@@ -790,18 +497,6 @@ def _by_partition(
     return work.finish(combine(results, shared, probe, complete), dropped)
 
 
-def _probe(
-    rc, qrels: pd.DataFrame, qc, work: _Measures | _Lexi | _Table
-) -> xr.DataArray | pd.DataFrame:
-    """Validate qrels, measures and options on the client: evaluate a one-document ranking
-    (a judged document of the first qrels topic) against the full qrels.  Its values are
-    discarded; its other dims, coordinates and attrs are the stitched cube's."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):  # its values are discarded
-        warnings.simplefilter("ignore")
-        cube, _ = work(_one_doc_run(rc, qrels, qc, "probe"), qrels, Whole(), False)
-    return cube.iloc[:0] if isinstance(cube, pd.DataFrame) else cube.isel(topic=slice(0, 0))
-
-
 def _tag_positions(df: pd.DataFrame, partition_info: dict | None = None) -> pd.DataFrame:
     number = partition_info["number"] if partition_info else 0
     return df.assign(
@@ -825,7 +520,7 @@ def _evaluate_partition(
     part: pd.DataFrame,
     qrels: pd.DataFrame,
     shared: dict,
-    work: _Measures | _Lexi | _Table,
+    work: _Measures | _OnAligned,
     *,
     rc,
     qc,
@@ -872,7 +567,7 @@ def _evaluate_partition(
 
 
 def _empty_rankings(
-    part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures | _Lexi | _Table, rc, qc
+    part: pd.DataFrame, qrels: pd.DataFrame, shared: dict, work: _Measures | _OnAligned, rc, qc
 ):
     """``complete=True`` by system, a partition none of whose topics is judged: as in memory, its
     systems rank nothing for every qrels topic.  Evaluated as the systems of a whole that also
@@ -987,7 +682,7 @@ def read_runs(
     dask.dataframe.DataFrame
         Columns ``system, topic, doc, rank, score``; ids are plain strings (pandas'
         default string dtype) in every partition, ``rank`` int64, ``score`` float64.
-        Divisions are unknown; [`evaluate`][irframe.dask.evaluate] shuffles by topic.
+        Divisions are unknown; [`irframe.evaluate`][irframe.evaluate] shuffles them by topic.
 
     See Also
     --------
@@ -1032,8 +727,13 @@ def read_runs(
 
 # ----------------------------------------------------------------------- accessor
 @register_dataframe_accessor("ir")
-class DaskIrAccessor:
-    """``ddf.ir`` on Dask DataFrames (registered by ``import irframe.dask``).
+class DaskIrAccessor(IrAccessor):
+    """``ddf.ir`` on Dask DataFrames (registered by ``import irframe.dask``): the pandas
+    accessor's methods ([`IrAccessor`][irframe.IrAccessor]) on a Dask run frame; ``metric``,
+    ``summary``, ``lexirecall``, ``lexiprecision`` and ``rarity`` call the same functions
+    (they take Dask frames), with the Dask keywords ``partitioned_by``, ``npartitions`` and
+    ``shuffle_method`` (see [`irframe.dask`][irframe.dask]).  ``cwl``, ``cwla_grid``, ``join``
+    and ``to_trec`` raise [`NotOnDaskError`][irframe.dask.NotOnDaskError] saying what to use.
 
     Examples
     --------
@@ -1045,76 +745,10 @@ class DaskIrAccessor:
     ('system', 'topic', 'measure')
     """
 
-    def __init__(self, obj: dd.DataFrame) -> None:
-        cols = set(obj.columns) | ({obj.index.name} if obj.index.name else set())
-        missing = [c for c in ("system", "topic", "doc") if c not in cols]
-        if missing or not ({"score", "rank"} & cols):
-            missing += [] if {"score", "rank"} & cols else ["score (or rank)"]
-            raise AttributeError(
-                f".ir needs a run frame with columns system, topic, doc and score (or rank); missing: "
-                f"{', '.join(missing)}; found: {', '.join(map(str, list(obj.columns)[:20]))}. Rename columns "
-                f"or use irframe.dask.evaluate(ddf, qrels, measures, columns={{...}})."
-            )
-        self._obj = obj
-
-    def metric(
-        self, measures: str | Iterable[str], qrels: pd.DataFrame, **options: Any
-    ) -> xr.DataArray:
-        """Evaluate measures → cube ``(system, topic, measure)``; see [`irframe.dask.evaluate`][irframe.dask.evaluate].
-
-        Parameters
-        ----------
-        measures : str or list of str
-            Measure strings; every measure must be computable per partition (see
-            [`irframe.dask.evaluate`][irframe.dask.evaluate]).
-        qrels : pandas.DataFrame
-            Judgments, in memory (sent to the workers once).
-        **options
-            Any option of [`irframe.dask.evaluate`][irframe.dask.evaluate].
-
-        Returns
-        -------
-        xarray.DataArray
-            The same cube as [`df.ir.metric`][irframe.IrAccessor.metric] on the computed frame.
-
-        See Also
-        --------
-        - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same as a function.
-        - [`df.ir.metric`][irframe.IrAccessor.metric]: pandas frames.
-        """
+    def _qrels(self, qrels: Any = None) -> Any:
         if qrels is None:
             raise InputError("pass qrels=... (Dask frames cannot be joined with .ir.join)")
-        return evaluate(self._obj, qrels, measures, **options)
-
-    def summary(
-        self,
-        measures: str | Iterable[str],
-        qrels: pd.DataFrame,
-        *,
-        missing: str = "skip",
-        **options: Any,
-    ) -> pd.DataFrame:
-        """Means over topics as a system × measure table ([`irframe.summarize`][irframe.summarize] of [`metric`][irframe.dask.DaskIrAccessor.metric]).
-
-        Parameters
-        ----------
-        measures : str or list of str
-            Measure strings.
-        qrels : pandas.DataFrame
-            Judgments, in memory (sent to the workers once).
-        missing : {"skip", "zero", "common"}
-            The topic-set policy of [`irframe.summarize`][irframe.summarize].
-        **options
-            Any option of [`irframe.dask.evaluate`][irframe.dask.evaluate].
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per system, one column per measure.
-        """
-        from .cube import summarize
-
-        return summarize(self.metric(measures, qrels, **options), missing=missing)
+        return qrels
 
     def cwl(self, *args: Any, **kwargs: Any) -> Any:
         """Not on Dask frames yet (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError] saying what to use)."""
@@ -1132,59 +766,8 @@ class DaskIrAccessor:
             "...], qrels=...)",
         )
 
-    def lexirecall(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic recall preferences ``(system, other, topic)``; see [`irframe.dask.lexirecall`][irframe.dask.lexirecall].
-
-        Parameters
-        ----------
-        qrels : pandas.DataFrame
-            Judgments, in memory (sent to the workers once).
-        **options
-            Any option of [`irframe.dask.lexirecall`][irframe.dask.lexirecall].
-
-        Returns
-        -------
-        xarray.DataArray
-            ``(system, other, topic)`` in {-1, 0, +1}.
-        """
-        return lexirecall(self._obj, qrels, **options)
-
-    def lexiprecision(self, qrels: pd.DataFrame, **options: Any) -> xr.DataArray:
-        """Lexicographic precision preferences ``(system, other, topic)``; see [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision].
-
-        Parameters
-        ----------
-        qrels : pandas.DataFrame
-            Judgments, in memory (sent to the workers once).
-        **options
-            Any option of [`irframe.dask.lexiprecision`][irframe.dask.lexiprecision].
-
-        Returns
-        -------
-        xarray.DataArray
-            ``(system, other, topic)`` in {-1, 0, +1}.
-        """
-        return lexiprecision(self._obj, qrels, **options)
-
-    def rarity(self, qrels: pd.DataFrame, **options: Any) -> pd.DataFrame:
-        """Per relevant document: how many systems found it in their top k; see [`irframe.dask.rarity`][irframe.dask.rarity].
-
-        Parameters
-        ----------
-        qrels : pandas.DataFrame
-            Judgments, in memory (sent to the workers once).
-        **options
-            Any option of [`irframe.dask.rarity`][irframe.dask.rarity].
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per relevant document (see [`irframe.rarity.rarity`][irframe.rarity.rarity]).
-        """
-        return rarity(self._obj, qrels, **options)
-
     def join(self, *args: Any, **kwargs: Any) -> Any:
-        """Not on Dask frames (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError]): pass ``qrels=`` to [`metric`][irframe.dask.DaskIrAccessor.metric]."""
+        """Not on Dask frames (raises [`NotOnDaskError`][irframe.dask.NotOnDaskError]): pass ``qrels=`` to ``metric``."""
         raise _not_yet(
             "ddf.ir.join",
             "pass qrels= to ddf.ir.metric (the qrels stay in memory and are sent to "
@@ -1207,3 +790,28 @@ def _not_yet(what: str, instead: str, later: bool = True) -> NotOnDaskError:
         f"{what} is not supported on Dask frames{' yet' if later else ''}; {instead}. Or compute the frame "
         f"(ddf.compute()) and use the pandas accessor, if it fits in memory."
     )
+
+
+# ----------------------------------------------------------------------- deprecated (0.1 names)
+def _moved(name: str, new: str) -> Callable[..., Any]:
+    """``irframe.dask.<name>`` of irframe 0.1: a FutureWarning, then ``new`` (which takes Dask frames)."""
+
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"irframe.dask.{name} is deprecated and will be removed; call {new}(ddf, qrels, ...): "
+            f"it takes Dask frames",
+            FutureWarning,
+            stacklevel=2,
+        )
+        module, _, attr = new.rpartition(".")
+        return getattr(importlib.import_module(module), attr)(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = name
+    return alias
+
+
+evaluate = _moved("evaluate", "irframe.evaluate")
+lexirecall = _moved("lexirecall", "irframe.lexi.lexirecall")
+lexiprecision = _moved("lexiprecision", "irframe.lexi.lexiprecision")
+rarity = _moved("rarity", "irframe.rarity.rarity")
+rare_finds = _moved("rare_finds", "irframe.rarity.rare_finds")

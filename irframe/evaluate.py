@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._backend import by_backend
 from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import Aligned, align, replace_aligned
@@ -29,7 +30,7 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import TIE_ORDERS, Options, make_options
+from .options import EVALUATE, TIE_ORDER, TIE_ORDERS, Options, takes_options
 from .qrelsets import over_qrels, over_replicates, replicate_role
 
 __all__ = [
@@ -42,24 +43,15 @@ __all__ = [
 ]
 
 
+@by_backend  # a Dask frame: irframe.dask, partition by partition
+@takes_options(*EVALUATE, order=TIE_ORDER)
 def evaluate(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     measures: str | Measure | Iterable[str | Measure] | None = None,
     *,
-    rel_level: float = 1,
-    order: str = "trec_eval",
-    complete: bool = False,
-    depth: int | None = None,
-    gains: Mapping[float, float] | None = None,
-    judged_only: bool = False,
-    duplicates: str = "error",
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    system: str | None = None,
-    bounds: bool = False,
-    unjudged_grade: float | None = None,
     judgments: str = "each",
+    opts: Options,
     **options: Any,
 ) -> xr.DataArray:
     """Evaluate every system of ``runs`` on every topic with the given measures.
@@ -86,41 +78,6 @@ def evaluate(
     measures : str or list of str
         Measure strings such as ``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@10"`` or trec_eval
         names such as ``"map"``, ``"P_10"`` (see [`list_measures`][irframe.list_measures]).
-    rel_level : float, default 1
-        Binary relevance threshold: relevant ⇔ grade >= rel_level (trec_eval ``-l``).
-        A measure's own ``rel=`` parameter overrides it.
-    order : {"trec_eval", "trec_eval10", "rank", "input", "expected", "best", "worst"}
-        Document order inside a ranking (see docs/conventions.md).  The tie-aware orders
-        treat documents with equal float32 scores as tied (trec_eval's ties):
-        ``"expected"`` gives the mean over all orders of the tied documents (closed forms,
-        McSherry & Najork, ECIR 2008), ``"worst"``/``"best"`` the extremes (tied documents
-        sorted by grade ascending/descending); see [`irframe.measures.ties`][irframe.measures.ties] for the measures
-        that support them.
-    complete : bool
-        Evaluate every qrels topic for every system (trec_eval ``-c``); missing rankings
-        are empty and score 0.
-    depth : int, optional
-        Truncate every ranking to ``depth`` documents after ordering (trec_eval ``-M``).
-    gains : mapping, optional
-        Grade → gain for the nDCG family (trec_eval ``-m ndcg.1=3,2=9``); unlisted grades
-        keep their grade as gain.
-    judged_only : bool
-        Remove unjudged documents before evaluating (trec_eval ``-J``).
-    duplicates : {"error", "first"}
-        Duplicate (system, topic, doc) or qrels rows: raise (default) or keep the first.
-    columns, qrels_columns : mapping, optional
-        Role → column-name maps for names that are not recognised (or to choose between
-        two candidates).
-    system : str, optional
-        Name of the one system of a run without a system column (default ``"run"``).
-    bounds : bool
-        Add a ``bound`` dimension: ``low`` (every unjudged retrieved document
-        non-relevant, today's value), ``high`` (every one relevant at ``unjudged_grade``)
-        and ``residual`` = high − low; coordinate ``bound_exact`` tells per measure whether
-        low/high are the exact minimum/maximum over labellings (see [`irframe.measures.unjudged`][irframe.measures.unjudged]).
-    unjudged_grade : float, optional
-        Grade given to unjudged documents for ``high`` (default: the largest qrels grade, at
-        least ``rel_level``).
     judgments : {"each", "common"}
         With several judgment sets: ``"each"`` (default) uses every set as it is, so a
         document one set did not judge is unjudged, i.e. non-relevant, under it;
@@ -159,7 +116,7 @@ def evaluate(
     - [`df.ir.metric`][irframe.IrAccessor.metric]: the same evaluation from the run frame's accessor.
     - [`irframe.summarize`][irframe.summarize]: means over topics (trec_eval's ``all`` line).
     - [`irframe.report`][irframe.report]: a results table with significance markers.
-    - [`irframe.dask.evaluate`][irframe.dask.evaluate]: the same for Dask frames larger than memory.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame larger than memory (the same cube).
     - [`irframe.list_measures`][irframe.list_measures]: every measure and its parameters.
 
     Examples
@@ -191,63 +148,30 @@ def evaluate(
     if measures is None:
         raise TypeError("evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])")
     specs = parse_measures(measures)  # once: every later step gets the parsed measures
+    opts = opts.replace(measure_options=options or None)
     if isinstance(runs, Aligned):
-        given = {
-            "qrels": qrels is not None,
-            "complete": complete,
-            "depth": depth is not None,
-            "judged_only": judged_only,
-            "duplicates": duplicates != "error",
-            "columns": columns is not None,
-            "qrels_columns": qrels_columns is not None,
-            "system": system is not None,
-            "judgments": judgments != "each",
-        }
-        if any(given.values()):
+        given = [k for k in opts.changed("align") if k != "order"]
+        given = ["qrels"] * (qrels is not None) + given + ["judgments"] * (judgments != "each")
+        if given:
             raise TypeError(
-                f"{', '.join(k for k, v in given.items() if v)} cannot be combined with an "
-                "already aligned input (the arrays carry their qrels and alignment options)"
+                f"{', '.join(given)} cannot be combined with an already aligned input "
+                "(the arrays carry their qrels and alignment options)"
             )
-        if order not in ("trec_eval", runs.order, *TIE_ORDERS):
+        if opts.order not in ("trec_eval", runs.order, *TIE_ORDERS):
             raise OptionError(
-                f"order={shown(order)}: the arrays were aligned with order={runs.order!r}; "
+                f"order={shown(opts.order)}: the arrays were aligned with order={runs.order!r}; "
                 f"only the tie-aware orders {TIE_ORDERS} can be applied afterwards"
             )
-        specs, opts = _aligned_request(
-            runs,
-            specs,
-            order=order if order in TIE_ORDERS else runs.order,
-            rel_level=rel_level,
-            gains=gains,
-            bounds=bounds,
-            unjudged_grade=unjudged_grade,
-            measure_options=options,
-        )
-        return _evaluate_aligned(runs, specs, opts)
-    runs, columns, system, empty, systems = prepare_runs(runs, columns, system)  # peers' forms
-    if systems is not None or (empty and not complete):
+        opts = opts.replace(**{**runs.options.alignment(), "order": opts.tie_order or runs.order})
+        return _evaluate_aligned(runs, _aligned_request(runs, specs, opts), opts)
+    runs, columns, system, empty, systems = prepare_runs(runs, opts.columns, opts.system)
+    opts = opts.replace(columns=columns, system=system)  # peers' forms
+    if systems is not None or (empty and not opts.complete):
         # {topic: {}}: present, retrieved nothing -> scored as with -c (then the other cells
         # dropped again); several runs: the cube keeps their order
-        cube = evaluate(
-            runs,
-            qrels,
-            specs,
-            rel_level=rel_level,
-            order=order,
-            complete=complete or bool(empty),
-            depth=depth,
-            gains=gains,
-            judged_only=judged_only,
-            duplicates=duplicates,
-            columns=columns,
-            qrels_columns=qrels_columns,
-            system=system,
-            bounds=bounds,
-            unjudged_grade=unjudged_grade,
-            judgments=judgments,
-            **options,
-        )
-        if empty and not complete:
+        full = opts.replace(complete=opts.complete or bool(empty))
+        cube = evaluate(runs, qrels, specs, judgments=judgments, opts=full, **options)
+        if empty and not opts.complete:
             cube = keep_present(cube, runs, empty, system)
         return (
             cube if systems is None else cube.sel(system=[s for s in systems if s in cube.system])
@@ -255,28 +179,13 @@ def evaluate(
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
     rep_col, columns = replicate_role(runs, columns)
-    opts = make_options(
-        order=order,
-        rel_level=rel_level,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        gains=gains,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-        bounds=bounds,
-        unjudged_grade=unjudged_grade,
-        measure_options=options,
-        tie_orders=True,
-    )
+    opts = opts.replace(columns=columns)
     check_request(specs, opts)  # before the (costly) alignment
     return over_qrels(
         lambda q: _evaluate_runs(runs, q, specs, opts, rep_col),
         qrels,
         judgments=judgments,
-        columns=qrels_columns,
+        columns=opts.qrels_columns,
     )
 
 
@@ -286,7 +195,7 @@ def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: st
         return _evaluate_frame(runs, qrels, specs, opts)
     return over_replicates(
         lambda df, columns: _evaluate_frame(
-            df, qrels, specs, replace(opts, columns=columns, system=None)
+            df, qrels, specs, opts.replace(columns=columns, system=None)
         ),
         runs,
         rep_col,
@@ -340,7 +249,7 @@ class Whole:
 
     def align(self, runs: pd.DataFrame, qrels: pd.DataFrame, opts: Options) -> Aligned:
         """``runs`` aligned with ``opts`` ([`irframe.options.Options`][irframe.options.Options]), as if within the whole."""
-        return self.widen(align(runs, qrels, **opts.align_kwargs()))
+        return self.widen(align(runs, qrels, opts=opts))
 
     def widen(self, a: Aligned) -> Aligned:
         """``a`` (aligned from the part) as if aligned within the whole: groups renumbered
@@ -391,7 +300,7 @@ def _evaluate_frame(
         # cut after ordering (-J applies after -M, so with judged_only the cut stays in align)
         if o.tie_order and o.depth is not None and not o.judged_only:
             a = cut_after_order(
-                whole.align(runs, qrels, replace(o, depth=None)), o.tie_order, o.depth
+                whole.align(runs, qrels, o.replace(depth=None)), o.tie_order, o.depth
             )
         else:
             a = whole.align(runs, qrels, o)
@@ -405,7 +314,7 @@ def _evaluate_frame(
     # measures with judged_only=True (ir_measures' parameter): their own alignment without unjudged docs
     rest = [m for m in specs if not m.param("judged_only")]
     parts = [_evaluate_aligned(aligned(opts), rest, opts)] if rest else []
-    parts.append(_evaluate_aligned(aligned(replace(opts, judged_only=True)), judged, opts))
+    parts.append(_evaluate_aligned(aligned(opts.replace(judged_only=True)), judged, opts))
     out = xr.concat(parts, dim="measure", combine_attrs="override").sel(
         measure=[m.label for m in specs]
     )
@@ -439,17 +348,9 @@ def evaluate_part(
     return _evaluate_frame(runs, qrels, parse_measures(measures), options, whole)
 
 
-def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measure], Options]:
-    """Parsed and checked measures and options for already aligned arrays (the options the
-    arrays were aligned with, and the evaluation's own)."""
-    specs = parse_measures(measures)
-    opts = make_options(
-        depth=aligned.depth,
-        complete=bool(aligned.complete),
-        judged_only=bool(aligned.judged_only),
-        tie_orders=True,
-        **options,
-    )
+def _aligned_request(aligned: Aligned, specs: list[Measure], opts: Options) -> list[Measure]:
+    """``specs`` checked against the options of already aligned arrays (``opts``: the
+    evaluation's own, with the arrays' alignment options)."""
     check_request(specs, opts)
     for m in specs:
         if m.param("judged_only") and not aligned.judged_only:
@@ -457,7 +358,7 @@ def _aligned_request(aligned: Aligned, measures, **options) -> tuple[list[Measur
                 f"measure {m.label!r} has judged_only=True: evaluate it with irframe.evaluate "
                 "(which aligns the judged documents separately) or align with judged_only=True"
             )
-    return specs, opts
+    return specs
 
 
 def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> xr.DataArray:
@@ -469,12 +370,11 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
                 "(read them with irframe.read_qrels(path, kind='diversity'))"
             )
     order = opts.tie_order
-    cube_options = replace(  # what the arrays were aligned with, and the tie order
-        opts,
+    cube_options = opts.replace(  # what the arrays were aligned with, and the tie order
         order=order or aligned.order,
         depth=aligned.depth,
-        complete=bool(aligned.complete),
-        judged_only=bool(aligned.judged_only),
+        complete=aligned.complete,
+        judged_only=aligned.judged_only,
     )
     kernel_options = opts.kernel_options()
     values = _values(aligned, specs, kernel_options, order)
@@ -496,12 +396,12 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
     )
 
 
+@takes_options("rel_level", "gains")
 def evaluate_groups(
     aligned: Aligned,
     measures: str | Iterable[str] | list[Measure],
     *,
-    rel_level: float = 1,
-    gains: Mapping[float, float] | None = None,
+    opts: Options,
     **options: Any,
 ) -> tuple[np.ndarray, list[Measure]]:
     """The values [`evaluate`][irframe.evaluate] puts in its cube for aligned arrays, per group: a (G × M) array whose
@@ -515,14 +415,8 @@ def evaluate_groups(
     >>> values.round(4).tolist(), [m.definition.aggregate for m in specs]
     ([[0.0324, 500.0], [0.4175, 500.0], [0.0858, 500.0]], ['mean', 'sum'])
     """
-    specs, opts = _aligned_request(
-        aligned,
-        measures,
-        order=aligned.order,
-        rel_level=rel_level,
-        gains=gains,
-        measure_options=options,
-    )
+    opts = opts.replace(**aligned.options.alignment(), measure_options=options or None)
+    specs = _aligned_request(aligned, parse_measures(measures), opts)
     return _values(aligned, specs, opts.kernel_options(), None), specs
 
 

@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .cube import result
 from .errors import InputError
@@ -91,7 +92,7 @@ from .measures.lexi import (
     relevant_positions,
     sign_matrix,
 )
-from .options import ALIGN_OPTIONS, aligned_options, make_options
+from .options import Options, takes_options
 from .qrelsets import judgment_sets
 
 __all__ = [
@@ -115,9 +116,6 @@ __all__ = [
     "tse",
     "worst_case_simulation",
 ]
-
-_ALIGN_OPTIONS = ALIGN_OPTIONS
-
 
 # =====================================================================================
 # relevant positions per (system, topic)
@@ -177,38 +175,31 @@ def _lexi_result(
         dims,
         coords,
         name=name,
-        options=aligned_options(a, rel_level=float(rel_level)),
+        options=a.options.replace(rel_level=float(rel_level)),
         measures=[name],
         attrs={**own, **(attrs or {})},
     )
 
 
-def _aligned(
-    runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, options: Mapping[str, Any]
-) -> Aligned:
-    unknown = set(options) - set(_ALIGN_OPTIONS)
-    if unknown:
-        raise TypeError(
-            f"unexpected option(s) {sorted(unknown)}; allowed: {', '.join(_ALIGN_OPTIONS)}"
-        )
+def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, opts: Options) -> Aligned:
     if isinstance(runs, Aligned):
-        if options or qrels is not None:
+        if opts.changed("align") or qrels is not None:
             raise TypeError(
                 "qrels and alignment options cannot be combined with an already aligned input"
             )
         return runs
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
-    return align(runs, qrels, **make_options(**options).align_kwargs())
+    return align(runs, qrels, opts=opts)
 
 
+@takes_options("align", "rel_level")
 def lexi_classes(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
     *,
     kind: str = "recall",
-    rel_level: float = 1,
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """Dense class of every (system, topic) ranking under lexirecall or lexiprecision.
 
@@ -224,10 +215,6 @@ def lexi_classes(
         Judgments (not needed with an [`Aligned`][irframe.Aligned]).
     kind : {"recall", "precision"}
         Lexicographic recall or precision.
-    rel_level : float
-        Relevant ⇔ grade >= rel_level.
-    **options
-        Options of [`irframe.evaluate`][irframe.evaluate] (order, depth, ...).
 
     Returns
     -------
@@ -244,7 +231,7 @@ def lexi_classes(
     >>> bool(c.sel(system="a") < c.sel(system="b"))
     True
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     if kind not in ("recall", "precision"):
         raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
@@ -261,14 +248,15 @@ def lexi_classes(
     )
 
 
+@by_backend
+@takes_options("align", "rel_level")
 @judgment_sets
 def lexirecall(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
     *,
-    rel_level: float = 1,
     judgments: str = "each",
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """Lexicographic recall preferences between all systems on every topic.
 
@@ -278,16 +266,10 @@ def lexirecall(
         Long run frame ``system, topic, doc, score[, rank]``.
     qrels : pandas.DataFrame
         ``topic, doc, rel``.
-    rel_level : float, default 1
-        Relevant ⇔ grade >= rel_level.
     judgments : {"each", "common"}, default "each"
         With ``qrels={name: frame}`` (several judgment sets): the policy for documents
         judged in only some of them; the result gets a last ``qrels`` dim
         ([`irframe.qrelsets`][irframe.qrelsets]).
-    **options
-        Passed to [`irframe.align.align`][irframe.align.align]: ``order`` (default ``"trec_eval"``),
-        ``depth``, ``complete``, ``judged_only``, ``duplicates``, ``columns``,
-        ``qrels_columns``.
 
     Returns
     -------
@@ -305,7 +287,7 @@ def lexirecall(
     See Also
     --------
     - [`df.ir.lexirecall`][irframe.IrAccessor.lexirecall]: the accessor form.
-    - [`lexirecall`][irframe.dask.lexirecall]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`sign_test`][irframe.stats.sign_test]: significance over topics.
     - [`metric_lexirecall`][irframe.lexi.metric_lexirecall]: a per-ranking score with the same order.
     - [Lexicographic evaluation](../lexi.md): the guide.
@@ -319,21 +301,22 @@ def lexirecall(
     >>> int(lexirecall(runs, qrels).sel(system="b", other="a", topic="7"))  # p = (1, 2) vs (1, 3)
     1
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(recall_keys(pos))
     S, T = pos.shape
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
 
+@by_backend
+@takes_options("align", "rel_level")
 @judgment_sets
 def lexiprecision(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
     *,
-    rel_level: float = 1,
     judgments: str = "each",
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """Lexicographic precision preferences (leximax from the top, Diaz & Mitra 2023, §7.3.1).
 
@@ -347,10 +330,6 @@ def lexiprecision(
         Long run frame ``system, topic, doc, score[, rank]``.
     qrels : pandas.DataFrame
         ``topic, doc, rel``.
-    rel_level : float, default 1
-        Relevant ⇔ grade >= rel_level.
-    **options
-        As for [`lexirecall`][irframe.lexi.lexirecall].
 
     Returns
     -------
@@ -361,7 +340,7 @@ def lexiprecision(
     See Also
     --------
     - [`df.ir.lexiprecision`][irframe.IrAccessor.lexiprecision]: the accessor form.
-    - [`lexiprecision`][irframe.dask.lexiprecision]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same cube).
     - [`rrlp`][irframe.lexi.rrlp]: lexiprecision with a magnitude.
 
     Examples
@@ -373,7 +352,7 @@ def lexiprecision(
     >>> int(lexiprecision(runs, qrels).sel(system="b", other="a", topic="7"))  # RR ties, p_2: 2 < 3
     1
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     cls, _ = dense_classes(precision_keys(pos))
     S, T = pos.shape
@@ -383,13 +362,13 @@ def lexiprecision(
 # =====================================================================================
 # rrLP
 # =====================================================================================
+@takes_options("align", "rel_level")
 def rrlp(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
     *,
-    rel_level: float = 1,
     n: int | None = None,
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """rrLP: reciprocal-rank difference at the first position where the vectors differ.
 
@@ -405,8 +384,6 @@ def rrlp(
         Corpus size for the pessimistic imputation of unretrieved relevant documents
         (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
         unretrieved document contributes ``1/p = 0``.
-    rel_level, **options
-        As in [`lexirecall`][irframe.lexi.lexirecall].
 
     Returns
     -------
@@ -422,7 +399,7 @@ def rrlp(
     >>> round(float(rrlp(runs, qrels).sel(system="b", other="a", topic="7")), 4)   # 1/2 - 1/3
     0.1667
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     S, T = pos.shape
     L = pos.max_k
@@ -479,6 +456,7 @@ def rrlp(
 # =====================================================================================
 
 
+@takes_options("align", "rel_level")
 def tse(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
@@ -487,8 +465,7 @@ def tse(
     e: str | Callable = "AP",
     p: float = 0.8,
     k: int = 1000,
-    rel_level: float = 1,
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """Total search efficiency ``TSE_e = e(p_m)`` (Diaz & Mitra 2023, Eq. 3).
 
@@ -502,8 +479,6 @@ def tse(
         Corpus size; must be at least ranking length + unretrieved relevant documents.
     e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
         Exposure function (see [`exposure`][irframe.lexi.exposure]); ``p`` is RBP's γ, ``k`` the recall cutoff.
-    rel_level, **options
-        As in [`lexirecall`][irframe.lexi.lexirecall].
 
     Returns
     -------
@@ -524,7 +499,7 @@ def tse(
     >>> float(tse(runs, qrels.assign(doc=["r1", "zz"]), n=100).item())  # zz unretrieved: e_AP(n)
     0.01
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     n = check_corpus_size(n, pos)
     pm = bottom_position(pos, n)
@@ -541,6 +516,7 @@ def tse(
     )
 
 
+@takes_options("align", "rel_level")
 def metric_lexirecall(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
@@ -548,8 +524,7 @@ def metric_lexirecall(
     n: int,
     epsilon: float | Fraction = Fraction(1, 2),
     representation: str = "exact",
-    rel_level: float = 1,
-    **options: Any,
+    opts: Options,
 ) -> xr.DataArray:
     """Metric lexirecall ``LR(p) = Σ_i w_i x_i`` (Diaz & Mitra 2023, §7.3.2, Yager's leximin weights).
 
@@ -593,7 +568,7 @@ def metric_lexirecall(
     >>> [str(v) for v in lr.sel(topic="1").values]      # m = 1: w_1 = 1, x_1 = (n - p_1)/n
     ['9/10', '4/5']
     """
-    a = _aligned(runs, qrels, options)
+    a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     n = check_corpus_size(n, pos)
     return _lexi_result(

@@ -8,8 +8,6 @@ here); ``irf.evaluate(runs, qrels, ["ndpm", "dpm_r"])`` evaluates them as cube m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pandas as pd
 
 from .align import Aligned, align
@@ -20,7 +18,7 @@ from .measures.ndpm import (
     ranking_distance,
     weak_order_counts,
 )
-from .options import check_rel_level, make_options
+from .options import Options, check_rel_level, takes_options
 
 __all__ = [
     "COUNT_FIELDS",
@@ -31,20 +29,14 @@ __all__ = [
 ]
 
 
+@takes_options("align")
 def pair_counts(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | None = None,
     *,
     k: int | None = None,
     rel_level: float | None = None,
-    order: str = "trec_eval",
-    depth: int | None = None,
-    complete: bool = False,
-    judged_only: bool = False,
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    duplicates: str = "error",
-    system: str | None = None,
+    opts: Options,
 ) -> pd.DataFrame:
     """Pair counts and every distance-based measure per (system, topic), as a tidy frame.
 
@@ -62,8 +54,6 @@ def pair_counts(
         Only the top k documents count as retrieved.
     rel_level : float, optional
         Binarise the user ranking at grade >= rel_level (None: graded).
-    order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
-        As for [`irframe.evaluate`][irframe.evaluate].
 
     Returns
     -------
@@ -84,24 +74,14 @@ def pair_counts(
     >>> pair_counts(run, qrels)[["C", "C_plus", "C_minus", "C_u", "C_s", "dpm", "ndpm"]].values.tolist()
     [[8.0, 3.0, 3.0, 2.0, 2.0, 8.0, 0.5]]
     """
-    opts = make_options(
-        order=order,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-    )
     if isinstance(runs, Aligned):  # arrays aligned with their qrels, under their own options
-        if qrels is not None or opts != make_options():
+        if qrels is not None or opts.changed():
             raise TypeError(
                 "qrels and alignment options cannot be combined with an already aligned input"
             )
         a = runs
     else:
-        a = align(runs, qrels, **opts.align_kwargs())
+        a = align(runs, qrels, opts=opts)
     c = count_pairs(a, k=k, rel_level=None if rel_level is None else check_rel_level(rel_level))
     m = measures_from_counts(c)
     out = pd.DataFrame(

@@ -236,17 +236,18 @@ def over_qrels(
 
 
 def judgment_sets(fn: Callable) -> Callable:
-    """Decorator of a family entry point ``fn(runs, qrels, ..., judgments="each", ...)``:
-    with ``qrels={name: frame}`` it runs ``fn`` under every set through [`over_qrels`][irframe.qrelsets.over_qrels]
-    (``judgments=`` is consumed here, the sets' columns are ``qrels_columns=``)."""
+    """Decorator of a family entry point ``fn(runs, qrels, ..., judgments="each", opts=...)``
+    (under [`takes_options`][irframe.options.takes_options]): with ``qrels={name: frame}`` it
+    runs ``fn`` under every set through [`over_qrels`][irframe.qrelsets.over_qrels]
+    (``judgments=`` is consumed here, the sets' columns are ``opts.qrels_columns``)."""
 
     @functools.wraps(fn)
-    def wrapper(runs, qrels=None, *args, judgments: str = "each", **kwargs):
+    def wrapper(runs, qrels=None, *args, judgments: str = "each", opts, **kwargs):
         return over_qrels(
-            lambda q: fn(runs, q, *args, **kwargs),
+            lambda q: fn(runs, q, *args, opts=opts, **kwargs),
             qrels,
             judgments=judgments,
-            columns=kwargs.get("qrels_columns"),
+            columns=opts.qrels_columns,
         )
 
     return wrapper
@@ -310,20 +311,22 @@ def evaluation_dims(fn: Callable) -> Callable:
     [`irframe.evaluate`][irframe.evaluate]."""
 
     @functools.wraps(fn)
-    def wrapper(runs, qrels=None, *args, judgments: str = "each", **kwargs):
-        rep_col, columns = replicate_role(runs, kwargs.get("columns"))
+    def wrapper(runs, qrels=None, *args, judgments: str = "each", opts, **kwargs):
+        rep_col, columns = replicate_role(runs, opts.columns)
 
         def one(q):
             if rep_col is None:
-                return fn(runs, q, *args, **kwargs)
+                return fn(runs, q, *args, opts=opts, **kwargs)
             return over_replicates(
-                lambda df, cols: fn(df, q, *args, **{**kwargs, "columns": cols, "system": None}),
+                lambda df, cols: fn(
+                    df, q, *args, opts=opts.replace(columns=cols, system=None), **kwargs
+                ),
                 runs,
                 rep_col,
                 columns,
-                kwargs.get("system"),
+                opts.system,
             )
 
-        return over_qrels(one, qrels, judgments=judgments, columns=kwargs.get("qrels_columns"))
+        return over_qrels(one, qrels, judgments=judgments, columns=opts.qrels_columns)
 
     return wrapper

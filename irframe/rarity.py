@@ -62,6 +62,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ._backend import by_backend
 from .align import Aligned, align
 from .errors import InputError
 from .measures.rarity import (
@@ -73,7 +74,7 @@ from .measures.rarity import (
     relevant_mask,
     retrieved_relevant_rows,
 )
-from .options import check_rel_level, make_options
+from .options import Options, check_rel_level, takes_options
 from .qrelsets import over_qrels
 
 __all__ = [
@@ -116,22 +117,16 @@ def _rarity_table(
     return out.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
 
 
+@by_backend
+@takes_options("align", "rel_level")
 def rarity(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     *,
     k: int | None = 100,
-    rel_level: float = 1,
     reference: pd.DataFrame | None = None,
-    order: str = "trec_eval",
-    depth: int | None = None,
-    complete: bool = False,
-    judged_only: bool = False,
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    duplicates: str = "error",
-    system: str | None = None,
     judgments: str = "each",
+    opts: Options,
 ) -> pd.DataFrame:
     """Rarity of every relevant document: how many systems found it in their top k.
 
@@ -145,13 +140,8 @@ def rarity(
         on its own and the tables are stacked with a leading ``qrels`` column.
     k : int or None, default 100
         A system *retrieves* d when d is in its top k; None = at any depth.
-    rel_level : float, default 1
-        Relevant ⇔ truncated grade >= rel_level (as trec_eval and the rarity measures).
     reference : pandas.DataFrame, optional
         Take S_d and S from these runs instead (default column names).
-    order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
-        As in [`irframe.evaluate`][irframe.evaluate].  Topics: those evaluated (in runs and qrels;
-        every qrels topic with ``complete=True``).
     judgments : {"each", "common"}, default "each"
         With several judgment sets: the policy for documents judged in only some of them
         (see [`irframe.qrelsets`][irframe.qrelsets]).
@@ -167,7 +157,7 @@ def rarity(
     See Also
     --------
     - [`df.ir.rarity`][irframe.IrAccessor.rarity]: the accessor form.
-    - [`rarity`][irframe.dask.rarity]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
     - [`rare_finds`][irframe.rarity.rare_finds]: the rare documents each system found.
     - [`evaluate`][irframe.evaluate] with ``"P_rare(alpha=...)@k"``, ``"AP_rare"``: rarity-weighted measures.
     - [Rarity](../rarity.md): the guide.
@@ -184,23 +174,13 @@ def rarity(
     >>> two[["qrels", "doc", "S_d"]].values.tolist()
     [['full', 'a', 2], ['full', 'b', 1], ['full', 'z', 0], ['no_b', 'a', 2], ['no_b', 'z', 0]]
     """
-    opts = make_options(
-        order=order,
-        rel_level=rel_level,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-    )
+    rel_level = opts.rel_level
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
         a = _given(runs, q, opts)
         return _rarity_table(a, k=k, rel_level=rel_level, reference=reference)
 
-    return over_qrels(one, qrels, judgments=judgments, columns=qrels_columns)
+    return over_qrels(one, qrels, judgments=judgments, columns=opts.qrels_columns)
 
 
 def _rare_finds_table(
@@ -241,23 +221,17 @@ def _rare_finds_table(
     )
 
 
+@by_backend
+@takes_options("align", "rel_level")
 def rare_finds(
     runs: pd.DataFrame | Aligned,
     qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
     *,
     k: int | None = 100,
-    rel_level: float = 1,
     max_systems: int | None = 1,
     reference: pd.DataFrame | None = None,
-    order: str = "trec_eval",
-    depth: int | None = None,
-    complete: bool = False,
-    judged_only: bool = False,
-    columns: Mapping[str, str] | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    duplicates: str = "error",
-    system: str | None = None,
     judgments: str = "each",
+    opts: Options,
 ) -> pd.DataFrame:
     """The relevant documents each system found in its top k that (almost) nobody else did.
 
@@ -267,7 +241,7 @@ def rare_finds(
         Keep documents with ``S_d <= max_systems``: 1 = found by this system only
         (with ``reference=``: by at most one reference system; 0 = by none of them);
         None keeps every relevant document retrieved within k.
-    k, rel_level, reference, order, depth, complete, judged_only, columns, qrels_columns, duplicates, system
+    k, reference
         As in [`rarity`][irframe.rarity.rarity] (``complete`` adds only empty rankings, which find nothing).
     qrels, judgments
         As in [`rarity`][irframe.rarity.rarity]: several judgment sets give a leading ``qrels`` column.
@@ -282,7 +256,7 @@ def rare_finds(
     See Also
     --------
     - [`rarity`][irframe.rarity.rarity]: the table it reads.
-    - [`rare_finds`][irframe.dask.rare_finds]: Dask frames.
+    - [`irframe.dask`][irframe.dask]: ``runs`` may be a Dask frame (the same table).
 
     Examples
     --------
@@ -293,17 +267,7 @@ def rare_finds(
     >>> rare_finds(runs, qrels, k=10)[["system", "doc", "rank", "S_d"]].values.tolist()
     [['s1', 'b', 2, 1], ['s2', 'c', 2, 1]]
     """
-    opts = make_options(
-        order=order,
-        rel_level=rel_level,
-        depth=depth,
-        complete=complete,
-        judged_only=judged_only,
-        duplicates=duplicates,
-        columns=columns,
-        qrels_columns=qrels_columns,
-        system=system,
-    )
+    rel_level = opts.rel_level
 
     def one(q: pd.DataFrame) -> pd.DataFrame:
         return _rare_finds_table(
@@ -314,7 +278,7 @@ def rare_finds(
             reference=reference,
         )
 
-    return over_qrels(one, qrels, judgments=judgments, columns=qrels_columns)
+    return over_qrels(one, qrels, judgments=judgments, columns=opts.qrels_columns)
 
 
 def _given(runs: pd.DataFrame | Aligned, qrels, opts) -> Aligned:
@@ -322,8 +286,8 @@ def _given(runs: pd.DataFrame | Aligned, qrels, opts) -> Aligned:
     if not isinstance(runs, Aligned):
         if qrels is None:
             raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
-        return align(runs, qrels, **opts.align_kwargs())
-    if qrels is not None or opts.align_kwargs() != make_options().align_kwargs():
+        return align(runs, qrels, opts=opts)
+    if qrels is not None or opts.changed("align"):
         raise TypeError(
             "qrels and alignment options cannot be combined with an already aligned input "
             "(the arrays carry their qrels and alignment options)"

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
@@ -20,7 +18,7 @@ from .errors import OptionError
 from .evaluate import depth_and_judged_only, evaluate
 from .measures import parse_measure, parse_measures
 from .measures.ties import cut_after_order, tie_groups
-from .options import make_options
+from .options import EVALUATE, NOT_TAKEN, OPTIONS, Options, takes_options
 from .qrelsets import is_qrels_sets, over_qrels
 
 __all__ = ["flips", "tie_sensitivity"]
@@ -121,7 +119,16 @@ def _lower_is_better(label: str) -> bool:
         return False
 
 
-def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options) -> pd.DataFrame:
+@takes_options(*EVALUATE, order=NOT_TAKEN)
+def tie_sensitivity(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures,
+    *,
+    judgments: str = "each",
+    opts: Options,
+    **options,
+) -> pd.DataFrame:
     """How much each score moves with the order of tied documents.
 
     Evaluates ``measures`` once per order — trec_eval's tie-break, the expected value over
@@ -134,8 +141,11 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     measures : str or list of str
         Measures that support tie-aware orders (see
         [`irframe.measures.ties`][irframe.measures.ties]).
+    judgments : {"each", "common"}, default "each"
+        With several judgment sets: one table per set, with a leading ``qrels`` column
+        ([`irframe.qrelsets`][irframe.qrelsets]).
     **options
-        Any other option of [`irframe.evaluate`][irframe.evaluate] except ``order``.
+        Measure options, as for [`irframe.evaluate`][irframe.evaluate].
 
     Returns
     -------
@@ -162,42 +172,25 @@ def tie_sensitivity(runs: pd.DataFrame, qrels: pd.DataFrame, measures, **options
     0        0.5    0.5      0.75   1.0     0.5
     """
     if is_qrels_sets(qrels):  # one table per judgment set, with a leading qrels column
-        judgments = options.pop("judgments", "each")
         return over_qrels(
-            lambda q: tie_sensitivity(runs, q, measures, **options),
+            lambda q: tie_sensitivity(runs, q, measures, opts=opts, **options),
             qrels,
             judgments=judgments,
-            columns=options.get("qrels_columns"),
+            columns=opts.qrels_columns,
         )
     specs = parse_measures(measures)
-    align_keys = (
-        "depth",
-        "complete",
-        "judged_only",
-        "columns",
-        "qrels_columns",
-        "duplicates",
-        "system",
-    )
-    opts = make_options(
-        order="trec_eval", **{k: options.pop(k) for k in align_keys if k in options}
-    )
     if opts.depth is not None and opts.judged_only:
         raise OptionError(depth_and_judged_only("tie_sensitivity"))
-    if opts.depth is not None:
-        # the depth cuts after each order, so a tie group it cuts shows its spread
-        full = align(runs, qrels, **replace(opts, depth=None).align_kwargs())
-        aligned = cut_after_order(full, "trec_eval", opts.depth)
-        cubes = {
-            o: evaluate(cut_after_order(full, o, opts.depth), None, specs, order=o, **options)
-            for o in ("trec_eval", "worst", "expected", "best")
-        }
-    else:
-        aligned = align(runs, qrels, **opts.align_kwargs())
-        cubes = {
-            o: evaluate(aligned, None, specs, order=o, **options)
-            for o in ("trec_eval", "worst", "expected", "best")
-        }
+    # the depth cuts after each order, so a tie group it cuts shows its spread
+    full = align(runs, qrels, opts=opts.replace(depth=None))
+    aligned = cut_after_order(full, "trec_eval", opts.depth)
+    own = opts.replace(**{k: OPTIONS[k].default for k in opts.changed("align")})  # (the arrays')
+    cubes = {
+        o: evaluate(
+            cut_after_order(full, o, opts.depth), None, specs, opts=own.replace(order=o), **options
+        )
+        for o in ("trec_eval", "worst", "expected", "best")
+    }
     ties = tie_groups(aligned)
     multi = ties.size > 1
     tied = np.bincount(ties.group[multi], weights=ties.size[multi], minlength=aligned.n_groups)

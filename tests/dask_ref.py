@@ -1,4 +1,4 @@
-"""The trec_eval sample through ``irframe.dask`` on a given scheduler, against trec_eval 9.0.8.
+"""The trec_eval sample as a Dask frame through ``irframe.evaluate`` on a given scheduler, against trec_eval 9.0.8.
 
 Shared by tests/test_dask.py (synchronous scheduler) and tests/test_dask_distributed.py (the
 ``LocalCluster``'s client), so both check the same thing.
@@ -15,7 +15,6 @@ import xarray as xr
 from trec_ref import FIXTURES, compare, expected_counts, read_trec_eval_output
 
 import irframe as irf
-import irframe.dask as idk
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 
@@ -35,7 +34,7 @@ def check_trec_eval_sample(scheduler: Any) -> None:
         qrels = irf.read_qrels(TREC / "qrels.test")
         run = irf.read_run(TREC / run_name)
         with dask.config.set(scheduler=scheduler):
-            cube = idk.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
+            cube = irf.evaluate(dd.from_pandas(run, npartitions=3), qrels, names, **options)
         counts, bad = compare(
             expected, cube, names, missing="zero" if options.get("complete") else "skip"
         )

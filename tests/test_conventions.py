@@ -183,20 +183,19 @@ def test_every_entry_point_takes_the_shapes(collection):
 def test_dask_frames_with_other_names(collection):
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
-    from irframe.dask import evaluate as dask_evaluate
 
     qrels, runs = collection
     pt_res = pyterrier_run(runs)
     pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
     with dask.config.set(scheduler="synchronous"):
         _same(
-            dask_evaluate(dd.from_pandas(pt_res, npartitions=2), pt_qrels, MEASURES),
+            irf.evaluate(dd.from_pandas(pt_res, npartitions=2), pt_qrels, MEASURES),
             irf.evaluate(runs, qrels, MEASURES),
         )
         with pytest.raises(
             ColumnError, match=r"one system needs a system column here: df.assign\(system="
         ):
-            dask_evaluate(
+            irf.evaluate(
                 dd.from_pandas(pt_res.drop(columns="name"), npartitions=2), pt_qrels, MEASURES
             )
 

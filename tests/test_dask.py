@@ -137,7 +137,7 @@ def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order
         with pytest.raises(irf.EmptyOverlapError):
             irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=depth, order=order)
         with pytest.raises(irf.EmptyOverlapError):
-            idk.evaluate(
+            irf.evaluate(
                 dd.from_pandas(runs, npartitions=nparts),
                 qrels,
                 MEASURES,
@@ -147,7 +147,7 @@ def test_random_collections_equal_in_memory(coll, nparts, complete, depth, order
             )
         return
     want = irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=depth, order=order)
-    got = idk.evaluate(
+    got = irf.evaluate(
         dd.from_pandas(runs, npartitions=nparts),
         qrels,
         MEASURES,
@@ -168,7 +168,7 @@ def test_synthetic_diversity_equal_in_memory(nparts, complete, depth):
     ]
     ms = MEASURES + DIVERSITY
     want = irf.evaluate(runs, qrels, ms, complete=complete, depth=depth)
-    got = idk.evaluate(
+    got = irf.evaluate(
         dd.from_pandas(runs, npartitions=nparts), qrels, ms, complete=complete, depth=depth
     )
     assert_same(got, want)
@@ -187,7 +187,7 @@ def test_options_pass_through():
     }
     ms = ["AP", "nDCG@10", "P_rare(alpha=0.5)@10", "RBP(p=0.5)"]
     want = irf.evaluate(runs, qrels, ms, **opts)
-    got = idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, ms, **opts)
+    got = irf.evaluate(dd.from_pandas(runs, npartitions=3), qrels, ms, **opts)
     assert_same(got, want)
 
 
@@ -208,7 +208,7 @@ def test_each_partition_holds_whole_topics(monkeypatch):
         return real(part, *args, **kwargs)
 
     monkeypatch.setattr(idk, "_evaluate_partition", spy)
-    got = idk.evaluate(dd.from_pandas(runs, npartitions=5), qrels, ["AP"])
+    got = irf.evaluate(dd.from_pandas(runs, npartitions=5), qrels, ["AP"])
     calls = [c for c in seen if c]
     assert len(calls) > 1
     topics = [t for c in calls for t in c]
@@ -226,13 +226,13 @@ def test_partitioned_by_topic_skips_shuffle_and_checks(monkeypatch):
     ddf = dd.from_delayed([dask.delayed(f) for f in by_topic], meta=runs.iloc[:0])
     called = []
     monkeypatch.setattr(dd.DataFrame, "shuffle", lambda *a, **k: called.append(1))
-    got = idk.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="topic", complete=True)
+    got = irf.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="topic", complete=True)
     assert not called
     assert_same(got, irf.evaluate(runs, qrels, ["AP", "nDCG@5"], complete=True))
     # a frame that is not split by topic, declared as such: an error naming the split topics
     wrong = dd.from_pandas(runs, npartitions=3)
     with pytest.raises(idk.NotPartitionedError, match="more than one partition"):
-        idk.evaluate(wrong, qrels, ["AP"], partitioned_by="topic")
+        irf.evaluate(wrong, qrels, ["AP"], partitioned_by="topic")
 
 
 @pytest.mark.parametrize("complete", [False, True])
@@ -255,12 +255,12 @@ def test_partitioned_by_system(complete):
         "TSE(n=10000)",
         "ndpm",
     ]
-    got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete, depth=9)
+    got = irf.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete, depth=9)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete, depth=9))
     with pytest.raises(idk.UnsupportedMeasureError, match="other systems"):
-        idk.evaluate(ddf, qrels, ["AP", "LR"], partitioned_by="system")
+        irf.evaluate(ddf, qrels, ["AP", "LR"], partitioned_by="system")
     with pytest.raises(idk.NotPartitionedError, match="system"):
-        idk.evaluate(
+        irf.evaluate(
             dd.from_pandas(runs.sort_values("topic"), npartitions=3),
             qrels,
             "AP",
@@ -286,7 +286,7 @@ def test_partitioned_by_system_with_a_run_of_unjudged_topics(complete, name):
         [dask.delayed(runs[runs.system == s]) for s in sorted(set(runs.system))], meta=runs.iloc[:0]
     )
     ms = ["AP", "P@5", "num_rel", "RBP(p=0.8)"]
-    got = idk.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete)
+    got = irf.evaluate(ddf, qrels, ms, partitioned_by="system", complete=complete)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
 
 
@@ -317,10 +317,10 @@ def test_partitions_use_the_whole_qrels_grades(how, complete):
     want = irf.evaluate(runs, qrels, ms, bounds=True, complete=complete)
     assert want.attrs["unjudged_grade"] == 3
     assert_same(
-        idk.evaluate(ddf, qrels, ms, bounds=True, complete=complete, partitioned_by=how), want
+        irf.evaluate(ddf, qrels, ms, bounds=True, complete=complete, partitioned_by=how), want
     )
     ms = ["CWL(C=INST(T=2))", "nDCG(dcg='exp-log2')@10"]
-    got = idk.evaluate(ddf, qrels, ms, complete=complete, partitioned_by=how)
+    got = irf.evaluate(ddf, qrels, ms, complete=complete, partitioned_by=how)
     assert_same(got, irf.evaluate(runs, qrels, ms, complete=complete))
 
 
@@ -334,15 +334,15 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     qrels = qrels.astype(dict.fromkeys(("topic", "doc"), str))
     runs = runs[(runs.topic != "405") & ~((runs.system == "sys1") & (runs.topic == "402"))]
     calls = []
-    real = idk._evaluate_part
+    real = idk.evaluate_part
 
     def spy(part, q, measures, whole, options):
         calls.append((part.copy(), q.copy(), whole))
         return real(part, q, measures, whole, options)
 
-    monkeypatch.setattr(idk, "_evaluate_part", spy)
+    monkeypatch.setattr(idk, "evaluate_part", spy)
     topics = sorted(runs.topic.unique())
-    got = idk.evaluate(
+    got = irf.evaluate(
         _split(runs, "topic", [topics[:4], topics[4:]]),
         qrels,
         ["AP", "LR", "P_rare(alpha=1)@5"],
@@ -352,8 +352,8 @@ def test_partitions_get_only_their_own_rows(monkeypatch, complete):
     assert_same(
         got, irf.evaluate(runs, qrels, ["AP", "LR", "P_rare(alpha=1)@5"], complete=complete)
     )
-    parts = calls[1:]  # the first call is the client's one-row probe
-    assert len(calls[0][0]) == 1 and len(parts) == 2
+    parts = calls  # (the client's one-row probe is the in-memory irframe.evaluate)
+    assert len(parts) == 2
     key = ["system", "topic", "doc"]
     rows = pd.concat([p for p, _, _ in parts]).sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(rows, runs.sort_values(key).reset_index(drop=True)[rows.columns])
@@ -385,7 +385,7 @@ def test_unretrieved_judged_topics_when_the_first_run_topic_is_unjudged():
         (dd.from_pandas(runs, npartitions=3), None),
     ]:
         assert_same(
-            idk.evaluate(ddf, qrels, ["AP", "NumRel", "LR"], complete=True, partitioned_by=how),
+            irf.evaluate(ddf, qrels, ["AP", "NumRel", "LR"], complete=True, partitioned_by=how),
             want,
         )
 
@@ -399,7 +399,7 @@ def test_custom_column_names_and_shuffle_method():
         "qrels_columns": {"topic": "qid", "doc": "docno", "rel": "grade"},
     }
     want = irf.evaluate(r, q, ["AP", "RBP(p=0.8)"], complete=True, **opts)
-    got = idk.evaluate(
+    got = irf.evaluate(
         dd.from_pandas(r, npartitions=3),
         q,
         ["AP", "RBP(p=0.8)"],
@@ -415,7 +415,7 @@ def test_topic_index_with_divisions_is_used_as_is():
     plain = runs.assign(topic=runs.topic.astype(str))
     ddf = dd.from_pandas(plain, npartitions=3).set_index("topic")
     assert ddf.known_divisions
-    got = idk.evaluate(ddf, qrels, ["AP", "P@5"])
+    got = irf.evaluate(ddf, qrels, ["AP", "P@5"])
     assert_same(got, irf.evaluate(runs, qrels, ["AP", "P@5"]))
 
 
@@ -429,7 +429,7 @@ def test_input_order_and_duplicates_first_survive_the_shuffle():
         (dup, {"duplicates": "first", "order": "input"}),
     ]:
         want = irf.evaluate(frame, qrels, ["AP", "RR", "P@3"], **opts)
-        got = idk.evaluate(dd.from_pandas(frame, npartitions=4), qrels, ["AP", "RR", "P@3"], **opts)
+        got = irf.evaluate(dd.from_pandas(frame, npartitions=4), qrels, ["AP", "RR", "P@3"], **opts)
         assert_same(got, want)
 
 
@@ -449,10 +449,10 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
     qrels, runs = irf.datasets.synthetic(2, 3, 5)
     ddf = dd.from_pandas(runs, npartitions=2)
     with pytest.raises(idk.UnsupportedMeasureError, match=r"XGlobal.*topic_local"):
-        idk.evaluate(ddf, qrels, ["AP", "XGlobal"])
+        irf.evaluate(ddf, qrels, ["AP", "XGlobal"])
     with pytest.raises(ValueError):  # a ValueError subclass
         idk.check_measures("XGlobal")
-    assert float(idk.evaluate(ddf, qrels, "XLocal").sum()) == 0.0
+    assert float(irf.evaluate(ddf, qrels, "XLocal").sum()) == 0.0
     for name, d in _registry.registered_measures().items():  # every built-in measure is topic-local
         if d.compute.__module__.startswith("irframe."):
             assert idk.is_topic_local(d), name
@@ -460,36 +460,34 @@ def test_unsupported_measure_is_rejected_with_a_fix(monkeypatch):
 
 def test_bad_input_errors():
     qrels, runs = irf.datasets.synthetic(2, 4, 6)
-    with pytest.raises(TypeError, match=r"irframe\.evaluate"):
-        idk.evaluate(runs, qrels, "AP")
     with pytest.raises(ValueError, match="partitioned_by"):
-        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", partitioned_by="doc")
+        irf.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", partitioned_by="doc")
     with pytest.raises(KeyError, match="score"):
-        idk.evaluate(
+        irf.evaluate(
             dd.from_pandas(runs.drop(columns=["score", "rank"]), npartitions=2), qrels, "AP"
         )
     with pytest.raises(InputError, match="strings"):
-        idk.evaluate(
+        irf.evaluate(
             dd.from_pandas(runs.assign(topic=runs.topic.astype(int)), npartitions=2), qrels, "AP"
         )
     with pytest.raises(irf.errors.UnknownMeasureError, match="AP"):
-        idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "APP")
+        irf.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "APP")
     # problems inside a partition surface with the in-memory error types
     dup = pd.concat([runs, runs.iloc[:1]], ignore_index=True)
     with pytest.raises(DuplicateError):
-        idk.evaluate(dd.from_pandas(dup, npartitions=2), qrels, "AP")
+        irf.evaluate(dd.from_pandas(dup, npartitions=2), qrels, "AP")
     bad = runs.assign(score=runs.score.where(runs.index != 3, np.nan))
     with pytest.raises(InputError, match="score"):
-        idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
+        irf.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
     # qrels are validated on the client before any partition runs
     with pytest.raises(DuplicateError):
-        idk.evaluate(dd.from_pandas(runs, npartitions=2), pd.concat([qrels, qrels.iloc[:1]]), "AP")
+        irf.evaluate(dd.from_pandas(runs, npartitions=2), pd.concat([qrels, qrels.iloc[:1]]), "AP")
 
 
 def test_callers_frames_are_not_modified():
     qrels, runs = irf.datasets.synthetic(2, 4, 6, rng=9)
     q0, r0 = qrels.copy(), runs.copy()
-    idk.evaluate(dd.from_pandas(runs, npartitions=2), qrels, ["AP", "RBP(p=0.8)"], complete=True)
+    irf.evaluate(dd.from_pandas(runs, npartitions=2), qrels, ["AP", "RBP(p=0.8)"], complete=True)
     pd.testing.assert_frame_equal(qrels, q0)
     pd.testing.assert_frame_equal(runs, r0)
 
@@ -502,8 +500,18 @@ def test_accessor_delegates():
         ddf.ir.metric(["AP", "P@5"], qrels=qrels, depth=5),
         irf.evaluate(runs, qrels, ["AP", "P@5"], depth=5),
     )
-    with pytest.raises(AttributeError, match="doc"):
-        _ = dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1).ir
+    no_doc = dd.from_pandas(runs.drop(columns=["doc"]), npartitions=1)
+    with pytest.raises(irf.ColumnError) as dask_error:
+        no_doc.ir.metric("AP", qrels)
+    with pytest.raises(irf.ColumnError) as memory_error:
+        runs.drop(columns=["doc"]).ir.metric("AP", qrels)
+    assert str(dask_error.value) == str(memory_error.value)
+    # ddf.ir(columns=...) as on pandas frames
+    renamed = runs.rename(columns={"doc": "docno"})
+    assert_same(
+        dd.from_pandas(renamed, npartitions=2).ir(columns={"doc": "docno"}).metric("AP", qrels),
+        renamed.ir(columns={"doc": "docno"}).metric("AP", qrels),
+    )
 
 
 def test_read_runs_one_partition_per_file(tmp_path):
@@ -521,8 +529,8 @@ def test_read_runs_one_partition_per_file(tmp_path):
         lazy, eager.astype(dict.fromkeys(("system", "topic", "doc"), str))
     )
     want = irf.evaluate(eager, qrels, ["AP", "nDCG@5"])
-    assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"]), want)
-    assert_same(idk.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="system"), want)
+    assert_same(irf.evaluate(ddf, qrels, ["AP", "nDCG@5"]), want)
+    assert_same(irf.evaluate(ddf, qrels, ["AP", "nDCG@5"], partitioned_by="system"), want)
     tags = idk.read_runs(sorted(tmp_path.iterdir()), system="tag").compute()
     assert sorted(tags.system.unique()) == ["tagsys0", "tagsys1", "tagsys2"]
     with pytest.raises(ValueError, match="both give system name"):
@@ -552,11 +560,11 @@ def test_run_files_are_read_once_through_the_shuffle(tmp_path, monkeypatch):
     real = idk._read_one
     monkeypatch.setattr(idk, "_read_one", lambda path, *a: reads.append(path) or real(path, *a))
     want = irf.evaluate(irf.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"])
-    got = idk.evaluate(idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"])
+    got = irf.evaluate(idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"])
     assert_same(got, want)
     assert sorted(pd.Series(reads).value_counts().tolist()) == [1, 1, 1]
     reads.clear()
-    got = idk.evaluate(
+    got = irf.evaluate(
         idk.read_runs(str(tmp_path / "*.gz")), qrels, ["AP", "RBP(p=0.8)"], partitioned_by="system"
     )
     assert_same(got, want)
@@ -576,7 +584,7 @@ def test_no_overlap_is_an_input_error_on_every_path():
                 meta=runs.iloc[:0],
             )
         with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
-            idk.evaluate(ddf, other, "AP", **opts)
+            irf.evaluate(ddf, other, "AP", **opts)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -594,13 +602,13 @@ def test_lexi_preferences_equal_in_memory(coll, nparts, complete, depth, kind):
     if not set(runs.topic) & set(qrels.topic):  # no judged topic: both refuse
         for f in (
             lambda: getattr(irf.lexi, kind)(runs, qrels),
-            lambda: getattr(idk, kind)(dd.from_pandas(runs, npartitions=nparts), qrels),
+            lambda: getattr(irf.lexi, kind)(dd.from_pandas(runs, npartitions=nparts), qrels),
         ):
             with pytest.raises(irf.EmptyOverlapError):
                 f()
         return
     want = getattr(irf.lexi, kind)(runs, qrels, complete=complete, depth=depth)
-    got = getattr(idk, kind)(
+    got = getattr(irf.lexi, kind)(
         dd.from_pandas(runs, npartitions=nparts), qrels, complete=complete, depth=depth
     )
     assert_same(got, want)
@@ -620,16 +628,16 @@ def test_lexi_preferences_by_topic_and_errors():
     qrels = qrels[
         qrels.topic.isin(topics[::3]) | (qrels.rel == 0)
     ]  # 100 topics without a relevant document
-    got = idk.lexirecall(
+    got = irf.lexi.lexirecall(
         _split(runs, "topic", [topics[:70], topics[70:]]), qrels, partitioned_by="topic"
     )
     want = irf.lexi.lexirecall(runs, qrels)
     assert want.attrs["dropped_topics"] > 50  # the attrs name the first 50 dropped topics
     assert_same(got, want)
     with pytest.raises(idk.UnsupportedMeasureError, match="system"):
-        idk.lexiprecision(dd.from_pandas(runs, npartitions=2), qrels, partitioned_by="system")
+        irf.lexi.lexiprecision(dd.from_pandas(runs, npartitions=2), qrels, partitioned_by="system")
     with pytest.raises(TypeError, match="unexpected option"):
-        idk.lexirecall(dd.from_pandas(runs, npartitions=2), qrels, gains={1: 2})
+        irf.lexi.lexirecall(dd.from_pandas(runs, npartitions=2), qrels, gains={1: 2})
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -649,14 +657,14 @@ def test_rarity_tables_equal_in_memory(coll, nparts, complete, depth, k):
     ddf = dd.from_pandas(runs, npartitions=nparts)
     opts = {"k": k, "complete": complete, "depth": depth}
     pd.testing.assert_frame_equal(
-        idk.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
+        irf.rarity.rarity(ddf, qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
     )
     pd.testing.assert_frame_equal(
         ddf.ir.rarity(qrels, **opts), irf.rarity.rarity(runs, qrels, **opts)
     )
     for m in (1, None):
         pd.testing.assert_frame_equal(
-            idk.rare_finds(ddf, qrels, max_systems=m, **opts),
+            irf.rarity.rare_finds(ddf, qrels, max_systems=m, **opts),
             irf.rarity.rare_finds(runs, qrels, max_systems=m, **opts),
         )
 
@@ -670,16 +678,16 @@ def test_rarity_by_topic_reference_and_errors():
     ddf = _split(runs, "topic", [topics[:3], topics[3:]])
     want = irf.rarity.rarity(runs, qrels, k=10)
     assert (want.S == 4).all()  # S counts every system, also in topics where sys2 retrieved nothing
-    pd.testing.assert_frame_equal(idk.rarity(ddf, qrels, k=10, partitioned_by="topic"), want)
+    pd.testing.assert_frame_equal(irf.rarity.rarity(ddf, qrels, k=10, partitioned_by="topic"), want)
     ref = runs[runs.system.isin(["sys0", "sys1"])]
     pd.testing.assert_frame_equal(
-        idk.rarity(ddf, qrels, k=10, reference=ref, partitioned_by="topic"),
+        irf.rarity.rarity(ddf, qrels, k=10, reference=ref, partitioned_by="topic"),
         irf.rarity.rarity(runs, qrels, k=10, reference=ref),
     )
     with pytest.raises(idk.UnsupportedMeasureError, match="system"):
-        idk.rarity(ddf, qrels, partitioned_by="system")
-    with pytest.raises(TypeError, match="unexpected option"):
-        idk.rare_finds(ddf, qrels, gains={1: 2})
+        irf.rarity.rarity(ddf, qrels, partitioned_by="system")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'gains'"):
+        irf.rarity.rare_finds(ddf, qrels, gains={1: 2})
 
 
 def test_other_accessor_entry_points():
@@ -700,3 +708,157 @@ def test_other_accessor_entry_points():
         ):  # the measure strings it suggests run on Dask
             if "..." not in ms:
                 assert_same(ddf.ir.metric(ms, qrels=qrels), runs.ir.metric(ms, qrels))
+
+
+# --------------------------------------------------------------------- one way: the public functions
+def test_import_irframe_does_not_import_dask():
+    """Dask frames are recognised without importing Dask (irframe._backend looks for
+    dask.dataframe in sys.modules): ``import irframe`` and in-memory calls leave it out."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, irframe as irf\n"
+        "q, r = irf.datasets.trec_eval_sample()\n"
+        "irf.evaluate(r, q, 'AP'); r.ir.metric('AP', q); irf.lexi.lexirecall(r, q)\n"
+        "irf.rarity.rarity(r, q); irf.rarity.rare_finds(r, q)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+FAMILIES = {
+    "evaluate": lambda runs, qrels, **kw: irf.evaluate(runs, qrels, ["AP", "P@5"], **kw),
+    "lexirecall": lambda runs, qrels, **kw: irf.lexi.lexirecall(runs, qrels, **kw),
+    "lexiprecision": lambda runs, qrels, **kw: irf.lexi.lexiprecision(runs, qrels, **kw),
+    "rarity": lambda runs, qrels, **kw: irf.rarity.rarity(runs, qrels, **kw),
+    "rare_finds": lambda runs, qrels, **kw: irf.rarity.rare_finds(runs, qrels, **kw),
+}
+BAD_OPTIONS = [
+    {"order": "Expected"},
+    {"order": "bogus"},
+    {"depth": 0},
+    {"depth": 2.5},
+    {"rel_level": "high"},
+    {"complete": "yes"},
+    {"judged_only": 1.5},
+    {"duplicates": "last"},
+    {"columns": ["topic"]},
+    {"judgments": "some"},
+    {"frobnicate": 1},
+    {"k": 0},
+    {"max_systems": -1},
+    {"gains": {1: "x"}},
+    {"gains": {1: 2}, "order": "expected"},
+    {"bounds": True},
+    {"bounds": "yes"},
+    {"order": "best", "depth": 3, "judged_only": True},
+]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize(
+    "bad", BAD_OPTIONS, ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items())
+)
+def test_option_errors_are_the_in_memory_errors(family, bad):
+    """A bad option on a Dask frame raises what the in-memory call raises: the same exception
+    type and text (the function itself validates them, on a one-document probe); and where the
+    in-memory call accepts the options, the Dask call gives the same result."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=2)
+    f = FAMILIES[family]
+    ddf = dd.from_pandas(runs, npartitions=2)
+    try:
+        want = f(runs, qrels, **bad)
+    except Exception as e:
+        with pytest.raises(type(e)) as got:
+            f(ddf, qrels, **bad)
+        assert type(got.value) is type(e)
+        assert str(got.value) == str(e)
+        return
+    got = f(ddf, qrels, **bad)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("judgments", ["each", "common"])
+def test_judgment_sets_on_dask_frames(family, judgments):
+    """``qrels={name: frame}`` on a Dask frame: one pass per set (the in-memory mechanism,
+    irframe.qrelsets.over_qrels), the same result as in memory."""
+    qrels, runs = irf.datasets.synthetic(3, 5, 15, rng=4)
+    sets = {"full": qrels, "shallow": qrels.iloc[::2], "graded": qrels[qrels.rel != 1]}
+    f = FAMILIES[family]
+    want = f(runs, sets, judgments=judgments)
+    got = f(dd.from_pandas(runs, npartitions=3), sets, judgments=judgments)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+        assert got.attrs == want.attrs
+    else:
+        assert_same(got, want)
+    with pytest.raises(InputError, match="judgment set 'bad'") as e:
+        f(dd.from_pandas(runs, npartitions=3), {**sets, "bad": qrels.assign(rel="x")})
+    with pytest.raises(InputError) as m:
+        f(runs, {**sets, "bad": qrels.assign(rel="x")})
+    assert str(e.value) == str(m.value)
+
+
+@pytest.mark.parametrize(
+    "name,new",
+    [
+        ("evaluate", "irframe.evaluate"),
+        ("lexirecall", "irframe.lexi.lexirecall"),
+        ("lexiprecision", "irframe.lexi.lexiprecision"),
+        ("rarity", "irframe.rarity.rarity"),
+        ("rare_finds", "irframe.rarity.rare_finds"),
+    ],
+)
+def test_the_0_1_entry_points_warn_and_forward(name, new):
+    """irframe 0.1's ``irframe.dask.evaluate`` & co. still work: a FutureWarning naming the new
+    call, then that call's result."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=3)
+    ddf = dd.from_pandas(runs, npartitions=2)
+    args = (["AP"],) if name == "evaluate" else ()
+    with pytest.warns(FutureWarning, match=rf"irframe\.dask\.{name} is deprecated.*call {new}\("):
+        got = getattr(idk, name)(ddf, qrels, *args, partitioned_by=None)
+    module, _, attr = new.rpartition(".")
+    import importlib
+
+    want = getattr(importlib.import_module(module), attr)(runs, qrels, *args)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert_same(got, want)
+
+
+BAD_FRAMES = {
+    "no doc column": lambda r, q: (r.drop(columns=["doc"]), q),
+    "no score or rank": lambda r, q: (r.drop(columns=["score", "rank"]), q),
+    "integer topics": lambda r, q: (r.assign(topic=r.topic.astype(int)), q),
+    "no rel column": lambda r, q: (r, q.drop(columns=["rel"])),
+    "empty qrels": lambda r, q: (r, q.iloc[:0]),
+    "text grades": lambda r, q: (r, q.assign(rel="x")),
+    "duplicate qrels": lambda r, q: (r, pd.concat([q, q.iloc[:1]])),
+}
+
+
+@pytest.mark.parametrize("family", ["evaluate", "lexirecall", "rarity"])
+@pytest.mark.parametrize("case", sorted(BAD_FRAMES))
+def test_column_and_qrels_errors_are_the_in_memory_errors(family, case):
+    """Frames the in-memory call refuses for their columns or qrels: the Dask frame of the same
+    rows is refused with the same exception type and text, before any partition is computed."""
+    qrels, runs = irf.datasets.synthetic(3, 4, 12, rng=2)
+    runs, qrels = BAD_FRAMES[case](runs.astype({"topic": str}), qrels)
+    f = FAMILIES[family]
+    with pytest.raises(Exception) as memory:
+        f(runs, qrels)
+    with pytest.raises(type(memory.value)) as got:
+        f(dd.from_pandas(runs, npartitions=2), qrels)
+    if case == "integer topics":  # the rows are not known before the frame is computed
+        want = str(memory.value)
+        assert str(got.value).split(", but")[0] == want.split(", but")[0]
+        assert want[want.index("Ids must") :] in str(got.value)
+    else:
+        assert str(got.value) == str(memory.value)

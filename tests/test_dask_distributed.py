@@ -133,7 +133,7 @@ def test_cluster_cube_is_the_in_memory_cube(client, collection, tmp_path, layout
     )  # the cluster computes, not a local scheduler
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got = idk.evaluate(ddf, qrels, MEASURES, complete=complete, depth=30, **opts)
+        got = irf.evaluate(ddf, qrels, MEASURES, complete=complete, depth=30, **opts)
     assert not [w for w in caught if LARGE_GRAPH in str(w.message)]
     want = irf.evaluate(runs, qrels, MEASURES, complete=complete, depth=30)
     assert_same(got, want)
@@ -148,7 +148,8 @@ def test_lexi_and_rarity_on_the_cluster(client, collection, tmp_path):
     runs.sample(frac=1.0, random_state=2).to_parquet(tmp_path / "runs.parquet", row_group_size=150)
     ddf = dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True)
     assert_same(
-        idk.lexirecall(ddf, qrels, complete=True), irf.lexi.lexirecall(runs, qrels, complete=True)
+        irf.lexi.lexirecall(ddf, qrels, complete=True),
+        irf.lexi.lexirecall(runs, qrels, complete=True),
     )
     ref = runs[runs.system.isin(["sys0", "sys2"])]
     with (
@@ -158,7 +159,7 @@ def test_lexi_and_rarity_on_the_cluster(client, collection, tmp_path):
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")
-        got = idk.rarity(ddf, qrels, k=10, reference=ref)
+        got = irf.rarity.rarity(ddf, qrels, k=10, reference=ref)
     assert not [w for w in caught if LARGE_GRAPH in str(w.message)], [
         str(w.message) for w in caught
     ]
@@ -173,7 +174,7 @@ def test_hive_parquet_without_the_string_schema_is_not_ids(collection, tmp_path)
     assert isinstance(ddf.dtypes["topic"], pd.CategoricalDtype)
     assert ddf.dtypes["topic"].categories.dtype.kind == "i"
     with pytest.raises(irf.errors.InputError, match="strings"):
-        idk.evaluate(ddf, qrels, "AP", partitioned_by="topic")
+        irf.evaluate(ddf, qrels, "AP", partitioned_by="topic")
 
 
 def test_trec_eval_sample_on_the_cluster(client):
@@ -193,7 +194,7 @@ def test_qrels_are_scattered_not_embedded_in_the_graph(client, tmp_path):
             client.compute(dask.delayed(len)(qrels)).result()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            got = idk.evaluate(
+            got = irf.evaluate(
                 dd.read_parquet(tmp_path / "runs.parquet", split_row_groups=True),
                 qrels,
                 ["AP", "P@10"],
@@ -213,7 +214,7 @@ def test_split_topic_is_detected_before_any_partition_is_evaluated(collection, m
     with dask.config.set(scheduler="synchronous"):
         for opts in [{"partitioned_by": "topic"}, {"partitioned_by": "system"}]:
             with pytest.raises(idk.NotPartitionedError, match="more than one partition"):
-                idk.evaluate(dd.from_pandas(runs, npartitions=3), qrels, "AP", **opts)
+                irf.evaluate(dd.from_pandas(runs, npartitions=3), qrels, "AP", **opts)
     assert not calls
 
 
@@ -222,14 +223,14 @@ def test_errors_come_back_with_their_type(client, collection):
     inside a partition) reaches the caller as the in-memory error class."""
     qrels, runs = collection
     with pytest.raises(irf.errors.EmptyOverlapError, match="none in common"):
-        idk.evaluate(
+        irf.evaluate(
             dd.from_pandas(runs, npartitions=2),
             qrels.assign(topic=qrels.topic.astype(str) + "x"),
             "AP",
         )
     bad = runs.assign(score=runs.score.where(runs.index != 3))
     with pytest.raises(irf.errors.InputError, match="score"):
-        idk.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
+        irf.evaluate(dd.from_pandas(bad, npartitions=2), qrels, "AP")
 
 
 IN_MEMORY = r"""
@@ -308,7 +309,7 @@ def test_out_of_core_under_a_limit_the_in_memory_path_exceeds(tmp_path):
         c.run(lambda: __import__("irframe.dask"))
         pids = c.run(os.getpid)
         with dask.config.set(scheduler=c.get):
-            got = idk.evaluate(
+            got = irf.evaluate(
                 ddf, pd.read_parquet(tmp_path / "qrels.parquet"), ms, partitioned_by="topic"
             )
         assert c.run(os.getpid) == pids  # no worker was restarted for its memory

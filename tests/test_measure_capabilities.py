@@ -2,7 +2,8 @@
 
 * a measure registered from outside the package, with ``expected=``, ``order_safe=``,
   ``bounds=`` and ``topic_local=``, gets ``order="expected"/"best"/"worst"``,
-  ``bounds=True``, a ``qrels={name: frame}`` mapping and irframe.dask with no other change;
+  ``bounds=True``, a ``qrels={name: frame}`` mapping and Dask frames (through the same
+  ``irframe.evaluate``, each capability as in memory) with no other change;
   its numbers are checked against brute force written here (every order of the tied
   documents; every unjudged document labelled relevant by hand) and against trec_eval's
   ``P@k`` (relevant documents in the top k = k · P@k);
@@ -148,14 +149,25 @@ def test_a_measure_registered_from_outside_gets_every_capability_it_declares():
             sets.sel(qrels="shallow").values, irf.evaluate(RUNS, shallow, measures).values
         )
 
-        # Dask, partition by partition
+        # a Dask frame through the same function, partition by partition: every capability
+        # above gives the in-memory result
         dd = pytest.importorskip("dask.dataframe")
         dask = pytest.importorskip("dask")
-        import irframe.dask as idk
-
+        ddf = dd.from_pandas(RUNS, npartitions=2)
+        for options in (
+            {},
+            {"order": "expected"},
+            {"order": "worst"},
+            {"bounds": True, "unjudged_grade": 2},
+            {"complete": True, "depth": 2},
+        ):
+            with dask.config.set(scheduler="synchronous"):
+                got = irf.evaluate(ddf, QRELS, measures, **options)
+            xr.testing.assert_identical(got, irf.evaluate(RUNS, QRELS, measures, **options))
+        two = {"full": QRELS, "shallow": shallow}
         with dask.config.set(scheduler="synchronous"):
-            got = idk.evaluate(dd.from_pandas(RUNS, npartitions=2), QRELS, measures)
-        assert got.identical(irf.evaluate(RUNS, QRELS, measures))
+            got = irf.evaluate(ddf, two, measures, order="expected")
+        xr.testing.assert_identical(got, irf.evaluate(RUNS, two, measures, order="expected"))
 
         # the catalogue shows the declarations
         row = irf.list_measures().loc["RelIn"]
@@ -181,7 +193,7 @@ def test_what_a_measure_does_not_declare_it_does_not_get():
         import irframe.dask as idk
 
         with pytest.raises(idk.UnsupportedMeasureError, match="topic_local=True"):
-            idk.evaluate(dd.from_pandas(RUNS, npartitions=2), QRELS, "Plain@3")
+            irf.evaluate(dd.from_pandas(RUNS, npartitions=2), QRELS, "Plain@3")
 
 
 def test_declarations_are_checked():

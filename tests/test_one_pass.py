@@ -9,7 +9,8 @@ import importlib
 import pytest
 
 import irframe as irf
-from irframe import schema
+from irframe import options as options_mod
+from irframe import params, schema
 from irframe.measures import registry
 
 ev = importlib.import_module("irframe.evaluate")  # (irframe.evaluate is also the function)
@@ -20,7 +21,7 @@ MEASURES = ["AP", "P@10", "nDCG@10", "RR"]
 def counts(monkeypatch):
     seen = {"parse": [], "qrels": 0, "ties": 0, "options": 0}
     split, qrels_columns = registry.split_measure, schema.qrels_columns
-    check_tie_order, make_options = ev.check_tie_order, ev.make_options
+    check_tie_order, check_options = ev.check_tie_order, options_mod.check_options
 
     def spy_split(text):
         seen["parse"].append(text)
@@ -34,14 +35,14 @@ def counts(monkeypatch):
         seen["ties"] += 1
         return check_tie_order(*args, **kwargs)
 
-    def spy_options(**kwargs):
+    def spy_options(*args, **kwargs):
         seen["options"] += 1
-        return make_options(**kwargs)
+        return check_options(*args, **kwargs)
 
     monkeypatch.setattr(registry, "split_measure", spy_split)
     monkeypatch.setattr(schema, "qrels_columns", spy_qrels)
     monkeypatch.setattr(ev, "check_tie_order", spy_ties)
-    monkeypatch.setattr(ev, "make_options", spy_options)
+    monkeypatch.setattr(options_mod, "check_options", spy_options)
     return seen
 
 
@@ -66,3 +67,61 @@ def test_a_joined_frame_is_not_validated_again_before_evaluate(counts):
     joined.ir.metric(MEASURES)
     assert counts["qrels"] == 1
     assert sorted(counts["parse"]) == sorted(MEASURES)
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """Every option's check in the table (irframe.options.OPTIONS), counted per option."""
+    seen: dict[str, int] = {}
+    for name, o in list(options_mod.OPTIONS.items()):
+
+        def spy(n, value, _check=o.check):
+            seen[n] = seen.get(n, 0) + 1
+            return _check(n, value)
+
+        monkeypatch.setitem(options_mod.OPTIONS, name, o.but(check=spy))
+    check = params.Param.check
+
+    def spy_param(self, name, value, **kwargs):  # any depth check, through the table or not
+        if name == "depth":
+            seen["Param depth"] = seen.get("Param depth", 0) + 1
+        return check(self, name, value, **kwargs)
+
+    monkeypatch.setattr(params.Param, "check", spy_param)
+    return seen
+
+
+GIVEN = {"depth": 50, "judged_only": False, "complete": True, "duplicates": "error"}
+
+
+@pytest.mark.parametrize(
+    "via",
+    ["evaluate", "accessor", "summary", "cwl", "rarity", "lexirecall", "pair_counts", "align"],
+)
+def test_each_option_is_checked_once_per_call(checks, via):
+    """The options a caller gives are checked once, at the public boundary: not again by
+    align() nor by the family function the accessor calls."""
+    from irframe.align import align
+    from irframe.cwl import cwl
+    from irframe.lexi import lexirecall
+    from irframe.ndpm import pair_counts
+    from irframe.rarity import rarity
+
+    qrels, runs = irf.datasets.trec_eval_sample()
+    given = {**GIVEN, "rel_level": 1}
+    calls = {
+        "evaluate": lambda: irf.evaluate(runs, qrels, MEASURES, **given),
+        "accessor": lambda: runs.ir.metric(MEASURES, qrels, **given),
+        "summary": lambda: runs.ir.summary(MEASURES, qrels, **given),
+        "cwl": lambda: cwl(runs, qrels, "RBP@0.8", **GIVEN),
+        "rarity": lambda: rarity(runs, qrels, k=10, **given),
+        "lexirecall": lambda: lexirecall(runs, qrels, **given),
+        "pair_counts": lambda: pair_counts(runs, qrels, **GIVEN),
+        "align": lambda: align(runs, qrels, **GIVEN),
+    }
+    calls[via]()
+    want = {k: 1 for k in GIVEN if via != "cwl" or k != "depth"}  # cwl: its own depth spec
+    want["Param depth"] = 1
+    if via not in ("cwl", "pair_counts", "align"):
+        want["rel_level"] = 1
+    assert checks == want

@@ -33,15 +33,12 @@ from irframe import lexi, meta, stats
 from irframe.align import align
 from irframe.cwl import cwl, cwla, cwla_grid
 from irframe.evaluate import Whole, evaluate_part
-from irframe.options import Options, make_options
+from irframe.options import OPTIONS, make_options
 
 #: public functions that return xarray objects but are not results of their own
 NOT_RESULTS = {
     "irframe.cube.result": "the constructor itself",
     "irframe.cube.make_cube": "the constructor of evaluation cubes (calls result)",
-    "irframe.dask.evaluate": "identical to irframe.evaluate, attrs included (tests/test_dask.py)",
-    "irframe.dask.lexirecall": "identical to irframe.lexi.lexirecall, attrs included (tests/test_dask.py)",
-    "irframe.dask.lexiprecision": "identical to irframe.lexi.lexiprecision, attrs included (tests/test_dask.py)",
 }
 
 OPTION_ATTRS = {"order", "rel_level", "depth", "complete", "judged_only"}
@@ -252,7 +249,7 @@ def test_attrs_of_every_result(results):
             assert at.get("measures"), q
             assert "computed" not in at, q
             for k, v in kw.items():  # an explicit evaluation option is the recorded one
-                if k in Options.__dataclass_fields__:
+                if k in OPTIONS:
                     assert at[k] == v, (q, k, at[k], v)
         else:
             assert at.get("computed") == q, (q, at.get("computed"))

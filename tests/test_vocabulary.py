@@ -8,14 +8,13 @@ differences are listed in ``EXCEPTIONS`` with the reason (also stated in docs/in
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 
 import numpy as np
 import pytest
 from public_api import public_functions
 
-from irframe.options import MISSING, Options
+from irframe.options import MISSING, OPTIONS
 
 #: a synonym seen in a signature -> the one name irframe uses
 SYNONYMS = {
@@ -36,7 +35,7 @@ SYNONYMS = {
 }
 
 #: the shared default of each evaluation option
-DEFAULTS = {f.name: f.default for f in dataclasses.fields(Options)}
+DEFAULTS = {name: o.default for name, o in OPTIONS.items()}
 DEFAULTS.update({"missing": "skip", "rng": None})
 
 #: (function, parameter) -> why it differs
@@ -46,6 +45,8 @@ EXCEPTIONS = {
         "irframe.cwl.cwla_grid",
         "depth",
     ): "C/W/L pads every ranking to depth (cwl_eval --max_depth 1000)",
+    ("irframe.accessor.IrAccessor.cwl", "depth"): "as irframe.cwl.cwl (its accessor form)",
+    ("irframe.accessor.IrAccessor.cwla_grid", "depth"): "as irframe.cwl.cwla_grid",
     ("irframe.measures.cwl.degeneracy", "depth"): "C/W/L probing depth",
     ("irframe.datasets.synthetic", "depth"): "length of the generated rankings",
     (

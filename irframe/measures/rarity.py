@@ -29,8 +29,8 @@ import pandas as pd
 
 from ..align import Aligned, align, segment_sum
 from ..errors import EmptyOverlapError
+from ..options import Options, check_rel_level
 from ..options import check_k as _check_k
-from ..options import check_rel_level
 from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
 from .trec_arrays import measure_rel_level
@@ -190,7 +190,8 @@ def rarity_lookup(
         }
     )
     try:
-        ref = align(reference, qrels, order=a.order, depth=a.depth, judged_only=a.judged_only)
+        opts = Options(order=a.order, depth=a.depth, judged_only=a.judged_only)  # checked already
+        ref = align(reference, qrels, opts=opts)
     except EmptyOverlapError:  # the reference retrieved none of these topics: no document is rare
         ref_frame, rc = run_frame(reference)
         n_ref = len(pd.unique(ref_frame[rc.system]))

@@ -229,7 +229,7 @@ def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
         row_rel=aligned.row_rel[keep],
         row_score=aligned.row_score[keep],
         source=src,
-        depth=depth,
+        options=aligned.options.replace(depth=depth),
         extras={**aligned.extras, "tie_depth": depth} if order == "expected" else aligned.extras,
     )
     return out

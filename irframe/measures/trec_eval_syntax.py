@@ -32,7 +32,7 @@ there (``P`` alone is set precision, ``ndcg`` is nDCG); the command line
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
@@ -532,12 +532,3 @@ def expand_for_api_many(texts: Sequence[str]) -> list[tuple[str, str]]:
         for v in vals
         if v.kind not in ("runid", "num_q", "relstring") and v.needs == "qrels"
     ]
-
-
-def requested_families(requests: Iterable[str]) -> list[str]:
-    """Family names in a request list (after nickname expansion, unordered)."""
-    out: list[str] = []
-    for r in requests:
-        name, _ = split_request(r)
-        out.extend(NICKNAMES.get(name, (name,)))
-    return out

@@ -5,7 +5,8 @@ Usage::
 
     # issue #30: 10 MS MARCO-shaped runs, 6,980 queries x 1,000 = 69.8 M rows, str ids
     python benchmarks/bench_big.py [--shape msmarco] [--systems 10 --queries 6980]
-        [--paths in-memory,dask-by-system,dask-shuffle-rowgroups,dask-shuffle] [--workers 2 --memory-limit 4GB]
+        [--paths in-memory,in-memory-dict,dask-by-system,dask-shuffle-tasks,...]
+        [--workers 2 --memory-limit 4GB]
         [--check-topics 200] [--work DIR]
 
     # pooled TREC collection of ../shared/bench/gen.py (27.5 M rows, graded qrels)
@@ -26,11 +27,14 @@ process** per path, in the order given by ``--paths``:
 * ``in-memory-dict``: the same with the system and topic columns read as dictionaries
   (``read_dictionary=["system", "topic"]``, pyarrow's option: pandas categoricals);
 * ``dask-by-system``: ``dask.dataframe.read_parquet(DIR/runs)`` (one partition per run file)
-  + ``irframe.dask.evaluate(partitioned_by="system")`` on a ``distributed.LocalCluster`` of
+  + ``irframe.evaluate(ddf, ..., partitioned_by="system")`` (the Dask backend) on a
+  ``distributed.LocalCluster`` of
   ``--workers`` single-threaded worker processes of ``--memory-limit`` each (the nanny
   restarts a worker above 95 % of it; restarts are counted), cluster started and irframe
   imported before the clock;
-* ``dask-shuffle``: the same frame shuffled by topic (``irframe.dask.evaluate``'s default);
+* ``dask-shuffle``: the same frame shuffled by topic (the default for a Dask frame; dask's
+  default shuffle on a distributed cluster, p2p);
+* ``dask-shuffle-tasks``: the same with ``shuffle_method="tasks"``;
 * ``dask-shuffle-rowgroups``: read one partition per row group (``split_row_groups=True``),
   then shuffled by topic.
 
@@ -131,7 +135,7 @@ workers, limit = int(sys.argv[4]), sys.argv[5]
 import warnings
 import pandas as pd
 import dask, dask.dataframe as dd, distributed
-import irframe.dask as idk
+import irframe as irf
 out = {"path": path}
 with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               memory_limit=limit, dashboard_address=None,
@@ -143,9 +147,11 @@ with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes
     # dask-shuffle-rowgroups: one partition per parquet row group (1 M rows) instead of per file
     ddf = dd.read_parquet(work / "runs", split_row_groups=path == "dask-shuffle-rowgroups")
     opts = {"partitioned_by": "system"} if path == "dask-by-system" else {}
+    if path == "dask-shuffle-tasks":
+        opts["shuffle_method"] = "tasks"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        cube = idk.evaluate(ddf, qrels, ms, **opts)
+        cube = irf.evaluate(ddf, qrels, ms, **opts)  # a Dask frame: irframe.dask's backend
     out["seconds"] = time.perf_counter() - w0
     out["driver_cpu"] = cpu() - c0
     out["partitions"] = ddf.npartitions
@@ -328,7 +334,8 @@ def main(argv=None) -> int:
     ap.add_argument("--topics", type=int, default=250, help="gen: topics")
     ap.add_argument("--depth", type=int, default=1000, help="gen: depth")
     ap.add_argument(
-        "--paths", default="in-memory,dask-by-system,dask-shuffle-rowgroups,dask-shuffle"
+        "--paths",
+        default="in-memory,dask-by-system,dask-shuffle-tasks,dask-shuffle-rowgroups,dask-shuffle",
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="4GB", help="per Dask worker")

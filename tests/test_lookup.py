@@ -319,12 +319,11 @@ def test_whole_widen_keeps_the_doc_codes_pending(loader_calls, complete):
 
 
 def test_dask_evaluation_never_builds_the_doc_codes(loader_calls):
-    """Measures that read no doc ids (AP, nDCG@10, RR@10, R@1000): irframe.dask's partitions,
+    """Measures that read no doc ids (AP, nDCG@10, RR@10, R@1000): the Dask backend's partitions,
     by system and shuffled by topic, are evaluated without building doc codes (as in memory),
     and give the in-memory cube."""
     dask = pytest.importorskip("dask")
     dd = pytest.importorskip("dask.dataframe")
-    import irframe.dask as idk
 
     runs, qrels = msmarco_like(queries=12, depth=40, systems=3)
     ms = ["AP", "nDCG@10", "RR@10", "R@1000"]
@@ -332,7 +331,7 @@ def test_dask_evaluation_never_builds_the_doc_codes(loader_calls):
     assert loader_calls == []
     with dask.config.set(scheduler="synchronous"):
         by_system = dd.concat([dd.from_pandas(g, npartitions=1) for _, g in runs.groupby("system")])
-        assert idk.evaluate(by_system, qrels, ms, partitioned_by="system").identical(expected)
+        assert irf.evaluate(by_system, qrels, ms, partitioned_by="system").identical(expected)
         mixed = dd.from_pandas(runs.sample(frac=1, random_state=0), npartitions=3)
-        assert idk.evaluate(mixed, qrels, ms).identical(expected)
+        assert irf.evaluate(mixed, qrels, ms).identical(expected)
     assert loader_calls == []

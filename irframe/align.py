@@ -56,6 +56,7 @@ __all__ = [
     "Aligned",
     "align",
     "range_sum",
+    "replace_aligned",
     "segment_cumsum",
     "segment_max",
     "segment_suffix_max",

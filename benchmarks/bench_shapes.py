@@ -18,9 +18,12 @@ trec_eval 9 has no RR cut-off, so the check against pytrec_eval uses RR without 
   Before timing, irframe's per-topic AP, nDCG@10, R@1000 and RR equal pytrec_eval's.
 * **memory** — each contestant once in a fresh process (frames read from parquet first):
   peak resident memory of the process (``VmHWM``), and its growth over the frames loaded.
-* **cli** — the run as a TREC file: ``irframe eval -m ... QRELS RUN`` against the trec_eval
-  binary (``--trec-eval``; built from NIST's source), wall time and peak memory from GNU
-  ``time``; the outputs must be byte-identical before anything is timed.
+* **cli** — the run as a TREC file: ``irframe eval`` against the trec_eval binary
+  (``--trec-eval``; built from NIST's source; irframe given ``--trec-eval-version 10.0`` when
+  the binary says it is 10.0) with the four measures, with trec_eval's default measures and
+  with ``-q`` (`CLI_VARIANTS`); wall time and peak memory from GNU ``time``; the outputs
+  must be byte-identical before anything is timed.  A run file this large is read in blocks
+  (irframe._evalstream).
 
 Alternating rounds (A, B, C, A, B, C, ...) in one process; medians; every ratio is peer /
 irframe (> 1: irframe is faster).  The machine these figures come from is shared: read the
@@ -192,6 +195,21 @@ def section_memory(shape, work: Path, args) -> None:
             )
 
 
+#: the command lines timed in the cli section: trec_eval's options after the program name
+CLI_VARIANTS = {
+    "four measures": TE_MEASURES,
+    "default measures": [],
+    "-q, four measures": ["-q", *TE_MEASURES],
+}
+
+
+def _binary_version(te: str) -> list[str]:
+    """``--trec-eval-version 10.0`` when the binary is 10.0 (``-v`` says so), else nothing:
+    the options that make irframe print what this binary prints."""
+    p = subprocess.run([te, "-v"], capture_output=True, text=True)
+    return ["--trec-eval-version", "10.0"] if "version 10." in p.stdout + p.stderr else []
+
+
 def section_cli(shape, work: Path, args) -> None:
     import bench_cli
 
@@ -201,19 +219,22 @@ def section_cli(shape, work: Path, args) -> None:
         return
     env = bc.child_env(work)
     qpath, rpath = work / "qrels.txt", work / "run.txt"
-    irf_cmd = [sys.executable, "-m", "irframe", "eval", *TE_MEASURES, str(qpath), str(rpath)]
-    te_cmd = [te, *TE_MEASURES, str(qpath), str(rpath)]
-    a = subprocess.run(irf_cmd, env=env, capture_output=True).stdout
-    b = subprocess.run(te_cmd, capture_output=True).stdout
-    if a != b:
-        sys.exit("irframe eval and trec_eval print different output; not timing")
-    print(f"\n{shape}: TREC file ({rpath.stat().st_size / 1e6:.0f} MB) -> output, byte-identical")
-    bench_cli.bench(
-        f"{shape}: irframe eval vs trec_eval",
-        {"irframe eval": [irf_cmd], "trec_eval": [te_cmd]},
-        env,
-        args.rounds,
-    )
+    version = _binary_version(te)
+    print(f"\n{shape}: TREC file ({rpath.stat().st_size / 1e6:.0f} MB)")
+    for title, opts in CLI_VARIANTS.items():
+        irf_cmd = [sys.executable, "-m", "irframe", "eval", *version, *opts, str(qpath), str(rpath)]
+        te_cmd = [te, *opts, str(qpath), str(rpath)]
+        a = subprocess.run(irf_cmd, env=env, capture_output=True).stdout
+        b = subprocess.run(te_cmd, capture_output=True).stdout
+        if a != b:
+            sys.exit(f"irframe eval and trec_eval print different output ({title}); not timing")
+        print(f"  {title}: output byte-identical ({len(b.splitlines())} lines)")
+        bench_cli.bench(
+            f"{shape}, {title}: irframe eval vs trec_eval",
+            {"irframe eval": [irf_cmd], "trec_eval": [te_cmd]},
+            env,
+            args.rounds,
+        )
 
 
 def main(argv=None) -> int:

@@ -32,9 +32,6 @@ if _lazy.command_line():  # the command's own process: read the run files while 
     _prefetch.start(sys.argv[1:])
 
 from . import errors
-from .accessor import IrAccessor, join
-from .align import Aligned
-from .cube import summarize
 from .errors import (
     ColumnError,
     DuplicateError,
@@ -46,14 +43,48 @@ from .errors import (
     ParseError,
     UnknownMeasureError,
 )
-from .evaluate import evaluate, list_measures
-from .measures import MeasureDef, parse_measure, register, registry_scope, unregister
-from .reporting import Report, report
-from .uncertainty import flips, tie_sensitivity
 
-if not _lazy.command_line():  # the first cube would otherwise pay xarray's import (see _lazy)
+#: public name → the module defining it; bound at import, except in the command line's own
+#: process, where `__getattr__` imports each module on first use (``irframe eval`` needs
+#: neither the accessor, the reports nor the uncertainty tools; its preference measures
+#: not even irframe's evaluation and cube: tests/test_startup.py)
+_API = {
+    "IrAccessor": "accessor",
+    "join": "accessor",
+    "Aligned": "align",
+    "summarize": "cube",
+    "evaluate": "evaluate",
+    "list_measures": "evaluate",
+    "MeasureDef": "measures",
+    "parse_measure": "measures",
+    "register": "measures",
+    "registry_scope": "measures",
+    "unregister": "measures",
+    "Report": "reporting",
+    "report": "reporting",
+    "flips": "uncertainty",
+    "tie_sensitivity": "uncertainty",
+}
+
+if not _lazy.command_line():
+    from .accessor import IrAccessor, join
+    from .align import Aligned
+    from .cube import summarize
+    from .evaluate import evaluate, list_measures
+    from .measures import MeasureDef, parse_measure, register, registry_scope, unregister
+    from .reporting import Report, report
+    from .uncertainty import flips, tie_sensitivity
+
+    # the first cube would otherwise pay xarray's import (see _lazy)
     _importlib.import_module("xarray")  # not bound here: irframe.xarray is no public name
 else:
+    _lazy.keep_functions(sys.modules[__name__], _API)
+    # what every `irframe eval` reads, aligns and prints with (pandas with them): imported
+    # while the collector is off, and frozen with the rest (imported later, when the command
+    # first used them, they cost a small command ~10 % more CPU: collections during their
+    # imports, and a longer exit over their unfrozen objects)
+    from . import align, io, treceval  # noqa: F401
+
     gc.freeze()  # the imported modules' objects: never scanned again by the collector
     gc.enable()
 
@@ -109,9 +140,13 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name in _API:  # the command line's process: imported on first use
+        value = getattr(_importlib.import_module(f".{_API[name]}", __name__), name)
+        globals()[name] = value
+        return value
     if name in _IO:
         return getattr(_importlib.import_module(".io", __name__), name)
-    if name in _LAZY:
+    if name in _LAZY or name == "measures":  # (measures: bound at import but by the command)
         return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'irframe' has no attribute {name!r}")
 

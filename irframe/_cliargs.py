@@ -21,6 +21,7 @@ __all__ = [
     "BATCH_BYTES",
     "FORMATS",
     "ORDERS",
+    "STREAM_BYTES",
     "USAGE",
     "VERSION_TEXT",
     "UsageError",
@@ -179,3 +180,8 @@ def reads_ranks(o: dict[str, Any]) -> bool:
 #: run files evaluated together hold at most this much text (gzip counted 5×): the
 #: command's memory stays bounded, whatever the number of files (~6× the text at peak)
 BATCH_BYTES = 256 * 2**20
+
+#: a run file with at least this much text (gzip counted 5×) is read in blocks and evaluated
+#: topic by topic as they arrive (irframe._evalstream): its memory no longer grows with the
+#: file; smaller files are read whole (and several of them together), which is faster
+STREAM_BYTES = 64 * 2**20

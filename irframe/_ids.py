@@ -697,7 +697,8 @@ def docs_mostly_distinct(s: pd.Series) -> bool:
     n = len(s)
     if n == 0:
         return False
-    pos = np.unique(np.linspace(0, n - 1, min(n, _SAMPLE)).astype(np.int64))
+    pos = np.linspace(0, n - 1, min(n, _SAMPLE)).astype(np.int64)  # increasing
+    pos = pos[np.concatenate(([True], pos[1:] != pos[:-1]))]  # (np.unique: a hash, ~13 ms)
     m = len(pos)
     if isinstance(s.dtype, pd.CategoricalDtype):
         d = len(np.unique(s.array.codes[pos]))

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ._cliargs import BATCH_BYTES, UsageError, parse_eval_args, reads_ranks
+from ._cliargs import BATCH_BYTES, STREAM_BYTES, UsageError, parse_eval_args, reads_ranks
 from ._textfile import _load_run, _read_bytes, is_stream, pa
 
 __all__ = ["reading", "start", "stop", "take", "use_system_allocator"]
@@ -107,6 +107,11 @@ def _work(paths: list[str], generation: int) -> None:
             if _state.get(path) != _QUEUED:  # the reader took it first
                 continue
             _state[path] = _READING
+        if _large(path):  # read in blocks by the reader (irframe._evalstream), never whole here
+            with _cond:
+                _state[path] = None
+                _cond.notify_all()
+            continue
         try:
             data = _read_bytes(path)
             total += len(data)
@@ -117,6 +122,19 @@ def _work(paths: list[str], generation: int) -> None:
             if generation == _generation:
                 _state[path] = result
             _cond.notify_all()
+
+
+def _large(path: str) -> bool:
+    """Whether the file has at least ``STREAM_BYTES`` of text (gzip counted 5×, as the reader
+    counts it)."""
+    try:
+        with open(path, "rb") as f:
+            return (
+                os.fstat(f.fileno()).st_size * (5 if f.read(2) == b"\x1f\x8b" else 1)
+                >= STREAM_BYTES
+            )
+    except OSError:
+        return False
 
 
 def take(path: str, options: tuple[bool, bool, bool]) -> dict[str, Any] | None:

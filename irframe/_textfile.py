@@ -20,7 +20,7 @@ import re
 import stat
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -419,7 +419,7 @@ def _pandas_table(
 
 def _has_data_fast(data: bytes) -> bool:
     # Quick accept: a first line with a non-comment character; else walk the lines.
-    head = data.lstrip(b" \t\r\n\f\v")
+    head = bytes(data[:4096]).lstrip(b" \t\r\n\f\v")  # (a bytearray's lstrip copies it all)
     if head and not head.startswith(b"#"):
         return True
     return _has_data(data)
@@ -616,3 +616,169 @@ def _load_run(
     if last_tag:
         cols["last_tag"] = _last_string(cols["tag"]) if want_tag else _last_tag(data, path, threads)
     return cols
+
+
+# --------------------------------------------------------------------------------------
+# reading in blocks (irframe eval on large files)
+# --------------------------------------------------------------------------------------
+
+#: the text ``irframe eval`` parses at a time when it streams a run file (`read_blocks`):
+#: a block holds whole lines, so a line longer than this makes its block longer
+BLOCK_BYTES = 16 * 2**20
+_SEPARATORS = np.array([ord(c) for c in " \t\v\f\r"], dtype=np.uint8)
+
+
+class _Tee:
+    """A binary reader that copies what it reads to ``spool`` (standard input's bytes kept for
+    a second reading)."""
+
+    def __init__(self, raw: Any, spool: Any):
+        self.raw, self.spool = raw, spool
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.spool.write(data)
+        return data
+
+    def readable(self) -> bool:  # pragma: no cover - io protocol
+        return True
+
+
+def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytearray]:
+    """The text of a run file (binary file object) in blocks of whole topics: about
+    ``block_bytes`` read at a time, each block cut before the lines of its last topic
+    (`last_topic_start`), which are carried over to the next block; the last block holds the
+    rest of the file.  Gunzipped as it is read when it starts with gzip's magic bytes (sniffed
+    from the bytes read, never by opening it twice); the UTF-8 byte order mark dropped as
+    `_read_bytes` does.  A block is one copy of the text read (``bytearray``, which the
+    parsers read as they read ``bytes``); a topic longer than a block makes its block longer.
+
+    A block may cut a topic in two when a line inside it begins with whitespace (see
+    `last_topic_start`); a file not grouped by topic also has topics in
+    several blocks: the caller checks that no topic is met twice.
+
+    Raises ``OSError``/``EOFError``/``zlib.error`` as the file or its gzip stream does (the
+    caller reads the file again with `_read_bytes`, which reports them).
+
+    >>> data = b"1 Q0 a 1 1 r\\n1 Q0 b 2 1 r\\n2 Q0 a 1 1 r\\n2 Q0 b 2 1 r\\n3 Q0 a 1 1 r"
+    >>> [sorted({bytes(x[:1]) for x in b.splitlines()}) for b in topic_blocks(_io.BytesIO(data), 30)]
+    [[b'1'], [b'2', b'3']]
+    """
+    prefix = source.read(2)
+    reader: Any = source
+    if prefix == b"\x1f\x8b":
+        reader = gzip.GzipFile(fileobj=cast(Any, _Prefixed(prefix, source)), mode="rb")
+        prefix = b""
+    carry = bytearray(prefix)
+    floor, topic = 0, None  # the lines before ``floor`` in ``carry`` are all this topic's
+    first = True
+    while True:
+        chunk = reader.read(block_bytes)
+        buf = carry  # ours: extended in place (a topic longer than a block grows it once)
+        buf += chunk
+        del carry
+        if first and (len(buf) >= 3 or not chunk):
+            first = False
+            if buf[:3] == _BOM:
+                del buf[:3]
+        if not chunk:
+            if buf:
+                yield buf
+            return
+        del chunk
+        end = buf.rfind(b"\n") + 1  # the complete lines
+        found = last_topic_start(buf, floor, end) if end else None
+        if found is None:  # no data line yet, or a line longer than the block
+            carry, floor, topic = buf, end, None
+            continue
+        start, last = found
+        if (start == floor and floor and last == topic) or start == 0:  # one topic so far
+            carry, floor, topic = buf, end, last
+            continue
+        carry, floor, topic = buf[start:], end - start, last
+        del buf[start:]
+        yield buf
+        del buf
+
+
+class _Prefixed:
+    """A binary reader giving ``prefix`` and then what ``raw`` gives (the sniffed bytes)."""
+
+    def __init__(self, prefix: bytes, raw: Any):
+        self.prefix, self.raw = prefix, raw
+
+    def read(self, n: int = -1) -> bytes:
+        if not self.prefix:
+            return self.raw.read(n)
+        if n is None or n < 0:
+            out, self.prefix = self.prefix + self.raw.read(), b""
+            return out
+        out, self.prefix = self.prefix[:n], self.prefix[n:]
+        return out + (self.raw.read(n - len(out)) if n > len(out) else b"")
+
+    def readable(self) -> bool:  # pragma: no cover - io protocol
+        return True
+
+
+def _last_data_line(data: bytes, end: int) -> tuple[int, bytes] | None:
+    """(start, first field) of the last data line of ``data[:end]`` (as `_iter_lines` finds
+    data lines), or None."""
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        fields = data[start:end].split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            return start, bytes(fields[0])
+        end = start - 1
+    return None
+
+
+def last_topic_start(data: Any, floor: int = 0, end: int | None = None) -> tuple[int, bytes] | None:
+    """``(start, topic)``: ``topic`` is the first field of the last data line of ``data[:end]``
+    (whole lines of a run file), ``start`` where its last lines begin: the start of the line after the
+    last line before it that does not begin with ``topic`` followed by whitespace; ``floor``
+    (a line start) when every line from ``floor`` on begins with it (the lines before ``floor``
+    are not looked at).  Vectorised over windows that grow from the end.  None when ``data``
+    has no data line.
+
+    Empty lines and comment lines (``#`` first) belong to any topic.  A line that begins
+    with whitespace ends the search: its topic is not known here, so a topic may be cut in
+    two; the caller then meets it again in a later block (and reads the file whole).
+
+    >>> last_topic_start(b"1 Q0 a 1 1 r\\n2 Q0 b 1 1 r\\n2 Q0 c 2 1 r\\n")
+    (13, b'2')
+    >>> last_topic_start(b"2 Q0 b 1 1 r\\n2 Q0 c 2 1 r\\n"), last_topic_start(b"#\\n")
+    ((0, b'2'), None)
+    """
+    end = len(data) if end is None else end
+    found = _last_data_line(data, end)
+    if found is None:
+        return None
+    hi, topic = found  # lines starting before hi are checked, from the end
+    a = np.frombuffer(data, dtype=np.uint8)
+    t = np.frombuffer(topic, dtype=np.uint8)
+    last = len(a) - 1
+    window = 1 << 16
+    while hi > floor:
+        lo = max(floor, hi - window)
+        seg = a[max(lo - 1, 0) : hi]
+        starts = np.flatnonzero(seg == 10) + max(lo - 1, 0) + 1  # after a line break
+        starts = starts[(starts >= lo) & (starts < hi)]
+        if lo == 0:
+            starts = np.concatenate(([0], starts))
+        if not len(starts):  # a line longer than the window
+            window *= 2
+            continue
+        ok = starts + len(t) < len(a)
+        for j, byte in enumerate(t):  # a loop over the topic's bytes
+            ok &= a[np.minimum(starts + j, last)] == byte
+        ok &= np.isin(a[np.minimum(starts + len(t), last)], _SEPARATORS)
+        first = a[starts]  # empty lines and comments are no topic's: they end none
+        ok |= (first == 10) | (first == 35)
+        ok |= (first == 13) & (a[np.minimum(starts + 1, last)] == 10)
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            i = bad[-1]
+            return (int(starts[i + 1]) if i + 1 < len(starts) else hi), topic
+        hi = int(starts[0])
+        window *= 2
+    return floor, topic

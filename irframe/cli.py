@@ -21,7 +21,10 @@ irframe's extras, which never change the trec_eval-compatible output:
   given, after trec_eval's measures;
 - ``--format csv`` / ``--format json``: tidy rows ``run, topic, measure, value`` (JSON is
   strict: numbers, never NaN);
-- ``--order {trec_eval,trec_eval10,rank,input}``: another document order.
+- ``--order {trec_eval,trec_eval10,rank,input}``: another document order;
+- a large run file (``STREAM_BYTES``), standard input or a pipe is read in blocks, its topics
+  evaluated as they arrive (`irframe._evalstream`): memory bounded by a block and the longest
+  topic, the same output (the file is read again whole when it is not grouped by topic).
 
 Examples
 --------
@@ -45,6 +48,7 @@ from typing import Any, TextIO
 from . import _prefetch
 from ._cliargs import (
     BATCH_BYTES,
+    STREAM_BYTES,
     USAGE,
     VERSION_TEXT,
     UsageError,
@@ -109,15 +113,82 @@ def _json_value(line) -> Any:
 # --------------------------------------------------------------------------------------
 
 
-def _read_run(path: str, ranks: bool):
+def _read_run(path: str, ranks: bool, spool=None):
+    """The run file ``path`` read whole; ``spool``: a file holding the bytes of ``path``, a
+    stream that `_streamed` read already."""
+    import io
+
     from .io import _read_run
 
+    if spool is not None:
+        spool.seek(0)
+        source = io.BytesIO(spool.read())
+        if path != "-":
+            source.name = path  # the name the path's errors give
+        return _read_run(source, ranks=ranks, doc_strings=True)
     if path == "-":
-        import io
-
         data = sys.stdin.buffer.read()
         return _read_run(io.BytesIO(data), ranks=ranks, doc_strings=True)
     return _read_run(path, ranks=ranks, doc_strings=True)
+
+
+def _streamable(o: dict[str, Any]) -> bool:
+    """Whether the command's run files may be read in blocks (`irframe._evalstream`): trec_eval's
+    measures on trec_eval's qrels, every topic (no ``-D`` topic)."""
+    from .measures.trec_eval_syntax import is_trec_request
+
+    return (
+        o["rel_format"] == "qrels"
+        and o["debug_query"] is None
+        and all(is_trec_request(m, o["trec_eval_version"]) for m in o["measures"])
+    )
+
+
+def _streams(path: str, o: dict[str, Any]) -> bool:
+    """Whether the run file ``path`` is read in blocks: a stream (read once: standard input, a
+    pipe) or a file of at least `STREAM_BYTES` of text, when the command allows it."""
+    return (is_stream(path) or _size(path) >= STREAM_BYTES) and _streamable(o)
+
+
+def _streamed(qrels, path: str, o: dict[str, Any], zscores):
+    """``(TrecRun or None, spool)``: the run file ``path`` evaluated block by block
+    (`irframe._evalstream`), None when it must be evaluated whole; ``spool`` (streams only:
+    standard input, pipes) then holds every byte of it, for that second reading (standard
+    input redirected from a file is read again from where it started instead).  Raises
+    ``OSError`` when a stream cannot be read to its end."""
+    import tempfile
+
+    from ._evalstream import evaluate_blocks
+    from ._textfile import _Tee
+
+    name = "<stream>" if path == "-" else path
+    try:
+        raw = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError:  # the whole-file reading reports it
+        return None, None
+    start = raw.tell() if path == "-" and raw.seekable() else None  # stdin from a file
+    spool = tempfile.TemporaryFile() if is_stream(path) and start is None else None
+    try:
+        source = raw if spool is None else _Tee(raw, spool)
+        result = evaluate_blocks(
+            qrels, source, name, o["measures"], _options(o, zscores), reads_ranks(o)
+        )
+        if result is None and spool is not None:
+            while source.read(2**24):  # the rest of the stream, for the second reading
+                pass
+        if result is None and start is not None:
+            raw.seek(start)  # read again from where it started
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
+    if result is not None and spool is not None:
+        spool.close()
+        spool = None
+    return result, spool
 
 
 def _read_rel_info(o: dict[str, Any], err: TextIO):
@@ -190,11 +261,21 @@ def _one_by_one(qrels, paths: Sequence[str], o: dict[str, Any], zscores):
     from .treceval import TrecEvalError, trec_eval_run
 
     for path in paths:
+        spool = streamed = None
         try:
-            run = _read_run(path, reads_ranks(o))
+            if _streams(path, o):  # read in blocks; None: read it whole after all
+                streamed, spool = _streamed(qrels, path, o, zscores)
+            if streamed is None:
+                run = _read_run(path, reads_ranks(o), spool)
         except (IrframeError, ValueError, OSError) as e:
             yield None, (f"irframe: error: {e}\ntrec_eval: Quit in file '{path}'\n", 2, "")
             return
+        finally:
+            if spool is not None:
+                spool.close()
+        if streamed is not None:
+            yield streamed.run_id, streamed
+            continue
         try:
             result = trec_eval_run(run, qrels, o["measures"], **_options(o, zscores))
         except TrecEvalError as e:
@@ -273,16 +354,17 @@ def _size(path: str) -> int:
 
 
 def _chunks(paths: Sequence[str]) -> list[list[tuple[str, int]]]:
-    """Consecutive groups of run files (with their sizes) of at most ``BATCH_BYTES`` of text each."""
+    """Consecutive groups of run files (with their sizes) of at most ``BATCH_BYTES`` of text each;
+    a file of at least ``STREAM_BYTES`` alone (read in blocks)."""
     out: list[list[tuple[str, int]]] = [[]]
     total = 0
     for path in paths:
         size = _size(path)
-        if out[-1] and total + size > BATCH_BYTES:
+        if out[-1] and (total + size > BATCH_BYTES or size >= STREAM_BYTES):
             out.append([])
             total = 0
         out[-1].append((path, size))
-        total += size
+        total += size if size < STREAM_BYTES else BATCH_BYTES + 1  # alone: read in blocks
     return out
 
 

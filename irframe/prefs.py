@@ -74,14 +74,38 @@ def _ids(values) -> np.ndarray:
     return s.astype(str).to_numpy(dtype=object)
 
 
-def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_arrow(names: pd.Index):
+    """``names`` as an arrow string array (no copy) when they are arrow-backed strings in
+    strictly increasing code point order, as irframe's readers write categories; else None."""
+    arr = names.array
+    if not hasattr(arr, "__arrow_array__") or not _USE_ARROW:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is optional
+        return None
+    a = pa.array(arr)
+    if isinstance(a, pa.ChunkedArray):
+        a = a.combine_chunks()
+    if not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)) or a.null_count:
+        return None
+    if len(a) > 1 and not pc.all(pc.less(a[:-1], a[1:])).as_py():  # (UTF-8 byte order)
+        return None
+    return a
+
+
+def _encode(col: pd.Series) -> tuple[np.ndarray, np.ndarray | pd.Index]:
     """(codes, names): the distinct ids in str order and each row's position among them; a
-    categorical column is encoded through its categories."""
+    categorical column is encoded through its categories (kept as they are, an index, when
+    every one is used and they are sorted arrow strings: no Python str per id)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         cc = col.cat.codes.to_numpy().astype(np.int64)
         ncat = len(col.cat.categories)
         if not (cc < 0).any():
             used = np.flatnonzero(np.bincount(cc, minlength=ncat))
+            if len(used) == ncat and _sorted_arrow(col.cat.categories) is not None:
+                return cc, col.cat.categories
             names = _ids(col.cat.categories)[used]
             order = np.argsort(names, kind="stable")
             remap = np.zeros(ncat, np.int64)
@@ -97,7 +121,7 @@ class _Names:
     """Sorted distinct ids and the lookup of other ids among them (pyarrow's hash lookup when
     pyarrow is installed, else a pandas object index)."""
 
-    def __init__(self, names: np.ndarray):
+    def __init__(self, names: np.ndarray | pd.Index):
         self.names = names
         self._index: pd.Index | None = None
         self._arrow = None
@@ -114,7 +138,12 @@ class _Names:
                 self._index = pd.Index(self.names, dtype=object)
             return self._index.get_indexer(_ids(values))
         if self._arrow is None:
-            self._arrow = pa.array(self.names, type=pa.large_string())
+            sorted_arrow = _sorted_arrow(self.names) if isinstance(self.names, pd.Index) else None
+            self._arrow = (
+                pa.array(self.names, type=pa.large_string())
+                if sorted_arrow is None
+                else sorted_arrow.cast(pa.large_string())
+            )
         arr = getattr(values, "array", None)
         if isinstance(getattr(values, "dtype", None), pd.StringDtype) and hasattr(
             arr, "__arrow_array__"
@@ -143,6 +172,30 @@ def _sums(seg: np.ndarray, weights, n: int) -> np.ndarray:
     """Per segment, the sum of ``weights`` added one by one in array order (``bincount`` adds
     sequentially, as trec_eval's loops do; exact for integer counts below 2**53)."""
     return np.bincount(seg, weights=np.asarray(weights, np.float64), minlength=n)
+
+
+def _unique_inverse(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of keys in ``[0, size)``: by counting when
+    ``size`` is no larger than the number of keys (a few groups of many lines), else by sorting."""
+    if size > len(keys):
+        return np.unique(keys, return_inverse=True)
+    present = np.bincount(keys, minlength=size) > 0
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present).astype(np.int64), rank[keys].astype(np.int64)
+
+
+def _in_order(*keys: np.ndarray) -> bool:
+    """Whether the rows are already in ``np.lexsort(keys)`` order (the last key first): then
+    the stable sort would leave them as they are.  NaN never compares in order."""
+    if len(keys[-1]) < 2:
+        return True
+    ok = np.zeros(len(keys[-1]) - 1, bool)  # rows i, i + 1 ordered by the keys seen so far
+    tied = np.ones(len(ok), bool)
+    for k in reversed(keys):
+        a, b = k[:-1], k[1:]
+        ok |= tied & (a < b)
+        tied &= a == b
+    return bool((ok | tied).all())
 
 
 def _change(*keys: np.ndarray) -> np.ndarray:
@@ -208,6 +261,29 @@ def _inversions(vals: np.ndarray, seg: np.ndarray, nseg: int) -> np.ndarray:
     return out
 
 
+def _inversions_by_class(
+    r: np.ndarray, c: np.ndarray, g: np.ndarray, cfirst: np.ndarray, nseg: int
+) -> np.ndarray:
+    """`_inversions` of ranks ``r`` listed by class, then rank (``c`` the class of each, ``g``
+    its group, ``cfirst`` per class the first class of its group): per group, the pairs of a
+    line of a better class ranked below one of a worse class.  One pass per class above
+    another (a vectorised search among the better class's sorted ranks), so fewer passes than
+    the merge sort's when the groups have few classes (grades), as qrels' groups do."""
+    out = np.zeros(nseg, np.int64)
+    if not len(r):
+        return out
+    key = c.astype(np.int64) * _BIG + r  # sorted: by class, then rank
+    depth = c - cfirst[c]  # how many better classes the line's group has
+    for d in range(1, int(depth.max()) + 1):
+        m = depth >= d
+        better = c[m].astype(np.int64) - d
+        ranked_below = np.searchsorted(key, (better + 1) * _BIG, "left") - np.searchsorted(
+            key, better * _BIG + r[m], "right"
+        )
+        out += _sums(g[m], ranked_below, nseg).astype(np.int64)
+    return out
+
+
 class _Classes:
     """Lines of equivalence-class judgment groups (one sub-group each), numbered class by class:
     classes group by group, best level first.  ``count`` gives, for one ranking, every count
@@ -258,7 +334,13 @@ class _Classes:
         k["ful_imp"] = self._by_group(U * Rb)
         k["poss_imp"] = k["ful_imp"] + self._by_group(R * Ub)
         k["notoccur"] = self._by_group(U * Ub)
-        inv = _inversions(r[ret], g[ret], G)  # retrieved pairs a worse class ranks above
+        # retrieved pairs a worse class ranks above: one pass per class offset when the
+        # groups have fewer classes than the merge sort has passes (log2 of the longest group)
+        passes = int((c - self.cfirst[c]).max(initial=0))
+        if passes < int(np.bincount(g[ret], minlength=1).max()).bit_length():
+            inv = _inversions_by_class(r[ret], c[ret], g[ret], self.cfirst, G)
+        else:
+            inv = _inversions(r[ret], g[ret], G)
         k["ful_ret"] = k["poss_ret"] - inv
         k["num_rel"] = self._by_group(self.n * self.crel)
         k["num_nonrel"] = self._by_group(self.n * ~self.crel)
@@ -354,13 +436,13 @@ class Judgments:
         self.nj = np.bincount(self.j_topic, minlength=T)
         self._jkeys = jkeys
         # judgment groups: (topic, jg name) in name order within topic
-        gkeys, g = np.unique(tcode * np.int64(len(gnames)) + gname_code, return_inverse=True)
+        gkeys, g = _unique_inverse(tcode * np.int64(len(gnames)) + gname_code, T * len(gnames))
         G = len(gkeys)
         self.G = G
         self.g_topic = gkeys // len(gnames) if G else gkeys
         self.ngroups_of_topic = np.bincount(self.g_topic, minlength=T)
-        gs = np.sort(g * np.int64(len(snames)) + scode)
-        nsub = np.bincount(gs[_change(gs)] // len(snames), minlength=G)
+        gsub = _unique_inverse(g * np.int64(len(snames)) + scode, G * len(snames))[0]
+        nsub = np.bincount(gsub // len(snames), minlength=G)  # sub-groups per group
         ec = (nsub == 1)[g]
         errors: dict[int, str] = {}  # group -> what trec_eval stops on
 
@@ -523,8 +605,9 @@ class Judgments:
         j = np.searchsorted(self._jkeys, key)
         j[j >= J] = 0
         o, j = o[self._jkeys[j] == key] if J else o[:0], j[self._jkeys[j] == key] if J else j[:0]
-        o2 = np.lexsort((d[o], -score[o], t[o]))  # (topic, score desc, docno) by code order
-        j = j[o2]
+        keys = (d[o], -score[o], t[o])  # (topic, score desc, docno) by code order
+        if not _in_order(*keys):  # (run files are mostly written so already)
+            j = j[np.lexsort(keys)]
         if depth is not None:
             j = j[np.lexsort((np.arange(len(j)), self.j_topic[j]))]  # o kept the cut's order
         _, first = np.unique(j, return_index=True)  # a document listed twice: its first place

@@ -173,17 +173,31 @@ _FORMAT_REFUSAL = {
 REL_FORMATS = tuple(_REL_NEEDS)
 
 
+def _constant(n: int, value: str) -> pd.Categorical:
+    """``n`` times ``value`` as a categorical (one code per row, not ``n`` strings)."""
+    return pd.Categorical.from_codes(
+        np.zeros(n, np.int8), dtype=pd.CategoricalDtype(pd.Index([value], dtype=str))
+    )
+
+
 def _rel_info(qrels: pd.DataFrame, rel_format: str):
-    """(qrels ``topic, doc, rel``, judgment-group qrels or None, preferences or None)."""
+    """(qrels ``topic, doc, rel``, judgment-group qrels or None, preferences or None); for
+    preferences the qrels hold one row per topic."""
     if rel_format == "qrels_jg":
         return qrels.drop(columns="jg").drop_duplicates(["topic", "doc"]), qrels, None
     if _REL_NEEDS[rel_format] == "prefs":
         prefs = (
             qrels
             if "jsg" in qrels.columns
-            else qrels.assign(jsg="0")[["topic", "jg", "jsg", "doc", "rel"]]
+            else qrels.assign(jsg=_constant(len(qrels), "0"))[["topic", "jg", "jsg", "doc", "rel"]]
         )
-        return prefs[["topic", "doc", "rel"]].drop_duplicates(["topic", "doc"]), None, prefs
+        # the alignment only gives the preference measures their topics and checks the run
+        # (the judgments are irframe.prefs.Judgments' own): one row per topic is aligned,
+        # ~5x faster than every judged document on Robust03, the rest checked as qrels are
+        from .schema import checked_qrels
+
+        checked_qrels(prefs[["topic", "doc", "rel"]])
+        return prefs[["topic", "doc", "rel"]].drop_duplicates("topic"), None, prefs
     return qrels, None, None
 
 
@@ -543,13 +557,15 @@ def _zero_by_zero(aligned, labels: list[str], rel_level: float) -> np.ndarray | 
 
 def _relstrings(aligned, values) -> dict[str, dict[tuple[int, int], str]]:
     """trec_eval's relstring values: {printed name: {(system code, topic code): string}}."""
+    wanted = [v for v in values if v.kind == "relstring"]
+    if not wanted:  # (the preference measures never import the trec family)
+        return {}
     from .measures.trec import relstrings
 
     out = {}
-    for v in values:
-        if v.kind == "relstring":
-            keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist(), strict=True)
-            out[v.name] = dict(zip(keys, relstrings(aligned, v.measure), strict=True))
+    for v in wanted:
+        keys = zip(aligned.group_system.tolist(), aligned.group_topic.tolist(), strict=True)
+        out[v.name] = dict(zip(keys, relstrings(aligned, v.measure), strict=True))
     return out
 
 
@@ -683,10 +699,15 @@ def _printed_values(
                 _zscore(float(xi), p.zscores.get((t, name)))
                 for t, xi in zip(topics, x[:, k], strict=True)
             ]
+    return {n: x[:, k] for k, n in enumerate(names)}, _row_sums(names, x)
+
+
+def _row_sums(names: list[str], x: np.ndarray) -> dict[str, float]:
+    """Per name (column of ``x``), the sum of its values added row (topic) after row."""
     sums = np.zeros(len(names))
     for row in x:  # one topic at a time, every measure at once: the same additions as a scalar loop
         sums += row
-    return {n: x[:, k] for k, n in enumerate(names)}, dict(zip(names, sums.tolist(), strict=True))
+    return dict(zip(names, sums.tolist(), strict=True))
 
 
 @dataclass
@@ -782,6 +803,48 @@ class TrecRun:
             elif kind != "relstring":
                 lines.append(TrecLine(name, "all", self.sums[name] / n_q if n_q else 0.0, kind, z))
         return lines
+
+
+def combine_trec_runs(parts: Sequence[TrecRun], qrels: pd.DataFrame, run_id: str) -> TrecRun:
+    """One run's [`TrecRun`][irframe.treceval.TrecRun] from ``parts``: the same run evaluated
+    with the same options on disjoint sets of its topics, each against the judgments of its
+    own topics (``irframe eval`` reading a large file in blocks).
+
+    The per-topic values are put in trec_eval's topic order and added again in that order (the
+    sums of one evaluation of every topic, bit for bit); ``-c``'s number of topics and
+    ``num_rel`` are those of the whole ``qrels``; ``run_id`` is printed as the run id.  Valid
+    only where one evaluation of every topic stops on no topic (the caller evaluates the whole
+    run when a part stopped, or when 10.0 meets a qrels topic the run lacks).
+
+    Parameters
+    ----------
+    parts : sequence of TrecRun
+        At least one; from [`trec_eval_runs`][irframe.treceval.trec_eval_runs] with the same
+        measures and options.
+    qrels : pandas.DataFrame
+        Every judgment (``read_qrels``), as the whole run would be evaluated against.
+    run_id : str
+        The run id (trec_eval's: the tag of the file's last line).
+
+    Returns
+    -------
+    TrecRun
+    """
+    p = parts[0].p
+    complete_num_rel = p.complete and "num_rel" in p.kinds
+    p = replace(p, num_rel_all=_num_rel_all(qrels) if complete_num_rel else None)
+    topics = [t for r in parts for t in r.topics]
+    order = sorted(range(len(topics)), key=lambda i: _utf8(topics[i]))
+    names = list(p.label)
+    x = np.zeros((len(topics), len(names)))
+    for k, n in enumerate(names):
+        x[:, k] = np.concatenate([np.asarray(r.per[n], dtype=np.float64) for r in parts])[order]
+    strings = {name: [s for r in parts for s in r.strings[name]] for name in parts[0].strings}
+    strings = {name: [v[i] for i in order] for name, v in strings.items()}
+    topics = [topics[i] for i in order]
+    n_q = len({str(t) for t in _distinct(qrels["topic"])}) if p.complete else len(topics)
+    per = {n: x[:, k] for k, n in enumerate(names)}
+    return TrecRun(p, per, _row_sums(names, x), topics, strings, n_q, run_id)
 
 
 # --------------------------------------------------------------------------------------

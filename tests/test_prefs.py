@@ -19,7 +19,7 @@ import pytest
 
 import irframe as irf
 from irframe import cli
-from irframe.prefs import Judgments, prefs_values
+from irframe.prefs import Judgments, _encode, prefs_values
 
 GEN = Path(__file__).parent / "data" / "trec_eval" / "generated"
 
@@ -141,3 +141,29 @@ def test_judgments_reused_across_runs_equal_one_call_each():
         assert j.values(sub, ["q0", "q1"], depth=depth) == prefs_values(
             prefs, sub, ["q0", "q1"], float32=False, depth=depth
         )
+
+
+@pytest.mark.parametrize(
+    "ids", ["sorted categories", "object", "unsorted categories", "unused categories"]
+)
+def test_judgments_same_whatever_the_id_columns(ids):
+    """Property: the readers' categoricals (sorted arrow strings, kept as they are by
+    Judgments) give the values of the same judgments as plain str columns, as categoricals
+    whose categories are not sorted, and as categoricals with categories no row uses."""
+    prefs = irf.io.read_prefs(GEN / "prefs.duplicates")
+    runs = irf.io.read_run(GEN / "prefs.duplicates.run")
+    other = prefs.copy()
+    for col in ("topic", "jg", "jsg", "doc"):
+        s = prefs[col].astype(str)
+        if ids == "sorted categories":  # as read_qrels writes them: kept as they are
+            other[col] = s.astype("category")
+            assert isinstance(_encode(other[col])[1], pd.Index)
+        elif ids == "unsorted categories":
+            other[col] = s.astype(pd.CategoricalDtype(sorted(set(s), reverse=True)))
+        elif ids == "unused categories":
+            other[col] = s.astype(pd.CategoricalDtype(sorted({*s, "zz-unused", "0-unused"})))
+        else:
+            other[col] = s.astype(object)
+    for float32 in (True, False):
+        want = Judgments(prefs, float32=float32).values(runs, ["q0", "q1"])
+        assert Judgments(other, float32=float32).values(runs, ["q0", "q1"]) == want

@@ -1,21 +1,14 @@
 """Measure registry, parser and the measure families.
 
-Importing this package registers every built-in family.  See
-`irframe.measures.registry` for the kernel contract and how to add a measure.
+Importing this package registers every built-in family (in the command line's own process:
+when the registry is first used, `irframe.measures.registry.on_first_use`, so that the
+preference measures of ``irframe eval -R prefs``, which name no registered measure, never
+import the families).  See `irframe.measures.registry` for the kernel contract and how to
+add a measure.
 """
 
+from .._process import command_line
 from ..errors import MeasureParamError, UnknownMeasureError
-
-# each import registers one family's measures
-from . import (
-    aliases,  # noqa: F401
-    cwl,  # noqa: F401
-    diversity,  # noqa: F401
-    lexi,  # noqa: F401
-    ndpm,  # noqa: F401
-    rarity,  # noqa: F401
-    trec,  # noqa: F401
-)
 from .registry import (
     REQUIRED,
     EvalContext,
@@ -23,6 +16,7 @@ from .registry import (
     MeasureDef,
     Param,
     get_definition,
+    on_first_use,
     parse_measure,
     parse_measures,
     register,
@@ -49,3 +43,14 @@ __all__ = [
     "registry_scope",
     "unregister",
 ]
+
+
+def _register_families() -> None:
+    # each import registers one family's measures
+    from . import aliases, cwl, diversity, lexi, ndpm, rarity, trec  # noqa: F401
+
+
+if command_line():
+    on_first_use(_register_families)
+else:
+    _register_families()

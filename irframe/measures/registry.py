@@ -346,6 +346,7 @@ def unregister(name: str) -> None:
     --------
     - [`irframe.register`][irframe.register], [`irframe.registry_scope`][irframe.registry_scope].
     """
+    _loaded()
     with _LOCK:
         if name not in _REGISTRY:
             raise UnknownMeasureError(_unknown_message(name))
@@ -370,6 +371,39 @@ def _set(table: dict, key: Any, value: Any) -> None:
         table.pop(key, None)
     else:
         table[key] = value
+
+
+#: loaders of definitions registered on the registry's first use (`on_first_use`)
+_PENDING: list[Callable[[], None]] = []
+_LOADING = threading.local()
+
+
+def on_first_use(load: Callable[[], None]) -> None:
+    """Run ``load`` (which registers measures) before the registry is first read (a lookup,
+    a parse, the list, `unregister`, `registry_scope`) instead of now: the command line
+    registers the built-in families so, and its preference measures, which name no
+    registered measure, never import them (`irframe.measures`).
+
+    `register` itself does not run the loaders: a family module imported directly registers
+    its own measures, in the order the loaders would (each family imports those it builds on).
+    """
+    with _LOCK:
+        _PENDING.append(load)
+
+
+def _loaded() -> None:
+    """Run the pending loaders, once, under the lock (another thread waits for them); a no-op
+    inside a loader (its own registrations) and once they ran."""
+    if not _PENDING or getattr(_LOADING, "active", False):
+        return
+    with _LOCK:
+        _LOADING.active = True
+        try:
+            while _PENDING:
+                _PENDING[0]()
+                del _PENDING[0]
+        finally:
+            _LOADING.active = False
 
 
 @contextmanager
@@ -398,6 +432,7 @@ def registry_scope() -> Iterator[None]:
     >>> parse_measure("AP").definition.description != ""
     True
     """
+    _loaded()  # the built-ins are never undone by a scope
     stack = _SCOPES.__dict__.setdefault("stack", [])
     undo: dict = {}
     stack.append(undo)
@@ -443,6 +478,7 @@ def get_definition(name: str) -> MeasureDef:
     -------
     MeasureDef
     """
+    _loaded()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -460,6 +496,7 @@ def registered_measures() -> dict[str, MeasureDef]:
     --------
     - [`irframe.list_measures`][irframe.list_measures]: the same as a table.
     """
+    _loaded()
     return dict(_REGISTRY)
 
 
@@ -618,6 +655,7 @@ def parse_measure(text: str | Measure) -> Measure:
         raise MeasureParamError(
             f"a measure must be a string such as 'nDCG@10', got {type(text).__name__} {text!r:.60}"
         )
+    _loaded()
     label = text
     lab = _short(label)
     s = text.strip()
@@ -712,6 +750,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         )
     from dataclasses import replace
 
+    _loaded()
     out = []
     # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut") is expanded
     # over the whole list at once, as trec_eval expands its -m arguments

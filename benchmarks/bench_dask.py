@@ -113,7 +113,7 @@ else:
                 opts["partitioned_by"] = "system"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            cube = idk.evaluate(ddf, qrels, ms, **opts)
+            cube = irf.evaluate(ddf, qrels, ms, **opts)  # a Dask frame: the Dask backend
         out["seconds"] = time.perf_counter() - t0
         out["partitions"] = ddf.npartitions
         out["large_graph_warning"] = any("Sending large graph" in str(w.message) for w in caught)

@@ -54,6 +54,26 @@ def make(
     ``queries``, ``corpus`` default to the shape's real sizes (msmarco 6,980 / 8.8 M; dl 200 /
     8.8 M; beir 1,000 / 2 M); ``systems`` runs of one shape share the qrels.
     """
+    pairs = list(
+        iter_runs(shape, queries=queries, depth=depth, corpus=corpus, systems=systems, seed=seed)
+    )
+    qrels, runs = pairs[0][0], [run for _, run in pairs]
+    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
+    run["system"] = run["system"].astype(pd.StringDtype("pyarrow"))
+    return qrels, run
+
+
+def iter_runs(
+    shape: str = "msmarco",
+    *,
+    queries: int | None = None,
+    depth: int = 1000,
+    corpus: int | None = None,
+    systems: int = 1,
+    seed: int = 0,
+):
+    """[`make`][]'s (qrels, run) one system at a time (the same rows): a collection larger
+    than memory is written run by run.  Yields the same qrels frame with every run."""
     rng = np.random.default_rng(seed)
     q, c = {"msmarco": (6980, 8_841_823), "dl": (200, 8_841_823), "beir": (1000, 2_000_000)}[shape]
     queries, corpus = queries or q, corpus or c
@@ -74,8 +94,12 @@ def make(
         q_rel = np.ones(len(q_topic), np.int64)
     qrels = pd.DataFrame({"topic": q_topic, "doc": q_doc, "rel": q_rel})
     qrels = qrels.drop_duplicates(["topic", "doc"], ignore_index=True)
+    rel_t, rel_d = qrels.topic.to_numpy(), qrels.doc.to_numpy()
+    gr = qrels.rel.to_numpy()
+    out_qrels = qrels.copy()
+    out_qrels["topic"] = _ids(rel_t + 1_000)
+    out_qrels["doc"] = _ids(rel_d)
     # ---- runs: per query, the judged relevant docs ranked by a noisy skill among random docs
-    runs = []
     for s in range(systems):
         n = queries * depth
         topic = np.repeat(np.arange(queries), depth)
@@ -83,8 +107,6 @@ def make(
         score = rng.normal(size=n)
         # plant judged documents: each judged doc is retrieved with a probability that grows
         # with the system's skill and its grade, at a score raised by it
-        rel_t, rel_d = qrels.topic.to_numpy(), qrels.doc.to_numpy()
-        gr = qrels.rel.to_numpy()
         hit = rng.random(len(rel_t)) < 0.5 + 0.1 * s / max(1, systems - 1) + 0.1 * gr
         slot = rel_t * depth + rng.integers(0, depth, len(rel_t))
         slot, first = np.unique(slot[hit], return_index=True)
@@ -105,24 +127,19 @@ def make(
             _, first_of = np.unique(key, return_index=True)
             dup = np.ones(n, bool)
             dup[first_of] = False
+        del key, first_of, dup
         rank = np.tile(np.arange(1, depth + 1), queries)
-        runs.append(
-            pd.DataFrame(
-                {
-                    "system": f"run{s}",
-                    "topic": topic,
-                    "doc": doc,
-                    "score": score,
-                    "rank": rank,
-                }
-            )
+        run = pd.DataFrame(
+            {
+                "system": f"run{s}",
+                "topic": _ids(topic + 1_000),
+                "doc": _ids(doc),
+                "score": score,
+                "rank": rank,
+            }
         )
-    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
-    for df in (qrels, run):
-        df["topic"] = _ids(df["topic"].to_numpy() + 1_000)
-        df["doc"] = _ids(df["doc"].to_numpy())
-    run["system"] = run["system"].astype(pd.StringDtype("pyarrow"))
-    return qrels, run
+        run["system"] = run["system"].astype(pd.StringDtype("pyarrow"))
+        yield out_qrels, run
 
 
 def frame(df: pd.DataFrame, dtype: str, cols=("system", "topic", "doc")) -> pd.DataFrame:

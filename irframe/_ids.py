@@ -578,7 +578,6 @@ class RunDocs:
     def qrels_codes(self, qdocs) -> np.ndarray:
         """Per row, the position of its doc in ``qdocs`` (a pyarrow string array of distinct
         docs), -1 when the doc is not judged (int32)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         def look(a):
@@ -590,12 +589,9 @@ class RunDocs:
 
         if self.arr is None:
             return self._sel(look(self.cats).astype(np.int32)[self.cat_codes])  # a new array
-        at = look(self.arr) if isinstance(self.arr, pa.Array) else None
-        if at is None:
-            at = np.concatenate(
-                [look(c).astype(np.int32, copy=False) for c in self.arr.chunks]
-                or [np.zeros(0, np.int32)]
-            )
+        # one call for all chunks: index_in hashes the value set once per call (a call per
+        # chunk hashed it again for each, ~10 ms for 77,000 judged docs)
+        at = look(self.arr) if len(self.arr) else np.zeros(0, np.int32)
         at = self._sel(at.astype(np.int32, copy=False))
         return at if at.flags.writeable else at.copy()  # callers permute it in place
 
@@ -678,18 +674,26 @@ def arrow_strings(values: np.ndarray):
 
 
 _SAMPLE = 1 << 16  # rows sampled to estimate how often run docs repeat
+# distinct run docs from which a table of them is no longer cheap, however often each repeats
+# (10 MS MARCO-shaped runs, 70 M rows: 8.8 M distinct docs, each in ~8 rows)
+_DISTINCT_TABLE_MAX = 1 << 21
 
 
 def docs_mostly_distinct(s: pd.Series) -> bool:
     """Whether an id column holds about as many distinct ids as a quarter of its rows or more,
-    estimated from an evenly spaced sample of m rows: with d distinct ids in the sample,
-    m - d pairs repeat, and ids drawn from D equally frequent ones repeat about m² / 2D
-    times, so D ≈ m² / 2(m - d) (the whole column when m is all of it).
+    or more than ``_DISTINCT_TABLE_MAX`` (2,097,152) distinct ids, estimated from an evenly
+    spaced sample of m rows: with d distinct ids in the sample, m - d pairs repeat, and ids
+    drawn from D equally frequent ones repeat about m² / 2D times, so D ≈ m² / 2(m - d) (the
+    whole column when m is all of it).
 
     Runs from a corpus of millions (MS MARCO, BEIR, TREC DL) say yes: a doc is looked up in
     the judged set and never put in a table of every run doc (`RunDocs`).  Pooled
     TREC runs (every system retrieving from the same few thousand docs per topic) say no:
-    a table of their distinct docs is small and the doc codes it gives are cheap."""
+    a table of their distinct docs is small and the doc codes it gives are cheap.  Many runs
+    from one corpus repeat their docs (10 MS MARCO-shaped runs: 70 M rows, 8.8 M distinct
+    docs) but a table of millions of docs is not cheap: ``benchmarks/bench_big.py`` took 65 s
+    of CPU to evaluate them through the table, 10 s by lookup; a pooled frame with 2.3 M
+    distinct docs (8 M rows) takes about as long either way."""
     n = len(s)
     if n == 0:
         return False
@@ -710,8 +714,8 @@ def docs_mostly_distinct(s: pd.Series) -> bool:
             except TypeError:  # unhashable ids: the id check of the encoded path names them
                 return False
     if m == n:
-        return d >= n / 4
-    return m * m / (2 * max(m - d, 1)) >= n / 4
+        return d >= min(n / 4, _DISTINCT_TABLE_MAX)
+    return m * m / (2 * max(m - d, 1)) >= min(n / 4, _DISTINCT_TABLE_MAX)
 
 
 def run_docs(df: pd.DataFrame, col: str, what: str) -> RunDocs | None:

@@ -30,7 +30,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -56,6 +56,7 @@ __all__ = [
     "Aligned",
     "align",
     "range_sum",
+    "replace_aligned",
     "segment_cumsum",
     "segment_max",
     "segment_suffix_max",
@@ -644,6 +645,28 @@ class _LazyDocs:
 
 Aligned.row_doc = _LazyDocs("_row_doc")  # (assignment errors are off in this module: pyproject)
 Aligned.docs = _LazyDocs("_docs")
+
+
+def replace_aligned(aligned: Aligned, **changes) -> Aligned:
+    """`dataclasses.replace` of an [`Aligned`][irframe.align.Aligned] that keeps its doc codes
+    pending: when ``row_doc``/``docs`` are not built yet (alignment by lookup) and ``changes``
+    give neither, the copy gets the same loader instead of building them (``replace`` reads
+    every field).  The loader takes each row's doc from its position in the caller's frame
+    (``row_source``), so the copy's rows may differ as long as their ``source`` says where
+    they come from."""
+    d = aligned.__dict__
+    loader = d.get("_doc_loader")
+    if loader is None or "row_doc" in changes or "docs" in changes:
+        return replace(aligned, **changes)
+    lazy = {"row_doc": d.get("_row_doc"), "docs": d.get("_docs")}  # as stored: not built here
+    kw = {
+        f.name: lazy[f.name] if f.name in lazy else getattr(aligned, f.name)
+        for f in fields(aligned)
+        if f.init
+    }
+    out = Aligned(**{**kw, **changes})
+    out._doc_loader = loader
+    return out
 
 
 @dataclass

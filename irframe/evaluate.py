@@ -8,7 +8,7 @@ cube.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ import pandas as pd
 from ._backend import by_backend
 from ._conventions import check_aligned, keep_present, prepare_runs
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .align import Aligned, align
+from .align import Aligned, align, replace_aligned
 from .cube import make_cube
 from .errors import InputError, OptionError, shown
 from .measures import EvalContext, Measure, parse_measures
@@ -257,7 +257,7 @@ class Whole:
         out = (
             a
             if self.grades is None
-            else replace(a, qrels_grades_all=np.asarray(self.grades, np.float64))
+            else replace_aligned(a, qrels_grades_all=np.asarray(self.grades, np.float64))
         )
         if self.systems is None:
             return out
@@ -274,12 +274,12 @@ class Whole:
         if (
             not a.complete
         ):  # the same groups (still sorted: pos is increasing), over the whole's systems
-            return replace(out, systems=systems, group_system=group_system)
+            return replace_aligned(out, systems=systems, group_system=group_system)
         counts = np.zeros(
             len(systems) * n_t, np.int64
         )  # every (system, topic): absent systems rank nothing
         counts[group_system * n_t + a.group_topic] = np.diff(a.offsets)
-        return replace(
+        return replace_aligned(
             out,
             systems=systems,
             group_system=np.repeat(np.arange(len(systems), dtype=np.int64), n_t),

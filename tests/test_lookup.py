@@ -257,6 +257,23 @@ def test_doc_codes_are_built_only_when_asked(monkeypatch):
     assert {(a.topics[t], a.docs[d]) for t, d in zip(qt, a.qrels_doc, strict=False)} <= judged
 
 
+@pytest.mark.parametrize("distinct, expected", [(3_000, False), (60_000, True)])
+def test_many_distinct_docs_are_looked_up_however_often_they_repeat(
+    monkeypatch, distinct, expected
+):
+    """Past ``_DISTINCT_TABLE_MAX`` distinct docs (2 M; here lowered to 20,000) a run's docs
+    are looked up even when each repeats in many rows (many runs from one corpus): the
+    sample's estimate of the distinct count, not only its share of the rows, decides (the
+    sample lowered with it: the estimate holds for samples smaller than the distinct count)."""
+    monkeypatch.setattr(_ids, "_DISTINCT_TABLE_MAX", 20_000)
+    monkeypatch.setattr(_ids, "_SAMPLE", 4096)
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(np.repeat(np.arange(distinct), 640_000 // distinct))
+    s = pd.Series([f"{x}" for x in ids], dtype="str")
+    assert s.nunique() == distinct and len(s) / distinct >= 10  # every doc in 10 rows or more
+    assert _ids.docs_mostly_distinct(s) is expected
+
+
 def test_distinct_estimate_tells_pooled_from_corpus_runs():
     rng = np.random.default_rng(1)
     pooled = pd.Series([f"D{x}" for x in rng.integers(0, 3000, 200_000)])
@@ -265,3 +282,56 @@ def test_distinct_estimate_tells_pooled_from_corpus_runs():
     assert _ids.docs_mostly_distinct(corpus)
     assert _ids.docs_mostly_distinct(corpus.astype("category"))
     assert not _ids.docs_mostly_distinct(pooled.astype(object))
+
+
+@pytest.fixture
+def loader_calls(monkeypatch):
+    """Alignment by lookup, with every build of the doc codes counted."""
+    monkeypatch.setattr(A, "_LOOKUP", True)
+    calls = []
+    build = A._DocLoader.__call__
+
+    def counted(self, aligned):
+        calls.append(aligned)
+        return build(self, aligned)
+
+    monkeypatch.setattr(A._DocLoader, "__call__", counted)
+    return calls
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_whole_widen_keeps_the_doc_codes_pending(loader_calls, complete):
+    """``Whole.widen`` (a part of a bigger frame, as irframe.dask evaluates it) copies the
+    alignment without building its doc codes; built later, each row's doc is the caller's."""
+    from irframe.evaluate import Whole
+
+    runs, qrels = msmarco_like(queries=5, depth=30, systems=2)
+    runs = runs[runs.system == "sys1"]
+    a = A.align(runs, qrels, complete=complete)
+    whole = Whole(systems=np.array(["sys0", "sys1", "sys2"], dtype=object), grades=[0.0, 1.0, 3.0])
+    b = whole.widen(a)
+    assert loader_calls == []
+    assert list(b.systems) == ["sys0", "sys1", "sys2"]
+    assert b.qrels_grades_all.tolist() == [0.0, 1.0, 3.0]
+    assert [b.docs[d] for d in b.row_doc] == [runs.doc.iloc[i] for i in b.row_source]
+    assert len(loader_calls) == 1
+    assert [a.docs[d] for d in a.row_doc] == [runs.doc.iloc[i] for i in a.row_source]
+
+
+def test_dask_evaluation_never_builds_the_doc_codes(loader_calls):
+    """Measures that read no doc ids (AP, nDCG@10, RR@10, R@1000): the Dask backend's partitions,
+    by system and shuffled by topic, are evaluated without building doc codes (as in memory),
+    and give the in-memory cube."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+
+    runs, qrels = msmarco_like(queries=12, depth=40, systems=3)
+    ms = ["AP", "nDCG@10", "RR@10", "R@1000"]
+    expected = irf.evaluate(runs, qrels, ms)
+    assert loader_calls == []
+    with dask.config.set(scheduler="synchronous"):
+        by_system = dd.concat([dd.from_pandas(g, npartitions=1) for _, g in runs.groupby("system")])
+        assert irf.evaluate(by_system, qrels, ms, partitioned_by="system").identical(expected)
+        mixed = dd.from_pandas(runs.sample(frac=1, random_state=0), npartitions=3)
+        assert irf.evaluate(mixed, qrels, ms).identical(expected)
+    assert loader_calls == []

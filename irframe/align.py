@@ -647,16 +647,19 @@ Aligned.row_doc = _LazyDocs("_row_doc")  # (assignment errors are off in this mo
 Aligned.docs = _LazyDocs("_docs")
 
 
-def replace_aligned(aligned: Aligned, **changes) -> Aligned:
+def replace_aligned(aligned: Aligned, rows: np.ndarray | None = None, **changes) -> Aligned:
     """`dataclasses.replace` of an [`Aligned`][irframe.align.Aligned] that keeps its doc codes
     pending: when ``row_doc``/``docs`` are not built yet (alignment by lookup) and ``changes``
     give neither, the copy gets the same loader instead of building them (``replace`` reads
     every field).  The loader takes each row's doc from its position in the caller's frame
     (``row_source``), so the copy's rows may differ as long as their ``source`` says where
-    they come from."""
+    they come from.  ``rows``: the copy's rows are these rows of ``aligned`` (positions or a
+    mask), so built doc codes are taken from them and pending ones stay pending."""
     d = aligned.__dict__
     loader = d.get("_doc_loader")
     if loader is None or "row_doc" in changes or "docs" in changes:
+        if rows is not None and "row_doc" not in changes:
+            changes["row_doc"] = aligned.row_doc[rows]
         return replace(aligned, **changes)
     lazy = {"row_doc": d.get("_row_doc"), "docs": d.get("_docs")}  # as stored: not built here
     kw = {

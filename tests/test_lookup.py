@@ -335,3 +335,26 @@ def test_dask_evaluation_never_builds_the_doc_codes(loader_calls):
         mixed = dd.from_pandas(runs.sample(frac=1, random_state=0), npartitions=3)
         assert irf.evaluate(mixed, qrels, ms).identical(expected)
     assert loader_calls == []
+
+
+@pytest.mark.parametrize("order", ["best", "worst", "expected"])
+def test_tie_orders_keep_the_doc_codes_pending(loader_calls, order):
+    """A tie order with a depth (``order_ties``, ``cut_after_order``) reorders and cuts the rows
+    without building the doc codes; built afterwards, every row's doc is the caller's row's, and
+    the cube is the encoded path's."""
+    from irframe.measures.ties import cut_after_order
+
+    runs, qrels = msmarco_like(queries=6, depth=40, systems=2)
+    a = A.align(runs, qrels)
+    b = cut_after_order(a, order, 15)
+    assert loader_calls == []
+    assert b.n_rows < a.n_rows
+    assert [b.docs[d] for d in b.row_doc] == [runs.doc.iloc[i] for i in b.row_source]
+    assert len(loader_calls) == 1
+    ms = ["AP", "nDCG@10", "P@5", "R@15"]
+    lookup = irf.evaluate(runs, qrels, ms, order=order, depth=15)
+    assert len(loader_calls) == 1  # evaluate built none either
+    A._LOOKUP = False  # (restored by the fixture's monkeypatch)
+    np.testing.assert_array_equal(
+        lookup.values, irf.evaluate(runs, qrels, ms, order=order, depth=15).values
+    )

@@ -55,11 +55,11 @@ Examples
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..align import Aligned
+from ..align import Aligned, replace_aligned
 from ..errors import MeasureParamError
 from ..options import TIE_ORDERS
 from . import trec_arrays as _arrays
@@ -192,9 +192,9 @@ def order_ties(aligned: Aligned, order: str) -> Aligned:
         return aligned
     perm = np.arange(aligned.n_rows)
     perm[rows] = sub
-    return replace(
+    return replace_aligned(
         aligned,
-        row_doc=aligned.row_doc[perm],
+        perm,
         row_rel=aligned.row_rel[perm],
         source=aligned.row_source[perm],
     )
@@ -222,10 +222,10 @@ def cut_after_order(aligned: Aligned, order: str, depth: int | None) -> Aligned:
         keep = rank <= depth
     counts = np.bincount(aligned.row_group[keep], minlength=aligned.n_groups)
     src = aligned.row_source[keep]
-    out = replace(
+    out = replace_aligned(
         aligned,
+        keep,
         offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        row_doc=aligned.row_doc[keep],
         row_rel=aligned.row_rel[keep],
         row_score=aligned.row_score[keep],
         source=src,

@@ -157,38 +157,18 @@ def test_command_exit_status_and_output(tmp_path, how):
         script.write_text("from irframe.__main__ import run\nrun()\n")
         cmd = [sys.executable, str(script)]
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    ok = subprocess.run(
-        [
-            *cmd,
-            "eval",
-            "-q",
-            "-m",
-            "all_trec",
-            str(DATA / "qrels.test"),
-            str(DATA / "results.test"),
-        ],
-        capture_output=True,
-        cwd=REPO,
-        timeout=120,
-        env=env,
-    )
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        files = [str(DATA / "qrels.test"), str(DATA / "results.test")]
+        return subprocess.run(
+            [*cmd, "eval", *args, *files], capture_output=True, cwd=REPO, timeout=120, env=env
+        )
+
+    ok = command("-q", "-m", "all_trec")
     assert ok.returncode == 0
     expected = (DATA / "expected_v9.0.8" / "out.test.aq").read_bytes()
     assert ok.stdout == expected
-    bad = subprocess.run(
-        [
-            *cmd,
-            "eval",
-            "-m",
-            "no_such_measure",
-            str(DATA / "qrels.test"),
-            str(DATA / "results.test"),
-        ],
-        capture_output=True,
-        cwd=REPO,
-        timeout=120,
-        env=env,
-    )
+    bad = command("-m", "no_such_measure")
     assert bad.returncode == 1
     assert b"illegal measure" in bad.stderr
 

@@ -746,10 +746,19 @@ def run_docs(df: pd.DataFrame, col: str, what: str) -> RunDocs | None:
         check_id_column(df, col, what)
         return None
     values = s.to_numpy(dtype=object)
-    if len(values) and pd.api.types.infer_dtype(values, skipna=False) != "string":
+    if not len(values):
+        return RunDocs(arr=pa.array([], pa.string()))
+    # one pass: pyarrow infers the type while it copies the UTF-8 bytes (a separate
+    # infer_dtype pass would touch every object twice; scattered objects miss the cache).
+    # Only str (and numpy str) infer as string; bytes infer as binary, None as null, and
+    # other objects either fail or infer another type: the id rule then names the rows.
+    try:
+        arr = pa.array(values)
+    except UnicodeError:
+        return None  # lone surrogates: not UTF-8, the encoded path reads them
+    except (pa.ArrowException, TypeError, ValueError):
+        arr = None
+    if arr is None or arr.type != pa.string() or arr.null_count:
         check_id_column(df, col, what)  # raises, naming the rows (missing or non-str ids)
         return None
-    try:  # every id is a str: UTF-8 into one arrow array (one copy of the bytes)
-        return RunDocs(arr=pa.array(values, pa.string()))
-    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
-        return None  # lone surrogates: not UTF-8
+    return RunDocs(arr=arr)

@@ -295,3 +295,43 @@ def test_take_increasing_matches_pyarrow_take(chunks, data):
     )
     got = _ids.take_increasing(arr, rows)
     assert got.to_pylist() == arr.combine_chunks().take(pa.array(rows, pa.int64())).to_pylist()
+
+
+_ID_VALUES = st.one_of(
+    st.text(max_size=6),
+    st.text(max_size=6).map(np.str_),
+    st.binary(max_size=4),
+    st.none(),
+    st.just(float("nan")),
+    st.integers(-5, 5),
+    st.just(pd.NA),
+)
+
+
+@given(st.lists(_ID_VALUES, max_size=12))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_run_docs_of_object_ids_by_brute_force(values):
+    """Property (against a rule written here): an ``object`` doc column is read by lookup
+    exactly when every id is a str (numpy str included) that UTF-8 can encode, with the same
+    strings; a column with any other value (bytes, None, NaN, NA, a number) raises the id
+    rule's InputError; str ids that are not UTF-8 (lone surrogates) go to the encoded path."""
+    df = pd.DataFrame({"doc": pd.Series(values, dtype=object)})
+    all_str = all(isinstance(v, str) for v in values)
+    if not all_str:
+        with pytest.raises(InputError):
+            _ids.run_docs(df, "doc", "run frame")
+        return
+    got = _ids.run_docs(df, "doc", "run frame")
+
+    def utf8(v: str) -> bool:
+        try:
+            v.encode()
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    if not all(utf8(v) for v in values):
+        assert got is None
+        return
+    assert got is not None
+    assert got.strings(np.arange(len(values))).to_pylist() == [str(v) for v in values]

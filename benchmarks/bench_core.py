@@ -161,10 +161,10 @@ def pytrec_dicts(runs: pd.DataFrame, qrels: pd.DataFrame) -> tuple[dict, dict]:
     return q, r
 
 
-def pytrec_evaluate(q: dict, r: dict) -> dict:
+def pytrec_evaluate(q: dict, r: dict, measures: set[str] = TREC_SET) -> dict:
     import pytrec_eval
 
-    ev = pytrec_eval.RelevanceEvaluator(q, TREC_SET)
+    ev = pytrec_eval.RelevanceEvaluator(q, measures)
     return {s: ev.evaluate(x) for s, x in r.items()}
 
 
@@ -190,18 +190,19 @@ def pytrec_files(qpath, paths) -> dict:
     return pytrec_evaluate(q, r)
 
 
-def check_against_pytrec(cube, res: dict, what: str) -> None:
-    """irframe's per-topic values must equal pytrec_eval's (trec_eval's C code)."""
+def check_against_pytrec(cube, res: dict, what: str, names: dict[str, str] = TREC) -> None:
+    """irframe's per-topic values must equal pytrec_eval's (trec_eval's C code); ``names``:
+    irframe measure -> pytrec_eval's key."""
     sys_i = {str(s): i for i, s in enumerate(cube.coords["system"].values)}
     top_i = {str(t): i for i, t in enumerate(cube.coords["topic"].values)}
-    values = cube.sel(measure=list(TREC)).values
+    values = cube.sel(measure=list(names)).values
     theirs = np.full(values.shape, np.nan)
     for s, per_topic in res.items():
         for t, vals in per_topic.items():
-            theirs[sys_i[str(s)], top_i[t]] = [vals[m] for m in TREC.values()]
-    worst = float(np.nanmax(np.abs(values - theirs)))
+            theirs[sys_i[str(s)], top_i[t]] = [vals[m] for m in names.values()]
     if np.isnan(values).sum() != np.isnan(theirs).sum():
         sys.exit(f"irframe and pytrec_eval evaluate different (system, topic) pairs on {what}")
+    worst = float(np.nanmax(np.abs(values - theirs)))
     print(
         f"  check {what}: max |irframe - pytrec_eval| over every system, topic, measure = {worst:.1e}"
     )
@@ -209,7 +210,7 @@ def check_against_pytrec(cube, res: dict, what: str) -> None:
         sys.exit(f"irframe disagrees with pytrec_eval on {what}; not timing wrong numbers")
 
 
-def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
+def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame, measures: list[str] = RANX) -> dict:
     try:
         from ranx import Qrels, Run
         from ranx import evaluate as rx_eval
@@ -238,16 +239,16 @@ def ranx_contestants(runs: pd.DataFrame, qrels: pd.DataFrame) -> dict:
         return rq, rr
 
     rq, rr = build()
-    rx_eval(rq, next(iter(rr.values())), RANX)  # numba JIT compile: not timed
+    rx_eval(rq, next(iter(rr.values())), measures)  # numba JIT compile: not timed
 
     def full():
         q2, r2 = build()
-        return {s: rx_eval(q2, r, RANX, return_mean=False) for s, r in r2.items()}
+        return {s: rx_eval(q2, r, measures, return_mean=False) for s, r in r2.items()}
 
     return {
-        "ranx: frame -> Qrels/Run + evaluate (warm JIT)": full,
+        "ranx: from_df + evaluate (warm JIT)": full,
         "ranx: evaluate only (warm JIT)": lambda: {
-            s: rx_eval(rq, r, RANX, return_mean=False) for s, r in rr.items()
+            s: rx_eval(rq, r, measures, return_mean=False) for s, r in rr.items()
         },
     }
 

@@ -41,8 +41,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -59,70 +57,11 @@ TE_MEASURES = ["-m", "recip_rank", "-m", "recall.1000", "-m", "ndcg_cut.10", "-m
 
 
 def pytrec_evaluate(q: dict, r: dict) -> dict:
-    import pytrec_eval
-
-    ev = pytrec_eval.RelevanceEvaluator(q, TREC_SET)
-    return {s: ev.evaluate(x) for s, x in r.items()}
-
-
-def check(runs, qrels, res) -> None:
-    cube = irf.evaluate(runs, qrels, list(CHECK))
-    sys_i = {str(s): i for i, s in enumerate(cube.coords["system"].values)}
-    top_i = {str(t): i for i, t in enumerate(cube.coords["topic"].values)}
-    mine = cube.sel(measure=list(CHECK)).values
-    theirs = np.full(mine.shape, np.nan)
-    for s, per_topic in res.items():
-        for t, vals in per_topic.items():
-            theirs[sys_i[str(s)], top_i[t]] = [vals[m] for m in CHECK.values()]
-    if np.isnan(mine).sum() != np.isnan(theirs).sum():
-        sys.exit("irframe and pytrec_eval evaluate different (system, topic) pairs")
-    worst = float(np.nanmax(np.abs(mine - theirs)))
-    print(f"  check: max |irframe - pytrec_eval| over every system, topic, measure = {worst:.1e}")
-    if worst > 1e-9:
-        sys.exit("irframe disagrees with pytrec_eval; not timing wrong numbers")
+    return bc.pytrec_evaluate(q, r, TREC_SET)
 
 
 def ranx_contestants(runs, qrels) -> dict:
-    try:
-        from ranx import Qrels, Run
-        from ranx import evaluate as rx_eval
-    except ImportError:
-        print("  ranx not installed; skipped")
-        return {}
-    qx = qrels.rename(columns={"topic": "q_id", "doc": "doc_id", "rel": "score"})
-    rx = runs.rename(columns={"topic": "q_id", "doc": "doc_id"})
-
-    def build():
-        rq = Qrels.from_df(
-            qx[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
-            q_id_col="q_id",
-            doc_id_col="doc_id",
-            score_col="score",
-        )
-        rr = {
-            s: Run.from_df(
-                g[["q_id", "doc_id", "score"]].astype({"q_id": object, "doc_id": object}),
-                q_id_col="q_id",
-                doc_id_col="doc_id",
-                score_col="score",
-            )
-            for s, g in rx.groupby("system", observed=True)
-        }
-        return rq, rr
-
-    rq, rr = build()
-    rx_eval(rq, next(iter(rr.values())), RANX)  # numba JIT: not timed
-
-    def full():
-        q2, r2 = build()
-        return {s: rx_eval(q2, r, RANX, return_mean=False) for s, r in r2.items()}
-
-    return {
-        "ranx: from_df + evaluate (warm JIT)": full,
-        "ranx: evaluate only (warm JIT)": lambda: {
-            s: rx_eval(rq, r, RANX, return_mean=False) for s, r in rr.items()
-        },
-    }
+    return bc.ranx_contestants(runs, qrels, RANX)
 
 
 def section_df(shape, runs, qrels, args) -> dict:
@@ -131,7 +70,9 @@ def section_df(shape, runs, qrels, args) -> dict:
     q_dicts = r_dicts = None
     if "pytrec_eval" in peers:
         q_dicts, r_dicts = bc.pytrec_dicts(runs, qrels)
-        check(runs, qrels, pytrec_evaluate(q_dicts, r_dicts))
+        bc.check_against_pytrec(
+            irf.evaluate(runs, qrels, list(CHECK)), pytrec_evaluate(q_dicts, r_dicts), shape, CHECK
+        )
     for dt in args.dtypes.split(","):
         rr = shapes.frame(runs, dt)
         qq = shapes.frame(qrels, dt)

@@ -222,6 +222,11 @@ def _codes(s: pd.Series) -> tuple[np.ndarray, list[str]]:
     return codes, [str(u) for u in uniques]
 
 
+def _qrels_topics(qrels: pd.DataFrame) -> list[str]:
+    """The qrels' topics as str, in trec_eval's order (strcmp: UTF-8 bytes)."""
+    return sorted({str(t) for t in _distinct(qrels["topic"])}, key=_utf8)
+
+
 def _distinct(s: pd.Series) -> list:
     """The distinct values of an id column (unordered); from the codes of a categorical."""
     if isinstance(s.dtype, pd.CategoricalDtype):
@@ -850,7 +855,7 @@ def combine_trec_runs(parts: Sequence[TrecRun], qrels: pd.DataFrame, run_id: str
     strings = {name: [s for r in parts for s in r.strings[name]] for name in parts[0].strings}
     strings = {name: [v[i] for i in order] for name, v in strings.items()}
     topics = [topics[i] for i in order]
-    n_q = len({str(t) for t in _distinct(qrels["topic"])}) if p.complete else len(topics)
+    n_q = len(_qrels_topics(qrels)) if p.complete else len(topics)
     per = {n: x[:, k] for k, n in enumerate(names)}
     return TrecRun(p, per, _row_sums(names, x), topics, strings, n_q, run_id)
 
@@ -1013,7 +1018,7 @@ def trec_eval_runs(
 
     values, extras, refusal = _request(measures, version, rel_format)
     qrels, jg_qrels, prefs = _rel_info(qrels, rel_format)
-    qrels_topics = sorted({str(t) for t in _distinct(qrels["topic"])}, key=_utf8)
+    qrels_topics = _qrels_topics(qrels)
     run_systems = _distinct(runs["system"])
     systems = sorted({str(s) for s in run_systems}, key=_utf8)
     # -c averages over every qrels topic and counts num_rel over them, even with -D's one topic

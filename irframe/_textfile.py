@@ -39,6 +39,20 @@ try:  # optional dependency
 except ImportError:  # pragma: no cover - exercised by the no-pyarrow test via monkeypatch
     pa = pc = pacsv = None
 
+#: gzip's reader: python-isal's ``igzip`` when installed (``pip install 'irframe[fast]'``):
+#: ISA-L inflates about twice as fast as zlib, into the same bytes, with the same exceptions
+#: (``gzip.BadGzipFile``, ``EOFError``) but for bad deflate data; ``GZIP_ERRORS`` are all
+#: a corrupt gzip stream raises
+GZIP: Any = gzip
+GZIP_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error)
+try:  # optional dependency
+    from isal import igzip as _igzip
+    from isal.isal_zlib import error as _isal_error
+except ImportError:  # pragma: no cover - isal is optional (the tests run with and without it)
+    pass
+else:
+    GZIP, GZIP_ERRORS = _igzip, (*GZIP_ERRORS, cast("type[BaseException]", _isal_error))
+
 _RUN_HELP = "expected 'topic Q0 doc rank score tag'"
 _QRELS_HELP = {
     "trec": "expected 'topic iter doc rel'",
@@ -105,8 +119,8 @@ def read_bytes(path: Any) -> bytes:
         raise TypeError(f"expected a path or a file object, got {type(path).__name__}")
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as e:  # BadGzipFile, truncation, bad deflate data
+            data = GZIP.decompress(data)
+        except GZIP_ERRORS as e:  # BadGzipFile, truncation, bad deflate data
             raise ParseError(
                 f"{name}: corrupt gzip file ({type(e).__name__}: {e}); the file may be "
                 f"truncated or not gzip at all",
@@ -657,7 +671,7 @@ def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytear
     `last_topic_start`); a file not grouped by topic also has topics in
     several blocks: the caller checks that no topic is met twice.
 
-    Raises ``OSError``/``EOFError``/``zlib.error`` as the file or its gzip stream does (the
+    Raises ``GZIP_ERRORS`` (``OSError``, ``EOFError``, ...) as the file or its gzip stream does (the
     caller reads the file again with `read_bytes`, which reports them).
 
     >>> data = b"1 Q0 a 1 1 r\\n1 Q0 b 2 1 r\\n2 Q0 a 1 1 r\\n2 Q0 b 2 1 r\\n3 Q0 a 1 1 r"
@@ -667,7 +681,7 @@ def topic_blocks(source: Any, block_bytes: int = BLOCK_BYTES) -> Iterator[bytear
     prefix = source.read(2)
     reader: Any = source
     if prefix == b"\x1f\x8b":
-        reader = gzip.GzipFile(fileobj=cast(Any, _Prefixed(prefix, source)), mode="rb")
+        reader = GZIP.GzipFile(fileobj=cast(Any, _Prefixed(prefix, source)), mode="rb")
         prefix = b""
     carry = bytearray(prefix)
     floor, topic = 0, None  # the lines before ``floor`` in ``carry`` are all this topic's
@@ -715,6 +729,12 @@ class _Prefixed:
             return out
         out, self.prefix = self.prefix[:n], self.prefix[n:]
         return out + (self.raw.read(n - len(out)) if n > len(out) else b"")
+
+    def readinto(self, b: Any) -> int:  # python-isal's GzipFile reads this way
+        view = memoryview(b).cast("B")
+        data = self.read(len(view))
+        view[: len(data)] = data
+        return len(data)
 
     def readable(self) -> bool:  # pragma: no cover - io protocol
         return True

@@ -544,16 +544,15 @@ def _lookup_grades(
 ) -> np.ndarray:
     """Grade of every row (NaN: unjudged) from its doc's code among the judged docs
     (``qcode``, -1: judged for no topic) and its group's topic: only the rows whose doc is
-    judged somewhere are keyed ``topic * n_docs + doc`` and found in the sorted ``qk_u``."""
+    judged somewhere are keyed ``topic * n_docs + doc`` and found in ``qk_u`` (unique keys)."""
     rel = np.full(len(qcode), np.nan)
     j = np.flatnonzero(qcode >= 0)
     if len(j) and len(qk_u):
         key = (group_key[j] % n_t).astype(np.int64)
         key *= n_docs
         key += qcode[j]
-        pos = np.searchsorted(qk_u, key)
-        pos[pos == len(qk_u)] = 0
-        hit = qk_u[pos] == key
+        pos = pd.Index(qk_u).get_indexer(key)  # a hash table of the judgments: no search per row
+        hit = pos >= 0
         rel[j[hit]] = qr_u[pos[hit]]
     return rel
 

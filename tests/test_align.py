@@ -285,3 +285,33 @@ def test_duplicates_first_keeps_each_first_row(frame, data):
     assert first[a.row_source].all()  # rows point at first occurrences of the caller's frame
     assert [dup.doc.iloc[i] for i in a.row_source] == [a.docs[d] for d in a.row_doc]
     assert a.n_dropped_rows == int((first & ~dup.topic.isin(qrels.topic).to_numpy()).sum())
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.data(),
+    n_topics=st.integers(1, 5),
+    n_docs=st.integers(1, 12),
+    path=st.sampled_from(["dense", "hashed"]),
+)
+def test_cells_property_against_brute_force(monkeypatch, data, n_topics, n_docs, path):
+    """Property: on random (topic, doc) rows, each path numbers every pair once and finds the
+    qrels pairs (brute force: a dict of the pairs)."""
+    monkeypatch.setattr(A, "_DENSE_LOOKUP_MAX", 10**9 if path == "dense" else 0)
+    monkeypatch.setattr(A, "_DENSE_PER_AWAY_ROW", 10**9 if path == "dense" else 0)
+    pairs = st.tuples(st.integers(0, n_topics - 1), st.integers(0, n_docs - 1))
+    rows = data.draw(st.lists(pairs, min_size=1, max_size=40))
+    judged = data.draw(st.lists(pairs, max_size=20, unique=True))
+    topic = np.array([t for t, _ in rows], dtype=np.int8)
+    doc = np.array([d for _, d in rows], dtype=np.int64)
+    qkeys = np.array(sorted(t * n_docs + d for t, d in judged), dtype=np.int64)
+    cell, n_cells, q_cell = A._cells(topic, doc, n_docs, n_topics * n_docs, qkeys)
+    ids: dict = {}
+    for pair, c in zip(rows, cell.tolist(), strict=True):
+        assert ids.setdefault(pair, c) == c
+    assert (
+        len(set(ids.values())) == len(ids) and 0 <= min(ids.values()) <= max(ids.values()) < n_cells
+    )
+    assert q_cell.tolist() == [ids.get(divmod(k, n_docs), -1) for k in qkeys.tolist()]

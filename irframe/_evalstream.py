@@ -22,8 +22,9 @@ from the blocks' or stop:
 - any error: unreadable or malformed lines (their line numbers are the whole file's), a block
   trec_eval would stop on (duplicate documents, grades all below 0 on the first topic, a
   measure error), no topic with both results and judgments, an empty file;
-- trec_eval 10.0 and a qrels topic the run lacks (10.0 stops, or with ``-c`` evaluates a
-  stand-in ranking);
+- trec_eval 10.0 without ``-c`` and a qrels topic the run lacks (10.0 stops there; with
+  ``-c`` the last block evaluated is evaluated again at the end, with the stand-in rankings
+  of the topics the run lacks);
 - one of irframe's warnings while evaluating a block (the whole file's evaluation gives its
   own, once; other libraries' warnings are passed on, once each).
 """
@@ -75,6 +76,10 @@ class _Blocks:
         self.seen: set[str] = set()  # topics evaluated (or read, when not in the qrels)
         self.tags: set[str] = set()
         self.run_id: str | None = None
+        # 10.0 -c: the last block evaluated, kept to be evaluated again at the end with the
+        # qrels topics the run lacks (their stand-in rankings; one block more in memory)
+        self.keep_last = options.get("version") == "10.0" and bool(options.get("complete"))
+        self.last: tuple[pd.DataFrame, list[str]] | None = None
 
     def parse(self, data: Any) -> tuple | None:
         """``data`` (whole lines: bytes or bytearray) parsed: ``(frame, topics, tags, last tag)``,
@@ -109,7 +114,14 @@ class _Blocks:
         wanted = [t for t in topics if t in self.qrels_topics]
         if not wanted:
             return
-        judged = self.qrels[pd.Index(self.q_topic).isin(wanted)]
+        self.parts.append(self._evaluate(frame, wanted))
+        if self.keep_last:
+            self.last = (frame, wanted)
+
+    def _evaluate(self, frame: pd.DataFrame, topics: list[str]) -> TrecRun:
+        """``frame`` evaluated against the judgments of ``topics``; 10.0 -c evaluates the
+        judged topics ``frame`` lacks with its stand-in ranking, as for the whole file."""
+        judged = self.qrels[pd.Index(self.q_topic).isin(topics)]
         if isinstance(judged["topic"].dtype, pd.CategoricalDtype):  # the block's topics only
             judged = judged.assign(topic=judged["topic"].cat.remove_unused_categories())
         ((_, result),) = trec_eval_runs(
@@ -117,13 +129,17 @@ class _Blocks:
         )
         if isinstance(result, TrecEvalError):
             raise _WholeFile
-        self.parts.append(result)
+        return result
 
     def result(self) -> TrecRun:
         if not self.parts or self.run_id is None:  # nothing evaluated: trec_eval's error
             raise _WholeFile
-        if self.options.get("version") == "10.0" and not self.qrels_topics <= self.seen:
-            raise _WholeFile
+        lacking = self.qrels_topics - self.seen
+        if self.options.get("version") == "10.0" and lacking:
+            if self.last is None:  # 10.0 without -c stops: the whole file prints that
+                raise _WholeFile
+            frame, wanted = self.last  # evaluated again, with the topics the run lacks
+            self.parts[-1] = self._evaluate(frame, [*wanted, *sorted(lacking)])
         return combine_trec_runs(self.parts, self.qrels, self.run_id)
 
 

@@ -322,15 +322,17 @@ def test_errors_as_the_whole_file(monkeypatch, spy, tmp_path, case, opts):
     assert spy.fell_back()
 
 
-def test_qrels_topic_missing_from_the_run_10(monkeypatch, spy, tmp_path):
-    """10.0 stops on a qrels topic the run lacks (and with -c evaluates a stand-in ranking):
-    the whole-file reading gives both."""
+@pytest.mark.parametrize(
+    ("opts", "streams"), [(["-q"], False), (["-q", "-c"], True), ([], False), (["-c"], True)]
+)
+def test_qrels_topic_missing_from_the_run_10(monkeypatch, spy, tmp_path, opts, streams):
+    """10.0 stops on a qrels topic the run lacks: the whole-file reading prints that.  With -c
+    it evaluates a stand-in ranking for it: the blocks give the whole file's output."""
     qrels, lines = _collection(np.random.default_rng(6))
     q, r = _write(tmp_path, qrels, "".join(x for x in lines if not x.startswith("q4 ")).encode())
-    for opts in (["-q"], ["-q", "-c"]):
-        streamed, whole = _both(monkeypatch, ["--trec-eval-version", "10.0", *opts, q, r], 120)
-        assert streamed == whole
-    assert spy.fell_back()
+    streamed, whole = _both(monkeypatch, ["--trec-eval-version", "10.0", *opts, q, r], 120)
+    assert streamed == whole
+    assert spy.streamed() if streams else spy.fell_back()
 
 
 def test_many_files_some_streamed(monkeypatch, spy, tmp_path):
@@ -444,19 +446,23 @@ def test_property_topic_blocks_hold_whole_topics(sizes, block, gz, eol, extras, 
 
 @pytest.mark.skipif(BINARY is None, reason="no trec_eval binary ($IRFRAME_TREC_EVAL or PATH)")
 @pytest.mark.parametrize(
-    "opts",
+    ("opts", "lacking"),
     [
-        [],
-        ["-q"],
-        ["-m", "recip_rank", "-m", "recall.1000", "-m", "ndcg_cut.10", "-m", "map"],
-        ["-q", "-c", "-M", "50", "-m", "all_trec"],
+        ([], False),
+        (["-q"], False),
+        (["-m", "recip_rank", "-m", "recall.1000", "-m", "ndcg_cut.10", "-m", "map"], False),
+        (["-q", "-c", "-M", "50", "-m", "all_trec"], False),
+        (["-q", "-c", "-m", "all_trec"], True),
+        (["-c"], True),
     ],
-    ids=["default", "q", "four", "all_trec-q-c-M50"],
+    ids=["default", "q", "four", "all_trec-q-c-M50", "all_trec-q-c-lacking", "c-lacking"],
 )
-def test_msmarco_shaped_file_against_trec_eval(monkeypatch, spy, tmp_path, opts):
+def test_msmarco_shaped_file_against_trec_eval(monkeypatch, spy, tmp_path, opts, lacking):
     """An MS MARCO-shaped run (sparse judgments: about one relevant document per query, a
     corpus of millions, 100 documents per query with tied scores) read in blocks of 20 KB
-    gives the binary's output (NIST's 10.0 source, as the other tests of the binary)."""
+    gives the binary's output (NIST's 10.0 source, as the other tests of the binary).
+    ``lacking``: every 13th judged query is left out of the run, which -c evaluates with
+    10.0's stand-in ranking."""
     rng = np.random.default_rng(11)
     n_q, depth = 300, 100
     qrels, run = [], []
@@ -469,6 +475,8 @@ def test_msmarco_shaped_file_against_trec_eval(monkeypatch, spy, tmp_path, opts)
         if i % 3 == 0 and qrels:
             docs[rng.integers(depth)] = int(qrels[-1].split()[2])
         scores = np.sort(np.round(rng.gamma(2.0, 1.0, depth), 1))[::-1]
+        if lacking and i % 13 == 1:
+            continue
         run += [
             f"{t} Q0 {d} {r + 1} {s:.3f} bm25\n"
             for r, (d, s) in enumerate(zip(docs, scores, strict=True))

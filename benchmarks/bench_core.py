@@ -22,7 +22,8 @@ What it times (7 measures: AP, nDCG, nDCG@10, P@10, RR, R@1000, Rprec):
   outside the timer); ranx (numba warmed up first, not timed) and ir_measures when installed.
 * **files** — the same collection as TREC files written by another tool (a plain Python
   writer, ties in the generator's arbitrary order): ``read_runs`` + ``read_qrels`` +
-  ``evaluate`` against pytrec_eval fed by a plain Python line loop (and ranx's readers).
+  ``evaluate`` against pytrec_eval fed by a plain Python line loop, pytrec_eval with its own
+  readers (``parse_qrel``, ``parse_run``: its README's way) and ranx's readers.
 * **robust03** — the 15 TREC 2003 Robust runs of ``../shared/data/robust03`` (gzip; up to 97 %
   tied rows in one run), same contestants as *files*.
 * **first** — a fresh process: ``import irframe``, then the first ``evaluate`` call on the
@@ -170,6 +171,19 @@ def pytrec_evaluate(q: dict, r: dict, measures: set[str] = TREC_SET) -> dict:
 
 def open_text(path):
     return gzip.open(path, "rt") if str(path).endswith(".gz") else open(path)
+
+
+def pytrec_own_parsers(qpath, paths) -> dict:
+    """pytrec_eval's own readers (``parse_qrel``, ``parse_run``, as its README reads files)."""
+    import pytrec_eval
+
+    with open_text(qpath) as f:
+        q = pytrec_eval.parse_qrel(f)
+    r: dict = {}
+    for p in paths:
+        with open_text(p) as f:
+            r[irf.io._file_system_name(p)] = pytrec_eval.parse_run(f)
+    return pytrec_evaluate(q, r)
 
 
 def pytrec_files(qpath, paths) -> dict:
@@ -365,6 +379,9 @@ def files_contestants(qpath, paths, peers) -> dict:
     }
     if "pytrec_eval" in peers:
         cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(qpath, paths)
+        cs["pytrec_eval: parse_qrel/parse_run + evaluate"] = lambda: pytrec_own_parsers(
+            qpath, paths
+        )
     if "ranx" in peers and not str(qpath).endswith(".gz"):  # ranx's readers take no gzip
         try:
             from ranx import Qrels, Run
@@ -405,6 +422,7 @@ def section_files(args, qpath, paths, peers, title) -> dict:
     if "pytrec_eval" in peers:
         cube = irf.evaluate(irf.read_runs(paths), irf.read_qrels(qpath), MEASURES)
         check_against_pytrec(cube, pytrec_files(qpath, paths), title)
+        check_against_pytrec(cube, pytrec_own_parsers(qpath, paths), f"{title} (parse_run)")
     return report(
         title,
         rounds(files_contestants(qpath, paths, peers), args.rounds),

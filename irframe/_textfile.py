@@ -636,7 +636,7 @@ def load_run(
 # reading in blocks (irframe eval on large files)
 # --------------------------------------------------------------------------------------
 
-#: the text ``irframe eval`` parses at a time when it streams a run file (`read_blocks`):
+#: the text ``irframe eval`` parses at a time when it streams a run file (`topic_blocks`):
 #: a block holds whole lines, so a line longer than this makes its block longer
 BLOCK_BYTES = 16 * 2**20
 _SEPARATORS = np.array([ord(c) for c in " \t\v\f\r"], dtype=np.uint8)

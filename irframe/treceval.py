@@ -181,23 +181,20 @@ _FORMAT_REFUSAL = {
 REL_FORMATS = tuple(_REL_NEEDS)
 
 
-def _constant(n: int, value: str) -> pd.Categorical:
-    """``n`` times ``value`` as a categorical (one code per row, not ``n`` strings)."""
-    return pd.Categorical.from_codes(
-        np.zeros(n, np.int8), dtype=pd.CategoricalDtype(pd.Index([value], dtype=str))
-    )
-
-
 def _rel_info(qrels: pd.DataFrame, rel_format: str):
     """(qrels ``topic, doc, rel``, judgment-group qrels or None, preferences or None); for
     preferences the qrels hold one row per topic."""
     if rel_format == "qrels_jg":
         return qrels.drop(columns="jg").drop_duplicates(["topic", "doc"]), qrels, None
     if _REL_NEEDS[rel_format] == "prefs":
+        from .io import constant_categorical  # one code per row, not a string per row
+
         prefs = (
             qrels
             if "jsg" in qrels.columns
-            else qrels.assign(jsg=_constant(len(qrels), "0"))[["topic", "jg", "jsg", "doc", "rel"]]
+            else qrels.assign(jsg=constant_categorical("0", len(qrels)))[
+                ["topic", "jg", "jsg", "doc", "rel"]
+            ]
         )
         # the alignment only gives the preference measures their topics and checks the run
         # (the judgments are irframe.prefs.Judgments' own): one row per topic is aligned,

@@ -30,6 +30,22 @@ FAMILIES = tuple(
 )
 NOT_FOR_PREFS = ("irframe.evaluate", "irframe.cube", "irframe.qrelsets", *FAMILIES)
 
+
+def _python(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """``python *args`` in the repository, this checkout's irframe first on the path and
+    ``env`` added to the environment; the test fails when the process does."""
+    r = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO), **env),
+    )
+    assert r.returncode == 0, r.stderr
+    return r
+
+
 # A file named ``irframe`` is the command line's own process (irframe._lazy.command_line);
 # it runs the command, then records what was imported and what the public names are.
 _SCRIPT = """\
@@ -60,15 +76,7 @@ def _command(tmp_path: Path, *args: str) -> dict:
     script = tmp_path / "irframe"
     script.write_text(_SCRIPT)
     report = tmp_path / "report.json"
-    r = subprocess.run(
-        [sys.executable, str(script), "eval", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(os.environ, PYTHONPATH=str(REPO), IRFRAME_TEST_REPORT=str(report)),
-    )
-    assert r.returncode == 0, r.stderr
+    _python(str(script), "eval", *args, IRFRAME_TEST_REPORT=str(report))
     return json.loads(report.read_text())
 
 
@@ -77,16 +85,9 @@ def _library_names(tmp_path: Path) -> dict:
     code = _SCRIPT.split("import irframe\n", 1)[1].replace(
         '{"status": status, "modules": modules, "names": names}', "names"
     )
-    r = subprocess.run(
-        [sys.executable, "-c", "import json, os, types, irframe\n" + code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(os.environ, IRFRAME_TEST_REPORT=str(tmp_path / "names.json")),
-    )
-    assert r.returncode == 0, r.stderr
-    return json.loads((tmp_path / "names.json").read_text())
+    report = tmp_path / "names.json"
+    _python("-c", "import json, os, types, irframe\n" + code, IRFRAME_TEST_REPORT=str(report))
+    return json.loads(report.read_text())
 
 
 def test_default_measures_import_only_what_they_need(tmp_path):
@@ -140,10 +141,7 @@ for m in ("irframe.accessor", "irframe.reporting", "irframe.uncertainty", "xarra
     assert m in sys.modules, m
 assert set(dir(irframe)) >= set(irframe.__all__)
 """
-    r = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120
-    )
-    assert r.returncode == 0, r.stderr
+    _python("-c", code)
 
 
 @pytest.mark.parametrize("how", ["-m", "script"])
@@ -208,20 +206,7 @@ def _registry_state(tmp_path: Path, first: str, command_line: bool) -> dict:
     script = tmp_path / ("irframe" if command_line else "library.py")
     script.write_text(_REGISTRY_STATE)
     report = tmp_path / f"registry-{first}-{command_line}.json"
-    r = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(
-            os.environ,
-            PYTHONPATH=str(REPO),
-            IRFRAME_TEST_REPORT=str(report),
-            IRFRAME_TEST_FIRST=first,
-        ),
-    )
-    assert r.returncode == 0, r.stderr
+    _python(str(script), IRFRAME_TEST_REPORT=str(report), IRFRAME_TEST_FIRST=first)
     return json.loads(report.read_text())
 
 
@@ -249,12 +234,4 @@ def test_command_line_package_resolves_every_name_before_any_command(tmp_path):
         "assert hasattr(pd.DataFrame(), 'ir')\n"
         "assert irframe.measures.parse_measure('P@5').cutoff == 5\n"
     )
-    r = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-    )
-    assert r.returncode == 0, r.stderr
+    _python(str(script))

@@ -54,7 +54,7 @@ import pandas as pd
 
 from . import _prefetch, _textfile
 from ._arrow import POOL
-from ._ids import run_heads, small_code_dtype, take_increasing
+from ._ids import docs_mostly_distinct, run_heads, small_code_dtype, take_increasing
 from ._textfile import (
     as_float,
     bad_number,
@@ -351,9 +351,11 @@ def read_run(
     Returns
     -------
     pandas.DataFrame
-        Columns ``system, topic, doc, rank, score`` in file order.  Ids are
-        ``category`` columns with categories sorted by code point; ``rank`` is
-        int64 (as written; trec_eval ignores it), ``score`` float64.
+        Columns ``system, topic, doc, rank, score`` in file order.  ``system`` and
+        ``topic`` are ``category`` columns with categories sorted by code point; ``doc``
+        too when docs repeat across rows, else a string column (pandas' ``str``), as in
+        [`read_runs`][irframe.io.read_runs].  ``rank`` is int64 (as written; trec_eval
+        ignores it), ``score`` float64.
 
     Raises
     ------
@@ -377,8 +379,10 @@ def read_run(
       system topic doc  rank  score
     0   bm25   051  d1     1   2.50
     1   bm25   051  d2     2   1.25
-    >>> run.dtypes.astype(str).tolist()
-    ['category', 'category', 'category', 'int64', 'float64']
+    >>> run.dtypes.astype(str).tolist()[:2], run.dtypes.astype(str).tolist()[3:]
+    (['category', 'category'], ['int64', 'float64'])
+    >>> run.doc.tolist()  # one line per doc: a string column, no dictionary of docs
+    ['d1', 'd2']
     >>> iio.read_run(io.StringIO(text), system="mine").system.tolist()
     ['mine', 'mine']
     >>> two = "051 Q0 d1 1 2.5 a\\n051 Q0 d2 2 1.25 b\\n"
@@ -428,22 +432,61 @@ def read_run_text(
     return run_frame_of(
         sys_col,
         categorical_ids([cols["topic"]]),
-        doc_string_column(cols["doc"]) if doc_strings else categorical_ids([cols["doc"]]),
+        doc_string_column(cols["doc"]) if doc_strings else doc_column([cols["doc"]]),
         concat_chunks(cols["rank"], np.int64) if ranks else None,
         concat_chunks(cols["score"], np.float64),
         columns,
     )
 
 
+def string_array(values: Any) -> Any:
+    """Strings (a pyarrow string array, zero copy, or an object array) as a pandas string
+    array in pandas' default string dtype: ``str`` under pandas 2.3 and 3, ``string`` under
+    pandas 2.2; stored in arrow when pyarrow is installed."""
+    storage = "python" if pa is None else "pyarrow"
+    try:
+        dtype = pd.StringDtype(storage, na_value=np.nan)
+    except TypeError:  # pandas 2.2: StringDtype takes no na_value
+        dtype = pd.StringDtype(storage)
+    return pd.array(values, dtype=dtype)
+
+
+def doc_column(parts: Sequence[Any], topic: pd.Categorical | None = None) -> Any:
+    """The doc column of run files (`read_runs`): a string column (`string_array`) when
+    most rows hold a doc of their own (`irframe._ids.docs_mostly_distinct`, the rule by
+    which alignment looks docs up in the judged set instead of numbering them), else a
+    categorical (`categorical_ids`).
+
+    A single run, or runs from a corpus of millions (MS MARCO, BEIR, TREC DL), hold about
+    one doc per row: a dictionary of them would cost more than the evaluation (5 s for one
+    MS MARCO-shaped run of 7 M rows) and serve nothing.  Pooled runs (many systems over the
+    same judged docs) repeat their docs, and every later step reuses their codes."""
+    if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
+        chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
+        if chunks and all(pa.types.is_string(c.type) for c in chunks):
+            strings = string_array(pa.chunked_array(chunks, type=pa.string()))
+            if docs_mostly_distinct(pd.Series(strings, copy=False)):
+                return strings
+        return categorical_ids(parts, topic)
+    values = (  # the pandas reader's object columns
+        np.concatenate([np.asarray(p, dtype=object) for p in parts])
+        if parts
+        else np.array([], dtype=object)
+    )
+    if docs_mostly_distinct(pd.Series(values, dtype=object, copy=False)):
+        return string_array(values)
+    return categorical_ids([values], topic)
+
+
 def doc_string_column(col: Any) -> Any:
-    """A parsed string column as a pandas string array on the same arrow data (zero copy);
-    a categorical without pyarrow."""
+    """A parsed string column as a pandas string array on the same arrow data (zero copy,
+    `string_array`); a categorical without pyarrow."""
     if (
         pa is not None
         and isinstance(col, (pa.ChunkedArray, pa.Array))
         and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
     ):
-        return pd.arrays.ArrowStringArray(col)
+        return string_array(col)
     return categorical_ids([col])
 
 
@@ -575,8 +618,16 @@ def read_runs(
     Returns
     -------
     pandas.DataFrame
-        ``system, topic, doc, rank, score``, files concatenated in order; the id
-        columns are categoricals (categories sorted) shared by all files.
+        ``system, topic, doc, rank, score``, files concatenated in order.
+        ``system`` and ``topic`` are categoricals (categories sorted by code point).
+        ``doc`` is a categorical too when docs repeat across rows (pooled runs: many
+        systems over the same judged docs), whose codes every later step reuses; when
+        most rows hold a doc of their own (one run, or runs from a corpus of millions:
+        MS MARCO, BEIR, TREC DL) it is a string column (pandas' ``str``; ``string``
+        under pandas 2.2) on the parsed text, as a dictionary of millions of docs would
+        cost more than the evaluation.  The rule is alignment's own
+        (`irframe._ids.docs_mostly_distinct`: about a quarter as many distinct docs as
+        rows, or more than 2 M, estimated from 65,536 evenly spaced rows).
 
     Raises
     ------
@@ -686,7 +737,7 @@ def read_runs_tagged(
     frame = run_frame_of(
         sys_col,
         topic_col,
-        categorical_ids([p["doc"] for p in parts], topic_col),
+        doc_column([p["doc"] for p in parts], topic_col),
         concat_chunks([c for p in parts for c in p["rank"]], np.int64) if ranks else None,
         concat_chunks([c for p in parts for c in p["score"]], np.float64),
         columns,

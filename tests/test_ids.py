@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from irframe import _ids
@@ -309,6 +309,7 @@ _ID_VALUES = st.one_of(
 
 
 @given(st.lists(_ID_VALUES, max_size=12))
+@example([np.str_("\x00")])  # found by hypothesis: prints as "", holds one NUL
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_run_docs_of_object_ids_by_brute_force(values):
     """Property (against a rule written here): an ``object`` doc column is read by lookup
@@ -334,4 +335,6 @@ def test_run_docs_of_object_ids_by_brute_force(values):
         assert got is None
         return
     assert got is not None
-    assert got.strings(np.arange(len(values))).to_pylist() == [str(v) for v in values]
+    # the strings themselves: str() of a numpy str drops trailing NULs (np.str_("\x00") prints
+    # as ""), the base class's __str__ gives the value a str comparison sees
+    assert got.strings(np.arange(len(values))).to_pylist() == [str.__str__(v) for v in values]

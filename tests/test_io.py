@@ -39,13 +39,25 @@ def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
 
 
 def normalised(df: pd.DataFrame) -> pd.DataFrame:
-    """What reading a written frame gives: ids as categoricals with sorted categories."""
+    """What reading a written frame gives: ids as categoricals with sorted categories (docs
+    too when they repeat, see `categorical_docs`)."""
     out = df.copy()
     for c in out.columns:
         if c in ("system", "topic", "doc", "subtopic"):
             values = out[c].astype(str)
             out[c] = pd.Categorical(values, categories=pd.Index(sorted(set(values)), dtype=str))
     return out.reset_index(drop=True)
+
+
+@pytest.fixture
+def categorical_docs(monkeypatch):
+    """Docs read as a categorical whatever their number (as when they repeat across rows:
+    pooled runs); without it a small file's distinct docs are read as strings."""
+    monkeypatch.setattr(iio, "docs_mostly_distinct", lambda s: False)
+
+
+def is_str_column(s: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype)
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -55,13 +67,9 @@ def test_results_test(engine):
     run = iio.read_run(DATA / "results.test")
     assert run.shape == (1500, 5)
     assert run.columns.tolist() == ["system", "topic", "doc", "rank", "score"]
-    assert run.dtypes.astype(str).tolist() == [
-        "category",
-        "category",
-        "category",
-        "int64",
-        "float64",
-    ]
+    assert run.dtypes.astype(str).tolist()[:2] == ["category", "category"]
+    assert run.dtypes.astype(str).tolist()[3:] == ["int64", "float64"]
+    assert is_str_column(run.doc)  # one run: each doc on one line (no dictionary of them)
     assert run.system.cat.categories.tolist() == ["STANDARD"]
     assert run.topic.cat.categories.tolist() == ["301", "302", "303"]
     assert run.groupby("topic", observed=True).size().tolist() == [500, 500, 500]
@@ -110,7 +118,7 @@ def test_ids_stay_strings(tmp_path, engine):
     assert q.topic.astype(str).tolist() == ["051"] and q.doc.astype(str).tolist() == ["007"]
 
 
-def test_categories_sorted_by_code_point(tmp_path, engine):
+def test_categories_sorted_by_code_point(tmp_path, engine, categorical_docs):
     p = write(tmp_path, "r", "b Q0 d2 1 1 t\na Q0 D1 1 1 t\nb Q0 d10 2 0.5 t\n")
     run = iio.read_run(p)
     assert run.topic.cat.categories.tolist() == ["a", "b"]
@@ -296,7 +304,8 @@ def test_read_runs_glob_dir_list(tmp_path, engine):
     by_dir = iio.read_runs(d)
     assert by_dir.system.astype(str).tolist() == ["bm25", "bm25", "ql", "rm3", "rm3"]
     assert by_dir.system.cat.categories.tolist() == ["bm25", "ql", "rm3"]
-    assert by_dir.doc.cat.categories.tolist() == ["a", "b", "c"]
+    assert by_dir.doc.tolist() == ["a", "b", "c", "b", "a"]
+    assert is_str_column(by_dir.doc)  # 3 docs in 5 rows: mostly distinct
     assert by_dir["rank"].dtype == np.int64 and by_dir["score"].dtype == np.float64
     assert by_dir.score.tolist() == [3.0, 1.0, 0.5, 2.0, 1.0]
     assert iio.read_runs(str(d / "*")).equals(by_dir)
@@ -310,6 +319,77 @@ def test_read_runs_tag_and_callable(tmp_path, engine):
     assert tags.system.astype(str).tolist() == ["tagA", "tagA", "tagC", "tagB", "tagB"]
     named = iio.read_runs(d, system=lambda p: Path(p).name.upper())
     assert set(named.system.astype(str)) == {"INPUT.BM25.GZ", "RM3.TXT", "QL"}
+
+
+def _file_fields(paths) -> list[tuple[str, str]]:
+    """(topic, doc) of every line, by a plain Python split (the reference)."""
+    return [
+        tuple(line.split()[::2][:2]) for p in paths for line in Path(p).read_text().splitlines()
+    ]
+
+
+def test_doc_column_by_how_often_docs_repeat(tmp_path, engine):
+    """The doc column is a string column when most rows hold a doc of their own (one run, a
+    corpus of millions) and a categorical with sorted categories when docs repeat across
+    rows (pooled runs: 8 systems over the same 12 docs per topic); either way every row
+    holds the file's own doc, and both readers agree."""
+    rng = np.random.default_rng(7)
+    pooled, single = [], []
+    for s in range(8):
+        lines = []
+        for t in ("301", "302", "7"):
+            docs = rng.permutation([f"{t}-d{i}" for i in range(12)])
+            lines += [f"{t} Q0 {d} {r} {-r} s{s}" for r, d in enumerate(docs, 1)]
+        pooled.append(write(tmp_path, f"s{s}", "\n".join(lines) + "\n"))
+    lines = [f"{t} Q0 {t}-doc{i} {i} {-i} one" for t in ("301", "302") for i in range(50)]
+    single.append(write(tmp_path, "one", "\n".join(lines) + "\n"))
+
+    runs = iio.read_runs(pooled)
+    assert isinstance(runs.doc.dtype, pd.CategoricalDtype)
+    cats = runs.doc.cat.categories.tolist()
+    assert cats == sorted({d for _, d in _file_fields(pooled)}, key=str.encode)
+    assert list(zip(runs.topic.astype(str), runs.doc.astype(str), strict=True)) == _file_fields(
+        pooled
+    )
+
+    one = iio.read_runs(single)
+    assert is_str_column(one.doc)
+    assert list(zip(one.topic.astype(str), one.doc, strict=True)) == _file_fields(single)
+    pd.testing.assert_frame_equal(iio.read_run(single[0], system="file"), one)
+
+
+def test_doc_column_dtype_does_not_change_the_cube(tmp_path):
+    """Pooled runs with tied scores, read as a categorical of docs and with the docs as
+    strings (alignment by lookup), evaluate as pytrec_eval (trec_eval's C code) does from
+    the same files with its own readers."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(3)
+    paths, qrels = [], []
+    for t in ("1", "2", "3"):
+        qrels += [f"{t} 0 {t}d{i} {rng.integers(0, 3)}" for i in range(0, 30, 2)]
+    q = write(tmp_path, "qrels", "\n".join(qrels) + "\n")
+    for s in range(8):
+        lines = []
+        for t in ("1", "2", "3"):
+            docs = rng.choice([f"{t}d{i}" for i in range(30)], 20, replace=False)
+            scores = rng.integers(0, 5, 20)  # ties: the docno order decides
+            lines += [f"{t} Q0 {d} 0 {sc} s{s}" for d, sc in zip(docs, scores, strict=True)]
+        paths.append(write(tmp_path, f"s{s}", "\n".join(lines) + "\n"))
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}
+    as_read = iio.read_runs(paths)
+    assert isinstance(as_read.doc.dtype, pd.CategoricalDtype)  # 8 runs over 30 docs a topic
+    with open(q) as f:
+        ev = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(f), {"map", "ndcg_cut.10", "P.5", "recip_rank"}
+        )
+    for runs in (as_read, as_read.assign(doc=as_read.doc.astype(str))):
+        cube = irf.evaluate(runs, iio.read_qrels(q), list(names))
+        for p in paths:
+            with open(p) as f:
+                res = ev.evaluate(pytrec_eval.parse_run(f))
+            for t, vals in res.items():
+                mine = cube.sel(system=p.name, topic=t, measure=list(names)).values
+                np.testing.assert_allclose(mine, [vals[m] for m in names.values()], atol=1e-12)
 
 
 def test_read_runs_matches_read_run(tmp_path, engine):
@@ -368,7 +448,7 @@ def _run_frame() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("name", ["run.txt", "run.txt.gz"])
-def test_write_read_run_roundtrip(tmp_path, engine, name):
+def test_write_read_run_roundtrip(tmp_path, engine, name, categorical_docs):
     df = _run_frame()
     before = df.copy(deep=True)
     iio.write_run(df, tmp_path / name)
@@ -379,7 +459,7 @@ def test_write_read_run_roundtrip(tmp_path, engine, name):
         assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b"
 
 
-def test_write_run_categorical_input_untouched(tmp_path):
+def test_write_run_categorical_input_untouched(tmp_path, categorical_docs):
     df = normalised(_run_frame())
     before = copy.deepcopy(df)
     iio.write_run(df, tmp_path / "r")
@@ -458,7 +538,7 @@ _SCORE = st.floats(allow_nan=False, allow_infinity=False)
         st.tuples(_ID, _ID, _ID, st.integers(-(10**12), 10**12), _SCORE), min_size=1, max_size=30
     )
 )
-def test_roundtrip_property(tmp_path, rows):
+def test_roundtrip_property(tmp_path, categorical_docs, rows):
     df = pd.DataFrame(rows, columns=["system", "topic", "doc", "rank", "score"])
     path = tmp_path / "prop.txt"
     iio.write_run(df, path)
@@ -559,7 +639,9 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
-def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(tmp_path_factory, monkeypatch, data):
+def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(
+    tmp_path_factory, monkeypatch, categorical_docs, data
+):
     """Property test against a plain Python reader: with the doc encoding by topic groups
     forced (no size thresholds: a group per topic), every row's topic and
     doc are the file's own fields, whatever the topic order inside the files (one topic

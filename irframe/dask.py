@@ -642,13 +642,18 @@ def _distributed_client() -> Any:
 
 # ----------------------------------------------------------------------- reading
 def _plain(df: pd.DataFrame) -> pd.DataFrame:
-    """Categorical id columns → plain strings, so every partition has the same dtypes."""
+    """Id columns → pandas' default string dtype (``str``; ``object`` under pandas 2.2), so
+    every partition has the same dtypes whether a file's docs were read as a categorical or
+    as strings ([`read_runs`][irframe.io.read_runs])."""
     out = df.copy(deep=False)
+    plain = pd.Series([], dtype=str).dtype
     for c in out.columns:
         s = out[c]
         if isinstance(s.dtype, pd.CategoricalDtype):  # take from the categories: no per-row str()
             cats = s.cat.categories.astype(str)
             out[c] = pd.Series(cats.array.take(s.cat.codes.to_numpy()), index=s.index, name=c)
+        elif pd.api.types.is_string_dtype(s.dtype) and s.dtype != plain:
+            out[c] = s.astype(plain)  # pandas 2.2: the strings read into Python objects
     return out
 
 

@@ -517,6 +517,32 @@ def _types(cols: Sequence[str], dict_cols: Sequence[str] = ()) -> dict[str, Any]
     return {c: special.get(c, dict_type if c in dict_cols else pa.string()) for c in cols}
 
 
+def _refuse_nul_before_pandas3(data: bytes, path: str) -> None:
+    """pandas 2's CSV parser reads a NUL byte as the end of its field (a doc ``\\x00`` becomes
+    missing, ``a\\x00b`` becomes ``a``): refuse a file with a NUL byte outside comment lines,
+    naming the line, rather than read other ids than the file's.  pandas 3 and pyarrow read
+    it."""
+    import re
+
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return
+    for m in re.finditer(rb"[^\n]*\x00[^\n]*", data):
+        if m.group().lstrip(b" \t\r\v\f").startswith(b"#"):
+            continue
+        lineno = data.count(b"\n", 0, m.start()) + 1
+        line = m.group().decode("utf-8", "backslashreplace")
+        raise ParseError(
+            f"{path}: line {lineno} holds a NUL byte ({line!r}), which the CSV parser of "
+            f"pandas {pd.__version__} cannot read; install pyarrow (pip install "
+            "'irframe[arrow]') or pandas 3 to read this file",
+            path=path,
+            lineno=lineno,
+            line=line,
+        )
+
+
 def parse_table(
     data: bytes,
     path: str,
@@ -529,6 +555,8 @@ def parse_table(
     if not has_data_fast(data):
         what = "run" if kind == "run" else "qrels"
         raise ParseError(f"{path}: empty {what} file (no data lines)", path=path)
+    if not USE_ARROW and b"\x00" in data:
+        _refuse_nul_before_pandas3(data, path)
     plan = _delimiter(data)
     attempts: list[tuple[bytes | None, bytes, bool]] = []
     if plan is not None:

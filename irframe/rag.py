@@ -300,9 +300,8 @@ def support_scores(
     n_pairs = np.bincount(cell, weights=cited.astype(np.float64), minlength=n)
     precision = _ratio(np.bincount(cell, weights=weight, minlength=n), n_pairs)
     # sentences: (cell, sentence) groups, their best citation
-    sent_codes, _ = pd.MultiIndex.from_arrays(
-        [cell[has_sentence], support["sentence"].to_numpy()[has_sentence].astype(str)]
-    ).factorize()
+    s_code, s_names = pd.factorize(support["sentence"].to_numpy()[has_sentence].astype(str))
+    sent_codes, _ = pd.factorize(cell[has_sentence].astype(np.int64) * len(s_names) + s_code)
     best = np.zeros(sent_codes.max() + 1 if len(sent_codes) else 0)
     np.maximum.at(best, sent_codes, weight[has_sentence])
     sent_cell = np.zeros(len(best), np.int64)

@@ -194,6 +194,15 @@ def test_random_files(tmp_path, reader, kind, gz, data):
         if corrupt:
             assert "corrupt gzip" in str(e)
             return
+        if "NUL byte" in str(e):  # pandas 2's CSV parser cannot read one: refused, line named
+            assert reader == "pandas" and int(pd.__version__.split(".")[0]) < 3
+            nul = [
+                n
+                for n, line in enumerate(text.split(b"\n"), 1)
+                if b"\x00" in line and not line.lstrip(b" \t\r\v\f").startswith(b"#")
+            ]
+            assert e.lineno == nul[0]
+            return
         want = _reference_parse(text, kind)
         assert not isinstance(want, list), f"reader refused a valid file: {e}"
         if want == 0:
@@ -205,11 +214,11 @@ def test_random_files(tmp_path, reader, kind, gz, data):
     want = _reference_parse(text, kind)
     assert isinstance(want, list), f"reader accepted a file the reference refuses at line {want}"
     if kind == "run":
-        rows = list(
+        rows = list(  # (tolist: pandas 2.2's astype(str) of a category drops trailing NULs)
             zip(
-                got.system.astype(str),
-                got.topic.astype(str),
-                got.doc.astype(str),
+                got.system.tolist(),
+                got.topic.tolist(),
+                got.doc.tolist(),
                 got["rank"].tolist(),
                 got.score.tolist(),
                 strict=True,
@@ -218,8 +227,8 @@ def test_random_files(tmp_path, reader, kind, gz, data):
     else:
         rows = list(
             zip(
-                got.topic.astype(str),
-                got.doc.astype(str),
+                got.topic.tolist(),
+                got.doc.tolist(),
                 got.rel.astype(float).tolist(),
                 strict=True,
             )

@@ -173,7 +173,7 @@ def open_text(path):
     return gzip.open(path, "rt") if str(path).endswith(".gz") else open(path)
 
 
-def pytrec_own_parsers(qpath, paths) -> dict:
+def pytrec_own_parsers(qpath, paths, trec_set: set[str] = TREC_SET) -> dict:
     """pytrec_eval's own readers (``parse_qrel``, ``parse_run``, as its README reads files)."""
     import pytrec_eval
 
@@ -183,10 +183,10 @@ def pytrec_own_parsers(qpath, paths) -> dict:
     for p in paths:
         with open_text(p) as f:
             r[irf.io._file_system_name(p)] = pytrec_eval.parse_run(f)
-    return pytrec_evaluate(q, r)
+    return pytrec_evaluate(q, r, trec_set)
 
 
-def pytrec_files(qpath, paths) -> dict:
+def pytrec_files(qpath, paths, trec_set: set[str] = TREC_SET) -> dict:
     """pytrec_eval fed by a plain Python line loop over the TREC files."""
     q: dict = {}
     with open_text(qpath) as f:
@@ -201,7 +201,7 @@ def pytrec_files(qpath, paths) -> dict:
                 t, _, d, _, sc, _ = line.split()
                 run.setdefault(t, {})[d] = float(sc)
         r[irf.io._file_system_name(p)] = run
-    return pytrec_evaluate(q, r)
+    return pytrec_evaluate(q, r, trec_set)
 
 
 def check_against_pytrec(cube, res: dict, what: str, names: dict[str, str] = TREC) -> None:
@@ -371,16 +371,20 @@ def section_df(args, runs, qrels, peers) -> dict:
     return out
 
 
-def files_contestants(qpath, paths, peers) -> dict:
+def files_contestants(
+    qpath, paths, peers, measures=MEASURES, trec_set=TREC_SET, ranx_measures=RANX
+) -> dict:
     cs = {
         "irframe: read_runs + read_qrels + evaluate": lambda: irf.evaluate(
-            irf.read_runs(paths), irf.read_qrels(qpath), MEASURES
+            irf.read_runs(paths), irf.read_qrels(qpath), measures
         )
     }
     if "pytrec_eval" in peers:
-        cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(qpath, paths)
+        cs["pytrec_eval: Python line loop + evaluate"] = lambda: pytrec_files(
+            qpath, paths, trec_set
+        )
         cs["pytrec_eval: parse_qrel/parse_run + evaluate"] = lambda: pytrec_own_parsers(
-            qpath, paths
+            qpath, paths, trec_set
         )
     if "ranx" in peers and not str(qpath).endswith(".gz"):  # ranx's readers take no gzip
         try:
@@ -390,12 +394,14 @@ def files_contestants(qpath, paths, peers) -> dict:
             pass
         else:
             rq = Qrels.from_file(str(qpath), kind="trec")
-            rx_eval(rq, Run.from_file(str(paths[0]), kind="trec"), RANX)  # warm the JIT
+            rx_eval(rq, Run.from_file(str(paths[0]), kind="trec"), ranx_measures)  # warm the JIT
 
             def rx():
                 q2 = Qrels.from_file(str(qpath), kind="trec")
                 return [
-                    rx_eval(q2, Run.from_file(str(p), kind="trec"), RANX, return_mean=False)
+                    rx_eval(
+                        q2, Run.from_file(str(p), kind="trec"), ranx_measures, return_mean=False
+                    )
                     for p in paths
                 ]
 

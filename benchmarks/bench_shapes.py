@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_shapes.py [--shapes msmarco,dl,beir] [--queries N] [--corpus N]
         [--rounds 3] [--dtypes str,object,...] [--peers pytrec_eval,ranx]
-        [--sections df,memory,cli] [--trec-eval PATH]
+        [--sections df,memory,files,cli] [--trec-eval PATH]
 
 Collections come from ``benchmarks/shapes.py`` (module docstring there: documents drawn from
 a corpus of millions, almost every (topic, doc) pair distinct, ties from 3-decimal scores).
@@ -18,6 +18,9 @@ trec_eval 9 has no RR cut-off, so the check against pytrec_eval uses RR without 
   Before timing, irframe's per-topic AP, nDCG@10, R@1000 and RR equal pytrec_eval's.
 * **memory** — each contestant once in a fresh process (frames read from parquet first):
   peak resident memory of the process (``VmHWM``), and its growth over the frames loaded.
+* **files** — the run and its qrels as TREC files → cube: ``read_runs`` + ``read_qrels`` +
+  ``evaluate`` against pytrec_eval with its own readers (``parse_qrel``/``parse_run``) and
+  with a plain Python line loop, and ranx (``from_file`` + ``evaluate``); values checked first.
 * **cli** — the run as a TREC file: ``irframe eval`` against the trec_eval binary
   (``--trec-eval``; built from NIST's source; irframe given ``--trec-eval-version 10.0`` when
   the binary says it is 10.0) with the four measures, with trec_eval's default measures and
@@ -144,6 +147,23 @@ CLI_VARIANTS = {
 }
 
 
+def section_files(shape, work: Path, args) -> dict:
+    peers = set(args.peers.split(","))
+    qpath, paths = work / "qrels.txt", [work / "run.txt"]
+    title = f"{shape}: TREC files ({paths[0].stat().st_size / 1e6:.0f} MB run) -> cube"
+    runs = irf.read_runs(paths)
+    print(f"\n{title}: read_runs gives doc dtype {runs.doc.dtype.name!r}")
+    if "pytrec_eval" in peers:
+        cube = irf.evaluate(runs, irf.read_qrels(qpath), list(CHECK))
+        bc.check_against_pytrec(cube, bc.pytrec_own_parsers(qpath, paths, TREC_SET), title, CHECK)
+    del runs
+    return bc.report(
+        title,
+        bc.rounds(bc.files_contestants(qpath, paths, peers, MEASURES, TREC_SET, RANX), args.rounds),
+        "irframe: read_runs + read_qrels + evaluate",
+    )
+
+
 def _binary_version(te: str) -> list[str]:
     """``--trec-eval-version 10.0`` when the binary is 10.0 (``-v`` says so), else nothing:
     the options that make irframe print what this binary prints."""
@@ -187,7 +207,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dtypes", default=",".join(shapes.DTYPES))
     ap.add_argument("--peers", default="pytrec_eval,ranx")
-    ap.add_argument("--sections", default="df,memory,cli")
+    ap.add_argument("--sections", default="df,memory,files,cli")
     ap.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"))
     args = ap.parse_args(argv)
     sections = set(args.sections.split(","))
@@ -210,8 +230,11 @@ def main(argv=None) -> int:
                 section_df(shape, runs, qrels, args)
             if "memory" in sections:
                 section_memory(shape, work, args)
-            if "cli" in sections:
+            if sections & {"files", "cli"}:
                 shapes.write_trec(runs, qrels, work / "run.txt", work / "qrels.txt")
+            if "files" in sections:
+                section_files(shape, work, args)
+            if "cli" in sections:
                 section_cli(shape, work, args)
     print(
         f"\npeak resident memory of this process: "

@@ -458,8 +458,8 @@ def doc_column(parts: Sequence[Any], topic: pd.Categorical | None = None) -> Any
     categorical (`categorical_ids`).
 
     A single run, or runs from a corpus of millions (MS MARCO, BEIR, TREC DL), hold about
-    one doc per row: a dictionary of them would cost more than the evaluation (5 s for one
-    MS MARCO-shaped run of 7 M rows) and serve nothing.  Pooled runs (many systems over the
+    one doc per row: a sorted dictionary of them costs more than the evaluation (file → cube
+    about 6× slower on the MS MARCO shape of docs/performance.md) and serves nothing.  Pooled runs (many systems over the
     same judged docs) repeat their docs, and every later step reuses their codes."""
     if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
         chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]

@@ -284,6 +284,29 @@ def test_distinct_estimate_tells_pooled_from_corpus_runs():
     assert not _ids.docs_mostly_distinct(pooled.astype(object))
 
 
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    base=st.lists(st.integers(0, 400), min_size=1, max_size=400),
+    times=st.integers(1, 12),
+    sample=st.sampled_from([64, 1 << 16]),
+    unused=st.integers(0, 2000),
+)
+def test_distinct_estimate_same_for_categories_and_strings(
+    monkeypatch, base, times, sample, unused
+):
+    """Property: a categorical column (its codes counted) gets the estimate of the same ids as
+    strings (pyarrow's count_distinct over the same sampled rows), whatever categories go
+    unused."""
+    monkeypatch.setattr(_ids, "_SAMPLE", sample)
+    s = pd.Series([f"d{x}" for x in base * times], dtype="str")  # each id in `times` rows
+    cats = sorted(set(s) | {f"d{x}" for x in range(401, 401 + unused)})  # interleaved
+    assert _ids.docs_mostly_distinct(s.astype(pd.CategoricalDtype(cats))) is (
+        _ids.docs_mostly_distinct(s)
+    )
+
+
 @pytest.fixture
 def loader_calls(monkeypatch):
     """Alignment by lookup, with every build of the doc codes counted."""

@@ -271,9 +271,8 @@ def categorical_ids(parts: Sequence[Any], topic: pd.Categorical | None = None) -
     """One categorical from several string columns; categories sorted by code point.
 
     ``topic`` (each row's topic, for doc ids) encodes by topic groups (`_encode_by_topic`)."""
-    if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
-        chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
-        chunks = [c for c in chunks if len(c)]
+    chunks = _arrow_chunks(parts)
+    if chunks is not None:
         if not chunks:
             return pd.Categorical([], categories=pd.Index([], dtype=str))
         grouped = (
@@ -284,14 +283,29 @@ def categorical_ids(parts: Sequence[Any], topic: pd.Categorical | None = None) -
         codes, dictionary = grouped if grouped is not None else _sorted_codes(chunks)
         categories = pd.Index(dictionary.to_pandas(), dtype=str)
     else:
-        values = (
-            np.concatenate([np.asarray(p, dtype=object) for p in parts])
-            if parts
-            else np.array([], dtype=object)
-        )
-        codes, uniques = pd.factorize(values, sort=True)
+        codes, uniques = pd.factorize(_object_values(parts), sort=True)
         categories = pd.Index(uniques, dtype=str)
     return pd.Categorical.from_codes(codes, dtype=_distinct_dtype(categories), validate=False)
+
+
+def _arrow_chunks(parts: Sequence[Any]) -> list[Any] | None:
+    """The non-empty arrow chunks of string columns parsed by pyarrow, in order; None when
+    they are not all arrow (the pandas reader's columns, or no pyarrow)."""
+    if (
+        pa is None
+        or not parts
+        or not all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts)
+    ):
+        return None
+    chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
+    return [c for c in chunks if len(c)]
+
+
+def _object_values(parts: Sequence[Any]) -> np.ndarray:
+    """The pandas reader's string columns as one object array."""
+    if not parts:
+        return np.array([], dtype=object)
+    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
 
 
 def _distinct_dtype(categories: pd.Index) -> pd.CategoricalDtype:
@@ -459,20 +473,17 @@ def doc_column(parts: Sequence[Any], topic: pd.Categorical | None = None) -> Any
 
     A single run, or runs from a corpus of millions (MS MARCO, BEIR, TREC DL), hold about
     one doc per row: a sorted dictionary of them costs more than the evaluation (file → cube
-    about 6× slower on the MS MARCO shape of docs/performance.md) and serves nothing.  Pooled runs (many systems over the
-    same judged docs) repeat their docs, and every later step reuses their codes."""
-    if pa is not None and parts and all(isinstance(p, (pa.ChunkedArray, pa.Array)) for p in parts):
-        chunks = [c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])]
+    about 6× slower on the MS MARCO shape of docs/performance.md) and serves nothing.
+    Pooled runs (many systems over the same judged docs) repeat their docs, and every later
+    step reuses their codes."""
+    chunks = _arrow_chunks(parts)
+    if chunks is not None:
         if chunks and all(pa.types.is_string(c.type) for c in chunks):
             strings = string_array(pa.chunked_array(chunks, type=pa.string()))
             if docs_mostly_distinct(pd.Series(strings, copy=False)):
                 return strings
         return categorical_ids(parts, topic)
-    values = (  # the pandas reader's object columns
-        np.concatenate([np.asarray(p, dtype=object) for p in parts])
-        if parts
-        else np.array([], dtype=object)
-    )
+    values = _object_values(parts)
     if docs_mostly_distinct(pd.Series(values, dtype=object, copy=False)):
         return string_array(values)
     return categorical_ids([values], topic)

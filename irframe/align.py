@@ -68,7 +68,8 @@ _DENSE_LOOKUP_MAX = (
 )
 # the marking array over the (topic, doc) space numbers cells when it has at most this many
 # cells per row away from its doc's home topic (measured: marking ~2 ns a cell, hashing an
-# away row's key ~60 ns; Robust03: 22 M cells, 0.46 M away rows, hashing 0.028 s, marking 0.05)
+# away row's key ~60 ns; Robust03: 22 M cells, 0.46 M away rows, marking 0.05 s, the second
+# home and hashing 0.025 s for the whole of `_cells`)
 _DENSE_PER_AWAY_ROW = 32
 _LOOKUP: bool | None = None  # tests force one doc encoding (True: lookup, False: codes)
 _DUP_TABLE_MAX = 1_000_000  # (system, cell) flags per duplicate-check chunk (1 MB: cache-sized)
@@ -469,8 +470,10 @@ def _cells(
     numbered by the doc code itself.  When every doc occurs under its home topic only
     (per-topic pools) that is all.  Otherwise the other ("away") cells are numbered after
     the docs: by a marking array over the (topic × doc) space when that space is small beside
-    the away rows, else by hashing the away rows' keys alone (TREC ad hoc runs: a third of
-    Robust03's rows are away from home, in a space 17× the rows).
+    the away rows, else as home cells again (a second home topic per doc, numbered by the doc)
+    and by hashing the keys of the rows away from both (TREC ad hoc runs: a third of
+    Robust03's rows are away from home, in a space 17× the rows, and 40 % of those are away
+    from the second home too; hashing fewer keys keeps the table in cache).
     """
     topic_of = np.full(n_docs, -1, topic.dtype)
     topic_of[doc] = topic
@@ -495,19 +498,32 @@ def _cells(
             else q_cell_keys
         )
         return compact[cell], len(used_cells), q.astype(np.int64)
-    keys = topic[away].astype(np.int64)
+    # a second home topic per doc (one it is retrieved for away from home): its cells are
+    # numbered by the doc too, after the home cells; only the rows away from both are hashed
+    away_topic, away_doc = topic[away], doc[away]
+    second_of = np.full(n_docs, -1, topic.dtype)
+    second_of[away_doc] = away_topic
+    second = np.cumsum(second_of >= 0) - 1  # per doc: its second cell after the home cells
+    n_second = int(second[-1]) + 1
+    far = np.flatnonzero(second_of[away_doc] != away_topic)
+    keys = away_topic[far].astype(np.int64)
     keys *= n_docs
-    keys += doc[away]
+    keys += away_doc[far]
     codes, uniques = pd.factorize(keys)
-    n_cells = n_docs + len(uniques)
+    n_cells = n_docs + n_second + len(uniques)
     cell = doc.astype(code_dtype(n_cells))  # a copy: home cells are the doc codes
-    cell[away] = codes + n_docs
+    cell[away] = second[away_doc] + n_docs
+    cell[away[far]] = codes + (n_docs + n_second)
     q_topic, q_doc = np.divmod(q_cell_keys, n_docs)
-    q = np.where(topic_of[q_doc] == q_topic, q_doc, -1)
+    q = np.where(
+        topic_of[q_doc] == q_topic,
+        q_doc,
+        np.where(second_of[q_doc] == q_topic, second[q_doc] + n_docs, -1),
+    )
     other = np.flatnonzero(q < 0)
     if len(other):
         at = pd.Index(uniques).get_indexer(q_cell_keys[other])
-        q[other] = np.where(at >= 0, at + n_docs, -1)
+        q[other] = np.where(at >= 0, at + (n_docs + n_second), -1)
     return cell, n_cells, q
 
 

@@ -259,9 +259,38 @@ def map_threads(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> 
     return out
 
 
+#: strings from which `sort_order` sorts two halves on two threads
+_SPLIT_SORT_MIN = 1 << 16
+
+
+def sort_order(values: Any) -> np.ndarray:
+    """Stable sort order (int64 positions) of a pyarrow string array without nulls, by
+    bytes (code point order, trec_eval's ``strcmp``), as ``pc.array_sort_indices``.
+
+    Large arrays (the doc dictionary of pooled runs: 150,000 to 200,000 ids, 25 to 40 ms) are
+    cut at a pivot, the median of 255 evenly spaced entries, and the two sides are sorted on
+    two threads (pyarrow releases the GIL): every value below the pivot comes first, and each
+    side keeps its rows in order, so the result is the same stable order."""
+    n = len(values)
+    if n < max(_SPLIT_SORT_MIN, 2) or values.null_count or (os.cpu_count() or 1) < 2:
+        return pc.array_sort_indices(values, memory_pool=POOL).to_numpy().astype(np.int64)
+    sample = values.take(pa.array(np.linspace(0, n - 1, 255).astype(np.int64)))
+    pivot = sample.take(pc.array_sort_indices(sample))[127]
+    below = pc.less(values, pivot).to_numpy(zero_copy_only=False)
+    sides = [np.flatnonzero(below), np.flatnonzero(~below)]
+
+    def side(rows: np.ndarray) -> np.ndarray:
+        if not len(rows):
+            return rows
+        part = pc.take(values, pa.array(rows), memory_pool=POOL)
+        return rows[pc.array_sort_indices(part, memory_pool=POOL).to_numpy()]
+
+    return np.concatenate(map_threads(side, sides, 2))
+
+
 def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:
     """(rank of each entry in code point order, the sorted dictionary) of a pyarrow string array."""
-    order = pc.array_sort_indices(dictionary, memory_pool=POOL).to_numpy()
+    order = sort_order(dictionary)
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     return rank, pc.take(dictionary, pa.array(order), memory_pool=POOL)

@@ -649,6 +649,30 @@ def test_grades_read_as_trec_evals_atol(engine, tmp_path, kind):
 
 
 @settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.sampled_from(["", "a", "ab", "b", "é", "\U0001f600", "FBIS3-10", "FBIS3-1001"]),
+            st.text(st.characters(exclude_categories=("Cs",)), max_size=6),
+        ),
+        max_size=60,
+    )
+)
+def test_sort_order_split_in_two_is_the_stable_byte_order(monkeypatch, values):
+    """Property test against Python's stable sort by UTF-8 bytes (trec_eval's strcmp order):
+    with the split in two forced (no size threshold, two cores), `sort_order` gives the
+    same positions, equal strings in their input order, whichever side the pivot puts them."""
+    pa = pytest.importorskip("pyarrow")
+    monkeypatch.setattr(iio, "_SPLIT_SORT_MIN", 0)
+    monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
+    got = iio.sort_order(pa.array(values, pa.string()))
+    want = sorted(range(len(values)), key=lambda i: values[i].encode("utf-8"))
+    assert got.tolist() == want
+
+
+@settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())

@@ -24,14 +24,20 @@ tied rows only ([`irframe.align.align`][irframe.align.align]).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._arrow import POOL
+from ._threads import map_threads
 from .errors import InputError
 from .schema import check_id_column
+
+#: each row's topic code and the number of topics (`encode_by_topic`), or None
+Topics = tuple[np.ndarray, int] | None
 
 __all__ = [
     "RunDocs",
@@ -39,6 +45,8 @@ __all__ = [
     "code_dtype",
     "docs_mostly_distinct",
     "encode",
+    "encode_by_topic",
+    "encode_group",
     "run_docs",
     "small_code_dtype",
     "sorted_codes",
@@ -178,14 +186,20 @@ def take_increasing(arr, rows: np.ndarray):
     return pa.chunked_array(parts, type=arr.type)
 
 
-def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
+def _arrow_encode(arr, runs: bool, topic: Topics = None) -> tuple[np.ndarray, Any]:
     """Codes and uniques (a pyarrow array) of a pyarrow (chunked) string array; ``runs``
     encodes only the first value of every run of equal adjacent values (a sorted
-    system/topic column has few)."""
+    system/topic column has few); ``topic`` (each row's topic code, and the number of
+    topics) encodes by groups of topics on two threads when it pays (`encode_by_topic`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(arr)
+    if topic is not None and not runs:
+        chunks = [c for c in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]) if len(c)]
+        grouped = encode_by_topic(chunks, topic[0], topic[1]) if chunks else None
+        if grouped is not None:
+            return grouped
     heads = None
     if runs and n > 1:
         heads = _fixed_width_heads(arr)
@@ -219,6 +233,109 @@ def _arrow_encode(arr, runs: bool) -> tuple[np.ndarray, Any]:
             codes.astype(small_code_dtype(len(dictionary))), np.diff(np.append(heads, n))
         )
     return codes, dictionary
+
+
+def encode_group(chunks: list[Any]) -> Any:
+    """The chunks dictionary-encoded together: one chunked array whose chunks share one
+    dictionary (of every chunk's strings, in first-appearance order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=chunks[0].type), memory_pool=POOL)
+    # dictionary_encode shares one memo table across chunks: every chunk then points
+    # at the same dictionary buffer (comparing the contents would cost more).
+    if len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) == 1:
+        return enc
+    return pa.chunked_array([enc.combine_chunks()])  # pragma: no cover - other pyarrow versions
+
+
+#: below this many rows, `encode_by_topic` is not worth its threads
+_GROUPS_MIN_ROWS = 1 << 18
+#: about this many rows per topic group in `encode_by_topic`
+_GROUP_ROWS = 1 << 17
+#: `encode_by_topic` gives up when its slices hold fewer rows than this on average
+_MIN_SLICE_ROWS = 1 << 10
+
+
+def encode_by_topic(
+    chunks: list[Any],
+    topic: np.ndarray,
+    n_topics: int,
+    sort_dictionary: Callable[[Any], tuple[np.ndarray, Any]] | None = None,
+) -> tuple[np.ndarray, Any] | None:
+    """Codes (`small_code_dtype`) and dictionary (pyarrow) of the strings of ``chunks``
+    (pyarrow string arrays of one type, the rows in order) whose rows have topic codes
+    ``topic`` (0 .. ``n_topics`` - 1): the rows are encoded in groups of a few topics each,
+    on two threads, and only the groups' dictionaries are merged.  The dictionary is in the
+    groups' order, or sorted by ``sort_dictionary`` (a function of it giving each entry's
+    rank and the sorted dictionary), which the codes then follow.
+
+    Documents are retrieved for one topic, so a group's rows hold few distinct doc ids and
+    its hash table stays in the processor's cache (one table for every row is ~2× slower
+    per row, whatever the threads).  A group is a list of slices of the chunks, no copy:
+    run files and frames list a topic's rows together.  None (encode whole) for small
+    inputs, one core or rows whose topics alternate.  Only speed depends on the groups.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes = np.asarray(topic)
+    n = len(codes)
+    n_groups = min(n // _GROUP_ROWS, n_topics, 255)
+    if n < _GROUPS_MIN_ROWS or n_groups < 2 or (os.cpu_count() or 1) < 2:
+        return None
+    # runs of one topic (run files list a topic's rows together): counted per run, never per
+    # row (a row-long count or lookup would first widen every small code to int64)
+    run_start = run_heads(codes[1:] != codes[:-1])
+    run_topic = codes[run_start]
+    run_rows = np.diff(np.append(run_start, n))
+    # topics (in code order) cut into groups of about equal rows
+    rows_before = (
+        np.cumsum(np.bincount(run_topic, weights=run_rows, minlength=n_topics)).astype(np.int64) - 1
+    )
+    run_group = (rows_before * n_groups // n).astype(np.uint8)[run_topic]
+    lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
+    chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    # slices: one group, one chunk
+    starts = np.union1d(run_start[run_heads(run_group[1:] != run_group[:-1])], chunk_starts)
+    if len(starts) * _MIN_SLICE_ROWS > n:  # groups alternate: slices would be too short
+        return None
+    group = run_group[np.searchsorted(run_start, starts, side="right") - 1]  # each slice's group
+    ends = np.append(starts[1:], n)
+    in_chunk = np.searchsorted(chunk_starts, starts, side="right") - 1
+    slices: list[list[Any]] = [[] for _ in range(n_groups)]
+    places: list[list[tuple[int, int]]] = [[] for _ in range(n_groups)]
+    for start, end, c, g in zip(
+        starts.tolist(), ends.tolist(), in_chunk.tolist(), group.tolist(), strict=True
+    ):
+        slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
+        places[g].append((start, end))
+    encoded = map_threads(lambda s: encode_group(s) if s else None, slices, 2)
+    dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
+    both = pc.dictionary_encode(pa.concat_arrays(dicts, memory_pool=POOL), memory_pool=POOL)
+    dictionary = both.dictionary
+    dtype = small_code_dtype(len(dictionary))
+    remap = both.indices.to_numpy(zero_copy_only=False)  # group's code -> merged code
+    if sort_dictionary is not None:  # -> sorted code
+        rank, dictionary = sort_dictionary(dictionary)
+        remap = rank[remap]
+    remap = remap.astype(dtype)
+    out = np.empty(n, dtype)
+    offset = 0
+    for enc, where in zip(encoded, places, strict=True):
+        if enc is None:
+            continue
+        size = len(enc.chunk(0).dictionary)
+        rm = remap[offset : offset + size]
+        offset += size
+        idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
+        if len(idx) != len(where):  # pragma: no cover - chunks combined (other pyarrow versions)
+            idx = np.split(
+                np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1]
+            )
+        for i, (start, end) in zip(idx, where, strict=True):  # one chunk per slice, in order
+            np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
+    return out, dictionary
 
 
 class _Addresses:
@@ -273,9 +390,10 @@ def _shared_objects(addresses: np.ndarray) -> bool:
 
 
 def _object_encode(
-    values: np.ndarray, runs: bool, by_value: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and uniques (first-appearance order) of an object array, by object identity first.
+    values: np.ndarray, runs: bool, by_value: bool = True, topic: Topics = None
+) -> tuple[np.ndarray, Any]:
+    """Codes and uniques (first-appearance order; with ``topic``, possibly the order of the
+    topic groups) of an object array, by object identity first.
 
     pandas 2.2 reads strings into one Python object per distinct id (``read_parquet``; per chunk
     for ``read_csv``), so rows are first told apart by their objects' addresses, with integer
@@ -283,7 +401,11 @@ def _object_encode(
     merges equal strings held by distinct objects.  ``runs`` (system/topic): only the first row
     of every run of one object is factorized (when runs are at most an eighth of the rows; else
     runs of equal values, as in `_arrow_encode`).  Rows of distinct objects (one object
-    per row, `_shared_objects` false) are compared and factorized by value directly.
+    per row, `_shared_objects` false) are compared by value (``runs``) or copied to pyarrow
+    strings once and encoded there (`_arrow_encode`, with ``topic``; uniques a pyarrow
+    array): the doc column of ``../shared/bench/gen.py`` (2.5 M rows) takes 0.11 s so
+    (0.08 s of it the copy) against 0.16 s in pandas' hash table of Python objects.
+    Without pyarrow, or when not every row holds a str, they are factorized by value.
     Missing values (None, NaN, pd.NA) get code -1.
 
     ``by_value=False`` leaves the last step to the caller on the identity path: codes number
@@ -319,17 +441,47 @@ def _object_encode(
             return rows.astype(code_dtype(len(objects)), copy=False), objects
         codes, uniques = pd.factorize(objects)
         return codes.astype(code_dtype(len(uniques)))[rows], uniques
+    arr = _str_arrow(values)
+    if arr is not None:
+        return _arrow_encode(_chunked(arr), False, topic)
     codes, uniques = pd.factorize(values)
     return codes.astype(code_dtype(len(uniques)), copy=False), uniques
 
 
-def _encode_one(s: pd.Series, runs: bool, by_value: bool = True) -> tuple[np.ndarray, Any]:
+def _str_arrow(values: np.ndarray):
+    """A non-empty object array whose every element is a str (or numpy str) as a pyarrow
+    string array, in one pass: pyarrow infers the type while it copies the UTF-8 bytes (a
+    separate ``infer_dtype`` pass would touch every object twice; scattered objects miss the
+    cache).  None when one is not (bytes infer as binary, None as null, other objects fail or
+    infer another type), for lone surrogates (not UTF-8), or without pyarrow."""
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
+        return None
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowException, UnicodeError, TypeError, ValueError):
+        return None
+    return arr if arr.type == pa.string() and not arr.null_count else None
+
+
+def _chunked(arr):
+    """A pyarrow array as a chunked array of itself (a chunked array as it is)."""
+    import pyarrow as pa
+
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
+
+
+def _encode_one(
+    s: pd.Series, runs: bool, by_value: bool = True, topic: Topics = None
+) -> tuple[np.ndarray, Any]:
     """Codes and uniques of one id column; uniques are exactly the ids present (unused
     categories dropped): a pyarrow string array for arrow-backed data, else an object array.
     Codes are int32 (int64 beyond 2**31 ids), except a ``category`` column's own codes
     (int8 to int32 after its number of categories), used as they are (read-only) when every
-    category occurs, and codes encoded by ``runs``, in `small_code_dtype`.
-    ``by_value`` is passed on to `_object_encode` for ``object`` columns."""
+    category occurs, and codes encoded by ``runs`` or by ``topic`` groups (`_arrow_encode`),
+    in `small_code_dtype`.  ``by_value`` is passed on to `_object_encode` for ``object``
+    columns."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = s.cat.categories
         codes = s.array.codes  # the column's own codes (int8 to int64): a read-only view, no copy
@@ -348,8 +500,8 @@ def _encode_one(s: pd.Series, runs: bool, by_value: bool = True) -> tuple[np.nda
         return codes, (arr.combine_chunks() if arr is not None else np.asarray(cats, dtype=object))
     arr = _arrow_strings(s)
     if arr is not None:
-        return _arrow_encode(arr, runs)
-    return _object_encode(s.to_numpy(dtype=object), runs, by_value)
+        return _arrow_encode(arr, runs, topic)
+    return _object_encode(s.to_numpy(dtype=object), runs, by_value, topic)
 
 
 def _as_str(uniques: Any) -> np.ndarray:
@@ -363,21 +515,23 @@ def _as_str(uniques: Any) -> np.ndarray:
 
 
 def _checked_encode(
-    df: pd.DataFrame, col: str, what: str, runs: bool, by_value: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
+    df: pd.DataFrame, col: str, what: str, runs: bool, by_value: bool = True, topic: Topics = None
+) -> tuple[np.ndarray, Any]:
     """`_encode_one` of ``df[col]`` under the id rule ([`irframe.schema.check_id_column`][irframe.schema.check_id_column]).
 
     Typed columns are checked first (from their dtype and missing-value mask, cheap); an
     ``object`` column is checked on its distinct values after encoding (missing ids get
     code -1), and only a failing column is scanned row by row for the error message.  Without
     ``by_value`` (`_object_encode`) a missing id is one of the uniques, which are then
-    not all str: the same check finds it.
+    not all str: the same check finds it.  (Uniques copied to pyarrow strings are str.)
     """
     s = df[col]
     if s.dtype != object:
         check_id_column(df, col, what)
-        return _encode_one(s, runs)
-    codes, uniques = _encode_one(s, runs, by_value)
+        return _encode_one(s, runs, topic=topic)
+    codes, uniques = _encode_one(s, runs, by_value, topic)
+    if not isinstance(uniques, np.ndarray):
+        return codes, uniques
     if (len(codes) and codes.min() < 0) or (
         len(uniques) and pd.api.types.infer_dtype(uniques, skipna=False) != "string"
     ):
@@ -389,20 +543,28 @@ def _checked_encode(
 
 
 def encode(
-    columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False
+    columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False, topic: Topics = None
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """Joint codes of several id columns (one code per distinct id across all of them).
 
     ``columns`` are (frame, column, what) triples.  Returns (codes of each column, uniques
-    as an object array of str in first-appearance order).  Each column is encoded on its
-    own and only the uniques are merged, so the rows are hashed once.  When every column is
-    ``object``, their distinct objects are factorized by value once, in the merge.
+    as an object array of str in first-appearance order; with ``topic``, the first column's
+    ids in the order of its topic groups).  Each column is encoded on its own and only the
+    uniques are merged, so the rows are hashed once.  When every column is ``object``, their
+    distinct objects are factorized by value once, in the merge.  ``topic`` (the first
+    column's topic code per row, and the number of topics: a run's doc column) encodes the
+    first column by groups of topics on two threads (`encode_by_topic`).
     """
     by_value = len(columns) == 1 or any(df[col].dtype != object for df, col, _ in columns)
-    parts = [_checked_encode(df, col, what, runs, by_value) for df, col, what in columns]
+    parts = [
+        _checked_encode(df, col, what, runs, by_value, topic if i == 0 else None)
+        for i, (df, col, what) in enumerate(columns)
+    ]
     if len(parts) == 1:
         return [parts[0][0]], _as_str(parts[0][1])
     if any(not isinstance(u, np.ndarray) for _, u in parts):
+        if not by_value:  # objects encoded by identity: their uniques may repeat a value
+            parts = [_distinct(c, u) if isinstance(u, np.ndarray) else (c, u) for c, u in parts]
         return _arrow_merge(parts)
     all_uniques = np.concatenate([_as_str(u) for _, u in parts])
     merged, uniques = pd.factorize(all_uniques)
@@ -412,6 +574,12 @@ def encode(
         out.append(merged[start : start + len(u)][codes])
         start += len(u)
     return out, np.asarray(uniques, dtype=object)
+
+
+def _distinct(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and uniques of `_object_encode` without ``by_value`` made distinct by value."""
+    merged, distinct = pd.factorize(uniques)
+    return merged.astype(code_dtype(len(distinct)))[codes], np.asarray(distinct, dtype=object)
 
 
 def _arrow_merge(parts: list[tuple[np.ndarray, Any]]) -> tuple[list[np.ndarray], np.ndarray]:
@@ -748,17 +916,8 @@ def run_docs(df: pd.DataFrame, col: str, what: str) -> RunDocs | None:
     values = s.to_numpy(dtype=object)
     if not len(values):
         return RunDocs(arr=pa.array([], pa.string()))
-    # one pass: pyarrow infers the type while it copies the UTF-8 bytes (a separate
-    # infer_dtype pass would touch every object twice; scattered objects miss the cache).
-    # Only str (and numpy str) infer as string; bytes infer as binary, None as null, and
-    # other objects either fail or infer another type: the id rule then names the rows.
-    try:
-        arr = pa.array(values)
-    except UnicodeError:
-        return None  # lone surrogates: not UTF-8, the encoded path reads them
-    except (pa.ArrowException, TypeError, ValueError):
-        arr = None
-    if arr is None or arr.type != pa.string() or arr.null_count:
+    arr = _str_arrow(values)
+    if arr is None:
         check_id_column(df, col, what)  # raises, naming the rows (missing or non-str ids)
-        return None
+        return None  # lone surrogates: not UTF-8, the encoded path reads them
     return RunDocs(arr=arr)

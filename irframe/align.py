@@ -753,7 +753,10 @@ def _encode_ids(
         r_doc = None
     if q_arrow is None:
         rd = None
-        (r_doc, q_doc), docs = encode([(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")])
+        (r_doc, q_doc), docs = encode(
+            [(runs, rc.doc, "run frame"), (qrels, qc.doc, "qrels frame")],
+            topic=(r_topic_any, len(topics)),
+        )
     # run rows keep their codes as encoded (int32, a category column's own int8..int32 codes,
     # read-only, or int8/int16 for system and topic columns in runs): nothing here does arithmetic
     # on them in their own type; qrels codes, small, go to int64 because qrels keys multiply them

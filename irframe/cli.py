@@ -297,8 +297,9 @@ def _all_at_once(qrels, group: list[tuple[str, int]], o: dict[str, Any], zscores
     trec_eval call, so only the time depends on the cut)."""
     import numpy as np
 
+    from ._threads import map_threads
     from .errors import IrframeError
-    from .io import map_threads, read_runs_tagged
+    from .io import read_runs_tagged
     from .treceval import TrecEvalError, trec_eval_runs
 
     sizes = dict(group)

@@ -43,10 +43,8 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Union
 
 import numpy as np
@@ -54,7 +52,13 @@ import pandas as pd
 
 from . import _prefetch, _textfile
 from ._arrow import POOL
-from ._ids import docs_mostly_distinct, run_heads, small_code_dtype, take_increasing
+from ._ids import (
+    docs_mostly_distinct,
+    encode_by_topic,
+    encode_group,
+    small_code_dtype,
+    take_increasing,
+)
 from ._textfile import (
     as_float,
     bad_number,
@@ -76,6 +80,7 @@ from ._textfile import (
     read_run_columns,
     show_line,
 )
+from ._threads import map_threads
 from ._writers import format_qrels, format_run, write_qrels, write_run
 from .errors import ConventionWarning, InputError, OptionError, ParseError, PerformanceHint, warn
 from .params import check_flag
@@ -120,7 +125,7 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
             for c, end in zip(chunks, ends, strict=True)
         ]
     else:
-        enc = _encode_group(chunks)
+        enc = encode_group(chunks)
         rank, dictionary = _sort_dictionary(enc.chunk(0).dictionary)
         lookup = rank.astype(small_code_dtype(len(dictionary)))
         parts = [(lookup, c.indices) for c in enc.chunks]
@@ -135,128 +140,10 @@ def _sorted_codes(chunks: list[Any]) -> tuple[np.ndarray, Any]:
     return codes, dictionary
 
 
-def _encode_group(chunks: list[Any]) -> Any:
-    """The chunks dictionary-encoded together: one chunked array whose chunks share one
-    dictionary (of every chunk's strings, in first-appearance order)."""
-    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()), memory_pool=POOL)
-    # dictionary_encode shares one memo table across chunks: every chunk then points
-    # at the same dictionary buffer (comparing the contents would cost more).
-    if len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) == 1:
-        return enc
-    return pa.chunked_array([enc.combine_chunks()])  # pragma: no cover - other pyarrow versions
-
-
-#: below this many rows, :func:`_encode_by_topic` is not worth its threads
-_GROUPS_MIN_ROWS = 1 << 18
-#: about this many rows per topic group in :func:`_encode_by_topic`
-_GROUP_ROWS = 1 << 17
-#: :func:`_encode_by_topic` gives up when its slices hold fewer rows than this on average
-_MIN_SLICE_ROWS = 1 << 10
-
-
 def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarray, Any] | None:
-    """Codes and sorted dictionary (`_sort_dictionary`) of doc ids: the rows are
-    encoded in groups of a few topics each, on two threads, and only the groups'
-    dictionaries are merged.
-
-    Documents are retrieved for one topic, so a group's rows hold few distinct doc ids and
-    its hash table stays in the processor's cache (one table for every row is ~2× slower
-    per row, whatever the threads).  A group is a list of slices of the chunks, no copy:
-    run files list a topic's rows together.  None (encode whole) for small inputs, one core
-    or files whose topics alternate from row to row.  Only speed depends on the groups.
-    """
-    codes = np.asarray(topic.codes)
-    n = len(codes)
-    n_groups = min(n // _GROUP_ROWS, len(topic.categories), 255)
-    if n < _GROUPS_MIN_ROWS or n_groups < 2 or (os.cpu_count() or 1) < 2:
-        return None
-    # runs of one topic (run files list a topic's rows together): counted per run, never per
-    # row (a row-long count or lookup would first widen every small code to int64)
-    run_start = run_heads(codes[1:] != codes[:-1])
-    run_topic = codes[run_start]
-    run_rows = np.diff(np.append(run_start, n))
-    # topics (in code order) cut into groups of about equal rows
-    rows_before = (
-        np.cumsum(np.bincount(run_topic, weights=run_rows, minlength=len(topic.categories))).astype(
-            np.int64
-        )
-        - 1
-    )
-    run_group = (rows_before * n_groups // n).astype(np.uint8)[run_topic]
-    lengths = np.fromiter((len(c) for c in chunks), np.int64, len(chunks))
-    chunk_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    # slices: one group, one chunk
-    starts = np.union1d(run_start[run_heads(run_group[1:] != run_group[:-1])], chunk_starts)
-    if len(starts) * _MIN_SLICE_ROWS > n:  # groups alternate: slices would be too short
-        return None
-    group = run_group[np.searchsorted(run_start, starts, side="right") - 1]  # each slice's group
-    ends = np.append(starts[1:], n)
-    in_chunk = np.searchsorted(chunk_starts, starts, side="right") - 1
-    slices: list[list[Any]] = [[] for _ in range(n_groups)]
-    places: list[list[tuple[int, int]]] = [[] for _ in range(n_groups)]
-    for start, end, c, g in zip(
-        starts.tolist(), ends.tolist(), in_chunk.tolist(), group.tolist(), strict=True
-    ):
-        slices[g].append(chunks[c].slice(start - int(chunk_starts[c]), end - start))
-        places[g].append((start, end))
-    encoded = map_threads(lambda s: _encode_group(s) if s else None, slices, 2)
-    dicts = [enc.chunk(0).dictionary for enc in encoded if enc is not None]
-    both = pc.dictionary_encode(pa.concat_arrays(dicts, memory_pool=POOL), memory_pool=POOL)
-    rank, dictionary = _sort_dictionary(both.dictionary)
-    dtype = small_code_dtype(len(dictionary))
-    remap = rank[both.indices.to_numpy(zero_copy_only=False)].astype(
-        dtype
-    )  # group's code -> sorted code
-    out = np.empty(n, dtype)
-    offset = 0
-    for enc, where in zip(encoded, places, strict=True):
-        if enc is None:
-            continue
-        size = len(enc.chunk(0).dictionary)
-        rm = remap[offset : offset + size]
-        offset += size
-        idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
-        if len(idx) != len(where):  # pragma: no cover - chunks combined (other pyarrow versions)
-            idx = np.split(
-                np.concatenate(idx), np.cumsum([end - start for start, end in where])[:-1]
-            )
-        for i, (start, end) in zip(idx, where, strict=True):  # one chunk per slice, in order
-            np.take(rm, i, out=out[start:end], mode="clip")  # (valid indices: clip skips a buffer)
-    return out, dictionary
-
-
-def map_threads(f: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
-    """``[f(x) for x in items]`` on this thread and ``threads - 1`` more, each taking the next
-    item (this thread works too: one allocator arena less to fill with fresh memory, which
-    costs more on some machines than a thread saves); the first item's error in item order
-    is raised once every item is done."""
-    items = list(items)
-    threads = max(1, min(threads, len(items)))
-    if threads == 1:
-        return [f(x) for x in items]
-    out: list[Any] = [None] * len(items)
-    errors: dict[int, BaseException] = {}
-    nxt = iter(range(len(items)))
-    lock = threading.Lock()
-
-    def work() -> None:
-        while True:
-            with lock:
-                i = next(nxt, None)
-            if i is None:
-                return
-            try:
-                out[i] = f(items[i])
-            except BaseException as e:
-                errors[i] = e
-
-    with ThreadPoolExecutor(threads - 1) as pool:
-        for _ in range(threads - 1):
-            pool.submit(work)
-        work()
-    if errors:
-        raise errors[min(errors)]
-    return out
+    """Codes and sorted dictionary (`_sort_dictionary`) of doc ids, encoded by groups of
+    topics on two threads (`irframe._ids.encode_by_topic`); None to encode them whole."""
+    return encode_by_topic(chunks, np.asarray(topic.codes), len(topic.categories), _sort_dictionary)
 
 
 #: strings from which `sort_order` sorts two halves on two threads

@@ -70,12 +70,15 @@ def object_ids(draw, missing: bool = False):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(object_ids(missing=True), st.booleans())
+@given(st.one_of(object_ids(missing=True), object_ids()), st.booleans())
 def test_object_codes_match_brute_force(values, runs):
+    """Every path (identity, values compared in runs, pyarrow strings for one object per row,
+    pandas' factorize with missing ids) against the dict-based encoder."""
     before = [id(v) for v in values]
     codes, uniques = _ids._object_encode(values, runs)
     want_codes, want_uniques = brute_force(values)
     assert codes.tolist() == want_codes
+    uniques = _ids._as_str(uniques)
     assert list(uniques) == want_uniques and all(type(u) is str for u in uniques)
     # int32; by runs (system, topic: few distinct ids) the smallest type, as pandas' categoricals
     assert codes.dtype == np.int32 or codes.dtype == _ids.small_code_dtype(len(uniques))
@@ -123,7 +126,7 @@ def test_identity_paths_are_taken():
     for values in (shared, per_row):
         codes, uniques = _ids._object_encode(values, runs=False)
         want, want_uniques = brute_force(values)
-        assert codes.tolist() == want and list(uniques) == want_uniques
+        assert codes.tolist() == want and list(_ids._as_str(uniques)) == want_uniques
 
 
 @pytest.mark.parametrize("bad", [None, pd.NA, 7])
@@ -243,6 +246,67 @@ def test_category_codes_drop_unused_categories_like_brute_force(values, extra, r
     uniques = list(_ids._as_str(uniques))
     assert sorted(uniques) == sorted(set(values))
     assert [uniques[c] for c in codes] == list(values)
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    object_ids(),
+    object_ids(),
+    st.sampled_from(["str", "object", "category"]),
+    st.sampled_from(["object", "str"]),
+    st.data(),
+)
+def test_encode_by_topic_groups_like_brute_force(
+    monkeypatch, run_ids, qrels_ids, run_dtype, qrels_dtype, data
+):
+    """encode() with the run column's topics (align's doc encoding), the groups forced (no
+    size thresholds, a group per topic, two cores): whatever the topics (one block after
+    another, interleaved) and dtypes (pandas strings, one object per row or shared objects,
+    category), each column's codes decode to its own values and the uniques are distinct."""
+    pytest.importorskip("pyarrow")
+    monkeypatch.setattr(_ids, "_GROUPS_MIN_ROWS", 0)
+    monkeypatch.setattr(_ids, "_GROUP_ROWS", 1)
+    monkeypatch.setattr(_ids, "_MIN_SLICE_ROWS", data.draw(st.sampled_from([0, 0, 3])))
+    monkeypatch.setattr(_ids.os, "cpu_count", lambda: 2)
+    n_topics = data.draw(st.integers(1, 4))
+    topic = np.array(
+        data.draw(
+            st.lists(st.integers(0, n_topics - 1), min_size=len(run_ids), max_size=len(run_ids))
+        ),
+        dtype=np.int8,
+    )
+    if data.draw(st.booleans()):
+        topic = np.sort(topic)  # one block per topic, as run files and frames list them
+
+    def column(ids, dtype):
+        s = pd.Series(ids, dtype=object)
+        return (
+            s
+            if dtype == "object"
+            else s.astype(pd.StringDtype("pyarrow")).astype(
+                "category" if dtype == "category" else pd.StringDtype("pyarrow")
+            )
+        )
+
+    grouped = []
+    encode = _ids.encode_by_topic
+    monkeypatch.setattr(
+        _ids, "encode_by_topic", lambda *a: grouped.append(encode(*a)) or grouped[-1]
+    )
+    frames = [
+        (pd.DataFrame({"doc": column(run_ids, run_dtype)}), "doc", "run frame"),
+        (pd.DataFrame({"doc": column(qrels_ids, qrels_dtype)}), "doc", "qrels frame"),
+    ]
+    (rc, qc), uniques = _ids.encode(frames, topic=(topic, n_topics))
+    assert uniques[rc].tolist() == list(run_ids) and uniques[qc].tolist() == list(qrels_ids)
+    assert len(set(uniques.tolist())) == len(uniques)
+    assert all(type(u) is str for u in uniques)
+    if run_dtype == "str" and len(set(topic.tolist())) > 1 and len(set(run_ids)) > 0:
+        assert grouped  # the groups were tried
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

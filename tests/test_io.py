@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
+import irframe._ids as ids
 import irframe.io as iio
+from irframe._threads import map_threads
 from irframe.errors import ParseError
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -684,16 +686,16 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(
     doc are the file's own fields, whatever the topic order inside the files (one topic
     block after another, interleaved, topics only some files have, groups left empty), and
     when slices are too short (``min_slice``) and the docs are encoded whole instead."""
-    monkeypatch.setattr(iio, "_GROUPS_MIN_ROWS", 0)
-    monkeypatch.setattr(iio, "_GROUP_ROWS", 1)
+    monkeypatch.setattr(ids, "_GROUPS_MIN_ROWS", 0)
+    monkeypatch.setattr(ids, "_GROUP_ROWS", 1)
     min_slice = data.draw(st.sampled_from([0, 0, 2]), "min_slice")
-    monkeypatch.setattr(iio, "_MIN_SLICE_ROWS", min_slice)
+    monkeypatch.setattr(ids, "_MIN_SLICE_ROWS", min_slice)
     grouped = []
     encode = iio._encode_by_topic
     monkeypatch.setattr(
         iio, "_encode_by_topic", lambda *a: grouped.append(encode(*a)) or grouped[-1]
     )
-    monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ids.os, "cpu_count", lambda: 2)
     d = tmp_path_factory.mktemp("halves")
     topics = data.draw(
         st.lists(st.sampled_from(["1", "2", "10", "301", "b"]), min_size=1, max_size=30), "topics"
@@ -729,7 +731,7 @@ def test_read_runs_doc_ids_by_topic_groups_are_the_files_ids(
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("bad", [(), (5,), (3, 7), (0, 9)])
 def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
-    """io.map_threads (this thread and more each taking the next item): results in item order and,
+    """map_threads (this thread and more each taking the next item): results in item order and,
     of several failing items, the first one's error, whichever finished first."""
     import time
 
@@ -741,6 +743,6 @@ def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
 
     if bad:
         with pytest.raises(ValueError, match=f"item {min(bad)}$"):
-            iio.map_threads(f, range(10), threads)
+            map_threads(f, range(10), threads)
         return
-    assert iio.map_threads(f, range(10), threads) == [i * i for i in range(10)]
+    assert map_threads(f, range(10), threads) == [i * i for i in range(10)]

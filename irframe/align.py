@@ -721,9 +721,9 @@ class _Ids:
     topics_all: np.ndarray  # qrels topics, sorted
     r_doc: np.ndarray | None  # None: the run docs are read by lookup (run_docs)
     q_doc: np.ndarray
-    docs: (
-        np.ndarray
-    )  # run docs first (first appearance), then qrels-only docs; by lookup: qrels docs
+    # run docs first (in first appearance, or topic group, order), then qrels-only docs; by
+    # lookup: the qrels docs
+    docs: np.ndarray
     run_docs: RunDocs | None = None
     q_arrow: object = None  # by lookup: the qrels docs (``docs``) as a pyarrow string array
 

@@ -49,6 +49,7 @@ __all__ = [
     "encode_group",
     "run_docs",
     "small_code_dtype",
+    "sort_order",
     "sorted_codes",
     "str_sort_order",
 ]
@@ -92,7 +93,13 @@ def _arrow_strings(s: pd.Series):
         import pyarrow as pa
     except ImportError:  # pragma: no cover - arrow-backed dtypes imply pyarrow
         return None
-    arr = pa.array(s.array)  # __arrow_array__: the column's own (chunked) array
+    return _chunked(pa.array(s.array))  # __arrow_array__: the column's own (chunked) array
+
+
+def _chunked(arr):
+    """A pyarrow array as a chunked array of itself (a chunked array as it is)."""
+    import pyarrow as pa
+
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
 
 
@@ -196,7 +203,7 @@ def _arrow_encode(arr, runs: bool, topic: Topics = None) -> tuple[np.ndarray, An
 
     n = len(arr)
     if topic is not None and not runs:
-        chunks = [c for c in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]) if len(c)]
+        chunks = [c for c in _chunked(arr).chunks if len(c)]
         grouped = encode_by_topic(chunks, topic[0], topic[1]) if chunks else None
         if grouped is not None:
             return grouped
@@ -465,13 +472,6 @@ def _str_arrow(values: np.ndarray):
     return arr if arr.type == pa.string() and not arr.null_count else None
 
 
-def _chunked(arr):
-    """A pyarrow array as a chunked array of itself (a chunked array as it is)."""
-    import pyarrow as pa
-
-    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
-
-
 def _encode_one(
     s: pd.Series, runs: bool, by_value: bool = True, topic: Topics = None
 ) -> tuple[np.ndarray, Any]:
@@ -626,12 +626,43 @@ def str_sort_order(names: np.ndarray) -> np.ndarray:
     if len(names) > 1000:
         try:
             import pyarrow as pa
-            import pyarrow.compute as pc
         except ImportError:  # pragma: no cover - pyarrow is an optional speed-up
             pass
         else:
-            return pc.array_sort_indices(pa.array(names, pa.string())).to_numpy().astype(np.int64)
+            return sort_order(pa.array(names, pa.string()))
     return np.argsort(names, kind="stable")  # Python str comparison: by code point
+
+
+#: strings from which `sort_order` sorts two halves on two threads
+_SPLIT_SORT_MIN = 1 << 16
+
+
+def sort_order(values: Any) -> np.ndarray:
+    """Stable sort order (int64 positions) of a pyarrow string array without nulls, by
+    bytes (code point order, trec_eval's ``strcmp``), as ``pc.array_sort_indices``.
+
+    Large arrays (the doc dictionary of pooled runs: 150,000 to 200,000 ids, 25 to 40 ms) are
+    cut at a pivot, the median of 255 evenly spaced entries, and the two sides are sorted on
+    two threads (pyarrow releases the GIL): every value below the pivot comes first, and each
+    side keeps its rows in order, so the result is the same stable order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(values)
+    if n < max(_SPLIT_SORT_MIN, 2) or values.null_count or (os.cpu_count() or 1) < 2:
+        return pc.array_sort_indices(values, memory_pool=POOL).to_numpy().astype(np.int64)
+    sample = values.take(pa.array(np.linspace(0, n - 1, 255).astype(np.int64)))
+    pivot = sample.take(pc.array_sort_indices(sample))[127]
+    below = pc.less(values, pivot).to_numpy(zero_copy_only=False)
+    sides = [np.flatnonzero(below), np.flatnonzero(~below)]
+
+    def side(rows: np.ndarray) -> np.ndarray:
+        if not len(rows):
+            return rows
+        part = pc.take(values, pa.array(rows), memory_pool=POOL)
+        return rows[pc.array_sort_indices(part, memory_pool=POOL).to_numpy()]
+
+    return np.concatenate(map_threads(side, sides, 2))
 
 
 def sorted_codes(
@@ -783,7 +814,7 @@ class RunDocs:
             rows = self.rows[rows]
         if self.arr is None:
             return self.cats.take(pa.array(self.cat_codes[rows]))
-        arr = self.arr if isinstance(self.arr, pa.ChunkedArray) else pa.chunked_array([self.arr])
+        arr = _chunked(self.arr)
         if arr.num_chunks == 1:
             return arr.chunk(0).take(pa.array(rows))
         o = np.argsort(rows, kind="stable")
@@ -817,10 +848,7 @@ class RunDocs:
             q[other] = recode[self.cat_codes[other]]
             names = self.cats.take(pa.array(extra))
         else:
-            taken = take_increasing(
-                self.arr if isinstance(self.arr, pa.ChunkedArray) else pa.chunked_array([self.arr]),
-                other,
-            )
+            taken = take_increasing(_chunked(self.arr), other)
             enc = pc.dictionary_encode(taken.combine_chunks(), memory_pool=POOL)
             q[other] = n_q + enc.indices.to_numpy(zero_copy_only=False)
             names = enc.dictionary

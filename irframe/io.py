@@ -57,6 +57,7 @@ from ._ids import (
     encode_by_topic,
     encode_group,
     small_code_dtype,
+    sort_order,
     take_increasing,
 )
 from ._textfile import (
@@ -144,35 +145,6 @@ def _encode_by_topic(chunks: list[Any], topic: pd.Categorical) -> tuple[np.ndarr
     """Codes and sorted dictionary (`_sort_dictionary`) of doc ids, encoded by groups of
     topics on two threads (`irframe._ids.encode_by_topic`); None to encode them whole."""
     return encode_by_topic(chunks, np.asarray(topic.codes), len(topic.categories), _sort_dictionary)
-
-
-#: strings from which `sort_order` sorts two halves on two threads
-_SPLIT_SORT_MIN = 1 << 16
-
-
-def sort_order(values: Any) -> np.ndarray:
-    """Stable sort order (int64 positions) of a pyarrow string array without nulls, by
-    bytes (code point order, trec_eval's ``strcmp``), as ``pc.array_sort_indices``.
-
-    Large arrays (the doc dictionary of pooled runs: 150,000 to 200,000 ids, 25 to 40 ms) are
-    cut at a pivot, the median of 255 evenly spaced entries, and the two sides are sorted on
-    two threads (pyarrow releases the GIL): every value below the pivot comes first, and each
-    side keeps its rows in order, so the result is the same stable order."""
-    n = len(values)
-    if n < max(_SPLIT_SORT_MIN, 2) or values.null_count or (os.cpu_count() or 1) < 2:
-        return pc.array_sort_indices(values, memory_pool=POOL).to_numpy().astype(np.int64)
-    sample = values.take(pa.array(np.linspace(0, n - 1, 255).astype(np.int64)))
-    pivot = sample.take(pc.array_sort_indices(sample))[127]
-    below = pc.less(values, pivot).to_numpy(zero_copy_only=False)
-    sides = [np.flatnonzero(below), np.flatnonzero(~below)]
-
-    def side(rows: np.ndarray) -> np.ndarray:
-        if not len(rows):
-            return rows
-        part = pc.take(values, pa.array(rows), memory_pool=POOL)
-        return rows[pc.array_sort_indices(part, memory_pool=POOL).to_numpy()]
-
-    return np.concatenate(map_threads(side, sides, 2))
 
 
 def _sort_dictionary(dictionary: Any) -> tuple[np.ndarray, Any]:

@@ -667,9 +667,9 @@ def test_sort_order_split_in_two_is_the_stable_byte_order(monkeypatch, values):
     with the split in two forced (no size threshold, two cores), `sort_order` gives the
     same positions, equal strings in their input order, whichever side the pivot puts them."""
     pa = pytest.importorskip("pyarrow")
-    monkeypatch.setattr(iio, "_SPLIT_SORT_MIN", 0)
-    monkeypatch.setattr(iio.os, "cpu_count", lambda: 2)
-    got = iio.sort_order(pa.array(values, pa.string()))
+    monkeypatch.setattr(ids, "_SPLIT_SORT_MIN", 0)
+    monkeypatch.setattr(ids.os, "cpu_count", lambda: 2)
+    got = ids.sort_order(pa.array(values, pa.string()))
     want = sorted(range(len(values)), key=lambda i: values[i].encode("utf-8"))
     assert got.tolist() == want
 

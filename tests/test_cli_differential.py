@@ -1,14 +1,15 @@
 """`irframe eval` against the trec_eval binaries on random hostile collections.
 
-Reference: ``tests/data/trec_eval/generated/differential.json.gz``, 240 small collections
+Reference: ``tests/data/trec_eval/generated/differential.json.gz``, 300 small collections
 drawn by ``make_differential.py`` beside it (topic ids with leading zeros, non-ASCII and
-punctuation; negative, zero and large grades; topics only in the run or only in the qrels;
-tabs, runs of spaces, CRLF, no final newline; scores with exponents, signs, ``-0`` and
-ties; lines out of topic order; documents twice; random ``-q -c -n -l -M -J -N`` and measure
-sets) with the exit status, stdout and stderr of trec_eval 9.0.8 and 10.0 built from NIST's
-source (provenance in ``tests/data/trec_eval/SOURCE.txt``).  irframe must print the same
-bytes and exit with the same status for both ``--trec-eval-version`` values; its stderr
-holds trec_eval's message (irframe may name the file and line before it).
+punctuation; pooled ones, where the run's docs are read as a categorical; negative, zero and
+large grades; topics only in the run or only in the qrels; tabs, runs of spaces, CRLF, no
+final newline; scores with exponents, signs, ``-0`` and ties; lines out of topic order;
+documents twice; random ``-q -c -n -l -M -J -N`` and measure sets) with the exit status,
+stdout and stderr of trec_eval 9.0.8 and 10.0 built from NIST's source (provenance in
+``tests/data/trec_eval/SOURCE.txt``).  irframe must print the same bytes and exit with the
+same status for both ``--trec-eval-version`` values; its stderr holds trec_eval's message
+(irframe may name the file and line before it).
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ print for them (provenance in ../SOURCE.txt; the test is tests/test_cli_differen
     python make_differential.py TREC_EVAL_9.0.8 TREC_EVAL_10.0 [N_CASES]
 
 Each case is drawn from its own seed (``random.Random(seed)``): 1-6 topic ids (leading zeros,
-non-ASCII, punctuation), up to 30 documents, qrels with negative, zero and large grades,
+non-ASCII, punctuation) and up to 30 documents, or (pooled, 3 in 10) 17-19 topics over up to
+12 documents, qrels with negative, zero and large grades,
 topics only in the run or only in the qrels, files split on spaces, tabs or both, CRLF line
 ends, a missing final newline, scores with exponents, signs, ``-0`` and many decimals, tied
 scores, run lines out of topic order, now and then a document twice in a ranking or in a
@@ -46,9 +47,14 @@ def _sep(r: random.Random) -> str:
 def case(seed: int) -> dict | None:
     """One collection and its command line (None: no run or no qrels line was drawn)."""
     r = random.Random(seed)
-    topics = list(dict.fromkeys(r.choice(TOPICS) for _ in range(r.randint(1, 6))))
+    pooled = r.random() < 0.3  # many topics over few documents (read as a categorical)
+    if pooled:
+        topics = [*dict.fromkeys(r.choice(TOPICS) for _ in range(3)), *map(str, range(20, 36))]
+    else:
+        topics = list(dict.fromkeys(r.choice(TOPICS) for _ in range(r.randint(1, 6))))
     docs = [
-        f"d{i}" if r.random() < 0.7 else f"{r.choice(ODD_DOCS)}{i}" for i in range(r.randint(1, 30))
+        f"d{i}" if r.random() < 0.7 else f"{r.choice(ODD_DOCS)}{i}"
+        for i in range(r.randint(1, 12 if pooled else 30))
     ]
     qrels = []
     for t in topics + ["900"] * (r.random() < 0.15):  # 900: judged, never retrieved

@@ -30,6 +30,8 @@ CASES = json.loads(gzip.decompress((_CORPUS / "differential.json.gz").read_bytes
 @pytest.mark.parametrize("version", ["9.0.8", "10.0"])
 @pytest.mark.parametrize("case", CASES, ids=[f"seed{c['seed']}" for c in CASES])
 def test_eval_prints_what_trec_eval_prints(tmp_path, case, version):
+    """One stored collection: the binary's stdout and exit status, and its message at the
+    end of stderr (all of stderr when it exits with 0)."""
     want = case["binaries"][version]
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_bytes(case["qrels"].encode())

@@ -3,13 +3,13 @@ print for them (provenance in ../SOURCE.txt; the test is tests/test_cli_differen
 
     python make_differential.py TREC_EVAL_9.0.8 TREC_EVAL_10.0 [N_CASES]
 
-Each case is drawn from its own seed (``random.Random(seed)``): 1-6 topic ids (leading zeros,
-non-ASCII, punctuation) and up to 30 documents, or (pooled, 3 in 10) 17-19 topics over up to
-12 documents, qrels with negative, zero and large grades,
-topics only in the run or only in the qrels, files split on spaces, tabs or both, CRLF line
-ends, a missing final newline, scores with exponents, signs, ``-0`` and many decimals, tied
-scores, run lines out of topic order, now and then a document twice in a ranking or in a
-topic's judgments, and random trec_eval options (``-q -c -n -l -M -J -N`` and measure sets).
+Each case is drawn from its own seed (``random.Random(seed)``): 1-6 topic ids (leading
+zeros, non-ASCII, punctuation) and up to 30 documents, or (pooled, 3 in 10) 17-19 topics over
+up to 12 documents; qrels with negative, zero and large grades; topics only in the run or
+only in the qrels; files split on spaces, tabs or both, CRLF line ends, a missing final
+newline; scores with exponents, signs, ``-0`` and many decimals, tied scores; run lines out
+of topic order; now and then a document twice in a ranking or in a topic's judgments; and
+random trec_eval options (``-q -c -n -l -M -J -N`` and measure sets).
 The inputs are stored with the outputs, so the test does not depend on this generator or on
 Python's random module.  A case where either binary dies of a signal (trec_eval's undefined
 behaviour on topics judged only below -1, docs/trec_eval.md) is not kept; how many were
@@ -110,7 +110,7 @@ def case(seed: int) -> dict | None:
 
 def main(argv: list[str]) -> int:
     binaries = {"9.0.8": argv[1], "10.0": argv[2]}
-    n = int(argv[3]) if len(argv) > 3 else 150
+    n = int(argv[3]) if len(argv) > 3 else 300
     cases, dropped, seed = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         q, run = Path(tmp) / "qrels", Path(tmp) / "run"

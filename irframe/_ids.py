@@ -103,6 +103,11 @@ def _chunked(arr):
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr])
 
 
+def _nonempty_chunks(arr) -> list[Any]:
+    """The chunks of a pyarrow (chunked) array that hold rows, in order."""
+    return [c for c in _chunked(arr).chunks if len(c)]
+
+
 _BLOCK = 1 << 22
 
 
@@ -203,7 +208,7 @@ def _arrow_encode(arr, runs: bool, topic: Topics = None) -> tuple[np.ndarray, An
 
     n = len(arr)
     if topic is not None and not runs:
-        chunks = [c for c in _chunked(arr).chunks if len(c)]
+        chunks = _nonempty_chunks(arr)
         grouped = encode_by_topic(chunks, topic[0], topic[1]) if chunks else None
         if grouped is not None:
             return grouped
@@ -219,21 +224,13 @@ def _arrow_encode(arr, runs: bool, topic: Topics = None) -> tuple[np.ndarray, An
             heads = None
         else:
             arr = take_increasing(arr, heads)
-    enc = pc.dictionary_encode(arr, memory_pool=POOL)
-    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.string())
-    if (
-        enc.num_chunks > 1
-        and len({(c.dictionary.buffers()[1].address, len(c.dictionary)) for c in enc.chunks}) > 1
-    ):  # pragma: no cover - other pyarrow
-        enc = pa.chunked_array([enc.combine_chunks()])
-        dictionary = enc.chunk(0).dictionary
-    # dictionary_encode shares one memo table across chunks: one dictionary for every chunk
-    codes = (
-        np.concatenate(
-            [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32
-        )
-        if enc.num_chunks
-        else np.zeros(0, np.int32)
+    chunks = _nonempty_chunks(arr)
+    if not chunks:
+        return np.zeros(0, np.int32), pa.array([], pa.string())
+    enc = encode_group(chunks)  # one dictionary shared by every chunk
+    dictionary = enc.chunk(0).dictionary
+    codes = np.concatenate(
+        [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks], dtype=np.int32
     )  # arrow's dictionary indices are int32
     if heads is not None:
         codes = np.repeat(
@@ -446,11 +443,10 @@ def _object_encode(
         objects = values[_first_rows(rows)]
         if not by_value:
             return rows.astype(code_dtype(len(objects)), copy=False), objects
-        codes, uniques = pd.factorize(objects)
-        return codes.astype(code_dtype(len(uniques)))[rows], uniques
+        return _distinct(rows, objects)
     arr = _str_arrow(values)
     if arr is not None:
-        return _arrow_encode(_chunked(arr), False, topic)
+        return _arrow_encode(arr, False, topic)
     codes, uniques = pd.factorize(values)
     return codes.astype(code_dtype(len(uniques)), copy=False), uniques
 
@@ -577,7 +573,9 @@ def encode(
 
 
 def _distinct(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes and uniques of `_object_encode` without ``by_value`` made distinct by value."""
+    """Codes of objects (``codes`` numbering ``uniques``, which may repeat a value) and
+    uniques made distinct by value: `_object_encode`'s identity path, and `encode`'s merge
+    of its results without ``by_value``."""
     merged, distinct = pd.factorize(uniques)
     return merged.astype(code_dtype(len(distinct)))[codes], np.asarray(distinct, dtype=object)
 

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import reference_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irframe as irf
 from irframe.errors import ConventionWarning, IrframeError, MeasureParamError, OptionError
@@ -243,13 +245,101 @@ def test_overlapping_nicknames_take_the_union_like_trec_eval():
     assert len(got) == len(set(got))
 
 
-def test_bare_family_next_to_its_parameters_expands_as_on_the_command_line():
-    """trec_eval: the first -m giving a family parameters wins; Python the same."""
+# pytrec_eval's requests naming one cutoff family several times; every value of it against
+# pytrec_eval's own (`_pytrec_requests` draws more)
+_MERGED_REQUESTS = [
+    ["ndcg_cut", "ndcg_cut.1,4"],
+    ["recall.5", "recall"],
+    ["P.5,10", "P.20"],
+    ["P.5", "P.10"],
+    ["P.10", "P.5"],
+    ["P.5", "P_5"],
+    ["P.5,5"],
+    ["ndcg_cut", "ndcg_cut_15"],
+    ["official", "P_7"],
+    # pytrec_eval's own tests/pytrec_eval_tests.py, test_measure_params (bare "P" left
+    # out: alone it is irframe's set precision, tested in test_bare_p_warns_with_both_conventions)
+    ["ndcg_cut", "ndcg_cut.1,4", "ndcg_cut_20,4", "ndcg_cut_15", "recall.1000"],
+]
+_PT_QRELS = {
+    "q1": {"d1": 0, "d2": 1, "d3": 0, "d5": 2},
+    "q2": {"d2": 1, "d3": 1, "d4": 0},
+}
+_PT_RUN = {
+    "q1": {"d1": 1.0, "d2": 0.0, "d3": 1.5, "d4": 0.5, "d5": -1.0},
+    "q2": {"d1": 1.0, "d2": 3.0, "d3": 0.2, "d6": 0.1},
+}
+
+
+def _against_pytrec_eval(request) -> None:
+    """irframe's labels and values for ``request`` are pytrec_eval's (runid and num_q, which
+    a cube does not hold, left out), whatever the order of the request."""
+    pytrec_eval = reference_module("pytrec_eval")
+    ref = pytrec_eval.RelevanceEvaluator(_PT_QRELS, set(request)).evaluate(_PT_RUN)
+    for order in (list(request), list(reversed(request))):
+        cube = irf.evaluate(_PT_RUN, _PT_QRELS, order)
+        labels = [str(m) for m in cube.measure.values]
+        assert len(labels) == len(set(labels)), order
+        assert set(labels) == set(ref["q1"]) - {"runid", "num_q"}, order
+        for t in ("q1", "q2"):
+            for m in labels:
+                got = float(cube.sel(topic=t, measure=m).squeeze())
+                assert got == pytest.approx(ref[t][m], abs=1e-12), (order, t, m)
+
+
+@pytest.mark.parametrize("request_", _MERGED_REQUESTS, ids=lambda r: "+".join(r))
+def test_a_family_named_twice_takes_every_cutoff_as_pytrec_eval(request_):
+    """pytrec_eval computes every cutoff a request list gives a family, each once, and a bare
+    family next to its cutoffs adds none of its defaults; irframe the same, in any order (a
+    set has none).  trec_eval's own command line keeps its first list only (below)."""
+    _against_pytrec_eval(request_)
+
+
+_CUT_FAMILIES = ("recall", "ndcg_cut", "map_cut", "success", "relative_P", "P")
+
+
+@st.composite
+def _pytrec_requests(draw):
+    """A list of pytrec_eval measure strings over cutoff families: bare (not ``P``, which
+    irframe reads as set precision), ``fam.a,b``, ``fam_a,b``, ``fam_a``, and ``official``."""
+    out = []
+    for _ in range(draw(st.integers(1, 5))):
+        fam = draw(st.sampled_from(_CUT_FAMILIES))
+        cuts = draw(st.lists(st.sampled_from([1, 2, 3, 5, 10, 20]), min_size=1, max_size=3))
+        text = ",".join(map(str, cuts))
+        form = draw(st.sampled_from(["bare", "dot", "underscore", "official"]))
+        if form == "bare" and fam != "P":
+            out.append(fam)
+        elif form == "official":
+            out.append("official")
+        elif form == "underscore" and (len(cuts) == 1 or len(set(cuts)) == len(cuts)):
+            out.append(f"{fam}_{text}")
+        else:
+            out.append(f"{fam}.{text}")
+    return list(dict.fromkeys(out))  # pytrec_eval takes a set
+
+
+@settings(max_examples=60, deadline=None)
+@given(_pytrec_requests())
+def test_random_requests_name_pytrec_evals_values(request_):
+    """Property test against pytrec_eval: random request lists over cutoff families."""
+    _against_pytrec_eval(request_)
+
+
+def test_command_line_keeps_trec_evals_first_parameter_list():
+    """trec_eval 10.0 (f4253652) prints ``P_5`` alone for ``-m P.5 -m P.10`` (the first -m
+    giving a family parameters wins); ``irframe eval`` the same, while Python takes both."""
     from irframe.measures.trec_eval_syntax import expand
 
-    for request in (["ndcg_cut", "ndcg_cut.1,4"], ["recall.5", "recall"], ["P.5,10", "P.20"]):
-        got = [m.label for m in parse_measures(request)]
-        assert got == [v.name for v in expand(request, version="10.0")], request
+    assert [v.name for v in expand(["P.5", "P.10"], version="10.0")] == ["P_5"]
+    assert [v.name for v in expand(["P.5", "P.10"], version="10.0", union=True)] == ["P_5", "P_10"]
+
+
+def test_two_parameter_lists_of_another_family_are_refused():
+    with pytest.raises(MeasureParamError, match=r"two parameter lists.*keep one"):
+        parse_measures(["ndcg.1=0,2=1", "ndcg.1=1"])
+    same = parse_measures(["ndcg.1=0,2=1", "ndcg.1=0,2=1", "P.5"])  # the same list twice: once
+    assert [m.label for m in same] == ["P_5", "ndcg_1=0,2=1"]  # in trec_eval's order
 
 
 def test_ir_measures_objects_are_measures():

@@ -715,6 +715,19 @@ def parse_measure(text: str | Measure) -> Measure:
     )
 
 
+def _usable_alone(name: str) -> bool:
+    """Whether irframe reads ``name`` alone as a measure of its own (``P``, ``ndcg``); a
+    trec_eval family name it registers but needs a cutoff for (``relative_P``, ``unj``) is
+    not: alone it is trec_eval's family, with its default cutoffs."""
+    if name not in _REGISTRY and name not in _ALIASES:
+        return False
+    try:
+        parse_measure(name)
+    except MeasureParamError:
+        return False
+    return True
+
+
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse one or many measure strings; duplicate labels are an error.
 
@@ -731,8 +744,9 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     Raises
     ------
     irframe.errors.MeasureParamError
-        No measures, or two strings giving the same label; otherwise as
-        [`parse_measure`][irframe.measures.parse_measure].
+        No measures, or two strings giving the same label (trec_eval syntax naming one
+        family twice merges instead, as pytrec_eval does: ``["P.5", "P_5", "P.10"]`` is
+        ``P_5, P_10``); otherwise as [`parse_measure`][irframe.measures.parse_measure].
     irframe.errors.UnknownMeasureError
         As [`parse_measure`][irframe.measures.parse_measure].
     TypeError
@@ -753,8 +767,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     _loaded()
     out = []
     # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut") is expanded
-    # over the whole list at once, as trec_eval expands its -m arguments
-    for label, m in expand_list_for_api(list(measures), lambda n: n in _REGISTRY or n in _ALIASES):
+    # over the whole list at once, by pytrec_eval's rules (expand_list_for_api)
+    for label, m in expand_list_for_api(list(measures), _usable_alone):
         out.append(parse_measure(m) if label is None else replace(parse_measure(m), label=label))
     if not out:
         raise MeasureParamError("no measures given; pass e.g. ['AP', 'nDCG@10']")

@@ -21,6 +21,11 @@ positive and distinct; the first ``-m`` that gives a family parameters wins; out
 follows trec_eval's fixed measure order, not the order of the request; a family
 without parameters takes trec_eval's defaults (``P`` → ``P_5`` … ``P_1000``).
 
+A Python request list follows pytrec_eval instead where the two differ: every cutoff
+requested for a family is computed (``["P.5", "P.10"]`` is ``P_5, P_10``, where
+``trec_eval -m P.5 -m P.10`` prints ``P_5`` alone), whatever the order of the list or set,
+and a cutoff requested twice is computed once (`expand_list_for_api`).
+
 ``df.ir.metric("P.5,10")`` and [`irframe.evaluate`][irframe.evaluate] accept the same syntax: a
 string with trec_eval parameters, a nickname or a family name that is not also an
 irframe name expands into several measures, labelled with the names trec_eval prints
@@ -32,6 +37,7 @@ there (``P`` alone is set precision, ``ndcg`` is nDCG); the command line
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -299,18 +305,20 @@ def _param_error(trec_text: str, family: str, request: str) -> MeasureParamError
     return e
 
 
-def _cut_longs(family: str, params: str) -> list[int]:
+def _cut_longs(family: str, params: str, distinct: bool = True) -> list[int]:
+    """trec_eval's cutoffs of ``family.params``, sorted; ``distinct``: refuse one given twice."""
     ks = sorted(c_atol(p) for p in params.split(","))
     if ks[0] <= 0:
         raise _param_error("trec_eval: Negative cutoff detected", family, f"{family}.{params}")
-    if len(set(ks)) != len(ks):
+    if distinct and len(set(ks)) != len(ks):
         raise _param_error("trec_eval: duplicate cutoffs detected", family, f"{family}.{params}")
     return ks
 
 
-def _cut_doubles(family: str, params: str) -> list[float]:
+def _cut_doubles(family: str, params: str, distinct: bool = True) -> list[float]:
+    """As `_cut_longs`, for the fractional cutoffs of ``iprec_at_recall`` and ``Rprec_mult``."""
     xs = sorted(c_atof(p) for p in params.split(","))
-    if len(set(xs)) != len(xs):
+    if distinct and len(set(xs)) != len(xs):
         raise _param_error("trec_eval: duplicate cutoffs detected", family, f"{family}.{params}")
     return xs
 
@@ -361,7 +369,9 @@ def _values(fam: _Family, params: str | None) -> list[TrecValue]:
     return [v(name, fam.measure.format(p=_pairs(fam.name, params)))]
 
 
-def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecValue]:
+def expand(
+    requests: Sequence[str] | str, version: str = "9.0.8", union: bool = False
+) -> list[TrecValue]:
     """Expand trec_eval ``-m`` arguments into the values trec_eval prints, in its order.
 
     Parameters
@@ -371,6 +381,11 @@ def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecVa
         ``"ndcg_cut"``, ``"ndcg.1=3,2=9"``.  An empty sequence means ``official``.
     version : {"9.0.8", "10.0"}
         Whose measure table and nicknames to use.
+    union : bool, default False
+        pytrec_eval's rule for a Python request list instead of trec_eval's first-wins:
+        a cutoff family takes every cutoff any request gives it, each once
+        (``["P.5,10", "P.20", "P.5"]`` is ``P_5, P_10, P_20``); any other family given
+        two different parameter lists is an error (`_union_params`).
 
     Returns
     -------
@@ -400,12 +415,14 @@ def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecVa
     known = {f.name for f in table}
     marked: set[str] = set()
     params: dict[str, str] = {}
+    given: dict[str, list[str]] = {}  # every parameter list of a family (``union``)
     for req in list(requests) or ["official"]:
         name, p = split_request(req)
         if p is not None:
             if p == "":
                 raise MeasureParamError(f"trec_eval: improper measure in parameter '{name}'")
             params.setdefault(name, p)  # the first -m giving parameters wins
+            given.setdefault(name, []).append(p)
         if name in NICKNAMES:
             names = NICKNAMES[name]
             marked.update(n for n in names if n in known)
@@ -413,11 +430,43 @@ def expand(requests: Sequence[str] | str, version: str = "9.0.8") -> list[TrecVa
             marked.add(name)
         else:
             raise UnknownMeasureError(f"trec_eval: illegal measure '{name}'")
+    if union:
+        params = {
+            name: _union_params(_BY_NAME[name], lists)
+            for name, lists in given.items()
+            if name in _BY_NAME
+        }
     out: list[TrecValue] = []
     for fam in table:
         if fam.name in marked:
             out.extend(_values(fam, params.get(fam.name)))
     return out
+
+
+def _union_params(fam: _Family, lists: list[str]) -> str:
+    """One parameter list for ``fam`` from every list a request gives it (`expand`'s
+    ``union``): a cutoff family's cutoffs, each once, in trec_eval's text; another family's
+    one list, given once or more.
+
+    >>> _union_params(_BY_NAME["P"], ["20,5", "5", "10"])
+    '5,10,20'
+    >>> _union_params(_BY_NAME["iprec_at_recall"], ["0.1", "0.10,0.5"])
+    '0.1,0.5'
+    """
+    if fam.kind == "cut_long":
+        ks = sorted({k for p in lists for k in _cut_longs(fam.name, p, distinct=False)})
+        return ",".join(map(str, ks))
+    if fam.kind == "cut_double":
+        xs = sorted({x for p in lists for x in _cut_doubles(fam.name, p, distinct=False)})
+        return ",".join(map(repr, xs))
+    distinct = list(dict.fromkeys(lists))
+    if len(distinct) > 1:
+        shown = " and ".join(f"'{fam.name}.{p}'" for p in distinct)
+        raise MeasureParamError(
+            f"{shown} give measure family {fam.name!r} two parameter lists; only cutoff "
+            f"families (P, ndcg_cut, ...) merge their lists: keep one of them"
+        )
+    return distinct[0]
 
 
 def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, str]] | None:
@@ -444,7 +493,7 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     if p is not None and not p:
         return None
     try:
-        vals = expand([text], version="10.0")
+        vals = expand([text], version="10.0", union=True)
     except MeasureParamError:
         return None  # not valid trec_eval parameters: maybe another tool's name (ranx "rbp.95")
     out = [
@@ -461,20 +510,35 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     return out
 
 
-_UNDERSCORE_LIST = re.compile(r"^([A-Za-z0-9]+(?:_[A-Za-z]+)*)_([0-9.]+(?:,[0-9.]+)+)$")
+_UNDERSCORE = re.compile(r"^([A-Za-z0-9]+(?:_[A-Za-z]+)*)_([0-9.]+(?:,[0-9.]+)*)$")
 
 
-def _underscore_list(text: str) -> str:
+def _underscore_list(text: str, single: bool = False) -> str:
     """pytrec_eval's and ir_measures' ``P_5,10`` / ``ndcg_cut_20,4`` as trec_eval's
-    ``P.5,10`` / ``ndcg_cut.20,4`` (a cutoff family, then a comma-separated list).
+    ``P.5,10`` / ``ndcg_cut.20,4`` (a cutoff family, then a comma-separated list); with
+    ``single``, one cutoff too (``P_5`` as ``P.5``), which irframe otherwise reads as a
+    measure name of its own.
 
     >>> _underscore_list("P_5,10"), _underscore_list("ndcg_cut_20,4"), _underscore_list("P_5")
     ('P.5,10', 'ndcg_cut.20,4', 'P_5')
+    >>> _underscore_list("P_5", single=True), _underscore_list("iprec_at_recall_0.10", single=True)
+    ('P.5', 'iprec_at_recall.0.10')
     """
-    m = _UNDERSCORE_LIST.match(text.strip())
-    if m and m.group(1) in _BY_NAME and _BY_NAME[m.group(1)].kind in ("cut_long", "cut_double"):
+    m = _UNDERSCORE.match(text.strip())
+    if (
+        m
+        and (single or "," in m.group(2))
+        and m.group(1) in _BY_NAME
+        and _BY_NAME[m.group(1)].kind in ("cut_long", "cut_double")
+    ):
         return f"{m.group(1)}.{m.group(2)}"
     return text
+
+
+def _families_named(text: str) -> set[str]:
+    """The trec_eval families a request names: its own, or its nickname's."""
+    name, _ = split_request(text)
+    return set(NICKNAMES.get(name, (name,)))
 
 
 def _peer_measure(item):
@@ -489,24 +553,44 @@ def _peer_measure(item):
 
 def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[tuple]:
     """``(label, measure)`` for every measure of a Python request list, trec_eval syntax
-    expanded as trec_eval expands its ``-m`` arguments: *together* (``label`` is ``None``
-    for an item that is parsed as it is).
+    expanded *together* (``label`` is ``None`` for an item that is parsed as it is).
 
-    Together means trec_eval's rules over the whole list, as ``irframe eval -m ... -m ...``
-    applies them: overlapping nicknames take their union (``["official", "set"]`` lists
-    ``num_ret`` once), the first item giving a family parameters wins (``["ndcg_cut",
-    "ndcg_cut.1,4"]`` is ``ndcg_cut_1, ndcg_cut_4``, as on the command line), and the values
-    come in trec_eval's order at the place of the first trec_eval item.  pytrec_eval's
-    ``P_5,10`` is ``P.5,10``; ir_measures measure objects are read as their strings.
+    Together means pytrec_eval's rules over the whole list (its ``RelevanceEvaluator``
+    reads a list or set of such strings): overlapping nicknames take their union
+    (``["official", "set"]`` lists ``num_ret`` once); a family given parameters anywhere
+    takes only those, but all of them, each once (``["ndcg_cut", "ndcg_cut.1,4"]`` is
+    ``ndcg_cut_1, ndcg_cut_4``; ``["P.5", "P.10", "P_5"]`` is ``P_5, P_10``), so the result
+    does not depend on the order of a set; the values come in trec_eval's order at the
+    place of the first trec_eval item.  pytrec_eval's ``P_5,10`` is ``P.5,10``, and its
+    ``P_5`` joins the other items naming ``P`` (alone, it is irframe's own name for
+    P@5); ir_measures measure objects are read as their strings.  The command line keeps
+    trec_eval's rule, where the first ``-m`` giving a family parameters wins.
 
     >>> [lab for lab, _ in expand_list_for_api(["official", "set"])][:6]
     ['num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec']
     >>> expand_list_for_api(["AP", "ndcg_cut", "ndcg_cut.1,4"])
     [(None, 'AP'), ('ndcg_cut_1', 'nDCG@1'), ('ndcg_cut_4', 'nDCG@4')]
+    >>> [lab for lab, _ in expand_list_for_api(["P.10", "P_5", "P.5,20"])]
+    ['P_5', 'P_10', 'P_20']
     """
     items = [_peer_measure(m) for m in items]
     items = [_underscore_list(m) if isinstance(m, str) else m for m in items]
     trec = [i for i, m in enumerate(items) if isinstance(m, str) and expand_for_api(m, registered)]
+    # pytrec_eval's "P_5" joins the other requests naming P ("P_10", "P.20", "official")
+    singles = {
+        i: dotted
+        for i, m in enumerate(items)
+        if i not in trec
+        and isinstance(m, str)
+        and (dotted := _underscore_list(m, single=True)) != m
+    }
+    named = Counter(f for i in trec for f in _families_named(items[i]))
+    named.update(split_request(dotted)[0] for dotted in singles.values())
+    for i, dotted in singles.items():
+        if named[split_request(dotted)[0]] > 1:
+            items[i] = dotted
+            trec.append(i)
+    trec.sort()
     if len(trec) <= 1:
         out: list[tuple] = []
         for m in items:
@@ -526,7 +610,7 @@ def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[
 def expand_for_api_many(texts: Sequence[str]) -> list[tuple[str, str]]:
     """``(label, measure)`` pairs of several trec_eval requests expanded together (see
     `expand_list_for_api`; each text is one `expand_for_api` would expand)."""
-    vals = expand(list(texts), version="10.0")
+    vals = expand(list(texts), version="10.0", union=True)
     return [
         (v.name, v.measure)
         for v in vals

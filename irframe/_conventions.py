@@ -20,6 +20,7 @@ docs/coming-from.md lists every such difference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from .schema import (
     collect_runs,
     empty_rankings,
     is_run_collection,
+    peer_data,
     resolve_roles,
     user_column,
 )
@@ -159,6 +161,7 @@ def prepare_runs(runs: Any, columns: Any, system: Any) -> tuple[Any, Any, Any, d
     ``compare``, PyTerrier's ``pt.Experiment``) become one long frame and ``systems`` their
     names in input order (else None); ``empty`` maps a system to its topics given with an
     empty ranking (``{topic: {}}``: present, retrieved nothing)."""
+    runs = _peer_runs(runs)
     if is_run_collection(runs):
         frame, cols, empty = collect_runs(runs, columns, system)
         names = list(dict.fromkeys(str(s) for s in pd.unique(frame["system"]))) + [
@@ -167,6 +170,32 @@ def prepare_runs(runs: Any, columns: Any, system: Any) -> tuple[Any, Any, Any, d
         return frame, cols, None, empty, names
     hollow = empty_rankings(runs)
     return runs, columns, system, ({system or DEFAULT_SYSTEM: hollow} if hollow else {}), None
+
+
+def _peer_runs(runs: Any) -> Any:
+    """Runs given as a peer tool's objects, as the dicts irframe reads with their names: a
+    named ranx ``Run`` is ``{name: {topic: {doc: score}}}``, and a list of ranx runs or a dict
+    of them ``{name: ...}`` (a list names each by its name, or as ranx's ``compare`` does,
+    ``run_1``, ``run_2``, ... by position); trectools' ``TrecRun`` is its frame.  Anything
+    else is returned as it is."""
+    one = peer_data(runs, "run")
+    if one is not None:
+        name, data = one
+        return {name: data} if name is not None else data
+    if isinstance(runs, (list, tuple)) and runs:
+        peers = [peer_data(r, "run") for r in runs]
+        ranx = [p for p in peers if p is not None and not isinstance(p[1], pd.DataFrame)]
+        if len(ranx) == len(peers):
+            return {n if n is not None else f"run_{i + 1}": d for i, (n, d) in enumerate(ranx)}
+        if any(p is not None for p in peers):  # trectools runs (their frames) among frames
+            return [r if p is None else p[1] for r, p in zip(runs, peers, strict=True)]
+    if isinstance(runs, Mapping) and runs:
+        peers = [peer_data(r, "run") for r in runs.values()]
+        if any(p is not None for p in peers):
+            return {
+                k: r if p is None else p[1] for (k, r), p in zip(runs.items(), peers, strict=True)
+            }
+    return runs
 
 
 def keep_present(cube: Any, runs: Any, empty: dict, system: Any) -> Any:

@@ -30,7 +30,7 @@ from .measures.unjudged import (
     label_free,
     labelled,
 )
-from .options import EVALUATE, TIE_ORDER, TIE_ORDERS, Options, takes_options
+from .options import EVALUATE, TIE_ORDER, TIE_ORDERS, Options, peer_keyword_hint, takes_options
 from .qrelsets import over_qrels, over_replicates, replicate_role
 
 __all__ = [
@@ -146,7 +146,10 @@ def evaluate(
     ('system', 'replicate', 'topic', 'measure')
     """
     if measures is None:
-        raise TypeError("evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])")
+        raise OptionError(
+            "evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])"
+            + peer_keyword_hint(options)
+        )
     specs = parse_measures(measures)  # once: every later step gets the parsed measures
     opts = opts.replace(measure_options=options or None)
     if isinstance(runs, Aligned):
@@ -212,6 +215,7 @@ def check_request(specs: list[Measure], opts: Options) -> None:
     if unknown:
         raise OptionError(
             f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
+            + peer_keyword_hint(sorted(unknown))
         )
     if opts.tie_order:
         check_tie_order(specs, opts.tie_order, opts.gains)

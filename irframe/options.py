@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -55,6 +55,7 @@ __all__ = [
     "OPTIONS",
     "OPTION_NAMES",
     "ORDERS",
+    "PEER_KEYWORDS",
     "TIE_ORDERS",
     "Option",
     "Options",
@@ -64,10 +65,27 @@ __all__ = [
     "check_rel_level",
     "make_options",
     "make_rng",
+    "peer_keyword_hint",
+    "peer_keywords",
     "takes_options",
 ]
 
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+#: Other tools' keyword names for what irframe spells otherwise: (tool, what to write here).
+#: Only named in errors (irframe keeps one vocabulary), by `peer_keyword_hint`.
+PEER_KEYWORDS: dict[str, tuple[str, str]] = {
+    "relevance_level": ("pytrec_eval", "rel_level="),
+    "judged_docs_only_flag": ("pytrec_eval", "judged_only=True"),
+    "removeUnjudged": ("trectools", "judged_only=True"),
+    "make_comparable": ("ranx", "complete=True"),
+    "metrics": ("ranx", "the measures as the third argument"),
+    "eval_metrics": ("PyTerrier", "the measures as the third argument"),
+    "max_p": ("ranx", "alpha="),
+    "stat_test": ("ranx", "test="),
+    "rounding_digits": ("ranx", "digits="),
+    "round": ("PyTerrier", "digits="),
+    "names": ("PyTerrier", "the runs as a dict {name: run}"),
+}
 #: orders applied to the tied documents of a trec_eval-ordered ranking (irframe.measures.ties)
 TIE_ORDERS = ("expected", "best", "worst")
 DUPLICATES = ("error", "first")
@@ -175,6 +193,42 @@ class Option:
     def but(self, **changes: Any) -> Option:
         """This option with other attributes (a function's own default, check or text)."""
         return replace(self, **changes)
+
+
+def peer_keyword_hint(names: Iterable[str]) -> str:
+    """What to write instead of other tools' keywords among ``names`` (`PEER_KEYWORDS`),
+    as a sentence for an error message ("" when none is one).
+
+    Examples
+    --------
+    >>> peer_keyword_hint(["relevance_level", "foo"])
+    " (relevance_level= is pytrec_eval's name: write rel_level=)"
+    """
+    said = [
+        f"{n}= is {PEER_KEYWORDS[n][0]}'s name: write {PEER_KEYWORDS[n][1]}"
+        for n in names
+        if n in PEER_KEYWORDS
+    ]
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def peer_keywords(fn: Callable[..., R]) -> Callable[..., R]:
+    """``fn`` refusing other tools' keywords it does not take (`PEER_KEYWORDS`) with an
+    [OptionError][irframe.errors.OptionError] that says what to write instead; any other
+    call goes to ``fn`` as it is."""
+    takes = set(inspect.signature(fn).parameters)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> R:
+        peers = [k for k in kwargs if k in PEER_KEYWORDS and k not in takes]
+        if peers:
+            raise OptionError(
+                f"{fn.__name__}() got an unexpected keyword argument {peers[0]!r}"
+                + peer_keyword_hint(peers)
+            )
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def _choice(allowed: tuple[str, ...]) -> Callable[[str, Any], Any]:
@@ -598,9 +652,10 @@ def takes_options(*takes: str, **own: Any) -> Callable[[Callable[..., R]], Calla
             unknown = None if own_names is None else sorted(set(kwargs) - own_names)
             if unknown and own_names is not None:
                 allowed = [*sorted(own_names - {"opts", "runs", "qrels"}), *specs]
-                raise TypeError(
+                raise OptionError(
                     f"{fn.__name__}() got an unexpected keyword argument {unknown[0]!r} "
                     f"(unexpected option(s) {unknown}; allowed: {', '.join(allowed)})"
+                    + peer_keyword_hint(unknown)
                 )
             return fn(*args, opts=check_options(specs, given), **kwargs)
 

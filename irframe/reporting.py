@@ -29,7 +29,7 @@ import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import InputError, OptionError, UnknownMeasureError, UnknownSystemError
-from .options import check_missing
+from .options import check_missing, peer_keywords
 from .params import check_flag
 
 __all__ = ["Report", "report"]
@@ -104,6 +104,10 @@ def _pick(names, available, what: str, error: type[Exception]) -> list:
         else:
             close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            if what == "baseline":
+                from .stats import numbered_system_hint
+
+                hint = numbered_system_hint(what, n, list(by_text)) or hint
             shown = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
             noun = "system" if what == "baseline" else "measure"
             raise error(
@@ -370,6 +374,7 @@ class Report:
         return self.to_frame().to_string() + "\n" + self.legend
 
 
+@peer_keywords
 def report(
     cube: xr.DataArray,
     baseline: str | None = None,

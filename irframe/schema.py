@@ -170,6 +170,8 @@ def check_roles(
 
 #: ``attrs`` key of a run frame copy to which :func:`run_frame` added the one-system column
 ADDED_SYSTEM = "irframe_added_system"
+#: ``attrs`` key of a frame made from the caller's ``{topic: {doc: value}}`` dict (`as_frame`)
+FROM_DICT = "irframe_from_dict"
 
 
 def _found(df: pd.DataFrame) -> str:
@@ -364,7 +366,10 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     * an iterable of namedtuples (ir_measures' ``Qrel``/``ScoredDoc``, ir_datasets'
       ``qrels_iter()``/``scoreddocs_iter()``): one column per field;
     * a dict of dicts ``{topic: {doc: value}}`` (pytrec_eval, ranx ``to_dict()``):
-      columns ``topic, doc`` and ``score`` (run) or ``rel`` (qrels).
+      columns ``topic, doc`` and ``score`` (run) or ``rel`` (qrels);
+    * a ranx ``Run`` or ``Qrels`` (its ``to_dict()``; a named run adds a ``system``
+      column holding its name) or a trectools ``TrecRun`` or ``TrecQrel`` (its frame, with
+      ``query`` and ``docid`` read as ``topic`` and ``doc``).
 
     Parameters
     ----------
@@ -391,6 +396,11 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     what = what or f"{kind} frame"
     if isinstance(obj, pd.DataFrame):
         return obj
+    peer = peer_data(obj, kind)
+    if peer is not None:
+        name, data = peer
+        df = data if isinstance(data, pd.DataFrame) else _from_nested_dict(data, kind, what)
+        return df if name is None else df.assign(system=name)[["system", *df.columns]]
     if isinstance(obj, Mapping):
         return _from_nested_dict(obj, kind, what)
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, pd.Series, np.ndarray)):
@@ -404,6 +414,23 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
         f"{what} must be a pandas DataFrame, a dict {{topic: {{doc: value}}}} or an iterable "
         f"of records (namedtuples or dataclasses), got {type(obj).__name__}{hint}"
     )
+
+
+def peer_data(obj: Any, kind: str) -> tuple[str | None, Any] | None:
+    """``(name, data)`` of a peer tool's run or qrels object, else None: a ranx ``Run`` or
+    ``Qrels`` gives its ``to_dict()`` and a run's name (None when unnamed); a trectools
+    ``TrecRun`` or ``TrecQrel`` its frame (``run_data``, ``qrels_data``) with ``query`` and
+    ``docid`` renamed ``topic`` and ``doc`` (a new frame) and no name (its ``system``
+    column names it).  The tools are recognised by their module, never imported."""
+    top = (type(obj).__module__ or "").split(".")[0]
+    if top == "ranx" and callable(getattr(obj, "to_dict", None)):
+        name = getattr(obj, "name", None) if kind == "run" else None
+        return (str(name) if name is not None else None), dict(obj.to_dict())
+    if top == "trectools":
+        data = getattr(obj, "run_data" if kind == "run" else "qrels_data", None)
+        if isinstance(data, pd.DataFrame):
+            return None, data.rename(columns={"query": "topic", "docid": "doc"})
+    return None
 
 
 def record_fields(record: Any) -> tuple[str, ...] | None:
@@ -488,7 +515,9 @@ def _from_nested_dict(obj: Mapping, kind: str, what: str) -> pd.DataFrame:
     topic = np.repeat(np.asarray([*list(obj.keys()), None], dtype=object)[:-1], lens)
     doc = np.empty(n, dtype=object)
     doc[:] = list(itertools.chain.from_iterable(inner))
-    return pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
+    df = pd.DataFrame({"topic": topic, "doc": doc, ("score" if kind == "run" else "rel"): values})
+    df.attrs[FROM_DICT] = True  # id errors advise converting the dict's keys, not a column
+    return df
 
 
 def _is_run_dict(x: Any) -> bool:
@@ -573,6 +602,8 @@ def collect_runs(
                 df = df.assign(**{c: df[c].astype(object)})
         parts.append(df)
     frame = pd.concat(parts, ignore_index=True)
+    if all(isinstance(r, Mapping) for _, r in items):  # id errors advise converting the dicts
+        frame.attrs = {**frame.attrs, FROM_DICT: "several"}
     return frame, None, empty
 
 
@@ -810,11 +841,28 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
         if mask.any()
         else "its dtype holds no strings"
     )
+    why = (
+        "Ids must be strings so that '051' and '51' stay different and 7 never silently fails "
+        "to match '7'"
+    )
+    source = df.attrs.get(FROM_DICT)
+    if source and col in ("topic", "doc"):  # the caller gave dicts, not a frame
+        fix = (
+            "{str(t): d for t, d in x.items()}"
+            if col == "topic"
+            else "{t: {str(k): v for k, v in d.items()} for t, d in x.items()}"
+        )
+        which = "each run's dict x" if source == "several" else "the dict x"
+        return InputError(
+            f"{what}: the dict's {'topic keys' if col == 'topic' else 'doc keys'} must be "
+            f"strings, but {found}. {why}. Convert {which} with {fix} if the numbers really "
+            "are the ids."
+        )
     return InputError(
-        f"{what}: column {name!r} (dtype {s.dtype}) must hold strings, but {found}. Ids must be strings so that '051' and '51' "
-        f"stay different and 7 never silently fails to match '7' (pd.concat of differently read frames "
-        f"gives such columns). Read files with irframe.read_run/read_qrels, or convert with "
-        f"df[{name!r}] = df[{name!r}].astype(str) if the numbers really are the ids."
+        f"{what}: column {name!r} (dtype {s.dtype}) must hold strings, but {found}. {why} "
+        f"(pd.concat of differently read frames gives such columns). Read files with "
+        f"irframe.read_run/read_qrels, or convert with df[{name!r}] = df[{name!r}].astype(str) "
+        f"if the numbers really are the ids."
     )
 
 

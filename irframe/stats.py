@@ -46,7 +46,7 @@ from ._replicates import replicate_pair_tests
 from ._scores import batch_coords, complete_topics, mask_missing, pref_cube, score_cube
 from .cube import result
 from .errors import InputError, OptionError, PerformanceHint, UnknownSystemError, shown, warn
-from .options import make_rng
+from .options import make_rng, peer_keywords
 from .params import ALPHA, DRAWS, check_flag
 from .power import min_detectable_effect, power, power_table, topic_set_size, variance_components
 
@@ -91,6 +91,21 @@ def _slow_sampling_hint(o, sampled: bool, seconds: float) -> None:
     )
 
 
+def numbered_system_hint(what: str, name, names: list[str]) -> str:
+    """For a system given by its position (PyTerrier's ``Experiment(baseline=0)`` is an
+    index into its systems), the advice to name it; "" for anything else."""
+    if (
+        isinstance(name, (int, np.integer))
+        and not isinstance(name, bool)
+        and 0 <= name < len(names)
+    ):
+        return (
+            f" A system is named here, not numbered (PyTerrier's baseline={name} is an index):"
+            f" {what}={names[int(name)]!r} is system {name} of the cube."
+        )
+    return ""
+
+
 def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
     """``name`` is no system of the cube: an [UnknownSystemError][irframe.errors.UnknownSystemError] with the
     closest system names, so that ``report(baseline="bm25_rm")`` says ``Did you mean 'bm25_rm3'?``."""
@@ -101,7 +116,9 @@ def unknown_system_error(what: str, name, systems) -> UnknownSystemError:
     lower = {n.lower(): n for n in names}
     if str(name).lower() in lower and lower[str(name).lower()] not in close:
         close.insert(0, lower[str(name).lower()])
-    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    hint = numbered_system_hint(what, name, names) or (
+        f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    )
     return UnknownSystemError(
         f"{what} {shown(name)} is not a system of the cube.{hint} available systems: "
         f"{shown(list(systems), 400)}"
@@ -325,6 +342,7 @@ def _over_batch(X: np.ndarray, *, block, layout, opts) -> np.ndarray:
     return np.stack([block(X[k], layout, opts) for k in range(X.shape[0])], axis=0)
 
 
+@peer_keywords
 def compare(
     cube,
     baseline=None,

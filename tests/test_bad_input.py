@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -211,6 +212,48 @@ def test_mixed_id_message_names_examples(sample):
         and "row 0: topic=301" in msg
         and "astype(str)" in msg
     )
+
+
+_RUN_D = {"301": {"a": 2.0, "b": 1.0}, "302": {"c": 1.5}}
+_QRELS_D = {"301": {"a": 1, "c": 0}, "302": {"c": 2}}
+
+
+def _int_keys(d: dict, which: str) -> dict:
+    if which == "topic":
+        return {int(t): docs for t, docs in d.items()}
+    return {t: {int(k, 36): v for k, v in docs.items()} for t, docs in d.items()}
+
+
+def _suggested(msg: str):
+    """The conversion the message suggests, as a function of the dict it names ``x``."""
+    expr = re.search(r"with (\{.*\}) if the numbers", msg).group(1)
+    return lambda x: eval(expr, {}, {"x": x})  # the message's own code, run as a user would
+
+
+@pytest.mark.parametrize("which", ["topic", "doc"])
+@pytest.mark.parametrize("side", ["run", "qrels", "several runs"])
+def test_dict_with_number_keys_gets_advice_that_works(which, side):
+    """A pytrec_eval-style dict with int keys: the error speaks of the dict (not a column)
+    and its suggested conversion, run as written, gives a dict that evaluates."""
+    run, qrels = dict(_RUN_D), dict(_QRELS_D)
+    if side == "run":
+        run = _int_keys(run, which)
+    elif side == "qrels":
+        qrels = _int_keys(qrels, which)
+    else:
+        run = {"bm25": _int_keys(run, which), "dense": _int_keys(run, which)}
+    with pytest.raises(irf.InputError, match=rf"the dict's {which} keys must be strings") as e:
+        irf.evaluate(run, qrels, "AP")
+    fix = _suggested(str(e.value))
+    if side == "run":
+        run = fix(run)
+    elif side == "qrels":
+        qrels = fix(qrels)
+    else:
+        assert "each run's dict" in str(e.value)
+        run = {name: fix(r) for name, r in run.items()}
+    cube = irf.evaluate(run, qrels, "AP")
+    assert cube.notnull().all()
 
 
 def test_non_string_qrels_ids_rejected(sample):

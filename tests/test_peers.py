@@ -10,6 +10,7 @@ out here, so a spelling they add is checked too.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -397,6 +398,56 @@ def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
         irf.stats.compare(cube, **kw)
 
 
+_TWO = pd.concat([RUN.assign(system="a"), RUN.assign(system="b", score=-RUN.score)])
+_PEER_CALLS = {  # (function, its positional arguments) by the name a test calls it
+    "evaluate": lambda **kw: irf.evaluate(_TWO, QRELS, "AP", **kw),
+    "report": lambda **kw: irf.report(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),
+    "compare": lambda **kw: irf.stats.compare(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),
+}
+
+
+@pytest.mark.parametrize(
+    "call,peer_kw",
+    [
+        ("evaluate", {"relevance_level": 2}),
+        ("evaluate", {"judged_docs_only_flag": True}),
+        ("evaluate", {"removeUnjudged": True}),
+        ("evaluate", {"make_comparable": True}),
+        ("report", {"max_p": 0.01}),
+        ("report", {"stat_test": "student"}),
+        ("report", {"rounding_digits": 3}),
+        ("report", {"round": 3}),
+        ("compare", {"max_p": 0.01}),
+        ("compare", {"stat_test": "student"}),
+    ],
+)
+def test_a_peers_keyword_is_refused_with_irframes_spelling_which_works(call, peer_kw):
+    """pytrec_eval's, ranx's, trectools' and PyTerrier's keyword names: an OptionError says
+    what irframe calls it, and that keyword, with the same value, is accepted."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConventionWarning)
+        with pytest.raises(OptionError, match="name: write") as e:
+            _PEER_CALLS[call](**peer_kw)
+        ours = re.search(r"write (\w+)=", str(e.value)).group(1)
+        _PEER_CALLS[call](**{ours: next(iter(peer_kw.values()))})
+
+
+def test_measures_and_names_given_as_peers_name_them():
+    with pytest.raises(OptionError, match="metrics= is ranx's name: write the measures as"):
+        irf.evaluate(RUN, QRELS, metrics=["AP"])
+    with pytest.raises(OptionError, match="eval_metrics= is PyTerrier's name"):
+        irf.evaluate(RUN, QRELS, eval_metrics=["AP"])
+    with pytest.raises(OptionError, match=r"names= is PyTerrier's name: write the runs as a dict"):
+        irf.evaluate([RUN], QRELS, "AP", names=["BM25"])
+    for baseline in (0, np.int64(1)):  # PyTerrier's baseline is an index into its systems
+        cube = irf.evaluate(_TWO, QRELS, "AP", complete=True)
+        name = ["a", "b"][int(baseline)]
+        for f in (irf.report, irf.stats.compare):
+            with pytest.raises(IrframeError, match=rf"baseline={name!r} is system {baseline}"):
+                f(cube, baseline=baseline)
+            f(cube, baseline=name)
+
+
 # ------------------------------------------------------------------ inputs as peers give them
 def test_empty_ranking_in_a_dict_run_scores_zero_like_the_peers():
     """``{topic: {}}``: the topic is present and retrieved nothing (pytrec_eval, ir_measures and
@@ -458,6 +509,100 @@ def test_ranx_compare_inputs_give_ranx_values():
         r = ranx.evaluate(ranx.Qrels(q), ranx.Run(run, name=name), ["map", "ndcg@10"])
         assert float(cube.sel(system=name, measure="AP").mean()) == pytest.approx(r["map"])
         assert float(cube.sel(system=name, measure="nDCG@10").mean()) == pytest.approx(r["ndcg@10"])
+
+
+def test_ranx_run_and_qrels_objects_are_read_as_ranx_reads_them():
+    """ranx's own objects: a named Run is that system, unnamed runs in a list are named as
+    ranx's ``compare`` names them (``run_2``), and the values are ranx's (untied scores)."""
+    ranx = reference_module("ranx")
+    run_b = RUN.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0])
+    q = {t: d for t, d in _nested(QRELS, "rel").items() if t in ("1", "2")}
+    qrels = ranx.Qrels({t: {d: int(v) for d, v in docs.items()} for t, docs in q.items()})
+    named = ranx.Run(_nested(RUN, "score"), name="bm25")
+    unnamed = ranx.Run(_nested(run_b, "score"))
+    names = ["map@10", "ndcg@10", "mrr", "precision@2"]
+    one = irf.evaluate(named, qrels, names)
+    assert list(one.system.values) == ["bm25"]
+    both = irf.evaluate([named, unnamed], qrels, names)
+    report = ranx.compare(qrels, [named, unnamed], metrics=names)
+    assert list(both.system.values) == list(report.model_names) == ["bm25", "run_2"]
+    for system, run in (("bm25", named), ("run_2", unnamed)):
+        ref = ranx.evaluate(qrels, run, names)
+        for m in names:
+            got = float(both.sel(system=system, measure=m).mean())
+            assert got == pytest.approx(ref[m], abs=1e-12), (system, m)
+    keyed = irf.evaluate({"x": named, "y": unnamed}, qrels, names)
+    np.testing.assert_array_equal(keyed.values, both.values)
+    assert list(keyed.system.values) == ["x", "y"]
+
+
+def _tied_trec_files(tmp_path, seed: int):
+    """A run with many tied scores and graded qrels as TREC files (trectools reads files)."""
+    rng = np.random.default_rng(seed)
+    run_lines, qrels_lines = [], []
+    for t in range(1, 13):
+        docs = rng.choice(60, size=30, replace=False)
+        scores = rng.integers(0, 6, size=30).astype(float) / 2  # 6 values: ties
+        for i, (d, sc) in enumerate(sorted(zip(docs, scores, strict=True), key=lambda x: -x[1])):
+            run_lines.append(f"{t} Q0 D{d:03d} {i + 1} {sc} tied")
+        for d in rng.choice(60, size=25, replace=False):
+            qrels_lines.append(f"{t} 0 D{d:03d} {rng.integers(0, 3)}")
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_path.write_text("\n".join(run_lines) + "\n")
+    qrels_path.write_text("\n".join(qrels_lines) + "\n")
+    return run_path, qrels_path
+
+
+def _per_topic(frame) -> pd.Series:
+    """trectools' per-query frame as a Series by topic (its topics without a value dropped)."""
+    s = frame.iloc[:, 0]
+    s.index = s.index.astype(str)
+    return s.dropna()
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # inside trectools, pandas 3.1
+@pytest.mark.parametrize("seed", [0, 1])
+def test_trectools_objects_and_orders_give_trectools_values(tmp_path, seed):
+    """trectools (test dependency) on tied runs: its TrecRun/TrecQrel objects are read as
+    they are, and each of its conventions has the switch docs/coming-from.md names."""
+    trectools = reference_module("trectools")
+    run_path, qrels_path = _tied_trec_files(tmp_path, seed)
+    run, qrels = trectools.TrecRun(str(run_path)), trectools.TrecQrel(str(qrels_path))
+    before = run.run_data.copy()
+    te = trectools.TrecEval(run, qrels)
+    # trec_eval=True measures: score descending, docid descending, in float64
+    cube = irf.evaluate(run, qrels, ["AP@1000", "P@10", "RR", "R@1000"], order="trec_eval10")
+    assert list(cube.system.values) == ["tied"]
+    assert run.run_data.equals(before)  # the caller's frame is not modified
+    for ref, m in (
+        (te.get_map(depth=1000, per_query=True), "AP@1000"),
+        (te.get_precision(depth=10, per_query=True), "P@10"),
+        (te.get_reciprocal_rank(per_query=True), "RR"),
+        (te.get_recall(depth=1000, per_query=True), "R@1000"),
+    ):
+        ref = _per_topic(ref)
+        got = cube.sel(measure=m).squeeze(drop=True).to_series()[ref.index]
+        np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12, err_msg=m)
+    judged = irf.evaluate(run, qrels, ["P@10"], order="trec_eval10", judged_only=True)
+    ref = _per_topic(te.get_precision(depth=10, per_query=True, removeUnjudged=True))
+    got = judged.squeeze(drop=True).to_series()[ref.index]
+    np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)
+    # get_ndcg keeps TrecRun's order (score descending, docid ascending): order="input"
+    frame = irf.read_run(run_path)
+    frame = frame.assign(topic=frame.topic.astype(str), doc=frame.doc.astype(str))
+    frame = frame.sort_values(["topic", "score", "doc"], ascending=[True, False, True])
+    ndcg = irf.evaluate(frame, qrels, ["nDCG@10", "nDCG(dcg='exp-log2')@10"], order="input")
+    for ref, m in (
+        (te.get_ndcg(depth=10, per_query=True), "nDCG@10"),
+        (te.get_ndcg(depth=10, per_query=True, trec_eval=False), "nDCG(dcg='exp-log2')@10"),
+    ):
+        ref = _per_topic(ref)
+        got = ndcg.sel(measure=m).squeeze(drop=True).to_series()[ref.index]
+        np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12, err_msg=m)
+    # the default order (trec_eval's) differs from get_ndcg's on these ties
+    default = irf.evaluate(run, qrels, ["nDCG@10"]).squeeze(drop=True).to_series()
+    ref = _per_topic(te.get_ndcg(depth=10, per_query=True))
+    assert not np.allclose(default[ref.index].to_numpy(), ref.to_numpy())
 
 
 def test_qrels_topics_missing_from_a_run_warn_and_complete_matches_ir_measures():

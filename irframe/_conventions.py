@@ -10,6 +10,9 @@ checks cost a few array reductions:
 * a relevance level above every grade of the qrels (``P(rel=2)@10`` on binary qrels): every
   document is non-relevant, so the measure is 0 (or NaN) everywhere -- a
   [DegenerateMeasureWarning][irframe.errors.DegenerateMeasureWarning];
+* ``Accuracy`` on a ranking that retrieves nothing relevant (in its top k): 0 here, left
+  out of the mean by ir_measures -- a [ConventionWarning][irframe.errors.ConventionWarning]
+  with the expression that averages as ir_measures does;
 * qrels topics a system has no ranking for, without ``complete=True``: trec_eval and
   pytrec_eval leave them out (irframe's default), ir_measures scores them 0 and ranx refuses
   the run (``make_comparable=True`` scores them 0) -- a
@@ -59,8 +62,36 @@ def check_aligned(
     top = float(np.max(grades)) if grades is not None and len(grades) else None
     if top is not None:
         _check_levels(specs, rel_level, top, grades)
+    _check_accuracy(aligned, specs, rel_level)
     if not complete:
         _check_missing_topics(aligned, qrels, qrels_columns)
+
+
+def _check_accuracy(aligned: Any, specs: list, rel_level: float) -> None:
+    """ir_measures' Accuracy leaves a ranking that retrieves nothing relevant (in its top k)
+    out of its mean, where irframe scores it 0: a ConventionWarning when a ranking does."""
+    for m in specs:
+        if m.definition.name != "Accuracy":
+            continue
+        level = m.param("rel") if m.param("rel") is not None else rel_level
+        hit = np.nan_to_num(aligned.row_rel, nan=-np.inf) >= level
+        if m.cutoff is not None:
+            hit &= aligned.row_rank <= m.cutoff
+        found = np.bincount(aligned.row_group[hit], minlength=aligned.n_groups) > 0
+        none = int(np.count_nonzero(~found))
+        if not none:
+            continue
+        rel = f"rel={level:g}"
+        count = f"NumRelRet({rel})" + (f"@{m.cutoff}" if m.cutoff is not None else "")
+        warn(
+            f"{m.label}: {none} of {aligned.n_groups} (system, topic) ranking(s) retrieve "
+            f"nothing relevant{'' if m.cutoff is None else f' in their top {m.cutoff}'} and "
+            "score 0 here; ir_measures leaves them out of its mean. To average as ir_measures "
+            f"does, evaluate {count!r} too and average {m.label!r} where it is > 0: "
+            f"cube.sel(measure={m.label!r}).where(cube.sel(measure={count!r}) > 0)"
+            ".mean('topic').",
+            ConventionWarning,
+        )
 
 
 def subtopic_error(labels: list, qrels: Any, qrels_columns: Any) -> InputError:

@@ -448,6 +448,61 @@ def test_measures_and_names_given_as_peers_name_them():
             f(cube, baseline=name)
 
 
+def _accuracy_case(seed: int):
+    """A small graded collection where some rankings retrieve nothing relevant at level 2."""
+    rng = np.random.default_rng(seed)
+    q, r = [], []
+    for t in range(8):
+        judged = rng.choice(12, size=6, replace=False)
+        q += [(str(t), f"d{d}", int(rng.integers(0, 3))) for d in judged]
+        docs = [f"d{d}" for d in rng.choice(12, size=int(rng.integers(2, 8)), replace=False)]
+        # rank 2 is non-relevant (ir_measures divides by zero without one), and half the
+        # topics rank a relevant document first: every case has rankings of both kinds
+        if t % 2 == 0:
+            q.append((str(t), "best", 2))
+            docs.insert(0, "best")
+        docs.insert(1, "unjudged")
+        r += [(str(t), d, float(len(docs) - i)) for i, d in enumerate(docs)]
+    return (
+        pd.DataFrame(q, columns=["topic", "doc", "rel"]),
+        pd.DataFrame(r, columns=["topic", "doc", "score"]),
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("measure", ["Accuracy(rel=2)", "Accuracy(rel=1)@2"])
+def test_accuracy_warns_where_ir_measures_averages_otherwise_and_the_switch_matches(seed, measure):
+    """ir_measures' Accuracy provider (its tests/test_accuracy.py case shape) leaves a ranking
+    that retrieves nothing relevant out of its mean; irframe scores it 0, warns, and the
+    warning's switch gives ir_measures' mean and per-topic values."""
+    im = reference_module("ir_measures")
+    qrels, run = _accuracy_case(seed)
+    m = im.parse_measure(measure)
+    ref = {
+        r.query_id: r.value
+        for r in im.accuracy.iter_calc([m], _records(im, qrels), _records(im, run, True))
+    }
+    count = "NumRelRet(" + measure.split("(")[1]  # the same rel= and @k
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cube = irf.evaluate(run, qrels, [measure, count])
+    said = [str(w.message) for w in caught if issubclass(w.category, ConventionWarning)]
+    acc = cube.sel(measure=measure).squeeze(drop=True)
+    missing = int((cube.sel(measure=count) == 0).sum())
+    assert missing > 0 and len(ref) == len(acc) - missing > 0  # the cases test the difference
+    assert any(f"{measure}: {missing} of" in w and count in w for w in said), said
+    switch = eval(re.search(r"(cube\.sel\(.*\.mean\('topic'\))", said[0]).group(1))
+    assert float(switch.squeeze()) == pytest.approx(np.mean(list(ref.values())), abs=1e-12)
+    for t, v in ref.items():
+        assert float(acc.sel(topic=t)) == pytest.approx(v, abs=1e-12)
+
+
+def _records(im, frame, run=False):
+    if run:
+        return [im.ScoredDoc(t, d, s) for t, d, s in frame.itertuples(index=False)]
+    return [im.Qrel(t, d, int(g)) for t, d, g in frame.itertuples(index=False)]
+
+
 # ------------------------------------------------------------------ inputs as peers give them
 def test_empty_ranking_in_a_dict_run_scores_zero_like_the_peers():
     """``{topic: {}}``: the topic is present and retrieved nothing (pytrec_eval, ir_measures and

@@ -195,12 +195,30 @@ def prepare_runs(runs: Any, columns: Any, system: Any) -> tuple[Any, Any, Any, d
     runs = _peer_runs(runs)
     if is_run_collection(runs):
         frame, cols, empty = collect_runs(runs, columns, system)
-        names = list(dict.fromkeys(str(s) for s in pd.unique(frame["system"]))) + [
-            s for s in empty if s not in set(frame["system"].astype(str))
-        ]
+        if not len(frame) and empty:
+            raise _nothing_retrieved(sum(map(len, empty.values())))
+        names = list(dict.fromkeys(str(s) for s in pd.unique(frame["system"])))
+        hollow = sorted(set(empty) - set(names))
+        if hollow:  # a system without a row has no place in the cube: never dropped silently
+            raise InputError(
+                f"run(s) {hollow} retrieve nothing: every ranking is empty ({{topic: {{}}}}), so "
+                "the system has no row to evaluate (pytrec_eval scores such a run 0 on every "
+                "measure). Leave it out of the runs, or give it its retrieved documents."
+            )
         return frame, cols, None, empty, names
     hollow = empty_rankings(runs)
+    if hollow and len(hollow) == len(runs):
+        raise _nothing_retrieved(len(hollow))
     return runs, columns, system, ({system or DEFAULT_SYSTEM: hollow} if hollow else {}), None
+
+
+def _nothing_retrieved(n: int) -> InputError:
+    """Every ranking of the runs is ``{}``: a system with no row has no place in a cube."""
+    return InputError(
+        f"every ranking of the run(s) is empty ({n} {{topic: {{}}}} ranking(s)): nothing was "
+        "retrieved, so there is nothing to evaluate (pytrec_eval scores such a run 0 on every "
+        "measure). A topic given as {} next to topics with documents is scored 0."
+    )
 
 
 def _peer_runs(runs: Any) -> Any:

@@ -529,6 +529,22 @@ def test_empty_ranking_in_a_dict_run_scores_zero_like_the_peers():
     )
 
 
+def test_a_run_that_retrieves_nothing_at_all_is_refused_by_name():
+    """pytrec_eval scores a run of only ``{}`` rankings 0 everywhere; a system without a row
+    has no place in a cube, so irframe refuses it by name rather than drop it silently, and
+    the advice (leave it out) works."""
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    with pytest.raises(IrframeError, match=r"every ranking of the run\(s\) is empty"):
+        irf.evaluate({"q1": {}, "q2": {}}, qrels, "AP")
+    runs = {"a": {"q1": {}}, "b": {"q2": {"d2": 1.0}}}
+    with pytest.raises(IrframeError, match=r"run\(s\) \['a'\] retrieve nothing.*Leave it out"):
+        irf.evaluate(runs, qrels, "AP")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConventionWarning)
+        cube = irf.evaluate({"b": runs["b"]}, qrels, "AP")
+    assert list(cube.system.values) == ["b"]
+
+
 def test_several_runs_as_a_dict_or_a_list_of_frames():
     run_a = RUN.rename(columns={"topic": "qid", "doc": "docno"})  # PyTerrier's names
     run_b = RUN.assign(score=RUN.score[::-1].to_numpy())

@@ -676,6 +676,52 @@ def test_trectools_objects_and_orders_give_trectools_values(tmp_path, seed):
     assert not np.allclose(default[ref.index].to_numpy(), ref.to_numpy())
 
 
+def test_report_letters_are_ranx_compare_significance():
+    """ranx's ``compare(stat_test="student", max_p=0.01)`` (paired t test, no correction):
+    a system's superscript letters in irf.report with ``test="student", alpha=0.01,
+    correction=None`` are exactly the systems ranx finds it significantly better than."""
+    ranx = reference_module("ranx")
+    rng = np.random.default_rng(11)
+    qrels = {f"q{t}": {f"d{d}": int(rng.integers(0, 3)) for d in range(20)} for t in range(30)}
+    skill = {"bm25": 0.0, "rm3": 0.15, "dense": 0.3, "mono": 0.6}
+    runs = {  # untied scores: ranx's tie order is its sort's (docs/coming-from.md)
+        name: {
+            t: {d: float(g * shift + rng.normal() + i * 1e-6) for i, (d, g) in enumerate(j.items())}
+            for t, j in qrels.items()
+        }
+        for name, shift in skill.items()
+    }
+    metrics = ["map@10", "ndcg@10", "precision@5"]
+    ref = ranx.compare(
+        ranx.Qrels(qrels),
+        [ranx.Run(r, name=n) for n, r in runs.items()],
+        metrics=metrics,
+        stat_test="student",
+        max_p=0.01,
+    ).to_dict()
+    report = irf.report(
+        irf.evaluate(runs, qrels, metrics), test="student", alpha=0.01, correction=None
+    )
+    table = report.to_frame()
+    found = 0
+    for s in runs:
+        for m in metrics:
+            better = {
+                o
+                for o in runs
+                if o != s
+                and ref[s]["comparisons"][o][m] <= 0.01
+                and ref[s]["scores"][m] > ref[o]["scores"][m]
+            }
+            cell = table.loc[s, m]
+            mine = {o for o in runs if o != s and report.letters[o] in cell.partition("^")[2]}
+            assert mine == better, (s, m, cell)
+            found += len(better)
+    assert 0 < found < len(runs) * (len(runs) - 1) * len(metrics) / 2  # both kinds of pair
+    p = [ref[s]["comparisons"][o][m] for s in runs for o in runs if s != o for m in metrics]
+    assert any(0.01 < x < 0.05 for x in p)  # alpha=0.05 would mark more: the test tells
+
+
 def test_qrels_topics_missing_from_a_run_warn_and_complete_matches_ir_measures():
     im = reference_module("ir_measures")
     with pytest.warns(ConventionWarning, match="ir_measures scores them 0.*complete=True"):

@@ -399,7 +399,7 @@ def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
 
 
 _TWO = pd.concat([RUN.assign(system="a"), RUN.assign(system="b", score=-RUN.score)])
-_PEER_CALLS = {  # (function, its positional arguments) by the name a test calls it
+_PEER_CALLS = {  # each function called on a small cube or frame, with the keywords given
     "evaluate": lambda **kw: irf.evaluate(_TWO, QRELS, "AP", **kw),
     "report": lambda **kw: irf.report(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),
     "compare": lambda **kw: irf.stats.compare(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),

@@ -414,14 +414,12 @@ def expand(
     table = _families(version)
     known = {f.name for f in table}
     marked: set[str] = set()
-    params: dict[str, str] = {}
-    given: dict[str, list[str]] = {}  # every parameter list of a family (``union``)
+    given: dict[str, list[str]] = {}  # every parameter list of a family, in request order
     for req in list(requests) or ["official"]:
         name, p = split_request(req)
         if p is not None:
             if p == "":
                 raise MeasureParamError(f"trec_eval: improper measure in parameter '{name}'")
-            params.setdefault(name, p)  # the first -m giving parameters wins
             given.setdefault(name, []).append(p)
         if name in NICKNAMES:
             names = NICKNAMES[name]
@@ -430,12 +428,11 @@ def expand(
             marked.add(name)
         else:
             raise UnknownMeasureError(f"trec_eval: illegal measure '{name}'")
-    if union:
-        params = {
-            name: _union_params(_BY_NAME[name], lists)
-            for name, lists in given.items()
-            if name in _BY_NAME
-        }
+    params = {  # trec_eval: the first -m giving parameters wins; union: all of them
+        name: _union_params(_BY_NAME[name], lists) if union else lists[0]
+        for name, lists in given.items()
+        if name in _BY_NAME
+    }
     out: list[TrecValue] = []
     for fam in table:
         if fam.name in marked:

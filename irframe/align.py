@@ -984,8 +984,8 @@ def align(runs: pd.DataFrame, qrels: pd.DataFrame, *, opts: Options) -> Aligned:
     if o.idx is not None:  # a general permutation (otherwise only tied rows moved, each within
         # its tie, where the group is constant)
         group_key = o.group_sorted if o.group_sorted is not None else group_key[o.idx]
-    if sc is None:
-        sc = np.full(len(r_doc_s), np.nan)
+    if sc is None:  # no score column (order="rank"/"input"): one NaN a row
+        sc = np.full(len(group_key), np.nan)
     elif o.idx is not None or order == "rank":  # in score orders the tie key is the score itself
         sc = permute(sc, o)
     if rd is None:

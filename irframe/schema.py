@@ -847,10 +847,17 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
     )
     source = df.attrs.get(FROM_DICT)
     if source and col in ("topic", "doc"):  # the caller gave dicts, not a frame
+        key = "t" if col == "topic" else "k"
+        conv = _to_str(s, mask, name).replace(f"df[{name!r}]", "")
+        as_str = (
+            f"(str(int({key})) if isinstance({key}, float) else str({key}))"
+            if conv != ".astype(str)"
+            else f"str({key})"
+        )
         fix = (
-            "{str(t): d for t, d in x.items()}"
+            f"{{{as_str}: d for t, d in x.items()}}"
             if col == "topic"
-            else "{t: {str(k): v for k, v in d.items()} for t, d in x.items()}"
+            else f"{{t: {{{as_str}: v for k, v in d.items()}} for t, d in x.items()}}"
         )
         which = "each run's dict x" if source == "several" else "the dict x"
         return InputError(
@@ -858,12 +865,41 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
             f"strings, but {found}. {why}. Convert {which} with {fix} if the numbers really "
             "are the ids."
         )
+    nan = s.isna().to_numpy()
+    first = (
+        f"First drop or fill the {int(nan.sum())} row(s) without an id "
+        f"({_rows(df, nan, [col])}), e.g. df = df.dropna(subset=[{name!r}]); then read "
+        if nan.any()
+        else "Read "
+    )
     return InputError(
         f"{what}: column {name!r} (dtype {s.dtype}) must hold strings, but {found}. {why} "
-        f"(pd.concat of differently read frames gives such columns). Read files with "
-        f"irframe.read_run/read_qrels, or convert with df[{name!r}] = df[{name!r}].astype(str) "
+        f"(pd.concat of differently read frames gives such columns). {first}files with "
+        f"irframe.read_run/read_qrels, or convert with df[{name!r}] = {_to_str(s, mask, name)} "
         f"if the numbers really are the ids."
     )
+
+
+def _to_str(s: pd.Series, mask: np.ndarray, name: str) -> str:
+    """Code converting the id column ``s`` to str that keeps integral floats as integers.
+
+    ``7.0.astype(str)`` is ``'7.0'``, which matches no ``'7'`` of the other frame: a float
+    column of whole numbers (how pandas stores int ids next to a missing value) goes through
+    int64, an object column holding such floats through a per-value conversion.
+    """
+    col = f"df[{name!r}]"
+    values = s[mask & s.notna().to_numpy()]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        values = pd.Series(s.cat.categories)
+    floats = [v for v in values.head(100_000) if isinstance(v, (float, np.floating))]
+    if not floats and values.dtype.kind != "f":
+        return f"{col}.astype(str)"
+    whole = pd.to_numeric(values, errors="coerce")
+    if not (whole.notna().all() and (whole % 1 == 0).all()):
+        return f"{col}.astype(str)"  # real fractions: '1.5' is as good a name as any
+    if s.dtype.kind == "f" or isinstance(s.dtype, pd.CategoricalDtype):
+        return f"{col}.astype('int64').astype(str)"
+    return f"{col}.map(lambda v: str(int(v)) if isinstance(v, float) else str(v))"
 
 
 def no_overlap_error(run_topics, qrels_topics) -> EmptyOverlapError:

@@ -214,6 +214,43 @@ def test_mixed_id_message_names_examples(sample):
     )
 
 
+def _float_variants(s: pd.Series) -> dict[str, pd.Series]:
+    """String ids of whole numbers as the float columns users end up with."""
+    f = s.astype(int).astype(float)
+    mixed = s.astype(object)
+    mixed.iloc[::2] = f.iloc[::2]  # pd.concat of a str frame and a float frame
+    return {
+        "float64": f,
+        "Float64": f.astype("Float64"),
+        "float with NaN": f.where(np.arange(len(f)) != 1),
+        "object floats+str": mixed,
+        "category of float": f.astype("category"),
+    }
+
+
+@pytest.mark.parametrize("col", ["topic", "doc"])
+def test_float_id_fix_from_the_message_works(sample, col):
+    """Float ids (whole numbers): the conversion the error suggests, run as written, gives
+    back the string ids; ``.astype(str)`` would give '301.0' and silently match nothing."""
+    runs, qrels = sample
+    runs = runs.assign(doc=[str(i) for i in range(len(runs))])
+    qrels = pd.DataFrame({"topic": runs.topic, "doc": runs.doc, "rel": np.arange(len(runs)) % 2})
+    for name, bad in _float_variants(runs[col]).items():
+        df = runs.assign(**{col: bad})
+        with pytest.raises(irf.InputError, match=rf"column '{col}' \(dtype") as e:
+            irf.evaluate(df, qrels, ["AP", "P@5"])
+        msg = str(e.value)
+        if name == "float with NaN":
+            assert "row 1" in msg and f"df = df.dropna(subset=['{col}'])" in msg
+            df = df.dropna(subset=[col])
+        fix = re.search(r"convert with (df\[.*?\] = .*?) if the numbers", msg).group(1)
+        exec(fix, {}, {"df": df})  # the message's own code, run as a user would
+        want = runs.drop(index=1) if name == "float with NaN" else runs
+        got = irf.evaluate(df, qrels, ["AP", "P@5"])
+        xr_equal = got.equals(irf.evaluate(want, qrels, ["AP", "P@5"]))
+        assert xr_equal and df[col].tolist() == want[col].tolist(), (name, fix)
+
+
 _RUN_D = {"301": {"a": 2.0, "b": 1.0}, "302": {"c": 1.5}}
 _QRELS_D = {"301": {"a": 1, "c": 0}, "302": {"c": 2}}
 
@@ -545,3 +582,40 @@ def test_c_number_syntax_and_ignored_fields(tmp_path, monkeypatch, arrow):
     )  # a non-UTF-8 Q0 is ignored, as in trec_eval
     r = irf.read_run(p)
     assert r["rank"].tolist() == [2, 3] and r.score.tolist() == [-0.5, 1000.0]
+
+
+def _ap_by_rank(run: pd.DataFrame, qrels: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """AP written out from the rank column (trec_eval's definition), for the test below."""
+    rel = {(t, d) for t, d, g in qrels[["topic", "doc", "rel"]].itertuples(index=False) if g > 0}
+    n_rel = qrels[qrels.rel > 0].groupby("topic").size()
+    out = {}
+    for (s, t), g in run.sort_values("rank").groupby(["system", "topic"]):
+        hits = [(t, d) in rel for d in g.doc]
+        prec = [sum(hits[: i + 1]) / (i + 1) for i, h in enumerate(hits) if h]
+        out[(s, t)] = sum(prec) / n_rel.get(t, 0) if n_rel.get(t, 0) else 0.0
+    return out
+
+
+@pytest.mark.parametrize("systems", [1, 12])
+@pytest.mark.parametrize("order", ["rank", "input"])
+def test_run_without_a_score_column_follows_the_advice(systems, order):
+    """A run with ranks but no score: the message's advice (order='rank' or 'input') works,
+    whether the docs are mostly distinct (one system: looked up among the judged docs) or
+    repeat across systems (encoded)."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for s in range(systems):
+        for t in ("1", "2", "3"):
+            docs = rng.permutation(40)[:25]
+            rows += [(f"s{s}", t, f"d{d}", r + 1) for r, d in enumerate(docs)]
+    run = pd.DataFrame(rows, columns=["system", "topic", "doc", "rank"])
+    qrels = pd.DataFrame(
+        [(t, f"d{d}", int(d % 3 == 0)) for t in ("1", "2", "3") for d in range(40)],
+        columns=["topic", "doc", "rel"],
+    )
+    shuffled = run.sample(frac=1, random_state=1) if order == "rank" else run
+    with pytest.raises(irf.InputError, match="order='rank' or order='input'"):
+        irf.evaluate(shuffled, qrels, "AP")  # the default order needs scores
+    got = irf.evaluate(shuffled, qrels, "AP", order=order).sel(measure="AP")
+    for (s, t), want in _ap_by_rank(run, qrels).items():
+        assert got.sel(system=s, topic=t).item() == pytest.approx(want, abs=1e-12)

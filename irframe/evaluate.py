@@ -7,6 +7,7 @@ cube.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -148,7 +149,7 @@ def evaluate(
     if measures is None:
         raise OptionError(
             "evaluate() needs measures, e.g. evaluate(runs, qrels, ['AP', 'nDCG@10'])"
-            + peer_keyword_hint(options)
+            + peer_keyword_hint(options, _evaluate_takes())
         )
     specs = parse_measures(measures)  # once: every later step gets the parsed measures
     opts = opts.replace(measure_options=options or None)
@@ -207,6 +208,11 @@ def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: st
     )
 
 
+def _evaluate_takes() -> set[str]:
+    """The keywords `evaluate` takes (its options included), for `peer_keyword_hint`."""
+    return set(inspect.signature(evaluate).parameters)
+
+
 def check_request(specs: list[Measure], opts: Options) -> None:
     """The checks of measures against the options, made once per call: the tie order and the
     bounds are supported, and every measure option is consumed by some measure."""
@@ -215,7 +221,7 @@ def check_request(specs: list[Measure], opts: Options) -> None:
     if unknown:
         raise OptionError(
             f"unexpected option(s) {sorted(unknown)} for measures {[m.label for m in specs]}"
-            + peer_keyword_hint(sorted(unknown))
+            + peer_keyword_hint(sorted(unknown), _evaluate_takes())
         )
     if opts.tie_order:
         check_tie_order(specs, opts.tie_order, opts.gains)

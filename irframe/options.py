@@ -71,21 +71,131 @@ __all__ = [
 ]
 
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
-#: Other tools' keyword names for what irframe spells otherwise: (tool, what to write here).
-#: Only named in errors (irframe keeps one vocabulary), by `peer_keyword_hint`.
-PEER_KEYWORDS: dict[str, tuple[str, str]] = {
-    "relevance_level": ("pytrec_eval", "rel_level="),
-    "judged_docs_only_flag": ("pytrec_eval", "judged_only=True"),
-    "removeUnjudged": ("trectools", "judged_only=True"),
-    "make_comparable": ("ranx", "complete=True"),
-    "metrics": ("ranx", "the measures as the third argument"),
-    "eval_metrics": ("PyTerrier", "the measures as the third argument"),
-    "max_p": ("ranx", "alpha="),
-    "stat_test": ("ranx", "test="),
-    "rounding_digits": ("ranx", "digits="),
-    "round": ("PyTerrier", "digits="),
-    "names": ("PyTerrier", "the runs as a dict {name: run}"),
+#: Other tools' keywords: ``name: (tool, advice)``.  ``advice`` lists ``(keyword, text)``
+#: pairs, the first whose keyword the called function takes is said ("": any function),
+#: so the fix named is one that function accepts.  Only named in errors (irframe keeps
+#: one vocabulary), by `peer_keyword_hint`.
+_ON_CUBE = "irframe.report(cube, ...) or irframe.stats.compare(cube, ...) on the cube irframe.evaluate returns"
+PEER_KEYWORDS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "relevance_level": (
+        "pytrec_eval",
+        (("rel_level", "write rel_level="), ("", "write rel_level= on irframe.evaluate")),
+    ),
+    "judged_docs_only_flag": (
+        "pytrec_eval",
+        (
+            ("judged_only", "write judged_only=True"),
+            ("", "write judged_only=True on irframe.evaluate"),
+        ),
+    ),
+    "removeUnjudged": (
+        "trectools",
+        (
+            ("judged_only", "write judged_only=True"),
+            ("", "write judged_only=True on irframe.evaluate"),
+        ),
+    ),
+    "make_comparable": (
+        "ranx",
+        (("complete", "write complete=True"), ("", "write complete=True on irframe.evaluate")),
+    ),
+    "metrics": (
+        "ranx",
+        (
+            ("measures", "write measures="),
+            ("cube", "select them on the cube: cube.sel(measure=['AP'])"),
+            (
+                "",
+                "write the measures as the measures argument: irframe.evaluate(runs, qrels, "
+                "['AP']) or df.ir.metric(['AP'], qrels=qrels)",
+            ),
+        ),
+    ),
+    "max_p": ("ranx", (("alpha", "write alpha="), ("", f"write alpha= on {_ON_CUBE}"))),
+    "stat_test": ("ranx", (("test", "write test="), ("", f"write test= on {_ON_CUBE}"))),
+    "rounding_digits": (
+        "ranx",
+        (
+            ("digits", "write digits="),
+            ("", "round the result (.round(4)), or write digits= on irframe.report"),
+        ),
+    ),
+    "baseline": (
+        "PyTerrier",
+        (
+            (
+                "",
+                f"the significance tests against a baseline are {_ON_CUBE}, with baseline='its system name'",
+            ),
+        ),
+    ),
+    "perquery": (
+        "PyTerrier",
+        (
+            (
+                "",
+                "the cube holds the per-topic values already (its topic dim); "
+                "irframe.summarize(cube) gives the means",
+            ),
+        ),
+    ),
+    "filter_by_qrels": (
+        "PyTerrier",
+        (
+            (
+                "",
+                "nothing to write: irframe evaluates the topics that have judgments, as trec_eval "
+                "(complete=True adds the judged topics a run lacks)",
+            ),
+        ),
+    ),
+    "trec_eval": (
+        "trectools",
+        (
+            (
+                "",
+                "nothing to write: irframe orders rankings as trec_eval does by default "
+                "(order='trec_eval')",
+            ),
+        ),
+    ),
 }
+PEER_KEYWORDS.update(
+    {
+        "n_permutations": (
+            "ranx",
+            (("n_samples", "write n_samples="), ("", f"write n_samples= on {_ON_CUBE}")),
+        ),
+        "random_seed": ("ranx", (("rng", "write rng="), ("", f"write rng= on {_ON_CUBE}"))),
+        "return_mean": (
+            "ranx",
+            (
+                (
+                    "",
+                    "nothing to write: the cube holds the per-topic values; irframe.summarize(cube) "
+                    "gives the means",
+                ),
+            ),
+        ),
+        "return_std": (
+            "ranx",
+            (("", "the cube holds the per-topic values: cube.std('topic') gives their spread"),),
+        ),
+        "threads": ("ranx", (("", "nothing to write: irframe uses both cores where it pays"),)),
+    }
+)
+PEER_KEYWORDS["eval_metrics"] = ("PyTerrier", PEER_KEYWORDS["metrics"][1])
+PEER_KEYWORDS["round"] = ("PyTerrier", PEER_KEYWORDS["rounding_digits"][1])
+PEER_KEYWORDS["per_query"] = PEER_KEYWORDS["perquery"]
+for _name in ("test", "correction"):  # PyTerrier's Experiment takes them with the runs
+    PEER_KEYWORDS[_name] = ("PyTerrier", ((_name, ""), ("", f"write {_name}= on {_ON_CUBE}")))
+PEER_KEYWORDS["names"] = (
+    "PyTerrier",
+    (
+        ("cube", "name the systems: cube.assign_coords(system=['BM25', ...])"),
+        ("", "write the runs as a dict {name: run}"),
+    ),
+)
 #: orders applied to the tied documents of a trec_eval-ordered ranking (irframe.measures.ties)
 TIE_ORDERS = ("expected", "best", "worst")
 DUPLICATES = ("error", "first")
@@ -195,20 +305,28 @@ class Option:
         return replace(self, **changes)
 
 
-def peer_keyword_hint(names: Iterable[str]) -> str:
-    """What to write instead of other tools' keywords among ``names`` (`PEER_KEYWORDS`),
-    as a sentence for an error message ("" when none is one).
+def peer_keyword_hint(names: Iterable[str], takes: Iterable[str] = ()) -> str:
+    """What to write instead of other tools' keywords among ``names`` (`PEER_KEYWORDS`), for
+    a function taking the keywords ``takes``, as a sentence for an error message ("" when
+    none is one).
 
     Examples
     --------
-    >>> peer_keyword_hint(["relevance_level", "foo"])
-    " (relevance_level= is pytrec_eval's name: write rel_level=)"
+    >>> peer_keyword_hint(["relevance_level", "foo"], takes=["rel_level"])
+    " (relevance_level= is pytrec_eval's keyword: write rel_level=)"
+    >>> peer_keyword_hint(["round"], takes=["digits"])
+    " (round= is PyTerrier's keyword: write digits=)"
     """
-    said = [
-        f"{n}= is {PEER_KEYWORDS[n][0]}'s name: write {PEER_KEYWORDS[n][1]}"
-        for n in names
-        if n in PEER_KEYWORDS
-    ]
+    takes = set(takes)
+    said = []
+    for n in names:
+        if n not in PEER_KEYWORDS:
+            continue
+        tool, advice = PEER_KEYWORDS[n]
+        text = next(t for kw, t in advice if not kw or kw in takes)
+        if text:  # "": the function takes that keyword itself
+            owner = f"{tool}'" if tool.endswith(("s", "x")) else f"{tool}'s"
+            said.append(f"{n}= is {owner} keyword: {text}")
     return f" ({'; '.join(said)})" if said else ""
 
 
@@ -224,7 +342,7 @@ def peer_keywords(fn: Callable[..., R]) -> Callable[..., R]:
         if peers:
             raise OptionError(
                 f"{fn.__name__}() got an unexpected keyword argument {peers[0]!r}"
-                + peer_keyword_hint(peers)
+                + peer_keyword_hint(peers, takes)
             )
         return fn(*args, **kwargs)
 
@@ -655,7 +773,7 @@ def takes_options(*takes: str, **own: Any) -> Callable[[Callable[..., R]], Calla
                 raise OptionError(
                     f"{fn.__name__}() got an unexpected keyword argument {unknown[0]!r} "
                     f"(unexpected option(s) {unknown}; allowed: {', '.join(allowed)})"
-                    + peer_keyword_hint(unknown)
+                    + peer_keyword_hint(unknown, [*own_names, *specs])
                 )
             return fn(*args, opts=check_options(specs, given), **kwargs)
 

@@ -400,44 +400,106 @@ def test_unknown_option_values_are_option_errors_with_did_you_mean(kw, hint):
 
 _TWO = pd.concat([RUN.assign(system="a"), RUN.assign(system="b", score=-RUN.score)])
 _PEER_CALLS = {  # each function called on a small cube or frame, with the keywords given
-    "evaluate": lambda **kw: irf.evaluate(_TWO, QRELS, "AP", **kw),
+    "evaluate": lambda **kw: irf.evaluate(_TWO, QRELS, **{"measures": "AP", **kw}),
+    "metric": lambda **kw: _TWO.ir.metric(**{"measures": "AP", "qrels": QRELS, **kw}),
     "report": lambda **kw: irf.report(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),
     "compare": lambda **kw: irf.stats.compare(irf.evaluate(_TWO, QRELS, "AP", complete=True), **kw),
 }
+_NAMED = {
+    "irframe.evaluate": "evaluate",
+    "irframe.report": "report",
+    "irframe.stats.compare": "compare",
+}
+_PEER_VALUES = {  # a value each peer's keyword could be given, and its value in irframe
+    "relevance_level": 2,
+    "judged_docs_only_flag": True,
+    "removeUnjudged": True,
+    "make_comparable": True,
+    "metrics": ["AP"],
+    "eval_metrics": ["AP"],
+    "max_p": 0.01,
+    "stat_test": "student",
+    "rounding_digits": 3,
+    "round": 3,
+    "test": "student",
+    "correction": "bonferroni",
+    "n_permutations": 99,
+    "random_seed": 0,
+}
 
 
-@pytest.mark.parametrize(
-    "call,peer_kw",
-    [
-        ("evaluate", {"relevance_level": 2}),
-        ("evaluate", {"judged_docs_only_flag": True}),
-        ("evaluate", {"removeUnjudged": True}),
-        ("evaluate", {"make_comparable": True}),
-        ("report", {"max_p": 0.01}),
-        ("report", {"stat_test": "student"}),
-        ("report", {"rounding_digits": 3}),
-        ("report", {"round": 3}),
-        ("compare", {"max_p": 0.01}),
-        ("compare", {"stat_test": "student"}),
-    ],
-)
-def test_a_peers_keyword_is_refused_with_irframes_spelling_which_works(call, peer_kw):
-    """pytrec_eval's, ranx's, trectools' and PyTerrier's keyword names: an OptionError says
-    what irframe calls it, and that keyword, with the same value, is accepted."""
+@pytest.mark.parametrize("call", list(_PEER_CALLS))
+@pytest.mark.parametrize("peer_kw", list(_PEER_VALUES))
+def test_a_peers_keyword_is_refused_with_advice_that_works(call, peer_kw):
+    """pytrec_eval's, ranx's, trectools' and PyTerrier's keyword names, on every entry
+    point: either the function takes the keyword itself, or an OptionError names what to
+    write; that keyword, with the same value, is accepted where the advice says (this
+    function, or the one it names)."""
+    value = _PEER_VALUES[peer_kw]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConventionWarning)
-        with pytest.raises(OptionError, match="name: write") as e:
-            _PEER_CALLS[call](**peer_kw)
-        ours = re.search(r"write (\w+)=", str(e.value)).group(1)
-        _PEER_CALLS[call](**{ours: next(iter(peer_kw.values()))})
+        try:
+            _PEER_CALLS[call](**{peer_kw: value})
+            return  # irframe's own keyword on this function (test=, correction= on report)
+        except OptionError as e:
+            msg = str(e)
+        if "cube.sel(measure=" in msg:  # measures named to a function of a cube
+            cube = irf.evaluate(_TWO, QRELS, ["AP", "P@5"], complete=True)
+            code = re.search(r"(cube\.sel\(measure=\[.*?\]\))", msg).group(1)
+            assert eval(code, {}, {"cube": cube}).measure.values.tolist() == ["AP"]
+            return
+        said = re.search(rf"{peer_kw}= is \S+ keyword: [^;]*?write (\w+)=\S*(?: on ([\w.]+))?", msg)
+        assert said, msg
+        ours, where = said.groups()
+        _PEER_CALLS[_NAMED[where] if where else call](**{ours: value})
+
+
+@pytest.mark.parametrize("call", list(_PEER_CALLS))
+@pytest.mark.parametrize(
+    "peer_kw",
+    [
+        "baseline",
+        "perquery",
+        "per_query",
+        "filter_by_qrels",
+        "trec_eval",
+        "names",
+        "return_mean",
+        "return_std",
+        "threads",
+    ],
+)
+def test_keywords_of_another_step_say_where_they_belong(call, peer_kw):
+    """PyTerrier's Experiment and ranx's evaluate keywords: an OptionError that says where
+    the same thing is done (report/compare on the cube, summarize, or nothing at all)."""
+    value = {"baseline": "a", "names": ["x", "y"]}.get(peer_kw, True)
+    if call in ("report", "compare") and peer_kw == "baseline":
+        return  # their own keyword
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConventionWarning)
+        with pytest.raises(
+            OptionError, match=rf"{peer_kw}= is (PyTerrier's|trectools'|ranx') keyword: "
+        ) as e:
+            _PEER_CALLS[call](**{peer_kw: value})
+    if peer_kw == "baseline":
+        assert "irframe.report(cube, ...)" in str(e.value)
+        irf.report(irf.evaluate(_TWO, QRELS, "AP", complete=True), baseline="a")
+    if peer_kw == "names" and call in ("report", "compare"):
+        code = re.search(r"(cube\.assign_coords\(.*?\))\)", str(e.value)).group(1)
+        cube = irf.evaluate(_TWO, QRELS, "AP", complete=True)
+        renamed = eval(code.replace("['BM25', ...]", "['x', 'y']"), {}, {"cube": cube})
+        assert renamed.system.values.tolist() == ["x", "y"]
+        irf.report(renamed, baseline="x")
 
 
 def test_measures_and_names_given_as_peers_name_them():
-    with pytest.raises(OptionError, match="metrics= is ranx's name: write the measures as"):
+    with pytest.raises(OptionError, match="metrics= is ranx' keyword: write measures="):
         irf.evaluate(RUN, QRELS, metrics=["AP"])
-    with pytest.raises(OptionError, match="eval_metrics= is PyTerrier's name"):
+    with pytest.raises(OptionError, match="eval_metrics= is PyTerrier's keyword"):
         irf.evaluate(RUN, QRELS, eval_metrics=["AP"])
-    with pytest.raises(OptionError, match=r"names= is PyTerrier's name: write the runs as a dict"):
+    with pytest.raises(
+        OptionError, match=r"names= is PyTerrier's keyword: write the runs as a dict"
+    ):
         irf.evaluate([RUN], QRELS, "AP", names=["BM25"])
     for baseline in (0, np.int64(1)):  # PyTerrier's baseline is an index into its systems
         cube = irf.evaluate(_TWO, QRELS, "AP", complete=True)

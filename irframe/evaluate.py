@@ -33,6 +33,7 @@ from .measures.unjudged import (
 )
 from .options import EVALUATE, TIE_ORDER, TIE_ORDERS, Options, peer_keyword_hint, takes_options
 from .qrelsets import over_qrels, over_replicates, replicate_role
+from .schema import qrels_frame
 
 __all__ = [
     "Whole",
@@ -195,6 +196,8 @@ def evaluate(
 
 def _evaluate_runs(runs, qrels, specs: list[Measure], opts: Options, rep_col: str | None):
     """One qrels frame: the run frame as it is, or one pass over its (system, replicate) runs."""
+    if not isinstance(qrels, (pd.DataFrame, dict)):  # ranx Qrels, namedtuples, a generator:
+        qrels = qrels_frame(qrels, opts.qrels_columns)[0]  # read once, a frame from here on
     if rep_col is None:
         return _evaluate_frame(runs, qrels, specs, opts)
     return over_replicates(

@@ -963,3 +963,36 @@ def test_slow_sampled_tests_hint_at_their_precision(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", irf.errors.PerformanceHint)
         stats.compare(cube, test="t")  # no sampling: nothing to say
+
+
+@pytest.mark.parametrize("form", ["frame", "dict", "namedtuples", "generator", "ranx", "trectools"])
+def test_missing_topic_warning_whatever_shape_the_qrels_come_in(form):
+    """A qrels topic the run lacks: ir_measures scores it 0, irframe leaves it out; the
+    ConventionWarning says so for qrels in every accepted shape (it once fired only for
+    frames and dicts), and complete=True then gives ir_measures' mean."""
+    im = reference_module("ir_measures")
+    rows = [("1", "a", 1), ("1", "c", 0), ("2", "b", 1)]
+    run_rows = [("1", "c", 2.0), ("1", "a", 1.0), ("3", "b", 1.0)]
+    qrels = {
+        "frame": lambda: pd.DataFrame(rows, columns=["topic", "doc", "rel"]),
+        "dict": lambda: {"1": {"a": 1, "c": 0}, "2": {"b": 1}},
+        "namedtuples": lambda: [im.Qrel(*r) for r in rows],
+        "generator": lambda: (im.Qrel(*r) for r in rows),
+        "ranx": lambda: reference_module("ranx").Qrels.from_dict(
+            {"1": {"a": 1, "c": 0}, "2": {"b": 1}}
+        ),
+        "trectools": lambda: reference_module("trectools").TrecQrel(),
+    }[form]
+    q = qrels()
+    if form == "trectools":
+        q.qrels_data = pd.DataFrame(rows, columns=["query", "docid", "rel"]).assign(q0="0")
+    run = [im.ScoredDoc(*r) for r in run_rows]
+    with pytest.warns(
+        ConventionWarning, match=r"1 \(system, qrels topic\) pair\(s\) have no ranking"
+    ):
+        assert irf.summarize(irf.evaluate(run, q, "RR"))["RR"].item() == 0.5  # topic 1 alone
+    q = qrels()
+    if form == "trectools":
+        q.qrels_data = pd.DataFrame(rows, columns=["query", "docid", "rel"]).assign(q0="0")
+    want = im.calc_aggregate([im.RR], [im.Qrel(*r) for r in rows], run)[im.RR]
+    assert irf.summarize(irf.evaluate(run, q, "RR", complete=True))["RR"].item() == want == 0.25

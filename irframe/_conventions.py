@@ -63,8 +63,27 @@ def check_aligned(
     if top is not None:
         _check_levels(specs, rel_level, top, grades)
     _check_accuracy(aligned, specs, rel_level)
+    _check_swapped(aligned)
     if not complete:
         _check_missing_topics(aligned, qrels, qrels_columns)
+
+
+def _check_swapped(aligned: Any) -> None:
+    """Grades that are not whole numbers beside scores that all are: the arguments in ranx's
+    and ir_measures' order (qrels first), a ConventionWarning (fractional grades are legal)."""
+    grades = aligned.qrels_grades_all
+    frac = grades[np.isfinite(grades) & (grades != np.floor(grades))]
+    if not len(frac):
+        return
+    scores = aligned.row_score
+    if len(scores) and np.isfinite(scores).all() and (scores == np.floor(scores)).all():
+        warn(
+            f"the qrels' grades are not whole numbers (e.g. {frac[0]:g}) while every score "
+            "of the run is one: were the arguments swapped? irframe takes the runs first, "
+            "then the qrels (irframe.evaluate(run, qrels, measures)); ranx.evaluate and "
+            "ir_measures take the qrels first.",
+            ConventionWarning,
+        )
 
 
 def _check_accuracy(aligned: Any, specs: list, rel_level: float) -> None:

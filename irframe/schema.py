@@ -404,7 +404,17 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     if isinstance(obj, Mapping):
         return _from_nested_dict(obj, kind, what)
     if isinstance(obj, Iterable) and not isinstance(obj, (str, bytes, pd.Series, np.ndarray)):
-        return records_frame(obj, what)
+        df = records_frame(obj, what)
+        other = [f for f, k in _RECORD_KIND.items() if k != kind and f in df.columns]
+        if other and not any(f in df.columns for f, k in _RECORD_KIND.items() if k == kind):
+            raise ShapeError(
+                f"{what}: records with a {other[0]!r} field (ir_measures' "
+                f"{'ScoredDoc' if other[0] == 'score' else 'Qrel'}) were given as the "
+                f"{'runs' if kind == 'run' else 'qrels'}: "
+                "irframe takes the runs first, then the qrels (ir_measures' calc_aggregate "
+                "takes the qrels first). Write irframe.evaluate(run, qrels, measures)."
+            )
+        return df
     hint = (
         f"; to read a file use irframe.read_{'qrels' if kind == 'qrels' else 'run'}(path)"
         if isinstance(obj, (str, bytes)) or hasattr(obj, "__fspath__")
@@ -416,6 +426,16 @@ def as_frame(obj: Any, kind: str = "run", what: str | None = None) -> pd.DataFra
     )
 
 
+#: the peers' classes of runs and qrels, and the order their own functions take them in
+_PEER_KINDS = {"Run": "run", "Qrels": "qrels", "TrecRun": "run", "TrecQrel": "qrels"}
+_PEER_ORDER = {
+    "ranx": "ranx.evaluate and ranx.compare take the qrels first",
+    "trectools": "as trectools' TrecEval(run, qrels)",
+}
+#: fields of ir_measures' records that tell a run from qrels
+_RECORD_KIND = {"score": "run", "relevance": "qrels"}
+
+
 def peer_data(obj: Any, kind: str) -> tuple[str | None, Any] | None:
     """``(name, data)`` of a peer tool's run or qrels object, else None: a ranx ``Run`` or
     ``Qrels`` gives its ``to_dict()`` and a run's name (None when unnamed); a trectools
@@ -423,6 +443,12 @@ def peer_data(obj: Any, kind: str) -> tuple[str | None, Any] | None:
     ``docid`` renamed ``topic`` and ``doc`` (a new frame) and no name (its ``system``
     column names it).  The tools are recognised by their module, never imported."""
     top = (type(obj).__module__ or "").split(".")[0]
+    cls = type(obj).__name__
+    if top in _PEER_ORDER and _PEER_KINDS.get(cls, kind) != kind:
+        raise ShapeError(
+            f"a {top} {cls} was given as the {'runs' if kind == 'run' else 'qrels'}: irframe takes the runs first, then "
+            f"the qrels ({_PEER_ORDER[top]}). Write irframe.evaluate(run, qrels, measures)."
+        )
     if top == "ranx" and callable(getattr(obj, "to_dict", None)):
         name = getattr(obj, "name", None) if kind == "run" else None
         return (str(name) if name is not None else None), dict(obj.to_dict())

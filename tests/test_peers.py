@@ -996,3 +996,42 @@ def test_missing_topic_warning_whatever_shape_the_qrels_come_in(form):
         q.qrels_data = pd.DataFrame(rows, columns=["query", "docid", "rel"]).assign(q0="0")
     want = im.calc_aggregate([im.RR], [im.Qrel(*r) for r in rows], run)[im.RR]
     assert irf.summarize(irf.evaluate(run, q, "RR", complete=True))["RR"].item() == want == 0.25
+
+
+def test_qrels_first_as_ranx_and_ir_measures_take_them_is_caught():
+    """ranx.evaluate(qrels, run) and ir_measures' calc_aggregate(measures, qrels, run) take
+    the qrels first, irframe the runs: their typed objects in the wrong place are refused,
+    and plain dicts with whole-number 'scores' and fractional 'grades' get a warning."""
+    ranx = reference_module("ranx")
+    im = reference_module("ir_measures")
+    qd = {"q1": {"d1": 1, "d2": 2, "d3": 0}, "q2": {"d3": 1}}
+    rd = {"q1": {"d1": 1.2, "d2": 0.4, "d9": 0.1}, "q2": {"d3": 0.9, "d4": 0.3}}
+    Q, R = ranx.Qrels.from_dict(qd), ranx.Run.from_dict(rd)
+    with pytest.raises(
+        IrframeError, match="a ranx Qrels was given as the runs: irframe takes the runs first"
+    ):
+        irf.evaluate(Q, R, "ndcg@10")
+    with pytest.raises(IrframeError, match="a ranx Run was given as the qrels"):
+        irf.evaluate(R, R, "ndcg@10")
+    qrels = [im.Qrel(t, d, g) for t, docs in qd.items() for d, g in docs.items()]
+    run = [im.ScoredDoc(t, d, s) for t, docs in rd.items() for d, s in docs.items()]
+    with pytest.raises(
+        IrframeError,
+        match=r"records with a 'relevance' field \(ir_measures' Qrel\) were given as the runs",
+    ):
+        irf.evaluate(qrels, qrels, "nDCG@10")
+    with pytest.raises(
+        IrframeError,
+        match=r"records with a 'score' field \(ir_measures' ScoredDoc\) were given as the qrels",
+    ):
+        irf.evaluate(run, run, "nDCG@10")
+    with pytest.warns(ConventionWarning, match="were the arguments swapped"):
+        irf.evaluate(qd, rd, "ndcg@10")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConventionWarning)
+        cube = irf.evaluate(R, Q, "ndcg@10")  # the right order: ranx's values, no warning
+    want = ranx.evaluate(Q, R, "ndcg@10", return_mean=False)
+    np.testing.assert_allclose(cube.sel(measure="ndcg@10").values.ravel(), want, rtol=1e-12)
+    assert irf.summarize(irf.evaluate(run, qrels, "nDCG@10"))["nDCG@10"].item() == pytest.approx(
+        im.calc_aggregate([im.nDCG @ 10], qrels, run)[im.nDCG @ 10], abs=1e-12
+    )

@@ -239,6 +239,9 @@ def test_pytrec_eval_underscore_lists():
 def test_overlapping_nicknames_take_the_union_like_trec_eval():
     from irframe.measures.trec_eval_syntax import expand
 
+    assert len({m.label for m in parse_measures(["map", "all_trec", "binG"])}) == len(
+        parse_measures(["all_trec"])
+    )  # all_trec names map and binG already (trec_eval 10's all_trec: with rbp, unj)
     got = [m.label for m in parse_measures(["official", "set", "ndcg"])]
     want = [v.name for v in expand(["official", "set"], version="10.0")]
     want = [w for w in want if w not in ("runid", "num_q")] + ["ndcg"]
@@ -258,6 +261,9 @@ _MERGED_REQUESTS = [
     ["P.5,5"],
     ["ndcg_cut", "ndcg_cut_15"],
     ["official", "P_7"],
+    # a measure a nickname also names: the union (["official", "map"] was refused as twice)
+    ["official", "map"],
+    ["map", "official", "set_P", "set", "ndcg_cut_10", "ndcg_cut"],
     # pytrec_eval's own tests/pytrec_eval_tests.py, test_measure_params (bare "P" left
     # out: alone it is irframe's set precision, tested in test_bare_p_warns_with_both_conventions)
     ["ndcg_cut", "ndcg_cut.1,4", "ndcg_cut_20,4", "ndcg_cut_15", "recall.1000"],
@@ -1035,3 +1041,24 @@ def test_qrels_first_as_ranx_and_ir_measures_take_them_is_caught():
     assert irf.summarize(irf.evaluate(run, qrels, "nDCG@10"))["nDCG@10"].item() == pytest.approx(
         im.calc_aggregate([im.nDCG @ 10], qrels, run)[im.nDCG @ 10], abs=1e-12
     )
+
+
+def test_pytrec_evals_supported_measures_list_evaluates_as_there():
+    """pytrec_eval's README idiom, every measure it supports: irframe gives its labels and
+    values, num_q included (1 a topic); runid and relstring, which pytrec_eval fills with
+    0.0, are left out with a warning. Bare "P" is irframe's set precision (its own test)."""
+    pytrec_eval = reference_module("pytrec_eval")
+    request = sorted(set(pytrec_eval.supported_measures) - {"P"})
+    ref = pytrec_eval.RelevanceEvaluator(_PT_QRELS, set(request)).evaluate(_PT_RUN)
+    with pytest.warns(
+        ConventionWarning, match="relstring and runid left out: they are not numbers"
+    ):
+        cube = irf.evaluate(_PT_RUN, _PT_QRELS, request)
+    labels = [str(m) for m in cube.measure.values]
+    assert set(labels) == set(ref["q1"]) - {"runid", "relstring"}
+    for t in ("q1", "q2"):
+        for m in labels:
+            got = float(cube.sel(topic=t, measure=m).squeeze())
+            assert got == pytest.approx(ref[t][m], abs=1e-12), (t, m)
+    with pytest.raises(MeasureParamError, match="'runid' has no value"):
+        irf.evaluate(_PT_RUN, _PT_QRELS, "runid")  # alone: nothing to evaluate

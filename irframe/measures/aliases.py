@@ -117,6 +117,10 @@ def _bare_p(m: re.Match) -> str:
 
 register_alias_pattern(r"P", _bare_p)
 
+# trec_eval's and pytrec_eval's num_q, named on its own: 1 per evaluated topic (pytrec_eval's
+# per-topic value; summed over topics it is trec_eval's "all" line), irframe's NumQ
+register_alias_pattern(r"num_q", lambda m: "NumQ")
+
 _RANX = {  # ranx name -> irframe measure (k filled in)
     "hits": "Hits",
     "hit_rate": "Success",

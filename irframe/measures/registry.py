@@ -746,7 +746,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     irframe.errors.MeasureParamError
         No measures, or two strings giving the same label (trec_eval syntax naming one
         family twice merges instead, as pytrec_eval does: ``["P.5", "P_5", "P.10"]`` is
-        ``P_5, P_10``); otherwise as [`parse_measure`][irframe.measures.parse_measure].
+        ``P_5, P_10``, and a measure a nickname names too is listed once:
+        ``["official", "map"]``); otherwise as [`parse_measure`][irframe.measures.parse_measure].
     irframe.errors.UnknownMeasureError
         As [`parse_measure`][irframe.measures.parse_measure].
     TypeError
@@ -765,15 +766,22 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     from dataclasses import replace
 
     _loaded()
-    out = []
+    out, grouped = [], set()
     # trec_eval syntax naming several values ("P.5,10", "all_trec", "ndcg_cut") is expanded
     # over the whole list at once, by pytrec_eval's rules (expand_list_for_api)
     for label, m in expand_list_for_api(list(measures), _usable_alone):
         out.append(parse_measure(m) if label is None else replace(parse_measure(m), label=label))
+        if label is not None:
+            grouped.add(label)
     if not out:
         raise MeasureParamError("no measures given; pass e.g. ['AP', 'nDCG@10']")
     labels = [m.label for m in out]
-    dup = sorted({x for x in labels if labels.count(x) > 1})
+    dup = sorted({x for x in labels if labels.count(x) > 1} - grouped)
     if dup:
         raise MeasureParamError(f"measure(s) {dup} requested twice")
-    return out
+    # a measure a nickname also names (["official", "map"]): the union, each once at its
+    # first place, as trec_eval's -m official -m map and pytrec_eval
+    first: dict[str, Measure] = {}
+    for m in out:
+        first.setdefault(m.label, m)
+    return list(first.values())

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
-from ..errors import MeasureParamError
+from ..errors import ConventionWarning, MeasureParamError, warn
 
 __all__ = [
     "FAMILIES",
@@ -485,8 +485,8 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     name, p = split_request(text)
     if name not in NICKNAMES and name not in _BY_NAME:
         return None
-    if p is None and name not in NICKNAMES and registered(name):
-        return None
+    if p is None and name not in NICKNAMES and (registered(name) or name == "num_q"):
+        return None  # num_q alone: irframe's NumQ (measures.aliases)
     if p is not None and not p:
         return None
     try:
@@ -500,13 +500,15 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     ]
     if not out:
         raise MeasureParamError(
-            f"{text!r} has no value irframe can put in a cube: runid, num_q and relstring are printed by "
+            f"{text!r} has no value irframe can put in a cube: runid and relstring are printed by "
             "`irframe eval` (relstring per topic: irframe.measures.trec.relstrings), the prefs_* and *_avgjg "
             "measures need preference or judgment-group files (irframe eval -R prefs / -R qrels_jg)"
         )
     return out
 
 
+#: trec_eval measures that print text, not a number (pytrec_eval gives 0.0 for them)
+_NO_NUMBER = ("runid", "relstring")
 _UNDERSCORE = re.compile(r"^([A-Za-z0-9]+(?:_[A-Za-z]+)*)_([0-9.]+(?:,[0-9.]+)*)$")
 
 
@@ -572,6 +574,15 @@ def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[
     """
     items = [_peer_measure(m) for m in items]
     items = [_underscore_list(m) if isinstance(m, str) else m for m in items]
+    blank = [m for m in items if isinstance(m, str) and m in _NO_NUMBER]
+    if blank and len(blank) < len(items):  # pytrec_eval.supported_measures lists them
+        warn(
+            f"{' and '.join(dict.fromkeys(blank))} left out: they are not numbers (pytrec_eval "
+            "gives 0.0 for them; `irframe eval` prints them, and "
+            "irframe.measures.trec.relstrings gives the relstring of each topic)",
+            ConventionWarning,
+        )
+        items = [m for m in items if not (isinstance(m, str) and m in _NO_NUMBER)]
     trec = [i for i, m in enumerate(items) if isinstance(m, str) and expand_for_api(m, registered)]
     # pytrec_eval's "P_5" joins the other requests naming P ("P_10", "P.20", "official")
     singles = {

@@ -277,16 +277,20 @@ def _column_advice(df: pd.DataFrame, columns: Mapping[str, str] | None, kind: st
     used = {c for c in n.values() if c is not None} | set((columns or {}).values())
     free = [c for c in df.columns if c not in used and isinstance(c, str)]
     wanted = ("topic", "doc", "score") if kind == "run" else ("topic", "doc", "rel")
+    added = df.attrs.get(ADDED_SYSTEM) if kind == "run" else None
+    if kind == "run" and (n.get("system") is None or n.get("system") == added):
+        wanted = ("system", *wanted)  # a frame given one system name: its own may be elsewhere
     guess: dict[str, str] = {}
     for role in wanted:
-        if n.get(role) is not None or (columns and role in columns):
+        if (n.get(role) is not None and n.get(role) != added) or (
+            columns and role in columns and columns[role] != added
+        ):
             continue
         cands = [c for c in free if any(h in c.lower() for h in _HINTS[role])]
         if len(cands) == 1 and cands[0] not in guess.values():
             guess[role] = cands[0]
     where = "df.ir(columns=...) on the accessor" if kind == "run" else "df.ir(qrels_columns=...)"
     if guess:
-        added = df.attrs.get(ADDED_SYSTEM) if kind == "run" else None
         mine = {r: c for r, c in (columns or {}).items() if not (r == "system" and c == added)}
         return (
             f"Pass {keyword}={ {**mine, **guess}!r} if those columns hold them ({where}), "
@@ -688,6 +692,8 @@ def run_frame(
     df = as_frame(obj, "run", what)
     n = resolve_roles(df, columns, "run", what)
     if n["system"] is None and not (columns and "system" in columns):
+        if system is None and not missing_run_columns(df, columns, need_system=False):
+            _check_no_system_column(df, n, what)  # (else the missing columns' error, first)
         name = DEFAULT_SYSTEM if system is None else system
         if not isinstance(name, str) or not name:
             raise OptionError(
@@ -706,6 +712,50 @@ def run_frame(
             f"but {what} has one ({n['system']!r}); drop system= or the column"
         )
     return df, run_columns(df, columns, what)
+
+
+#: column names that name systems in other tools' frames (case ignored), where a run frame
+#: has no recognised system column: one holding several values is not silently merged
+_SYSTEM_LIKE = frozenset(
+    {
+        "system",
+        "systems",
+        "sys",
+        "run",
+        "runs",
+        "run_id",
+        "runid",
+        "run_name",
+        "run_tag",
+        "runtag",
+        "tag",
+        "system_id",
+        "system_name",
+        "model",
+        "method",
+        "retriever",
+        "ranker",
+    }
+)
+
+
+def _check_no_system_column(df: pd.DataFrame, n: Mapping[str, Any], what: str) -> None:
+    """A frame without a system column is one run; refuse it when a column of another
+    name holds several system-like values (``System``, ``run_id``, ``tag``): evaluated as one
+    run, those systems' rankings would merge silently."""
+    used = {c for c in n.values() if c is not None}
+    for c in df.columns:
+        if c in used or not isinstance(c, str) or c.lower() not in _SYSTEM_LIKE:
+            continue
+        values = pd.unique(df[c].dropna()) if len(df) else []
+        if len(values) > 1:
+            shown_values = ", ".join(repr(str(v)[:30]) for v in list(values)[:3])
+            raise ColumnError(
+                f"{what} has no system column, but column {c!r} holds {len(values)} values "
+                f"({shown_values}{', ...' if len(values) > 3 else ''}): evaluated as one run, "
+                f"their rankings would merge. Pass columns={{'system': {c!r}}} if it names the "
+                "systems, or system='my_run' if the frame is one run."
+            )
 
 
 def qrels_frame(

@@ -619,3 +619,39 @@ def test_run_without_a_score_column_follows_the_advice(systems, order):
     got = irf.evaluate(shuffled, qrels, "AP", order=order).sel(measure="AP")
     for (s, t), want in _ap_by_rank(run, qrels).items():
         assert got.sel(system=s, topic=t).item() == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["SYSTEM", "System", "run_id", "tag", "model"])
+def test_a_system_column_under_another_name_is_not_merged(name):
+    """A frame whose systems sit in a column irframe does not recognise: the systems were
+    merged into one ranking named 'run' without a word. Now refused, and both fixes the
+    message offers work: naming the column (each system's own AP, brute force), or
+    declaring the frame one run."""
+    qrels = pd.DataFrame({"topic": "1", "doc": list("abc"), "rel": [1, 0, 1]})
+    runs = pd.DataFrame(
+        {
+            name: ["s1"] * 3 + ["s2"] * 3,
+            "topic": "1",
+            "doc": list("abxcyz"),
+            "score": [3.0, 2, 1] * 2,
+        }
+    )
+    if name == "SYSTEM":  # every column in capitals: the advice names all four
+        runs = runs.rename(columns=str.upper)
+    before = runs.copy()
+    with pytest.raises(irf.ColumnError, match=rf"'{name}'") as e:
+        irf.evaluate(runs, qrels, "AP")
+    fix = eval(re.search(r"Pass columns=(\{.*?\}) if", str(e.value)).group(1))
+    assert fix["system"] == name
+    cube = irf.evaluate(runs, qrels, "AP", columns=fix).sel(measure="AP")
+    # s1 ranks a (rel), b, x: AP = (1/1)/2; s2 ranks c (rel), y, z: AP = (1/1)/2
+    assert cube.sel(system="s1").item() == 0.5 and cube.sel(system="s2").item() == 0.5
+    if name != "SYSTEM":
+        assert "or system='my_run' if the frame is one run" in str(e.value)
+        one = irf.evaluate(runs, qrels, "AP", system="my_run").sel(measure="AP")
+        assert one.system.values.tolist() == ["my_run"]  # a, c tie at 3.0 first: AP 1
+        assert one.item() == 1.0
+    pd.testing.assert_frame_equal(runs, before)
+    one_value = runs.assign(**{runs.columns[0]: "s1"})  # one value: one run, as before
+    if name != "SYSTEM":
+        assert irf.evaluate(one_value, qrels, "AP").system.values.tolist() == ["run"]

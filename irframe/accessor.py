@@ -27,6 +27,7 @@ from .options import CWL, EVALUATE, TIE_ORDER, Options, make_options, takes_opti
 from .qrelsets import is_qrels_sets
 from .schema import (
     canonical,
+    check_duplicates,
     check_id_column,
     checked_qrels,
     missing_run_columns,
@@ -71,6 +72,7 @@ def join(
     *,
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
+    duplicates: str = "error",
 ) -> pd.DataFrame:
     """Attach qrels to a run frame: a new frame with a ``rel`` column (NaN = unjudged).
 
@@ -93,6 +95,10 @@ def join(
         Judgments; not modified.
     columns, qrels_columns : mapping, optional
         Role → column name maps for names that are not recognised.
+    duplicates : {"error", "first"}, default "error"
+        A (topic, doc) judged twice (without subtopics) is an error, as in
+        [irframe.evaluate][]; ``"first"`` keeps the first judgment, in ``rel`` and in the
+        qrels the frame remembers.
 
     Returns
     -------
@@ -140,6 +146,13 @@ def join(
     for col in (n["topic"], n["doc"]):
         check_id_column(runs, col, "run frame")
     key_cols = [qc.topic, qc.doc]
+    if qc.subtopic is None:  # (with subtopics a doc's grade is its max over them)
+        key = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False).ngroup()
+        keep = check_duplicates(
+            q, key.to_numpy(np.int64), key_cols, "qrels frame", duplicates, qc.rel
+        )
+        if keep is not None:
+            q = q[keep]
     grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[
         qc.rel
     ].max()
@@ -245,7 +258,7 @@ class IrAccessor:
         return opts.replace(**{k: v for k, v in roles.items() if getattr(opts, k) is None})
 
     # ------------------------------------------------------------------ API
-    def join(self, qrels: pd.DataFrame) -> pd.DataFrame:
+    def join(self, qrels: pd.DataFrame, duplicates: str = "error") -> pd.DataFrame:
         """Attach ``qrels``: a new frame with a ``rel`` column that remembers the qrels.
 
         Parameters
@@ -253,6 +266,8 @@ class IrAccessor:
         qrels : pandas.DataFrame, dict or iterable of namedtuples
             Judgments in any shape [`irframe.schema.qrels_frame`][irframe.schema.qrels_frame]
             accepts.
+        duplicates : {"error", "first"}, default "error"
+            A (topic, doc) judged twice: an error, or the first judgment kept.
 
         Returns
         -------
@@ -277,7 +292,13 @@ class IrAccessor:
         >>> float(j.ir.metric("P@10").mean().round(4))
         0.3
         """
-        return join(self._obj, qrels, columns=self._columns, qrels_columns=self._qrels_columns)
+        return join(
+            self._obj,
+            qrels,
+            columns=self._columns,
+            qrels_columns=self._qrels_columns,
+            duplicates=duplicates,
+        )
 
     @takes_options(*EVALUATE, order=TIE_ORDER)
     def metric(

@@ -790,11 +790,11 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
     if sub is not None:
         q_key = (q_topic * len(sub[1]) + sub[0]) * n_docs + q_doc
         qkeep = check_duplicates(
-            qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates
+            qrels, q_key, [qc.topic, qc.subtopic, qc.doc], "qrels frame", duplicates, qc.rel
         )
     else:
         qkeep = check_duplicates(
-            qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame", duplicates
+            qrels, q_topic * n_docs + q_doc, [qc.topic, qc.doc], "qrels frame", duplicates, qc.rel
         )
     if qkeep is not None:
         q_topic, q_doc, q_rel = q_topic[qkeep], q_doc[qkeep], q_rel[qkeep]

@@ -862,8 +862,14 @@ def _rows(df: pd.DataFrame, mask: np.ndarray, cols: list[str]) -> str:
     idx = np.flatnonzero(mask)
     head = df.iloc[idx[:_SHOW]][cols]
     more = f" (and {len(idx) - _SHOW} more)" if len(idx) > _SHOW else ""
+    # a repeated index label (pd.concat) names two rows alike: their positions tell them apart
+    where = (
+        (lambda i: f"row {shown(df.index[i])}")
+        if df.index.is_unique
+        else (lambda i: f"row {shown(df.index[i])} (position {i})")
+    )
     lines = "; ".join(
-        f"row {shown(df.index[i])}: "
+        f"{where(i)}: "
         + ", ".join(f"{user_column(df, c)}={shown(v)}" for c, v in zip(cols, vals, strict=True))
         for i, vals in zip(idx[:_SHOW], head.itertuples(index=False, name=None), strict=True)
     )
@@ -1060,13 +1066,19 @@ def numeric_column(
 
 
 def check_duplicates(
-    df: pd.DataFrame, key_codes: np.ndarray, cols: list[str], what: str, duplicates: str
+    df: pd.DataFrame,
+    key_codes: np.ndarray,
+    cols: list[str],
+    what: str,
+    duplicates: str,
+    grade: str | None = None,
 ) -> np.ndarray | None:
     """Check a 1-d int64 key for duplicates.
 
     Returns ``None`` when there are none, otherwise (``duplicates="first"``) a boolean
     mask of the rows to keep.  With ``duplicates="error"`` raises [`DuplicateError`][irframe.errors.DuplicateError]
-    naming the rows.
+    naming the rows (with their ``grade``, the qrels' grade column, which is never taken
+    for a column telling them apart: two grades for one judgment are the conflict itself).
     """
     from .errors import choose
 
@@ -1078,7 +1090,8 @@ def check_duplicates(
         return ~dup
     dup_all = pd.Index(key_codes).duplicated(keep=False)
     shown = [user_column(df, c) for c in cols]
-    apart = _telling_apart(df, key_codes, dup_all, cols) if what.startswith("qrels") else []
+    own = [*cols, grade] if grade else cols
+    apart = _telling_apart(df, key_codes, dup_all, own) if what.startswith("qrels") else []
     if apart:
         # not copies: another column tells the rows apart, so keeping the first would drop
         # judgments.  ir_measures keeps diversity subtopics in the 'iteration' column.
@@ -1090,9 +1103,11 @@ def check_duplicates(
             f"'iteration'), pass qrels_columns={{'subtopic': {col!r}}}; otherwise make the "
             f"rows unique yourself (duplicates='first' would drop these judgments)."
         )
+    differ = bool(grade) and _telling_apart(df, key_codes, dup_all, cols) == [grade]
     raise DuplicateError(
-        f"{what} has {int(dup.sum())} duplicate ({', '.join(shown)}) row(s): {_rows(df, dup_all, cols)}. "
-        "trec_eval treats this as fatal; remove them or pass duplicates='first' to keep the first."
+        f"{what} has {int(dup.sum())} duplicate ({', '.join(shown)}) row(s): {_rows(df, dup_all, own)}. "
+        + ("Their grades differ: keep one judgment per (topic, doc). " if differ else "")
+        + "trec_eval treats this as fatal; remove them or pass duplicates='first' to keep the first."
     )
 
 

@@ -655,3 +655,34 @@ def test_a_system_column_under_another_name_is_not_merged(name):
     one_value = runs.assign(**{runs.columns[0]: "s1"})  # one value: one run, as before
     if name != "SYSTEM":
         assert irf.evaluate(one_value, qrels, "AP").system.values.tolist() == ["run"]
+
+
+@pytest.mark.parametrize("grades", [[1, 0], [0, 1]])
+def test_join_refuses_a_judgment_given_twice_as_metric_does(grades):
+    """join took the max of two grades for one (topic, doc) without a word, where metric
+    refuses them; now both raise the same DuplicateError (it names the grades and does not
+    take the grade column for a subtopic column), and duplicates='first' keeps the first
+    row's grade in both (AP by hand: a then b, one or two relevant)."""
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"topic": "1", "doc": ["a", "a", "b"], "rel": [*grades, 1]})
+    for call in (
+        lambda **kw: runs.ir.join(qrels, **kw),
+        lambda **kw: irf.evaluate(runs, qrels, "AP", **kw),
+    ):
+        with pytest.raises(irf.DuplicateError, match="Their grades differ") as e:
+            call()
+        assert "rel=1" in str(e.value) and "rel=0" in str(e.value)
+        assert "subtopic" not in str(e.value)
+    want = 1.0 if grades[0] == 1 else 0.5  # a relevant: 1/1, 2/2; else only b at rank 2: 1/2
+    joined = runs.ir.join(qrels, duplicates="first")
+    assert joined.rel.tolist() == [float(grades[0]), 1.0]
+    assert joined.ir.metric("AP").item() == want
+    assert irf.evaluate(runs, qrels, "AP", duplicates="first").item() == want
+
+
+def test_rows_with_one_index_label_are_told_apart_by_position():
+    qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b"], "rel": [1, 1]})
+    twice = pd.concat([qrels.iloc[:1], qrels])  # index 0, 0, 1
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a"], "score": [1.0]})
+    with pytest.raises(irf.DuplicateError, match=r"row 0 \(position 0\): .*; row 0 \(position 1\)"):
+        irf.evaluate(runs, twice, "AP")

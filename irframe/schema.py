@@ -276,7 +276,9 @@ def _column_advice(df: pd.DataFrame, columns: Mapping[str, str] | None, kind: st
     n = resolve_roles(df, columns, kind, fallback=False)
     used = {c for c in n.values() if c is not None} | set((columns or {}).values())
     free = [c for c in df.columns if c not in used and isinstance(c, str)]
-    wanted = ("topic", "doc", "score") if kind == "run" else ("topic", "doc", "rel")
+    wanted: tuple[str, ...] = (
+        ("topic", "doc", "score") if kind == "run" else ("topic", "doc", "rel")
+    )
     added = df.attrs.get(ADDED_SYSTEM) if kind == "run" else None
     if kind == "run" and (n.get("system") is None or n.get("system") == added):
         wanted = ("system", *wanted)  # a frame given one system name: its own may be elsewhere

@@ -93,7 +93,10 @@ def _arrow_strings(s: pd.Series):
         import pyarrow as pa
     except ImportError:  # pragma: no cover - arrow-backed dtypes imply pyarrow
         return None
-    return _chunked(pa.array(s.array))  # __arrow_array__: the column's own (chunked) array
+    arr = _chunked(pa.array(s.array))  # __arrow_array__: the column's own (chunked) array
+    if str(arr.type) == "string_view":  # few kernels take views (take, dictionary_encode)
+        arr = arr.cast(pa.large_string())
+    return arr
 
 
 def _chunked(arr):
@@ -538,6 +541,34 @@ def _checked_encode(
     return codes, uniques
 
 
+def _not_utf8(s: pd.Series) -> np.ndarray:
+    """Mask of the str values of an object column that UTF-8 cannot encode (lone surrogates)."""
+
+    def bad(v: Any) -> bool:
+        try:
+            v.encode("utf-8")
+        except (UnicodeEncodeError, AttributeError):
+            return isinstance(v, str)
+        return False
+
+    return np.fromiter((bad(v) for v in s.to_numpy()), bool, len(s))
+
+
+def _surrogate_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputError:
+    """The error for ids holding lone surrogates (text decoded with ``surrogateescape``, or
+    broken UTF-16): no file can hold them and no other tool can match them."""
+    from .schema import _rows, user_column
+
+    name = user_column(df, col)
+    return InputError(
+        f"{what}: column {name!r} has {int(mask.sum())} id(s) that are not valid Unicode "
+        f"text (lone surrogates, e.g. from bytes decoded with errors='surrogateescape'): "
+        f"{_rows(df, mask, [col])}. Decode the ids again from their bytes, or spell the "
+        f"surrogates out (each id stays distinct): df[{name!r}] = df[{name!r}].str.encode("
+        "'utf-8', 'backslashreplace').str.decode('utf-8')."
+    )
+
+
 def encode(
     columns: list[tuple[pd.DataFrame, str, str]], runs: bool = False, topic: Topics = None
 ) -> tuple[list[np.ndarray], np.ndarray]:
@@ -561,7 +592,13 @@ def encode(
     if any(not isinstance(u, np.ndarray) for _, u in parts):
         if not by_value:  # objects encoded by identity: their uniques may repeat a value
             parts = [_distinct(c, u) if isinstance(u, np.ndarray) else (c, u) for c, u in parts]
-        return _arrow_merge(parts)
+        try:
+            return _arrow_merge(parts)
+        except UnicodeEncodeError:  # Python str ids that are not UTF-8 (only they can fail)
+            for df, col, what in columns:
+                if df[col].dtype == object and (mask := _not_utf8(df[col])).any():
+                    raise _surrogate_error(df, col, what, mask) from None
+            raise  # pragma: no cover - the scan finds every id pyarrow could not encode
     all_uniques = np.concatenate([_as_str(u) for _, u in parts])
     merged, uniques = pd.factorize(all_uniques)
     merged = merged.astype(code_dtype(len(uniques)))

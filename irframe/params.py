@@ -222,10 +222,13 @@ class Param:
         # numbers
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise fail()
+        x: Any
         if isinstance(value, numbers.Integral):
-            if abs(int(value)) > MAX_INT:
-                raise fail()
-            x: Any = int(value)
+            x = int(value)
+            if abs(x) > MAX_INT:  # a float parameter takes a large int as the float it is
+                if self.kind != "float" or abs(x) >= 2**1024:
+                    raise fail()
+                x = float(x)
         else:
             x = float(value)
             if not math.isfinite(x):

@@ -243,12 +243,23 @@ def resolve_roles(
                 f"{keyword}={{{role!r}: {cands[0]!r}}}"
             )
         out[role] = cands[0] if cands else None
+    twice = [c for c in dict.fromkeys(out.values()) if c is not None and _count(df, c) > 1]
+    if twice:
+        raise ColumnError(
+            f"{what} has {len(twice)} column name(s) twice: {', '.join(map(repr, twice))}; "
+            "keep one of each, e.g. df = df.loc[:, ~df.columns.duplicated()] (the first)."
+        )
     if fallback:
         out = {
             role: name if name is not None else columns.get(role, role)
             for role, name in out.items()
         }
     return out
+
+
+def _count(df: pd.DataFrame, col: Any) -> int:
+    """How many columns of ``df`` are named ``col``."""
+    return 1 if df.columns.is_unique else int((df.columns == col).sum())
 
 
 def _wanted(role: str, columns: Mapping[str, str] | None, kind: str) -> str:
@@ -1040,6 +1051,18 @@ def numeric_column(
     s, name = df[col], user_column(df, col)
     if pd.api.types.is_bool_dtype(s.dtype):
         raise InputError(f"{what}: column {name!r} is boolean; expected numbers")
+    kind = getattr(s.dtype, "kind", "O")
+    if kind in "cmM":  # complex, timedelta, datetime: no number is meant for sure
+        col = f"df[{name!r}]"
+        fix = {
+            "c": f"{col}.to_numpy().real for the real part",
+            "m": f"{col}.dt.total_seconds()",
+            "M": f"({col} - {col}.min()).dt.total_seconds() for seconds since the first",
+        }[kind]
+        raise InputError(
+            f"{what}: column {name!r} has dtype {s.dtype}; expected real numbers (int or "
+            f"float). Convert it to the numbers you mean, e.g. {col} = {fix}."
+        )
     if pd.api.types.is_numeric_dtype(s.dtype):
         values = s.to_numpy(dtype=np.float64, na_value=np.nan)
     else:

@@ -157,6 +157,14 @@ def test_param_spec_rules():
     for bad in (0, 1.0001, False, math.nan, -math.inf, "0.5", None):
         with pytest.raises(OptionError, match=r"^x must be a number in \(0, 1\]"):
             f.check("x", bad)
+    # a float parameter takes a large int as the float it is (rel_level=10**18 was refused
+    # as "not a finite number"); an int beyond the floats is not finite
+    level = Param("float", 1)
+    assert level.check("rel_level", 10**18) == 1e18 and level.check("rel_level", -(2**60)) == -(
+        2.0**60
+    )
+    with pytest.raises(OptionError, match=r"^rel_level must be a finite number"):
+        level.check("rel_level", 10**400)
 
 
 # ----------------------------------------------------------------- ids
@@ -686,3 +694,80 @@ def test_rows_with_one_index_label_are_told_apart_by_position():
     runs = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a"], "score": [1.0]})
     with pytest.raises(irf.DuplicateError, match=r"row 0 \(position 0\): .*; row 0 \(position 1\)"):
         irf.evaluate(runs, twice, "AP")
+
+
+def _timestamps(n: int) -> pd.Series:
+    return pd.Series(pd.date_range("2020-01-01", periods=n, freq="D")[::-1])
+
+
+@pytest.mark.parametrize(
+    "kind, make",
+    [
+        ("complex", lambda s: s.astype(complex)),
+        ("timedelta", lambda s: pd.to_timedelta(s, unit="s")),
+        ("datetime", lambda s: _timestamps(len(s)).set_axis(s.index)),
+        ("datetime UTC", lambda s: _timestamps(len(s)).dt.tz_localize("UTC").set_axis(s.index)),
+    ],
+)
+def test_scores_that_are_not_real_numbers_are_refused_and_the_fix_works(kind, make):
+    """Complex, timedelta and datetime scores were evaluated as numbers (the real part,
+    nanoseconds) without a word. Refused now; the conversion the message gives, run as
+    written, ranks as the original scores (descending scores, descending times)."""
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abcd"), "score": [4.0, 3, 2, 1]})
+    qrels = pd.DataFrame({"topic": "1", "doc": ["b", "d"], "rel": [1, 1]})
+    df = runs.assign(score=make(runs.score))
+    with pytest.raises(
+        irf.InputError, match=r"column 'score' has dtype .*; expected real numbers"
+    ) as e:
+        irf.evaluate(df, qrels, "AP")
+    fix = re.search(r"e\.g\. (df\['score'\] = .*?)(?: for .*)?\.$", str(e.value)).group(1)
+    exec(fix, {}, {"df": df})
+    assert irf.evaluate(df, qrels, "AP").item() == pytest.approx((1 / 2 + 2 / 4) / 2)
+
+
+def test_string_view_ids_are_read_as_strings():
+    pa = pytest.importorskip("pyarrow")
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abc"), "score": [3.0, 2, 1]})
+    qrels = pd.DataFrame({"topic": "1", "doc": list("ac"), "rel": [1, 1]})
+    view = pd.ArrowDtype(pa.string_view())
+    got = irf.evaluate(runs.astype({"doc": view, "topic": view}), qrels.astype({"doc": view}), "AP")
+    assert got.item() == pytest.approx((1 + 2 / 3) / 2)
+
+
+@pytest.mark.parametrize("frame, col", [("run", "score"), ("run", "doc"), ("qrels", "rel")])
+def test_a_column_name_given_twice_is_a_column_error_whose_fix_works(frame, col):
+    """A frame with a column name twice (pd.concat along columns) crashed with pandas'
+    AttributeError in evaluate, join and the writers; now a ColumnError whose code works."""
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abc"), "score": [3.0, 2, 1]})
+    qrels = pd.DataFrame({"topic": "1", "doc": list("ac"), "rel": [1, 1]})
+    frames = {"run": runs, "qrels": qrels}
+    frames[frame] = pd.concat([frames[frame], frames[frame][[col]]], axis=1)
+    calls = [lambda r, q: irf.evaluate(r, q, "AP"), lambda r, q: r.ir.join(q)]
+    for call in calls:
+        with pytest.raises(irf.ColumnError, match=rf"column name\(s\) twice: '{col}'") as e:
+            call(frames["run"], frames["qrels"])
+    code = re.search(r"e\.g\. (df = .*?) \(the first\)", str(e.value)).group(1)
+    scope = {"df": frames[frame]}
+    exec(code, {}, scope)
+    frames[frame] = scope["df"]
+    assert irf.evaluate(frames["run"], frames["qrels"], "AP").item() == pytest.approx(
+        (1 + 2 / 3) / 2
+    )
+
+
+@pytest.mark.parametrize("bad", ["x\udcff", "\ud800"])
+def test_ids_with_lone_surrogates_are_named_and_the_fix_works(bad):
+    """Ids that are not valid Unicode (lone surrogates) crashed in pyarrow with a
+    UnicodeEncodeError naming no row; now an InputError naming it, whose code works."""
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": list("abc"), "score": [3.0, 2, 1]})
+    runs["doc"] = pd.Series(["a", bad, "c"], dtype=object)
+    qrels = pd.DataFrame({"topic": "1", "doc": list("ac"), "rel": [1, 1]})
+    with pytest.raises(
+        irf.InputError, match=r"1 id\(s\) that are not valid Unicode text.*row 1"
+    ) as e:
+        irf.evaluate(runs, qrels, "AP")
+    code = re.search(r"\): (df\['doc'\] = .*)\.$", str(e.value)).group(1)
+    scope = {"df": runs.copy()}
+    exec(code, {}, scope)
+    assert scope["df"].doc.iloc[1] == bad.encode("utf-8", "backslashreplace").decode()
+    assert irf.evaluate(scope["df"], qrels, "AP").item() == pytest.approx((1 + 2 / 3) / 2)

@@ -168,7 +168,7 @@ def check_roles(
     )
 
 
-#: ``attrs`` key of a run frame copy to which :func:`run_frame` added the one-system column
+#: ``attrs`` key of a run frame copy to which `run_frame` added the one-system column
 ADDED_SYSTEM = "irframe_added_system"
 #: ``attrs`` key of a frame made from the caller's ``{topic: {doc: value}}`` dict (`as_frame`)
 FROM_DICT = "irframe_from_dict"

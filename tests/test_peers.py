@@ -738,6 +738,14 @@ def test_trectools_objects_and_orders_give_trectools_values(tmp_path, seed):
         ref = _per_topic(ref)
         got = ndcg.sel(measure=m).squeeze(drop=True).to_series()[ref.index]
         np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12, err_msg=m)
+    # get_bpref(depth=k) keeps the top k *judged* documents: filter the joined frame to the
+    # judged rows (the recall base stays the qrels'), then depth=k
+    j = irf.read_run(run_path).ir.join(irf.read_qrels(qrels_path))
+    for k in (5, 10):
+        bpref = j[j.rel.notna()].ir.metric("bpref", depth=k, order="trec_eval10")
+        ref = _per_topic(te.get_bpref(depth=k, per_query=True))
+        got = bpref.squeeze(drop=True).to_series()[ref.index]
+        np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)
     # the default order (trec_eval's) differs from get_ndcg's on these ties
     default = irf.evaluate(run, qrels, ["nDCG@10"]).squeeze(drop=True).to_series()
     ref = _per_topic(te.get_ndcg(depth=10, per_query=True))

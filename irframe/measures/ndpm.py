@@ -98,7 +98,7 @@ __all__ = [
     "weak_order_counts",
 ]
 
-#: fields of the count dictionaries returned by :func:`count_pairs`
+#: fields of the count dictionaries returned by `count_pairs`
 COUNT_FIELDS = ("n", "C", "C_plus", "C_minus", "C_u", "C_s")
 
 _LEVEL_LOOP_MAX = 32  # distinct grades up to which per-level cumulative sums are used

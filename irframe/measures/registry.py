@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 Aggregate = Literal["mean", "gmean", "sum"]
-#: How the bounds of ``evaluate(bounds=True)`` (:mod:`irframe.measures.unjudged`) apply.
+#: How the bounds of ``evaluate(bounds=True)`` ([irframe.measures.unjudged][]) apply.
 Bounds = Literal["exact", "exact_uncut", "approximate", "label_free", "none"]
 BOUNDS_KINDS = ("exact", "exact_uncut", "approximate", "label_free", "none")
 #: The tools whose spelling of a measure a definition may record (``spellings=``).

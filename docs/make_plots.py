@@ -35,27 +35,27 @@ def main() -> None:
     # --8<-- [start:topic_differences]
     ax = plot.topic_differences(cube, best, base, measure="AP")
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "topic_differences.png", dpi=90)
     # --8<-- [end:topic_differences]
+    ax.figure.savefig(OUT / "topic_differences.png", dpi=90)
 
     # --8<-- [start:system_means]
     ax = plot.system_means(cube, measure="AP")
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "system_means.png", dpi=90)
     # --8<-- [end:system_means]
+    ax.figure.savefig(OUT / "system_means.png", dpi=90)
 
     # --8<-- [start:significance_matrix]
     res = stats.compare(cube.sel(measure="nDCG@10"), test="randomization", correction="holm", rng=0)
     ax = plot.significance_matrix(res, annotate=True)
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "significance_matrix.png", dpi=90)
     # --8<-- [end:significance_matrix]
+    ax.figure.savefig(OUT / "significance_matrix.png", dpi=90)
 
     # --8<-- [start:correlation_heatmap]
     ax = plot.correlation_heatmap(meta.correlation_matrix(cube, method="tau_ap"), vmin=0)
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "correlation_heatmap.png", dpi=90)
     # --8<-- [end:correlation_heatmap]
+    ax.figure.savefig(OUT / "correlation_heatmap.png", dpi=90)
 
     # --8<-- [start:grid_heatmap]
     # a C x A grid of Metric Unanimity: here a stand-in grid made of the measures above
@@ -74,8 +74,8 @@ def main() -> None:
     )  # show how an undefined ("X") cell looks
     ax = plot.grid_heatmap(mu, title="Metric Unanimity over a C \u00d7 A grid")
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "grid_heatmap.png", dpi=90)
     # --8<-- [end:grid_heatmap]
+    ax.figure.savefig(OUT / "grid_heatmap.png", dpi=90)
 
     # --8<-- [start:orientation_curves]
     from irframe.lexi import orientation
@@ -91,8 +91,8 @@ def main() -> None:
         columns=["measure", "m", "orientation", "value"],
     )
     axes = plot.orientation_curves(curves, logy=True)
-    axes[0].figure.savefig(OUT / "orientation_curves.png", dpi=90)
     # --8<-- [end:orientation_curves]
+    axes[0].figure.savefig(OUT / "orientation_curves.png", dpi=90)
     # --8<-- [start:reproduction_effects]
     # a "reproduction": the same runs, their scores perturbed by a little noise
     noise = np.random.default_rng(7).normal(scale=0.5, size=len(runs))
@@ -100,8 +100,8 @@ def main() -> None:
     rep = meta.reproducibility(runs, again, qrels, measures=["AP"], baseline=base)
     ax = plot.reproduction_effects(rep, measure="AP")
     ax.figure.tight_layout()
-    ax.figure.savefig(OUT / "reproduction_effects.png", dpi=90)
     # --8<-- [end:reproduction_effects]
+    ax.figure.savefig(OUT / "reproduction_effects.png", dpi=90)
     plt.close("all")
     print("wrote", sorted(p.name for p in OUT.glob("*.png")))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -32,15 +33,8 @@ def test_docs_pages_doctest(page):
     assert result.failed == 0
 
 
-# The topic pages' snippets assume a run frame and qrels are at hand; this prelude gives
-# them small synthetic ones (the names the pages use).
-PRELUDE = """
-import irframe as irf
-qrels, runs = irf.datasets.synthetic(4, 6, 50, rng=0)
-gain_qrels = qrels.assign(rel=qrels.rel / qrels.rel.max())
-first = str(runs.system.cat.categories[0])
-my_run, pool_runs = runs[runs.system == first], runs[runs.system != first]
-"""
+# The topic pages' snippets run as written: each page's blocks in order, in one namespace
+# (a page's first block makes the frames the later ones use), nothing added.
 PAGES = [
     "cwl.md",
     "io.md",
@@ -68,5 +62,34 @@ def test_docs_page_snippets_run(page, monkeypatch):
         if not b.lstrip().startswith(">>>")
     ]
     assert blocks, page
+    namespace = {"__name__": "__docs__"}
     for code in blocks:
-        exec(compile(PRELUDE + code, f"docs/{page}", "exec"), {"__name__": "__docs__"})
+        exec(compile(code, f"docs/{page}", "exec"), namespace)
+
+
+def test_gallery_page_runs_as_shown(monkeypatch, tmp_path):
+    """The gallery's blocks, with the sections of make_plots.py they include put in (as the
+    site shows them), run in order as written."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    script = (ROOT / "docs" / "make_plots.py").read_text()
+
+    def section(m: re.Match) -> str:
+        name = m.group(1)
+        body = re.search(
+            rf"# --8<-- \[start:{name}\]\n(.*?)\n\s*# --8<-- \[end:{name}\]", script, re.S
+        )
+        assert body, name
+        return textwrap.dedent(body.group(1))
+
+    text = (ROOT / "docs" / "gallery.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    namespace = {"__name__": "__docs__"}
+    for code in blocks:
+        code = re.sub(r'--8<-- "make_plots\.py:(\w+)"', section, code)
+        exec(compile(code, "docs/gallery.md", "exec"), namespace)
+    import matplotlib.pyplot as plt
+
+    assert plt.get_fignums()  # the plots were drawn
+    plt.close("all")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from .errors import CalibrationWarning, choose
+from .errors import CalibrationWarning, OptionError, _fold, choose
 from .options import make_rng
 from .params import ALPHA, DRAWS, check_flag
 
@@ -45,7 +45,19 @@ __all__ = [
 ]
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "bh", None)
+#: the corrections: Holm, Bonferroni, Benjamini-Hochberg, and statsmodels' other
+#: ``multipletests`` methods whose adjusted p-values do not depend on alpha
+CORRECTIONS = (
+    "holm",
+    "bonferroni",
+    "bh",
+    "by",
+    "sidak",
+    "holm-sidak",
+    "simes-hochberg",
+    "hommel",
+    None,
+)
 #: other spellings of the same tests and corrections (scipy's, statsmodels', ranx's names)
 TEST_SYNONYMS = {
     "ttest": "t",
@@ -66,9 +78,37 @@ CORRECTION_SYNONYMS = {
     "holm_bonferroni": "holm",
     "bonferroni_holm": "holm",
     "benjamini_hochberg": "bh",
-    "fdr_bh": "bh",
     "none": None,
+    # statsmodels' multipletests names and aliases (PyTerrier passes its correction there)
+    "h": "holm",
+    "b": "bonferroni",
+    "bonf": "bonferroni",
+    "s": "sidak",
+    "hs": "holm-sidak",
+    "sh": "simes-hochberg",
+    "hochberg": "simes-hochberg",
+    "ho": "hommel",
+    "fdr_bh": "bh",
+    "fdr_i": "bh",
+    "fdr_p": "bh",
+    "fdr_by": "by",
+    "fdr_n": "by",
+    "fdr_c": "by",
+    "fdrcorr": "by",
+    "benjamini_yekutieli": "by",
 }
+#: statsmodels' methods whose adjusted p-values depend on alpha (two-stage, adaptive) or on
+#: a density estimate: irframe corrects p-values once, for any alpha
+_NOT_CORRECTIONS = (
+    "fdr_tsbh",
+    "fdr_2sbh",
+    "fdr_tsbky",
+    "fdr_2sbky",
+    "fdr_twostage",
+    "fdr_gbs",
+    "lfdr",
+    "lfdr_sl",
+)
 _EXACT_MAX_TOPICS = 16
 #: Fewer topics than this and the bootstrap (shift test, percentile CI) is not calibrated:
 #: at alpha = 0.05 its measured Type-I rate is 0.42-0.47 on 2 topics, 0.25-0.30 on 3, 0.16-0.18
@@ -270,12 +310,24 @@ def check_correction(correction):
     >>> check_correction("Holm-Bonferroni"), check_correction("fdr_bh"), check_correction("none")
     ('holm', 'bh', None)
     """
+    if isinstance(correction, str) and _fold(correction) in {_fold(n) for n in _NOT_CORRECTIONS}:
+        raise OptionError(
+            f"correction={correction!r} is a statsmodels procedure whose adjusted p-values "
+            "depend on alpha (two-stage or adaptive FDR) or on a density estimate; irframe "
+            "corrects the p-values once, for every alpha. Use 'bh' or 'by' (FDR), or 'holm'."
+        )
     return choose("correction", correction, CORRECTIONS, CORRECTION_SYNONYMS)
 
 
 def compare_options(
     test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
 ) -> CompareOptions:
+    if isinstance(test, str) and _fold(test) in ("tukey", "tukeyhsd", "hsd"):
+        raise OptionError(
+            f"test={test!r}: Tukey's HSD compares every pair at once, on all systems' scores: "
+            "irframe.stats.tukey_hsd(cube) (two_way=False is scipy's one-way test, which "
+            "ranx's compare(stat_test='tukey') runs)"
+        )
     test = choose("test", test, TESTS, TEST_SYNONYMS)
     correction = check_correction(correction)
     alpha = ALPHA.check("alpha", alpha)

@@ -787,7 +787,7 @@ def preference_table(
     pref : xarray.DataArray
         Preference cube ``(system, other, topic)`` with values in {-1, 0, +1}, as from
         [`lexirecall`][irframe.lexi.lexirecall] or [`lexiprecision`][irframe.lexi.lexiprecision].
-    correction : {"holm", "bonferroni", "bh", None}
+    correction : {"holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "simes-hochberg", "hommel", None}
         Multiple-comparison correction of the p-values.
     alpha : float
         Significance level.

@@ -40,7 +40,16 @@ _TEST_NAMES = {
     "randomization": "paired randomization test",
     "bootstrap": "paired bootstrap test",
 }
-_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+_CORRECTION_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "by": "Benjamini-Yekutieli",
+    "sidak": "Šidák",
+    "holm-sidak": "Holm-Šidák",
+    "simes-hochberg": "Hochberg",
+    "hommel": "Hommel",
+}
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",

@@ -66,7 +66,16 @@ __all__ = [
     "variance_components",
 ]
 
-_SM_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
+_SM_METHOD = {  # irframe's correction -> statsmodels' multipletests method
+    "holm": "holm",
+    "bonferroni": "bonferroni",
+    "bh": "fdr_bh",
+    "by": "fdr_by",
+    "sidak": "sidak",
+    "holm-sidak": "holm-sidak",
+    "simes-hochberg": "simes-hochberg",
+    "hommel": "hommel",
+}
 
 
 # ---------------------------------------------------------------------------
@@ -211,13 +220,21 @@ def _adjust_fallback(p: np.ndarray, method: str) -> np.ndarray:
         return p.copy()
     if method == "bonferroni":
         return np.minimum(p * m, 1.0)
+    if method == "sidak":
+        return -np.expm1(m * np.log1p(-p))  # 1 - (1 - p)^m
     order = np.argsort(p, kind="mergesort")
     ps = p[order]
+    left = m - np.arange(m)  # hypotheses left at each step: m, m-1, ..., 1
     if method == "holm":
-        adj = np.maximum.accumulate((m - np.arange(m)) * ps)
-    elif method == "bh":
-        adj = np.minimum.accumulate((m / np.arange(m, 0, -1)) * ps[::-1])[::-1]
-    else:  # pragma: no cover - guarded by caller
+        adj = np.maximum.accumulate(left * ps)
+    elif method == "holm-sidak":
+        adj = np.maximum.accumulate(-np.expm1(left * np.log1p(-ps)))
+    elif method == "simes-hochberg":
+        adj = np.minimum.accumulate((left * ps)[::-1])[::-1]
+    elif method in ("bh", "by"):
+        c = np.sum(1.0 / np.arange(1, m + 1)) if method == "by" else 1.0
+        adj = np.minimum.accumulate((c * m / np.arange(m, 0, -1)) * ps[::-1])[::-1]
+    else:  # hommel: statsmodels only (adjust_pvalues says so)
         raise ValueError(method)
     out = np.empty(m)
     out[order] = np.minimum(adj, 1.0)
@@ -233,11 +250,14 @@ def adjust_pvalues(
     ----------
     pvalues : array_like
         Raw p-values, any shape.  NaN entries are left out of the family and stay NaN.
-    method : {"holm", "bonferroni", "bh", None}
-        Holm's step-down, Bonferroni, or Benjamini-Hochberg (FDR) step-up; None returns a copy.
+    method : {"holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "simes-hochberg", "hommel", None}
+        Holm's step-down, Bonferroni, Benjamini-Hochberg or Benjamini-Yekutieli (FDR) step-up,
+        Šidák, Holm-Šidák step-down, Hochberg's step-up, Hommel's; None returns a copy.
+        statsmodels' ``multipletests`` names are accepted too (``"fdr_bh"``, ``"hs"``, ...).
     use_statsmodels : bool, optional
         Use `statsmodels.stats.multitest.multipletests` (default when installed) or
-        the built-in implementation (``False``); both give the same numbers.
+        the built-in implementation (``False``; Hommel's needs statsmodels); both give
+        the same numbers.
 
     Returns
     -------
@@ -271,6 +291,11 @@ def adjust_pvalues(
             use_statsmodels = True
         except ImportError:
             use_statsmodels = False
+    if method == "hommel" and not use_statsmodels:
+        raise OptionError(
+            "correction='hommel' is computed by statsmodels: install it "
+            "(pip install 'irframe[stats]'), or choose 'simes-hochberg' or 'holm'"
+        )
     if ok.any():
         if use_statsmodels:
             from statsmodels.stats.multitest import multipletests
@@ -380,8 +405,9 @@ def compare(
         signed-rank (`scipy.stats.wilcoxon`), paired randomization (sign-flip)
         test on the mean difference, or bootstrap (shift) test on the mean difference.
         Ignored with ``replicates=`` (see below).
-    correction : {"holm", "bonferroni", "bh", None}
-        Multiple-comparison correction.  The family is every distinct unordered pair
+    correction : {"holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "simes-hochberg", "hommel", None}
+        Multiple-comparison correction ([`adjust_pvalues`][irframe.stats.adjust_pvalues];
+        statsmodels' ``multipletests`` names are accepted too).  The family is every distinct unordered pair
         present in the result (each pair counted once even though both ``(a, b)`` and
         ``(b, a)`` cells are filled), separately for each measure and each cell of the
         other broadcast dims.
@@ -776,7 +802,8 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     ----------
     pref : xarray.DataArray
         Dims ``(system, other, topic)``, values in {-1, 0, +1}, +1 = system preferred.
-    correction : {"holm", "bonferroni", "bh", None}
+    correction : {"holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "simes-hochberg", "hommel", None}
+        As [`adjust_pvalues`][irframe.stats.adjust_pvalues].
     alpha : float
 
     Returns

@@ -11,6 +11,7 @@ from conftest import reference_module
 from scipy import stats as st
 
 from irframe import stats as irs
+from irframe.errors import OptionError
 
 statsmodels = reference_module("statsmodels")
 from statsmodels.stats.multitest import multipletests  # noqa: E402
@@ -585,3 +586,95 @@ def test_type_one_error_rate(test):
     if test == "bootstrap":
         hi += 0.01 * R
     assert lo <= rejections <= hi, (rejections / R, lo / R, hi / R)
+
+
+# ----------------------------------------------------------------- every correction, brute force
+def _brute_adjust(p: list[float], method: str) -> list[float]:
+    """Adjusted p-values written out from each procedure's definition (loops; Hommel's as
+    the closed testing of Simes' tests, every subset of the hypotheses)."""
+    import itertools
+
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    if method == "sidak":
+        return [1 - (1 - x) ** m for x in p]
+    if method in ("holm-sidak", "holm"):
+        running = 0.0
+        for step, i in enumerate(order):
+            left = m - step
+            v = 1 - (1 - p[i]) ** left if method == "holm-sidak" else left * p[i]
+            running = max(running, min(v, 1.0))
+            out[i] = running
+        return out
+    if method in ("simes-hochberg", "by"):
+        c = sum(1 / k for k in range(1, m + 1)) if method == "by" else None
+        for step, i in enumerate(order):
+            if method == "simes-hochberg":
+                cands = [(m - j) * p[order[j]] for j in range(step, m)]
+            else:
+                cands = [c * m / (j + 1) * p[order[j]] for j in range(step, m)]
+            out[i] = min(1.0, min(cands))
+        return out
+    assert method == "hommel"
+
+    def simes(subset):
+        ps = sorted(p[i] for i in subset)
+        return min(len(ps) * x / (k + 1) for k, x in enumerate(ps))
+
+    for i in range(m):
+        out[i] = max(
+            simes(s) for r in range(1, m + 1) for s in itertools.combinations(range(m), r) if i in s
+        )
+    return out
+
+
+@pytest.mark.parametrize("method", ["by", "sidak", "holm-sidak", "simes-hochberg", "hommel"])
+@pytest.mark.parametrize("seed", range(4))
+def test_statsmodels_corrections_against_their_definitions(method, seed):
+    """The corrections PyTerrier users pass through to statsmodels (its names accepted too):
+    irframe's values against each procedure written out by definition, with statsmodels and
+    (but Hommel's) with the built-in code."""
+    pytest.importorskip("statsmodels")
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.uniform(0, 0.2, size=6) ** 1.5, 6)
+    want = _brute_adjust(list(p), method)
+    np.testing.assert_allclose(irs.adjust_pvalues(p, method), want, rtol=1e-12, atol=1e-15)
+    if method != "hommel":
+        got = irs.adjust_pvalues(p, method, use_statsmodels=False)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "name, ours",
+    [
+        ("hs", "holm-sidak"),
+        ("h", "holm"),
+        ("fdr_by", "by"),
+        ("sh", "simes-hochberg"),
+        ("ho", "hommel"),
+        ("s", "sidak"),
+        ("fdr_bh", "bh"),
+        ("Holm-Sidak", "holm-sidak"),
+    ],
+)
+def test_statsmodels_correction_names_are_the_same_procedure(name, ours):
+    """statsmodels' multipletests names (PyTerrier's correction=) are read as the procedure
+    they name, not as a near spelling (hs was 'Did you mean bh?')."""
+    pytest.importorskip("statsmodels")
+    p = [0.01, 0.02, 0.03, 0.2]
+    np.testing.assert_array_equal(irs.adjust_pvalues(p, name), irs.adjust_pvalues(p, ours))
+
+
+def test_alpha_dependent_procedures_and_tukey_get_a_pointer():
+    p = [0.01, 0.02]
+    for name in ("fdr_tsbh", "fdr_tsbky", "fdr_gbs", "lfdr"):
+        with pytest.raises(OptionError, match="depend on alpha"):
+            irs.adjust_pvalues(p, name)
+    cube = xr.DataArray(
+        np.arange(12, dtype=float).reshape(3, 4, 1) / 12,
+        dims=("system", "topic", "measure"),
+        coords={"system": ["a", "b", "c"], "topic": list("wxyz"), "measure": ["AP"]},
+    )
+    with pytest.raises(OptionError, match=r"irframe.stats.tukey_hsd\(cube\) \(two_way=False"):
+        irs.compare(cube, test="tukey")

@@ -11,6 +11,7 @@ irframe.  `irframe.cli` re-exports these names.
 from __future__ import annotations
 
 import getopt
+import math
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -70,6 +71,33 @@ def _flag(value: bool):
     return lambda _text: value
 
 
+def _whole(letter: str):
+    """trec_eval reads ``-l``, ``-M``, ``-N`` with C's ``atol`` (``-M abc`` is 0, ``-l 1e1``
+    is 1); irframe takes the same value when the text is a number whose integer part is
+    ``atol``'s (``2``, ``-1``, ``2.5`` is 2, as documented) and refuses any other text,
+    which trec_eval would silently read as another number."""
+
+    def convert(text: str) -> int:
+        value = c_atol(text)
+        try:
+            number = float(text) if "_" not in text else None
+        except ValueError:
+            number = None
+        if number is None or not math.isfinite(number) or int(number) != value:
+            raise UsageError(
+                f"irframe: -{letter} takes a number (its integer part is used), got {text!r} "
+                f"(trec_eval would silently read it as {value})\n"
+            )
+        if letter == "M" and value < 1:
+            raise UsageError(
+                f"irframe: -M takes a number >= 1, got {text!r} (trec_eval would evaluate "
+                "every ranking as empty)\n"
+            )
+        return value
+
+    return convert
+
+
 def _debug(text: str) -> tuple[int, str | None]:
     """``-D level[.qid]`` → (level, qid or None)."""
     level, dot, qid = text.partition(".")
@@ -83,12 +111,12 @@ _OPTIONS: dict[str, tuple[str | tuple[str, str], Any]] = {
     "q": ("per_topic", _flag(True)),
     "m": ("measures", None),  # repeatable: appended
     "c": ("complete", _flag(True)),
-    "l": ("rel_level", c_atol),
+    "l": ("rel_level", _whole("l")),
     "n": ("summary", _flag(False)),
     "D": (("debug_level", "debug_query"), _debug),
     "J": ("judged_only", _flag(True)),
-    "N": ("num_docs", c_atol),
-    "M": ("depth", c_atol),
+    "N": ("num_docs", _whole("N")),
+    "M": ("depth", _whole("M")),
     "R": ("rel_format", str),
     "T": ("results_format", str),
     "o": ("old_format", _flag(True)),

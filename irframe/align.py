@@ -47,7 +47,7 @@ from ._ids import (
     sorted_codes,
 )
 from ._order import RowOrder, order_rows, permute
-from .errors import InputError
+from .errors import ConventionWarning, InputError, warn
 from .options import ORDERS, Options, takes_options
 from .schema import check_duplicates, no_overlap_error, numeric_column, qrels_frame, run_frame
 
@@ -830,7 +830,16 @@ def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     for an ``order``; the value is None for input order."""
     if order == "trec_eval":
         assert score is not None  # the score orders need a score column (_ordering_keys)
-        f32 = score.astype(np.float32)  # kept as the aligned row_score
+        with np.errstate(over="ignore"):  # trec_eval 9.0.8's C float: beyond it, +-inf
+            f32 = score.astype(np.float32)  # kept as the aligned row_score
+        if not np.isfinite(f32).all():
+            warn(
+                f"{int((~np.isfinite(f32)).sum())} score(s) lie beyond the range of a C float "
+                "(|score| > 3.4e38): in trec_eval 9.0.8's order (order='trec_eval', which "
+                "compares scores as C floats) they become infinite and tie with each other. "
+                "order='trec_eval10' compares the scores as they are.",
+                ConventionWarning,
+            )
         return f32, f32
     if order == "trec_eval10":
         return score, score

@@ -42,6 +42,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -230,8 +231,14 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
     if o["zscores"] is not None:
         try:
             zscores = read_zscores(o["zscores"])
-        except (TrecEvalError, OSError) as e:
+        except TrecEvalError as e:
             err.write(f"{e}\n")
+            return None
+        except OSError as e:  # trec_eval's words, then the reason
+            err.write(
+                f"trec_eval.get_zscores: Cannot read zscores file '{o['zscores']}'\n"
+                f"irframe: error: {e}\n"
+            )
             return None
     return qrels, zscores
 
@@ -501,9 +508,25 @@ def main(
         err.write(f"irframe: unknown command {command!r}; try 'irframe eval -h'\n")
         return 2
     try:
-        return _eval(rest, out, err)
+        with warnings.catch_warnings():
+            _one_line_warnings(err)
+            return _eval(rest, out, err)
     except BrokenPipeError:  # pragma: no cover - e.g. `irframe eval ... | head`
         return 0
+
+
+def _one_line_warnings(err: TextIO) -> None:
+    """Warnings as one ``irframe: warning:`` line each on ``err`` (Python's form names a
+    source line of the console script).  ConventionWarnings are not shown: they say where
+    the Python API's convention differs from trec_eval's, and the command line is
+    trec_eval's (a run file with several tags is one run, as there)."""
+    from .errors import ConventionWarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        err.write(f"irframe: warning: {message}\n")
+
+    warnings.showwarning = show
+    warnings.simplefilter("ignore", ConventionWarning)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -261,7 +261,8 @@ def _trec_rank(runs: pd.DataFrame, version: str) -> np.ndarray:
     as a C float), then docno descending in ``strcmp`` order; 0-based."""
     score = runs["score"].to_numpy(dtype=np.float64)
     if version != "10.0":
-        score = score.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):  # beyond a C float: +-inf, as in trec_eval 9.0.8
+            score = score.astype(np.float32).astype(np.float64)
     doc = pd.Index(runs["doc"].astype(str).to_numpy())
     doc_code = pd.Index(sorted(doc.unique(), key=_utf8)).get_indexer(doc)
     system = pd.factorize(runs["system"].astype(str).to_numpy())[0]

@@ -8,13 +8,14 @@ from __future__ import annotations
 import gzip
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import irframe as irf
-from irframe.errors import MeasureParamError, OptionError
+from irframe.errors import ConventionWarning, MeasureParamError, OptionError
 from irframe.measures import parse_measure
 from irframe.params import MAX_INT, Param
 
@@ -773,3 +774,17 @@ def test_ids_with_lone_surrogates_are_named_and_the_fix_works(bad):
     exec(code, {}, scope)
     assert scope["df"].doc.iloc[1] == bad.encode("utf-8", "backslashreplace").decode()
     assert irf.evaluate(scope["df"], qrels, "AP").item() == pytest.approx((1 + 2 / 3) / 2)
+
+
+def test_scores_beyond_a_c_float_tie_with_a_warning():
+    """trec_eval 9.0.8 compares scores as C floats: beyond 3.4e38 they are infinite and
+    tie (docno descending decides: b first). numpy's raw 'overflow encountered in cast'
+    was all the user saw; now a ConventionWarning names the switch, which compares the
+    scores as they are (a first)."""
+    qrels = pd.DataFrame({"topic": "1", "doc": ["a", "b"], "rel": [1, 0]})
+    runs = pd.DataFrame({"system": "s", "topic": "1", "doc": ["a", "b"], "score": [1e300, 9e299]})
+    with pytest.warns(ConventionWarning, match=r"2 score\(s\) lie beyond the range of a C float"):
+        assert irf.evaluate(runs, qrels, "RR").item() == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert irf.evaluate(runs, qrels, "RR", order="trec_eval10").item() == 1.0

@@ -775,3 +775,92 @@ def test_order_rank_still_needs_integer_ranks(capsys):
     args = ["eval", "--order", "rank", str(_GEN / "qrels.rank_text"), str(_GEN / "run.rank_text")]
     assert cli.main(args, out=io.StringIO()) == 2
     assert "rank 'abc' is not an integer" in capsys.readouterr().err
+
+
+def test_a_run_file_with_two_tags_prints_no_python_warning(tmp_path):
+    """trec_eval reads a run file with two tags as one run, silently; so does irframe eval
+    (the Python API's ConventionWarning, with a Python keyword as its advice, printed
+    Python's two-line warning with a source line of the console script)."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "two.txt").write_text("1 Q0 a 1 1.5 r\n1 Q0 b 2 1.5 s\n")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "irframe",
+            "eval",
+            "-q",
+            str(tmp_path / "q.txt"),
+            str(tmp_path / "two.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stderr == ""
+    assert "runid                 \tall\ts\n" in proc.stdout  # the last line's tag, as trec_eval
+
+
+def test_warnings_on_the_command_line_are_one_line(capsys):
+    import warnings
+
+    err = io.StringIO()
+    with warnings.catch_warnings():
+        cli._one_line_warnings(err)
+        warnings.warn("something to know", UserWarning, stacklevel=1)
+        from irframe.errors import ConventionWarning
+
+        warnings.warn("the API's convention", ConventionWarning, stacklevel=1)
+    assert err.getvalue() == "irframe: warning: something to know\n"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["-M", "abc"],
+            "-M takes a number (its integer part is used), got 'abc' (trec_eval would silently read it as 0)",
+        ),
+        (
+            ["-M", "5x"],
+            "-M takes a number (its integer part is used), got '5x' (trec_eval would silently read it as 5)",
+        ),
+        (
+            ["-l", "1e1"],
+            "-l takes a number (its integer part is used), got '1e1' (trec_eval would silently read it as 1)",
+        ),
+        (["-N", "abc"], "-N takes a number"),
+        (["-M", "0"], "-M takes a number >= 1, got '0'"),
+    ],
+)
+def test_numeric_options_trec_eval_would_misread_are_refused(tmp_path, args, message):
+    """trec_eval reads -l, -M, -N with C's atol: text that is not a number, or whose number
+    atol reads as another, is read silently as something else. irframe refuses it; numbers
+    keep trec_eval's reading (-l 2.5 is 2, -l -1 is -1)."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 2\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    files = [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+    err = io.StringIO()
+    assert cli.main(["eval", *args, "-m", "map", *files], out=io.StringIO(), err=err) == 1
+    assert message in err.getvalue()
+    out = io.StringIO()
+    assert cli.main(["eval", "-l", "2.5", "-m", "map", *files], out=out) == 0
+    assert out.getvalue() == "map                   \tall\t0.5000\n"  # -l 2: only b, at rank 2
+
+
+def test_an_unreadable_zscores_file_is_named(tmp_path):
+    """-Z with a missing file: trec_eval's message naming the file, then the reason (it was
+    Python's bare '[Errno 2] ...' alone)."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 1.5 r\n")
+    missing = str(tmp_path / "nope.txt")
+    err = io.StringIO()
+    rc = cli.main(
+        ["eval", "-Z", missing, str(tmp_path / "q.txt"), str(tmp_path / "r.txt")],
+        out=io.StringIO(),
+        err=err,
+    )
+    assert rc == 2
+    first, second = err.getvalue().splitlines()
+    assert first == f"trec_eval.get_zscores: Cannot read zscores file '{missing}'"
+    assert second.startswith("irframe: error: ") and "No such file" in second

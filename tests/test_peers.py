@@ -236,6 +236,43 @@ def test_pytrec_eval_underscore_lists():
             assert float(ours.sel(system="run", topic=t, measure=name)) == pytest.approx(v)
 
 
+@pytest.mark.parametrize(
+    "request_",
+    ["iprec_at_recall_0.1", "Rprec_mult_0.2", "P_05", "P_5.0", "recall_010", "ndcg_cut_5.0", "P_5"],
+)
+def test_pytrec_eval_underscore_spellings_get_its_labels(request_):
+    """pytrec_eval reads ``X_params`` as trec_eval's ``X.params`` and prints trec_eval's
+    label (``P_05`` is ``P_5``); irframe labelled them as written, so a lookup by
+    pytrec_eval's key failed. Alone and in a list with other measures."""
+    pytrec_eval = reference_module("pytrec_eval")
+    ref = pytrec_eval.RelevanceEvaluator(_PT_QRELS, {request_}).evaluate(_PT_RUN)
+    (key,) = ref["q1"]
+    for request in ([request_], ["AP", request_, "RR"]):
+        cube = irf.evaluate(_PT_RUN, _PT_QRELS, request)
+        assert key in cube.measure.values, (request, list(cube.measure.values))
+        for t in ("q1", "q2"):
+            assert float(cube.sel(topic=t, measure=key).squeeze()) == pytest.approx(
+                ref[t][key], abs=1e-12
+            )
+
+
+def test_set_f_and_11pt_avg_underscore_spellings_are_read():
+    """``set_F_0.5`` (pytrec_eval: beta 0.5) was 'unknown measure, did you mean set_F'
+    (beta 1), ``11pt_avg_0.0,0.5,1.0`` could not be parsed: now pytrec_eval's values."""
+    pytrec_eval = reference_module("pytrec_eval")
+    for request, label in (
+        ("set_F_0.5", "set_F_0.5"),
+        ("11pt_avg_0.0,0.5,1.0", "11pt_avg_0.0,0.5,1.0"),
+    ):
+        ref = pytrec_eval.RelevanceEvaluator(_PT_QRELS, {request}).evaluate(_PT_RUN)
+        cube = irf.evaluate(_PT_RUN, _PT_QRELS, [request])
+        for t in ("q1", "q2"):
+            (theirs,) = ref[t].values()
+            assert float(cube.sel(topic=t, measure=label).squeeze()) == pytest.approx(
+                theirs, abs=1e-12
+            )
+
+
 def test_overlapping_nicknames_take_the_union_like_trec_eval():
     from irframe.measures.trec_eval_syntax import expand
 

@@ -40,6 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
 from ..errors import ConventionWarning, MeasureParamError, warn
@@ -528,7 +529,7 @@ def _underscore_list(text: str, single: bool = False) -> str:
         m
         and (single or "," in m.group(2))
         and m.group(1) in _BY_NAME
-        and _BY_NAME[m.group(1)].kind in ("cut_long", "cut_double")
+        and _BY_NAME[m.group(1)].kind in ("cut_long", "cut_double", "p_double")
     ):
         return f"{m.group(1)}.{m.group(2)}"
     return text
@@ -599,19 +600,24 @@ def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[
             items[i] = dotted
             trec.append(i)
     trec.sort()
+
+    def alone(i: int, m: Any) -> list[tuple]:
+        """An item expanded on its own: a single underscore request as its dotted form
+        (trec_eval's label, which pytrec_eval prints: P_05 is P_5, iprec_at_recall_0.1
+        is iprec_at_recall_0.10), else trec_eval syntax, else the item as it is."""
+        text = singles.get(i, m)
+        expanded = expand_for_api(text, registered) if isinstance(text, str) else None
+        return [(None, m)] if expanded is None else expanded
+
     if len(trec) <= 1:
-        out: list[tuple] = []
-        for m in items:
-            expanded = expand_for_api(m, registered) if isinstance(m, str) else None
-            out.extend([(None, m)] if expanded is None else expanded)
-        return out
+        return [pair for i, m in enumerate(items) for pair in alone(i, m)]
     joint = expand_for_api_many([items[i] for i in trec])
-    out = []
+    out: list[tuple] = []
     for i, m in enumerate(items):
         if i == trec[0]:
             out.extend(joint)
         elif i not in trec:
-            out.append((None, m))
+            out.extend(alone(i, m))
     return out
 
 

@@ -1107,3 +1107,48 @@ def test_pytrec_evals_supported_measures_list_evaluates_as_there():
             assert got == pytest.approx(ref[t][m], abs=1e-12), (t, m)
     with pytest.raises(MeasureParamError, match="'runid' has no value"):
         irf.evaluate(_PT_RUN, _PT_QRELS, "runid")  # alone: nothing to evaluate
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ndcg@10-l1",
+        "ndcg@10-l2",
+        "dcg@10-l3",
+        "ndcg-l2",
+        "ndcg_burges@10-l1",
+        "r-precision-l2",
+        "ndcg_burges@10-l2",
+        "dcg_burges@10-l3",
+        "rbp.95-l2",
+        "rbp.8-l1",
+    ],
+)
+def test_ranx_level_spellings_give_ranx_values(name):
+    """ranx's -lN: binary measures take rel=N (tested with the others); graded ones count
+    grades below N as 0 and keep the others' gains. ndcg/dcg: gains='1=0,...' (they were
+    refused); r-precision-lN is Rprec(rel=N) (was 'did you mean R-prec'); -l1 is ranx's
+    default; the exponential-gain and rbp forms have no parameter: their error's qrels
+    change, applied as written, gives ranx's values."""
+    ranx = reference_module("ranx")
+    rng = np.random.default_rng(3)
+    qd = {
+        f"q{t}": {f"d{d}": int(rng.integers(0, 5)) for d in rng.choice(40, 15, replace=False)}
+        for t in range(12)
+    }
+    rd = {f"q{t}": {f"d{d}": float(rng.normal()) for d in range(40)} for t in range(12)}
+    Q, R = ranx.Qrels.from_dict(qd), ranx.Run.from_dict(rd)
+    want = ranx.evaluate(Q, R, name, return_mean=False)
+    qrels = pd.DataFrame(
+        [(t, d, g) for t, x in qd.items() for d, g in x.items()], columns=["topic", "doc", "rel"]
+    )
+    try:
+        got = irf.evaluate(R, Q, name)
+    except MeasureParamError as e:
+        assert name.startswith(("ndcg_burges", "dcg_burges", "rbp")) and "-l1" not in name
+        bare = re.search(r"evaluate '([^']+)'", str(e)).group(1)
+        changed = eval(
+            re.search(r"qrels (qrels\.assign\(.*\))$", str(e)).group(1), {}, {"qrels": qrels}
+        )
+        got = irf.evaluate(R, changed, bare)
+    np.testing.assert_allclose(got.squeeze(drop=True).to_numpy(), want, rtol=1e-12, atol=1e-12)

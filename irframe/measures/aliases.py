@@ -36,7 +36,9 @@ ranx (Bassani 2022, ECIR) names, ``name@k`` and ``-lN`` (relevance level N):
 ``precision@k``, ``recall@k``, ``f1@k`` (2·P@k·R@k / (P@k + R@k)), ``mrr@k`` (RR@k),
 ``r-precision`` (Rprec), ``map@k`` (AP@k), ``dcg@k`` (linear gain, trec_eval 10's dcg),
 ``dcg_burges@k`` (gain 2^grade − 1), ``ndcg@k``, ``ndcg_burges@k``, ``rbp.95``
-(RBP(p=0.95): graded, ``(1 − p) Σ grade_i p^(i−1)``).
+(RBP(p=0.95): graded, ``(1 − p) Σ grade_i p^(i−1)``).  ``-lN`` is ``rel=N`` on the binary
+ones; on ``ndcg``/``dcg`` grades below N gain 0 (``gains='1=0,...'``); the exponential-gain
+and ``rbp`` forms with ``-lN`` (N > 1) are refused with the qrels change that gives them.
 
 Where a name means something else elsewhere:
 
@@ -137,17 +139,28 @@ _RANX = {  # ranx name -> irframe measure (k filled in)
 _RANX_REL = {"hits", "hit_rate", "precision", "recall", "f1", "mrr", "map"}  # take -lN as rel=N
 
 
+def _below_level_zero(spelled: str, bare: str, level: int) -> MeasureParamError:
+    """The error for ranx's graded ``-lN`` (grades below N count 0, the others their own
+    gain) where no irframe parameter says it: the qrels change that does."""
+    return MeasureParamError(
+        f"ranx's {spelled} counts grades below {level} as 0 and the others with their own "
+        f"gain; irframe has no parameter for that: evaluate {bare!r} with the qrels "
+        f"qrels.assign(rel=qrels.rel.where(qrels.rel >= {level}, 0))"
+    )
+
+
 def _ranx(m) -> str:
     name, k, level = m.group(1), m.group(3), m.group(5)
     target = _RANX[name]
-    if level is not None:
-        if name not in _RANX_REL:
-            raise MeasureParamError(
-                f"ranx's -l{level} on {name} keeps graded gains above the level; irframe has no "
-                "such parameter (use the gains of the measure instead)"
-            )
+    cut = f"@{k}" if k else ""
+    if level is not None and name in _RANX_REL:  # binary measures: relevant iff grade >= N
         target = f"{target}(rel={level})"
-    return target + (f"@{k}" if k else "")
+    elif level is not None and int(level) > 1:  # graded: grades below N count 0
+        if name not in ("ndcg", "dcg"):  # (gains= replaces 2^grade - 1 for every grade)
+            raise _below_level_zero(m.group(0), name + cut, int(level))
+        zeros = ",".join(f"{g}=0" for g in range(1, int(level)))
+        target = f"{target}(gains='{zeros}')"
+    return target + cut  # (-l1, ranx's default level, changes nothing)
 
 
 # ------------------------------------------------------------------ new measures
@@ -389,6 +402,16 @@ register_alias_pattern(
     _ranx,
 )
 register_alias_pattern(r"rbp\.(\d+)", lambda m: f"RBP(p=0.{m.group(1)})")
+
+
+def _ranx_rbp_level(m: re.Match) -> str:
+    if int(m.group(2)) <= 1:
+        return f"RBP(p=0.{m.group(1)})"
+    raise _below_level_zero(m.group(0), f"rbp.{m.group(1)}", int(m.group(2)))
+
+
+register_alias_pattern(r"rbp\.(\d+)-l(\d+)", _ranx_rbp_level)
+register_alias_pattern(r"r[-_]precision-l(\d+)", lambda m: f"Rprec(rel={m.group(1)})")
 # ir_measures' NumRet(rel=k) counts the retrieved documents with grade >= k (its NumRelRet is
 # NumRet(rel=1)); without rel it counts them all
 register_alias_pattern(

@@ -804,7 +804,16 @@ def qrels_frame(
     QrelsColumns(topic='query_id', doc='doc_id', rel='relevance', subtopic=None)
     """
     df = as_frame(obj, "qrels", what)
-    return df, qrels_columns(df, columns, what)
+    qc = qrels_columns(df, columns, what)
+    run_like = [c for c in ("system", "rank", "Q0", "q0") if c in df.columns]
+    if qc.rel == "score" and not (columns and "rel" in columns) and run_like:
+        raise ShapeError(
+            f"{what} looks like a run: its grades would come from column 'score', and it has "
+            f"a {run_like[0]!r} column. Pass the judgments (topic, doc, rel) as the qrels: "
+            "irframe.evaluate(runs, qrels, measures), runs first. If 'score' really holds "
+            "the grades, say so: qrels_columns={'rel': 'score'}."
+        )
+    return df, qc
 
 
 #: ``attrs`` key of a canonical copy: role name → the caller's column name, so that an error

@@ -788,3 +788,25 @@ def test_scores_beyond_a_c_float_tie_with_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert irf.evaluate(runs, qrels, "RR", order="trec_eval10").item() == 1.0
+
+
+def test_a_run_frame_given_as_the_qrels_is_refused():
+    """'score' is ranx's name for a grade, so a run passed as the qrels was read as
+    judgments (every AP 1.0 for one system; for several, advice to take 'system' for the
+    subtopic). A qrels frame whose grades would come from 'score' beside a run's column
+    (system, rank, Q0) is refused; naming the grade column explicitly still works."""
+    _, runs = irf.datasets.synthetic(systems=2, topics=3, depth=10, rng=0)
+    pt = (
+        runs[runs.system == "sys0"]
+        .drop(columns="system")
+        .rename(columns={"topic": "qid", "doc": "docno"})
+    )
+    pt = pt.assign(rank=pt.groupby("qid").cumcount())
+    for run_frame in (runs, runs[runs.system == "sys0"], pt):
+        with pytest.raises(irf.IrframeError, match="qrels frame looks like a run"):
+            irf.evaluate(run_frame, run_frame, "AP")
+    judged = pd.DataFrame(
+        {"system": "pool", "topic": ["1", "1"], "doc": ["a", "b"], "score": [1, 0]}
+    )
+    one = pd.DataFrame({"system": "s", "topic": "1", "doc": ["b", "a"], "score": [2.0, 1.0]})
+    assert irf.evaluate(one, judged, "AP", qrels_columns={"rel": "score"}).item() == 0.5

@@ -951,17 +951,21 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
     )
     source = df.attrs.get(FROM_DICT)
     if source and col in ("topic", "doc"):  # the caller gave dicts, not a frame
-        key = "t" if col == "topic" else "k"
-        conv = _to_str(s, mask, name).replace(f"df[{name!r}]", "")
-        as_str = (
-            f"(str(int({key})) if isinstance({key}, float) else str({key}))"
-            if conv != ".astype(str)"
-            else f"str({key})"
-        )
+        def as_str(key: str, c: str) -> str:  # the conversion of one level's keys
+            m = mask if c == col else (non_string_ids(df[c]) if c in df.columns else None)
+            if m is None or not m.any():
+                return key
+            conv = _to_str(df[c], m, c).replace(f"df[{c!r}]", "")
+            if conv != ".astype(str)":
+                return f"(str(int({key})) if isinstance({key}, float) else str({key}))"
+            return f"str({key})"
+
+        # both levels at once when both hold numbers (else the next error would be the docs')
+        topic_key, doc_key = as_str("t", "topic"), as_str("k", "doc")
         fix = (
-            f"{{{as_str}: d for t, d in x.items()}}"
-            if col == "topic"
-            else f"{{t: {{{as_str}: v for k, v in d.items()}} for t, d in x.items()}}"
+            f"{{{topic_key}: d for t, d in x.items()}}"
+            if doc_key == "k"
+            else f"{{{topic_key}: {{{doc_key}: v for k, v in d.items()}} for t, d in x.items()}}"
         )
         which = "each run's dict x" if source == "several" else "the dict x"
         return InputError(

@@ -810,3 +810,24 @@ def test_a_run_frame_given_as_the_qrels_is_refused():
     )
     one = pd.DataFrame({"system": "s", "topic": "1", "doc": ["b", "a"], "score": [2.0, 1.0]})
     assert irf.evaluate(one, judged, "AP", qrels_columns={"rel": "score"}).item() == 0.5
+
+
+@pytest.mark.parametrize("side", ["run", "qrels"])
+def test_dict_with_number_keys_at_both_levels_is_fixed_in_one_step(side):
+    """pytrec_eval-style dicts whose topic and doc keys are both numbers: the conversion
+    the error gives converts both levels (it converted the topics, and the next call
+    failed on the docs)."""
+    as_numbers = {
+        "run": {int(t): {int(k, 36): v for k, v in d.items()} for t, d in _RUN_D.items()},
+        "qrels": {int(t): {int(k, 36): v for k, v in d.items()} for t, d in _QRELS_D.items()},
+    }
+    as_text = {  # the same ids written as strings
+        name: {str(t): {str(k): v for k, v in d.items()} for t, d in x.items()}
+        for name, x in as_numbers.items()
+    }
+    given = {**as_text, side: as_numbers[side]}
+    with pytest.raises(irf.InputError, match="the dict's topic keys must be strings") as e:
+        irf.evaluate(given["run"], given["qrels"], "AP")
+    given[side] = _suggested(str(e.value))(given[side])
+    assert given[side] == as_text[side]
+    assert irf.evaluate(given["run"], given["qrels"], "AP").notnull().all()

@@ -1152,3 +1152,17 @@ def test_ranx_level_spellings_give_ranx_values(name):
         )
         got = irf.evaluate(R, changed, bare)
     np.testing.assert_allclose(got.squeeze(drop=True).to_numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_bare_p_warns_once_a_call():
+    """'P' alone (set precision here, P_5 ... P_1000 in trec_eval) warned three times in one
+    call: a probe of the name parsed it twice before the request itself."""
+    for call in (
+        lambda: irf.evaluate(RUN, QRELS, ["P"]),
+        lambda: RUN.ir.metric(["P"], qrels=QRELS),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        said = [w for w in caught if "'P' without a cutoff" in str(w.message)]
+        assert len(said) == 1

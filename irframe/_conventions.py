@@ -254,7 +254,15 @@ def _peer_runs(runs: Any) -> Any:
         peers = [peer_data(r, "run") for r in runs]
         ranx = [p for p in peers if p is not None and not isinstance(p[1], pd.DataFrame)]
         if len(ranx) == len(peers):
-            return {n if n is not None else f"run_{i + 1}": d for i, (n, d) in enumerate(ranx)}
+            names = [n if n is not None else f"run_{i + 1}" for i, (n, _) in enumerate(ranx)]
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:  # (ranx's compare keeps the last of them; nothing is dropped here)
+                raise InputError(
+                    f"ranx runs named {', '.join(map(repr, twice))} twice: a cube has one "
+                    "system of a name. Rename one (run.name = 'other') or pass "
+                    "{name: run, ...}."
+                )
+            return {n: d for n, (_, d) in zip(names, ranx, strict=True)}
         if any(p is not None for p in peers):  # trectools runs (their frames) among frames
             return [r if p is None else p[1] for r, p in zip(runs, peers, strict=True)]
     if isinstance(runs, Mapping) and runs:

@@ -951,6 +951,7 @@ def id_error(df: pd.DataFrame, col: str, what: str, mask: np.ndarray) -> InputEr
     )
     source = df.attrs.get(FROM_DICT)
     if source and col in ("topic", "doc"):  # the caller gave dicts, not a frame
+
         def as_str(key: str, c: str) -> str:  # the conversion of one level's keys
             m = mask if c == col else (non_string_ids(df[c]) if c in df.columns else None)
             if m is None or not m.any():

@@ -1166,3 +1166,37 @@ def test_bare_p_warns_once_a_call():
             call()
         said = [w for w in caught if "'P' without a cutoff" in str(w.message)]
         assert len(said) == 1
+
+
+def test_two_ranx_runs_of_one_name_are_refused():
+    """ranx's compare keeps the last of two runs with one name; irframe dropped one the
+    same way, silently. Refused now, and the renaming the message gives works."""
+    ranx = reference_module("ranx")
+    qrels = ranx.Qrels.from_dict({"q1": {"d1": 1}})
+    a = ranx.Run.from_dict({"q1": {"d1": 1.0, "d2": 0.5}}, name="bm25")
+    b = ranx.Run.from_dict({"q1": {"d2": 1.0, "d1": 0.5}}, name="bm25")
+    with pytest.raises(IrframeError, match="ranx runs named 'bm25' twice"):
+        irf.evaluate([a, b], qrels, "mrr")
+    b.name = "other"
+    cube = irf.evaluate([a, b], qrels, "mrr").squeeze(drop=True)
+    assert cube.sel(system="bm25").item() == 1.0 and cube.sel(system="other").item() == 0.5
+
+
+def test_bpref_with_negative_grades_is_trec_evals_not_ranx():
+    """docs/coming-from.md: ranx's bpref counts a negative grade as judged non-relevant and
+    is NaN on a topic without one; irframe gives trec_eval's values (pytrec_eval's), and
+    ranx's first rule with the negative grades set to 0."""
+    ranx = reference_module("ranx")
+    pytrec_eval = reference_module("pytrec_eval")
+    qd = {"q1": {"a": 1, "b": 1, "n": 0, "m": -1}, "q2": {"a": 1, "b": 1}}
+    rd = {"q1": {"a": 3.0, "n": 2.0, "b": 1.0, "m": 0.5}, "q2": {"a": 2.0, "x": 1.5, "b": 1.0}}
+    ours = irf.evaluate(rd, qd, "bpref").squeeze(drop=True)
+    ref = pytrec_eval.RelevanceEvaluator(qd, {"bpref"}).evaluate(rd)
+    for t in ("q1", "q2"):
+        assert ours.sel(topic=t).item() == pytest.approx(ref[t]["bpref"], abs=1e-12)
+    theirs = ranx.evaluate(
+        ranx.Qrels.from_dict(qd), ranx.Run.from_dict(rd), "bpref", return_mean=False
+    )
+    assert theirs[0] != ours.sel(topic="q1").item() and np.isnan(theirs[1])
+    zeroed = {t: {d: max(g, 0) for d, g in x.items()} for t, x in qd.items()}
+    assert irf.evaluate(rd, zeroed, "bpref").squeeze(drop=True).sel(topic="q1").item() == theirs[0]

@@ -703,6 +703,7 @@ def run_frame(
     (['BM25', 'BM25'], False)
     """
     df = as_frame(obj, "run", what)
+    _check_flat_columns(df, columns, what)
     n = resolve_roles(df, columns, "run", what)
     if n["system"] is None and not (columns and "system" in columns):
         if system is None and not missing_run_columns(df, columns, need_system=False):
@@ -725,6 +726,17 @@ def run_frame(
             f"but {what} has one ({n['system']!r}); drop system= or the column"
         )
     return df, run_columns(df, columns, what)
+
+
+def _check_flat_columns(df: pd.DataFrame, columns: Mapping[str, Any] | None, what: str) -> None:
+    """Columns with several levels (``pd.concat({...}, axis=1)``) hold no role's name."""
+    if isinstance(df.columns, pd.MultiIndex) and not columns:
+        drop = "0" if df.columns.nlevels == 2 else repr(list(range(df.columns.nlevels - 1)))
+        raise ColumnError(
+            f"{what} has columns of {df.columns.nlevels} levels (e.g. {df.columns[0]!r}); "
+            f"flatten them, e.g. df = df.droplevel({drop}, axis=1), or name each role's "
+            f"column: columns={{'topic': {df.columns[0]!r}, ...}}."
+        )
 
 
 #: column names that name systems in other tools' frames (case ignored), where a run frame
@@ -804,6 +816,7 @@ def qrels_frame(
     QrelsColumns(topic='query_id', doc='doc_id', rel='relevance', subtopic=None)
     """
     df = as_frame(obj, "qrels", what)
+    _check_flat_columns(df, columns, what)
     qc = qrels_columns(df, columns, what)
     run_like = [c for c in ("system", "rank", "Q0", "q0") if c in df.columns]
     if qc.rel == "score" and not (columns and "rel" in columns) and run_like:

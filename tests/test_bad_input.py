@@ -831,3 +831,24 @@ def test_dict_with_number_keys_at_both_levels_is_fixed_in_one_step(side):
     given[side] = _suggested(str(e.value))(given[side])
     assert given[side] == as_text[side]
     assert irf.evaluate(given["run"], given["qrels"], "AP").notnull().all()
+
+
+def test_columns_of_several_levels_get_a_fix_that_works():
+    """pd.concat({...}, axis=1) gives MultiIndex columns: the error listed them beside a
+    system column irframe had added (and pandas warned); now the flattening to write."""
+    qrels = pd.DataFrame({"topic": "1", "doc": list("abc"), "rel": [1, 0, 1]})
+    runs = pd.DataFrame({"topic": "1", "doc": list("abc"), "score": [3.0, 2, 1]})
+    for which in ("runs", "qrels"):
+        frames = {"runs": runs, "qrels": qrels}
+        frames[which] = pd.concat({"a": frames[which]}, axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(irf.ColumnError, match="has columns of 2 levels") as e:
+                irf.evaluate(frames["runs"], frames["qrels"], "AP")
+        code = re.search(r"e\.g\. (df = .*?), or name", str(e.value)).group(1)
+        scope = {"df": frames[which]}
+        exec(code, {}, scope)
+        frames[which] = scope["df"]
+        assert irf.evaluate(frames["runs"], frames["qrels"], "AP").item() == pytest.approx(
+            (1 + 2 / 3) / 2
+        )

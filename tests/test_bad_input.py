@@ -223,6 +223,14 @@ def test_mixed_id_message_names_examples(sample):
     )
 
 
+def _fixed(code: str, df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` after the code an error message gives (``df[...] = ...`` or ``df = ...``),
+    run as a user would."""
+    scope = {"df": df}
+    exec(code, {}, scope)
+    return scope["df"]
+
+
 def _float_variants(s: pd.Series) -> dict[str, pd.Series]:
     """String ids of whole numbers as the float columns users end up with."""
     f = s.astype(int).astype(float)
@@ -253,7 +261,7 @@ def test_float_id_fix_from_the_message_works(sample, col):
             assert "row 1" in msg and f"df = df.dropna(subset=['{col}'])" in msg
             df = df.dropna(subset=[col])
         fix = re.search(r"convert with (df\[.*?\] = .*?) if the numbers", msg).group(1)
-        exec(fix, {}, {"df": df})  # the message's own code, run as a user would
+        df = _fixed(fix, df)  # the message's own code, run as a user would
         want = runs.drop(index=1) if name == "float with NaN" else runs
         got = irf.evaluate(df, qrels, ["AP", "P@5"])
         xr_equal = got.equals(irf.evaluate(want, qrels, ["AP", "P@5"]))
@@ -724,7 +732,7 @@ def test_scores_that_are_not_real_numbers_are_refused_and_the_fix_works(kind, ma
     ) as e:
         irf.evaluate(df, qrels, "AP")
     fix = re.search(r"e\.g\. (df\['score'\] = .*?)(?: for .*)?\.$", str(e.value)).group(1)
-    exec(fix, {}, {"df": df})
+    df = _fixed(fix, df)
     assert irf.evaluate(df, qrels, "AP").item() == pytest.approx((1 / 2 + 2 / 4) / 2)
 
 
@@ -750,9 +758,7 @@ def test_a_column_name_given_twice_is_a_column_error_whose_fix_works(frame, col)
         with pytest.raises(irf.ColumnError, match=rf"column name\(s\) twice: '{col}'") as e:
             call(frames["run"], frames["qrels"])
     code = re.search(r"e\.g\. (df = .*?) \(the first\)", str(e.value)).group(1)
-    scope = {"df": frames[frame]}
-    exec(code, {}, scope)
-    frames[frame] = scope["df"]
+    frames[frame] = _fixed(code, frames[frame])
     assert irf.evaluate(frames["run"], frames["qrels"], "AP").item() == pytest.approx(
         (1 + 2 / 3) / 2
     )
@@ -770,10 +776,9 @@ def test_ids_with_lone_surrogates_are_named_and_the_fix_works(bad):
     ) as e:
         irf.evaluate(runs, qrels, "AP")
     code = re.search(r"\): (df\['doc'\] = .*)\.$", str(e.value)).group(1)
-    scope = {"df": runs.copy()}
-    exec(code, {}, scope)
-    assert scope["df"].doc.iloc[1] == bad.encode("utf-8", "backslashreplace").decode()
-    assert irf.evaluate(scope["df"], qrels, "AP").item() == pytest.approx((1 + 2 / 3) / 2)
+    fixed = _fixed(code, runs.copy())
+    assert fixed.doc.iloc[1] == bad.encode("utf-8", "backslashreplace").decode()
+    assert irf.evaluate(fixed, qrels, "AP").item() == pytest.approx((1 + 2 / 3) / 2)
 
 
 def test_scores_beyond_a_c_float_tie_with_a_warning():
@@ -846,9 +851,7 @@ def test_columns_of_several_levels_get_a_fix_that_works():
             with pytest.raises(irf.ColumnError, match="has columns of 2 levels") as e:
                 irf.evaluate(frames["runs"], frames["qrels"], "AP")
         code = re.search(r"e\.g\. (df = .*?), or name", str(e.value)).group(1)
-        scope = {"df": frames[which]}
-        exec(code, {}, scope)
-        frames[which] = scope["df"]
+        frames[which] = _fixed(code, frames[which])
         assert irf.evaluate(frames["runs"], frames["qrels"], "AP").item() == pytest.approx(
             (1 + 2 / 3) / 2
         )

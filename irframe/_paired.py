@@ -336,9 +336,9 @@ def compare_options(
     if ci is None:
         ci = "bootstrap" if test == "bootstrap" else "t"
     if ci not in ("t", "bootstrap"):
-        raise ValueError(f"ci must be 't' or 'bootstrap', got {ci!r}")
+        raise OptionError(f"ci must be 't' or 'bootstrap', got {ci!r}")
     if test == "wilcoxon" and zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise ValueError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
+        raise OptionError(f"zero_method must be 'wilcox', 'pratt' or 'zsplit', got {zero_method!r}")
     gen = make_rng(rng) if (test in ("randomization", "bootstrap") or ci == "bootstrap") else None
     return CompareOptions(
         test, correction, float(alpha), int(n_samples), ci, exact, zero_method, missing, gen
@@ -368,7 +368,7 @@ def paired_tests(D: np.ndarray, o: CompareOptions) -> dict[str, np.ndarray]:
         elif o.test == "randomization":
             ex = (n <= _EXACT_MAX_TOPICS) if o.exact is None else bool(o.exact)
             if ex and n > 30:
-                raise ValueError(
+                raise OptionError(
                     f"exact randomization with {n} topics would enumerate 2**{n} sign vectors"
                 )
             o.used_exact = o.used_exact or ex

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .errors import InputError, ShapeError
 from .options import check_missing
 
 __all__ = [
@@ -77,30 +78,30 @@ class CubeLayout:
 
 def _check_dims(cube, name: str, dim: str, keep: Sequence[str]) -> None:
     if isinstance(cube, xr.Dataset):
-        raise TypeError(
+        raise ShapeError(
             f"{name} must be an xarray.DataArray of scores, not a Dataset; "
             f"select one variable (e.g. ds['EU']) first"
         )
     if not isinstance(cube, xr.DataArray):
-        raise TypeError(
+        raise ShapeError(
             f"{name} must be an xarray.DataArray with dims ('system', {dim!r}[, 'measure', ...]), "
             f"not {type(cube).__name__}"
         )
     dims = set(cube.dims)
     if "other" in dims and "system" in dims and dim in dims and len(dims) == 3 and not keep:
-        raise ValueError(
+        raise ShapeError(
             f"{name} must have dims ('system', {dim!r}[, 'measure', ...]); got {tuple(cube.dims)} "
             "(this looks like a preference cube; use irframe.stats.sign_test)"
         )
     need = {"system", dim, *keep}
     if not need <= dims:
-        raise ValueError(
+        raise ShapeError(
             f"{name} must have dims ('system', {dim!r}[, 'measure', ...])"
             f"{' and ' + repr(tuple(keep)) if keep else ''}; got {tuple(cube.dims)}"
             + ("; name the topic dim with dim=..." if dim == "topic" else "")
         )
     if dim != "topic" and "topic" in dims:
-        raise ValueError(
+        raise ShapeError(
             f"dim={dim!r} names the topic dim but the cube also has a 'topic' dim; rename one"
         )
 
@@ -167,20 +168,20 @@ def score_cube(
         layout = CubeLayout(batch, True, True)
     cube = cube.transpose("system", "topic", *keep, _STACKED)
     if not np.issubdtype(cube.dtype, np.number) and cube.dtype != bool:
-        raise TypeError(f"{name} must hold numbers, got dtype {cube.dtype}")
+        raise ShapeError(f"{name} must hold numbers, got dtype {cube.dtype}")
     for d in ("system", "topic", *keep):
         idx = cube.indexes[d]
         if idx.has_duplicates:
-            raise ValueError(
+            raise InputError(
                 f"{name} has duplicate {d} labels: {list(idx[idx.duplicated()].unique())[:5]}"
             )
     cube = cube.drop_vars([c for c in cube.coords if c not in cube.dims and c not in cube.xindexes])
     out = cube.copy(data=np.array(cube.values, dtype=np.float64, copy=True))
     out.name = None
     if np.isinf(out.values).any():
-        raise ValueError(f"{name} contains infinite values")
+        raise InputError(f"{name} contains infinite values")
     if out.sizes["system"] < min_systems:
-        raise ValueError(f"{name} needs at least {min_systems} systems, got {out.sizes['system']}")
+        raise InputError(f"{name} needs at least {min_systems} systems, got {out.sizes['system']}")
     return out, layout
 
 
@@ -204,23 +205,23 @@ def is_pref(cube) -> bool:
 def pref_cube(pref) -> xr.DataArray:
     """Validate a preference cube ``(system, other, topic)`` with values in {-1, 0, +1}."""
     if not isinstance(pref, xr.DataArray):
-        raise TypeError(f"preference cube must be an xarray.DataArray, not {type(pref).__name__}")
+        raise ShapeError(f"preference cube must be an xarray.DataArray, not {type(pref).__name__}")
     if set(pref.dims) != {"system", "other", "topic"}:
-        raise ValueError(
+        raise ShapeError(
             f"preference cube must have dims ('system', 'other', 'topic'); got {tuple(pref.dims)}"
         )
     pref = pref.transpose("system", "other", "topic")
     v = np.asarray(pref.values)
     if v.dtype.kind == "f" and np.isnan(v).any():
-        raise ValueError("preference cube holds NaN; values must be -1, 0 or +1")
+        raise InputError("preference cube holds NaN; values must be -1, 0 or +1")
     if not np.isin(v, (-1, 0, 1)).all():
-        raise ValueError("preference cube values must be -1, 0 or +1")
+        raise InputError("preference cube values must be -1, 0 or +1")
     return pref
 
 
 def _check_no_nan(X: np.ndarray, name: str) -> None:
     if np.isnan(X).any():
-        raise ValueError(f"{name} has NaN (not evaluated) cells and missing='error'")
+        raise InputError(f"{name} has NaN (not evaluated) cells and missing='error'")
 
 
 def mask_missing(X: np.ndarray, missing: str, *, name: str = "cube") -> np.ndarray:

@@ -26,7 +26,7 @@ import pandas as pd
 import xarray as xr
 
 from ._scores import mask_missing, score_cube
-from .errors import InputError, plain, shown
+from .errors import InputError, OptionError, ShapeError, plain, shown
 from .options import check_missing
 from .params import check_flag
 from .schema import checked_qrels
@@ -158,7 +158,7 @@ def rbo(x, y, *, p: float = 0.9) -> float:
     0.5
     """
     if not 0 < p < 1:
-        raise ValueError(f"p must be in (0, 1), got {p}")
+        raise OptionError(f"p must be in (0, 1), got {p}")
     x, y = np.asarray(x, float), np.asarray(y, float)
     n = x.size
     pos_x = np.empty(n, np.int64)
@@ -180,7 +180,7 @@ def _cross_counts(a, b) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct labels, counts[i, j] of units labelled i by a and j by b)."""
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("a and b must be 1-D label vectors of the same length")
+        raise InputError("a and b must be 1-D label vectors of the same length")
     vals, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
     counts = np.zeros((len(vals), len(vals)))
     np.add.at(counts, (inv[: a.size], inv[a.size :]), 1.0)
@@ -222,7 +222,7 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
     elif weights == "quadratic":
         w = ((i - j) ** 2).astype(float)
     else:
-        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+        raise OptionError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     den = (w * E).sum()
     return float(1 - (w * O).sum() / den) if den > 0 else float("nan")
 
@@ -254,7 +254,7 @@ def krippendorff_alpha(a, b, *, level: str = "ordinal") -> float:
     0.8205
     """
     if level not in ALPHA_LEVELS:
-        raise ValueError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")
+        raise OptionError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")
     vals, counts = _cross_counts(np.asarray(a, float), np.asarray(b, float))
     k = len(vals)
     o = counts + counts.T  # coincidences: each unit's pair counted both ways
@@ -359,7 +359,7 @@ def qrels_agreement(
     """
     check_missing(missing, ("skip", "common", "zero"))
     if not isinstance(cube, xr.DataArray) or dim not in cube.dims:
-        raise ValueError(
+        raise ShapeError(
             f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})"
         )
     c, layout = score_cube(cube, dim=topic_dim, keep=(dim,))
@@ -610,7 +610,7 @@ def decision_flips(
     """
     all_pairs = check_flag("all_pairs", all_pairs)
     if not isinstance(result, xr.Dataset) or "significant" not in result or dim not in result.dims:
-        raise ValueError(f"result must be a compare() Dataset with a {dim!r} dim")
+        raise ShapeError(f"result must be a compare() Dataset with a {dim!r} dim")
     sig, eff = result["significant"], result["effect"]
     dec = xr.where(sig, np.sign(eff), 0).fillna(0).astype(int)
     systems, others = list(result.indexes["system"]), list(result.indexes["other"])

@@ -37,6 +37,7 @@ from .agreement import (
 )
 from .cube import result
 from .degradation import degrade_qrels, label_degradation
+from .errors import InputError, OptionError, ShapeError, UnknownSystemError
 from .options import make_rng
 from .params import ALPHA, DRAWS, FUZZINESS, check_flag
 from .reproducibility import reproducibility
@@ -276,7 +277,7 @@ def stability(
     c, layout = score_cube(cube, dim=dim)
     T_all = c.sizes["topic"]
     if T_all < 2:
-        raise ValueError(f"stability needs at least 2 topics, the cube has {T_all}")
+        raise InputError(f"stability needs at least 2 topics, the cube has {T_all}")
     # one set of random keys shared by all measures -> reproducible and comparable; drawn
     # (and used) in blocks of trials, so memory does not grow with n_trials
     R = int(n_trials)
@@ -368,7 +369,7 @@ def _stability_setup(X0: np.ndarray, m, n_topics, missing: str):
     T = X.shape[1]
     nt = T // 2 if n_topics is None else int(n_topics)
     if T < 2 or not 1 <= nt <= T:
-        raise ValueError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
+        raise InputError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
     return X, keep, nt
 
 
@@ -461,7 +462,7 @@ def swap_rate(
         T = X.shape[1]
         size = T // 2 if topic_set_size is None else int(topic_set_size)
         if size < 1 or 2 * size > T:
-            raise ValueError(
+            raise InputError(
                 f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}"
             )
         parts.append((m, X, keep, size, [0, 0]))  # swaps, ties
@@ -506,7 +507,7 @@ def swap_rate(
 def _as_scores(x, name):
     if isinstance(x, xr.DataArray):
         if x.ndim != 1:
-            raise ValueError(f"{name} must be 1-D (one score per system), got dims {x.dims}")
+            raise ShapeError(f"{name} must be 1-D (one score per system), got dims {x.dims}")
         idx = x.indexes[x.dims[0]] if x.dims[0] in x.coords else None
         return pd.Series(np.asarray(x.values, float), index=idx)
     if isinstance(x, pd.Series):
@@ -515,7 +516,7 @@ def _as_scores(x, name):
         return pd.Series(x, dtype=float)
     arr = np.asarray(x, dtype=float)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one score per system)")
+        raise ShapeError(f"{name} must be 1-D (one score per system)")
     return pd.Series(arr)
 
 
@@ -524,13 +525,13 @@ def _align_scores(a, b):
     labelled = not isinstance(sa.index, pd.RangeIndex) and not isinstance(sb.index, pd.RangeIndex)
     if labelled:
         if set(sa.index) != set(sb.index):
-            raise KeyError(
+            raise UnknownSystemError(
                 f"a and b rank different systems: only in a {sorted(set(sa.index) - set(sb.index))[:5]}, "
                 f"only in b {sorted(set(sb.index) - set(sa.index))[:5]}"
             )
         sb = sb.reindex(sa.index)
     elif len(sa) != len(sb):
-        raise ValueError(f"a and b have different lengths ({len(sa)} and {len(sb)})")
+        raise InputError(f"a and b have different lengths ({len(sa)} and {len(sb)})")
     x, y = sa.to_numpy(float), sb.to_numpy(float)
     ok = ~(np.isnan(x) | np.isnan(y))
     return x[ok], y[ok]
@@ -579,7 +580,7 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     x, y = _align_scores(a, b)
     n = x.size
     if n < 2:
-        raise ValueError(f"Kendall's tau needs at least 2 systems, got {n}")
+        raise InputError(f"Kendall's tau needs at least 2 systems, got {n}")
     if variant == "b":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -591,7 +592,7 @@ def kendall_tau(a, b, *, variant: str = "b", symmetric: bool = False) -> float:
     if variant == "ap":
         t = tau_ap(x, y)
         return float((t + tau_ap(y, x)) / 2) if symmetric else float(t)
-    raise ValueError(f"variant must be 'a', 'b' or 'ap', got {variant!r}")
+    raise OptionError(f"variant must be 'a', 'b' or 'ap', got {variant!r}")
 
 
 _CORR_METHODS = ("kendall", "tau_a", "tau_ap", "spearman", "pearson")
@@ -639,7 +640,7 @@ def correlation_matrix(
     1.0
     """
     if method not in _CORR_METHODS:
-        raise ValueError(f"method must be one of {_CORR_METHODS}, got {method!r}")
+        raise OptionError(f"method must be one of {_CORR_METHODS}, got {method!r}")
     c, layout = score_cube(cube, dim=dim)
     X = mask_missing(c.values, missing)
     with warnings.catch_warnings():
@@ -689,10 +690,10 @@ def correlation_matrix(
 def _stack_measures(cube, dims):
     """Return (DataArray (system, topic, measure), unstack function)."""
     if not isinstance(cube, xr.DataArray):
-        raise TypeError(f"cube must be an xarray.DataArray, not {type(cube).__name__}")
+        raise ShapeError(f"cube must be an xarray.DataArray, not {type(cube).__name__}")
     missing = {"system", "topic"} - set(cube.dims)
     if missing:
-        raise ValueError(
+        raise ShapeError(
             f"cube must have dims 'system' and 'topic' plus the measure dim(s); got {tuple(cube.dims)}"
         )
     if dims is None:
@@ -703,11 +704,11 @@ def _stack_measures(cube, dims):
         dims = list(dims)
     extra = [d for d in cube.dims if d not in ("system", "topic") and d not in dims]
     if extra:
-        raise ValueError(
+        raise ShapeError(
             f"cube has dims {extra} that are neither system/topic nor measure dims {dims}"
         )
     if not dims:
-        raise ValueError(
+        raise InputError(
             "metric unanimity needs several measures: the cube has only dims (system, topic)"
         )
     for d in dims:
@@ -736,7 +737,9 @@ def _measure_positions(labels: pd.Index, sel, what: str) -> np.ndarray:
             else np.flatnonzero(labels.isin([s]))
         )
         if hits.size == 0:
-            raise KeyError(f"{what} {s!r} is not a measure of the cube; available: {list(labels)}")
+            raise UnknownSystemError(
+                f"{what} {s!r} is not a measure of the cube; available: {list(labels)}"
+            )
         pos.extend(hits.tolist())
     return np.array(sorted(set(pos)))
 
@@ -838,17 +841,17 @@ def metric_unanimity(
     [0.415, 1.0, 1.0]
     """
     if level not in ("topic", "system"):
-        raise ValueError(f"level must be 'topic' or 'system', got {level!r}")
+        raise OptionError(f"level must be 'topic' or 'system', got {level!r}")
     if not base > 0 or base == 1:
-        raise ValueError(f"base must be positive and != 1, got {base}")
+        raise OptionError(f"base must be positive and != 1, got {base}")
     stacked, unstack = _stack_measures(cube, dims)
     X = np.array(stacked.values, dtype=np.float64, copy=True)  # (S, T, K)
     labels = stacked.indexes["measure"]
     K = X.shape[2]
     if K < 2:
-        raise ValueError("metric unanimity needs at least 2 measures")
+        raise InputError("metric unanimity needs at least 2 measures")
     if X.shape[0] < 2:
-        raise ValueError("metric unanimity needs at least 2 systems")
+        raise InputError("metric unanimity needs at least 2 systems")
 
     target = _measure_positions(labels, measures, "measure")
     ref = _measure_positions(labels, others, "reference measure")
@@ -862,11 +865,11 @@ def metric_unanimity(
     joint, pm, pM, n_pairs = _unanimity_counts(X, in_ref)
     n_ref_m = in_ref.sum() - in_ref
     if measures is not None and (n_ref_m[target] == 0).any():
-        raise ValueError(
+        raise InputError(
             "the reference set is empty for some measure (it only contains the measure itself)"
         )
     if n_pairs == 0:
-        raise ValueError("no pair of system outputs has scores for every measure")
+        raise InputError("no pair of system outputs has scores for every measure")
     with np.errstate(divide="ignore", invalid="ignore"):
         P_joint, P_m, P_M = joint / n_pairs, pm / n_pairs, pM / n_pairs
         mu = np.log(P_joint / (P_m * P_M)) / math.log(base)

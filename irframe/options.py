@@ -238,7 +238,7 @@ def check_k(k: Any, *, allow_none: bool = True, what: str = "the cutoff") -> int
 def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> str:
     """One of `MISSING` (``allowed`` narrows it for a function)."""
     if missing not in allowed:
-        raise ValueError(
+        raise OptionError(
             f"missing= must be one of {', '.join(map(repr, allowed))}, got {missing!r}"
         )
     return missing
@@ -263,7 +263,7 @@ def make_rng(rng: Any) -> np.random.Generator:
     try:
         return np.random.default_rng(rng)
     except TypeError:  # a negative seed keeps numpy's own ValueError
-        raise TypeError(
+        raise OptionError(
             "rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, "
             f"a sequence of ints, a SeedSequence, a BitGenerator or None), not {type(rng).__name__}"
         ) from None
@@ -572,7 +572,7 @@ class Options:
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(OPTIONS) - {"measure_options"}
         if unknown:
-            raise TypeError(f"unknown option(s) {sorted(unknown)}; options: {', '.join(OPTIONS)}")
+            raise OptionError(f"unknown option(s) {sorted(unknown)}; options: {', '.join(OPTIONS)}")
         d = {name: o.default for name, o in OPTIONS.items()}
         d["measure_options"] = None
         d.update(values)
@@ -696,7 +696,7 @@ def make_options(
     ``tie_orders`` accepts `TIE_ORDERS` ([`irframe.evaluate`][irframe.evaluate])."""
     unknown = set(values) - set(OPTIONS)
     if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)}; options: {', '.join(OPTIONS)}")
+        raise OptionError(f"unknown option(s) {sorted(unknown)}; options: {', '.join(OPTIONS)}")
     own = {}
     if depth_required:
         own["depth"] = OPTIONS["depth"].but(check=_required_depth)

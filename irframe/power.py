@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import stats as _st
 
 from ._scores import complete_topics, score_cube
+from .errors import InputError, OptionError
 
 __all__ = [
     "DESIGNS",
@@ -44,12 +45,12 @@ DESIGNS = ("paired_t", "anova", "anova2")
 
 def _check(design, alpha, n_systems):
     if design not in DESIGNS:
-        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+        raise OptionError(f"design must be one of {DESIGNS}, got {design!r}")
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        raise OptionError(f"alpha must be in (0, 1), got {alpha}")
     m = 2 if design == "paired_t" else int(n_systems)
     if m < 2:
-        raise ValueError(f"n_systems must be at least 2, got {n_systems}")
+        raise OptionError(f"n_systems must be at least 2, got {n_systems}")
     return m
 
 
@@ -95,9 +96,9 @@ def power(
         np.asarray(effect, float), np.asarray(n_topics, float), np.asarray(variance, float)
     )
     if (n < 2).any():
-        raise ValueError("n_topics must be at least 2")
+        raise OptionError("n_topics must be at least 2")
     if (v <= 0).any():
-        raise ValueError("variance must be positive")
+        raise OptionError("variance must be positive")
     with np.errstate(invalid="ignore", divide="ignore"):
         if design == "paired_t":
             df = n - 1
@@ -168,15 +169,15 @@ def topic_set_size(
     65
     """
     if not 0 < target_power < 1:
-        raise ValueError(f"target_power must be in (0, 1), got {target_power}")
+        raise OptionError(f"target_power must be in (0, 1), got {target_power}")
     if float(effect) == 0:
-        raise ValueError("effect must be non-zero")
+        raise OptionError("effect must be non-zero")
     kw = {"variance": variance, "alpha": alpha, "design": design, "n_systems": n_systems}
     lo, hi = 2, 2
     while power(effect, n_topics=hi, **kw) < target_power:  # doubling, then bisection
         lo, hi = hi, hi * 2
         if hi > max_topics:
-            raise ValueError(f"more than max_topics={max_topics} topics would be needed")
+            raise OptionError(f"more than max_topics={max_topics} topics would be needed")
     while lo < hi:
         mid = (lo + hi) // 2
         if power(effect, n_topics=mid, **kw) >= target_power:
@@ -287,7 +288,7 @@ def variance_components(cube, *, dim: str = "topic", missing: str = "skip") -> p
         X = complete_topics(c.values[:, :, k], missing)
         S, T = X.shape
         if T < 2:
-            raise ValueError(
+            raise InputError(
                 f"measure {label!r}: need at least 2 topics evaluated for every system, have {T}"
             )
         sm, tm, g = X.mean(axis=1, keepdims=True), X.mean(axis=0, keepdims=True), X.mean()

@@ -176,7 +176,7 @@ def ktu_rbo(
     o_off, r_off = np.asarray(o_off, np.int64), np.asarray(r_off, np.int64)
     n_pairs = len(o_off) - 1
     if len(r_off) - 1 != n_pairs:
-        raise ValueError("original and reproduced must hold the same number of rankings")
+        raise InputError("original and reproduced must hold the same number of rankings")
     rank_of = np.empty(len(docs), np.int64)  # code -> position among docs in code-point order
     rank_of[np.argsort(np.asarray(docs, dtype=str), kind="stable")] = np.arange(len(docs))
     o_code, r_code = rank_of[np.asarray(o_doc)], rank_of[np.asarray(r_doc)]

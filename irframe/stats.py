@@ -283,7 +283,7 @@ def adjust_pvalues(
     flat = p.ravel()
     ok = ~np.isnan(flat)
     if ok.any() and ((flat[ok] < 0) | (flat[ok] > 1)).any():
-        raise ValueError("p-values must lie in [0, 1]")
+        raise OptionError("p-values must lie in [0, 1]")
     if use_statsmodels is None:
         try:
             import statsmodels.stats.multitest  # noqa: F401
@@ -497,7 +497,7 @@ def compare(
     o = compare_options(test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method)
     keep = () if replicates is None else (replicates,)
     if replicates is not None and replicates == dim:
-        raise ValueError(f"replicates={replicates!r} must differ from the topic dim")
+        raise OptionError(f"replicates={replicates!r} must differ from the topic dim")
     c, layout = score_cube(cube, dim=dim, keep=keep)
     systems = pd.Index(c.indexes["system"])
     if c.sizes["topic"] < 2:
@@ -626,7 +626,7 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         X = complete_topics(c.values[:, :, k], missing)
         S, T = X.shape
         if T < 2:
-            raise ValueError(
+            raise InputError(
                 f"ANOVA needs at least 2 topics evaluated for every system (measure {m!r} has {T})"
             )
         ss_sys, ss_top, sse, df_res = _anova_parts(X, two_way)
@@ -713,7 +713,7 @@ def tukey_hsd(
     """
     two_way = check_flag("two_way", two_way)
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        raise OptionError(f"alpha must be in (0, 1), got {alpha}")
     c, layout = score_cube(cube, dim=dim)
     systems = list(c.indexes["system"])
     S, K = len(systems), c.sizes["measure"]
@@ -729,7 +729,7 @@ def tukey_hsd(
         X = complete_topics(c.values[:, :, k], missing)
         T = X.shape[1]
         if T < 2:
-            raise ValueError(
+            raise InputError(
                 f"Tukey HSD needs at least 2 topics evaluated for every system (measure {m!r} has {T})"
             )
         _, _, sse, df_res = _anova_parts(X, two_way)
@@ -940,7 +940,7 @@ def mean_ci(
     alpha = ALPHA.check("alpha", alpha)
     n_samples = DRAWS.check("n_samples", n_samples)
     if method not in ("t", "bootstrap"):
-        raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
+        raise OptionError(f"method must be 't' or 'bootstrap', got {method!r}")
     c, layout = score_cube(cube, dim=dim)
     X = mask_missing(c.values, missing)
     gen = make_rng(rng) if method == "bootstrap" else None

@@ -123,12 +123,22 @@ _CACHE_BYTES = 64 * 2**20
 
 
 def t_kernel(D, alpha):
-    res = _st.ttest_1samp(D, 0.0, axis=1)
+    """Paired t test of every row of D (scipy's ``ttest_1samp`` against 0), and its CI.
+
+    A row of zero differences (two identical systems) has t = 0/0, which scipy reports as
+    NaN; its p-value is 1 here, as the other tests give it, so that it stays in the
+    correction family (a NaN p-value is left out of it, which changes every other pair's
+    adjusted p-value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 of identical rows
+        res = _st.ttest_1samp(D, 0.0, axis=1)
     n = D.shape[1]
     mean = D.mean(axis=1)
     se = D.std(axis=1, ddof=1) / np.sqrt(n)
     h = _st.t.ppf(1 - alpha / 2, n - 1) * se
-    return np.asarray(res.statistic, float), np.asarray(res.pvalue, float), mean - h, mean + h
+    pvalue = np.asarray(res.pvalue, float)
+    pvalue = np.where((D == 0).all(axis=1), 1.0, pvalue)
+    return np.asarray(res.statistic, float), pvalue, mean - h, mean + h
 
 
 def wilcoxon_kernel(D, zero_method):
@@ -141,7 +151,7 @@ def wilcoxon_kernel(D, zero_method):
     are therefore tested in separate calls.
     """
     P = D.shape[0]
-    stat = np.full(P, np.nan)
+    stat = np.zeros(P)  # a row of zero differences: statistic 0 and p = 1, as scipy gives
     pval = np.ones(P)
     nz = (D != 0).any(axis=1) if zero_method != "zsplit" else np.ones(P, bool)
     A = np.sort(np.abs(D), axis=1)

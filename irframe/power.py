@@ -30,6 +30,7 @@ from scipy import stats as _st
 
 from ._scores import complete_topics, score_cube
 from .errors import InputError, OptionError
+from .params import ALPHA, Param
 
 __all__ = [
     "DESIGNS",
@@ -43,15 +44,30 @@ __all__ = [
 DESIGNS = ("paired_t", "anova", "anova2")
 
 
+_SYSTEMS = Param("int", 2, low=2, description="systems compared (ANOVA designs)")
+_TOPICS = Param("int", None, low=2, description="topics (at least 2)")
+
+
 def _check(design, alpha, n_systems):
     if design not in DESIGNS:
         raise OptionError(f"design must be one of {DESIGNS}, got {design!r}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be in (0, 1), got {alpha}")
-    m = 2 if design == "paired_t" else int(n_systems)
-    if m < 2:
-        raise OptionError(f"n_systems must be at least 2, got {n_systems}")
-    return m
+    ALPHA.check("alpha", alpha)
+    return 2 if design == "paired_t" else _SYSTEMS.check("n_systems", n_systems)
+
+
+def _check_power(target_power, alpha) -> float:
+    """A power to reach: above ``alpha`` (a test has power alpha at effect 0, so every
+    effect reaches less) and below 1 (no finite effect or topic set reaches 1)."""
+    return Param("float", 0.8, low=float(alpha), high=1, low_open=True, high_open=True).check(
+        "target_power", target_power, hint=f" (above alpha={alpha:g}: power at effect 0 is alpha)"
+    )
+
+
+def _finite(name: str, values: np.ndarray, *, positive: bool = False) -> None:
+    bad = ~np.isfinite(values) | ((values <= 0) if positive else False)
+    if bad.any():
+        kind = "positive numbers" if positive else "finite numbers"
+        raise OptionError(f"{name} must hold {kind}, got {values[bad].ravel()[:3].tolist()}")
 
 
 def power(
@@ -95,10 +111,11 @@ def power(
     d, n, v = np.broadcast_arrays(
         np.asarray(effect, float), np.asarray(n_topics, float), np.asarray(variance, float)
     )
+    _finite("effect", d)
+    _finite("n_topics", n)  # (not rounded: a fractional n solves for the exact topic count)
+    _finite("variance", v, positive=True)
     if (n < 2).any():
         raise OptionError("n_topics must be at least 2")
-    if (v <= 0).any():
-        raise OptionError("variance must be positive")
     with np.errstate(invalid="ignore", divide="ignore"):
         if design == "paired_t":
             df = n - 1
@@ -138,7 +155,7 @@ def topic_set_size(
     alpha : float
         Significance level (two-sided for the t-test).
     target_power : float
-        The power to reach, in (0, 1).
+        The power to reach, in (alpha, 1).
     design : {"paired_t", "anova", "anova2"}
         Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
     n_systems : int
@@ -168,10 +185,10 @@ def topic_set_size(
     >>> topic_set_size(0.05, variance=0.02)
     65
     """
-    if not 0 < target_power < 1:
-        raise OptionError(f"target_power must be in (0, 1), got {target_power}")
-    if float(effect) == 0:
-        raise OptionError("effect must be non-zero")
+    _check(design, alpha, n_systems)
+    target_power = _check_power(target_power, alpha)
+    if not np.isfinite(float(effect)) or float(effect) == 0:
+        raise OptionError(f"effect must be a non-zero finite number, got {effect!r}")
     kw = {"variance": variance, "alpha": alpha, "design": design, "n_systems": n_systems}
     lo, hi = 2, 2
     while power(effect, n_topics=hi, **kw) < target_power:  # doubling, then bisection
@@ -207,7 +224,7 @@ def min_detectable_effect(
     alpha : float
         Significance level (two-sided for the t-test).
     target_power : float
-        The power to reach, in (0, 1).
+        The power to reach, in (alpha, 1).
     design : {"paired_t", "anova", "anova2"}
         Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
     n_systems : int
@@ -234,6 +251,10 @@ def min_detectable_effect(
     """
     from scipy.optimize import brentq
 
+    _check(design, alpha, n_systems)
+    target_power = _check_power(target_power, alpha)
+    n_topics = _TOPICS.check("n_topics", n_topics)
+    _finite("variance", np.asarray(variance, float), positive=True)
     kw = {
         "n_topics": n_topics,
         "variance": variance,
@@ -339,7 +360,7 @@ def power_table(
     alpha : float
         Significance level (two-sided for the t-test).
     target_power : float
-        The power to reach, in (0, 1).
+        The power to reach, in (alpha, 1).
     design : {"paired_t", "anova", "anova2"}
         Paired t-test, one-way ANOVA or two-way (system + topic) ANOVA.
     dim : str

@@ -30,7 +30,7 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .errors import InputError, OptionError, UnknownMeasureError, UnknownSystemError
 from .options import check_missing, peer_keywords
-from .params import check_flag
+from .params import Param, check_flag
 
 __all__ = ["Report", "report"]
 
@@ -73,6 +73,9 @@ class _Cell:
     letters: str = ""  # systems this one is significantly better than (all-pairs mode)
     ci: str = ""  # "[lo, hi]"
     wtl: str = ""  # "wins/ties/losses"
+
+
+_DIGITS = Param("int", 4, low=0, high=15, description="decimals shown")
 
 
 def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
@@ -493,7 +496,9 @@ def report(
     letters = (
         None if baseline is not None else dict(zip(systems, _letters(len(systems)), strict=True))
     )
-    cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
+    cells = _report_cells(
+        means, cmp, intervals, systems, baseline, letters, lower, _DIGITS.check("digits", digits)
+    )
     legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
         " Best value per measure in bold." if cells else ""
     )

@@ -855,3 +855,16 @@ def test_columns_of_several_levels_get_a_fix_that_works():
         assert irf.evaluate(frames["runs"], frames["qrels"], "AP").item() == pytest.approx(
             (1 + 2 / 3) / 2
         )
+
+
+def test_counts_of_topics_and_digits_are_not_truncated():
+    """stability(n_topics=2.5) ran with 2, swap_rate(topic_set_size=2.7) with 2 and
+    report(digits=True) printed one decimal; each is refused now."""
+    qrels, runs = irf.datasets.synthetic(systems=3, topics=12, depth=20, rng=0)
+    cube = irf.evaluate(runs, qrels, ["AP", "P@10"])
+    with pytest.raises(OptionError, match="n_topics must be an integer"):
+        irf.meta.stability(cube, n_topics=2.5)
+    with pytest.raises(OptionError, match="topic_set_size must be an integer"):
+        irf.meta.swap_rate(cube, topic_set_size=2.7)
+    with pytest.raises(OptionError, match="digits must be an integer"):
+        irf.report(cube, digits=True)

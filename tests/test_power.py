@@ -16,6 +16,8 @@ from conftest import reference_module  # skips, or fails with CI=true, when abse
 from scipy import stats as st
 
 from irframe import stats as irs
+from irframe.errors import OptionError
+from irframe.power import min_detectable_effect, power, topic_set_size
 
 smp = reference_module("statsmodels.stats.power")
 
@@ -190,3 +192,31 @@ def test_errors():
         irs.power(0.1, n_topics=10, variance=0)
     with pytest.raises(ValueError, match="non-zero"):
         irs.topic_set_size(0, variance=0.1)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"target_power": 1.0}, r"target_power must be a number in \(0.05, 1\)"),
+        ({"target_power": 0.04}, r"target_power must be a number in \(0.05, 1\)"),
+        ({"target_power": 1.5}, "target_power"),
+        ({"target_power": float("nan")}, "target_power"),
+        ({"alpha": "x"}, r"alpha must be a number in \(0, 1\)"),
+        ({"n_topics": 2.5}, "n_topics must be an integer"),
+        ({"variance": float("nan")}, "variance must hold positive numbers"),
+    ],
+)
+def test_min_detectable_effect_checks_its_options(kw, match):
+    """min_detectable_effect took target_power=1.0 and returned the first bracket bound
+    (2 sigma); at or below alpha, or NaN, scipy's root finder failed with its own message."""
+    args = {"n_topics": 50, "variance": 0.02, **kw}
+    with pytest.raises(OptionError, match=match):
+        min_detectable_effect(**args)
+
+
+def test_power_refuses_missing_values_and_fractional_systems():
+    for kw in ({"n_topics": float("nan")}, {"effect": float("nan")}, {"variance": -1.0}):
+        with pytest.raises(OptionError):
+            power(**{"effect": 0.05, "n_topics": 50, "variance": 0.02, **kw})
+    with pytest.raises(OptionError, match="n_systems must be an integer"):
+        topic_set_size(0.05, variance=0.02, design="anova", n_systems=2.9)

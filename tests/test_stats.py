@@ -678,3 +678,30 @@ def test_alpha_dependent_procedures_and_tukey_get_a_pointer():
     )
     with pytest.raises(OptionError, match=r"irframe.stats.tukey_hsd\(cube\) \(two_way=False"):
         irs.compare(cube, test="tukey")
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
+def test_identical_systems_stay_in_the_correction_family(test):
+    """Two identical systems: p = 1 under every test (the t test gave NaN, t = 0/0, which
+    left the pair out of the Holm family and lowered every other pair's adjusted p).
+    Adjusted p-values equal statsmodels' Holm over all six pairs, the identical one at 1."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0, 1, 12)
+    scores = np.stack(
+        [base, base, base + rng.normal(0.1, 0.2, 12), base + rng.normal(0.2, 0.2, 12)]
+    )
+    cube = xr.DataArray(
+        scores[:, :, None],
+        dims=("system", "topic", "measure"),
+        coords={"system": list("abcd"), "topic": [f"t{i}" for i in range(12)], "measure": ["AP"]},
+    )
+    res = irs.compare(cube, test=test, correction="holm", rng=0, n_samples=999).sel(measure="AP")
+    assert res.pvalue.sel(system="a", other="b").item() == 1.0
+    pairs = [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
+    raw = np.array([res.pvalue.sel(system=x, other=y).item() for x, y in pairs])
+    want = multipletests(raw, method="holm")[1]
+    got = [res.pvalue_adjusted.sel(system=x, other=y).item() for x, y in pairs]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if test == "t":  # scipy's own p on a differing pair
+        ref = st.ttest_rel(scores[0], scores[2]).pvalue
+        assert res.pvalue.sel(system="a", other="c").item() == pytest.approx(ref, rel=1e-12)

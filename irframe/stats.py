@@ -854,6 +854,7 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
     )
     same = np.array([[a == b for b in oth_l] for a in sys_l], dtype=bool)
     pval = np.where(same, np.nan, pval)
+    _check_antisymmetric(v, sys_l, oth_l, pref)
     # family: distinct unordered label pairs, first occurrence represents the pair
     keys = {}
     rep = np.full(v.shape[:2], -1, dtype=np.intp)
@@ -889,6 +890,31 @@ def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> 
         parameters={"correction": correction, "alpha": float(alpha)},
         attrs={"test": "sign"},
     )
+
+
+def _check_antisymmetric(v: np.ndarray, sys_l: list, oth_l: list, pref) -> None:
+    """The sign test corrects over unordered pairs and gives (b, a) the adjusted p-value
+    of (a, b): a cube holding both must have p[b, a] = -p[a, b] on every topic."""
+    at = {b: j for j, b in enumerate(oth_l)}
+    row = {a: i for i, a in enumerate(sys_l)}
+    for i, a in enumerate(sys_l):
+        for b, j in at.items():
+            if a == b or b not in row or a not in at:
+                continue
+            bad = np.flatnonzero(v[i, j] != -v[row[b], at[a]])
+            if len(bad):
+                topics = (
+                    pref.coords["topic"].values if "topic" in pref.coords else range(v.shape[2])
+                )
+                t = topics[bad[0]]
+                raise InputError(
+                    f"preference cube is not antisymmetric: (system {a!r}, other {b!r}, "
+                    f"topic {str(t)!r}) is {int(v[i, j, bad[0]]):+d} but (system {b!r}, other "
+                    f"{a!r}) is {int(v[row[b], at[a], bad[0]]):+d} ({len(bad)} topic(s) differ). "
+                    "The sign test corrects over unordered pairs, so it needs p[b, a] = "
+                    "-p[a, b], as lexirecall and lexiprecision give; otherwise test one "
+                    f"direction at a time: sign_test(pref.sel(system=[{a!r}], other=[{b!r}]))."
+                )
 
 
 # ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from conftest import reference_module
 from scipy import stats as st
 
 from irframe import stats as irs
-from irframe.errors import OptionError
+from irframe.errors import InputError, OptionError
 
 statsmodels = reference_module("statsmodels")
 from statsmodels.stats.multitest import multipletests  # noqa: E402
@@ -705,3 +706,30 @@ def test_identical_systems_stay_in_the_correction_family(test):
     if test == "t":  # scipy's own p on a differing pair
         ref = st.ttest_rel(scores[0], scores[2]).pvalue
         assert res.pvalue.sel(system="a", other="c").item() == pytest.approx(ref, rel=1e-12)
+
+
+def test_sign_test_refuses_a_cube_that_is_not_antisymmetric():
+    """(b, a) got the adjusted p-value of (a, b) beside its own raw p (1.0 next to 0.0215,
+    'significant'); a cube where p[b, a] != -p[a, b] is refused, and the one-direction
+    call the message gives is binomtest's p."""
+    p = np.zeros((2, 2, 10))
+    p[0, 1] = [1] * 9 + [-1]
+    p[1, 0] = [1] * 5 + [-1] * 5
+    pref = xr.DataArray(
+        p,
+        dims=("system", "other", "topic"),
+        coords={"system": ["a", "b"], "other": ["a", "b"], "topic": [f"t{i}" for i in range(10)]},
+    )
+    with pytest.raises(InputError, match="preference cube is not antisymmetric") as e:
+        irs.sign_test(pref)
+    code = re.search(r"sign_test\((pref\.sel\(.*?\))\)\.$", str(e.value)).group(1)
+    one = irs.sign_test(eval(code, {}, {"pref": pref}))
+    assert one.pvalue.sel(system="a", other="b").item() == pytest.approx(
+        st.binomtest(9, 10).pvalue, rel=1e-12
+    )
+    anti = pref.copy(data=np.stack([p[0], -p[0, ::-1]]))  # (b, a) = -(a, b)
+    res = irs.sign_test(anti)
+    assert (
+        res.pvalue_adjusted.sel(system="b", other="a").item()
+        == res.pvalue.sel(system="a", other="b").item()
+    )

@@ -362,6 +362,14 @@ def _ttest(Xo: np.ndarray, Xr: np.ndarray, paired: bool) -> np.ndarray:
     return np.where(same, 1.0, pv)
 
 
+def _relative_improvement(adv: np.ndarray, base: np.ndarray, axis: int) -> np.ndarray:
+    """(mean adv - mean base) / mean base over the topics (``axis``) where both have a score."""
+    both = ~np.isnan(adv) & ~np.isnan(base)
+    mean_a = _nanmean(np.where(both, adv, np.nan), axis=axis)
+    mean_b = _nanmean(np.where(both, base, np.nan), axis=axis)
+    return (mean_a - mean_b) / mean_b
+
+
 def _effects(Xo, Xr, b, adv, S, paired):
     """er, delta_ri, ri_original, ri_reproduced (S, V, M) of the systems ``adv`` over ``b``.
 
@@ -374,9 +382,9 @@ def _effects(Xo, Xr, b, adv, S, paired):
     with np.errstate(invalid="ignore", divide="ignore"):
         mi_o = _nanmean(Xo[adv] - Xo[b][None], axis=1)  # (A, M)
         mi_r = _nanmean(Xr[adv] - Xr[b][None], axis=2)  # (A, V, M)
-        mean_o, mean_r = _nanmean(Xo, axis=1), _nanmean(Xr, axis=2)  # (S, M), (S, V, M)
-        rio = (mean_o[adv] - mean_o[b]) / mean_o[b]  # (A, M)
-        rir = (mean_r[adv] - mean_r[b][None]) / mean_r[b][None]  # (A, V, M)
+        # RI on the topics both systems have, as ER's mean difference (missing="skip")
+        rio = _relative_improvement(Xo[adv], Xo[b][None], axis=1)  # (A, M)
+        rir = _relative_improvement(Xr[adv], Xr[b][None], axis=2)  # (A, V, M)
         er[adv] = mi_r / mi_o[:, None, :]
         ri_o[adv] = rio[:, None, :]
         ri_r[adv] = rir

@@ -376,6 +376,13 @@ def test_missing_topics_policies(small):
     assert skip.er.sel(system=a, measure="AP").item() == pytest.approx(
         np.nanmean(d_r) / np.nanmean(d_o), rel=1e-12
     )
+    # RI (and so delta RI) on the same topics as ER: those both systems have (it averaged
+    # each system over its own topics, so ER and delta RI of one row used different topics)
+    for name, x in (("ri_original", o), ("ri_reproduced", r)):
+        xa, xb = x.sel(system=a).values, x.sel(system=b).values
+        both = ~np.isnan(xa) & ~np.isnan(xb)
+        want = (xa[both].mean() - xb[both].mean()) / xb[both].mean()
+        assert skip[name].sel(system=a, measure="AP").item() == pytest.approx(want, rel=1e-12)
     assert common.sizes["topic"] == int(keep.sum())
 
 

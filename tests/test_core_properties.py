@@ -282,3 +282,37 @@ def test_rows_at_or_above_counts_like_a_loop(groups):
     got = Rows(types.SimpleNamespace(aligned=a), sel).at_or_above(mask).tolist()
     want = [sum(m for _, m in g[: i + 1]) for g in groups for i, (s, _) in enumerate(g) if s]
     assert got == want
+
+
+def test_err_of_a_ranking_does_not_depend_on_the_rankings_beside_it():
+    """ERR summed its terms with numpy's sum over a matrix as wide as the longest ranking
+    in the frame, whose grouping of the terms depends on that width: a ranking's ERR
+    changed in the last bit with the other runs in the frame (and so between Dask
+    partitions). Now left to right, as gdeval: the same bits alone and beside a long run,
+    and the sum written out here."""
+    rng = np.random.default_rng(4)
+    grades = [0, 2, 1, 2, 0, 4, 4, *rng.integers(0, 5, 23)]  # (the review's case first)
+    qrels = pd.DataFrame({"topic": "t1", "doc": [f"d{i}" for i in range(30)], "rel": grades})
+    for n in (7, 3, 9, 17, 25):
+        docs = [f"d{i}" for i in (range(7) if n == 7 else rng.permutation(30)[:n])]
+        a = pd.DataFrame(
+            {"system": "A", "topic": "t1", "doc": docs, "score": np.arange(n, 0, -1.0)}
+        )
+        long = pd.DataFrame(
+            {
+                "system": "B",
+                "topic": "t1",
+                "doc": [f"x{i}" for i in range(40)],
+                "score": np.arange(40.0),
+            }
+        )
+        alone = irf.evaluate(a, qrels, "ERR@20").item()
+        beside = irf.evaluate(pd.concat([a, long]), qrels, "ERR@20").sel(system="A").item()
+        assert alone == beside
+        grade = dict(zip(qrels.doc, qrels.rel, strict=True))
+        total, still = 0.0, 1.0
+        for i, d in enumerate(docs[:20], start=1):
+            r = (2.0 ** grade[d] - 1) / 2.0**4
+            total += r * still / i
+            still *= 1 - r
+        assert alone == pytest.approx(total, rel=1e-14)

@@ -585,7 +585,11 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     decay = np.ones_like(R)
     if D > 1:
         np.cumprod(1.0 - R[:, :-1], axis=1, out=decay[:, 1:])
-    return (R * decay / np.arange(1, D + 1, dtype=np.float64)).sum(axis=1)
+    terms = R * decay / np.arange(1, D + 1, dtype=np.float64)
+    # summed left to right, as gdeval does: numpy's sum groups the terms by the row width,
+    # the longest ranking in the frame, so a ranking's value changed with the others beside
+    # it (a Dask partition of short rankings gave other last bits); padding adds exact zeros
+    return np.cumsum(terms, axis=1)[:, -1] if D else terms.sum(axis=1)
 
 
 def _exp_rbp(ctx, m):

@@ -29,8 +29,9 @@ def partition_keys(part: pd.DataFrame, system: str, topic: str) -> tuple[np.ndar
 
 
 def distinct(s: pd.Series) -> np.ndarray:
-    """Distinct values as an object array of str (unique first: cheap on categoricals)."""
-    u = pd.unique(s)
+    """Distinct values as an object array of str (unique first: cheap on categoricals);
+    missing ids left out (a partition's own check names their rows, as in memory)."""
+    u = pd.unique(s.dropna())
     return np.asarray([str(x) for x in u], dtype=object)
 
 

@@ -103,10 +103,11 @@ except ImportError as _e:  # pragma: no cover - exercised only without dask
 
 from ._dask_parts import collect, combine, combine_systems, distinct, partition_keys, repeated
 from .accessor import IrAccessor
-from .errors import EmptyOverlapError, InputError, IrframeError
+from .errors import EmptyOverlapError, InputError, IrframeError, OptionError, choose
 from .evaluate import Whole, evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
 from .options import ALIGN_OPTIONS, OPTION_NAMES, make_options
+from .params import Param
 from .qrelsets import over_qrels
 from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
@@ -218,16 +219,18 @@ def run_by_partition(
     name = fn.__name__
     if name != "evaluate" and name not in _ALL_SYSTEMS:  # pragma: no cover - a new family
         raise NotImplementedError(f"{name} has no Dask backend")
-    if partitioned_by not in (None, "topic", "system"):
-        raise ValueError(
-            f"partitioned_by must be None, 'topic' or 'system', got {partitioned_by!r}"
+    if partitioned_by is not None:
+        partitioned_by = choose("partitioned_by", partitioned_by, ("topic", "system"))
+    if npartitions is not None:
+        npartitions = Param("int", None, low=1).check("npartitions", npartitions)
+    if shuffle_method is not None:
+        shuffle_method = choose("shuffle_method", shuffle_method, ("disk", "tasks", "p2p"))
+    if partitioned_by is not None and (npartitions, shuffle_method) != (None, None):
+        given = "npartitions=" if npartitions is not None else "shuffle_method="
+        raise OptionError(
+            f"{given} sets the shuffle by topic, but partitioned_by={partitioned_by!r} says the "
+            "frame is split already and is not shuffled: drop one of them"
         )
-    if npartitions is not None and (
-        isinstance(npartitions, bool)
-        or not isinstance(npartitions, (int, np.integer))
-        or npartitions < 1
-    ):
-        raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
     if qrels is None:
         raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
     if isinstance(qrels, dd.DataFrame):  # qrels are small: in memory

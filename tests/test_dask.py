@@ -865,3 +865,37 @@ def test_column_and_qrels_errors_are_the_in_memory_errors(family, case):
         assert want[want.index("Ids must") :] in str(got.value)
     else:
         assert str(got.value) == str(memory.value)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"partitioned_by": "doc"}, "partitioned_by must be one of 'topic', 'system'"),
+        ({"npartitions": 0}, r"npartitions must be an integer in \[1, "),
+        ({"shuffle_method": "nope"}, "shuffle_method must be one of 'disk', 'tasks', 'p2p'"),
+        ({"partitioned_by": "topic", "shuffle_method": "tasks"}, "drop one of them"),
+        ({"partitioned_by": "system", "npartitions": 3}, "drop one of them"),
+    ],
+)
+def test_dask_keywords_are_option_errors(kw, match):
+    """The backend's own keywords: OptionErrors, as every other option (they were plain
+    ValueErrors, or dask's own for shuffle_method); a shuffle option beside partitioned_by,
+    which is not shuffled, was ignored without a word."""
+    from irframe.errors import OptionError
+
+    qrels, runs = irf.datasets.synthetic(systems=2, topics=4, depth=10, rng=0)
+    with pytest.raises(OptionError, match=match):
+        irf.evaluate(dd.from_pandas(runs, npartitions=2), qrels, "AP", **kw)
+
+
+def test_missing_topic_ids_in_a_frame_split_by_topic_are_named_as_in_memory():
+    """Missing topic ids in two partitions of a frame split by topic: the split check took
+    them for a topic named '<NA>' found in two partitions (NotPartitionedError, whose advice
+    only led to the real error); now the in-memory error naming the rows."""
+    qrels, runs = irf.datasets.synthetic(systems=2, topics=4, depth=10, rng=0)
+    parts = [g.copy() for _, g in runs.astype({"topic": object}).groupby("topic", sort=True)]
+    for k, i in ((0, 0), (2, 1)):
+        parts[k].iloc[i, parts[k].columns.get_loc("topic")] = None
+    ddf = dd.concat([dd.from_pandas(p, npartitions=1) for p in parts])
+    with pytest.raises(irf.InputError, match=r"column 'topic' has 1 missing id\(s\)"):
+        irf.evaluate(ddf, qrels, "AP", partitioned_by="topic")

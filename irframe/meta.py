@@ -99,7 +99,9 @@ def discriminative_power(
         tests of [`irframe.stats.compare`][irframe.stats.compare] over all pairs.
     alpha : float
         Significance level (Turkmen et al., ECIR 2023 report 0.05 and 0.01).
-    correction : "auto", a correction of [`irframe.stats.adjust_pvalues`][irframe.stats.adjust_pvalues] or None
+    correction : str or None
+        ``"auto"``, or a correction of
+        [`irframe.stats.adjust_pvalues`][irframe.stats.adjust_pvalues], or None.
         ``"auto"``: Holm for preference cubes (as in Diaz & Mitra 2023), none for paired tests
         (Sakai's usual protocol); Tukey HSD is family-wise by construction and ignores it.
     n_samples, rng, missing, two_way

@@ -128,7 +128,8 @@ topics, 303-450, to 50 new ones, 601-650, on which every run scores much higher)
 so only ER, ΔRI and the unpaired (Student's) t-test remain (`paired=False`). No system's
 AP differs significantly between the two topic halves (every p > 0.2), but the effects
 scatter more than in the paired `rescored` reproduction (ER from 0.88 to 1.86): another
-topic sample changes the improvements more than the score noise did."""),
+topic sample changes the improvements more than the score noise did. (Each side ranks half of
+the qrels' topics, as intended here: the `ConventionWarning`s below say so.)"""),
     code("""topics = sorted(runs.topic.unique())
 first, second = topics[::2], topics[1::2]
 rpl = irf.meta.reproducibility(runs[runs.topic.isin(first)],

@@ -166,6 +166,73 @@ def test_api_summary_tables_are_clean(site):
     assert ">compare<" in stats and "Functions:" in stats
 
 
+def _object(path: str):
+    """The Python object an API heading id names (``irframe.stats.compare``), or None."""
+    import importlib
+
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for part in parts[i:]:
+            obj = getattr(obj, part, None)
+        return obj
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.docs
+def test_parameter_tables_show_the_signatures_defaults(site):
+    """Every Default cell of an API parameter table is the signature's default: griffe gave
+    every name of a numpydoc group ``a, b, c : type`` the first one's default, and took the
+    first value of a choice set ``{"b", "a"}`` for the default (docs/griffe_options.py's
+    SignatureDefaults corrects both)."""
+    import inspect
+
+    bs4 = reference_module("bs4")
+    checked, wrong = 0, []
+    for page in API_PAGES:
+        soup = bs4.BeautifulSoup(_page(site, f"api/{page}"), "html.parser")
+        for heading in soup.find_all(id=re.compile(r"^irframe[\w.]*$")):
+            obj = _object(heading["id"])
+            try:
+                sig = inspect.signature(obj) if callable(obj) else None
+            except (TypeError, ValueError):
+                sig = None
+            block = heading.find_next("div", class_="doc-contents")
+            if sig is None or block is None:
+                continue
+            for table in block.find_all("table", recursive=True):
+                title = table.find_previous("span", class_="doc-section-title")
+                if title is None or title.get_text(strip=True) != "Parameters:":
+                    continue
+                if table.find_previous(id=re.compile(r"^irframe")) is not heading:
+                    break  # a nested object's table
+                for tr in table.select("tbody tr"):
+                    cells = [td.get_text(" ", strip=True) for td in tr.find_all("td")]
+                    name = cells[0].lstrip("*")
+                    p = sig.parameters.get(name)
+                    if p is None or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                        continue
+                    if repr(p.default) == "<factory>":  # a dataclass field's default_factory
+                        continue
+                    checked += 1
+                    shown = cells[-1]
+                    if p.default is inspect.Parameter.empty:
+                        ok = shown == "required"
+                    else:
+                        try:
+                            ok = eval(shown, {"dict": dict}) == p.default  # our own page's text
+                        except Exception:  # e.g. Fraction(1, 2): compare the text
+                            ok = shown.replace(" ", "") == repr(p.default).replace(" ", "")
+                    if not ok:
+                        wrong.append((page, heading["id"], name, shown, repr(p.default)))
+    assert checked > 500
+    assert not wrong, wrong[:10]
+
+
 @pytest.mark.slow
 @pytest.mark.docs
 def test_notebook_pages_show_their_plots(site):

@@ -339,7 +339,8 @@ def qrels_agreement(
     pandas.DataFrame
         One row per (other broadcast labels..., ``qrels``, ``other_qrels``) with
         ``tau`` (tau-b), ``tau_ap`` (of the ``qrels`` ordering against the
-        ``other_qrels`` one), ``rbo``, ``n_systems``, ``n_topics``.
+        ``other_qrels`` one), ``rbo`` (systems with tied means ordered by name),
+        ``n_systems``, ``n_topics``.
 
     See Also
     --------
@@ -363,6 +364,9 @@ def qrels_agreement(
             f"cube must be an xarray.DataArray with a {dim!r} dim (evaluate with qrels={{name: frame}})"
         )
     c, layout = score_cube(cube, dim=topic_dim, keep=(dim,))
+    # systems by name: rbo breaks tied means by the order it is given, which is then the
+    # names' and not the cube's (reordering the systems changed rbo)
+    c = c.isel(system=np.argsort(np.asarray(c.indexes["system"].astype(str)), kind="stable"))
     names = list(c.indexes[dim])
     pairs = _set_pairs(names, reference)
     rows = []

@@ -344,3 +344,18 @@ def test_decision_flips():
     only = meta.decision_flips(res)
     assert only["flipped"].all() and len(only) == int(flips["flipped"].sum())
     assert only.attrs["flip_rate"] == pytest.approx(flips["flipped"].mean())
+
+
+def test_qrels_agreement_does_not_depend_on_the_order_of_the_systems():
+    """Two systems tie on their mean under one judgment set: rbo broke the tie by the
+    cube's order (1.0 one way, 0.5 the other); now by name, whatever the cube's order."""
+    x = np.array([[0.5, 0.5], [0.5, 0.5], [0.1, 0.1]])  # a and b tie under the first set
+    y = np.array([[0.6, 0.6], [0.4, 0.4], [0.1, 0.1]])
+    cube = xr.concat(
+        [xr.DataArray(x, dims=("system", "topic")), xr.DataArray(y, dims=("system", "topic"))],
+        dim="qrels",
+    ).assign_coords(qrels=["first", "second"], system=["a", "b", "c"], topic=["t1", "t2"])
+    forward = meta.qrels_agreement(cube, p=0.5)
+    backward = meta.qrels_agreement(cube.isel(system=[1, 0, 2]), p=0.5)
+    pd.testing.assert_frame_equal(forward, backward)
+    assert forward["rbo"].item() == irf.agreement.rbo([0.5, 0.5, 0.1], [0.6, 0.4, 0.1], p=0.5)

@@ -322,7 +322,9 @@ def _check_nan_cells(cube: xr.DataArray, data: np.ndarray) -> None:
             f"the cube has NaN for measure(s) {ms[:5]} at system {shown(cube.system.values[s])}, topic "
             f"{shown(cube.topic.values[t])} ({int(partial.sum())} such cell(s)) while other measures of the same "
             f"cell have values. NaN means 'not evaluated', so summarize would silently average over the "
-            f"other topics; fill or drop those values explicitly (e.g. cube.fillna(0)) first."
+            f"other topics. Say what they mean first: not evaluated for every measure of the cell "
+            f"(cube = cube.where(cube.notnull().all('measure'))), or 0 (cube = cube.fillna(0)), "
+            f"or summarize the measures one by one (cube.sel(measure=[...]))."
         )
 
 

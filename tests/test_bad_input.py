@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
 
 import irframe as irf
 from irframe.errors import ConventionWarning, MeasureParamError, OptionError
@@ -868,3 +869,25 @@ def test_counts_of_topics_and_digits_are_not_truncated():
         irf.meta.swap_rate(cube, topic_set_size=2.7)
     with pytest.raises(OptionError, match="digits must be an integer"):
         irf.report(cube, digits=True)
+
+
+def test_a_cube_with_nan_for_some_measures_of_a_cell_gets_fixes_that_work():
+    """summarize/report refuse a NaN beside values in one (system, topic) cell; each of the
+    message's fixes, run as written, gives a cube they take (and the first keeps every
+    measure's value where the cell is whole)."""
+    cube = xr.DataArray(
+        np.array([[[0.5, 0.2], [0.3, np.nan]], [[0.1, 0.2], [0.4, 0.5]]]),
+        dims=("system", "topic", "measure"),
+        coords={"system": ["a", "b"], "topic": ["t1", "t2"], "measure": ["AP", "X"]},
+    )
+    with pytest.raises(irf.InputError, match="while other measures of the same cell") as e:
+        irf.summarize(cube)
+    fixes = re.findall(r"\((cube = .*?)\)(?:,| or)", str(e.value))
+    assert len(fixes) == 2
+    for code in fixes:
+        scope = {"cube": cube}
+        exec(code, {}, scope)
+        means = irf.summarize(scope["cube"])
+        irf.report(scope["cube"], baseline="a")
+        assert means.loc["b", "AP"] == pytest.approx(0.25)
+    assert irf.summarize(cube.sel(measure=["X"])).loc["a", "X"] == pytest.approx(0.2)

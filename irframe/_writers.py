@@ -18,20 +18,35 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-from .errors import ColumnError, InputError, shown
+from .errors import (
+    ColumnError,
+    ConventionWarning,
+    DuplicateError,
+    InputError,
+    OptionError,
+    shown,
+    warn,
+)
 from .schema import non_string_ids, resolve_roles
 
 __all__ = ["format_qrels", "format_run", "write_qrels", "write_run"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 _ID_BAD_RE = re.compile(r"[ \t\n\r\f\v]")  # C isspace(): what TREC readers split on
+# NUL (it ends a C string: trec_eval aborts on it) and a byte-order mark (the readers strip
+# one at the start of a file only)
+_ID_CONTROL_RE = re.compile("[\x00\ufeff]")
 
 
 def _topic_doc_strings(df: pd.DataFrame, n: Mapping[str, str]) -> tuple[pd.Series, pd.Series]:
     """Topic and doc columns as writable strings (a topic may not start a comment line)."""
     topic = _id_strings(df[n["topic"]], "topic column")
-    if topic.str.startswith("#").any():
-        raise InputError("topic ids starting with '#' would be read back as comment lines")
+    hashed = topic.str.startswith("#").to_numpy()
+    if hashed.any():
+        raise InputError(
+            f"topic ids starting with '#' would be read back as comment lines: "
+            f"{topic[hashed].unique()[:3].tolist()!r} ({_where(hashed, df)})"
+        )
     return topic, _id_strings(df[n["doc"]], "doc column")
 
 
@@ -59,7 +74,20 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
             f"{what} has ids that are empty or contain whitespace, which TREC files "
             f"cannot hold: {u[bad].head(5).tolist()!r}"
         )
+    bad = u.str.contains(_ID_CONTROL_RE)
+    if bad.any():
+        raise InputError(
+            f"{what} has ids holding a NUL or a byte-order mark, which no TREC reader reads "
+            f"back as written (trec_eval stops at a NUL): {u[bad].head(5).tolist()!r}"
+        )
     return s.astype(str)
+
+
+def _where(mask: np.ndarray, df: pd.DataFrame) -> str:
+    """The first rows of ``mask`` by their index labels, for a message."""
+    rows = df.index[np.flatnonzero(mask)[:5]].tolist()
+    more = f" and {int(mask.sum()) - 5} more" if mask.sum() > 5 else ""
+    return f"rows {', '.join(map(repr, rows))}{more}"
 
 
 def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
@@ -68,8 +96,8 @@ def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
     v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.isfinite(v).all():
         raise InputError(
-            f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s); "
-            "TREC files need finite numbers"
+            f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s) "
+            f"({_where(~np.isfinite(v), s.to_frame())}); TREC files need finite numbers"
         )
     return v
 
@@ -77,6 +105,13 @@ def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
 def _float_text(v: np.ndarray) -> np.ndarray:
     """Shortest repr that reads back to the same float64 (numpy's dragon4)."""
     return v.astype(str)
+
+
+def _grade_text(v: np.ndarray) -> np.ndarray:
+    """Grades without an exponent: trec_eval reads a grade with ``atol``, which stops at the
+    ``e`` of ``1e+16`` (grade 1) and irframe's reader refuses such text; the digits
+    (``10000000000000000``, ``0.00001``) read back to the same float64 in both."""
+    return np.array([np.format_float_positional(x, trim="0") for x in v], dtype=object)
 
 
 def format_run(
@@ -90,7 +125,9 @@ def format_run(
         A run frame: ``system, topic, doc`` and ``score`` and/or ``rank``.  Not modified.
     tag : str, optional
         Run tag written in the 6th field of every line; default: the ``system``
-        column (a frame with several systems keeps them apart).
+        column (several systems are kept apart by their tags, which
+        ``read_run(path, system="tag")`` reads back; trec_eval reads one run, so a
+        ``ConventionWarning`` says so).
     columns : mapping, optional
         Input column names by role.
 
@@ -106,8 +143,9 @@ def format_run(
     Raises
     ------
     irframe.errors.InputError
-        Missing, empty or whitespace-holding ids, non-string ids, topics starting with ``#``,
-        or non-finite scores / grades: TREC files could not hold them or read them back.
+        Missing, empty, whitespace-, NUL- or byte-order-mark-holding ids, non-string ids, topics
+        starting with ``#``, non-finite scores, ranks that are not integers, or a document
+        twice in one ranking: TREC files could not hold them, or trec_eval would stop.
 
     See Also
     --------
@@ -138,26 +176,57 @@ def format_run(
                 else ""
             )
         )
-    if tag is not None and (not isinstance(tag, str) or not tag or _ID_BAD_RE.search(tag)):
-        raise ValueError(f"tag must be a non-empty str without whitespace, got {tag!r}")
+    if tag is not None and (
+        not isinstance(tag, str) or not tag or _ID_BAD_RE.search(tag) or _ID_CONTROL_RE.search(tag)
+    ):
+        raise OptionError(f"tag must be a non-empty str without whitespace, got {tag!r}")
     if len(df) == 0:
         return ""
     topic, doc = _topic_doc_strings(df, n)
     if tag is None:
         tags = _id_strings(df[n["system"]], "system column")
+        names = pd.unique(tags.to_numpy())
+        if len(names) > 1:
+            warn(
+                f"{len(names)} systems ({', '.join(map(repr, names[:3]))}"
+                f"{', ...' if len(names) > 3 else ''}) written to one run file, each line with "
+                "its system as the tag: irframe.read_run(path, system='tag') reads them apart, "
+                "but trec_eval (and read_run's default) reads the file as one run. For "
+                "trec_eval, write one file per system: for name, g in "
+                "df.groupby('system', observed=True): irf.write_run(g, f'{name}.txt')",
+                ConventionWarning,
+            )
     else:
         tags = pd.Series(tag, index=df.index, dtype=str)
+    key = pd.MultiIndex.from_arrays([tags.to_numpy(), topic.to_numpy(), doc.to_numpy()])
+    twice = key.duplicated(keep=False)
+    if twice.any():
+        cols = [c for c in (n["system"] if tag is None else None, n["topic"], n["doc"]) if c]
+        raise DuplicateError(
+            f"the run frame lists {int(key.duplicated().sum())} document(s) twice in one ranking "
+            f"({_where(twice, df)}); trec_eval stops on such a file ('duplicate docs'). "
+            f"Keep one row of each: df = df.drop_duplicates({cols!r})"
+        )
     if n["score"] in df.columns:
         score = _finite_floats(df[n["score"]], "score column")
     if n["rank"] in df.columns:
         r = df[n["rank"]]
-        if not pd.api.types.is_integer_dtype(r.dtype):
-            rv = _finite_floats(r, "rank column")
-            if (rv != np.round(rv)).any():
-                raise InputError("rank column has non-integer values")
-            rank = rv.astype(np.int64)
-        else:
-            rank = r.to_numpy(dtype=np.int64)
+        if r.isna().any():
+            raise InputError(f"rank column has missing values: {_where(r.isna().to_numpy(), df)}")
+        rv = _finite_floats(r, "rank column")
+        if (rv != np.round(rv)).any():
+            raise InputError(
+                f"rank column has non-integer values: {_where(rv != np.round(rv), df)}"
+            )
+        if (np.abs(rv) >= 2.0**63).any():
+            raise InputError(
+                f"rank column has values beyond a 64-bit integer: {_where(np.abs(rv) >= 2.0**63, df)}"
+            )
+        rank = (
+            r.to_numpy(dtype=np.int64)
+            if pd.api.types.is_integer_dtype(r.dtype)
+            else rv.astype(np.int64)
+        )
     else:
         keys = pd.DataFrame({"s": tags.to_numpy(), "t": topic.to_numpy(), "x": -score})
         order = np.lexsort(
@@ -244,10 +313,10 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     r = df[n["rel"]]
     if pd.api.types.is_integer_dtype(r.dtype) and not pd.api.types.is_bool_dtype(r.dtype):
         if r.isna().any():
-            raise InputError("rel column has missing values")
+            raise InputError(f"rel column has missing values: {_where(r.isna().to_numpy(), df)}")
         rel = r.to_numpy(dtype=np.int64).astype(str)
     else:
-        rel = _float_text(_finite_floats(r, "rel column"))
+        rel = _grade_text(_finite_floats(r, "rel column"))
     out = pd.DataFrame({"t": topic.to_numpy(), "i": second, "d": doc.to_numpy(), "r": rel})
     return out.to_csv(
         sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -555,8 +556,15 @@ _SCORE = st.floats(allow_nan=False, allow_infinity=False)
 )
 def test_roundtrip_property(tmp_path, categorical_docs, rows):
     df = pd.DataFrame(rows, columns=["system", "topic", "doc", "rank", "score"])
+    twice = df.duplicated(["system", "topic", "doc"], keep=False)
+    if twice.any():  # a document twice in one ranking: trec_eval stops on such a file
+        with pytest.raises(irf.DuplicateError, match="twice in one ranking"):
+            iio.write_run(df, tmp_path / "dup.txt")
+        df = df.drop_duplicates(["system", "topic", "doc"])
     path = tmp_path / "prop.txt"
-    iio.write_run(df, path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", irf.errors.ConventionWarning)  # several systems in one file
+        iio.write_run(df, path)
     pd.testing.assert_frame_equal(
         iio.read_run(path, system="tag"), normalised(df), check_exact=True
     )
@@ -746,3 +754,44 @@ def test_map_keeps_item_order_and_raises_the_first_error(threads, bad):
             map_threads(f, range(10), threads)
         return
     assert map_threads(f, range(10), threads) == [i * i for i in range(10)]
+
+
+def test_writers_refuse_what_no_reader_reads_back(tmp_path):
+    """Found by a review: ids with a NUL (trec_eval aborts) or a byte-order mark (a reader
+    strips it on the first line only: one topic became two), a document twice in one
+    ranking (trec_eval stops), ranks beyond 64 bits (written negative) or missing, and a
+    tag with whitespace (a plain ValueError) are refused by name."""
+    base = pd.DataFrame(
+        {"system": "s", "topic": ["1", "1", "2"], "doc": ["a", "b", "a"], "score": [2.0, 1, 1]}
+    )
+    for col, bad in (("doc", "a\x00z"), ("topic", "\ufeff1")):
+        df = base.copy()
+        df.loc[0, col] = bad
+        with pytest.raises(irf.InputError, match="NUL or a byte-order mark"):
+            iio.write_run(df, tmp_path / "r.txt")
+    with pytest.raises(irf.DuplicateError, match=r"twice in one ranking \(rows 0, 1\)"):
+        iio.write_run(base.assign(doc=["a", "a", "a"]), tmp_path / "r.txt")
+    with pytest.raises(irf.InputError, match="beyond a 64-bit integer"):
+        iio.write_run(base.assign(rank=[1.0, 1e20, 1.0]), tmp_path / "r.txt")
+    with pytest.raises(irf.InputError, match="rank column has missing values: rows 1"):
+        iio.write_run(base.assign(rank=pd.array([1, None, 1], dtype="Int64")), tmp_path / "r.txt")
+    with pytest.raises(irf.OptionError, match="tag must be a non-empty str"):
+        iio.write_run(base, tmp_path / "r.txt", tag="a b")
+    with pytest.warns(irf.errors.ConventionWarning, match=r"system='tag'\) reads them apart"):
+        iio.write_run(base.assign(system=["s", "t", "s"]), tmp_path / "two.txt")
+    back = iio.read_run(tmp_path / "two.txt", system="tag")
+    assert sorted(back.system.astype(str).unique()) == ["s", "t"]
+
+
+@pytest.mark.parametrize("grade", [1e16, 1e-5, 2.5e-7, 123456789.125])
+def test_float_grades_are_written_without_an_exponent(tmp_path, grade):
+    """write_qrels wrote 1e+16, which its own reader refused and trec_eval's atol reads as
+    1; the digits read back to the same float64, and their integer part is atol's."""
+    q = pd.DataFrame({"topic": "1", "doc": ["a", "b"], "rel": [grade, 1.0]})
+    iio.write_qrels(q, tmp_path / "q.txt")
+    text = (tmp_path / "q.txt").read_text()
+    field = text.split("\n")[0].split()[3]
+    assert "e" not in field.lower() and float(field) == grade
+    assert int(field.split(".")[0]) == int(grade)  # what C's atol reads
+    back = iio.read_qrels(tmp_path / "q.txt")
+    assert back.rel.tolist() == [grade, 1.0]

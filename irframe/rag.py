@@ -113,9 +113,38 @@ def _bad_values(df: pd.DataFrame, col: str, allowed, what: str, mask=None) -> No
     if bad.any():
         idx = np.flatnonzero(bad)
         shown = ", ".join(f"row {df.index[i]!r}: {values.iloc[i]!r}" for i in idx[:_SHOW])
+        import difflib
+
+        first = values.iloc[idx[0]]
+        fold = {str(a).lower().replace(" ", "_").replace("-", "_"): a for a in allowed}
+        near = fold.get(str(first).strip().lower().replace(" ", "_").replace("-", "_")) or next(
+            iter(difflib.get_close_matches(str(first), [str(a) for a in allowed], n=1)), None
+        )
+        example = (
+            f"e.g. df[{col!r}] = df[{col!r}].replace({{{first!r}: {near!r}}})"
+            if near is not None and isinstance(first, str)
+            else f"e.g. df[{col!r}] = df[{col!r}].replace({{old: new, ...}})"
+        )
         raise InputError(
             f"{what} column {col!r} has {int(bad.sum())} value(s) outside {list(allowed)} "
-            f"({shown}); map them first, e.g. df[{col!r}].replace({{...}})"
+            f"({shown}); map them first, {example}"
+        )
+
+
+def _no_orphans(df: pd.DataFrame, empty: np.ndarray, cols: list[str], key: str, what: str) -> None:
+    """A row without a ``key`` marks an answer (or sentence) without any: a judgment on it
+    (``cols`` not missing) has nothing to belong to, and would be left out silently."""
+    orphan = empty & df[cols].notna().any(axis=1).to_numpy()
+    if orphan.any():
+        idx = np.flatnonzero(orphan)
+        shown = ", ".join(
+            f"row {df.index[i]!r}: " + ", ".join(f"{c}={df[c].iloc[i]!r}" for c in cols)
+            for i in idx[:_SHOW]
+        )
+        raise InputError(
+            f"{what} has {int(orphan.sum())} row(s) with no {key} but a judgment ({shown}): a "
+            f"row without a {key} stands for none at all, so its {' and '.join(cols)} must be "
+            f"missing too. Give the {key} its id, or drop the row."
         )
 
 
@@ -212,6 +241,7 @@ def nugget_scores(
     nuggets = _roles(nuggets, columns, NUGGET_ROLES, "nugget frame")
     _need(nuggets, ["system", "topic", "nugget", "importance", "assignment"], "nugget frame")
     real = nuggets["nugget"].notna().to_numpy()
+    _no_orphans(nuggets, ~real, ["importance", "assignment"], "nugget", "nugget frame")
     _bad_values(nuggets, "importance", IMPORTANCES, "nugget frame", real)
     _bad_values(nuggets, "assignment", ASSIGNMENTS, "nugget frame", real)
     cell, systems, topics, present = _cells(nuggets)
@@ -221,8 +251,9 @@ def nugget_scores(
         rows = keyed.index[dup][:_SHOW].tolist()
         raise DuplicateError(
             f"nugget frame has {int(dup.sum())} rows repeating a (system, topic, nugget) "
-            f"assignment (rows {rows}); keep one per nugget, e.g. df.drop_duplicates"
-            "(['system', 'topic', 'nugget'])"
+            f"assignment (rows {rows}; ids compared as text); keep one per nugget, e.g. "
+            "df = df[~df.astype({'system': str, 'topic': str, 'nugget': str})"
+            ".duplicated(['system', 'topic', 'nugget'])]"
         )
     vital = real & (nuggets["importance"] == "vital").to_numpy()
     assign = nuggets["assignment"].to_numpy()
@@ -284,6 +315,8 @@ def support_scores(
     _need(support, ["system", "topic", "sentence", "citation", "support"], "support frame")
     has_sentence = support["sentence"].notna().to_numpy()
     cited = has_sentence & support["citation"].notna().to_numpy()
+    _no_orphans(support, ~has_sentence, ["citation", "support"], "sentence", "support frame")
+    _no_orphans(support, has_sentence & ~cited, ["support"], "citation", "support frame")
     _bad_values(support, "support", SUPPORT_LEVELS, "support frame", cited)
     cell, systems, topics, present = _cells(support)
     keyed = support.loc[cited, ["system", "topic", "sentence", "citation"]].astype(str)
@@ -432,7 +465,7 @@ def read_nuggets(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
                     line=line.rstrip("\n"),
                 )
             for key, allowed in (("importance", IMPORTANCES), ("assignment", ASSIGNMENTS)):
-                if n.get(key) not in allowed:
+                if not isinstance(n.get(key), str) or n.get(key) not in allowed:
                     raise ParseError(
                         f"{path}, line {lineno}: field {where}.{key} is {n.get(key)!r}, "
                         f"expected one of {list(allowed)}",
@@ -468,10 +501,20 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
         Naming the file, line and field of a malformed record.
     """
     rows: list[tuple] = []
+    seen: dict[tuple, int] = {}
     for lineno, rec, line in _records(path):
         key = "topic_id" if "topic_id" in rec else "qid"
         topic = str(_field(rec, key, path, lineno, line, (str, int)))
         sys_ = _system_of(rec, system, path, lineno, line)
+        if (sys_, topic) in seen:  # (its sentences would join the first answer's)
+            raise ParseError(
+                f"{path}, line {lineno}: a second answer of system {sys_!r} for topic "
+                f"{topic!r} (the first is on line {seen[(sys_, topic)]}); keep one per topic",
+                path=str(path),
+                lineno=lineno,
+                line=line.rstrip("\n"),
+            )
+        seen[(sys_, topic)] = lineno
         answer = _field(rec, "answer", path, lineno, line, (list,))
         if not answer:
             rows.append((sys_, topic, None, None, None))
@@ -502,7 +545,7 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
             if not cites:
                 rows.append((sys_, topic, i, None, None))
             for c, s in zip(cites, judged, strict=True):
-                if s not in SUPPORT_LEVELS:
+                if not isinstance(s, str) or s not in SUPPORT_LEVELS:
                     raise ParseError(
                         f"{path}, line {lineno}: {where}.support has {s!r}, expected one of "
                         f"{list(SUPPORT_LEVELS)}",

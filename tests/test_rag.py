@@ -149,7 +149,8 @@ def test_cube_tools_work_on_nugget_cubes():
                 for _ in range(k)
             ]
     human = _frame(recs)
-    llm = human.assign(assignment=human.assignment.where(rng.random(len(human)) > 0.2, "support"))
+    flip = (rng.random(len(human)) <= 0.2) & human.nugget.notna()  # (answers with nuggets)
+    llm = human.assign(assignment=human.assignment.where(~flip, "support"))
     cube = rag.nugget_scores(human)
     table = irf.summarize(cube)
     assert table.loc["a", "all_score"] == pytest.approx(
@@ -279,3 +280,108 @@ def test_frame_errors():
         rag.nugget_scores(df.assign(nugget=[0, 1], importance=["vital", "VITAL"]))
     with pytest.raises(irf.ColumnError, match=r"lacks column\(s\) \['assignment'\]"):
         rag.nugget_scores(df.drop(columns="assignment"))
+
+
+def test_a_judgment_on_a_row_without_its_id_is_refused():
+    """A row without a nugget (without a sentence, without a citation) stands for none;
+    one that carries a judgment was left out of the scores without a word (a nugget frame
+    scored 1.0 where its three nuggets give 0.5)."""
+    nug = pd.DataFrame(
+        {
+            "system": "r1",
+            "topic": "t1",
+            "nugget": [0, np.nan, 2],
+            "importance": ["vital", "vital", "okay"],
+            "assignment": ["support", "partial_support", "support"],
+        }
+    )
+    with pytest.raises(InputError, match=r"1 row\(s\) with no nugget but a judgment \(row 1"):
+        rag.nugget_scores(nug)
+    whole = rag.nugget_scores(nug.assign(nugget=[0, 1, 2])).sel(system="r1", topic="t1")
+    assert whole.values.round(4).tolist() == [0.5, 0.6667, 0.75, 0.8333]  # the docs' example
+    sup = pd.DataFrame(
+        {
+            "system": "r1",
+            "topic": "t1",
+            "sentence": [0, 0, 1, np.nan],
+            "citation": ["d1", None, "d3", "d4"],
+            "support": ["full_support", "no_support", "partial_support", "full_support"],
+        }
+    )
+    with pytest.raises(InputError, match="no citation but a judgment"):
+        rag.support_scores(sup.iloc[:3])
+    with pytest.raises(InputError, match="no sentence but a judgment"):
+        rag.support_scores(sup.assign(citation=["d1", "d2", "d3", "d4"]))
+
+
+def test_rag_fixes_from_the_messages_work():
+    """A misspelt label: the message gives the mapping to apply (it showed replace({...}),
+    a set holding Ellipsis); two nugget ids equal as text (1 and '1'): the message's
+    selection keeps one (drop_duplicates on the raw values kept both)."""
+    import re
+
+    nug = pd.DataFrame(
+        {
+            "system": "r1",
+            "topic": "t1",
+            "nugget": [0, 1],
+            "importance": ["vital", "okay"],
+            "assignment": ["partial support", "support"],
+        }
+    )
+    with pytest.raises(InputError, match="partial support") as e:
+        rag.nugget_scores(nug)
+    scope = {"df": nug.copy()}
+    exec(re.search(r"e\.g\. (df\[.*)$", str(e.value)).group(1), {}, scope)
+    assert rag.nugget_scores(scope["df"]).values.ravel().tolist() == [0.0, 0.5, 0.5, 0.75]
+    twice = pd.DataFrame(
+        {
+            "system": "r1",
+            "topic": "t1",
+            "nugget": [1, "1", 2],
+            "importance": "vital",
+            "assignment": ["support", "support", "not_support"],
+        }
+    )
+    with pytest.raises(DuplicateError, match="ids compared as text") as e:
+        rag.nugget_scores(twice)
+    scope = {"df": twice}
+    exec(re.search(r"e\.g\. (df = .*)$", str(e.value)).group(1), {}, scope)
+    assert len(scope["df"]) == 2
+    assert rag.nugget_scores(scope["df"]).values.ravel().tolist() == [0.5, 0.5, 0.5, 0.5]
+
+
+def test_readers_refuse_a_second_answer_and_lists_for_labels(tmp_path):
+    """read_support joined two answers of one (run, topic) into one (read_nuggets refuses
+    it); a list where a label belongs crashed with 'unhashable type: list'."""
+    p = tmp_path / "s.jsonl"
+    one = {
+        "topic_id": "t1",
+        "run_id": "r",
+        "answer": [{"text": "x", "citations": ["d1"], "support": ["full_support"]}],
+    }
+    two = {
+        "topic_id": "t1",
+        "run_id": "r",
+        "answer": [{"text": "y", "citations": ["d2"], "support": ["no_support"]}],
+    }
+    p.write_text(json.dumps(one) + "\n" + json.dumps(two) + "\n")
+    with pytest.raises(ParseError, match=r"line 2: a second answer of system 'r' for topic 't1'"):
+        rag.read_support(p)
+    bad = {**one, "answer": [{"text": "x", "citations": ["d1"], "support": [["full_support"]]}]}
+    p.write_text(json.dumps(bad) + "\n")
+    with pytest.raises(ParseError, match=r"line 1: answer\[0\]\.support has"):
+        rag.read_support(p)
+    q = tmp_path / "n.jsonl"
+    q.write_text(
+        json.dumps(
+            {
+                "qid": "t1",
+                "run_id": "r",
+                "nuggets": [{"text": "a", "importance": "vital", "assignment": ["support"]}],
+            }
+        )
+        + "\n"
+    )
+    with pytest.raises(ParseError, match=r"field nuggets\[0\]\.assignment"):
+        rag.read_nuggets(q)

@@ -14,7 +14,7 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import align
 from .cube import summarize
-from .errors import OptionError
+from .errors import OptionError, ShapeError
 from .evaluate import depth_and_judged_only, evaluate
 from .measures import parse_measure, parse_measures
 from .measures.ties import cut_after_order, tie_groups
@@ -66,7 +66,7 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     [{'system': 'a', 'other': 'b', 'lead': 0.5, 'min_lead': 0.0, 'could_flip': True}]
     """
     if "bound" not in cube.dims:
-        raise ValueError(
+        raise ShapeError(
             "flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)"
         )
     lo = summarize(cube.sel(bound="low", drop=True), missing=missing)

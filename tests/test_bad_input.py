@@ -891,3 +891,12 @@ def test_a_cube_with_nan_for_some_measures_of_a_cell_gets_fixes_that_work():
         irf.report(scope["cube"], baseline="a")
         assert means.loc["b", "AP"] == pytest.approx(0.25)
     assert irf.summarize(cube.sel(measure=["X"])).loc["a", "X"] == pytest.approx(0.2)
+
+
+def test_bounds_options_are_irframe_errors():
+    qrels, runs = irf.datasets.synthetic(systems=2, topics=3, depth=10, rng=0)
+    for value in (True, "2", math.nan):
+        with pytest.raises(OptionError, match="unjudged_grade must be a finite number"):
+            irf.evaluate(runs, qrels, "AP", bounds=True, unjudged_grade=value)
+    with pytest.raises(irf.IrframeError, match=r"needs a cube from evaluate\(\.\.\., bounds=True\)"):
+        irf.flips(irf.evaluate(runs, qrels, "AP"))

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ..align import Aligned
-from ..errors import MeasureParamError
+from ..errors import MeasureParamError, OptionError
 from .ties import expand_ranges
 
 __all__ = [
@@ -86,7 +86,7 @@ def bound_grade(aligned: Aligned, grade: float | None, rel_level: float = 1) -> 
         or not isinstance(grade, (int, float, np.integer, np.floating))
         or not np.isfinite(grade)
     ):
-        raise ValueError(
+        raise OptionError(
             f"unjudged_grade must be a finite number (a relevance grade), got {grade!r}"
         )
     return float(grade)

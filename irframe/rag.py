@@ -413,6 +413,19 @@ def _system_of(rec, system, path, lineno, line):
     return str(_field(rec, "run_id", path, lineno, line, (str, int)))
 
 
+def _first_answer(seen: dict, sys_: str, topic: str, path, lineno: int, line: str) -> None:
+    """Record the line of a (system, topic) answer; a second one is a ParseError."""
+    if (sys_, topic) in seen:
+        raise ParseError(
+            f"{path}, line {lineno}: a second answer of system {sys_!r} for topic "
+            f"{topic!r} (the first is on line {seen[(sys_, topic)]}); keep one per topic",
+            path=str(path),
+            lineno=lineno,
+            line=line.rstrip("\n"),
+        )
+    seen[(sys_, topic)] = lineno
+
+
 def read_nuggets(path: str | os.PathLike, *, system: str | None = None) -> pd.DataFrame:
     """Read nuggetizer's assignment output (JSON lines) into a nugget frame.
 
@@ -443,15 +456,7 @@ def read_nuggets(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
     for lineno, rec, line in _records(path):
         topic = str(_field(rec, "qid", path, lineno, line, (str, int)))
         sys_ = _system_of(rec, system, path, lineno, line)
-        if (sys_, topic) in seen:
-            raise ParseError(
-                f"{path}, line {lineno}: a second answer of system {sys_!r} for topic "
-                f"{topic!r} (the first is on line {seen[(sys_, topic)]}); keep one per topic",
-                path=str(path),
-                lineno=lineno,
-                line=line.rstrip("\n"),
-            )
-        seen[(sys_, topic)] = lineno
+        _first_answer(seen, sys_, topic, path, lineno, line)
         items = _field(rec, "nuggets", path, lineno, line, (list,))
         if not items:
             rows.append((sys_, topic, None, None, None, None))
@@ -506,15 +511,7 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
         key = "topic_id" if "topic_id" in rec else "qid"
         topic = str(_field(rec, key, path, lineno, line, (str, int)))
         sys_ = _system_of(rec, system, path, lineno, line)
-        if (sys_, topic) in seen:  # (its sentences would join the first answer's)
-            raise ParseError(
-                f"{path}, line {lineno}: a second answer of system {sys_!r} for topic "
-                f"{topic!r} (the first is on line {seen[(sys_, topic)]}); keep one per topic",
-                path=str(path),
-                lineno=lineno,
-                line=line.rstrip("\n"),
-            )
-        seen[(sys_, topic)] = lineno
+        _first_answer(seen, sys_, topic, path, lineno, line)  # (else it would join the first)
         answer = _field(rec, "answer", path, lineno, line, (list,))
         if not answer:
             rows.append((sys_, topic, None, None, None))

@@ -898,5 +898,7 @@ def test_bounds_options_are_irframe_errors():
     for value in (True, "2", math.nan):
         with pytest.raises(OptionError, match="unjudged_grade must be a finite number"):
             irf.evaluate(runs, qrels, "AP", bounds=True, unjudged_grade=value)
-    with pytest.raises(irf.IrframeError, match=r"needs a cube from evaluate\(\.\.\., bounds=True\)"):
+    with pytest.raises(
+        irf.IrframeError, match=r"needs a cube from evaluate\(\.\.\., bounds=True\)"
+    ):
         irf.flips(irf.evaluate(runs, qrels, "AP"))

@@ -71,131 +71,94 @@ __all__ = [
 ]
 
 ORDERS = ("trec_eval", "trec_eval10", "rank", "input")
+_ON_CUBE = "irframe.report(cube, ...) or irframe.stats.compare(cube, ...) on the cube irframe.evaluate returns"
+_Advice = tuple[tuple[str, str], ...]
+
+
+def _rename(ours: str, where: str = "irframe.evaluate") -> _Advice:
+    """A peer's keyword that is ``ours=`` here: on a function taking it, else on ``where``."""
+    name = ours.split("=")[0]
+    return ((name, f"write {ours}"), ("", f"write {ours} on {where}"))
+
+
+def _says(text: str) -> _Advice:
+    return (("", text),)
+
+
+_MEASURES: _Advice = (
+    ("measures", "write measures="),
+    ("cube", "select them on the cube: cube.sel(measure=['AP'])"),
+    (
+        "",
+        "write the measures as the measures argument: irframe.evaluate(runs, qrels, ['AP']) "
+        "or df.ir.metric(['AP'], qrels=qrels)",
+    ),
+)
+_ROUND: _Advice = (
+    ("digits", "write digits="),
+    ("", "round the result (.round(4)), or write digits= on irframe.report"),
+)
+_PER_TOPIC = _says(
+    "the cube holds the per-topic values already (its topic dim); irframe.summarize(cube) "
+    "gives the means"
+)
 #: Other tools' keywords: ``name: (tool, advice)``.  ``advice`` lists ``(keyword, text)``
 #: pairs, the first whose keyword the called function takes is said ("": any function),
 #: so the fix named is one that function accepts.  Only named in errors (irframe keeps
 #: one vocabulary), by `peer_keyword_hint`.
-_ON_CUBE = "irframe.report(cube, ...) or irframe.stats.compare(cube, ...) on the cube irframe.evaluate returns"
-PEER_KEYWORDS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "relevance_level": (
-        "pytrec_eval",
-        (("rel_level", "write rel_level="), ("", "write rel_level= on irframe.evaluate")),
-    ),
-    "judged_docs_only_flag": (
-        "pytrec_eval",
-        (
-            ("judged_only", "write judged_only=True"),
-            ("", "write judged_only=True on irframe.evaluate"),
-        ),
-    ),
-    "removeUnjudged": (
-        "trectools",
-        (
-            ("judged_only", "write judged_only=True"),
-            ("", "write judged_only=True on irframe.evaluate"),
-        ),
-    ),
-    "make_comparable": (
-        "ranx",
-        (("complete", "write complete=True"), ("", "write complete=True on irframe.evaluate")),
-    ),
-    "metrics": (
-        "ranx",
-        (
-            ("measures", "write measures="),
-            ("cube", "select them on the cube: cube.sel(measure=['AP'])"),
-            (
-                "",
-                "write the measures as the measures argument: irframe.evaluate(runs, qrels, "
-                "['AP']) or df.ir.metric(['AP'], qrels=qrels)",
-            ),
-        ),
-    ),
-    "max_p": ("ranx", (("alpha", "write alpha="), ("", f"write alpha= on {_ON_CUBE}"))),
-    "stat_test": ("ranx", (("test", "write test="), ("", f"write test= on {_ON_CUBE}"))),
-    "rounding_digits": (
-        "ranx",
-        (
-            ("digits", "write digits="),
-            ("", "round the result (.round(4)), or write digits= on irframe.report"),
-        ),
-    ),
-    "baseline": (
-        "PyTerrier",
-        (
-            (
-                "",
-                f"the significance tests against a baseline are {_ON_CUBE}, with baseline='its system name'",
-            ),
-        ),
-    ),
-    "perquery": (
-        "PyTerrier",
-        (
-            (
-                "",
-                "the cube holds the per-topic values already (its topic dim); "
-                "irframe.summarize(cube) gives the means",
-            ),
-        ),
-    ),
-    "filter_by_qrels": (
-        "PyTerrier",
-        (
-            (
-                "",
-                "nothing to write: irframe evaluates the topics that have judgments, as trec_eval "
-                "(complete=True adds the judged topics a run lacks)",
-            ),
-        ),
-    ),
+PEER_KEYWORDS: dict[str, tuple[str, _Advice]] = {
+    "relevance_level": ("pytrec_eval", _rename("rel_level=")),
+    "judged_docs_only_flag": ("pytrec_eval", _rename("judged_only=True")),
+    "removeUnjudged": ("trectools", _rename("judged_only=True")),
     "trec_eval": (
         "trectools",
+        _says(
+            "nothing to write: irframe orders rankings as trec_eval does by default "
+            "(order='trec_eval')"
+        ),
+    ),
+    "make_comparable": ("ranx", _rename("complete=True")),
+    "metrics": ("ranx", _MEASURES),
+    "max_p": ("ranx", _rename("alpha=", _ON_CUBE)),
+    "stat_test": ("ranx", _rename("test=", _ON_CUBE)),
+    "rounding_digits": ("ranx", _ROUND),
+    "n_permutations": ("ranx", _rename("n_samples=", _ON_CUBE)),
+    "random_seed": ("ranx", _rename("rng=", _ON_CUBE)),
+    "return_mean": ("ranx", _says("nothing to write: " + _PER_TOPIC[0][1])),
+    "return_std": (
+        "ranx",
+        _says("the cube holds the per-topic values: cube.std('topic') gives their spread"),
+    ),
+    "threads": ("ranx", _says("nothing to write: irframe uses both cores where it pays")),
+    "eval_metrics": ("PyTerrier", _MEASURES),
+    "round": ("PyTerrier", _ROUND),
+    "perquery": ("PyTerrier", _PER_TOPIC),
+    "per_query": ("PyTerrier", _PER_TOPIC),
+    # PyTerrier's Experiment takes the significance tests' keywords with the runs
+    "baseline": (
+        "PyTerrier",
+        _says(
+            f"the significance tests against a baseline are {_ON_CUBE}, with "
+            "baseline='its system name'"
+        ),
+    ),
+    "test": ("PyTerrier", (("test", ""), ("", f"write test= on {_ON_CUBE}"))),
+    "correction": ("PyTerrier", (("correction", ""), ("", f"write correction= on {_ON_CUBE}"))),
+    "filter_by_qrels": (
+        "PyTerrier",
+        _says(
+            "nothing to write: irframe evaluates the topics that have judgments, as trec_eval "
+            "(complete=True adds the judged topics a run lacks)"
+        ),
+    ),
+    "names": (
+        "PyTerrier",
         (
-            (
-                "",
-                "nothing to write: irframe orders rankings as trec_eval does by default "
-                "(order='trec_eval')",
-            ),
+            ("cube", "name the systems: cube.assign_coords(system=['BM25', ...])"),
+            ("", "write the runs as a dict {name: run}"),
         ),
     ),
 }
-PEER_KEYWORDS.update(
-    {
-        "n_permutations": (
-            "ranx",
-            (("n_samples", "write n_samples="), ("", f"write n_samples= on {_ON_CUBE}")),
-        ),
-        "random_seed": ("ranx", (("rng", "write rng="), ("", f"write rng= on {_ON_CUBE}"))),
-        "return_mean": (
-            "ranx",
-            (
-                (
-                    "",
-                    "nothing to write: the cube holds the per-topic values; irframe.summarize(cube) "
-                    "gives the means",
-                ),
-            ),
-        ),
-        "return_std": (
-            "ranx",
-            (("", "the cube holds the per-topic values: cube.std('topic') gives their spread"),),
-        ),
-        "threads": ("ranx", (("", "nothing to write: irframe uses both cores where it pays"),)),
-    }
-)
-PEER_KEYWORDS["eval_metrics"] = ("PyTerrier", PEER_KEYWORDS["metrics"][1])
-PEER_KEYWORDS["round"] = ("PyTerrier", PEER_KEYWORDS["rounding_digits"][1])
-PEER_KEYWORDS["per_query"] = PEER_KEYWORDS["perquery"]
-for _name in ("test", "correction"):  # PyTerrier's Experiment takes them with the runs
-    PEER_KEYWORDS[_name] = ("PyTerrier", ((_name, ""), ("", f"write {_name}= on {_ON_CUBE}")))
-PEER_KEYWORDS["names"] = (
-    "PyTerrier",
-    (
-        ("cube", "name the systems: cube.assign_coords(system=['BM25', ...])"),
-        ("", "write the runs as a dict {name: run}"),
-    ),
-)
 #: orders applied to the tied documents of a trec_eval-ordered ranking (irframe.measures.ties)
 TIE_ORDERS = ("expected", "best", "worst")
 DUPLICATES = ("error", "first")
@@ -247,7 +210,7 @@ def check_missing(missing: Any, allowed: tuple[str, ...] = tuple(MISSING)) -> st
 def make_rng(rng: Any) -> np.random.Generator:
     """``rng=``: a `numpy.random.Generator` (used as is), or anything
     `numpy.random.default_rng` takes as a seed (an int, a sequence of ints, a
-    ``SeedSequence`` or ``BitGenerator``; None: fresh entropy); anything else is a TypeError.
+    ``SeedSequence`` or ``BitGenerator``; None: fresh entropy); anything else is an OptionError (a TypeError).
 
     Examples
     --------
@@ -256,7 +219,7 @@ def make_rng(rng: Any) -> np.random.Generator:
     >>> make_rng(0.5)
     Traceback (most recent call last):
     ...
-    TypeError: rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, a sequence of ints, a SeedSequence, a BitGenerator or None), not float
+    irframe.errors.OptionError: rng must be a numpy.random.Generator or a seed numpy's default_rng takes (an int, a sequence of ints, a SeedSequence, a BitGenerator or None), not float
     """
     if isinstance(rng, np.random.Generator):
         return rng

@@ -206,9 +206,10 @@ def test_writers_take_the_shapes(collection):
     pt_qrels = qrels.rename(columns={"topic": "qid", "doc": "docno", "rel": "label"})
     assert irf.io.format_run(pt_res) == irf.io.format_run(runs)
     assert irf.io.format_qrels(pt_qrels) == irf.io.format_qrels(qrels)
-    assert (
-        irf.io.format_run(pt_res.drop(columns="name"), tag="bm25").split("\n")[0].endswith(" bm25")
-    )
+    one = pt_res[pt_res["name"] == pt_res["name"].iloc[0]].drop(columns="name")
+    assert irf.io.format_run(one, tag="bm25").split("\n")[0].endswith(" bm25")
+    with pytest.raises(irf.DuplicateError, match="twice in one ranking"):  # every system, one tag
+        irf.io.format_run(pt_res.drop(columns="name"), tag="bm25")
 
 
 def test_columns_override_on_the_accessor(collection):

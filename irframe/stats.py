@@ -767,7 +767,7 @@ def tukey_hsd(
             "ci_low": (dims, lo),
             "ci_high": (dims, hi),
             "effect": (dims, eff),
-            "effect_size": (dims, eff / np.sqrt(mse_k)),
+            "effect_size": (dims, _safe_ratio(eff, np.sqrt(mse_k))),  # NaN when mse is 0
             "mse": ("measure", mse_k),
             "margin_of_error": ("measure", _st.t.ppf(1 - alpha / 2, df_k) * np.sqrt(mse_k / nt_k)),
             "df": ("measure", df_k),
@@ -786,6 +786,12 @@ def tukey_hsd(
 # ---------------------------------------------------------------------------
 # sign test on preference cubes
 # ---------------------------------------------------------------------------
+
+
+def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN (without numpy's warning) where it is 0/0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / den
 
 
 def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> xr.Dataset:

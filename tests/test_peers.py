@@ -1200,3 +1200,14 @@ def test_bpref_with_negative_grades_is_trec_evals_not_ranx():
     assert theirs[0] != ours.sel(topic="q1").item() and np.isnan(theirs[1])
     zeroed = {t: {d: max(g, 0) for d, g in x.items()} for t, x in qd.items()}
     assert irf.evaluate(rd, zeroed, "bpref").squeeze(drop=True).sel(topic="q1").item() == theirs[0]
+
+
+def test_ir_measures_alpha_spelling_is_read():
+    """ir_measures' registry also spells alpha-nDCG 'α_nDCG' (it parsed; irframe could not)."""
+    im = reference_module("ir_measures")
+    qrels, runs = irf.datasets.synthetic(systems=2, topics=4, depth=20, rng=0, diversity=True)
+    assert str(im.parse_measure("α_nDCG@20")) == "alpha_nDCG@20"
+    ours = irf.evaluate(runs, qrels, ["α_nDCG@20", "alpha_nDCG@20"])
+    np.testing.assert_array_equal(
+        ours.sel(measure="α_nDCG@20").values, ours.sel(measure="alpha_nDCG@20").values
+    )

@@ -733,3 +733,19 @@ def test_sign_test_refuses_a_cube_that_is_not_antisymmetric():
         res.pvalue_adjusted.sel(system="b", other="a").item()
         == res.pvalue.sel(system="a", other="b").item()
     )
+
+
+def test_a_constant_cube_leaks_no_numpy_warning():
+    """Tukey HSD on systems with equal scores everywhere: effect_size is 0/0, NaN, without
+    numpy's 'invalid value encountered in divide' reaching the user."""
+    import warnings
+
+    cube = xr.DataArray(
+        np.full((3, 10, 1), 0.5),
+        dims=("system", "topic", "measure"),
+        coords={"system": list("abc"), "topic": [f"t{i}" for i in range(10)], "measure": ["AP"]},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = irs.tukey_hsd(cube)
+    assert np.isnan(res.effect_size.sel(system="a", other="b").item())

@@ -123,6 +123,11 @@ register_alias_pattern(r"P", _bare_p)
 # per-topic value; summed over topics it is trec_eval's "all" line), irframe's NumQ
 register_alias_pattern(r"num_q", lambda m: "NumQ")
 
+# ir_measures' own spelling of alpha-nDCG (its registry holds both)
+register_alias_pattern(
+    r"α_nDCG(\(.*\))?(@\d+)?", lambda m: "alpha_nDCG" + (m.group(1) or "") + (m.group(2) or "")
+)
+
 _RANX = {  # ranx name -> irframe measure (k filled in)
     "hits": "Hits",
     "hit_rate": "Success",

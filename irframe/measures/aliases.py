@@ -119,10 +119,6 @@ def _bare_p(m: re.Match) -> str:
 
 register_alias_pattern(r"P", _bare_p)
 
-# trec_eval's and pytrec_eval's num_q, named on its own: 1 per evaluated topic (pytrec_eval's
-# per-topic value; summed over topics it is trec_eval's "all" line), irframe's NumQ
-register_alias_pattern(r"num_q", lambda m: "NumQ")
-
 # ir_measures' own spelling of alpha-nDCG (its registry holds both)
 register_alias_pattern(
     r"α_nDCG(\(.*\))?(@\d+)?", lambda m: "alpha_nDCG" + (m.group(1) or "") + (m.group(2) or "")
@@ -276,7 +272,10 @@ register(
         topic_local=True,
         spellings={"ir_measures": "NumQ"},
         description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)",
-    )
+    ),
+    # trec_eval's and pytrec_eval's num_q named on its own: pytrec_eval's per-topic value;
+    # summed over topics, trec_eval's "all" line
+    aliases=("num_q",),
 )
 register(
     MeasureDef(

@@ -486,8 +486,8 @@ def expand_for_api(text: str, registered=lambda name: False) -> list[tuple[str, 
     name, p = split_request(text)
     if name not in NICKNAMES and name not in _BY_NAME:
         return None
-    if p is None and name not in NICKNAMES and (registered(name) or name == "num_q"):
-        return None  # num_q alone: irframe's NumQ (measures.aliases)
+    if p is None and name not in NICKNAMES and registered(name):
+        return None
     if p is not None and not p:
         return None
     try:

@@ -146,16 +146,15 @@ def join(
     for col in (n["topic"], n["doc"]):
         check_id_column(runs, col, "run frame")
     key_cols = [qc.topic, qc.doc]
+    keys = [q[c].astype(str) for c in key_cols]
     if qc.subtopic is None:  # (with subtopics a doc's grade is its max over them)
-        key = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False).ngroup()
+        key = q.groupby(keys, observed=True, sort=False).ngroup()
         keep = check_duplicates(
             q, key.to_numpy(np.int64), key_cols, "qrels frame", duplicates, qc.rel
         )
         if keep is not None:
-            q = q[keep]
-    grades = q.groupby([q[c].astype(str) for c in key_cols], observed=True, sort=False)[
-        qc.rel
-    ].max()
+            q, keys = q[keep], [k[keep] for k in keys]
+    grades = q.groupby(keys, observed=True, sort=False)[qc.rel].max()
     idx = pd.MultiIndex.from_arrays([runs[n["topic"]].astype(str), runs[n["doc"]].astype(str)])
     pos = grades.index.get_indexer(idx)
     rel = np.where(pos >= 0, grades.to_numpy(dtype=np.float64)[np.maximum(pos, 0)], np.nan)

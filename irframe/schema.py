@@ -1143,7 +1143,8 @@ def check_duplicates(
     dup_all = pd.Index(key_codes).duplicated(keep=False)
     shown = [user_column(df, c) for c in cols]
     own = [*cols, grade] if grade else cols
-    apart = _telling_apart(df, key_codes, dup_all, own) if what.startswith("qrels") else []
+    differing = _telling_apart(df, key_codes, dup_all, cols) if what.startswith("qrels") else []
+    apart = [c for c in differing if c != grade]
     if apart:
         # not copies: another column tells the rows apart, so keeping the first would drop
         # judgments.  ir_measures keeps diversity subtopics in the 'iteration' column.
@@ -1155,7 +1156,7 @@ def check_duplicates(
             f"'iteration'), pass qrels_columns={{'subtopic': {col!r}}}; otherwise make the "
             f"rows unique yourself (duplicates='first' would drop these judgments)."
         )
-    differ = bool(grade) and _telling_apart(df, key_codes, dup_all, cols) == [grade]
+    differ = bool(grade) and grade in differing  # (only it differs: apart is empty here)
     raise DuplicateError(
         f"{what} has {int(dup.sum())} duplicate ({', '.join(shown)}) row(s): {_rows(df, dup_all, own)}. "
         + ("Their grades differ: keep one judgment per (topic, doc). " if differ else "")

@@ -352,6 +352,13 @@ def support_scores(
 # ---------------------------------------------------------------------------
 
 
+def _line_error(path, lineno: int, line: str, why: str) -> ParseError:
+    """The error for a record of a JSON-lines file, naming the file and line."""
+    return ParseError(
+        f"{path}, line {lineno}: {why}", path=str(path), lineno=lineno, line=line.rstrip("\n")
+    )
+
+
 def _records(path):
     """(line number, record, line) of every non-empty line of a JSON-lines file (.gz read too)."""
     opener = gzip.open if str(path).endswith(".gz") else open
@@ -362,39 +369,39 @@ def _records(path):
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ParseError(
-                    f"{path}, line {lineno}: not a JSON object ({exc.msg} at column {exc.colno}); "
+                raise _line_error(
+                    path,
+                    lineno,
+                    line,
+                    f"not a JSON object ({exc.msg} at column {exc.colno}); "
                     "each line must be one JSON record",
-                    path=str(path),
-                    lineno=lineno,
-                    line=line.rstrip("\n"),
                 ) from None
             if not isinstance(rec, dict):
-                raise ParseError(
-                    f"{path}, line {lineno}: a JSON {type(rec).__name__}, not an object",
-                    path=str(path),
-                    lineno=lineno,
-                    line=line.rstrip("\n"),
+                raise _line_error(
+                    path,
+                    lineno,
+                    line,
+                    f"a JSON {type(rec).__name__}, not an object",
                 )
             yield lineno, rec, line
 
 
 def _field(rec: dict, name: str, path, lineno: int, line: str, kinds=(str,)) -> Any:
     if name not in rec:
-        raise ParseError(
-            f"{path}, line {lineno}: field {name!r} is missing (found {sorted(rec)[:10]})",
-            path=str(path),
-            lineno=lineno,
-            line=line.rstrip("\n"),
+        raise _line_error(
+            path,
+            lineno,
+            line,
+            f"field {name!r} is missing (found {sorted(rec)[:10]})",
         )
     value = rec[name]
     if not isinstance(value, kinds):
-        raise ParseError(
-            f"{path}, line {lineno}: field {name!r} is a {type(value).__name__}, expected "
+        raise _line_error(
+            path,
+            lineno,
+            line,
+            f"field {name!r} is a {type(value).__name__}, expected "
             f"{' or '.join(k.__name__ for k in kinds)}",
-            path=str(path),
-            lineno=lineno,
-            line=line.rstrip("\n"),
         )
     return value
 
@@ -403,12 +410,11 @@ def _system_of(rec, system, path, lineno, line):
     if system is not None:
         return system
     if "run_id" not in rec:
-        raise ParseError(
-            f"{path}, line {lineno}: no 'run_id' field names the system; pass system=... "
-            "to name the run of the whole file",
-            path=str(path),
-            lineno=lineno,
-            line=line.rstrip("\n"),
+        raise _line_error(
+            path,
+            lineno,
+            line,
+            "no 'run_id' field names the system; pass system=... to name the run of the whole file",
         )
     return str(_field(rec, "run_id", path, lineno, line, (str, int)))
 
@@ -416,12 +422,12 @@ def _system_of(rec, system, path, lineno, line):
 def _first_answer(seen: dict, sys_: str, topic: str, path, lineno: int, line: str) -> None:
     """Record the line of a (system, topic) answer; a second one is a ParseError."""
     if (sys_, topic) in seen:
-        raise ParseError(
-            f"{path}, line {lineno}: a second answer of system {sys_!r} for topic "
+        raise _line_error(
+            path,
+            lineno,
+            line,
+            f"a second answer of system {sys_!r} for topic "
             f"{topic!r} (the first is on line {seen[(sys_, topic)]}); keep one per topic",
-            path=str(path),
-            lineno=lineno,
-            line=line.rstrip("\n"),
         )
     seen[(sys_, topic)] = lineno
 
@@ -463,20 +469,19 @@ def read_nuggets(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
         for i, n in enumerate(items):
             where = f"nuggets[{i}]"
             if not isinstance(n, dict):
-                raise ParseError(
-                    f"{path}, line {lineno}: {where} is a {type(n).__name__}, not an object",
-                    path=str(path),
-                    lineno=lineno,
-                    line=line.rstrip("\n"),
+                raise _line_error(
+                    path,
+                    lineno,
+                    line,
+                    f"{where} is a {type(n).__name__}, not an object",
                 )
             for key, allowed in (("importance", IMPORTANCES), ("assignment", ASSIGNMENTS)):
                 if not isinstance(n.get(key), str) or n.get(key) not in allowed:
-                    raise ParseError(
-                        f"{path}, line {lineno}: field {where}.{key} is {n.get(key)!r}, "
-                        f"expected one of {list(allowed)}",
-                        path=str(path),
-                        lineno=lineno,
-                        line=line.rstrip("\n"),
+                    raise _line_error(
+                        path,
+                        lineno,
+                        line,
+                        f"field {where}.{key} is {n.get(key)!r}, expected one of {list(allowed)}",
                     )
             rows.append((sys_, topic, i, n.get("text"), n["importance"], n["assignment"]))
     df = pd.DataFrame(
@@ -518,11 +523,11 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
         for i, sent in enumerate(answer):
             where = f"answer[{i}]"
             if not isinstance(sent, dict):
-                raise ParseError(
-                    f"{path}, line {lineno}: {where} is a {type(sent).__name__}, not an object",
-                    path=str(path),
-                    lineno=lineno,
-                    line=line.rstrip("\n"),
+                raise _line_error(
+                    path,
+                    lineno,
+                    line,
+                    f"{where} is a {type(sent).__name__}, not an object",
                 )
             cites = sent.get("citations") or []
             judged = sent.get("support") or []
@@ -531,24 +536,23 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
                 or not isinstance(judged, list)
                 or len(cites) != len(judged)
             ):
-                raise ParseError(
-                    f"{path}, line {lineno}: {where} has {len(cites) if isinstance(cites, list) else cites!r} "
+                raise _line_error(
+                    path,
+                    lineno,
+                    line,
+                    f"{where} has {len(cites) if isinstance(cites, list) else cites!r} "
                     f"citations but {len(judged) if isinstance(judged, list) else judged!r} support "
                     "judgments; give one judgment per citation",
-                    path=str(path),
-                    lineno=lineno,
-                    line=line.rstrip("\n"),
                 )
             if not cites:
                 rows.append((sys_, topic, i, None, None))
             for c, s in zip(cites, judged, strict=True):
                 if not isinstance(s, str) or s not in SUPPORT_LEVELS:
-                    raise ParseError(
-                        f"{path}, line {lineno}: {where}.support has {s!r}, expected one of "
-                        f"{list(SUPPORT_LEVELS)}",
-                        path=str(path),
-                        lineno=lineno,
-                        line=line.rstrip("\n"),
+                    raise _line_error(
+                        path,
+                        lineno,
+                        line,
+                        f"{where}.support has {s!r}, expected one of {list(SUPPORT_LEVELS)}",
                     )
                 rows.append((sys_, topic, i, str(c), s))
     df = pd.DataFrame(rows, columns=["system", "topic", "sentence", "citation", "support"])

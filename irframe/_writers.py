@@ -27,7 +27,7 @@ from .errors import (
     shown,
     warn,
 )
-from .schema import non_string_ids, resolve_roles
+from .schema import _rows, non_string_ids, resolve_roles
 
 __all__ = ["format_qrels", "format_run", "write_qrels", "write_run"]
 
@@ -45,7 +45,7 @@ def _topic_doc_strings(df: pd.DataFrame, n: Mapping[str, str]) -> tuple[pd.Serie
     if hashed.any():
         raise InputError(
             f"topic ids starting with '#' would be read back as comment lines: "
-            f"{topic[hashed].unique()[:3].tolist()!r} ({_where(hashed, df)})"
+            f"{_rows(df, hashed, [n['topic']])}"
         )
     return topic, _id_strings(df[n["doc"]], "doc column")
 
@@ -83,13 +83,6 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
     return s.astype(str)
 
 
-def _where(mask: np.ndarray, df: pd.DataFrame) -> str:
-    """The first rows of ``mask`` by their index labels, for a message."""
-    rows = df.index[np.flatnonzero(mask)[:5]].tolist()
-    more = f" and {int(mask.sum()) - 5} more" if mask.sum() > 5 else ""
-    return f"rows {', '.join(map(repr, rows))}{more}"
-
-
 def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
     if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
         raise InputError(f"{what} must be numeric, got dtype {s.dtype}")
@@ -97,7 +90,7 @@ def _finite_floats(s: pd.Series, what: str) -> np.ndarray:
     if not np.isfinite(v).all():
         raise InputError(
             f"{what} has {int((~np.isfinite(v)).sum())} NaN/infinite value(s) "
-            f"({_where(~np.isfinite(v), s.to_frame())}); TREC files need finite numbers"
+            f"({_rows(s.to_frame(), ~np.isfinite(v), [s.name])}); TREC files need finite numbers"
         )
     return v
 
@@ -204,7 +197,7 @@ def format_run(
         cols = [c for c in (n["system"] if tag is None else None, n["topic"], n["doc"]) if c]
         raise DuplicateError(
             f"the run frame lists {int(key.duplicated().sum())} document(s) twice in one ranking "
-            f"({_where(twice, df)}); trec_eval stops on such a file ('duplicate docs'). "
+            f"({_rows(df, twice, cols)}); trec_eval stops on such a file ('duplicate docs'). "
             f"Keep one row of each: df = df.drop_duplicates({cols!r})"
         )
     if n["score"] in df.columns:
@@ -212,15 +205,17 @@ def format_run(
     if n["rank"] in df.columns:
         r = df[n["rank"]]
         if r.isna().any():
-            raise InputError(f"rank column has missing values: {_where(r.isna().to_numpy(), df)}")
+            raise InputError(
+                f"rank column has missing values: {_rows(df, r.isna().to_numpy(), [r.name])}"
+            )
         rv = _finite_floats(r, "rank column")
         if (rv != np.round(rv)).any():
             raise InputError(
-                f"rank column has non-integer values: {_where(rv != np.round(rv), df)}"
+                f"rank column has non-integer values: {_rows(df, rv != np.round(rv), [r.name])}"
             )
         if (np.abs(rv) >= 2.0**63).any():
             raise InputError(
-                f"rank column has values beyond a 64-bit integer: {_where(np.abs(rv) >= 2.0**63, df)}"
+                f"rank column has values beyond a 64-bit integer: {_rows(df, np.abs(rv) >= 2.0**63, [r.name])}"
             )
         rank = (
             r.to_numpy(dtype=np.int64)
@@ -313,7 +308,9 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     r = df[n["rel"]]
     if pd.api.types.is_integer_dtype(r.dtype) and not pd.api.types.is_bool_dtype(r.dtype):
         if r.isna().any():
-            raise InputError(f"rel column has missing values: {_where(r.isna().to_numpy(), df)}")
+            raise InputError(
+                f"rel column has missing values: {_rows(df, r.isna().to_numpy(), [r.name])}"
+            )
         rel = r.to_numpy(dtype=np.int64).astype(str)
     else:
         rel = _grade_text(_finite_floats(r, "rel column"))

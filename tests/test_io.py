@@ -769,11 +769,14 @@ def test_writers_refuse_what_no_reader_reads_back(tmp_path):
         df.loc[0, col] = bad
         with pytest.raises(irf.InputError, match="NUL or a byte-order mark"):
             iio.write_run(df, tmp_path / "r.txt")
-    with pytest.raises(irf.DuplicateError, match=r"twice in one ranking \(rows 0, 1\)"):
+    with pytest.raises(
+        irf.DuplicateError,
+        match=r"twice in one ranking \(row 0: system='s', topic='1', doc='a'; row 1: system='s', topic='1', doc='a'\)",
+    ):
         iio.write_run(base.assign(doc=["a", "a", "a"]), tmp_path / "r.txt")
     with pytest.raises(irf.InputError, match="beyond a 64-bit integer"):
         iio.write_run(base.assign(rank=[1.0, 1e20, 1.0]), tmp_path / "r.txt")
-    with pytest.raises(irf.InputError, match="rank column has missing values: rows 1"):
+    with pytest.raises(irf.InputError, match="rank column has missing values: row 1: rank=<NA>"):
         iio.write_run(base.assign(rank=pd.array([1, None, 1], dtype="Int64")), tmp_path / "r.txt")
     with pytest.raises(irf.OptionError, match="tag must be a non-empty str"):
         iio.write_run(base, tmp_path / "r.txt", tag="a b")

@@ -712,8 +712,7 @@ def tukey_hsd(
     (True, False)
     """
     two_way = check_flag("two_way", two_way)
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be in (0, 1), got {alpha}")
+    alpha = ALPHA.check("alpha", alpha)
     c, layout = score_cube(cube, dim=dim)
     systems = list(c.indexes["system"])
     S, K = len(systems), c.sizes["measure"]
@@ -759,6 +758,8 @@ def tukey_hsd(
         lo[:, :, k], hi[:, :, k] = diff - qcrit * se, diff + qcrit * se
         mse_k[k], df_k[k], nt_k[k] = mse, df_res, T
     dims = ("system", "other", "measure")
+    with np.errstate(invalid="ignore", divide="ignore"):  # NaN where mse is 0 (constant cube)
+        effect_size = eff / np.sqrt(mse_k)
     ds = xr.Dataset(
         {
             "statistic": (dims, q),
@@ -767,7 +768,7 @@ def tukey_hsd(
             "ci_low": (dims, lo),
             "ci_high": (dims, hi),
             "effect": (dims, eff),
-            "effect_size": (dims, _safe_ratio(eff, np.sqrt(mse_k))),  # NaN when mse is 0
+            "effect_size": (dims, effect_size),
             "mse": ("measure", mse_k),
             "margin_of_error": ("measure", _st.t.ppf(1 - alpha / 2, df_k) * np.sqrt(mse_k / nt_k)),
             "df": ("measure", df_k),
@@ -786,12 +787,6 @@ def tukey_hsd(
 # ---------------------------------------------------------------------------
 # sign test on preference cubes
 # ---------------------------------------------------------------------------
-
-
-def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, NaN (without numpy's warning) where it is 0/0."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return num / den
 
 
 def sign_test(pref, *, correction: str | None = "holm", alpha: float = 0.05) -> xr.Dataset:

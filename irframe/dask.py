@@ -107,7 +107,7 @@ from .errors import EmptyOverlapError, InputError, IrframeError, OptionError, ch
 from .evaluate import Whole, evaluate_part
 from .measures import Measure, MeasureDef, parse_measures
 from .options import ALIGN_OPTIONS, OPTION_NAMES, make_options
-from .params import Param
+from .params import COUNT
 from .qrelsets import over_qrels
 from .schema import as_frame, check_id_column, role_names, run_columns
 from .schema import qrels_columns as _qrels_columns
@@ -222,7 +222,7 @@ def run_by_partition(
     if partitioned_by is not None:
         partitioned_by = choose("partitioned_by", partitioned_by, ("topic", "system"))
     if npartitions is not None:
-        npartitions = Param("int", None, low=1).check("npartitions", npartitions)
+        npartitions = COUNT.check("npartitions", npartitions)
     if shuffle_method is not None:
         shuffle_method = choose("shuffle_method", shuffle_method, ("disk", "tasks", "p2p"))
     if partitioned_by is not None and (npartitions, shuffle_method) != (None, None):

@@ -39,7 +39,7 @@ from .cube import result
 from .degradation import degrade_qrels, label_degradation
 from .errors import InputError, OptionError, ShapeError, UnknownSystemError
 from .options import make_rng
-from .params import ALPHA, DRAWS, FUZZINESS, Param, check_flag
+from .params import ALPHA, COUNT, DRAWS, FUZZINESS, check_flag
 from .reproducibility import reproducibility
 from .stats import compare, sign_test, tukey_hsd
 
@@ -68,9 +68,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # discriminative power
 # ---------------------------------------------------------------------------
-
-
-_COUNT = Param("int", None, low=1, description="a number of topics")
 
 
 def discriminative_power(
@@ -372,7 +369,7 @@ def _stability_setup(X0: np.ndarray, m, n_topics, missing: str):
     """One measure's complete block, the kept topics and the subset size."""
     X, keep = _complete_block(X0, missing)
     T = X.shape[1]
-    nt = T // 2 if n_topics is None else _COUNT.check("n_topics", n_topics)
+    nt = T // 2 if n_topics is None else COUNT.check("n_topics", n_topics)
     if T < 2 or not 1 <= nt <= T:
         raise InputError(f"measure {m!r}: cannot draw {nt} topics from {T} complete topics")
     return X, keep, nt
@@ -465,7 +462,7 @@ def swap_rate(
     for k, m in enumerate(c.indexes["measure"]):
         X, keep = _complete_block(c.values[:, :, k], missing)
         T = X.shape[1]
-        size = T // 2 if topic_set_size is None else _COUNT.check("topic_set_size", topic_set_size)
+        size = T // 2 if topic_set_size is None else COUNT.check("topic_set_size", topic_set_size)
         if size < 1 or 2 * size > T:
             raise InputError(
                 f"measure {m!r}: two disjoint sets of {size} topics need {2 * size} topics, have {T}"

@@ -44,6 +44,7 @@ from .errors import OptionError, plain
 __all__ = [
     "ALPHA",
     "COST",
+    "COUNT",
     "DEPTH",
     "DRAWS",
     "FLAG",
@@ -267,6 +268,7 @@ GAIN_BOUND = Param("float", 0.0, description="bound of the allowed gains")
 ALPHA = Param(
     "float", 0.05, low=0, high=1, low_open=True, high_open=True, description="significance level"
 )
+COUNT = Param("int", None, low=1, description="a positive count (topics, partitions)")
 DRAWS = Param(
     "int", 1000, low=1, high=10**7, description="number of random draws (samples, trials, splits)"
 )

@@ -830,9 +830,13 @@ def _primary_key(order: str, score: np.ndarray | None, rank: np.ndarray | None):
     for an ``order``; the value is None for input order."""
     if order == "trec_eval":
         assert score is not None  # the score orders need a score column (_ordering_keys)
-        with np.errstate(over="ignore"):  # trec_eval 9.0.8's C float: beyond it, +-inf
-            f32 = score.astype(np.float32)  # kept as the aligned row_score
-        if not np.isfinite(f32).all():
+        try:  # kept as the aligned row_score; the cast itself reports an overflow, so the
+            # common case makes no second pass over the scores
+            with np.errstate(over="raise"):
+                f32 = score.astype(np.float32)
+        except FloatingPointError:  # trec_eval 9.0.8's C float: beyond it, +-inf
+            with np.errstate(over="ignore"):
+                f32 = score.astype(np.float32)
             warn(
                 f"{int((~np.isfinite(f32)).sum())} score(s) lie beyond the range of a C float "
                 "(|score| > 3.4e38): in trec_eval 9.0.8's order (order='trec_eval', which "

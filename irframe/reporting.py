@@ -496,9 +496,7 @@ def report(
     letters = (
         None if baseline is not None else dict(zip(systems, _letters(len(systems)), strict=True))
     )
-    cells = _report_cells(
-        means, cmp, intervals, systems, baseline, letters, lower, _DIGITS.check("digits", digits)
-    )
+    cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
     legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
         " Best value per measure in bold." if cells else ""
     )
@@ -514,8 +512,7 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
             "select the other dimensions first (e.g. cube.sel(qrels=...))"
         )
     check_missing(missing, ("skip", "common", "zero"))
-    if not isinstance(digits, (int, np.integer)) or digits < 0:
-        raise OptionError(f"digits must be a non-negative integer, got {digits!r}")
+    _DIGITS.check("digits", digits)
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
         cube = cube.sel(

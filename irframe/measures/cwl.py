@@ -589,7 +589,7 @@ def _err(ctx: EvalContext, m: Measure) -> np.ndarray:
     # summed left to right, as gdeval does: numpy's sum groups the terms by the row width,
     # the longest ranking in the frame, so a ranking's value changed with the others beside
     # it (a Dask partition of short rankings gave other last bits); padding adds exact zeros
-    return np.cumsum(terms, axis=1)[:, -1] if D else terms.sum(axis=1)
+    return np.cumsum(terms, axis=1)[:, -1]  # (D >= 1)
 
 
 def _exp_rbp(ctx, m):

@@ -23,7 +23,7 @@ log = logging.getLogger("mkdocs.hooks.irframe")
 
 CATALOGUE = "measures.md"
 # columns shown first, in this order; every other column the registry adds follows
-_FIRST = ("description", "family", "params", "allowed", "cutoff", "aggregate")
+_FIRST = ("description", "family", "params", "allowed", "cutoff", "aggregate", "better")
 # family → (section title, guide page); a family not listed here gets its own name
 _FAMILIES = {
     "trec_eval": ("trec_eval measures", "conventions.md"),
@@ -40,6 +40,7 @@ _TITLES = {
     "allowed": "allowed values",
     "cutoff": "cutoff @k",
     "aggregate": "over topics",
+    "better": "best value",
     "expected": 'order="expected"',
     "order_safe": 'order="best" / "worst"',
     "bounds": "bounds=True",

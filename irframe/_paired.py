@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as _st
@@ -329,16 +330,26 @@ def check_correction(correction):
     return choose("correction", correction, CORRECTIONS, CORRECTION_SYNONYMS)
 
 
-def compare_options(
-    test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
-) -> CompareOptions:
+def check_test(test: Any) -> str:
+    """A paired test's name (`TESTS`; peers' spellings such as ``"student"`` accepted), or an
+    `OptionError` that lists them; Tukey's HSD is named with the function that runs it.
+
+    >>> check_test("student"), check_test("Wilcoxon")
+    ('t', 'wilcoxon')
+    """
     if isinstance(test, str) and _fold(test) in ("tukey", "tukeyhsd", "hsd"):
         raise OptionError(
             f"test={test!r}: Tukey's HSD compares every pair at once, on all systems' scores: "
             "irframe.stats.tukey_hsd(cube) (two_way=False is scipy's one-way test, which "
             "ranx's compare(stat_test='tukey') runs)"
         )
-    test = choose("test", test, TESTS, TEST_SYNONYMS)
+    return choose("test", test, TESTS, TEST_SYNONYMS)
+
+
+def compare_options(
+    test, correction, alpha, n_samples, rng, missing, ci, exact, zero_method
+) -> CompareOptions:
+    test = check_test(test)
     correction = check_correction(correction)
     alpha = ALPHA.check("alpha", alpha)
     n_samples = DRAWS.check("n_samples", n_samples)

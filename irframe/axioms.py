@@ -430,15 +430,17 @@ def _fmt_ranking(ranking, docs) -> str:
     return "[" + s + "]"
 
 
-def _counterexample(inst: _Instance, qb: float, qw: float) -> str:
-    rel = ">" if inst.op == "gt" else ">="
+def _counterexample(inst: _Instance, qb: float, qw: float, lower: bool = False) -> str:
+    rel = (">" if inst.op == "gt" else ">=") if not lower else ("<" if inst.op == "gt" else "<=")
     return (
         f"{inst.note}: expected Q{_fmt_ranking(inst.better, inst.docs)} {rel} "
         f"Q{_fmt_ranking(inst.worse, inst.docs)}, got {qb:.6g} vs {qw:.6g}"
     )
 
 
-def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
+def _run_battery(measure, battery: _Battery, takes_weights, options, tol, lower=False):
+    """Verdict, number of situations and detail of one constraint's battery; ``lower``: the
+    measure's best value is its smallest (the better ranking must score lower)."""
     if battery.na:
         return "not applicable", 0, battery.na
     insts = battery.instances
@@ -447,9 +449,13 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
     except Exception as e:  # the measure refused the situation (e.g. a grade above its maximum)
         if battery.mode != "exists_group":
             return "not applicable", len(insts), f"{type(e).__name__}: {e}"
-        return _exists_group_safely(measure, battery, takes_weights, options, tol)
+        return _exists_group_safely(measure, battery, takes_weights, options, tol, lower)
     ok = np.array(
-        [_holds(i.op, b, w, tol) for i, b, w in zip(insts, qb, qw, strict=True)], dtype=bool
+        [
+            _holds(i.op, w, b, tol) if lower else _holds(i.op, b, w, tol)
+            for i, b, w in zip(insts, qb, qw, strict=True)
+        ],
+        dtype=bool,
     )
     bad_nan = np.isnan(qb) | np.isnan(qw)
     ok &= ~bad_nan
@@ -458,7 +464,7 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
         if ok.all():
             return "satisfied", len(insts), ""
         k = int(np.flatnonzero(~ok)[0])
-        return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k])
+        return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k], lower)
     if battery.mode == "tail":
         grid = np.array([int(t) for t in tags])
         upper = grid >= grid.max() / 2
@@ -469,7 +475,7 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
             )
             return "satisfied", len(insts), extra
         k = int(np.flatnonzero(upper & ~ok)[-1])
-        return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k]) + " (n large)"
+        return "violated", len(insts), _counterexample(insts[k], qb[k], qw[k], lower) + " (n large)"
     if battery.mode == "exists":
         if ok.any():
             k = int(np.flatnonzero(ok)[0])
@@ -478,7 +484,7 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
         return (
             "violated",
             len(insts),
-            _counterexample(insts[k], qb[k], qw[k]) + " (no grid value works)",
+            _counterexample(insts[k], qb[k], qw[k], lower) + " (no grid value works)",
         )
     # exists_group: some tag value for which every instance holds
     for G in dict.fromkeys(tags):
@@ -489,17 +495,17 @@ def _run_battery(measure, battery: _Battery, takes_weights, options, tol):
     return (
         "violated",
         len(insts),
-        _counterexample(insts[k], qb[k], qw[k]) + " (no grade in the search works)",
+        _counterexample(insts[k], qb[k], qw[k], lower) + " (no grade in the search works)",
     )
 
 
-def _exists_group_safely(measure, battery, takes_weights, options, tol):
+def _exists_group_safely(measure, battery, takes_weights, options, tol, lower=False):
     last = None
     errors = []
     for G in dict.fromkeys(i.tag for i in battery.instances):
         sub = _Battery([i for i in battery.instances if i.tag == G], mode="all")
         try:
-            verdict, _n, detail = _run_battery(measure, sub, takes_weights, options, tol)
+            verdict, _n, detail = _run_battery(measure, sub, takes_weights, options, tol, lower)
         except Exception as e:  # pragma: no cover - defensive
             verdict, detail = "not applicable", str(e)
         if verdict == "satisfied":
@@ -608,7 +614,9 @@ def check(
                 )
             )
             continue
-        verdict, n, detail = _run_battery(m.label, builders[c](), takes_weights, options, tol)
+        verdict, n, detail = _run_battery(
+            m.label, builders[c](), takes_weights, options, tol, m.lower_is_better
+        )
         if c == "AspRel" and not takes_weights and verdict == "violated":
             detail += " — the measure takes no aspect weights (no weights= option)"
         rows.append((c, kind, verdict, n, detail))

@@ -7,7 +7,8 @@ per-measure aggregation trec_eval uses (mean, geometric mean, sum).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -16,10 +17,28 @@ import pandas as pd
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from ._version import __version__
 from .align import Aligned
-from .errors import InputError, shown
+from .errors import (
+    InputError,
+    IrframeError,
+    IrframeWarning,
+    ShapeError,
+    UnknownMeasureError,
+    shown,
+    warn,
+)
 from .options import Options, check_missing
 
-__all__ = ["GM_FLOOR", "attr_value", "group_coords", "make_cube", "result", "scatter", "summarize"]
+__all__ = [
+    "GM_FLOOR",
+    "attr_value",
+    "group_coords",
+    "lower_is_better_labels",
+    "make_cube",
+    "pick_labels",
+    "result",
+    "scatter",
+    "summarize",
+]
 
 GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
@@ -220,6 +239,97 @@ def make_cube(
     )
 
 
+def measure_dim_advice(cube: xr.DataArray) -> str:
+    """For a (system, topic) cube (one measure selected), how to give it its measure axis
+    back; "" for other shapes."""
+    if set(cube.dims) != {"system", "topic"}:
+        return ""
+    m = cube.coords["measure"] if "measure" in cube.coords else None
+    name = str(m.item()) if m is not None and m.ndim == 0 else "AP"
+    return f"name its measure: cube.expand_dims(measure=[{name!r}], axis=-1)"
+
+
+def pick_labels(
+    names: Iterable[Any],
+    available: Iterable[Any],
+    what: str,
+    error: type[Exception],
+    hint: Callable[[str, Any, list[str]], str] | None = None,
+) -> list:
+    """The cube labels ``names`` designate (matched as given, else by their text), or ``error``
+    naming the unknown one, the closest labels and every available one (``hint(what, name,
+    labels)``: advice of the caller's own, used when not empty)."""
+    avail = list(available)
+    by_text = {str(a): a for a in avail}
+    out = []
+    for n in names:
+        if any(n is a or (type(n) is type(a) and n == a) for a in avail):
+            out.append(n)
+        elif str(n) in by_text:
+            out.append(by_text[str(n)])
+        else:
+            close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
+            advice = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            advice = (hint(what, n, list(by_text)) if hint else "") or advice
+            listed = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
+            noun = "measure" if issubclass(error, UnknownMeasureError) else "system"
+            raise error(
+                f"{what} {str(n)!r} is not a {noun} of the cube.{advice} The cube's {noun}s: {listed}"
+            )
+    return out
+
+
+def lower_is_better_labels(
+    cube: xr.DataArray, given: str | Iterable[str] | None = None
+) -> set[str]:
+    """The ``measure`` labels of ``cube`` whose best value is the smallest.
+
+    ``given`` (a caller's ``lower_is_better=``: labels of the cube) decides when not None.
+    Otherwise a label is lower-is-better when the cube's ``lower_is_better`` attribute
+    lists it ([`irframe.evaluate`][irframe.evaluate] records its measures', `irframe.cwl.cwl`
+    its costs ``EC`` and ``ETC``), else when it is a measure string whose definition says so
+    ([`Measure.lower_is_better`][irframe.measures.registry.Measure.lower_is_better]).  A
+    label that is neither (a renamed measure) is taken as higher-is-better, with an
+    `IrframeWarning` naming it and the keyword that decides.
+
+    Examples
+    --------
+    >>> import irframe as irf
+    >>> qrels, runs = irf.datasets.synthetic(2, 3, 10, rng=0)
+    >>> cube = irf.evaluate(runs, qrels, ["AP", "ndpm"])
+    >>> sorted(lower_is_better_labels(cube)), sorted(lower_is_better_labels(cube, []))
+    (['ndpm'], [])
+    """
+    labels = [str(m) for m in cube["measure"].values]
+    if given is not None:
+        given = [given] if isinstance(given, str) else list(given)
+        return {
+            str(m)
+            for m in pick_labels(given, labels, "lower_is_better measure", UnknownMeasureError)
+        }
+    from .measures import parse_measure
+
+    declared = set(str(cube.attrs.get("lower_is_better", "")).split("; ")) - {""}
+    lower, unknown = set(), []
+    for label in labels:
+        if label in declared:
+            lower.add(label)
+            continue
+        try:
+            if parse_measure(label).lower_is_better:
+                lower.add(label)
+        except IrframeError:  # not a measure string: a label of the user's own
+            unknown.append(label)
+    if unknown:
+        warn(
+            f"measure label(s) {shown(unknown, 200)} name no measure, so whether lower or higher "
+            "is better is unknown: taken as higher-is-better. Say which are lower-is-better "
+            "with lower_is_better=[...] (an empty list: none).",
+            IrframeWarning,
+        )
+    return lower
+
+
 def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     """Summarise a cube over topics, as trec_eval's ``all`` line.
 
@@ -262,19 +372,20 @@ def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
             names=["output", "measure"],
         )
     if not isinstance(cube, xr.DataArray):
-        raise TypeError(
+        raise ShapeError(
             f"summarize needs an xarray cube from irframe.evaluate (or a C/W/L Dataset), "
             f"got {type(cube).__name__}"
         )
     if set(cube.dims) != {"system", "topic", "measure"}:
-        raise ValueError(
+        raise ShapeError(
             f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}"
+            + (f"; {fix}" if (fix := measure_dim_advice(cube)) else "")
         )
     cube = cube.transpose("system", "topic", "measure")
     data = cube.values.copy()
     _check_nan_cells(cube, data)
-    aggs = (
-        cube.coords["aggregate"].values
+    aggs = (  # a scalar one (a selected measure, expanded again) holds for every measure
+        np.broadcast_to(cube.coords["aggregate"].values, data.shape[2:3])
         if "aggregate" in cube.coords
         else np.array(["mean"] * data.shape[2])
     )

@@ -317,7 +317,12 @@ def cwl(
     )
     for v, d in _DESCRIPTIONS.items():
         ds[v].attrs["description"] = d
+    for v in _COSTS:  # every C function's cost: the lower the better (report, flips)
+        ds[v].attrs["lower_is_better"] = "; ".join(labels)
     return ds
+
+
+_COSTS = ("EC", "ETC")
 
 
 _DESCRIPTIONS = {

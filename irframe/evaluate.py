@@ -333,6 +333,8 @@ def _evaluate_frame(
     )
     if "measures" in out.attrs:
         out.attrs["measures"] = "; ".join(m.canonical for m in specs)
+    out.attrs.pop("lower_is_better", None)
+    out.attrs.update(_directions(specs))
     return out
 
 
@@ -392,7 +394,11 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
     kernel_options = opts.kernel_options()
     values = _values(aligned, specs, kernel_options, order)
     labels, aggs = [m.label for m in specs], [m.definition.aggregate for m in specs]
-    cube_kw: dict[str, Any] = {"options": cube_options, "measures": [m.canonical for m in specs]}
+    cube_kw: dict[str, Any] = {
+        "options": cube_options,
+        "measures": [m.canonical for m in specs],
+        "attrs": _directions(specs),
+    }
     low = make_cube(aligned, values, labels, aggs, **cube_kw)
     if not opts.bounds:
         return low
@@ -407,6 +413,13 @@ def _evaluate_aligned(aligned: Aligned, specs: list[Measure], opts: Options) -> 
         [bound_exact(m) for m in specs],
         grade,
     )
+
+
+def _directions(specs: list[Measure]) -> dict[str, str]:
+    """The cube attribute ``lower_is_better``: the labels of the measures whose best value is
+    the smallest, ``"; "``-joined (no attribute when there are none)."""
+    lower = [m.label for m in specs if m.lower_is_better]
+    return {"lower_is_better": "; ".join(lower)} if lower else {}
 
 
 @takes_options("rel_level", "gains")
@@ -475,7 +488,8 @@ def list_measures() -> pd.DataFrame:
     ([`irframe.measures.MeasureDef`][irframe.MeasureDef]).
 
     Columns: ``params`` (defaults), ``allowed`` (allowed values), ``cutoff``, ``family``,
-    ``aggregate``, ``description``; what it supports — ``expected`` (``order="expected"``),
+    ``aggregate``, ``better`` (``"higher"``, ``"lower"`` or ``"by parameters"``:
+    ``lower_is_better``), ``description``; what it supports — ``expected`` (``order="expected"``),
     ``order_safe`` (``order="best"/"worst"``), ``bounds`` (how ``bounds=True`` applies),
     ``topic_local``, ``system_local``; its spelling in each tool of
     `irframe.measures.registry.TOOLS` (``trec_eval``, ``ir_measures``, ``ranx``,
@@ -514,6 +528,11 @@ def list_measures() -> pd.DataFrame:
                 "cutoff": d.cutoff,
                 "family": d.family,
                 "aggregate": d.aggregate,
+                "better": (
+                    "by parameters"
+                    if callable(d.lower_is_better)
+                    else ("lower" if d.lower_is_better else "higher")
+                ),
                 "description": d.description,
                 "expected": d.expected is not None,
                 "order_safe": bool(d.order_safe),

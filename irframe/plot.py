@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .errors import shown
+from .cube import pick_labels
+from .errors import OptionError, ShapeError, UnknownMeasureError, UnknownSystemError, shown
 from .params import check_flag
 
 __all__ = [
@@ -40,18 +41,17 @@ def _axes(ax, figsize=(6, 4)):
     return ax
 
 
-def _select_measure(da: xr.DataArray, measure, what="cube") -> tuple[xr.DataArray, str | None]:
+def _select_measure(
+    da: xr.DataArray | xr.Dataset, measure, what="cube"
+) -> tuple[xr.DataArray | xr.Dataset, str | None]:
     if "measure" in da.dims:
         if measure is None:
             if da.sizes["measure"] != 1:
-                raise ValueError(
+                raise OptionError(
                     f"{what} has several measures {shown(list(da.measure.values), 400)}; pass measure="
                 )
             measure = da.measure.values[0]
-        if measure not in da.indexes["measure"]:
-            raise KeyError(
-                f"measure {measure!r} is not in the {what}; available: {shown(list(da.measure.values), 400)}"
-            )
+        measure = pick_labels([measure], da.measure.values, "measure", UnknownMeasureError)[0]
         return da.sel(measure=measure), str(measure)
     label = (
         da.coords["measure"].item()
@@ -146,11 +146,9 @@ def topic_differences(
     """
     sort = check_flag("sort", sort)
     da, label = _select_measure(cube, measure)
-    for s in (system, baseline):
-        if s not in da.indexes["system"]:
-            raise KeyError(
-                f"system {shown(s)} is not in the cube; available: {shown(list(da.system.values), 400)}"
-            )
+    system, baseline = pick_labels(
+        [system, baseline], da.system.values, "system", UnknownSystemError
+    )
     d = (da.sel(system=system) - da.sel(system=baseline)).to_series().dropna()
     if sort:
         d = d.sort_values(ascending=False)
@@ -299,19 +297,12 @@ def significance_matrix(
     from matplotlib.colors import ListedColormap
 
     if not isinstance(result, xr.Dataset) or "significant" not in result:
-        raise TypeError(
+        raise ShapeError(
             "result must be a Dataset from irframe.stats.compare, tukey_hsd or sign_test"
         )
-    ds = result
-    if "measure" in ds.dims:
-        if measure is None:
-            if ds.sizes["measure"] != 1:
-                raise ValueError(
-                    f"result has several measures {shown(list(ds.measure.values), 400)}; pass measure="
-                )
-            measure = ds.measure.values[0]
-        ds = ds.sel(measure=measure)
+    ds, _ = _select_measure(result, measure, "result")
     if systems is not None:
+        systems = pick_labels(systems, ds.system.values, "system", UnknownSystemError)
         ds = ds.sel(system=list(systems))
         if set(ds.other.values) == set(systems):
             ds = ds.sel(other=list(systems))
@@ -408,7 +399,7 @@ def correlation_heatmap(
     """
     annotate = check_flag("annotate", annotate)
     if not isinstance(corr, xr.DataArray) or corr.ndim != 2:
-        raise ValueError("corr must be a 2-D xarray.DataArray")
+        raise ShapeError("corr must be a 2-D xarray.DataArray")
     rows, cols = corr.dims
     vals = np.asarray(corr.values, float)
     if vmin is None:
@@ -474,9 +465,9 @@ def grid_heatmap(
     """
     annotate = check_flag("annotate", annotate)
     if not isinstance(grid, xr.DataArray):
-        raise TypeError("grid must be an xarray.DataArray")
+        raise ShapeError("grid must be an xarray.DataArray")
     if set(grid.dims) != {rows, cols}:
-        raise ValueError(
+        raise ShapeError(
             f"grid must have exactly dims ({rows!r}, {cols!r}); got {tuple(grid.dims)}"
         )
     g = grid.transpose(rows, cols)
@@ -503,7 +494,7 @@ def grid_heatmap(
 def _orientation_long(data) -> pd.DataFrame:
     if isinstance(data, xr.DataArray):
         if "m" not in data.dims or "measure" not in data.dims:
-            raise ValueError(
+            raise ShapeError(
                 f"orientation DataArray needs dims 'm' and 'measure' (and optionally 'orientation'); got {data.dims}"
             )
         df = data.rename("value").to_dataframe().reset_index()
@@ -528,7 +519,7 @@ def _orientation_long(data) -> pd.DataFrame:
         df = df.reset_index().melt(id_vars="m", var_name="measure", value_name="value")
         df["orientation"] = ""
         return df[["measure", "m", "orientation", "value"]]
-    raise TypeError("data must be a pandas DataFrame or an xarray DataArray")
+    raise ShapeError("data must be a pandas DataFrame or an xarray DataArray")
 
 
 def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = False):
@@ -571,7 +562,7 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
     kinds = [k for k in pd.unique(df["orientation"]) if k != ""]
     if kind is None and len(kinds) > 1:
         if ax is not None:
-            raise ValueError(
+            raise OptionError(
                 "data holds several orientations; pass kind= to draw one on the given ax"
             )
         plt = _plt()
@@ -582,7 +573,9 @@ def orientation_curves(data, *, kind: str | None = None, ax=None, logy: bool = F
         return np.asarray(axes)
     if kind is not None:
         if kinds and kind not in kinds:
-            raise KeyError(f"orientation {kind!r} not in data; available: {kinds}")
+            raise OptionError(
+                f"kind={kind!r} is not an orientation of the data; choose from {kinds}"
+            )
         if kinds:
             df = df[df["orientation"] == kind]
     ax = _axes(ax)
@@ -640,7 +633,7 @@ def reproduction_effects(
     2
     """
     if not isinstance(ds, xr.Dataset) or "er" not in ds or "delta_ri" not in ds:
-        raise ValueError(
+        raise ShapeError(
             "reproduction_effects needs the Dataset of irframe.meta.reproducibility "
             "(with baseline=, which gives er and delta_ri)"
         )
@@ -651,7 +644,7 @@ def reproduction_effects(
     keep = er_s.notna() & dri_s.notna()
     er_s, dri_s = er_s[keep], dri_s[keep]
     if er_s.empty:
-        raise ValueError("no ER / ΔRI values to draw: pass baseline= to reproducibility")
+        raise ShapeError("no ER / ΔRI values to draw: pass baseline= to reproducibility")
     ax = _axes(ax, figsize=(5.5, 4.5))
     ax.scatter(dri_s.values, er_s.values, s=30, zorder=3, label=label)
     ax.axhline(1.0, color="grey", ls="--", lw=1)

@@ -19,7 +19,6 @@ written from the same cells, so they show the same content.
 
 from __future__ import annotations
 
-import difflib
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
+from .cube import lower_is_better_labels, measure_dim_advice, pick_labels
 from .errors import InputError, OptionError, UnknownMeasureError, UnknownSystemError
 from .options import check_missing, peer_keywords
 from .params import Param, check_flag
@@ -61,6 +61,10 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "|": r"\textbar{}",  # pdflatex's default font prints these three as other glyphs
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "`": r"\textasciigrave{}",
 }
 _HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 
@@ -99,33 +103,17 @@ def _visible(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
 
 
-_MD_SPECIAL = {"|": r"\|", "<": "&lt;", ">": "&gt;", "\\": "\\\\"}
-
-
-def _pick(names, available, what: str, error: type[Exception]) -> list:
-    """The cube labels ``names`` designate (matched as given, else by their text), or ``error``
-    naming the unknown one, the closest labels and every available one."""
-    avail = list(available)
-    by_text = {str(a): a for a in avail}
-    out = []
-    for n in names:
-        if any(n is a or (type(n) is type(a) and n == a) for a in avail):
-            out.append(n)
-        elif str(n) in by_text:
-            out.append(by_text[str(n)])
-        else:
-            close = difflib.get_close_matches(str(n), list(by_text), n=3, cutoff=0.5)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            if what == "baseline":
-                from .stats import numbered_system_hint
-
-                hint = numbered_system_hint(what, n, list(by_text)) or hint
-            shown = ", ".join(map(repr, list(by_text)[:20])) + (" ..." if len(avail) > 20 else "")
-            noun = "system" if what == "baseline" else "measure"
-            raise error(
-                f"{what} {str(n)!r} is not a {noun} of the cube.{hint} The cube's {noun}s: {shown}"
-            )
-    return out
+_MD_SPECIAL = {  # a name is text: no table cell break, HTML, emphasis, code or link
+    "|": r"\|",
+    "<": "&lt;",
+    ">": "&gt;",
+    "\\": "\\\\",
+    "*": r"\*",
+    "_": r"\_",
+    "`": r"\`",
+    "[": r"\[",
+    "]": r"\]",
+}
 
 
 def _letters(n: int) -> list[str]:
@@ -246,7 +234,8 @@ class Report:
         r"""The table as LaTeX: a ``tabular`` with booktabs rules (``\usepackage{booktabs}``).
 
         With ``caption`` or ``label`` it is wrapped in a ``table`` environment.  The
-        legend is a last row spanning the table.
+        legend is a small-print paragraph below the ``tabular`` (it wraps at the text width,
+        where a row of the table could not).
 
         Parameters
         ----------
@@ -286,16 +275,15 @@ class Report:
             " & ".join(r).replace("–", "--") + r" \\"
             for r in self._rows(cell, lambda s: _escape(s, _LATEX_SPECIAL))
         ]
-        lines.append(r"\bottomrule")
-        if check_flag("legend", legend):
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        if check_flag("legend", legend):  # below the tabular: it wraps at the text width
             text = (
                 _escape(self.legend, _LATEX_SPECIAL)
                 .replace("↑", r"$\uparrow$")
                 .replace("↓", r"$\downarrow$")
+                .replace("α", r"$\alpha$")
             )
-            text = text.replace("α", r"$\alpha$")
-            lines.append(rf"\multicolumn{{{len(head)}}}{{l}}{{\footnotesize {text}}} \\")
-        lines.append(r"\end{tabular}")
+            lines.append(rf"\par\smallskip{{\footnotesize {text}\par}}")
         if caption is not None or label is not None:
             inner = [r"\begin{table}", r"\centering"]
             if caption is not None:
@@ -335,7 +323,7 @@ class Report:
         ]
         lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
         if check_flag("legend", legend):
-            lines += ["", _escape(self.legend, {"<": "&lt;", ">": "&gt;"})]
+            lines += ["", _escape(self.legend, esc)]
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:
@@ -399,7 +387,7 @@ def report(
     ci: bool = False,
     wins: bool = False,
     measures: Sequence[str] | None = None,
-    lower_is_better: Iterable[str] = (),
+    lower_is_better: str | Iterable[str] | None = None,
     n_samples: int = 10_000,
     rng=None,
     systems: Sequence[str] | None = None,
@@ -428,11 +416,15 @@ def report(
         Show the (1 - alpha) t interval of each mean ([`irframe.stats.mean_ci`][irframe.stats.mean_ci]).
     wins : bool
         With a baseline: add a ``W/T/L`` column per measure, the topics where the
-        system is above / equal to / below the baseline.
+        system is better than / equal to / worse than the baseline (above / equal / below;
+        below / equal / above for a lower-is-better measure).
     measures : list of str, optional
         Measures (columns) to show, in this order; default all of the cube.
-    lower_is_better : iterable of str
-        Measures whose best value is the smallest (costs, e.g. C/W/L's ``EC``).
+    lower_is_better : list of str, optional
+        Measures whose best value is the smallest.  Default: those the cube records
+        (``ndpm``, C/W/L's costs ``EC`` and ``ETC``; each measure declares it, see
+        [`irframe.cube.lower_is_better_labels`][irframe.cube.lower_is_better_labels]); a
+        label that names no measure (renamed) is taken as higher-is-better, with a warning.
     systems : list of str, optional
         Systems (rows) to show and compare, in this order; default every system in the
         cube's order ([irframe.evaluate][] keeps the order of a dict or list of runs, and
@@ -469,11 +461,10 @@ def report(
     ci = check_flag("ci", ci)
     wins = check_flag("wins", wins)
     from . import stats
-    from ._paired import TEST_SYNONYMS, TESTS, check_correction
+    from ._paired import check_correction, check_test
     from .cube import summarize
-    from .errors import choose
 
-    test = choose("test", test, TESTS, TEST_SYNONYMS)  # "student", "t-test" ... as "t"
+    test = check_test(test)  # "student", "t-test" ... as "t"
     correction = check_correction(correction)
     cube, systems, baseline, lower = _report_input(
         cube, baseline, missing, digits, wins, measures, lower_is_better, systems
@@ -507,20 +498,26 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
     """Validate [`report`][irframe.reporting.report]'s arguments → (cube with the chosen measures, system names, lower-is-better set)."""
     if not isinstance(cube, xr.DataArray) or set(cube.dims) != {"system", "topic", "measure"}:
         got = tuple(cube.dims) if isinstance(cube, xr.DataArray) else type(cube).__name__
+        fix = (
+            isinstance(cube, xr.DataArray) and measure_dim_advice(cube)
+        ) or "select the other dimensions first (e.g. cube.sel(qrels=...))"
         raise InputError(
-            f"report needs a cube with dims (system, topic, measure), got {got}; "
-            "select the other dimensions first (e.g. cube.sel(qrels=...))"
+            f"report needs a cube with dims (system, topic, measure), got {got}; {fix}"
         )
     check_missing(missing, ("skip", "common", "zero"))
     _DIGITS.check("digits", digits)
     if measures is not None:
         measures = [measures] if isinstance(measures, str) else list(measures)
         cube = cube.sel(
-            measure=_pick(measures, cube.measure.values, "measure", UnknownMeasureError)
+            measure=pick_labels(measures, cube.measure.values, "measure", UnknownMeasureError)
         )
     systems = [str(s) for s in cube.system.values]
     if baseline is not None:  # as compare() spells it, or as the table shows it (str)
-        baseline = _pick([baseline], cube.system.values, "baseline", UnknownSystemError)[0]
+        from .stats import numbered_system_hint
+
+        baseline = pick_labels(
+            [baseline], cube.system.values, "baseline", UnknownSystemError, numbered_system_hint
+        )[0]
     chosen = systems
     if order is not None:  # the rows asked for, in that order
         from .stats import unknown_system_error
@@ -537,18 +534,7 @@ def _report_input(cube, baseline, missing, digits, wins, measures, lower_is_bett
         systems = chosen
     if wins and baseline is None:
         raise OptionError("wins=True counts wins/ties/losses against a baseline; pass baseline=...")
-    if isinstance(lower_is_better, str):  # one measure name, not its characters
-        lower_is_better = [lower_is_better]
-    lower = {
-        str(m)
-        for m in _pick(
-            list(lower_is_better),
-            cube.measure.values,
-            "lower_is_better measure",
-            UnknownMeasureError,
-        )
-    }
-    return cube, systems, baseline, lower
+    return cube, systems, baseline, lower_is_better_labels(cube, lower_is_better)
 
 
 def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digits) -> dict:
@@ -558,6 +544,11 @@ def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digi
     sig = cmp["significant"].transpose("system", "other", "measure")
     effect = cmp["effect"].transpose("system", "other", "measure")
     cells: dict[tuple[str, str], _Cell] = {}
+    if intervals is not None:  # by position: systems and measures in the cube's order
+        ci_low = intervals["ci_low"].transpose("system", "measure").values
+        ci_high = intervals["ci_high"].transpose("system", "measure").values
+    wtl_keys = ("wins", "ties", "losses")
+    sep = "," if len(systems) > 26 else ""  # letters of two characters ("aa") stay apart
     for j, m in enumerate(means.columns):
         better = (effect.values[:, :, j] < 0) if m in lower else (effect.values[:, :, j] > 0)
         up = sig.values[:, :, j] & better
@@ -571,17 +562,16 @@ def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digi
                     arrow = "up" if up[i, 0] else ("down" if down[i, 0] else "")
                     w = [
                         int(cmp[k].values[i, 0, j])
-                        for k in ("wins", "ties", "losses")
+                        for k in (wtl_keys[::-1] if m in lower else wtl_keys)  # W: better
                         if not np.isnan(cmp[k].values[i, 0, j])
                     ]
                     wtl = "/".join(map(str, w)) if len(w) == 3 else "–"
                 else:
                     wtl = "–"
             else:
-                lett = "".join(letters[systems[o]] for o in np.flatnonzero(up[i]))
+                lett = sep.join(letters[systems[o]] for o in np.flatnonzero(up[i]))
             if intervals is not None:
-                lo = float(intervals["ci_low"].sel(system=s, measure=m))
-                hi = float(intervals["ci_high"].sel(system=s, measure=m))
+                lo, hi = float(ci_low[i, j]), float(ci_high[i, j])
                 if not (np.isnan(lo) or np.isnan(hi)):
                     ci_text = f"[{lo:.{digits}f}, {hi:.{digits}f}]"
             cells[(s, m)] = _Cell(
@@ -608,5 +598,5 @@ def _report_legend(test, correction, alpha, baseline, ci, wins) -> str:
     if ci:
         legend += f" [lo, hi]: {1 - alpha:.0%} t confidence interval of the mean."
     if wins:
-        legend += f" W/T/L: topics above/equal to/below {baseline}."
+        legend += f" W/T/L: topics better than/equal to/worse than {baseline}."
     return legend

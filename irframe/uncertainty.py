@@ -8,15 +8,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
 from .align import align
-from .cube import summarize
+from .cube import lower_is_better_labels, summarize
 from .errors import OptionError, ShapeError
 from .evaluate import depth_and_judged_only, evaluate
-from .measures import parse_measure, parse_measures
+from .measures import parse_measures
 from .measures.ties import cut_after_order, tie_groups
 from .options import EVALUATE, NOT_TAKEN, OPTIONS, Options, takes_options
 from .qrelsets import is_qrels_sets, over_qrels
@@ -24,7 +26,9 @@ from .qrelsets import is_qrels_sets, over_qrels
 __all__ = ["flips", "tie_sensitivity"]
 
 
-def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
+def flips(
+    cube: xr.DataArray, missing: str = "skip", lower_is_better: str | Iterable[str] | None = None
+) -> pd.DataFrame:
     """Pairs of systems whose order by mean score could flip within the bounds.
 
     For every measure and ordered pair (system, other) where ``system`` is ahead of
@@ -42,6 +46,11 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     missing : {"skip", "common", "zero"}
         Topic policy for the means (see [`irframe.summarize`][irframe.summarize]); default ``"skip"``:
         each system's mean over its own topics.
+    lower_is_better : list of str, optional
+        Measures whose best value is the smallest.  Default: those the cube records (each
+        measure declares it: ``ndpm``, C/W/L's costs); a label that names no measure
+        (renamed) is taken as higher-is-better, with a warning
+        ([`irframe.cube.lower_is_better_labels`][irframe.cube.lower_is_better_labels]).
 
     Returns
     -------
@@ -69,6 +78,7 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
         raise ShapeError(
             "flips() needs a cube from evaluate(..., bounds=True) (with a 'bound' dimension)"
         )
+    lower = lower_is_better_labels(cube, lower_is_better)
     lo = summarize(cube.sel(bound="low", drop=True), missing=missing)
     hi = summarize(cube.sel(bound="high", drop=True), missing=missing)
     systems = np.asarray(lo.index, dtype=object)
@@ -76,7 +86,7 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
     for meas in lo.columns:
         a_lo, a_hi = lo[meas].to_numpy(), hi[meas].to_numpy()
         worst, best = np.minimum(a_lo, a_hi), np.maximum(a_lo, a_hi)
-        if _lower_is_better(str(meas)):
+        if str(meas) in lower:
             lead = a_lo[None, :] - a_lo[:, None]  # [i, j]: i ahead when its value is lower
             min_lead = worst[None, :] - best[:, None]
         else:
@@ -110,13 +120,6 @@ def flips(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
         "could_flip",
     ]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-
-
-def _lower_is_better(label: str) -> bool:
-    try:
-        return bool(parse_measure(label).definition.properties.get("lower_is_better", False))
-    except Exception:  # pragma: no cover - labels come from evaluate
-        return False
 
 
 @takes_options(*EVALUATE, order=NOT_TAKEN)

@@ -16,7 +16,7 @@ import pytest
 import xarray as xr
 
 import irframe as irf
-from irframe.errors import ConventionWarning, MeasureParamError, OptionError
+from irframe.errors import ConventionWarning, MeasureParamError, OptionError, ShapeError
 from irframe.measures import parse_measure
 from irframe.params import MAX_INT, Param
 
@@ -390,7 +390,7 @@ def test_summarize_cwl_dataset_and_wrong_types(sample):
     table = irf.summarize(ds)
     assert table[("EU", "RBP@0.8")].iloc[0] == pytest.approx(float(ds["EU"].mean("topic").item()))
     for bad in (ds["EU"].values, runs, None):
-        with pytest.raises(TypeError, match="summarize needs an xarray cube"):
+        with pytest.raises(ShapeError, match="summarize needs an xarray cube"):
             irf.summarize(bad)
 
 

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
 from irframe import meta, plot, stats  # noqa: E402
+from irframe.errors import OptionError, UnknownMeasureError, UnknownSystemError  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -46,9 +47,11 @@ def test_topic_differences(cube):
     assert heights == sorted(heights, reverse=True)
     assert "dense \u2212 bm25" in ax.get_ylabel() and "AP" in ax.get_ylabel()
     assert "wins" in ax.get_title()
-    with pytest.raises(KeyError, match="available"):
+    with pytest.raises(UnknownSystemError, match="'nope' is not a system of the cube"):
         plot.topic_differences(cube, "nope", "bm25", measure="AP")
-    with pytest.raises(ValueError, match="measure="):
+    with pytest.raises(UnknownMeasureError, match="Did you mean 'AP'"):
+        plot.topic_differences(cube, "dense", "bm25", measure="APP")
+    with pytest.raises(OptionError, match="measure="):
         plot.topic_differences(cube, "dense", "bm25")
 
 
@@ -74,6 +77,11 @@ def test_significance_matrix(cube):
     assert ax.get_legend() is not None
     ax2 = plot.significance_matrix(stats.tukey_hsd(cube.sel(measure="AP")), annotate=True)
     assert "tukey_hsd" in ax2.get_title()
+    # the user's mistakes name the cube's labels (they were xarray's KeyErrors)
+    with pytest.raises(UnknownMeasureError, match="The cube's measures"):
+        plot.significance_matrix(res, measure="nDCG")
+    with pytest.raises(UnknownSystemError, match="is not a system of the cube"):
+        plot.significance_matrix(res, measure="AP", systems=["nope"])
 
 
 def test_correlation_heatmap(cube):
@@ -120,5 +128,5 @@ def test_orientation_curves_formats():
         np.ones((5, 2)), dims=("m", "measure"), coords={"m": range(1, 6), "measure": ["RR", "AP"]}
     )
     assert len(plot.orientation_curves(da).get_lines()) == 2
-    with pytest.raises(KeyError):
+    with pytest.raises(OptionError, match="choose from"):
         plot.orientation_curves(long, kind="recalls")

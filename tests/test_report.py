@@ -209,3 +209,93 @@ def test_report_with_unevaluated_topics():
     assert float(zero.means.loc["sys1", "AP"]) == pytest.approx(
         float(cube.sel(system="sys1").fillna(0).mean())
     )
+
+
+def _cube(values, systems, measure="AP"):
+    """A (system, topic, measure) cube of the given per-topic values."""
+    import xarray as xr
+
+    v = np.asarray(values, float)
+    return xr.DataArray(
+        v[:, :, None],
+        dims=("system", "topic", "measure"),
+        coords={
+            "system": systems,
+            "topic": [f"t{i}" for i in range(v.shape[1])],
+            "measure": [measure],
+        },
+    )
+
+
+def test_intervals_with_systems_that_are_not_strings():
+    rng = np.random.default_rng(0)
+    cube = _cube(rng.uniform(size=(3, 12)), [10, 20, 30])
+    md = irf.report(cube, ci=True).to_markdown()
+    for i, s in enumerate([10, 20, 30]):  # the t interval, recomputed with scipy
+        x = cube.values[i, :, 0]
+        lo, hi = sst.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sst.sem(x))
+        assert f"[{lo:.4f}, {hi:.4f}]" in md.splitlines()[2 + i], s
+
+
+def test_letters_of_more_than_26_systems_stay_apart():
+    # 28 systems; the last is far ahead of the others on every topic
+    rng = np.random.default_rng(1)
+    vals = rng.uniform(0, 0.2, size=(28, 30))
+    vals[-1] += 0.7
+    systems = [f"s{i:02d}" for i in range(28)]
+    r = irf.report(_cube(vals, systems), correction=None)
+    row = r.to_markdown().splitlines()[2 + 27]
+    sup = re.search(r"<sup>(.*)</sup>", row).group(1)
+    assert sup.split(",") == [chr(97 + i) for i in range(26)] + ["aa"]  # a..z, aa (not 'ab')
+    # 26 systems or fewer: one letter each, run together as ranx prints them
+    small = irf.report(_cube(vals[-3:], systems[-3:]), correction=None).to_markdown()
+    assert "<sup>ab</sup>" in small
+
+
+def test_wins_count_the_better_topics_of_a_lower_is_better_measure():
+    base = np.full(10, 0.5)
+    cheap = base - np.linspace(0.05, 0.2, 10)  # lower cost on every topic
+    cube = _cube([base, cheap], ["base", "cheap"], measure="ndpm")
+    r = irf.report(cube, baseline="base", wins=True)
+    row = r.to_markdown().splitlines()[3]
+    assert "**" in row and "↑" in row and "| 10/0/0 |" in row
+    assert "better than/equal to/worse than base" in r.legend
+    up = irf.report(_cube([base, cheap], ["base", "cheap"]), baseline="base", wins=True)
+    assert "| 0/0/10 |" in up.to_markdown().splitlines()[3]  # AP: lower is worse
+
+
+def test_names_are_text_in_every_format():
+    rng = np.random.default_rng(2)
+    names = ["ColBERT*v2*", "_base_", "a`b`", "bm25|rm3", "k<10", "[x](y)"]
+    r = irf.report(_cube(rng.uniform(size=(6, 8)), names), baseline="_base_")
+    md = r.to_markdown()
+    markdown = pytest.importorskip("markdown")  # Python-Markdown, as the docs site renders
+    html = markdown.markdown(md, extensions=["tables"])
+    import html as _html
+
+    cells = [_html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", html)]
+    for name in names:  # each name shown as it is, in its own cell: no emphasis, code or link
+        assert any(c == name or c == f"{name} (baseline)" for c in cells), name
+    tex = r.to_latex()
+    assert r"bm25\textbar{}rm3" in tex and r"k\textless{}10" in tex and r"\_base\_" in tex
+    # the legend follows the tabular as a paragraph, which wraps
+    assert tex.index(r"\end{tabular}") < tex.index(r"\footnotesize")
+
+
+def test_tukey_named_with_its_function():
+    cube = _cube(np.random.default_rng(3).uniform(size=(3, 8)), ["a", "b", "c"])
+    with pytest.raises(irf.errors.OptionError, match=r"irframe\.stats\.tukey_hsd"):
+        irf.report(cube, test="tukey")
+
+
+def test_one_selected_measure_gets_advice_that_works():
+    qrels, runs = irf.datasets.synthetic(3, 6, 10, rng=0)
+    one = irf.evaluate(runs, qrels, ["AP", "num_ret"]).sel(measure="num_ret")
+    for fn in (irf.summarize, irf.report):
+        with pytest.raises(irf.errors.IrframeError, match="expand_dims") as e:
+            fn(one)
+        fix = re.search(r"cube\.expand_dims\(.*\)$", str(e.value)).group(0)
+        fn(eval(fix, {"cube": one}))  # the advice, applied literally
+    # num_ret is summed over topics (its aggregate survives the selection)
+    means = irf.summarize(one.expand_dims(measure=["num_ret"], axis=-1))
+    assert (means["num_ret"] == 60).all()  # 6 topics x 10 documents

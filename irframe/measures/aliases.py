@@ -56,6 +56,7 @@ Where a name means something else elsewhere:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -277,14 +278,12 @@ register(
     # summed over topics, trec_eval's "all" line
     aliases=("num_q",),
 )
-register(
-    MeasureDef(
-        "Hits",
-        lambda ctx, m: ta.hits(ctx, ta.measure_rel_level(ctx, m), m.cutoff),
-        params={"rel": REL},
+register(  # NumRelRet per topic, averaged (ranx): one kernel and NumRelRet's capabilities
+    dataclasses.replace(
+        _registry.get_definition("NumRelRet"),
+        name="Hits",
+        aggregate="mean",
         family="ranx",
-        bounds="approximate",
-        topic_local=True,
         spellings={"ranx": "hits@{k}"},
         description="relevant documents in the top k, averaged over topics (ranx hits; "
         "NumRelRet is the same per topic, summed)",

@@ -633,6 +633,7 @@ register(
         cutoff="optional",
         description="a cwl_eval C/W/L metric output (out=EU|ETU|EC|ETC|ED), e.g. CWL(C=AP), CWL(C=INST-T=2)",
         family="cwl",
+        lower_is_better=lambda m: m.param("out") in ("EC", "ETC"),  # the costs
         bounds="approximate",
         topic_local=True,
         spellings={"ir_measures": "INST(T=1,max_rel=2)"},

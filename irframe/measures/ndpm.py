@@ -528,7 +528,7 @@ for _name, _desc in _DEFS.items():
             cutoff="optional",
             description=_desc,
             family="ndpm",
-            properties={"lower_is_better": _name in ("ndpm", "dpm", "dpm_m", "dpm_e")},
+            lower_is_better=_name in ("ndpm", "dpm", "dpm_m", "dpm_e"),
             bounds="approximate",
             topic_local=True,
             reference="Yao 1995, Examples 2-3 and identities (2-level ndpm = (1+F-R)/2)",

@@ -97,8 +97,16 @@ class MeasureDef:
     family : str
         Group shown by [`irframe.list_measures`][irframe.list_measures] (e.g. ``"trec"``, ``"cwl"``).
     properties : mapping
-        Free-form facts other modules may use (``lower_is_better`` for the axiom checker and
-        the uncertainty plots, ``cwla``); what evaluation relies on has its own field below.
+        Free-form facts other modules may use (``cwla``); what evaluation and the analyses
+        rely on has its own field below.
+    lower_is_better : bool or callable
+        The measure's best value is its smallest (a cost, a distance such as NDPM); a
+        callable ``lower_is_better(measure) -> bool`` when it depends on the parameters
+        (C/W/L's ``out=EC`` is a cost, ``out=EU`` a utility).  Read through
+        [`Measure.lower_is_better`][irframe.measures.registry.Measure.lower_is_better] by
+        the axiom checker (the better ranking must score lower), [`irframe.report`][irframe.report]
+        (bold) and [`irframe.flips`][irframe.flips] (who is ahead); recorded in a cube's
+        ``lower_is_better`` attribute.
     validate : callable, optional
         ``validate(params) -> params``: checks that involve several parameters, run after each
         parameter was checked against its spec.
@@ -145,6 +153,7 @@ class MeasureDef:
     description: str = ""
     family: str = ""
     properties: Mapping[str, Any] = field(default_factory=dict)
+    lower_is_better: bool | Callable[[Measure], bool] = False
     validate: Callable[[dict], dict] | None = None
     expected: Callable[[EvalContext, Measure], np.ndarray] | None = None
     order_safe: bool = False
@@ -223,6 +232,17 @@ class Measure:
         if self.cutoff is not None:
             s += f"@{self.cutoff}"
         return s
+
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether this measure's best value is its smallest (its definition's
+        ``lower_is_better``, decided on the parameters when that is a callable).
+
+        >>> parse_measure("ndpm").lower_is_better, parse_measure("AP").lower_is_better
+        (True, False)
+        """
+        rule = self.definition.lower_is_better
+        return bool(rule(self) if callable(rule) else rule)
 
     @property
     def key(self) -> tuple:

@@ -13,8 +13,31 @@ from __future__ import annotations
 
 import importlib as _importlib
 
+from typing import TYPE_CHECKING, Any
+
 from . import _lazy
 from ._version import __version__
+
+if TYPE_CHECKING:  # what `__getattr__` imports on first use, as type checkers should see it
+    from . import (
+        axioms,
+        cli,
+        cwl,
+        dask,
+        datasets,
+        io,
+        lexi,
+        lexi_theory,
+        measures,
+        meta,
+        ndpm,
+        options,
+        plot,
+        rag,
+        rarity,
+        stats,
+    )
+    from .io import read_qrels, read_run, read_runs, write_qrels, write_run
 
 if _lazy.command_line():  # the command's own process: read the run files while pandas is imported
     import gc
@@ -139,16 +162,18 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _API:  # the command line's process: imported on first use
-        value = getattr(_importlib.import_module(f".{_API[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    if name in _IO:
-        return getattr(_importlib.import_module(".io", __name__), name)
-    if name in _LAZY or name == "measures":  # (measures: bound at import but by the command)
-        return _importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'irframe' has no attribute {name!r}")
+if not TYPE_CHECKING:  # a checker sees the names above, so that a misspelt one is an error
+
+    def __getattr__(name: str) -> Any:
+        if name in _API:  # the command line's process: imported on first use
+            value = getattr(_importlib.import_module(f".{_API[name]}", __name__), name)
+            globals()[name] = value
+            return value
+        if name in _IO:
+            return getattr(_importlib.import_module(".io", __name__), name)
+        if name in _LAZY or name == "measures":  # (measures: bound at import but by the command)
+            return _importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module 'irframe' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
@@ -157,4 +182,4 @@ def __dir__() -> list[str]:
     return sorted({*__all__, "measures"})
 
 
-del annotations
+del annotations, TYPE_CHECKING, Any

@@ -267,9 +267,16 @@ def _peer_runs(runs: Any) -> Any:
             return [r if p is None else p[1] for r, p in zip(runs, peers, strict=True)]
     if isinstance(runs, Mapping) and runs:
         peers = [peer_data(r, "run") for r in runs.values()]
-        if any(p is not None for p in peers):
+        if any(p is not None for p in peers):  # the key names each run (not its tag column)
             return {
-                k: r if p is None else p[1] for (k, r), p in zip(runs.items(), peers, strict=True)
+                k: r
+                if p is None
+                else (
+                    p[1].drop(columns="system", errors="ignore")
+                    if isinstance(p[1], pd.DataFrame)
+                    else p[1]
+                )
+                for (k, r), p in zip(runs.items(), peers, strict=True)
             }
     return runs
 

@@ -33,12 +33,14 @@ import pandas as pd
 
 from .errors import (
     ColumnError,
+    ConventionWarning,
     DuplicateError,
     EmptyOverlapError,
     InputError,
     OptionError,
     ShapeError,
     shown,
+    warn,
 )
 
 __all__ = [
@@ -472,7 +474,22 @@ def peer_data(obj: Any, kind: str) -> tuple[str | None, Any] | None:
     if top == "trectools":
         data = getattr(obj, "run_data" if kind == "run" else "qrels_data", None)
         if isinstance(data, pd.DataFrame):
-            return None, data.rename(columns={"query": "topic", "docid": "doc"})
+            data = data.rename(columns={"query": "topic", "docid": "doc"})
+            if kind == "run" and "system" in data.columns and len(data):
+                tags = pd.unique(data["system"])
+                if len(tags) > 1:  # trectools evaluates a TrecRun as one run, named by get_runid()
+                    runid = getattr(obj, "get_runid", None)  # its first line's tag
+                    name = str(runid() if callable(runid) else tags[0])
+                    warn(
+                        f"a trectools TrecRun whose tag column holds {len(tags)} values "
+                        f"({', '.join(map(repr, tags[:5]))}{' ...' if len(tags) > 5 else ''}) "
+                        f"is read as one run named {name!r} (its get_runid()), as trectools' "
+                        "TrecEval evaluates it. For one system per tag pass its frame: irframe.evaluate(run.run_data, qrels, measures, "
+                        "columns={'topic': 'query', 'doc': 'docid'}).",
+                        ConventionWarning,
+                    )
+                    return None, data.assign(system=name)
+            return None, data
     return None
 
 
@@ -636,7 +653,10 @@ def collect_runs(
         sys_names = {str(x) for x in pd.unique(df["system"])} if len(df) else {str(name)}
         clash = names & sys_names
         if clash:
-            raise InputError(f"system name(s) {sorted(clash)} given by two runs; rename one")
+            raise InputError(
+                f"system name(s) {sorted(clash)} given by two runs; name each run by passing "
+                "them as a dict {name: run, ...}"
+            )
         names |= sys_names
         if hollow:
             empty[str(name) if name is not None else f"run{i}"] = [str(t) for t in hollow]

@@ -902,3 +902,13 @@ def test_bounds_options_are_irframe_errors():
         irf.IrframeError, match=r"needs a cube from evaluate\(\.\.\., bounds=True\)"
     ):
         irf.flips(irf.evaluate(runs, qrels, "AP"))
+
+
+def test_qrels_in_the_place_of_the_measures():
+    qrels, runs = irf.datasets.synthetic(2, 3, 10, rng=0)
+    for call in (lambda: runs.ir.metric(qrels, "AP"), lambda: irf.evaluate(runs, qrels, qrels)):
+        with pytest.raises(MeasureParamError, match=r"did the qrels take the measures' place"):
+            call()
+    # a Series of measure strings is a list of measures
+    cube = irf.evaluate(runs, qrels, pd.Series(["AP", "P@5"]))
+    assert list(cube.measure.values) == ["AP", "P@5"]

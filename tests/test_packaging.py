@@ -61,3 +61,35 @@ def test_wheel_ships_py_typed_and_data(pyproject):
     assert "Typing :: Typed" in pyproject["project"]["classifiers"]
     requires = pyproject["build-system"]["requires"]
     assert any(r.replace(" ", "").startswith("setuptools>=") for r in requires)
+
+
+@pytest.mark.slow
+def test_a_type_checker_sees_the_lazily_imported_names(tmp_path):
+    """``irf.read_qrels``, ``irf.stats`` ... are imported on first use (``__getattr__``);
+    a type checker sees them as what they are, and a misspelt name is an error."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("mypy")
+    user = tmp_path / "user.py"
+    user.write_text(
+        "import irframe as irf\n\nreveal_type(irf.read_qrels)\nreveal_type(irf.stats)\nirf.evalute\n"
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-incremental",
+            "--ignore-missing-imports",
+            "--follow-imports=silent",
+            str(user),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"MYPYPATH": str(Path(irf.__file__).parents[1]), "PATH": ""},
+    ).stdout
+    assert 'Module has no attribute "evalute"; maybe "evaluate"?' in out
+    assert "def (path: " in out  # read_qrels' own signature, not Any
+    assert 'Revealed type is "types.ModuleType"' in out

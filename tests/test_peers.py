@@ -21,7 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe as irf
-from irframe.errors import ConventionWarning, IrframeError, MeasureParamError, OptionError
+from irframe.errors import (
+    ConventionWarning,
+    InputError,
+    IrframeError,
+    MeasureParamError,
+    OptionError,
+)
 from irframe.measures import parse_measure
 from irframe.measures.registry import parse_measures
 
@@ -1211,3 +1217,35 @@ def test_ir_measures_alpha_spelling_is_read():
     np.testing.assert_array_equal(
         ours.sel(measure="α_nDCG@20").values, ours.sel(measure="alpha_nDCG@20").values
     )
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # inside trectools, pandas 3.1
+def test_trectools_run_with_several_tags_is_one_run(tmp_path):
+    """trectools' own test runs put R / NR in the tag column; TrecEval evaluates the file as
+    one run (named by get_runid()). irframe did split it into two systems, silently."""
+    trectools = reference_module("trectools")
+    run_path, qrels_path = _tied_trec_files(tmp_path, 0)
+    lines = run_path.read_text().splitlines()
+    tagged = [ln.rsplit(" ", 1)[0] + (" R" if i % 3 else " NR") for i, ln in enumerate(lines)]
+    run_path.write_text("\n".join(tagged) + "\n")
+    run, qrels = trectools.TrecRun(str(run_path)), trectools.TrecQrel(str(qrels_path))
+    te = trectools.TrecEval(run, qrels)
+    name = run.get_runid()
+    with pytest.warns(ConventionWarning, match=f"read as one run named '{name}'"):
+        cube = irf.evaluate(run, qrels, ["AP@1000", "P@10"], order="trec_eval10")
+    assert list(cube.system.values) == [name]
+    means = irf.summarize(cube).loc[name]
+    assert means["AP@1000"] == pytest.approx(te.get_map(depth=1000, trec_eval=True), abs=1e-12)
+    assert means["P@10"] == pytest.approx(te.get_precision(depth=10, trec_eval=True), abs=1e-12)
+    # the warning's advice (one system per tag) works as written
+    split = irf.evaluate(run.run_data, qrels, ["P@10"], columns={"topic": "query", "doc": "docid"})
+    assert sorted(split.system.values) == ["NR", "R"]
+    # several TrecRuns: named by a dict's keys (two of one tag are refused with that advice)
+    with pytest.raises(InputError, match=r"\{name: run, \.\.\.\}"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConventionWarning)
+        irf.evaluate([run, run], qrels, ["P@10"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConventionWarning)
+        keyed = irf.evaluate({"a": run, "b": run}, qrels, ["P@10"], order="trec_eval10")
+    assert list(keyed.system.values) == ["a", "b"]
+    np.testing.assert_array_equal(keyed.values[0], keyed.values[1])

@@ -778,6 +778,15 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     """
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif type(measures).__module__.split(".")[0] in ("pandas", "numpy", "dask", "pyarrow") and (
+        getattr(measures, "ndim", 1) != 1 or hasattr(measures, "columns")
+    ):  # a frame where the measures go: the qrels, one place too early or too late
+        raise MeasureParamError(
+            f"measures must be a string such as 'nDCG@10' or a list of strings, got a "
+            f"{type(measures).__name__} (columns {list(getattr(measures, 'columns', []))[:6]}): "
+            "did the qrels take the measures' place? The order is evaluate(runs, qrels, "
+            "measures) and runs.ir.metric(measures, qrels=qrels)"
+        )
     elif isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
         if type(measures).__module__.split(".")[0] == "ir_measures":  # ir_measures.nDCG@10
             one: list[Any] = [measures]  # an ir_measures object, as a list item

@@ -12,14 +12,14 @@ Examples
 from __future__ import annotations
 
 import importlib as _importlib
-
-from typing import TYPE_CHECKING, Any
+import typing as _typing
+from typing import TYPE_CHECKING
 
 from . import _lazy
 from ._version import __version__
 
 if TYPE_CHECKING:  # what `__getattr__` imports on first use, as type checkers should see it
-    from . import (
+    from . import (  # noqa: F401
         axioms,
         cli,
         cwl,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # what `__getattr__` imports on first use, as type checkers s
         rarity,
         stats,
     )
-    from .io import read_qrels, read_run, read_runs, write_qrels, write_run
+    from .io import read_qrels, read_run, read_runs, write_qrels, write_run  # noqa: F401
 
 if _lazy.command_line():  # the command's own process: read the run files while pandas is imported
     import gc
@@ -164,7 +164,7 @@ __all__ = [
 
 if not TYPE_CHECKING:  # a checker sees the names above, so that a misspelt one is an error
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> _typing.Any:
         if name in _API:  # the command line's process: imported on first use
             value = getattr(_importlib.import_module(f".{_API[name]}", __name__), name)
             globals()[name] = value
@@ -182,4 +182,4 @@ def __dir__() -> list[str]:
     return sorted({*__all__, "measures"})
 
 
-del annotations, TYPE_CHECKING, Any
+del annotations, TYPE_CHECKING

@@ -1249,3 +1249,20 @@ def test_trectools_run_with_several_tags_is_one_run(tmp_path):
         keyed = irf.evaluate({"a": run, "b": run}, qrels, ["P@10"], order="trec_eval10")
     assert list(keyed.system.values) == ["a", "b"]
     np.testing.assert_array_equal(keyed.values[0], keyed.values[1])
+
+
+def test_set_f_parameter_list_warns_and_its_advice_works():
+    """ir_measures' test_parse_trec_measure spells 'set_F.1.0,0.5,2.4': trec_eval reads the
+    first beta, pytrec_eval returns one value of another, ir_measures three measures."""
+    pytrec_eval = reference_module("pytrec_eval")
+    qd = {"0": {"D0": 0, "D1": 1, "D2": 1, "D3": 2, "D4": 0}}
+    rd = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1}}
+    with pytest.warns(ConventionWarning, match="set_F takes one β") as w:
+        one = irf.evaluate(rd, qd, ["set_F.1.0,0.5,2.4"])
+    ref = pytrec_eval.RelevanceEvaluator(qd, {"set_F.1.0"}).evaluate(rd)["0"]["set_F"]
+    assert one.values.item() == pytest.approx(ref, abs=1e-12)  # the first beta, as trec_eval
+    advice = eval(re.search(r"Ask for each: (\[.*\])", str(w[0].message)).group(1))
+    each = irf.evaluate(rd, qd, advice)
+    for b, label in zip(["1.0", "0.5", "2.4"], advice, strict=True):
+        ref = pytrec_eval.RelevanceEvaluator(qd, {f"set_F.{b}"}).evaluate(rd)["0"]["set_F"]
+        assert each.sel(measure=label).item() == pytest.approx(ref, abs=1e-12)

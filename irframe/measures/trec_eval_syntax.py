@@ -584,6 +584,15 @@ def expand_list_for_api(items: Sequence, registered=lambda name: False) -> list[
             ConventionWarning,
         )
         items = [m for m in items if not (isinstance(m, str) and m in _NO_NUMBER)]
+    for m in items:  # one value taken from a list: trec_eval's rule, not the peers'
+        if isinstance(m, str) and (f := re.match(r"^set_F[._]([^,]+),", m)):
+            warn(
+                f"{m!r}: set_F takes one β; trec_eval reads the first ({f.group(1)}), "
+                "pytrec_eval returns one 'set_F' of another β and ir_measures makes one "
+                "measure per value. Ask for each: "
+                + repr([f"set_F(beta={b})" for b in m[6:].split(",")]),
+                ConventionWarning,
+            )
     trec = [i for i, m in enumerate(items) if isinstance(m, str) and expand_for_api(m, registered)]
     # pytrec_eval's "P_5" joins the other requests naming P ("P_10", "P.20", "official")
     singles = {

@@ -53,7 +53,7 @@ ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
 def tau_b(x, y) -> float:
-    """Kendall's tau-b between two score vectors (ties adjusted, as Kendall 1945).
+    """Kendall's tau-b between two score vectors (ties adjusted, as Kendall 1945, Biometrika).
 
     ``(n_c - n_d) / sqrt((n_0 - t_x) (n_0 - t_y))`` over all pairs, with ``t_x``, ``t_y``
     the pairs tied in ``x``, ``y``; NaN when one vector is constant.
@@ -192,8 +192,8 @@ def cohen_kappa(a, b, *, weights: str | None = None) -> float:
 
     ``1 - sum(w * O) / sum(w * E)`` over the confusion matrix ``O`` of the labels and
     its chance expectation ``E`` (outer product of the marginals); ``w`` is 0/1
-    (unweighted, Cohen 1960), ``|i - j|`` (``"linear"``) or ``(i - j)**2``
-    (``"quadratic"``, Cohen 1968) over the indices of the sorted label values.
+    (unweighted, Cohen 1960, Educational and Psychological Measurement), ``|i - j|`` (``"linear"``) or ``(i - j)**2``
+    (``"quadratic"``, Cohen 1968, Psychological Bulletin) over the indices of the sorted label values.
 
     Parameters
     ----------

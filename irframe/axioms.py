@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .errors import OptionError
 from .evaluate import evaluate
 from .measures import parse_measure
 
@@ -578,9 +579,9 @@ def check(
     names = list(CONSTRAINTS if constraints is None else constraints)
     unknown = [c for c in names if c not in CONSTRAINTS]
     if unknown:
-        raise ValueError(f"unknown constraint(s) {unknown}; choose from {list(CONSTRAINTS)}")
+        raise OptionError(f"unknown constraint(s) {unknown}; choose from {list(CONSTRAINTS)}")
     if single_aspect not in ("not applicable", "evaluate"):
-        raise ValueError("single_aspect must be 'not applicable' or 'evaluate'")
+        raise OptionError("single_aspect must be 'not applicable' or 'evaluate'")
     grid = tuple(n for n in GRID if n <= n_max) or (1,)
     if anchor_grade == "auto":
         anchor_grade = _probe_anchor(m.label, options)

@@ -13,8 +13,9 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .errors import OptionError
 from .options import make_rng
-from .params import check_flag
+from .params import COUNT, check_flag
 
 __all__ = ["synthetic", "trec_eval_sample"]
 
@@ -97,10 +98,13 @@ def synthetic(
     graded = check_flag("graded", graded)
     diversity = check_flag("diversity", diversity)
     for name, v in (("systems", systems), ("topics", topics), ("depth", depth)):
-        if not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
-    if not 0 <= ties < 1:
-        raise ValueError(f"ties must be in [0, 1), got {ties!r}")
+        COUNT.check(name, v)
+    if (
+        isinstance(ties, bool)
+        or not isinstance(ties, (int, float, np.integer, np.floating))
+        or not 0 <= ties < 1
+    ):
+        raise OptionError(f"ties must be a number in [0, 1), got {ties!r}")
     rng = make_rng(rng)
     S, T, K = int(systems), int(topics), int(depth)
     P = max(2 * K, 200)  # pool per topic

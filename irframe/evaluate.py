@@ -64,7 +64,7 @@ def evaluate(
         Long run frame: ``system, topic, doc`` and ``score`` (and/or ``rank``).  Other
         tools' names are recognised (PyTerrier ``qid, docno, name``, ir_measures
         ``query_id, doc_id``, ranx ``q_id``); without a system column the frame is one
-        system named ``system``.  Also ``{topic: {doc: score}}`` (pytrec_eval, ranx) and
+        system named ``run`` (the ``system`` option names it otherwise).  Also ``{topic: {doc: score}}`` (pytrec_eval, ranx) and
         iterables of namedtuples such as ir_measures' ``ScoredDoc(query_id, doc_id, score)``.
         Or arrays already aligned with their qrels ([`irframe.align.align`][irframe.align.align]): then
         ``qrels`` is None and the alignment keywords (``complete``, ``depth``,

@@ -1,4 +1,6 @@
-"""Lexicographic evaluation (F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness", 2023).
+"""Lexicographic evaluation (F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness",
+arXiv:2302.11370v1, 2023, whose section and equation numbers are cited here; published as
+Diaz, Ekstrand & Mitra, "Recall, Robustness, and Lexicographic Evaluation", ACM TORS 4(1), 2025).
 
 What this module computes
 -------------------------

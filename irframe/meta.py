@@ -5,10 +5,11 @@ evaluated) or preference cubes (``(system, other, topic)``, values in {-1, 0, +1
 return pandas / xarray objects.  Randomness only comes from ``rng=`` (a
 `numpy.random.Generator` or int seed).  Inputs are never modified.
 
-References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness" (2023);
+References: F. Diaz & B. Mitra, "Recall as a Measure of Ranking Robustness", arXiv:2302.11370v1
+(2023; ACM TORS 2025 as "Recall, Robustness, and Lexicographic Evaluation", with M. Ekstrand);
 E. Amigó, D. Spina & J. Carrillo-de-Albornoz, "An Axiomatic Analysis of Diversity Evaluation
-Metrics", SIGIR 2018 (doi:10.1145/3209978.3210024); Turkmen et al., innovation metrics for IR
-evaluation campaigns, ECIR 2023; T. Breuer et al., "How to Measure the Reproducibility of
+Metrics", SIGIR 2018 (doi:10.1145/3209978.3210024); M. D. Türkmen, M. Lease & M. Kutlu, "New
+Metrics to Encourage Innovation and Diversity in Information Retrieval Approaches", ECIR 2023; T. Breuer et al., "How to Measure the Reproducibility of
 System-oriented IR Experiments", SIGIR 2020 (reproducibility).
 """
 
@@ -100,7 +101,7 @@ def discriminative_power(
         ``"auto"``, or a correction of
         [`irframe.stats.adjust_pvalues`][irframe.stats.adjust_pvalues], or None.
         ``"auto"``: Holm for preference cubes (as in Diaz & Mitra 2023), none for paired tests
-        (Sakai's usual protocol); Tukey HSD is family-wise by construction and ignores it.
+        (Sakai's protocol, SIGIR 2006); Tukey HSD is family-wise by construction and ignores it.
     n_samples, rng, missing, two_way
         Passed to the underlying test.
     dim : str
@@ -219,7 +220,7 @@ def stability(
 ) -> pd.DataFrame | tuple[pd.DataFrame, xr.Dataset]:
     """Stability of pairwise system orderings under topic subsampling.
 
-    Follows Turkmen et al., ECIR 2023, §4.4 (after Buckley & Voorhees 2000): in each of
+    Follows Türkmen et al., ECIR 2023, §4.4 (after Buckley & Voorhees, SIGIR 2000): in each of
     ``n_trials`` trials draw ``n_topics`` topics without replacement (default: half the
     topics, rounded down), average each system over them, and record for each pair of
     systems which one scores higher.  The stability of a pair is the fraction of trials
@@ -407,7 +408,7 @@ def swap_rate(
     missing: str = "skip",
     dim: str = "topic",
 ) -> pd.DataFrame:
-    """Swap rate between disjoint topic sets (Voorhees & Buckley 2002).
+    """Swap rate between disjoint topic sets (Voorhees & Buckley, SIGIR 2002).
 
     Each split draws two *disjoint* topic sets of ``topic_set_size`` topics (default:
     half the topics, rounded down); a pair of systems swaps when the two sets order it

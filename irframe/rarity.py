@@ -1,6 +1,7 @@
 """Rarity ("innovation") of relevant documents and the rarity-weighted measures (Turkmen et al., ECIR 2023).
 
-Turkmen, Lease & Kutlu, *Innovation metrics for IR evaluation campaigns* (ECIR 2023).
+Türkmen, Lease & Kutlu, *New Metrics to Encourage Innovation and Diversity in Information
+Retrieval Approaches* (ECIR 2023, doi:10.1007/978-3-031-28238-6_16).
 For a relevant document d of a topic:
 
 * ``S_d`` — the number of systems that retrieve d **within their top k** (the same

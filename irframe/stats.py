@@ -593,7 +593,8 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         Scores ``(system, topic[, measure])``.
     two_way : bool
         Include topic as a blocking factor (no interaction), as in Tukey HSD for IR
-        (Carterette; Sakai).  With one score per cell this is the only estimable model.
+        (Carterette 2012, ACM TOIS; Sakai 2018, *Laboratory Experiments in Information
+        Retrieval*, Springer).  With one score per cell this is the only estimable model.
     missing : {"skip", "common", "zero", "error"}
         Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
@@ -658,7 +659,8 @@ def tukey_hsd(
     With ``two_way=True`` (default) the error term is the residual mean square of the
     randomised-blocks ANOVA ``score = system + topic + error`` (no interaction), with
     ``(S-1)(T-1)`` degrees of freedom -- the form used for IR test collections by
-    Carterette (2012) and Sakai, and for discriminative power in the papers irframe implements.
+    Carterette (2012, "Multiple testing in statistical analysis of systems-based information
+    retrieval experiments", ACM TOIS) and Sakai (2018, Springer), and for discriminative power in the papers irframe implements.
     With ``two_way=False`` it is the classic one-way test (MSE within systems,
     ``S(T-1)`` df), equal to `scipy.stats.tukey_hsd` and statsmodels'
     ``pairwise_tukeyhsd``.
@@ -690,9 +692,8 @@ def tukey_hsd(
         ``effect_size`` (``effect / sqrt(mse)``, Sakai's standardised effect ES_E); per
         measure ``mse``, ``df``, ``n_topics`` and ``margin_of_error`` (the half-width
         ``t_{1-alpha/2}(df) sqrt(mse / n_topics)`` of the (1 - alpha) interval of each system
-        mean on the pooled residual variance: Sakai, *Statistical Significance, Power, and
-        Sample Sizes*, SIGIR 2014 tutorial; *Laboratory Experiments in Information Retrieval*,
-        Springer 2018, ch. 3).
+        mean on the pooled residual variance: Sakai, *Laboratory Experiments in Information
+        Retrieval*, Springer 2018, ch. 3).
 
     See Also
     --------

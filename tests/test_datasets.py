@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import irframe as irf
 import irframe.io as iio
 from irframe.datasets import synthetic, trec_eval_sample
 
@@ -138,3 +139,11 @@ def test_package_data_has_licence():
 
     files = {p.name for p in (resources.files("irframe") / "data").iterdir()}
     assert {"qrels.test", "results.test", "LICENSE.trec_eval.md", "SOURCE.txt"} <= files
+
+
+@pytest.mark.parametrize(
+    "kw", [{"systems": True}, {"systems": 0}, {"topics": 2.5}, {"ties": 1.0}, {"ties": "a"}]
+)
+def test_synthetic_refuses_bad_sizes_with_an_irframe_error(kw):
+    with pytest.raises(irf.errors.OptionError, match=next(iter(kw))):
+        irf.datasets.synthetic(**{"systems": 2, "topics": 3, "depth": 5, **kw})

@@ -228,3 +228,16 @@ def test_catalogue_columns():
     assert not table.loc["P_rare", "system_local"] and table.loc["P_rare", "bounds"] == "none"
     assert table.loc["R", "bounds"] == "exact_uncut"
     assert table.topic_local.all()  # every built-in measure can run on Dask
+
+
+def test_every_builtin_measure_says_where_it_comes_from():
+    """A built-in measure names what its numbers are checked against or where it was defined
+    (a citation: author(s), a four-digit year and a venue after a comma)."""
+    import re
+
+    table = irf.list_measures()
+    bare = table.index[(table.reference == "") & (table.citation == "")].tolist()
+    assert not bare, f"measures with neither reference nor citation: {bare}"
+    for name, cite in table.citation.items():
+        if cite:
+            assert re.search(r"\b(19|20)\d\d\b", cite) and "," in cite, (name, cite)

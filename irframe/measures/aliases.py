@@ -272,6 +272,7 @@ register(
         bounds="approximate",
         topic_local=True,
         spellings={"ir_measures": "NumQ"},
+        reference="ir_measures NumQ and pytrec_eval num_q (tests/test_aliases_ir_measures.py)",
         description="1 per evaluated topic, summed over topics: the number of topics (ir_measures)",
     ),
     # trec_eval's and pytrec_eval's num_q named on its own: pytrec_eval's per-topic value;
@@ -298,6 +299,8 @@ register(
         bounds="approximate",
         topic_local=True,
         spellings={"ranx": "f1@{k}"},
+        reference="ranx f1 (tests/test_aliases_ir_measures.py)",
+        citation="van Rijsbergen 1979, Information Retrieval (2nd ed.), Butterworths, ch. 7",
         description="2 P R / (P + R) at k (ranx f1; without @k: over the retrieved set)",
     )
 )
@@ -310,6 +313,7 @@ register(
         bounds="approximate",
         topic_local=True,
         spellings={"ir_measures": "Accuracy@{k}"},
+        reference="ir_measures Accuracy (tests/test_aliases_ir_measures.py, tests/test_peers.py)",
         description="share of (relevant, non-relevant) pairs in the top k ordered right "
         "(ir_measures Accuracy); 0 when nothing relevant is retrieved",
     )
@@ -319,6 +323,7 @@ register(
         "Compat",
         _compat,
         cutoff="none",
+        citation="Clarke, Vtyurina & Smucker 2021, Assessing Top-k Preferences, ACM TOIS",
         family="ir_measures",
         bounds="approximate",
         topic_local=True,

@@ -622,7 +622,8 @@ register(
         bounds="approximate",
         topic_local=True,
         reference="Tables 1-3 of Moffat et al. 2022 and the identities RBP = CWLA(C=RBP, A=fin), AP = CWLA(C=AP2, A=avg)",
-        citation="Moffat, Bailey, Scholer & Thomas 2022, SIGIR",
+        citation="Moffat, Mackenzie, Thomas & Azzopardi 2022, A Flexible Framework for Offline "
+        "Effectiveness Metrics, SIGIR",
     )
 )
 register(

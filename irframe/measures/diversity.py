@@ -253,6 +253,7 @@ _reg(
     lambda c, m: D.s_rr(c, m.cutoff),
     "S-RR@100%: 1/(rank at which every relevant subtopic is covered), 0 if never",
     weighted=False,
+    citation="Zhai, Cohen & Lafferty 2003, Beyond independent relevance, SIGIR",
     aliases=("S-RR",),
 )
 _reg(

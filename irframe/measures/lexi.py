@@ -486,7 +486,8 @@ register(
         family="lexi",
         topic_local=True,
         reference="closed forms of Diaz & Mitra 2023",
-        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv",
+        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv:2302.11370v1 "
+        "(ACM TORS 2025 with Ekstrand: Recall, Robustness, and Lexicographic Evaluation)",
     )
 )
 
@@ -503,6 +504,7 @@ register(
         topic_local=True,
         system_local=False,  # beats the other systems' rankings of the topic
         reference="closed forms of Diaz & Mitra 2023",
-        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv",
+        citation="Diaz & Mitra 2023, Recall as a Measure of Ranking Robustness, arXiv:2302.11370v1 "
+        "(ACM TORS 2025 with Ekstrand: Recall, Robustness, and Lexicographic Evaluation)",
     )
 )

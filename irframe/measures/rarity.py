@@ -1,6 +1,7 @@
 """Rarity ("innovation") of relevant documents and the rarity-weighted measures.
 
-Turkmen, Lease & Kutlu, "Innovation metrics for IR evaluation campaigns", ECIR 2023.
+Türkmen, Lease & Kutlu, "New Metrics to Encourage Innovation and Diversity in Information Retrieval
+Approaches", ECIR 2023 (doi:10.1007/978-3-031-28238-6_16).
 The S_d lookup and the measure kernels; the frame-level tables ([`irframe.rarity.rarity`][irframe.rarity.rarity],
 [`irframe.rarity.rare_finds`][irframe.rarity.rare_finds]) are in [`irframe.rarity`][irframe.rarity].
 
@@ -397,7 +398,8 @@ _COMMON: dict[str, Any] = {
     "topic_local": True,
     "system_local": False,
     "reference": "Turkmen et al. 2023 formulas (authors' conventions)",
-    "citation": "Turkmen, Lease & Kutlu 2023, Innovation metrics for IR evaluation campaigns, ECIR",
+    "citation": "Türkmen, Lease & Kutlu 2023, New Metrics to Encourage Innovation and Diversity "
+    "in Information Retrieval Approaches, ECIR",
 }
 register(
     MeasureDef(

@@ -630,6 +630,7 @@ _def(
     order_safe=True,
     bounds="exact",
     spellings={"trec_eval": "success_{k}", "ir_measures": "Success@{k}", "ranx": "hit_rate@{k}"},
+    citation="Voorhees & Harman (eds.) 2005, TREC: Experiment and Evaluation in Information Retrieval, MIT Press",
 )
 _def(
     "nDCG",
@@ -714,6 +715,7 @@ _def(
     params={"recall": RECALL},
     order_safe=True,
     spellings={"trec_eval": "iprec_at_recall_0.10", "ir_measures": "IPrec@0.1"},
+    citation="Voorhees & Harman (eds.) 2005, TREC: Experiment and Evaluation in Information Retrieval, MIT Press",
 )
 _def(
     "IPrecAvg",
@@ -725,6 +727,7 @@ _def(
     aliases=("11pt_avg", "11-pt_avg"),
     order_safe=True,
     spellings={"trec_eval": "11pt_avg"},
+    citation="Voorhees & Harman (eds.) 2005, TREC: Experiment and Evaluation in Information Retrieval, MIT Press",
 )
 
 register_alias_pattern(r"P_(\d+)", lambda m: f"P@{m.group(1)}")
@@ -870,6 +873,7 @@ _def(
     cutoff="none",
     params={"beta": Param("float", 1.0, description="weight of recall relative to precision")},
     spellings={"trec_eval": "set_F", "ir_measures": "SetF"},
+    citation="van Rijsbergen 1979, Information Retrieval (2nd ed.), Butterworths, ch. 7",
 )
 _def(
     "num_nonrel_judged_ret",

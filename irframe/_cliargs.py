@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getopt
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -77,22 +78,25 @@ def _whole(letter: str):
     ``atol``'s (``2``, ``-1``, ``2.5`` is 2, as documented) and refuses any other text,
     which trec_eval would silently read as another number."""
 
-    def convert(text: str) -> int:
-        value = c_atol(text)
-        try:
-            number = float(text) if "_" not in text else None
-        except ValueError:
-            number = None
-        if number is None or not math.isfinite(number) or int(number) != value:
-            raise UsageError(
-                f"irframe: -{letter} takes a number (its integer part is used), got {text!r} "
-                f"(trec_eval would silently read it as {value})\n"
-            )
+    def convert(text: str) -> int | None:
+        value = c_atol(text)  # saturated to a C long, as atol is
+        if not re.fullmatch(r"\s*[+-]?\d+", text):  # a whole number is read as it is
+            try:
+                number = float(text) if "_" not in text else None
+            except ValueError:
+                number = None
+            if number is None or not math.isfinite(number) or int(number) != value:
+                raise UsageError(
+                    f"irframe: -{letter} takes a number (its integer part is used), got "
+                    f"{text!r} (trec_eval would silently read it as {value})\n"
+                )
         if letter == "M" and value < 1:
             raise UsageError(
                 f"irframe: -M takes a number >= 1, got {text!r} (trec_eval would evaluate "
                 "every ranking as empty)\n"
             )
+        if letter == "M" and value > 2**53:  # deeper than any ranking in memory: no cut
+            return None
         return value
 
     return convert

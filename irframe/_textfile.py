@@ -160,13 +160,14 @@ _NUM_PREFIX = re.compile(r"^\s*[+-]?\d+")
 
 
 def c_atol(text: str) -> int:
-    """C's ``atol``: the leading integer of ``text``, 0 when there is none.
+    """C's ``atol``: the leading integer of ``text``, 0 when there is none, saturated to a
+    64-bit ``long`` (glibc's ``strtol`` gives LONG_MAX / LONG_MIN beyond it).
 
-    >>> c_atol("23.4"), c_atol("abc"), c_atol(" -7x")
-    (23, 0, -7)
+    >>> c_atol("23.4"), c_atol("abc"), c_atol(" -7x"), c_atol("99999999999999999999")
+    (23, 0, -7, 9223372036854775807)
     """
     m = _NUM_PREFIX.match(text)
-    return int(m.group(0)) if m else 0
+    return min(max(int(m.group(0)), -(2**63)), 2**63 - 1) if m else 0
 
 
 def as_float(b: bytes) -> float | None:

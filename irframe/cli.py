@@ -228,18 +228,20 @@ def _read_rel_info(o: dict[str, Any], err: TextIO):
             )
             return None
     zscores = None
-    if o["zscores"] is not None:
+    if o["zscores"] is not None:  # trec_eval's refusals of a -Z file exit with 255
+        # (9.0.8 names the routine get_prefs in "Cannot read", its own slip)
+        cannot = "get_prefs" if o["trec_eval_version"] == "9.0.8" else "get_zscores"
         try:
             zscores = read_zscores(o["zscores"])
         except TrecEvalError as e:
-            err.write(f"{e}\n")
-            return None
+            err.write(f"{str(e).replace('get_zscores: Cannot', f'{cannot}: Cannot')}\n")
+            return e.status
         except OSError as e:  # trec_eval's words, then the reason
             err.write(
-                f"trec_eval.get_zscores: Cannot read zscores file '{o['zscores']}'\n"
+                f"trec_eval.{cannot}: Cannot read zscores file '{o['zscores']}'\n"
                 f"irframe: error: {e}\n"
             )
-            return None
+            return 255
     return qrels, zscores
 
 
@@ -441,6 +443,8 @@ def _eval(argv: Sequence[str], out: TextIO, err: TextIO) -> int:
     rel_info = _read_rel_info(o, err)
     if rel_info is None:
         return 2
+    if isinstance(rel_info, int):  # the -Z file's exit status
+        return rel_info
     qrels, zscores = rel_info
     run_paths = o["files"][1:]
     results = _results(qrels, run_paths, o, zscores)

@@ -74,8 +74,75 @@ class TrecLine:
     zscore: bool = False
 
 
-def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
-    """Read a trec_eval ``-Z`` file: lines ``qid measure mean stddev`` → {(qid, measure): (mean, sd)}.
+class Zscores(Mapping):
+    """A trec_eval ``-Z`` file: ``(qid, measure) → (mean, stddev)``, looked up as trec_eval
+    looks it up.
+
+    trec_eval sorts the lines by qid, then measure (``strcmp``, a stable sort), and finds a
+    qid, then a measure among that qid's lines, by binary search whose upper bound is one
+    past the last entry.  So of a (qid, measure) given twice it finds the one its search
+    meets first (not always the first or the last line), and a measure a qid lacks but
+    sorting after all of that qid's measures can be found among the next qid's lines; both
+    are reproduced here.  A search reaching past the last qid or the last line (trec_eval
+    then reads beyond its arrays) finds nothing.  Iterating gives the keys of the file.
+    """
+
+    def __init__(self, lines: list[tuple[str, str, float, float]]) -> None:
+        self._pool = sorted(lines, key=lambda r: (r[0].encode(), r[1].encode()))
+        self._qids: list[str] = []
+        self._start: list[int] = []
+        for i, r in enumerate(self._pool):
+            if not self._qids or self._qids[-1] != r[0]:
+                self._qids.append(r[0])
+                self._start.append(i)
+
+    @staticmethod
+    def _search(key: bytes, n: int, at) -> int | None:
+        """trec_eval's binary search over ``at(0) .. at(n)`` (``end`` starts at ``n``);
+        ``at(i)`` is None past the arrays (not found)."""
+        start, end = 0, n
+        while start <= end:
+            cur = (start + end) // 2
+            there = at(cur)
+            if there is None or key < there:
+                end = cur - 1
+            elif key > there:
+                start = cur + 1
+            else:
+                return cur
+        return None
+
+    def get(self, key, default=None):
+        qid, meas = key
+        nq = len(self._qids)
+        q = self._search(qid.encode(), nq, lambda i: self._qids[i].encode() if i < nq else None)
+        if q is None:
+            return default
+        first = self._start[q]
+        n = (self._start[q + 1] if q + 1 < nq else len(self._pool)) - first
+        pool = self._pool
+        i = self._search(
+            meas.encode(),
+            n,
+            lambda j: pool[first + j][1].encode() if first + j < len(pool) else None,
+        )
+        return default if i is None else (pool[first + i][2], pool[first + i][3])
+
+    def __getitem__(self, key):
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self):
+        return iter(dict.fromkeys((r[0], r[1]) for r in self._pool))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys((r[0], r[1]) for r in self._pool))
+
+
+def read_zscores(path) -> Zscores:
+    """Read a trec_eval ``-Z`` file: lines ``qid measure mean stddev``.
 
     Parameters
     ----------
@@ -84,11 +151,17 @@ def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
 
     Returns
     -------
-    dict of (str, str) to (float, float)
+    Zscores
+        ``(qid, measure) → (mean, stddev)``, a mapping whose lookups follow trec_eval's.
+
+    Raises
+    ------
+    TrecEvalError
+        A line without four fields, or a file without lines (trec_eval's messages, exit 255).
     """
     from .measures.trec_eval_syntax import c_atof
 
-    out: dict[tuple[str, str], tuple[float, float]] = {}
+    lines: list[tuple[str, str, float, float]] = []
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             parts = line.split()
@@ -96,10 +169,12 @@ def read_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
                 continue
             if len(parts) != 4:
                 raise TrecEvalError(
-                    f"trec_eval.get_zscores: Malformed line {lineno} in {path}: {line!r}", 2
+                    f"trec_eval.get_zscores: Malformed line {lineno} in {path}: {line!r}", 255
                 )
-            out.setdefault((parts[0], parts[1]), (c_atof(parts[2]), c_atof(parts[3])))
-    return out
+            lines.append((parts[0], parts[1], c_atof(parts[2]), c_atof(parts[3])))
+    if not lines:
+        raise TrecEvalError(f"trec_eval.get_zscores: Cannot read zscores file '{path}'", 255)
+    return Zscores(lines)
 
 
 def _zscore(value: float, ms: tuple[float, float] | None) -> float:
@@ -128,11 +203,18 @@ def _request(
     the first requested family whose ranking form refuses the relevance format, or None
     (trec_eval meets it on the first topic it evaluates); trec_eval's errors otherwise."""
     from .measures import parse_measure
-    from .measures.trec_eval_syntax import expand, is_trec_request
+    from .measures.trec_eval_syntax import expand, is_trec_request, split_request
 
     trec_req = [m for m in measures if is_trec_request(m, version)]
     extras = [m for m in measures if not is_trec_request(m, version)]
     for m in extras:  # unknown names fail like trec_eval's "illegal measure"
+        name = split_request(m)[0]
+        if is_trec_request(name, "10.0"):  # rbp, dcg ...: a 10.0 family, not 9.0.8's
+            raise TrecEvalError(
+                f"trec_eval: illegal measure '{name}'\n{name} is a measure of trec_eval 10.0, "
+                f"not {version}: pass --trec-eval-version 10.0",
+                1,
+            )
         try:
             parse_measure(m)
         except (IrframeError, ValueError) as e:
@@ -165,6 +247,13 @@ def _request(
     refusal = None
     if wrong:  # the first family (trec_eval's order) whose ranking form refuses the format
         refusal = f"{_FORMAT_REFUSAL[wrong[0].needs]}\ntrec_eval: Can't calculate measure '{wrong[0].family}'"
+    elif any(  # calc_utility refuses other than 4 coefficients at the first topic: exit 4
+        v.family == "utility" and len(parse_measure(v.measure).param("coef")) != 4 for v in values
+    ):
+        refusal = (
+            "trec_eval.calc_utility: improper number of coefficients\n"
+            "trec_eval: Can't calculate measure 'utility'"
+        )
     return values, extras, refusal
 
 

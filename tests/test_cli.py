@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import irframe as irf
 from irframe import cli
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -557,6 +558,77 @@ def test_custom_gain_ideal_walk_equals_trec_eval(version, case):
     _binary_case("gain_walk", case, _GAIN_WALK_ARGS[case], version)
 
 
+_GAIN_OVERFLOW_ARGS = {
+    "big": "-q -m ndcg.1=3e9 -m ndcg_rel.1=3e9 qrels.gain_walk run.gain_walk",
+    "apart": "-q -m ndcg.1=1e9,2=3e9 -m ndcg_rel.1=1e9,2=3e9 qrels.gain_walk run.gain_walk",
+    "huge": "-q -m ndcg.1=1e308,2=-1e308 qrels.gain_walk run.gain_walk",
+    "level": "-q -m ndcg.9999999999=1 -m ndcg.2=2 qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_GAIN_OVERFLOW_ARGS))
+def test_custom_gains_beyond_c_int_sort_as_trec_eval(version, case):
+    """trec_eval sorts custom gain levels with a comparator returning ``(int)(g1 - g2)``:
+    differences outside C's int range (3e9, 1e308 - -1e308) come out as x86-64's INT_MIN, and
+    irframe sorts them so (it raised OverflowError on the infinite difference); a level of
+    10^10 is one entry of the walk, not an array that large (it ran out of memory)."""
+    _binary_case("gain_overflow", case, _GAIN_OVERFLOW_ARGS[case], version)
+
+
+def test_non_finite_gains_are_refused_naming_the_parameter():
+    """``ndcg.1=inf`` or ``nan``: trec_eval prints inf / nan for the topics holding the level;
+    a measure's value is a finite number here, so the gain is refused as the parameter it is
+    (it was an OverflowError traceback)."""
+    from irframe.errors import MeasureParamError
+
+    qrels, run = _GEN / "qrels.gain_walk", _GEN / "run.gain_walk"
+    for gains in ("1=inf", "1=1e400", "1=nan", "2=2,1=-inf"):
+        out, err = io.StringIO(), io.StringIO()
+        status = cli.main(["eval", "-m", f"ndcg.{gains}", str(qrels), str(run)], out=out, err=err)
+        assert status == 1 and "not a finite number" in err.getvalue() and not out.getvalue()
+        assert "Traceback" not in err.getvalue()
+        with pytest.raises(MeasureParamError, match="gains: the gain of level"):
+            irf.evaluate(irf.read_run(run), irf.read_qrels(qrels), [f"nDCG(gains='{gains}')"])
+
+
+_CORNER_ARGS = {
+    "utility2": "-m utility.1,1 qrels.gain_walk run.gain_walk",
+    "utility5": "-q -m map -m utility.1,2,3,4,5 qrels.gain_walk run.gain_walk",
+    "Mhuge": "-M 99999999999999999999 -m P.5 qrels.gain_walk run.gain_walk",
+    "Nhuge": "-c -N 99999999999999999999 -m P.5 qrels.gain_walk run.gain_walk",
+    "lhuge": "-l 99999999999999999999 -m P.5 -m map qrels.gain_walk run.gain_walk",
+    "rbp": "-m rbp qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_CORNER_ARGS))
+def test_command_line_corners_equal_trec_eval(version, case):
+    """utility with other than 4 coefficients stops at the first topic (exit 4, two lines; it
+    was exit 1); -M/-N/-l beyond a C long are atol's LONG_MAX (they were refused); rbp is
+    10.0's, an illegal measure for 9.0.8 (it was evaluated as 10.0's)."""
+    _binary_case("corners", case, _CORNER_ARGS[case], version)
+
+
+_ZLOOKUP_ARGS = {
+    "dup": "-q -c -m map -Z zscores.dup qrels.gain_walk run.gain_walk",
+    "next": "-q -m map -m P.5 -Z zscores.next qrels.gain_walk run.gain_walk",
+    "dup4": "-q -m map -Z zscores.dup4 qrels.gain_walk run.gain_walk",
+    "empty": "-m map -Z zscores.empty qrels.gain_walk run.gain_walk",
+}
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", list(_ZLOOKUP_ARGS))
+def test_zscores_are_looked_up_as_trec_eval_looks_them_up(version, case):
+    """-Z: of a (qid, measure) given several times trec_eval's binary search finds one (the
+    middle of three, here), and a measure a qid lacks can be found among the next qid's
+    lines (its search reads one entry past the qid's); an empty file is refused (exit 255).
+    irframe took the first line and said nothing of an empty file."""
+    _binary_case("zlookup", case, _ZLOOKUP_ARGS[case], version)
+
+
 _JG_DUP_ARGS = {
     "dup": "-R qrels_jg -m map_avgjg qrels.jg_dup run.jg_dup",
     "dup.q": "-q -R qrels_jg -m runid qrels.jg_dup run.jg_dup",
@@ -848,19 +920,29 @@ def test_numeric_options_trec_eval_would_misread_are_refused(tmp_path, args, mes
     assert out.getvalue() == "map                   \tall\t0.5000\n"  # -l 2: only b, at rank 2
 
 
-def test_an_unreadable_zscores_file_is_named(tmp_path):
-    """-Z with a missing file: trec_eval's message naming the file, then the reason (it was
-    Python's bare '[Errno 2] ...' alone)."""
+@pytest.mark.parametrize(("version", "routine"), [("9.0.8", "get_prefs"), ("10.0", "get_zscores")])
+def test_an_unreadable_zscores_file_is_named(tmp_path, version, routine):
+    """-Z with a missing file: trec_eval's message naming the file (9.0.8 names the routine
+    get_prefs there) and its exit status 255, then the reason (it was Python's bare
+    '[Errno 2] ...' alone, exit 2)."""
     (tmp_path / "q.txt").write_text("1 0 a 1\n")
     (tmp_path / "r.txt").write_text("1 Q0 a 1 1.5 r\n")
     missing = str(tmp_path / "nope.txt")
     err = io.StringIO()
     rc = cli.main(
-        ["eval", "-Z", missing, str(tmp_path / "q.txt"), str(tmp_path / "r.txt")],
+        [
+            "eval",
+            "--trec-eval-version",
+            version,
+            "-Z",
+            missing,
+            str(tmp_path / "q.txt"),
+            str(tmp_path / "r.txt"),
+        ],
         out=io.StringIO(),
         err=err,
     )
-    assert rc == 2
+    assert rc == 255
     first, second = err.getvalue().splitlines()
-    assert first == f"trec_eval.get_zscores: Cannot read zscores file '{missing}'"
+    assert first == f"trec_eval.{routine}: Cannot read zscores file '{missing}'"
     assert second.startswith("irframe: error: ") and "No such file" in second

@@ -462,10 +462,20 @@ def _check_gain_text(text: str) -> str:
     """``level=gain,...`` (trec_eval's custom gains / rbp parameters); returned unchanged."""
     if not text:
         return text
+    import math
+    import re
+
+    from .trec_eval_syntax import c_atof
+
     for item in text.split(","):
-        name, eq, _value = item.partition("=")
+        name, eq, value = item.partition("=")
         if not eq or not name:
             raise ValueError(f"expected level=gain pairs such as '1=3,2=9', got {text!r}")
+        if re.fullmatch(r"[+-]?\d+", name) and not math.isfinite(c_atof(value)):
+            raise ValueError(
+                f"the gain of level {name} is {value!r}, not a finite number (trec_eval "
+                "prints inf or nan for the topics holding that level); give a finite gain"
+            )
     return text
 
 
@@ -871,7 +881,15 @@ _def(
     _set_f,
     "set F: (beta+1) P R / (beta P + R) over the retrieved set (trec_eval set_F)",
     cutoff="none",
-    params={"beta": Param("float", 1.0, description="weight of recall relative to precision")},
+    params={
+        "beta": Param(
+            "float",
+            1.0,
+            low=0,
+            description="weight of recall relative to precision (>= 0: below, (beta+1) P R / (beta P + R) "
+            "is no F measure and trec_eval prints nan where P = R)",
+        )
+    },
     spellings={"trec_eval": "set_F", "ir_measures": "SetF"},
     citation="van Rijsbergen 1979, Information Retrieval (2nd ed.), Butterworths, ch. 7",
 )

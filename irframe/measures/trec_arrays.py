@@ -285,7 +285,20 @@ def _trec_level_order(pairs: dict, max_level: int) -> list[tuple[int, float]]:
     items = list(pairs.items()) + [
         (lev, float(lev)) for lev in range(max_level + 1) if lev not in pairs
     ]
-    return list(reversed(_glibc_msort(items, lambda a, b: int(a[1] - b[1]))))
+    return list(reversed(_glibc_msort(items, lambda a, b: _c_int(a[1] - b[1]))))
+
+
+def _c_int(x: float) -> int:
+    """C's ``(int)`` of a double as x86-64 computes it (``cvttsd2si``): truncated toward zero,
+    and INT_MIN for NaN or a value outside the int range (C leaves those undefined; trec_eval
+    built with gcc on x86-64 gets INT_MIN, so ``1=inf`` or gains 2^31 apart sort as there).
+
+    >>> _c_int(1.9), _c_int(-0.5), _c_int(float("inf")), _c_int(3e9), _c_int(float("nan"))
+    (1, 0, -2147483648, -2147483648, -2147483648)
+    """
+    if not (-2147483649.0 < x < 2147483648.0):  # NaN fails both comparisons
+        return -(2**31)
+    return int(x)
 
 
 def ideal_gains(ctx: EvalContext, m: Measure | None = None):
@@ -307,21 +320,21 @@ def ideal_gains(ctx: EvalContext, m: Measure | None = None):
         if text and mapping:
             maxlev = np.full(len(a.topics), -1, dtype=np.int64)
             np.maximum.at(maxlev, a.qrels_topic[judged], t[judged].astype(np.int64))
-            n_lev = int(max(maxlev.max(initial=0), max(mapping, default=0))) + 1
-            pos_of = np.zeros(
-                (n_lev + 1, n_lev), dtype=np.int64
-            )  # [max level + 1, level]: place in the walk
-            top_stops = np.zeros(n_lev + 1, dtype=bool)  # the walk's first gain is not positive
-            for L in np.unique(maxlev):
-                walk = _trec_level_order(mapping, int(L))
-                top_stops[L + 1] = bool(walk) and walk[0][1] <= 0
-                for r, (wl, _) in enumerate(walk):
-                    if 0 <= wl < n_lev:
-                        pos_of[L + 1, wl] = r
             lev = np.where(judged, t, 0).astype(np.int64)
-            key = pos_of[maxlev[a.qrels_topic] + 1, np.clip(lev, 0, n_lev - 1)]
+            row_max = maxlev[a.qrels_topic]
+            key = np.zeros(len(t), dtype=np.int64)  # the row's level's place in its topic's walk
+            top_stops = np.zeros(len(a.topics), dtype=bool)  # the walk's first gain is not positive
+            for L in np.unique(maxlev):  # one walk per topic maximum grade (a few)
+                walk = _trec_level_order(mapping, int(L))
+                top_stops[maxlev == L] = bool(walk) and walk[0][1] <= 0
+                levels = np.array([wl for wl, _ in walk], dtype=np.int64)
+                by_level = np.argsort(levels, kind="stable")
+                rows = np.flatnonzero(row_max == L)
+                at = np.minimum(np.searchsorted(levels[by_level], lev[rows]), len(levels) - 1)
+                found = levels[by_level][at] == lev[rows] if len(levels) else np.zeros(0, bool)
+                key[rows] = np.where(found, by_level[at], 0) if len(levels) else 0
             # the walk stops at the first level holding documents whose gain is not positive
-            cut = np.where(top_stops[maxlev + 1], 0, np.iinfo(np.int64).max)
+            cut = np.where(top_stops, 0, np.iinfo(np.int64).max)
             stop = judged & (g <= 0)
             np.minimum.at(cut, a.qrels_topic[stop], key[stop])
             keep = judged & (g > 0) & (key < cut[a.qrels_topic])

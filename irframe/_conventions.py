@@ -175,11 +175,12 @@ def _qrels_topic_count(qrels: Any, qrels_columns: Any) -> int | None:
     col = resolve_roles(qrels, qrels_columns, "qrels").get("topic")
     if col is None:
         return None
-    s = qrels[col]
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        codes = s.cat.codes.to_numpy()
-        return int(np.count_nonzero(np.bincount(codes[codes >= 0], minlength=1)))
-    return int(s.nunique())
+    from ._ids import _encode_one
+
+    try:  # the ids as alignment reads them (arrow string_view, categories ...), by runs
+        return len(_encode_one(qrels[col], runs=True)[1])
+    except (TypeError, ValueError):  # ids alignment refuses: it names them later
+        return None
 
 
 def _check_missing_topics(aligned, qrels, qrels_columns) -> None:

@@ -391,9 +391,24 @@ def _shared_objects(addresses: np.ndarray) -> bool:
     strings) never repeats, so it is always factorized by value directly.
     """
     n = len(addresses)
-    sample = addresses[:: max(1, n // (4 * int(np.sqrt(n)) + 1))]
+    sample = addresses[:: _sample_step(n)]
     m = len(sample)
     return len(pd.unique(sample)) <= n / 4 * (1 - (1 - m / n) ** 4)
+
+
+def _sample_step(n: int) -> int:
+    """The stride of `_shared_objects`' sample of ~4√n rows."""
+    return max(1, n // (4 * int(np.sqrt(n)) + 1))
+
+
+def _long_objects(values: np.ndarray) -> bool:
+    """Whether copying every row's string would take far more memory than the rows hold:
+    on the strided sample, the mean length times the rows above 128 MB.  Rows that share a
+    long id's object (one long topic id in many rows) then go by identity, whose memory
+    follows the distinct objects, not rows × length."""
+    sample = values[:: _sample_step(len(values))]
+    lengths = [len(v) if isinstance(v, str) else 0 for v in sample]
+    return bool(lengths) and sum(lengths) / len(lengths) * len(values) > 2**27
 
 
 def _object_encode(
@@ -426,7 +441,7 @@ def _object_encode(
         holder.values,
         np.asarray(holder),
     )  # addresses into values, which stays alive
-    shared = n > 1 and _shared_objects(addresses)
+    shared = n > 1 and (_shared_objects(addresses) or _long_objects(values))
     if runs and n > 1:
         heads = run_heads(addresses[1:] != addresses[:-1]) if shared else None
         if (

@@ -818,8 +818,12 @@ def last_topic_start(data: Any, floor: int = 0, end: int | None = None) -> tuple
             window *= 2
             continue
         ok = starts + len(t) < len(a)
-        for j, byte in enumerate(t):  # a loop over the topic's bytes
+        for j, byte in enumerate(t[:16]):  # a loop over the topic's first bytes
             ok &= a[np.minimum(starts + j, last)] == byte
+        if len(t) > 16:  # a long topic id: the lines still matching, compared whole (each at
+            for i in np.flatnonzero(ok):  # least len(t) bytes long: len(seg) / len(t) of them)
+                s0 = int(starts[i])
+                ok[i] = data[s0 : s0 + len(t)] == topic
         ok &= np.isin(a[np.minimum(starts + len(t), last)], _SEPARATORS)
         first = a[starts]  # empty lines and comments are no topic's: they end none
         ok |= (first == 10) | (first == 35)

@@ -744,6 +744,9 @@ def test_string_view_ids_are_read_as_strings():
     view = pd.ArrowDtype(pa.string_view())
     got = irf.evaluate(runs.astype({"doc": view, "topic": view}), qrels.astype({"doc": view}), "AP")
     assert got.item() == pytest.approx((1 + 2 / 3) / 2)
+    # the qrels' topic column too (it raised pyarrow's ArrowNotImplementedError)
+    both = irf.evaluate(runs.astype({"topic": view}), qrels.astype({"topic": view}), "AP")
+    assert both.item() == pytest.approx((1 + 2 / 3) / 2)
 
 
 @pytest.mark.parametrize("frame, col", [("run", "score"), ("run", "doc"), ("qrels", "rel")])

@@ -597,3 +597,26 @@ def test_without_pyarrow(monkeypatch, spy):
     status, out, err, _ = _run(monkeypatch, args, 300)
     assert (status, out, err) == (0, (EXPECTED / "out.test.aq").read_text(), "")
     assert spy.streamed()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a" * 40, "a" * 40 + "b", "a" * 39, "a" * 16, "a" * 17, "ab", "a"]),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_last_topic_start_with_long_topic_ids(topics):
+    """Property (brute force written here): where a block's last topic begins, for topic ids
+    of up to 41 bytes that share long prefixes (a long id is compared whole past its first
+    16 bytes: the loop over every byte took seconds for ids of 100 KB)."""
+    from irframe._textfile import last_topic_start
+
+    lines = [f"{t} Q0 d{i} {i} 1 r\n".encode() for i, t in enumerate(topics)]
+    data = b"".join(lines)
+    last = topics[-1]
+    k = len(topics) - 1
+    while k > 0 and topics[k - 1] == last:
+        k -= 1
+    assert last_topic_start(data) == (sum(map(len, lines[:k])), last.encode())

@@ -8,6 +8,9 @@ missing or non-string ids, and compare with a dict-based first-appearance encode
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -402,3 +405,37 @@ def test_run_docs_of_object_ids_by_brute_force(values):
     # the strings themselves: str() of a numpy str drops trailing NULs (np.str_("\x00") prints
     # as ""), the base class's __str__ gives the value a str comparison sees
     assert got.strings(np.arange(len(values))).to_pylist() == [str.__str__(v) for v in values]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="peak memory read from /proc")
+def test_one_long_id_object_in_many_rows_is_not_copied_per_row(tmp_path):
+    """A topic id of 1 MB held by one Python object in 2,000 of 20,000 rows (the ids hold
+    ~3 MB): the peak memory of evaluating it follows the input, not rows × id length (it
+    copied every row's string to arrow: ~800 MB; by identity now)."""
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import numpy as np, pandas as pd, irframe as irf\n"
+        "def hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM'):\n"
+        "            return int(line.split()[1]) * 1024\n"
+        "N = 20000\n"
+        "topic = np.array([f't{i % 10}' for i in range(N)], dtype=object)\n"
+        "topic[::10] = 'x' * 1_000_000\n"
+        "runs = pd.DataFrame({'system': pd.Series(['s'] * N, dtype=object),\n"
+        "    'topic': pd.Series(topic, dtype=object),\n"
+        "    'doc': pd.Series([f'd{i}' for i in range(N)], dtype=object),\n"
+        "    'score': np.random.default_rng(0).random(N)})\n"
+        "qrels = pd.DataFrame({'topic': pd.Series(topic[::7], dtype=object),\n"
+        "    'doc': pd.Series(runs.doc[::7].to_numpy(), dtype=object), 'rel': 1})\n"
+        "irf.evaluate(runs.head(50), qrels.head(10), ['AP'])  # imports, first-call caches\n"
+        "before = hwm()\n"
+        "cube = irf.evaluate(runs, qrels, ['AP'])\n"
+        "print(hwm() - before, cube.sizes['topic'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    growth, topics = int(out[0]), int(out[1])
+    assert topics == 10
+    assert growth < 200 * 2**20, f"peak memory grew by {growth / 2**20:.0f} MB"

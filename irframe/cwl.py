@@ -74,6 +74,7 @@ from .measures.cwl import (
     degeneracy,
     dense,
     gain_values,
+    group_chunks,
     scores,
 )
 from .measures.cwl_functions import (
@@ -131,16 +132,19 @@ def _rankings(
     max_gain: float,
     min_cost: float,
     max_cost: float,
+    groups: slice,
 ) -> Rankings:
+    """The rankings of the groups ``groups`` (`group_chunks`), padded to ``depth``."""
     # cwl_eval hands only max_gain to its rankings: the worst case is always gain 0
     # (--min_gain just relaxes the range check), the best case max_gain
     gfill = 0.0 if worst else max_gain
     cfill = max_cost if worst else min_cost
-    g = dense(aligned, np.where(np.isnan(row_gain), gfill, row_gain), depth, gfill)
+    length = np.minimum(aligned.group_len[groups], depth)
+    g = dense(aligned, np.where(np.isnan(row_gain), gfill, row_gain), depth, gfill, groups)
     if cfill == 1.0 and np.isnan(row_cost).all():
-        return Rankings(g, np.ones_like(g), np.minimum(aligned.group_len, depth), unit_cost=True)
-    c = dense(aligned, np.where(np.isnan(row_cost), cfill, row_cost), depth, cfill)
-    return Rankings(g, c, np.minimum(aligned.group_len, depth))
+        return Rankings(g, np.ones_like(g), length, unit_cost=True)
+    c = dense(aligned, np.where(np.isnan(row_cost), cfill, row_cost), depth, cfill, groups)
+    return Rankings(g, c, length)
 
 
 def _row_costs(
@@ -297,11 +301,16 @@ def cwl(
         max_gain=max_gain,
     )
     row_cost = _row_costs(runs, aligned, costs, element_column, cost_column)
-    worst = _rankings(aligned, row_gain, row_cost, opts.depth, worst=True, **kw)
-    best = (
-        _rankings(aligned, row_gain, row_cost, opts.depth, worst=False, **kw) if residuals else None
-    )
-    values = _cwl_values(worst, best, cfs)
+    values: dict[str, np.ndarray] = {}
+    for groups in group_chunks(aligned, opts.depth):  # memory bounded whatever the groups
+        worst = _rankings(aligned, row_gain, row_cost, opts.depth, worst=True, groups=groups, **kw)
+        best = (
+            _rankings(aligned, row_gain, row_cost, opts.depth, worst=False, groups=groups, **kw)
+            if residuals
+            else None
+        )
+        for v, x in _cwl_values(worst, best, cfs).items():
+            values.setdefault(v, np.empty((aligned.n_groups, len(cfs))))[groups] = x
     coords = {
         **group_coords(aligned),
         "measure": np.asarray(labels, dtype=object),
@@ -492,13 +501,16 @@ def cwla_grid(
     gains = opts.gains
     aligned = align(runs, qrels, opts=opts)
     assert opts.depth is not None  # (CWL["depth"] refuses None)
-    g = gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all)
-    r = Rankings(
-        dense(aligned, np.nan_to_num(g, nan=0.0), opts.depth, 0.0),
-        np.ones((aligned.n_groups, opts.depth)),
-        np.minimum(aligned.group_len, opts.depth),
-        unit_cost=True,
+    g = np.nan_to_num(
+        gain_values(aligned.row_rel, gains, qrels_grades=aligned.qrels_grades_all), nan=0.0
     )
+    grid = np.empty((aligned.n_groups, len(cfs), len(afs)))
+    for groups in group_chunks(aligned, opts.depth):  # memory bounded whatever the groups
+        gain = dense(aligned, g, opts.depth, 0.0, groups)
+        length = np.minimum(aligned.group_len[groups], opts.depth)
+        grid[groups] = _grid_values(
+            Rankings(gain, np.ones_like(gain), length, unit_cost=True), cfs, afs
+        )
     flags = np.array(
         [[degeneracy(cf, af, depth=opts.depth) for af in afs] for cf in cfs], dtype=object
     )
@@ -516,7 +528,7 @@ def cwla_grid(
         "flag": (("C", "A"), flags),
     }
     return result(
-        scatter(aligned, _grid_values(r, cfs, afs)),
+        scatter(aligned, grid),
         ("system", "topic", "C", "A"),
         coords,
         name="CWLA",

@@ -572,3 +572,23 @@ def test_auto_gains_do_not_depend_on_which_topics_a_run_covers():
     np.testing.assert_array_equal(alone.sel(topic="1").values, full.sel(topic="1").values)
     # grade 1 of 2 on the collection's scale: gain 0.5
     assert full.sel(system="s", topic="1", measure=ms[0]).item() == pytest.approx(0.5, abs=1e-12)
+
+
+def test_many_short_rankings_are_computed_in_bounded_chunks(monkeypatch):
+    """C/W/L pads every ranking to the depth (1000 by default, cwl_eval's): 100,000 rankings
+    of 5 documents took 4-9 GB as one matrix; they are computed a chunk of rankings at a
+    time.  Property: the measure path (evaluate) and the frame path (cwl, itself checked
+    against cwl_eval in test_cwl_reference.py, chunked or not) give the same values with
+    chunks of one ranking."""
+    import irframe as irf
+
+    qrels, runs = irf.datasets.synthetic(systems=3, topics=7, depth=12, rng=4)
+    ms = ["CWL(C=RBP(p=0.8),out=EU)", "CWL(C=INST(T=2),out=ETC)", "CWLA(C=RBP(p=0.8),A=max)"]
+    whole = irf.evaluate(runs, qrels, ms)
+    monkeypatch.setattr("irframe.measures.cwl.CHUNK_CELLS", 1)
+    chunked = irf.evaluate(runs, qrels, ms)
+    np.testing.assert_array_equal(chunked.values, whole.values)
+    frame = irf.cwl.cwl(runs, qrels, ["RBP(p=0.8)"], gains="auto")
+    np.testing.assert_allclose(
+        chunked.sel(measure=ms[0]).values, frame["EU"].sel(measure="RBP(p=0.8)").values, rtol=1e-12
+    )

@@ -78,8 +78,11 @@ def compare_rows(ds, rows, system):
     return n
 
 
+@pytest.mark.parametrize("chunk", [None, 1], ids=["one_chunk", "a_chunk_per_ranking"])
 @pytest.mark.parametrize("gainf,costs", [("qrel_file", False), ("gain_file", True)])
-def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs):
+def test_residuals_match_cwl_eval_cli(tmp_path, gainf, costs, chunk, monkeypatch):
+    if chunk is not None:  # the dense matrices built a ranking at a time (memory bound)
+        monkeypatch.setattr("irframe.measures.cwl.CHUNK_CELLS", chunk)
     metrics = tmp_path / "metrics"
     metrics.write_text("\n".join(read_metrics(DATA / "metrics_file") + EXTRA_METRICS) + "\n")
     args = ["-m", str(metrics)] + (["-c", str(DATA / "cost_file")] if costs else [])

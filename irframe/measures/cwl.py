@@ -56,6 +56,7 @@ __all__ = [
     "degeneracy",
     "dense",
     "gain_values",
+    "group_chunks",
     "scores",
     "warn_degenerate",
 ]
@@ -366,19 +367,41 @@ def check_dense_size(aligned, depth: int) -> None:
     )
 
 
-def dense(aligned, row_values: np.ndarray, depth: int, fill: float) -> np.ndarray:
-    """Scatter per-row values into a (G, depth) matrix (rank r → column r-1); ``fill`` elsewhere."""
+def dense(
+    aligned, row_values: np.ndarray, depth: int, fill: float, groups: slice | None = None
+) -> np.ndarray:
+    """Scatter per-row values into a (G, depth) matrix (rank r → column r-1); ``fill`` elsewhere.
+
+    ``groups`` (a ``slice(g0, g1)`` of `group_chunks`): the rows of those groups only, a
+    (g1 - g0, depth) matrix; ``row_values`` are still one per row of ``aligned``.
+    """
     check_dense_size(aligned, depth)
-    G = aligned.n_groups
-    M = np.full((G, depth), fill, dtype=np.float64)
-    rank = aligned.row_rank
+    g0, g1 = (0, aligned.n_groups) if groups is None else (groups.start, groups.stop)
+    lo, hi = int(aligned.offsets[g0]), int(aligned.offsets[g1])
+    M = np.full((g1 - g0, depth), fill, dtype=np.float64)
+    rank = aligned.row_rank[lo:hi]
     keep = rank <= depth
-    flat = aligned.row_group * depth + (rank - 1)
+    flat = (aligned.row_group[lo:hi] - g0) * depth + (rank - 1)
+    values = row_values[lo:hi]
     if keep.all():
-        M.reshape(-1)[flat] = row_values
+        M.reshape(-1)[flat] = values
     else:
-        M.reshape(-1)[flat[keep]] = row_values[keep]
+        M.reshape(-1)[flat[keep]] = values[keep]
     return M
+
+
+#: C/W/L's G × depth matrices are built for this many cells at a time (8 MB per float64
+#: matrix): many short rankings padded to the default depth 1000 (cwl_eval's) would
+#: otherwise take memory in proportion to groups × depth, far beyond the input
+CHUNK_CELLS = 2**20
+
+
+def group_chunks(aligned, depth: int) -> list[slice]:
+    """Consecutive group ranges whose dense matrices hold at most `CHUNK_CELLS` cells each
+    (one group at least): C/W/L values are per ranking, so each range is computed alone."""
+    G = aligned.n_groups
+    step = max(1, CHUNK_CELLS // max(depth, 1))
+    return [slice(g, min(g + step, G)) for g in range(0, G, step)] or [slice(0, 0)]
 
 
 # =====================================================================================
@@ -401,50 +424,64 @@ def _gain_rule(ctx: EvalContext, m: Measure):
     return ("auto",), "auto"
 
 
-def _rankings(ctx: EvalContext, m: Measure) -> Rankings:
+def _rankings(ctx: EvalContext, m: Measure, groups: slice) -> Rankings:
+    """The rankings of the groups ``groups`` (`group_chunks`), padded to the measure's depth."""
     key, rule = _gain_rule(ctx, m)
     D = _depth(m)
+    a = ctx.aligned
 
-    def build():
-        a = ctx.aligned
-        g = gain_values(
-            a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0
+    def gains():
+        return np.nan_to_num(
+            gain_values(
+                a.row_rel, rule, qrels_grades=a.qrels_grades_all, max_gain=1.0, min_gain=0.0
+            ),
+            nan=0.0,
         )
-        # padding after the end of a ranking: gain 0, or in the all-relevant labelling of
-        # irframe.measures.unjudged the gain of the stated grade (cwl_eval's best case)
-        fill = a.extras.get("unjudged_grade")
-        pad = (
-            0.0
-            if fill is None
-            else float(
-                gain_values(
-                    np.array([fill]),
-                    rule,
-                    qrels_grades=a.qrels_grades_all,
-                    max_gain=np.inf,
-                    min_gain=-np.inf,
-                )[0]
-            )
+
+    g = ctx.memo(("cwl_row_gains", key), gains)  # one per row: the input's size
+    # padding after the end of a ranking: gain 0, or in the all-relevant labelling of
+    # irframe.measures.unjudged the gain of the stated grade (cwl_eval's best case)
+    fill = a.extras.get("unjudged_grade")
+    pad = (
+        0.0
+        if fill is None
+        else float(
+            gain_values(
+                np.array([fill]),
+                rule,
+                qrels_grades=a.qrels_grades_all,
+                max_gain=np.inf,
+                min_gain=-np.inf,
+            )[0]
         )
-        gain = dense(a, np.nan_to_num(g, nan=0.0), D, pad)
-        return Rankings(gain, np.ones_like(gain), np.minimum(a.group_len, D), unit_cost=True)
+    )
+    gain = dense(a, g, D, pad, groups)
+    return Rankings(gain, np.ones_like(gain), np.minimum(a.group_len[groups], D), unit_cost=True)
 
-    return ctx.memo(("cwl_rankings", D, key), build)
 
+def _per_ranking(ctx: EvalContext, m: Measure, cf: CFunction, value) -> np.ndarray:
+    """``value(rankings, user model)`` of every group, computed over `group_chunks` (memory
+    bounded by `CHUNK_CELLS`, whatever the number of rankings); with one chunk, the
+    rankings and the model are kept for the other C/W/L measures of the evaluation."""
+    a = ctx.aligned
+    D = _depth(m)
+    chunks = group_chunks(a, D)
+    check_dense_size(a, D)
 
-def _model(ctx: EvalContext, m: Measure, cf: CFunction):
-    r = _rankings(ctx, m)
-
-    def build():
+    def model_of(r: Rankings):
         check_gain_range(cf, r.gain, "worst")
         return user_model(cf(r))
 
-    key = (
-        ("cwl_model", _depth(m), _gain_rule(ctx, m)[0], cf.name)
-        if cf.builtin
-        else ("cwl_model", id(cf))
-    )
-    return r, ctx.memo(key, build)
+    if len(chunks) == 1:
+        key = _gain_rule(ctx, m)[0]
+        r = ctx.memo(("cwl_rankings", D, key), lambda: _rankings(ctx, m, chunks[0]))
+        model_key = ("cwl_model", D, key, cf.name) if cf.builtin else ("cwl_model", id(cf))
+        return value(r, ctx.memo(model_key, lambda: model_of(r)))
+    out = np.empty(a.n_groups)
+    for groups in chunks:
+        r = _rankings(ctx, m, groups)
+        out[groups] = value(r, model_of(r))
+    return out
 
 
 def _c_check(dialect: str):
@@ -494,8 +531,7 @@ def _cwla(ctx: EvalContext, m: Measure) -> np.ndarray:
     cf = c_function(m.param("C"))
     af = a_function(m.param("A"))
     warn_degenerate(cf, af, _depth(m), label=m.label)
-    r, model = _model(ctx, m, cf)
-    return np.einsum("ij,ij->i", model.L, af(r, model))
+    return _per_ranking(ctx, m, cf, lambda r, model: np.einsum("ij,ij->i", model.L, af(r, model)))
 
 
 _OUTS = ("EU", "ETU", "EC", "ETC", "ED")
@@ -506,17 +542,20 @@ OUT = Param("str", "EU", choices=_OUTS, description="which cwl_eval output")
 
 def _cwl_measure(ctx: EvalContext, m: Measure) -> np.ndarray:
     cf = c_function(m.param("C"), dialect="cwl_eval")
-    r, model = _model(ctx, m, cf)
     out = m.param("out")
-    if out == "EU":
-        return np.einsum("ij,ij->i", model.W, r.gain)
-    if out == "ETU":
-        return np.einsum("ij,ij->i", model.L, r.cum_gain)
-    if out == "EC":
-        return np.einsum("ij,ij->i", model.W, r.cost)
-    if out == "ETC":
-        return np.einsum("ij,ij->i", model.L, r.cum_cost)
-    return 1.0 / (1.0 / model.vplus)
+
+    def value(r: Rankings, model) -> np.ndarray:
+        if out == "EU":
+            return np.einsum("ij,ij->i", model.W, r.gain)
+        if out == "ETU":
+            return np.einsum("ij,ij->i", model.L, r.cum_gain)
+        if out == "EC":
+            return np.einsum("ij,ij->i", model.W, r.cost)
+        if out == "ETC":
+            return np.einsum("ij,ij->i", model.L, r.cum_cost)
+        return 1.0 / (1.0 / model.vplus)
+
+    return _per_ranking(ctx, m, cf, value)
 
 
 P_RBP = Param("float", 0.8, low=0, high=1, high_open=True, description="persistence p of RBP")

@@ -88,9 +88,9 @@ from .measures.lexi import (
     check_corpus_size,
     dense_classes,
     exposure,
+    key_classes,
     metric_lexirecall_values,
     precision_keys,
-    recall_keys,
     relevant_positions,
     sign_matrix,
 )
@@ -237,8 +237,7 @@ def lexi_classes(
     pos = relevant_positions(a, rel_level)
     if kind not in ("recall", "precision"):
         raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
-    M = recall_keys(pos) if kind == "recall" else precision_keys(pos)
-    cls, _ = dense_classes(M)
+    cls = key_classes(pos, kind)
     S, T = pos.shape
     if T:
         cls = cls.reshape(S, T)
@@ -305,7 +304,7 @@ def lexirecall(
     """
     a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
-    cls, _ = dense_classes(recall_keys(pos))
+    cls = key_classes(pos, "recall")
     S, T = pos.shape
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexirecall", a, rel_level)
 
@@ -356,7 +355,7 @@ def lexiprecision(
     """
     a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
-    cls, _ = dense_classes(precision_keys(pos))
+    cls = key_classes(pos, "precision")
     S, T = pos.shape
     return _lexi_result(sign_matrix(cls, S, T), pos, "lexiprecision", a, rel_level)
 

@@ -315,3 +315,24 @@ def test_cells_property_against_brute_force(monkeypatch, data, n_topics, n_docs,
         len(set(ids.values())) == len(ids) and 0 <= min(ids.values()) <= max(ids.values()) < n_cells
     )
     assert q_cell.tolist() == [ids.get(divmod(k, n_docs), -1) for k in qkeys.tolist()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=60),
+    st.lists(st.integers(41, 400), min_size=0, max_size=20),
+    st.integers(0, 2**32 - 1),
+)
+def test_segment_cumsum_is_left_to_right_per_segment(short, long, seed):
+    """Property, against Python's left-to-right accumulate: every segment summed on its
+    own, bit for bit, with many short segments and a few long ones (the long ones are
+    finished one at a time: a giant topic made a Python step per row)."""
+    rng = np.random.default_rng(seed)
+    lens = np.array(short + long)
+    rng.shuffle(lens)
+    offsets = np.concatenate([[0], np.cumsum(lens)])
+    x = rng.standard_normal(offsets[-1]) * 10.0 ** rng.integers(-6, 6, offsets[-1])
+    want = [list(itertools.accumulate(x[a:b].tolist())) for a, b in itertools.pairwise(offsets)]
+    np.testing.assert_array_equal(
+        A.segment_cumsum(x, offsets), np.array([v for seg in want for v in seg], dtype=float)
+    )

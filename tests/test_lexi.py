@@ -616,3 +616,25 @@ def test_robust03_against_reference(robust03):
     assert np.array_equal(sign, pref.values)
     rank = irf.evaluate(runs, qrels, "LR").sel(measure="LR").sel(topic=topics).values
     assert np.array_equal(np.sign(rank[:, None, :] - rank[None, :, :]).astype(np.int8), pref.values)
+
+
+@SETTINGS
+@given(topic_sets(max_systems=6, max_topics=4), st.integers(0, 1000))
+def test_metric_lexirecall_rank_is_share_of_systems_beaten(data, extra):
+    """LR(repr=rank): the share of the other systems a system beats under lexirecall, the
+    preference written here by explicit pessimistic imputation (it was an S x S x T
+    comparison; now a sort of each topic's classes)."""
+    rankings, relevant, systems = data
+    runs, qrels = frame_from_rankings(rankings, relevant)
+    lr = irf.evaluate(runs, qrels, "LR(repr=rank)")
+    depth = max(len(r) for r in rankings.values())
+    for topic in lr.topic.values:
+        rel = relevant[topic]
+        n = depth + len(rel) + extra
+        vec = {s: imputed(rankings.get((s, topic), []), rel, n) for s in systems}
+        for a in systems:
+            if (a, topic) not in rankings:
+                continue
+            beaten = sum(cmp_from_bottom(vec[a], vec[b]) > 0 for b in systems if b != a)
+            got = lr.sel(system=a, topic=topic).item()
+            assert got == pytest.approx(beaten / (len(systems) - 1)), (a, topic)

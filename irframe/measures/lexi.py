@@ -52,6 +52,7 @@ __all__ = [
     "dense_classes",
     "exposure",
     "imputed_positions",
+    "key_classes",
     "metric_lexirecall_values",
     "precision_keys",
     "recall_keys",
@@ -143,27 +144,67 @@ def _key_dtype(pos: Positions) -> tuple[np.dtype, int]:
     return np.dtype(">u4"), 0xFFFFFFFF
 
 
-def recall_keys(pos: Positions) -> np.ndarray:
-    """Rows ``[topic, L-k, r_k, r_{k-1}, ..., r_1, 0...]``: ascending = better (lexirecall)."""
-    S, T = pos.shape
-    L = pos.max_k
-    dt, _ = _key_dtype(pos)
-    M = np.zeros((S * T, 2 + L), dtype=dt)
-    M[:, 0] = np.tile(np.arange(T), S)
-    M[:, 1] = L - pos.k
-    M[pos.cell, 2 + pos.k[pos.cell] - 1 - pos.j] = pos.rank
-    return M
+def recall_keys(
+    pos: Positions, cells: np.ndarray | None = None, width: int | None = None
+) -> np.ndarray:
+    """Rows ``[topic, L-k, r_k, r_{k-1}, ..., r_1, 0...]``: ascending = better (lexirecall).
+
+    ``cells`` (default all, ``s * T' + t``): the rows of those cells only, ``L = width``
+    (at least their largest k; default ``pos.max_k``).
+    """
+    return _keys(pos, "recall", cells, width)
 
 
-def precision_keys(pos: Positions) -> np.ndarray:
-    """Rows ``[topic, r_1, ..., r_k, MAX...]``: ascending = better (lexiprecision)."""
+def precision_keys(
+    pos: Positions, cells: np.ndarray | None = None, width: int | None = None
+) -> np.ndarray:
+    """Rows ``[topic, r_1, ..., r_k, MAX...]``: ascending = better (lexiprecision); ``cells``
+    and ``width`` as for [`recall_keys`][irframe.measures.lexi.recall_keys]."""
+    return _keys(pos, "precision", cells, width)
+
+
+def _keys(pos: Positions, kind: str, cells: np.ndarray | None, width: int | None) -> np.ndarray:
     S, T = pos.shape
-    L = pos.max_k
+    cells = np.arange(S * T) if cells is None else np.asarray(cells, dtype=np.int64)
+    L = pos.max_k if width is None else int(width)
     dt, sentinel = _key_dtype(pos)
-    M = np.full((S * T, 1 + L), sentinel, dtype=dt)
-    M[:, 0] = np.tile(np.arange(T), S)
-    M[pos.cell, 1 + pos.j] = pos.rank
+    row_of = np.full(S * T, -1, dtype=np.int64)
+    row_of[cells] = np.arange(len(cells))
+    mine = row_of[pos.cell] >= 0  # the relevant documents of these cells
+    row, cell, j = row_of[pos.cell[mine]], pos.cell[mine], pos.j[mine]
+    if kind == "recall":
+        M = np.zeros((len(cells), 2 + L), dtype=dt)
+        M[:, 1] = L - pos.k[cells]
+        M[row, 2 + pos.k[cell] - 1 - j] = pos.rank[mine]
+    else:
+        M = np.full((len(cells), 1 + L), sentinel, dtype=dt)
+        M[row, 1 + j] = pos.rank[mine]
+    M[:, 0] = cells % T if T else 0
     return M
+
+
+def key_classes(pos: Positions, kind: str) -> np.ndarray:
+    """Dense class of every cell (``S * T'``) by its lexirecall (``kind="recall"``) or
+    lexiprecision key: within a topic, a lower class is better and equal keys share one.
+
+    The keys are built for groups of topics of similar width (their largest k rounded up to
+    a power of two), so memory follows the relevant documents of each topic, not every cell
+    padded to the largest k of any topic.  Classes of different topics are not comparable.
+    """
+    S, T = pos.shape
+    out = np.zeros(S * T, dtype=np.int64)
+    if S * T == 0:
+        return out
+    widest = pos.k.reshape(S, T).max(axis=0)  # per topic
+    bucket = np.where(widest > 0, 1 << np.ceil(np.log2(np.maximum(widest, 1))).astype(np.int64), 0)
+    offset = 0
+    for b in np.unique(bucket):  # a few widths: powers of two
+        topics = np.flatnonzero(bucket == b)
+        cells = (np.arange(S)[:, None] * T + topics[None, :]).ravel()
+        cls, _ = dense_classes(_keys(pos, kind, cells, int(b)))
+        out[cells] = cls + offset
+        offset += int(cls.max()) + 1 if len(cls) else 0
+    return out
 
 
 def dense_classes(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -326,9 +367,14 @@ def metric_lexirecall_values(
     """Metric lexirecall of every cell of ``pos`` (``S*T'``), see [`irframe.lexi.metric_lexirecall`][irframe.lexi.metric_lexirecall]."""
     S, T = pos.shape
     if representation == "rank":
-        cls, _ = dense_classes(recall_keys(pos))
-        c = cls.reshape(S, T)
-        beats = (c[None, :, :] > c[:, None, :]).sum(axis=1)
+        c = key_classes(pos, "recall").reshape(S, T)
+        # per topic, the systems whose class is above (worse than) each one's: a sort of
+        # each topic's classes, not an S x S comparison
+        top = int(c.max()) + 1 if c.size else 1
+        keyed = c + np.arange(T)[None, :] * top  # topics apart, each topic's classes in order
+        flat = np.sort(keyed.T.ravel())
+        at_most = np.searchsorted(flat, keyed.ravel(), side="right") - np.tile(np.arange(T) * S, S)
+        beats = S - at_most
         vals = beats / max(S - 1, 1)
         return vals.astype(np.float64).ravel()
     eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon

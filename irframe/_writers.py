@@ -68,18 +68,30 @@ def _id_strings(s: pd.Series, what: str) -> pd.Series:
             )
         uniques = pd.Series(pd.unique(s.to_numpy(dtype=object)))
     u = uniques.astype(str)
-    bad = u.str.contains(_ID_BAD_RE) | (u == "")
-    if bad.any():
-        raise InputError(
-            f"{what} has ids that are empty or contain whitespace, which TREC files "
-            f"cannot hold: {u[bad].head(5).tolist()!r}"
-        )
-    bad = u.str.contains(_ID_CONTROL_RE)
-    if bad.any():
-        raise InputError(
-            f"{what} has ids holding a NUL or a byte-order mark, which no TREC reader reads "
-            f"back as written (trec_eval stops at a NUL): {u[bad].head(5).tolist()!r}"
-        )
+    name = str(s.name)
+    for bad, why, fix in (
+        (
+            u.str.contains(_ID_BAD_RE) | (u == ""),
+            "are empty or contain whitespace, which TREC files cannot hold (their fields "
+            "are split on whitespace)",
+            f"replace the whitespace, e.g. df[{name!r}] = df[{name!r}].str.replace("
+            r"r'[ \t\n\r\f\v]', '_', regex=True), and drop empty ids",
+        ),
+        (
+            u.str.contains(_ID_CONTROL_RE),
+            "hold a NUL or a byte-order mark, which no TREC reader reads back as written "
+            "(trec_eval stops at a NUL)",
+            f"remove them, e.g. df[{name!r}] = df[{name!r}].str.replace('[\\x00\\ufeff]', "
+            "'', regex=True)",
+        ),
+    ):
+        if bad.any():
+            rows = s.astype(str).isin(set(u[bad])).to_numpy()
+            raise InputError(
+                f"{what} {name!r}: {int(rows.sum())} row(s) whose ids {why}: "
+                f"{_rows(s.to_frame(), rows, [s.name])}. Fix: {fix}; or keep the frame as "
+                "parquet (df.to_parquet(path)), which holds any string."
+            )
     return s.astype(str)
 
 

@@ -256,6 +256,38 @@ class Aligned:
         ).astype(np.int64)
 
 
+#: grades beyond this are not whole numbers in float64 (gains and counts lose their units)
+GRADE_LIMIT = 2.0**53
+
+
+def _check_grade_range(qrels: pd.DataFrame, col: str, rel: np.ndarray) -> None:
+    """Refuse grades whose magnitude exceeds `GRADE_LIMIT` (G's 2 + cost - gain cancels to
+    0 there, and trec_eval, which reads grades as a C long, crashes above 2**31)."""
+    big = np.abs(rel) > GRADE_LIMIT
+    if big.any():
+        from .schema import _rows, user_column
+
+        name = user_column(qrels, col)
+        values = qrels[col]
+        top = int(rel[~big].max(initial=0)) if (~big).any() else 0
+        huge = sorted(set(values[big]))  # as the frame holds them (ints stay exact)
+        above = [v for v in huge if v > 0]
+        below = [v for v in huge if v < 0]
+        mapping = {v: top + 1 + i for i, v in enumerate(above)}
+        mapping.update(dict.fromkeys(below, -1))  # below every judged grade
+        fix = (
+            f"qrels[{name!r}] = qrels[{name!r}].replace({mapping!r})"
+            if len(huge) <= 5
+            else f"a dict from each of them to a small level, qrels[{name!r}] = "
+            f"qrels[{name!r}].replace({{...}})"
+        )
+        raise InputError(
+            f"qrels frame: column {name!r} has {int(big.sum())} grade(s) beyond 2**53, which "
+            f"float64 cannot hold as whole numbers: {_rows(qrels, big, [col])}. Grades are "
+            f"relevance levels: map them to small ones above the others, e.g. {fix}."
+        )
+
+
 def segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Cumulative sum of ``values`` restarting at every segment start of ``offsets``.
 
@@ -790,6 +822,7 @@ def _qrels_rows(qrels: pd.DataFrame, qc, ids: _Ids, duplicates: str):
         (s_code,), subtopics = sorted_codes([s_code], subtopics)
         sub = (s_code.astype(np.int64), subtopics)  # the kernels multiply subtopic codes
     q_rel = numeric_column(qrels, qc.rel, "qrels frame")
+    _check_grade_range(qrels, qc.rel, q_rel)
     n_docs = max(len(ids.docs), 1)
     q_topic, q_doc = ids.q_topic, ids.q_doc
     if sub is not None:

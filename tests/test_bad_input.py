@@ -915,3 +915,19 @@ def test_qrels_in_the_place_of_the_measures():
     # a Series of measure strings is a list of measures
     cube = irf.evaluate(runs, qrels, pd.Series(["AP", "P@5"]))
     assert list(cube.measure.values) == ["AP", "P@5"]
+
+
+def test_grades_beyond_float64_whole_numbers_refused_with_a_fix_that_works():
+    """A grade of 2**60: G came out -0.0 with numpy's divide-by-zero warning (2 + cost - gain
+    cancels in float64); refused naming the row, and the advice, applied, evaluates."""
+    import re
+
+    runs = pd.DataFrame({"system": "s", "topic": "t", "doc": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    qrels = pd.DataFrame({"topic": "t", "doc": ["a", "b", "c"], "rel": [2**60, 0, 2]})
+    with pytest.raises(irf.InputError, match=r"beyond 2\*\*53.*row 0") as e:
+        irf.evaluate(runs, qrels, "G")
+    exec(re.search(r"e\.g\. (qrels\[.*\))\.$", str(e.value)).group(1), {"qrels": qrels})
+    assert qrels.rel.tolist() == [3, 0, 2]
+    # nDCG written out: DCG = 3/log2(2) + 0 + 2/log2(4), ideal 3/log2(2) + 2/log2(3)
+    want = (3 + 2 / np.log2(4)) / (3 + 2 / np.log2(3))
+    assert irf.evaluate(runs, qrels, "nDCG").item() == pytest.approx(want, abs=1e-12)

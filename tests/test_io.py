@@ -798,3 +798,32 @@ def test_float_grades_are_written_without_an_exponent(tmp_path, grade):
     assert int(field.split(".")[0]) == int(grade)  # what C's atol reads
     back = iio.read_qrels(tmp_path / "q.txt")
     assert back.rel.tolist() == [grade, 1.0]
+
+
+def test_writer_refusals_name_the_rows_and_their_fix_works(tmp_path):
+    """Ids a TREC file cannot hold: the refusal names the rows (index labels) and gives code
+    that, applied as written, makes the frame writable (it named neither)."""
+    import re
+
+    runs = pd.DataFrame(
+        {
+            "system": "s",
+            "topic": "t",
+            "doc": ["a b", "z", "c\td", "e\x00"],
+            "score": [4.0, 3, 2, 1],
+        },
+        index=[10, 11, 12, 13],
+    )
+    path = tmp_path / "run.txt"
+    fixes = []
+    for _ in range(3):
+        try:
+            irf.write_run(runs, path)
+            break
+        except irf.InputError as e:
+            assert "row 10" in str(e) or "row 13" in str(e)
+            fix = re.search(r"e\.g\. (df\[.*?regex=True\))", str(e)).group(1)
+            fixes.append(fix)
+            exec(fix, {"df": runs})
+    assert len(fixes) == 2
+    assert irf.read_run(path).doc.tolist() == ["a_b", "z", "c_d", "e"]

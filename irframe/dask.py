@@ -159,7 +159,9 @@ def is_system_local(definition: MeasureDef) -> bool:
     return bool(definition.system_local)
 
 
-def check_measures(measures: str | Iterable[str], *, system_local: bool = False) -> list[Measure]:
+def check_measures(
+    measures: str | Measure | Iterable[str | Measure], *, system_local: bool = False
+) -> list[Measure]:
     """Parse ``measures`` and raise [`UnsupportedMeasureError`][irframe.dask.UnsupportedMeasureError] for any that is not
     topic-local (see [`is_topic_local`][irframe.dask.is_topic_local]).
 
@@ -283,9 +285,21 @@ def _one_qrels(
     except Exception:
         _in_memory_error(fn, ddf, qrels, args, kwargs)
         raise
+    specs: list[Measure] | None = None
+    if fn.__name__ == "evaluate":  # the measures parsed once, here, for the probe and every part
+        try:
+            bound = inspect.signature(fn).bind(one_doc, qrels, *args, **kwargs)
+            bound.apply_defaults()
+            specs = parse_measures(bound.arguments["measures"])
+            bound.arguments["measures"] = specs
+        except (IrframeError, TypeError):  # the probe raises it, as evaluate does
+            specs = None
     # the in-memory function on a one-document ranking against the full qrels: its errors for
     # bad measures, options and qrels, and the result's other dims, coordinates and attrs
-    probe = _quietly(fn, one_doc, qrels, *args, **kwargs)
+    if specs is not None:
+        probe = _quietly(fn, *bound.args, **bound.kwargs)
+    else:
+        probe = _quietly(fn, one_doc, qrels, *args, **kwargs)
     probe = probe.iloc[:0] if isinstance(probe, pd.DataFrame) else probe.isel(topic=slice(0, 0))
     call = inspect.signature(fn).bind(ddf, qrels, *args, **kwargs)
     call.apply_defaults()
@@ -294,13 +308,14 @@ def _one_qrels(
     by_system = split["partitioned_by"] == "system"
     work: _Measures | _OnAligned
     if fn.__name__ == "evaluate":
-        check_measures(given["measures"], system_local=by_system)
+        assert specs is not None  # (else the probe raised)
+        check_measures(specs, system_local=by_system)
         options = make_options(
             **{k: v for k, v in given.items() if k in OPTION_NAMES},
             measure_options=extra,
             tie_orders=True,
         )
-        work = _Measures(given["measures"], options)
+        work = _Measures(specs, options)
     else:
         if by_system:
             raise UnsupportedMeasureError(

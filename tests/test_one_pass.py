@@ -125,3 +125,13 @@ def test_each_option_is_checked_once_per_call(checks, via):
     if via not in ("cwl", "pair_counts", "align"):
         want["rel_level"] = 1
     assert checks == want
+
+
+def test_dask_parses_each_measure_once_for_every_partition(counts):
+    """Through irframe.dask: the measures are parsed once on the client, for the probe and
+    every partition (with 3 partitions each string was parsed 5 times)."""
+    dd = pytest.importorskip("dask.dataframe")
+    qrels, runs = irf.datasets.synthetic(systems=3, topics=6, depth=10, rng=0)
+    cube = irf.evaluate(dd.from_pandas(runs, npartitions=3), qrels, MEASURES)
+    assert cube.sizes["measure"] == len(MEASURES)
+    assert sorted(counts["parse"]) == sorted(MEASURES)

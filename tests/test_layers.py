@@ -83,4 +83,4 @@ def test_every_module_has_its_layer_in_the_contract_and_the_docs_table():
     named = [m[:-3] if m.endswith(".py") else m for m in named]
     assert sorted(set(named)) == modules
     first = {m: named.index(m) for m in modules}
-    assert [m for m in contract] == sorted(contract, key=lambda m: first[m]), "table order"
+    assert contract == sorted(contract, key=lambda m: first[m]), "table order"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from irframe.measures import FAMILY_MODULES
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "trec_eval"
 GEN = DATA / "generated"
@@ -25,8 +27,7 @@ NEVER = ("irframe.accessor", "irframe.reporting", "irframe.uncertainty", "xarray
 #: modules the preference measures do not need either: irframe's evaluation, its cube, and
 #: the measure families (they name no registered measure: irframe.measures.registry.on_first_use)
 FAMILIES = tuple(
-    f"irframe.measures.{m}"
-    for m in "aliases cwl cwl_functions diversity diversity_kernels lexi ndpm rarity trec".split()
+    f"irframe.measures.{m}" for m in (*FAMILY_MODULES, "cwl_functions", "diversity_kernels")
 )
 NOT_FOR_PREFS = ("irframe.evaluate", "irframe.cube", "irframe.qrelsets", *FAMILIES)
 

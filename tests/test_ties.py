@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -270,3 +271,52 @@ def test_depth_truncates_after_the_tie_order():
     assert irf.evaluate(run, qrels, "RR", order="expected").item() == pytest.approx(
         (1 + 1 / 2 + 1 / 3) / 3
     )
+
+
+def _declared(kind: str) -> list[str]:
+    """Every registered measure declaring ``expected=`` (kind "expected") or ``order_safe``
+    (kind "safe"), with its default parameters, without and with ``@3``: a new
+    measure's declaration is checked here without being listed by hand."""
+    from irframe.measures.registry import REQUIRED, registered_measures
+
+    out = []
+    for name, d in sorted(registered_measures().items()):
+        if d.needs or d.options or not d.system_local:
+            continue  # diversity qrels, extra evaluate options, other systems' rankings
+        if any(v is REQUIRED for v in d.defaults.values()):
+            continue
+        if (kind == "expected" and d.expected is None) or (kind == "safe" and not d.order_safe):
+            continue
+        if d.cutoff != "required":
+            out.append(name)
+        if d.cutoff != "none":
+            out.append(f"{name}@3")
+    return out
+
+
+@SETTINGS
+@given(tied_ranking())
+def test_every_declared_tie_order_capability_holds(case):
+    """Property, against brute force over every order of the tied documents: for each
+    registered measure that declares it, order="expected" is the mean over tie orders and
+    order="best" / "worst" the maximum / minimum (test_ties' own lists were kept by hand)."""
+    scores, labels, extra = case
+    run = pd.DataFrame(
+        {"system": "s", "topic": "t", "doc": [f"d{i}" for i in range(len(scores))], "score": scores}
+    )
+    qrels = _qrels(labels, extra)
+    expected, safe = _declared("expected"), _declared("safe")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        allv = _brute(scores, labels, extra, sorted(set(expected) | set(safe)))
+        cols = sorted(set(expected) | set(safe))
+        exp = irf.evaluate(run, qrels, expected, order="expected").sel(system="s", topic="t")
+        best = irf.evaluate(run, qrels, safe, order="best").sel(system="s", topic="t")
+        worst = irf.evaluate(run, qrels, safe, order="worst").sel(system="s", topic="t")
+    for m in expected:
+        want = allv[:, cols.index(m)].mean()
+        assert exp.sel(measure=m).item() == pytest.approx(want, rel=1e-9, abs=1e-12), m
+    for m in safe:
+        col = allv[:, cols.index(m)]
+        assert best.sel(measure=m).item() == pytest.approx(col.max(), rel=1e-12, abs=1e-12), m
+        assert worst.sel(measure=m).item() == pytest.approx(col.min(), rel=1e-12, abs=1e-12), m

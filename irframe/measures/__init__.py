@@ -45,9 +45,15 @@ __all__ = [
 ]
 
 
+#: the modules whose import registers a family's measures (a new family's module goes here)
+FAMILY_MODULES = ("aliases", "cwl", "diversity", "lexi", "ndpm", "rarity", "trec")
+
+
 def _register_families() -> None:
-    # each import registers one family's measures
-    from . import aliases, cwl, diversity, lexi, ndpm, rarity, trec  # noqa: F401
+    import importlib
+
+    for name in FAMILY_MODULES:  # each import registers one family's measures
+        importlib.import_module(f"{__name__}.{name}")
 
 
 if command_line():

@@ -51,6 +51,7 @@ __all__ = [
     "FUZZINESS",
     "GAIN_BOUND",
     "MAX_INT",
+    "REL",
     "REL_LEVEL",
     "REQUIRED",
     "Param",
@@ -263,6 +264,12 @@ _GAIN = Param("float", description="gain of a grade")
 #: Shared specs of the numeric options of the public functions.
 DEPTH = Param("int", None, low=1, description="truncate every ranking to its first depth documents")
 REL_LEVEL = Param("float", 1, description="relevance threshold: relevant iff grade >= rel_level")
+#: a measure's own relevance threshold (``P(rel=2)@10``), the evaluation's rel_level otherwise
+REL = Param(
+    "float",
+    None,
+    description="relevance threshold: relevant iff grade >= rel (default: the evaluation's rel_level)",
+)
 COST = Param("float", 1.0, low=0, description="cost of examining one document (cwl_eval costs)")
 GAIN_BOUND = Param("float", 0.0, description="bound of the allowed gains")
 ALPHA = Param(

@@ -63,10 +63,11 @@ import numpy as np
 
 from ..align import segment_sum
 from ..errors import ConventionWarning, MeasureParamError, warn
+from ..params import REL
 from . import registry as _registry
+from . import trec as _trec  # noqa: F401  (registers NumRelRet, whose definition Hits reuses)
 from . import trec_arrays as ta
 from .registry import EvalContext, Measure, MeasureDef, Param, register, register_alias_pattern
-from .trec import REL
 
 # ------------------------------------------------------------------ ir_measures' cutoff=
 _CUTOFF_ITEM = re.compile(r"(?:^|,)\s*cutoff\s*=\s*([^,()]*?)\s*(?=,|$)")

@@ -32,6 +32,7 @@ from ..align import Aligned, align, segment_sum
 from ..errors import EmptyOverlapError
 from ..options import Options, check_rel_level
 from ..options import check_k as _check_k
+from ..params import REL
 from ..schema import run_frame
 from .registry import REQUIRED, EvalContext, Measure, MeasureDef, Param, parse_measure, register
 from .trec_arrays import measure_rel_level
@@ -384,7 +385,6 @@ def _ap(normalized: bool):
     return compute
 
 
-REL = Param("float", None, description="relevance threshold (default: the evaluation's rel_level)")
 ALPHA = Param("float", REQUIRED, description="rarity weight (0 gives P@k / AP)")
 ALPHA_NORM = Param(
     "float", REQUIRED, low=0, high=1, description="mixture weight of rarity (0 gives P@k / AP)"

@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 
 from ..align import segment_cumsum, segment_suffix_max, segment_sum
+from ..params import REL
 from . import ties
 from . import trec_arrays as ta
 from .registry import (
@@ -424,12 +425,6 @@ def _exp_ndcg(ctx, m):
 
 
 # ------------------------------------------------------------------ registration
-REL = Param(
-    "float",
-    None,
-    description="relevance threshold: relevant iff grade >= rel "
-    "(default: the evaluation's rel_level)",
-)
 RECALL = Param(
     "float", REQUIRED, low=0, high=1, description="recall level of the interpolated precision"
 )

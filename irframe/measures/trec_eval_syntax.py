@@ -44,6 +44,7 @@ from typing import Any
 
 from .._textfile import c_atol  # C's atol, shared with the readers (re-exported here)
 from ..errors import ConventionWarning, MeasureParamError, warn
+from ..prefs import PREFS_MEASURES
 
 __all__ = [
     "FAMILIES",
@@ -193,24 +194,7 @@ _ALL_TREC = (
     "set_F",
     "num_nonrel_judged_ret",
 )
-_PREFS_ALL = (
-    "runid",
-    "num_q",
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
+_PREFS_ALL = ("runid", "num_q", *PREFS_MEASURES)  # trec_eval's order
 
 #: trec_eval's nicknames (``-m official`` is its default).  10.0's ``all_trec`` adds unj, rbp, rbp_resid.
 NICKNAMES: dict[str, tuple[str, ...]] = {

@@ -36,6 +36,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as _st
 
+from .errors import InputError, OptionError
+
 __all__ = ["replicate_pair_tests"]
 
 
@@ -47,9 +49,9 @@ def _complete_runs(Y: np.ndarray, missing: str) -> tuple[np.ndarray, np.ndarray]
         Y = np.where(present[:, :, None], np.nan_to_num(Y, nan=0.0), np.nan)
     elif missing == "error":
         if np.isnan(Y[present]).any():
-            raise ValueError("cube has NaN (not evaluated) cells and missing='error'")
+            raise InputError("cube has NaN (not evaluated) cells and missing='error'")
     elif missing not in ("skip", "common"):
-        raise ValueError(f"missing must be 'skip', 'common', 'zero' or 'error', got {missing!r}")
+        raise OptionError(f"missing must be 'skip', 'common', 'zero' or 'error', got {missing!r}")
     return Y, present
 
 

@@ -24,6 +24,7 @@ from .errors import (
     DuplicateError,
     InputError,
     OptionError,
+    ShapeError,
     shown,
     warn,
 )
@@ -166,7 +167,7 @@ def format_run(
     051 Q0 d2 2 0.1 bm25
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+        raise ShapeError(f"expected a DataFrame, got {type(df).__name__}")
     n = resolve_roles(df, columns, "run", fallback=True)  # PyTerrier's qid/docno... as they are
     need = [n["topic"], n["doc"]] + ([n["system"]] if tag is None else [])
     missing = [c for c in need if c not in df.columns]
@@ -303,7 +304,7 @@ def format_qrels(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None) 
     051 0 d2 0
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a DataFrame, got {type(df).__name__}")
+        raise ShapeError(f"expected a DataFrame, got {type(df).__name__}")
     n = resolve_roles(df, columns, "qrels", fallback=True)
     missing = [n[r] for r in ("topic", "doc", "rel") if n[r] not in df.columns]
     if missing:

@@ -14,6 +14,7 @@ to evict it, and it is freed with the last frame.  Formats that store attrs as J
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import xarray as xr  # imported on first use: the command line never needs it
-from .errors import ColumnError, InputError
+from .errors import ColumnError, InputError, ShapeError
 from .options import CWL, EVALUATE, TIE_ORDER, Options, make_options, takes_options
 from .qrelsets import is_qrels_sets
 from .schema import (
@@ -131,7 +132,7 @@ def join(
         )
     q, qc, _ = checked_qrels(qrels, qrels_columns)
     if not isinstance(runs, pd.DataFrame):
-        raise TypeError(f"join needs a run DataFrame, got {type(runs).__name__}")
+        raise ShapeError(f"join needs a run DataFrame, got {type(runs).__name__}")
     missing = missing_run_columns(runs, columns, need_system=False)
     if missing:
         raise ColumnError(
@@ -257,7 +258,7 @@ class IrAccessor:
         return opts.replace(**{k: v for k, v in roles.items() if getattr(opts, k) is None})
 
     # ------------------------------------------------------------------ API
-    def join(self, qrels: pd.DataFrame, duplicates: str = "error") -> pd.DataFrame:
+    def join(self, qrels: Any, duplicates: str = "error") -> pd.DataFrame:
         """Attach ``qrels``: a new frame with a ``rel`` column that remembers the qrels.
 
         Parameters
@@ -414,7 +415,9 @@ class IrAccessor:
 
         return summarize(self.metric(measures, qrels, opts=opts, **options), missing=missing)
 
-    def to_trec(self, path: str | None = None, *, tag: str | None = None) -> str | None:
+    def to_trec(
+        self, path: str | os.PathLike[str] | None = None, *, tag: str | None = None
+    ) -> str | None:
         """Write the run frame in TREC format to ``path``, or return it as a string.
 
         Parameters

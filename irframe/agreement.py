@@ -333,6 +333,8 @@ def qrels_agreement(
         system was evaluated on under *both* sets of the pair (a topic that one set
         does not judge is left out); ``"skip"`` (default): each mean over its own topics;
         ``"zero"``: NaN counts as 0.
+    topic_dim : str, default "topic"
+        The dim of ``cube`` holding the topics.
 
     Returns
     -------
@@ -584,6 +586,8 @@ def decision_flips(
         the sets do not all agree.
     all_pairs : bool
         Return every pair, not only the flipped ones.
+    dim : str, default "qrels"
+        The judgment-set dim of ``result`` (its pairs of judgment sets are compared).
 
     Returns
     -------

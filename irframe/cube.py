@@ -44,7 +44,22 @@ GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
 
 
 def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.ndarray:
-    """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists."""
+    """Scatter per-group values (G, ...) into a dense (S, T, ...) array, ``fill`` where no group exists.
+
+    Parameters
+    ----------
+    aligned : Aligned
+        The groups' systems and topics (``group_system``, ``group_topic``).
+    values : numpy.ndarray
+        One row per group.
+    fill : float, default NaN
+        The cells of (system, topic) pairs without a group.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (systems, topics, ...).
+    """
     values = np.asarray(values)
     out = np.full(
         (len(aligned.systems), len(aligned.topics), *values.shape[1:]),
@@ -56,7 +71,18 @@ def scatter(aligned: Aligned, values: np.ndarray, fill: float = np.nan) -> np.nd
 
 
 def group_coords(aligned: Aligned) -> dict[str, np.ndarray]:
-    """The ``system`` and ``topic`` coordinates of a cube over ``aligned``."""
+    """The ``system`` and ``topic`` coordinates of a cube over ``aligned``.
+
+    Parameters
+    ----------
+    aligned : Aligned
+        The aligned arrays.
+
+    Returns
+    -------
+    dict
+        ``{"system": ..., "topic": ...}``, object arrays of the names.
+    """
     return {
         "system": np.asarray(aligned.systems, dtype=object),
         "topic": np.asarray(aligned.topics, dtype=object),
@@ -119,6 +145,31 @@ def result(
     Values are stored as netCDF-safe scalars: None → ``"none"``, bool → int, numpy scalars →
     Python numbers.
 
+    Parameters
+    ----------
+    data : numpy.ndarray, mapping or xarray object
+        The values (see above).
+    dims : sequence of str
+        The dims of an array (of each array of a mapping, unless given with its own).
+    coords : mapping, optional
+        Coordinates: name → values, or ``(dims, values)`` for a non-index coordinate.
+    name : str, optional
+        The DataArray's name.
+    options : Options, optional
+        An evaluation's options, recorded first.
+    measures : sequence of str
+        The measures' definitions (recorded ``"; "``-joined).
+    computed : str, optional
+        The public function that made it.
+    parameters : mapping, optional
+        An analysis call's keyword arguments.
+    attrs : mapping, optional
+        The function's own facts, recorded last.
+
+    Returns
+    -------
+    xarray.DataArray or xarray.Dataset
+
     Examples
     --------
     >>> import numpy as np
@@ -172,6 +223,18 @@ def result(
 def attr_value(value: Any) -> Any:
     """A parameter as a netCDF-safe attr: None → ``"none"``, bool → int, numpy scalar → Python number.
 
+    Parameters
+    ----------
+    value : object
+        The parameter's value.
+
+    Returns
+    -------
+    object
+        The value to store.
+
+    Examples
+    --------
     >>> attr_value(None), attr_value(True), attr_value(np.float32(0.5)), attr_value("t")
     ('none', 1, 0.5, 't')
     """
@@ -218,6 +281,24 @@ def make_cube(
 ) -> xr.DataArray:
     """The ``system × topic × measure`` cube of per-group values ``values`` (G × M).
 
+    Parameters
+    ----------
+    aligned : Aligned
+        The groups the rows of ``values`` belong to.
+    values : numpy.ndarray
+        (G, M) values.
+    labels : sequence of str
+        The ``measure`` coordinate.
+    aggregates : sequence of str
+        Per measure: ``"mean"``, ``"sum"`` or ``"gmean"`` (the ``aggregate`` coordinate).
+    options, measures, attrs
+        As for [`result`][irframe.cube.result].
+
+    Returns
+    -------
+    xarray.DataArray
+        Named ``score``, dims ``(system, topic, measure)``.
+
     Its ``aggregate`` coordinate (along ``measure``: ``mean``, ``sum`` or ``gmean``) tells
     [irframe.summarize][] how each measure is summarised over topics; being a coordinate it
     follows the measure axis through ``sel`` and ``concat``, and ``cube.to_dataframe()`` shows
@@ -257,8 +338,26 @@ def pick_labels(
     hint: Callable[[str, Any, list[str]], str] | None = None,
 ) -> list:
     """The cube labels ``names`` designate (matched as given, else by their text), or ``error``
-    naming the unknown one, the closest labels and every available one (``hint(what, name,
-    labels)``: advice of the caller's own, used when not empty)."""
+    naming the unknown one, the closest labels and every available one.
+
+    Parameters
+    ----------
+    names : iterable
+        The labels asked for.
+    available : iterable
+        The cube's labels (a coordinate's values).
+    what : str
+        What the names are, for the message (``"measure"``, ``"baseline"``).
+    error : type
+        The exception raised for an unknown name.
+    hint : callable, optional
+        ``hint(what, name, labels) -> str``: advice of the caller's own, used when not empty.
+
+    Returns
+    -------
+    list
+        The cube's labels, in the order asked.
+    """
     avail = list(available)
     by_text = {str(a): a for a in avail}
     out = []
@@ -291,6 +390,17 @@ def lower_is_better_labels(
     ([`Measure.lower_is_better`][irframe.measures.registry.Measure.lower_is_better]).  A
     label that is neither (a renamed measure) is taken as higher-is-better, with an
     `IrframeWarning` naming it and the keyword that decides.
+
+    Parameters
+    ----------
+    cube : xarray.DataArray
+        A cube with a ``measure`` dim.
+    given : str or iterable of str, optional
+        The caller's ``lower_is_better=``.
+
+    Returns
+    -------
+    set of str
 
     Examples
     --------
@@ -330,7 +440,7 @@ def lower_is_better_labels(
     return lower
 
 
-def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
+def summarize(cube: xr.DataArray | xr.Dataset, missing: str = "skip") -> pd.DataFrame:
     """Summarise a cube over topics, as trec_eval's ``all`` line.
 
     Parameters
@@ -381,12 +491,12 @@ def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
             f"summarize needs a cube with dims (system, topic, measure), got {cube.dims}"
             + (f"; {fix}" if (fix := measure_dim_advice(cube)) else "")
         )
-    cube = cube.transpose("system", "topic", "measure")
-    data = cube.values.copy()
-    _check_nan_cells(cube, data)
+    arr: xr.DataArray = cube.transpose("system", "topic", "measure")  # (a Dataset returned above)
+    data = arr.values.copy()
+    _check_nan_cells(arr, data)
     aggs = (  # a scalar one (a selected measure, expanded again) holds for every measure
-        np.broadcast_to(cube.coords["aggregate"].values, data.shape[2:3])
-        if "aggregate" in cube.coords
+        np.broadcast_to(arr.coords["aggregate"].values, data.shape[2:3])
+        if "aggregate" in arr.coords
         else np.array(["mean"] * data.shape[2])
     )
     if missing == "common":
@@ -411,8 +521,8 @@ def summarize(cube: xr.DataArray, missing: str = "skip") -> pd.DataFrame:
                 out[:, j] = _nanmean(col)
     return pd.DataFrame(
         out,
-        index=pd.Index(cube.system.values, name="system"),
-        columns=pd.Index(cube.measure.values, name="measure"),
+        index=pd.Index(arr.system.values, name="system"),
+        columns=pd.Index(arr.measure.values, name="measure"),
     )
 
 

@@ -377,14 +377,14 @@ def _c_functions(measures: Any, dialect: str) -> tuple[list[CFunction], list[str
         )
     )
     if not specs:
-        raise ValueError(
+        raise OptionError(
             "no measures given; pass e.g. ['RBP@0.8', 'INST-T=2'] or None for cwl_eval's defaults"
         )
     cfs = [c_function(s, dialect=dialect) for s in specs]
     labels = [s if isinstance(s, str) else c.name for s, c in zip(specs, cfs, strict=True)]
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
-        raise ValueError(f"measure(s) {dup} requested twice")
+        raise OptionError(f"measure(s) {dup} requested twice")
     return cfs, labels
 
 
@@ -427,7 +427,7 @@ def _parse_grid(Cs: Any, As: Any) -> tuple[list, list[CFunction], list, list[AFu
     for what, lab in (("C", clab), ("A", alab)):
         dup = sorted({x for x in lab if lab.count(x) > 1})
         if dup:
-            raise ValueError(f"{what} function(s) {dup} given twice")
+            raise OptionError(f"{what} function(s) {dup} given twice")
     return clab, cfs, alab, afs
 
 
@@ -458,6 +458,8 @@ def cwla_grid(
 
     Parameters
     ----------
+    runs, qrels : pandas.DataFrame
+        The run frame and the judgments, as for [`irframe.evaluate`][irframe.evaluate].
     C, A : list of specifications, optional
         C functions ([`c_function`][irframe.cwl.c_function]) and A functions ([`a_function`][irframe.cwl.a_function]).  Defaults:
         the seven rows and eight columns of Tables 3–4 with Table 4's parameters,

@@ -16,6 +16,7 @@ import xarray as xr
 
 from ._progress import progress as _progress
 from ._scores import is_pref, pref_cube, score_cube
+from .errors import ColumnError, InputError, OptionError
 from .options import make_rng
 from .params import check_flag
 from .schema import checked_qrels
@@ -63,6 +64,15 @@ def degrade_qrels(
     columns, qrels_columns : mapping, optional
         Role → column name of ``runs`` and ``qrels`` (as everywhere); the run frame's topic
         and doc columns default to the qrels' names.
+    method : {"uniform", "frequency"}, default "uniform"
+        How the removed relevant documents are drawn (see above).
+    rng : numpy.random.Generator, int or None
+        The draws' randomness (`irframe.options.make_rng`).
+    rel_level : float, default 1
+        A document is relevant when its grade is at least ``rel_level``; only relevant judgments
+        are removed.
+    min_relevant : int, default 1
+        Relevant documents left in every topic at least (Diaz & Mitra 2023 keep one).
 
     Returns
     -------
@@ -82,11 +92,11 @@ def degrade_qrels(
     2
     """
     if not 0 <= fraction <= 1:
-        raise ValueError(f"fraction must be in [0, 1], got {fraction}")
+        raise OptionError(f"fraction must be in [0, 1], got {fraction}")
     if method not in ("uniform", "frequency"):
-        raise ValueError(f"method must be 'uniform' or 'frequency', got {method!r}")
+        raise OptionError(f"method must be 'uniform' or 'frequency', got {method!r}")
     if how not in ("drop", "zero"):
-        raise ValueError(f"how must be 'drop' or 'zero', got {how!r}")
+        raise OptionError(f"how must be 'drop' or 'zero', got {how!r}")
     qrels, qc, grades = checked_qrels(qrels, qrels_columns)  # evaluate's checks on ids, grades
     topic, doc, rel = qc.topic, qc.doc, qc.rel
     rn = {"system": "system", "topic": topic, "doc": doc, **(columns or {})}
@@ -96,12 +106,12 @@ def degrade_qrels(
     pairs = q.loc[relevant, [topic, doc]].drop_duplicates()
     if method == "frequency":
         if runs is None:
-            raise ValueError(
+            raise OptionError(
                 "method='frequency' needs runs= (a frame with system, topic, doc columns)"
             )
         miss = [rn[r] for r in ("system", "topic", "doc") if rn[r] not in runs.columns]
         if miss:
-            raise KeyError(f"runs lacks columns {miss}; found {list(runs.columns)}")
+            raise ColumnError(f"runs lacks columns {miss}; found {list(runs.columns)}")
         r = runs[[rn["system"], rn["topic"], rn["doc"]]].drop_duplicates()
         freq = r.groupby([rn["topic"], rn["doc"]], observed=True).size().rename_axis([topic, doc])
         freq.name = "_freq"
@@ -266,7 +276,7 @@ def label_degradation(
             )
             p, lab = _preferences(evaluate(q))
             if p.shape != base.shape or lab != labels:
-                raise ValueError(
+                raise InputError(
                     "evaluate(qrels) returned a cube with different systems/topics/measures "
                     f"than on the full qrels ({p.shape} vs {base.shape})"
                 )

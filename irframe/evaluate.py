@@ -8,7 +8,7 @@ cube.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +48,8 @@ __all__ = [
 @by_backend  # a Dask frame: irframe.dask, partition by partition
 @takes_options(*EVALUATE, order=TIE_ORDER)
 def evaluate(
-    runs: pd.DataFrame | Aligned,
-    qrels: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
+    runs: Any,
+    qrels: Any = None,
     measures: str | Measure | Iterable[str | Measure] | None = None,
     *,
     judgments: str = "each",
@@ -158,7 +158,7 @@ def evaluate(
         given = [k for k in opts.changed("align") if k != "order"]
         given = ["qrels"] * (qrels is not None) + given + ["judgments"] * (judgments != "each")
         if given:
-            raise TypeError(
+            raise OptionError(
                 f"{', '.join(given)} cannot be combined with an already aligned input "
                 "(the arrays carry their qrels and alignment options)"
             )

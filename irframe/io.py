@@ -45,7 +45,7 @@ import glob as _glob
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Literal, Union, overload
 
 import numpy as np
 import pandas as pd
@@ -480,6 +480,24 @@ def system_names(files: Sequence[str], system: str | Callable[[str], str]) -> li
     return names
 
 
+@overload
+def read_runs(
+    paths_or_glob: PathLike | Iterable[PathLike],
+    system: str | Callable[[str], str] = ...,
+    *,
+    columns: Mapping[str, str] | None = ...,
+    last_tags: Literal[False] = ...,
+    progress: bool = ...,
+) -> pd.DataFrame: ...
+@overload
+def read_runs(
+    paths_or_glob: PathLike | Iterable[PathLike],
+    system: str | Callable[[str], str] = ...,
+    *,
+    columns: Mapping[str, str] | None = ...,
+    last_tags: Literal[True],
+    progress: bool = ...,
+) -> tuple[pd.DataFrame, list[str]]: ...
 def read_runs(
     paths_or_glob: PathLike | Iterable[PathLike],
     system: str | Callable[[str], str] = "file",

@@ -73,7 +73,7 @@ import xarray as xr
 from ._backend import by_backend
 from .align import Aligned, align
 from .cube import result
-from .errors import InputError
+from .errors import InputError, OptionError, ShapeError
 from .lexi_theory import (
     orientation,
     position_metric,
@@ -186,7 +186,7 @@ def _lexi_result(
 def _aligned(runs: pd.DataFrame | Aligned, qrels: pd.DataFrame | None, opts: Options) -> Aligned:
     if isinstance(runs, Aligned):
         if opts.changed("align") or qrels is not None:
-            raise TypeError(
+            raise OptionError(
                 "qrels and alignment options cannot be combined with an already aligned input"
             )
         return runs
@@ -236,7 +236,7 @@ def lexi_classes(
     a, rel_level = _aligned(runs, qrels, opts), opts.rel_level
     pos = relevant_positions(a, rel_level)
     if kind not in ("recall", "precision"):
-        raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
+        raise OptionError(f"kind must be 'recall' or 'precision', got {kind!r}")
     cls = key_classes(pos, kind)
     S, T = pos.shape
     if T:
@@ -331,6 +331,10 @@ def lexiprecision(
         Long run frame ``system, topic, doc, score[, rank]``.
     qrels : pandas.DataFrame
         ``topic, doc, rel``.
+    judgments : {"each", "common"}, default "each"
+        With ``qrels={name: frame}`` (several judgment sets): the policy for documents judged in
+        only some of them; the result gets a last ``qrels`` dim
+        ([`irframe.qrelsets`][irframe.qrelsets]).
 
     Returns
     -------
@@ -381,6 +385,10 @@ def rrlp(
 
     Parameters
     ----------
+    runs, qrels : pandas.DataFrame
+        The run frame (``system, topic, doc, score``) and the judgments (``topic, doc, rel``),
+        as for [`irframe.evaluate`][irframe.evaluate]; or arrays aligned already
+        ([`irframe.align.align`][irframe.align.align]) and no qrels.
     n : int, optional
         Corpus size for the pessimistic imputation of unretrieved relevant documents
         (position ``n - m + i``).  By default ``n`` is taken as infinite, so an
@@ -476,10 +484,18 @@ def tse(
 
     Parameters
     ----------
+    runs, qrels : pandas.DataFrame
+        The run frame (``system, topic, doc, score``) and the judgments (``topic, doc, rel``),
+        as for [`irframe.evaluate`][irframe.evaluate]; or arrays aligned already
+        ([`irframe.align.align`][irframe.align.align]) and no qrels.
     n : int
         Corpus size; must be at least ranking length + unretrieved relevant documents.
     e : {"AP", "NDCG", "RBP", "R", "RP"} or callable
         Exposure function (see [`exposure`][irframe.lexi.exposure]); ``p`` is RBP's γ, ``k`` the recall cutoff.
+    p : float, default 0.8
+        RBP's persistence γ (``e="RBP"``).
+    k : int, default 1000
+        The recall cutoff (``e="R"``).
 
     Returns
     -------
@@ -537,6 +553,10 @@ def metric_lexirecall(
 
     Parameters
     ----------
+    runs, qrels : pandas.DataFrame
+        The run frame (``system, topic, doc, score``) and the judgments (``topic, doc, rel``),
+        as for [`irframe.evaluate`][irframe.evaluate]; or arrays aligned already
+        ([`irframe.align.align`][irframe.align.align]) and no qrels.
     n : int
         Corpus size (ranking length + unretrieved relevant documents at most).
     epsilon : float or Fraction in (0, 1)
@@ -592,7 +612,7 @@ def _pref_values(pref: xr.DataArray) -> np.ndarray:
         or tuple(pref.dims[:2]) != ("system", "other")
         or pref.ndim != 3
     ):
-        raise ValueError(
+        raise ShapeError(
             "expected a preference cube with dims ('system', 'other', 'topic'), "
             f"got {getattr(pref, 'dims', type(pref).__name__)}; compute it with irframe.lexi.lexirecall"
         )
@@ -695,6 +715,9 @@ def order_systems(
 
     Parameters
     ----------
+    pref : xarray.DataArray
+        A preference cube ``(system, other, topic)`` of +1 / 0 / -1, e.g. from
+        [`lexirecall`][irframe.lexi.lexirecall].
     method : {"net_wins", "copeland", "borda", "markov"}
         ``net_wins``: Σ over topics and other systems of the preference (wins - losses);
         ``copeland``: number of systems beaten minus systems lost to on the per-pair
@@ -706,6 +729,10 @@ def order_systems(
         teleportation so the chain is ergodic).
     damping : float
         Markov only: probability of following a preference (1 - damping teleports).
+    tol : float, default 1e-12
+        Markov only: the power iteration stops when the distribution moves less than this.
+    max_iter : int, default 10000
+        Markov only: the most iterations.
 
     Returns
     -------
@@ -748,7 +775,7 @@ def order_systems(
         score = pts.sum(axis=(1, 2)) / ntop
     elif method == "markov":
         if not (0 < damping <= 1):
-            raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
+            raise OptionError(f"damping must lie in (0, 1], got {damping!r}")
         ntopics = np.maximum(valid.sum(axis=2), 1)
         beat_by = (vz < 0).sum(axis=2) / ntopics  # [i, j]: share of topics where j beats i
         np.fill_diagonal(beat_by, 0.0)
@@ -764,7 +791,7 @@ def order_systems(
             pi = nxt
         score = pi
     else:
-        raise ValueError(
+        raise OptionError(
             f"method must be 'net_wins', 'copeland', 'borda' or 'markov', got {method!r}"
         )
     s = pd.Series(
@@ -829,7 +856,7 @@ def preference_table(
 def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, list]:
     """Score cube → array (measure, system, topic) aligned to pref's systems and topics."""
     if "system" not in scores.dims or "topic" not in scores.dims:
-        raise ValueError(
+        raise ShapeError(
             f"expected a score cube with dims (system, topic[, measure]), got {scores.dims}"
         )
     sc = (
@@ -840,7 +867,7 @@ def _score_2d(scores: xr.DataArray, pref: xr.DataArray) -> tuple[np.ndarray, lis
     ssys = [str(s) for s in sc.coords["system"].values]
     missing = sorted(set(psys) - set(ssys))
     if missing:
-        raise ValueError(f"systems {missing[:5]} of the preference cube are not in the score cube")
+        raise InputError(f"systems {missing[:5]} of the preference cube are not in the score cube")
     topics = [str(t) for t in pref.coords["topic"].values]
     sc = sc.assign_coords(system=ssys, topic=[str(t) for t in sc.coords["topic"].values])
     arr = sc.reindex(system=psys, topic=topics).values.astype(np.float64)  # NaN for absent topics
@@ -927,7 +954,7 @@ def tie_fraction(cube: xr.DataArray) -> xr.DataArray | float:
         ok = ~np.isnan(pv)
         return float((pv[ok] == 0).mean()) if ok.any() else float("nan")
     if "system" not in cube.dims or "topic" not in cube.dims:
-        raise ValueError(
+        raise ShapeError(
             f"expected a preference cube (system, other, topic) or a score cube "
             f"(system, topic[, measure]); got dims {cube.dims}"
         )

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .errors import OptionError
 from .measures.lexi import exposure
 from .options import make_rng
 from .params import check_flag
@@ -33,7 +34,7 @@ __all__ = [
 def _check_nm(n: int, m: int) -> tuple[int, int]:
     n, m = int(n), int(m)
     if m < 1 or n < m:
-        raise ValueError(f"need 1 <= m <= n, got n={n}, m={m}")
+        raise OptionError(f"need 1 <= m <= n, got n={n}, m={m}")
     return n, m
 
 
@@ -84,17 +85,17 @@ def tie_probability(
     elif key in ("R", "RK", "RP"):
         kk = m if key == "RP" else k
         if kk is None:
-            raise ValueError("metric 'R' needs the cutoff k=")
+            raise OptionError("metric 'R' needs the cutoff k=")
         kk = int(kk)
         if kk < 0:
-            raise ValueError(f"k must be >= 0, got {kk}")
+            raise OptionError(f"k must be >= 0, got {kk}")
         kk = min(kk, n)
         s = sum(comb(kk, i) ** 2 * comb(n - kk, m - i) ** 2 for i in range(m + 1))
         res = Fraction(s, denom)
     elif key == "LR":
         res = Fraction(1, comb(n, m))
     else:
-        raise ValueError(f"metric must be 'TSE', 'R', 'RP' or 'LR', got {metric!r}")
+        raise OptionError(f"metric must be 'TSE', 'R', 'RP' or 'LR', got {metric!r}")
     return res if exact else float(res)
 
 
@@ -189,6 +190,14 @@ def position_metric(
         ``RP`` = #{p_i <= m}/m; ``TSE`` = e(p_m) with exposure ``e``.
     P : array (rows, width)
     m : int or array (rows,)
+    n : int, optional
+        Corpus size (``TSE``, whose pessimistic imputation needs it).
+    p : float, default 0.8
+        RBP's persistence (``RBP``; ``TSE`` with ``e="RBP"``).
+    k : int, default 1000
+        Recall cutoff (``R``; ``TSE`` with ``e="R"``).
+    e : {"AP", "NDCG", "RBP", "R", "RP"} or callable, default "AP"
+        ``TSE``'s exposure function.
 
     Returns
     -------
@@ -224,7 +233,7 @@ def position_metric(
         if key == "TSE":
             pm = P[np.arange(Q), m - 1]
             return exposure(e, pm, m, p=p, k=k)
-    raise ValueError(f"unknown metric {metric!r}; use AP, NDCG, RBP, RR, R, RP or TSE")
+    raise OptionError(f"unknown metric {metric!r}; use AP, NDCG, RBP, RR, R, RP or TSE")
 
 
 def orientation(
@@ -267,7 +276,7 @@ def orientation(
     """
     ms = np.atleast_1d(np.asarray(m, dtype=np.int64))
     if (ms < 1).any() or (ms > n).any():
-        raise ValueError(f"every m must lie in 1..n={n}")
+        raise OptionError(f"every m must lie in 1..n={n}")
     W = int(ms.max())
     cols = np.arange(W)[None, :]
     if kind == "recall":
@@ -280,7 +289,7 @@ def orientation(
         after = before.copy()
         after[:, 0] = n - ms + 1
     else:
-        raise ValueError(f"kind must be 'recall' or 'precision', got {kind!r}")
+        raise OptionError(f"kind must be 'recall' or 'precision', got {kind!r}")
     return position_metric(metric, before, ms, n=n, **params) - position_metric(
         metric, after, ms, n=n, **params
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -207,12 +207,36 @@ def _pair_outcomes(means: np.ndarray, fuzziness: float):
     return out, iu
 
 
+@overload
 def stability(
-    cube,
+    cube: xr.DataArray,
+    *,
+    n_trials: int = ...,
+    n_topics: int | None = ...,
+    rng: Any = ...,
+    fuzziness: float = ...,
+    missing: str = ...,
+    per_pair: Literal[False] = ...,
+    dim: str = ...,
+) -> pd.DataFrame: ...
+@overload
+def stability(
+    cube: xr.DataArray,
+    *,
+    n_trials: int = ...,
+    n_topics: int | None = ...,
+    rng: Any = ...,
+    fuzziness: float = ...,
+    missing: str = ...,
+    per_pair: Literal[True],
+    dim: str = ...,
+) -> tuple[pd.DataFrame, xr.Dataset]: ...
+def stability(
+    cube: xr.DataArray,
     *,
     n_trials: int = 1000,
     n_topics: int | None = None,
-    rng=None,
+    rng: Any = None,
     fuzziness: float = 0.0,
     missing: str = "skip",
     per_pair: bool = False,

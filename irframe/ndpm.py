@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .align import Aligned, align
+from .errors import OptionError
 from .measures.ndpm import (
     COUNT_FIELDS,
     count_pairs,
@@ -76,7 +77,7 @@ def pair_counts(
     """
     if isinstance(runs, Aligned):  # arrays aligned with their qrels, under their own options
         if qrels is not None or opts.changed():
-            raise TypeError(
+            raise OptionError(
                 "qrels and alignment options cannot be combined with an already aligned input"
             )
         a = runs

@@ -39,7 +39,7 @@ import inspect
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -293,14 +293,17 @@ def peer_keyword_hint(names: Iterable[str], takes: Iterable[str] = ()) -> str:
     return f" ({'; '.join(said)})" if said else ""
 
 
-def peer_keywords(fn: Callable[..., R]) -> Callable[..., R]:
+P = ParamSpec("P")
+
+
+def peer_keywords(fn: Callable[P, R]) -> Callable[P, R]:
     """``fn`` refusing other tools' keywords it does not take (`PEER_KEYWORDS`) with an
     [OptionError][irframe.errors.OptionError] that says what to write instead; any other
     call goes to ``fn`` as it is."""
     takes = set(inspect.signature(fn).parameters)
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> R:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         peers = [k for k in kwargs if k in PEER_KEYWORDS and k not in takes]
         if peers:
             raise OptionError(

@@ -272,6 +272,8 @@ def significance_matrix(
         The systems to show, in this order (default: the result's system order).
     annotate : bool
         Write the effect in each cell.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
 
     Returns
     -------
@@ -376,6 +378,14 @@ def correlation_heatmap(
     corr : xarray.DataArray
         2-D, e.g. from [`irframe.meta.correlation_matrix`][irframe.meta.correlation_matrix] (dims
         ``measure, other_measure``); the first dim gives the rows.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
+    annotate : bool, default True
+        Write each cell's value in it.
+    vmin, vmax : float, optional
+        The colour scale's ends (default: the smallest value, and 1).
+    cmap : str, default "viridis"
+        A matplotlib colour map.
 
     Returns
     -------
@@ -443,6 +453,20 @@ def grid_heatmap(
     ----------
     grid : xarray.DataArray
         Dims ``rows`` and ``cols`` (default ``C`` and ``A``).
+    rows, cols : str, default "C" and "A"
+        The dims drawn as rows and as columns.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
+    annotate : bool, default True
+        Write each cell's value in it.
+    fmt : str, default "{:.3f}"
+        Format of the written values.
+    cmap : str, default "magma"
+        A matplotlib colour map.
+    title : str, optional
+        The axes' title.
+    nan_text : str, default "X"
+        Written in the NaN cells (combinations that are not defined).
 
     Returns
     -------

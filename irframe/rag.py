@@ -500,6 +500,14 @@ def read_support(path: str | os.PathLike, *, system: str | None = None) -> pd.Da
     ``support`` one of ``full_support``/``partial_support``/``no_support`` per citation, in
     the same order (``qid`` is accepted for ``topic_id``).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON-lines file.
+    system : str, optional
+        The system of every answer (default: each line's ``run_id``; a line without one
+        is an error naming it).
+
     Returns
     -------
     pandas.DataFrame

@@ -65,7 +65,7 @@ import pandas as pd
 
 from ._backend import by_backend
 from .align import Aligned, align
-from .errors import InputError
+from .errors import InputError, OptionError
 from .measures.rarity import (
     RarityLookup,
     ap_rare,
@@ -199,7 +199,9 @@ def _rare_finds_table(
         or not isinstance(max_systems, (int, np.integer))
         or max_systems < 0
     ):
-        raise ValueError(f"max_systems must be a non-negative integer or None, got {max_systems!r}")
+        raise OptionError(
+            f"max_systems must be a non-negative integer or None, got {max_systems!r}"
+        )
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     rows, _ = retrieved_relevant_rows(a, check_k(k), check_rel_level(rel_level))
     s_d = look.s_d(a.row_topic[rows], a.row_doc[rows])
@@ -238,6 +240,9 @@ def rare_finds(
 
     Parameters
     ----------
+    runs : pandas.DataFrame
+        The run frame (``system, topic, doc, score``), as for
+        [`irframe.evaluate`][irframe.evaluate].
     max_systems : int or None, default 1
         Keep documents with ``S_d <= max_systems``: 1 = found by this system only
         (with ``reference=``: by at most one reference system; 0 = by none of them);
@@ -289,7 +294,7 @@ def _given(runs: pd.DataFrame | Aligned, qrels, opts) -> Aligned:
             raise InputError("qrels are needed: pass qrels=... (a frame topic, doc, rel)")
         return align(runs, qrels, opts=opts)
     if qrels is not None or opts.changed("align"):
-        raise TypeError(
+        raise OptionError(
             "qrels and alignment options cannot be combined with an already aligned input "
             "(the arrays carry their qrels and alignment options)"
         )

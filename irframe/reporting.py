@@ -93,8 +93,21 @@ def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
 
 def _escape(text: str, table: dict[str, str]) -> str:
     """``text`` safe for one cell: control characters (newline, tab, ...) shown as their
-    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements."""
-    return "".join(table.get(ch, ch) for ch in _visible(text))
+    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements.
+    In Markdown an ``_`` between two letters or digits is left as it is (it opens no
+    emphasis there: ``all_score``), so names read as they are in the source."""
+    text = _visible(text)
+    if table is _MD_SPECIAL:
+        return "".join(
+            ch
+            if ch == "_"
+            and 0 < i < len(text) - 1
+            and text[i - 1].isalnum()
+            and text[i + 1].isalnum()
+            else table.get(ch, ch)
+            for i, ch in enumerate(text)
+        )
+    return "".join(table.get(ch, ch) for ch in text)
 
 
 def _visible(text: str) -> str:

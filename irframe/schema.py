@@ -523,7 +523,7 @@ def records_frame(records: Iterable, what: str) -> pd.DataFrame:
     first = rows[0]
     fields = record_fields(first)
     if fields is None:
-        raise TypeError(
+        raise ShapeError(
             f"{what}: expected a DataFrame, a dict {{topic: {{doc: value}}}} or an iterable of "
             f"namedtuples such as Qrel(query_id, doc_id, relevance) (or of dataclasses); "
             f"got an iterable of {type(first).__name__}"

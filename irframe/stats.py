@@ -599,6 +599,9 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
         topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
+    dim : str, default "topic"
+        The dimension of the cube the topics lie on (another name for the same role, e.g. a cube
+        whose topic dim was renamed).
 
     Returns
     -------
@@ -683,6 +686,9 @@ def tukey_hsd(
         Not-evaluated (NaN) cells (`irframe.options.MISSING`): this method needs a complete
         system × topic block, so ``"skip"`` (default) and ``"common"`` keep, per measure, the
         topics every system was evaluated on; ``"zero"`` counts NaN as 0; ``"error"`` raises.
+    dim : str, default "topic"
+        The dimension of the cube the topics lie on (another name for the same role, e.g. a cube
+        whose topic dim was renamed).
 
     Returns
     -------
@@ -945,6 +951,16 @@ def mean_ci(
     missing : {"skip", "zero", "common"}
         ``"skip"``: each system's mean uses its own evaluated topics; ``"zero"``: NaN
         counts as 0; ``"common"``: only topics every system was evaluated on.
+    alpha : float, default 0.05
+        The interval covers 1 - alpha.
+    n_samples : int, default 10000
+        Resamples of the bootstrap interval (``method="bootstrap"``).
+    rng : numpy.random.Generator, int or None
+        The bootstrap's randomness (`irframe.options.make_rng`): a seed gives the same interval
+        every call.
+    dim : str, default "topic"
+        The dimension of the cube the topics lie on (another name for the same role, e.g. a cube
+        whose topic dim was renamed).
 
     Returns
     -------

@@ -38,6 +38,7 @@ __all__ = [
     "TrecEvalError",
     "TrecLine",
     "TrecRun",
+    "Zscores",
     "format_trec_line",
     "line_text",
     "one_run",
@@ -1064,7 +1065,7 @@ def trec_eval_runs(
 
     Every system of ``runs`` is one run (one trec_eval call); they are aligned and
     evaluated together (one pass over all rows), with each run's own topics, documents and
-    ``-c``/``-M``/``-J`` semantics.  Parameters as [`trec_eval_values`][irframe.treceval.trec_eval_values], plus:
+    ``-c``/``-M``/``-J`` semantics.
 
     Parameters
     ----------
@@ -1072,8 +1073,31 @@ def trec_eval_runs(
         ``system, topic, doc, score`` ([`irframe.io.read_runs`][irframe.io.read_runs] with a name per file).
         Irframe measure strings in ``measures`` see every system: those that depend on the
         other systems (rarity, ``LR``) differ from one call per run.
+    qrels : pandas.DataFrame
+        As [`irframe.read_qrels`][irframe.io.read_qrels] returns them.
+    measures : sequence of str
+        ``-m`` arguments: trec_eval families/nicknames with parameters (``P.5,10``,
+        ``all_trec``) or irframe measure strings (printed as given, after trec_eval's).
+        Empty: ``official``.
     run_ids : mapping, optional
         System → the run id to print (default: the system name).
+    version : {"9.0.8", "10.0"}
+        Whose behaviour to reproduce (10.0 also orders by float64 scores).
+    per_topic, complete, rel_level, depth, judged_only, num_docs_in_coll, summary
+        trec_eval's ``-q``, ``-c``, ``-l``, ``-M``, ``-J``, ``-N``, and not ``-n``.
+    debug_query : str, optional
+        Evaluate this topic only (trec_eval ``-D level.qid``).
+    zscores : mapping, optional
+        From [`read_zscores`][irframe.treceval.read_zscores] (``-Z``).
+    order : str, optional
+        Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
+    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}
+        ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
+        groups, [`irframe.read_qrels`][irframe.io.read_qrels] ``kind="jg"``); the ``*_avgjg`` measures evaluate the
+        run against each group's judgments and average over the groups of the topic.
+        ``prefs`` / ``qrels_prefs``: ``qrels`` holds preference judgments (``topic, jg, jsg,
+        doc, rel`` from [`irframe.io.read_prefs`][irframe.io.read_prefs], or ``topic, jg, doc, rel`` from
+        ``read_qrels(kind="jg")``) for the ``prefs_*`` measures ([`irframe.prefs`][irframe.prefs]).
 
     Returns
     -------
@@ -1290,38 +1314,19 @@ def trec_eval_values(
     run_id: str | None = None,
     rel_format: str = "qrels",
 ) -> list[TrecLine]:
-    """The lines trec_eval prints for one run (as data, in trec_eval's order).
+    """The lines trec_eval prints for one run (as data, in trec_eval's order):
+    [`trec_eval_run`][irframe.treceval.trec_eval_run]'s ``lines()``.
 
     Parameters
     ----------
-    qrels, run : pandas.DataFrame
-        Frames as [`irframe.read_qrels`][irframe.io.read_qrels] / [`irframe.read_run`][irframe.io.read_run] return them; every
-        row of ``run`` belongs to the one run (as every line of a trec_eval results file,
+    run : pandas.DataFrame
+        Every row belongs to the one run (as every line of a trec_eval results file,
         whatever its tag).
-    measures : sequence of str
-        ``-m`` arguments: trec_eval families/nicknames with parameters (``P.5,10``,
-        ``all_trec``) or irframe measure strings (printed as given, after trec_eval's).
-        Empty: ``official``.
-    version : {"9.0.8", "10.0"}
-        Whose behaviour to reproduce (10.0 also orders by float64 scores).
-    per_topic, complete, rel_level, depth, judged_only, num_docs_in_coll, summary
-        trec_eval's ``-q``, ``-c``, ``-l``, ``-M``, ``-J``, ``-N``, and not ``-n``.
-    debug_query : str, optional
-        Evaluate this topic only (trec_eval ``-D level.qid``).
-    zscores : mapping, optional
-        From [`read_zscores`][irframe.treceval.read_zscores] (``-Z``).
-    order : str, optional
-        Document order; default ``"trec_eval"`` for 9.0.8, ``"trec_eval10"`` for 10.0.
+    qrels, measures, version, per_topic, complete, rel_level, depth, judged_only, num_docs_in_coll, summary, debug_query, zscores, order, rel_format
+        As for [`trec_eval_runs`][irframe.treceval.trec_eval_runs].
     run_id : str, optional
         The run id to print (default: the system name of the run frame's last row, as
         trec_eval prints the tag of the file's last line).
-    rel_format : {"qrels", "qrels_jg", "prefs", "qrels_prefs"}
-        ``qrels_jg`` (trec_eval ``-R qrels_jg``): ``qrels`` has a ``jg`` column (judgment
-        groups, [`irframe.read_qrels`][irframe.io.read_qrels] ``kind="jg"``); the ``*_avgjg`` measures evaluate the
-        run against each group's judgments and average over the groups of the topic.
-        ``prefs`` / ``qrels_prefs``: ``qrels`` holds preference judgments (``topic, jg, jsg,
-        doc, rel`` from [`irframe.io.read_prefs`][irframe.io.read_prefs], or ``topic, jg, doc, rel`` from
-        ``read_qrels(kind="jg")``) for the ``prefs_*`` measures ([`irframe.prefs`][irframe.prefs]).
 
     Returns
     -------
@@ -1369,9 +1374,24 @@ def trec_eval_run(
     **options: Any,
 ) -> TrecRun:
     """[`trec_eval_runs`][irframe.treceval.trec_eval_runs] for one run (every row of ``run``, as trec_eval reads one file):
-    its [`TrecRun`][irframe.treceval.TrecRun]; keywords as for [`trec_eval_values`][irframe.treceval.trec_eval_values].
+    its [`TrecRun`][irframe.treceval.TrecRun].
 
-    Raises [`TrecEvalError`][irframe.treceval.TrecEvalError] with trec_eval's message and exit status.
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        Every row belongs to the one run (as every line of a trec_eval results file).
+    qrels, measures
+        As for [`trec_eval_runs`][irframe.treceval.trec_eval_runs].
+    run_id : str, optional
+        The run id to print (default: the system name of the run frame's last row, as
+        trec_eval prints the tag of the file's last line).
+    **options
+        The other keywords of [`trec_eval_runs`][irframe.treceval.trec_eval_runs] (``version``, ``per_topic``, ...).
+
+    Raises
+    ------
+    TrecEvalError
+        With trec_eval's message and exit status.
 
     Returns
     -------

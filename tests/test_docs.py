@@ -93,3 +93,73 @@ def test_gallery_page_runs_as_shown(monkeypatch, tmp_path):
 
     assert plt.get_fignums()  # the plots were drawn
     plt.close("all")
+
+
+_DOCUMENTED_MODULES = [
+    "irframe",
+    "irframe.stats",
+    "irframe.meta",
+    "irframe.plot",
+    "irframe.agreement",
+    "irframe.power",
+    "irframe.lexi",
+    "irframe.cwl",
+    "irframe.rarity",
+    "irframe.ndpm",
+    "irframe.rag",
+    "irframe.reproducibility",
+    "irframe.degradation",
+    "irframe.io",
+    "irframe.uncertainty",
+    "irframe.axioms",
+    "irframe.datasets",
+    "irframe.treceval",
+    "irframe.reporting",
+    "irframe.cube",
+    "irframe.measures",
+    "irframe.lexi_theory",
+]
+
+
+def _documented_parameters(doc: str) -> set[str] | None:
+    """The names a numpydoc Parameters section lists (``a, b : type`` lines), None without one."""
+    import re
+
+    m = re.search(
+        r"\nParameters\n-+\n(.*?)(\n(Returns|Raises|Yields|See Also|Examples|Notes)\n-+\n|\Z)",
+        "\n" + doc,
+        re.S,
+    )
+    if m is None:
+        return None
+    names = set()
+    for line in m.group(1).splitlines():
+        head = re.match(r"(\*{0,2}[A-Za-z_][\w, *]*?)\s*(:|$)", line)
+        if head and not line.startswith(" "):
+            names |= {n.strip().lstrip("*") for n in head.group(1).split(",")}
+    return names
+
+
+def test_every_public_function_documents_its_parameters():
+    """Each function in a documented module's ``__all__`` has a numpydoc Parameters section
+    naming every parameter of its signature (33 did not: the API reference showed them
+    undocumented)."""
+    import importlib
+    import inspect
+
+    missing = []
+    for mod_name in _DOCUMENTED_MODULES:
+        mod = importlib.import_module(mod_name)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            if not callable(obj) or inspect.isclass(obj):
+                continue
+            try:
+                params = [p for p in inspect.signature(obj).parameters if p not in ("self", "opts")]
+            except (TypeError, ValueError):
+                continue
+            listed = _documented_parameters(inspect.getdoc(obj) or "")
+            lacking = params if listed is None else [p for p in params if p not in listed]
+            if lacking:
+                missing.append(f"{mod_name}.{name}: {lacking}")
+    assert not missing, "\n".join(missing)

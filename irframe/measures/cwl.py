@@ -277,6 +277,22 @@ def gain_values(
 
     ``qrels_grades`` are all judged grades (the range check runs on them, as cwl_eval
     checks the whole gain file).
+
+    Parameters
+    ----------
+    grades : numpy.ndarray
+        One grade per row (NaN: unjudged).
+    gains : None, "auto", "scale", mapping or callable
+        The rule above.
+    qrels_grades : numpy.ndarray, optional
+        Every judged grade of the qrels (default: ``grades``).
+    min_gain, max_gain : float, default 0 and 1
+        The range gains must lie in (cwl_eval's ``--min_gain`` / ``--max_gain``).
+
+    Returns
+    -------
+    numpy.ndarray
+        One gain per row, NaN where the grade is.
     """
     grades = np.asarray(grades, dtype=np.float64)
     allg = (

@@ -264,6 +264,28 @@ def p_rare(
     same ``k``) and ``base`` (trec_eval's P@k per group, which α = 0 returns bit for bit).
     On frames, use the measure strings through [`irframe.evaluate`][irframe.evaluate] (or
     [`irframe.evaluate`][irframe.evaluate] of aligned arrays), which align, run this kernel and build the cube.
+
+    Parameters
+    ----------
+    aligned : Aligned
+        The aligned arrays ([`irframe.align.align`][irframe.align.align]).
+    alpha : float
+        The rarity weight (Eq. 1; the mixture weight of Eq. 4 with ``normalized``).
+    k : int or None
+        The cutoff (None: each ranking's length).
+    lookup : RarityLookup
+        S_d of every relevant document, from [`rarity_lookup`][irframe.rarity.rarity_lookup] at the same ``k``.
+    base : numpy.ndarray
+        trec_eval's P@k per group.
+    rel_level : float, default 1
+        A document is relevant when its grade is at least ``rel_level``.
+    normalized : bool, default False
+        P'@k (Eq. 4) instead of P@k_rareness (Eq. 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per group (G,).
     """
     k = check_k(k)
     if k is None:

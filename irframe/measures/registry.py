@@ -238,6 +238,8 @@ class Measure:
         """Whether this measure's best value is its smallest (its definition's
         ``lower_is_better``, decided on the parameters when that is a callable).
 
+        Examples
+        --------
         >>> parse_measure("ndpm").lower_is_better, parse_measure("AP").lower_is_better
         (True, False)
         """

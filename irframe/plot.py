@@ -319,7 +319,14 @@ def significance_matrix(
     vals = np.where(sig, np.nan_to_num(direction), 0.0)
     same = np.array([[a == b for b in ds.other.values] for a in ds.system.values])
     vals = np.where(same, np.nan, vals)
-    ax = _axes(ax, (1.5 + 0.45 * vals.shape[1], 1.0 + 0.4 * vals.shape[0]))
+    longest = max((len(str(x)) for x in [*ds.system.values, *ds.other.values]), default=1)
+    ax = _axes(  # room for the row names and the legend beside a single column (a baseline)
+        ax,
+        (
+            max(5.0, 2.5 + 0.45 * vals.shape[1] + 0.07 * longest),
+            max(3.0, 1.0 + 0.4 * vals.shape[0] + 0.05 * longest),
+        ),
+    )
     cmap = ListedColormap(["#d6604d", "#f0f0f0", "#4393c3"])
     _heatmap(
         ax,

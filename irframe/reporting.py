@@ -501,8 +501,10 @@ def report(
         None if baseline is not None else dict(zip(systems, _letters(len(systems)), strict=True))
     )
     cells = _report_cells(means, cmp, intervals, systems, baseline, letters, lower, int(digits))
-    legend = _report_legend(test, correction, alpha, baseline, ci, wins) + (
-        " Best value per measure in bold." if cells else ""
+    legend = (
+        _report_legend(test, correction, alpha, baseline, ci, wins)
+        + (" Best value per measure in bold." if cells else "")
+        + _topics_note(cube, missing)
     )
     return Report(means, cmp, cells, baseline, letters, intervals, bool(wins), legend)
 
@@ -596,6 +598,25 @@ def _report_cells(means, cmp, intervals, systems, baseline, letters, lower, digi
                 wtl,
             )
     return cells
+
+
+def _topics_note(cube: xr.DataArray, missing: str) -> str:
+    """With ``missing="skip"``, the systems whose means cover fewer topics than the others
+    (each mean is over the system's own topics, so such means are not over one topic set)."""
+    if missing != "skip" or not cube.sizes.get("topic"):
+        return ""
+    n = cube.notnull().sum("topic").min("measure").to_pandas()
+    most = int(n.max())
+    fewer = {str(s): int(k) for s, k in n.items() if k < most}
+    if not fewer:
+        return ""
+    shown_ = ", ".join(f"{s}: {k}" for s, k in list(fewer.items())[:5]) + (
+        " ..." if len(fewer) > 5 else ""
+    )
+    return (
+        f" Means over each system's own topics: {shown_} of {most} topics "
+        "(missing='common' compares all on the topics every system has)."
+    )
 
 
 def _report_legend(test, correction, alpha, baseline, ci, wins) -> str:

@@ -299,3 +299,21 @@ def test_one_selected_measure_gets_advice_that_works():
     # num_ret is summed over topics (its aggregate survives the selection)
     means = irf.summarize(one.expand_dims(measure=["num_ret"], axis=-1))
     assert (means["num_ret"] == 60).all()  # 6 topics x 10 documents
+
+
+def test_legend_says_which_means_cover_fewer_topics():
+    """missing="skip" averages each system over its own topics: the legend names the systems
+    with fewer (it said nothing, so such means looked comparable)."""
+    import warnings
+
+    qrels, runs = irf.datasets.synthetic(3, 8, 20, rng=0)
+    gone = runs.topic.iloc[0]
+    runs = runs[~((runs.system == "sys1") & (runs.topic == gone))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cube = irf.evaluate(runs, qrels, ["AP"])
+    counts = cube.sel(measure="AP").notnull().sum("topic").to_pandas()
+    assert counts["sys1"] == 7 and counts["sys0"] == 8
+    assert "sys1: 7 of 8 topics" in irf.report(cube).legend
+    assert "own topics" not in irf.report(cube, missing="common").legend
+    assert "own topics" not in irf.report(cube.sel(system=["sys0", "sys2"])).legend

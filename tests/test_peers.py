@@ -1266,3 +1266,23 @@ def test_set_f_parameter_list_warns_and_its_advice_works():
     for b, label in zip(["1.0", "0.5", "2.4"], advice, strict=True):
         ref = pytrec_eval.RelevanceEvaluator(qd, {f"set_F.{b}"}).evaluate(rd)["0"]["set_F"]
         assert each.sel(measure=label).item() == pytest.approx(ref, abs=1e-12)
+
+
+def test_ranx_at_zero_and_bpref_at_k_get_advice_that_works():
+    """ranx reads ``precision@0`` as the whole ranking (its metrics_test) and has a top-k
+    ``bpref@k`` (its bpref_test): irframe refuses both, saying what to write; the advice for
+    @0 gives ranx's value."""
+    ranx = reference_module("ranx")
+    q = {"q1": {"d2": 1, "d5": 1, "d1": 0, "d4": 0}, "q2": {"d1": 1}}
+    r = {"q1": {"d1": 10.0, "d2": 9.0, "d3": 8.0, "d4": 7.0}, "q2": {"d3": 2.0, "d1": 1.0}}
+    for spelled in ("precision@0", "recall@0", "ndcg@0"):
+        with pytest.raises(MeasureParamError, match="ranx reads @0 as the whole ranking") as e:
+            irf.evaluate(r, q, spelled)
+        advice = re.search(r"write '([^']+)' without @k", str(e.value)).group(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConventionWarning)
+            got = irf.evaluate(r, q, advice).mean("topic").item()
+        want = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), spelled)
+        assert got == pytest.approx(want, abs=1e-12), spelled
+    with pytest.raises(MeasureParamError, match="ranx's bpref@k ranks only the top k"):
+        irf.evaluate(r, q, "bpref@3")

@@ -700,7 +700,18 @@ def parse_measure(text: str | Measure) -> Measure:
     cutoff = None
     if cut is not None:
         if d.cutoff == "none":
-            raise MeasureParamError(f"{lab}: measure {name} takes no @cutoff")
+            hint = (  # ranx's bpref@k: its own top-k variant, not trec_eval's bpref at depth k
+                "; ranx's bpref@k ranks only the top k and has no counterpart here (bpref "
+                "with depth=k cuts every ranking first, which differs)"
+                if name == "Bpref"
+                else ""
+            )
+            raise MeasureParamError(f"{lab}: measure {name} takes no @cutoff{hint}")
+        if cut.strip() == "0" and d.cutoff == "optional":  # ranx: @0 is the whole ranking
+            raise MeasureParamError(
+                f"{lab}: cutoff k must be an integer in [1, 2**53], got '0' (ranx reads @0 "
+                f"as the whole ranking: write {s.rsplit('@', 1)[0]!r} without @k)"
+            )
         cutoff = check_cutoff_text(cut, what=repr(label), error=MeasureParamError)
     elif d.cutoff == "required":
         raise MeasureParamError(f"{lab}: measure {name} needs a cutoff, e.g. {name}@10")

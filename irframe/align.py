@@ -181,6 +181,31 @@ class Aligned:
         """Number of aligned run rows N."""
         return len(self.row_rel)
 
+    # ---- doc codes of the judged docs only ------------------------------------------
+    @property
+    def judged_docs(self) -> np.ndarray:
+        """The doc names that ``qrels_doc`` and ``sub_doc`` index (object array of str):
+        every doc when the doc codes are built, else (alignment by lookup, docs mostly
+        distinct) the judged docs only, which come first in the full table.  For kernels
+        that read judged documents only: no table of every run doc is built for them."""
+        loader = self.__dict__.get("_doc_loader")
+        if self.__dict__.get("_docs") is None and loader is not None:
+            return loader.judged_names()
+        return self.docs
+
+    @property
+    def row_judged_doc(self) -> np.ndarray:
+        """Per row, its doc's code in [`judged_docs`][irframe.align.Aligned.judged_docs]
+        (int64); meaningful for judged rows only (an unjudged row's code is -1 or another
+        doc's place beyond the judged ones)."""
+        d = self.__dict__
+        loader = d.get("_doc_loader")
+        if d.get("_row_doc") is None and loader is not None:
+            if d.get("_row_judged") is None:
+                d["_row_judged"] = loader.judged_codes(self)
+            return d["_row_judged"]
+        return self.row_doc
+
     # ---- derived per-row / per-group arrays (cached on this object only) ----------
     @cached_property
     def group_len(self) -> np.ndarray:
@@ -690,11 +715,31 @@ class _DocLoader:
     def __init__(self, rd: RunDocs, q_arrow, r_doc=None, docs=None):
         self.rd, self.q_arrow = rd, q_arrow
         self.r_doc, self.docs = r_doc, docs  # already built (the duplicate check needed them)
+        self._judged: np.ndarray | None = None
+        self._judged_names: np.ndarray | None = None
 
     def __call__(self, aligned: Aligned) -> tuple[np.ndarray, np.ndarray]:
         if self.r_doc is None:
             self.r_doc, self.docs = self.rd.codes(self.q_arrow)
         return self.r_doc[aligned.row_source].astype(np.int64), self.docs
+
+    def judged_codes(self, aligned: Aligned) -> np.ndarray:
+        """Per row of ``aligned``, its doc's place among the judged docs (-1: not judged);
+        the same codes as the full table's (the judged docs come first there)."""
+        if self.r_doc is not None:
+            return self.r_doc[aligned.row_source].astype(np.int64)
+        if self._judged is None:  # over the whole column, as the full table's codes are
+            whole = RunDocs(self.rd.arr, self.rd.cat_codes, self.rd.cats)
+            self._judged = whole.qrels_codes(self.q_arrow).astype(np.int64)
+        return self._judged[aligned.row_source]
+
+    def judged_names(self) -> np.ndarray:
+        """The judged docs' names, in their codes' order."""
+        if self._judged_names is None:
+            self._judged_names = np.asarray(
+                self.q_arrow.to_numpy(zero_copy_only=False), dtype=object
+            )
+        return self._judged_names
 
 
 class _LazyDocs:

@@ -107,7 +107,7 @@ def _rarity_table(
     out = pd.DataFrame(
         {
             "topic": a.topics[t].to_numpy(),
-            "doc": a.docs[d],
+            "doc": a.judged_docs[d],
             "rel": a.qrels_rel[q],
             "S_d": s_d,
             "S": np.full(len(q), look.n_systems, dtype=np.int64),
@@ -204,7 +204,7 @@ def _rare_finds_table(
         )
     look = rarity_lookup(a, k=k, rel_level=rel_level, reference=reference)
     rows, _ = retrieved_relevant_rows(a, check_k(k), check_rel_level(rel_level))
-    s_d = look.s_d(a.row_topic[rows], a.row_doc[rows])
+    s_d = look.s_d(a.row_topic[rows], a.row_judged_doc[rows])
     if max_systems is not None:
         keep = s_d <= max_systems
         rows, s_d = rows[keep], s_d[keep]
@@ -213,7 +213,7 @@ def _rare_finds_table(
         {
             "system": a.systems[a.group_system[g]].to_numpy(),
             "topic": a.topics[a.group_topic[g]].to_numpy(),
-            "doc": a.docs[a.row_doc[rows]],
+            "doc": a.judged_docs[a.row_judged_doc[rows]],
             "rank": a.row_rank[rows],
             "rel": a.row_rel[rows],
             "S_d": s_d,

@@ -177,14 +177,14 @@ def pairs(ctx) -> PairTable:
         asp = aspects(ctx)
         inv = _sub_aspect(ctx)
         pos = a.sub_rel > 0
-        n_docs = max(len(a.docs), 1)
+        n_docs = max(len(a.judged_docs), 1)  # judged docs only: no table of every run doc
         skey = a.sub_topic[pos] * n_docs + a.sub_doc[pos]
         s_asp, s_grade = inv[pos], a.sub_rel[pos]
         o = np.argsort(skey, kind="stable")
         skey, s_asp, s_grade = skey[o], s_asp[o], s_grade[o]
         # only rows relevant to some aspect can pair (row_rel = max grade over subtopics)
         cand = np.flatnonzero(a.row_rel > 0)
-        rkey = a.row_topic[cand] * n_docs + a.row_doc[cand]
+        rkey = a.row_topic[cand] * n_docs + a.row_judged_doc[cand]  # (relevant rows: judged)
         lo = np.searchsorted(skey, rkey, side="left")
         hi = np.searchsorted(skey, rkey, side="right")
         cnt = hi - lo
@@ -401,9 +401,10 @@ def ideal_alpha_gains(
             return np.zeros(T + 1, np.int64), np.zeros(0)
         t, d, s, gv = a.sub_topic[keep], a.sub_doc[keep], inv[keep], g[keep]
         # documents per topic, ordered docno descending (bytes) so argmax picks the largest
-        dk = t * (len(a.docs) + 1) + d
+        nj = len(a.judged_docs) + 1
+        dk = t * nj + d
         ud, dinv = np.unique(dk, return_inverse=True)
-        ut, udoc = ud // (len(a.docs) + 1), ud % (len(a.docs) + 1)
+        ut, udoc = ud // nj, ud % nj
         o = np.lexsort((_doc_desc_rank(ctx)[udoc], ut))
         pos = np.empty(len(ud), np.int64)
         pos[o] = np.arange(len(ud))
@@ -531,9 +532,10 @@ def _doc_desc_rank(ctx) -> np.ndarray:
     def build():
         a = ctx.aligned
         used = np.unique(a.sub_doc[a.sub_rel > 0])
-        names = np.array([a.docs[x].encode("utf-8") for x in used], dtype=object)
+        judged = a.judged_docs
+        names = np.array([judged[x].encode("utf-8") for x in used], dtype=object)
         order = np.argsort(names, kind="stable")[::-1]
-        r = np.full(len(a.docs) + 1, -1, np.int64)
+        r = np.full(len(judged) + 1, -1, np.int64)
         r[used[order]] = np.arange(len(used))
         return r
 
@@ -761,7 +763,7 @@ def d_ndcg(ctx, k):
     w = aspect_weights(ctx, graded=True)
     dcg = _by_group(ctx, p, p.grade * w[p.aspect] / np.log2(p.rank + 1.0), k)
     pos = a.sub_rel > 0
-    n_docs = len(a.docs) + 1
+    n_docs = len(a.judged_docs) + 1
     key = a.sub_topic[pos] * n_docs + a.sub_doc[pos]
     uk, kinv = np.unique(key, return_inverse=True)
     gg = np.bincount(kinv, weights=a.sub_rel[pos] * w[inv[pos]], minlength=len(uk))

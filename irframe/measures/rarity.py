@@ -77,7 +77,7 @@ class RarityLookup:
     n_systems : int
         S.
     n_docs : int
-        Key multiplier (``len(aligned.docs)``).
+        Key multiplier (``len(aligned.judged_docs)``).
     """
 
     keys: np.ndarray
@@ -144,7 +144,7 @@ def retrieved_relevant_rows(
     if k is not None:
         sel &= a.row_rank <= k
     rows = np.flatnonzero(sel)
-    keys = a.row_topic[rows] * max(len(a.docs), 1) + a.row_doc[rows]
+    keys = a.row_topic[rows] * max(len(a.judged_docs), 1) + a.row_judged_doc[rows]
     return rows, keys
 
 
@@ -175,7 +175,7 @@ def rarity_lookup(
     k = check_k(k)
     level = check_rel_level(rel_level)
     a = aligned
-    nd = max(len(a.docs), 1)
+    nd = max(len(a.judged_docs), 1)  # relevant docs are judged: no table of every run doc
     if reference is None:
         _, keys = retrieved_relevant_rows(a, k, level)
         uk, cnt = np.unique(keys, return_counts=True)
@@ -187,7 +187,7 @@ def rarity_lookup(
     qrels = pd.DataFrame(
         {
             "topic": a.topics[a.qrels_topic].to_numpy(),
-            "doc": a.docs[a.qrels_doc],
+            "doc": a.judged_docs[a.qrels_doc],
             "rel": a.qrels_rel,
         }
     )
@@ -202,11 +202,15 @@ def rarity_lookup(
         raise type(e)(f"reference=: {e}") from None
     _, rkeys = retrieved_relevant_rows(ref, k, level)
     uk, cnt = np.unique(rkeys, return_counts=True)
-    rnd = max(len(ref.docs), 1)
+    rnd = max(len(ref.judged_docs), 1)
     rt, rdoc = uk // rnd, uk % rnd
     t_map = a.topics.get_indexer(ref.topics)[rt] if len(uk) else np.zeros(0, np.int64)
     used, inv = np.unique(rdoc, return_inverse=True)
-    d_map = pd.Index(a.docs).get_indexer(ref.docs[used])[inv] if len(uk) else np.zeros(0, np.int64)
+    d_map = (
+        pd.Index(a.judged_docs).get_indexer(ref.judged_docs[used])[inv]
+        if len(uk)
+        else np.zeros(0, np.int64)
+    )
     ok = (t_map >= 0) & (d_map >= 0)
     mk = t_map[ok].astype(np.int64) * nd + d_map[ok]
     o = np.argsort(mk)
@@ -225,7 +229,7 @@ def _row_numerators(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """(relevant rows within k, rarity numerator per row, common denominator)."""
     rows, _ = retrieved_relevant_rows(aligned, k, level)
-    s_d = look.s_d(aligned.row_topic[rows], aligned.row_doc[rows])
+    s_d = look.s_d(aligned.row_topic[rows], aligned.row_judged_doc[rows])
     S = look.n_systems
     if not normalized:
         return rows, S - s_d, S

@@ -109,6 +109,9 @@ def evaluate(
         A needed column is missing or ambiguous; ``columns=`` / ``qrels_columns=`` fix it.
     irframe.errors.DuplicateError
         Duplicate (system, topic, doc) or qrels rows with ``duplicates="error"``.
+    irframe.errors.OptionError
+        An option outside its range or choices, or a keyword evaluate does not take (other
+        tools' spellings, ``k=``, ``relevance_level=``, are named with evaluate's own).
     irframe.errors.InputError
         Other bad input: the message names the rows and the fix
         ([What irframe does with bad input](../bad_input.md)).

@@ -170,7 +170,7 @@ def topic_set_size(
 
     Raises
     ------
-    ValueError
+    irframe.errors.OptionError
         ``target_power`` outside (0, 1), a zero effect, or more than ``max_topics`` needed.
 
     See Also

@@ -458,6 +458,15 @@ def compare(
         the test, correction, alpha, n_samples, ci method, missing policy and
         whether the randomization was exact.
 
+    Raises
+    ------
+    irframe.errors.UnknownSystemError
+        ``baseline`` is not a system of the cube (close names suggested).
+    irframe.errors.InputError
+        ``cube`` is not a score cube with ``system`` and topic dims, or (``missing="error"``) holds NaN cells.
+    irframe.errors.OptionError
+        An option outside its range or choices (the message lists them).
+
     Notes
     -----
     The sampled randomization p-value is ``(1 + #{|mean*| >= |mean|}) / (1 + n_samples)``,
@@ -609,6 +618,13 @@ def anova(cube, *, two_way: bool = True, missing: str = "skip", dim: str = "topi
         One row per source (``system``, ``topic``, ``residual``) -- indexed by
         ``(measure, source)`` for a 3-D cube -- with columns ``df, sum_sq, mean_sq, F, pvalue``.
 
+    Raises
+    ------
+    irframe.errors.InputError
+        ``cube`` is not a score cube with ``system`` and topic dims, or (``missing="error"``) holds NaN cells.
+    irframe.errors.OptionError
+        An option outside its range or choices (the message lists them).
+
     See Also
     --------
     - [`tukey_hsd`][irframe.stats.tukey_hsd]: which pairs differ.
@@ -700,6 +716,13 @@ def tukey_hsd(
         ``t_{1-alpha/2}(df) sqrt(mse / n_topics)`` of the (1 - alpha) interval of each system
         mean on the pooled residual variance: Sakai, *Laboratory Experiments in Information
         Retrieval*, Springer 2018, ch. 3).
+
+    Raises
+    ------
+    irframe.errors.InputError
+        ``cube`` is not a score cube with ``system`` and topic dims, or (``missing="error"``) holds NaN cells.
+    irframe.errors.OptionError
+        An option outside its range or choices (the message lists them).
 
     See Also
     --------
@@ -966,6 +989,13 @@ def mean_ci(
     -------
     xarray.Dataset
         Dims ``(system[, measure])``: ``mean``, ``ci_low``, ``ci_high``, ``n_topics``.
+
+    Raises
+    ------
+    irframe.errors.InputError
+        ``cube`` is not a score cube with ``system`` and topic dims, or (``missing="error"``) holds NaN cells.
+    irframe.errors.OptionError
+        An option outside its range or choices (the message lists them).
 
     See Also
     --------

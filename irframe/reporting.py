@@ -336,7 +336,8 @@ class Report:
         ]
         lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
         if check_flag("legend", legend):
-            lines += ["", _escape(self.legend, esc)]
+            # the legend's own brackets ("[lo, hi]") open no link: only < > need escaping
+            lines += ["", _escape(self.legend, {k: v for k, v in esc.items() if k not in "[]"})]
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:

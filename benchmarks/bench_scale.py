@@ -148,7 +148,7 @@ def one(case: str, scale: float) -> None:
 
     runs, qrels, measures = _input(case, scale)
     small_runs, small_qrels, _ = _input(case, scale / 10)
-    for m in [*measures, "AP"]:
+    for m in dict.fromkeys([*measures, "AP"]):
         irf.evaluate(small_runs, small_qrels, [m])  # imports, first-call caches
         gc.collect()
         _reset_peak()

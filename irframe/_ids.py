@@ -873,6 +873,12 @@ class RunDocs:
         back[o] = np.arange(len(o))
         return got.take(pa.array(back))
 
+    def judged_codes(self, qdocs) -> np.ndarray:
+        """Per row of the whole column (``rows`` not applied), the position of its doc in
+        ``qdocs``, -1 when the doc is not judged (int64): the codes the judged docs keep in
+        `codes`, without a table of the other docs."""
+        return RunDocs(self.arr, self.cat_codes, self.cats).qrels_codes(qdocs).astype(np.int64)
+
     def codes(self, qdocs) -> tuple[np.ndarray, np.ndarray]:
         """Doc codes of every row of the whole column and the docs they index (object array
         of str): the ``qdocs`` first (a row whose doc is judged gets its position there),
@@ -881,8 +887,7 @@ class RunDocs:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        full = RunDocs(self.arr, self.cat_codes, self.cats)
-        q = full.qrels_codes(qdocs).astype(np.int64)
+        q = self.judged_codes(qdocs)
         other = np.flatnonzero(q < 0)
         n_q = len(qdocs)
         if self.arr is None:

@@ -729,8 +729,7 @@ class _DocLoader:
         if self.r_doc is not None:
             return self.r_doc[aligned.row_source].astype(np.int64)
         if self._judged is None:  # over the whole column, as the full table's codes are
-            whole = RunDocs(self.rd.arr, self.rd.cat_codes, self.rd.cats)
-            self._judged = whole.qrels_codes(self.q_arrow).astype(np.int64)
+            self._judged = self.rd.judged_codes(self.q_arrow)
         return self._judged[aligned.row_source]
 
     def judged_names(self) -> np.ndarray:

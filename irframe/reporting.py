@@ -93,21 +93,20 @@ def _render(c: _Cell, bold: str, up: str, down: str, letters: str) -> str:
 
 def _escape(text: str, table: dict[str, str]) -> str:
     """``text`` safe for one cell: control characters (newline, tab, ...) shown as their
-    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements.
-    In Markdown an ``_`` between two letters or digits is left as it is (it opens no
-    emphasis there: ``all_score``), so names read as they are in the source."""
+    escapes (``\\n``) so that a name can never break a row, then ``table``'s replacements."""
+    return "".join(table.get(ch, ch) for ch in _visible(text))
+
+
+def _md_name(text: str) -> str:
+    """A name as Markdown text (`_MD_SPECIAL`), but an ``_`` between two letters or digits
+    left as it is: it opens no emphasis there (``all_score``), so names read as written."""
     text = _visible(text)
-    if table is _MD_SPECIAL:
-        return "".join(
-            ch
-            if ch == "_"
-            and 0 < i < len(text) - 1
-            and text[i - 1].isalnum()
-            and text[i + 1].isalnum()
-            else table.get(ch, ch)
-            for i, ch in enumerate(text)
-        )
-    return "".join(table.get(ch, ch) for ch in text)
+    return "".join(
+        ch
+        if ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        else _MD_SPECIAL.get(ch, ch)
+        for i, ch in enumerate(text)
+    )
 
 
 def _visible(text: str) -> str:
@@ -127,6 +126,8 @@ _MD_SPECIAL = {  # a name is text: no table cell break, HTML, emphasis, code or 
     "[": r"\[",
     "]": r"\]",
 }
+#: the legend's own brackets ("[lo, hi]") open no link: only its names need the rest
+_MD_LEGEND = {k: v for k, v in _MD_SPECIAL.items() if k not in "[]"}
 
 
 def _letters(n: int) -> list[str]:
@@ -329,15 +330,13 @@ class Report:
 
         head = self._header()
         n_left = 1 if self.letters is None else 2
-        esc = _MD_SPECIAL
         lines = [
-            "| " + " | ".join(_escape(h, esc) for h in head) + " |",
+            "| " + " | ".join(_md_name(h) for h in head) + " |",
             "|" + "|".join([":---"] * n_left + ["---:"] * (len(head) - n_left)) + "|",
         ]
-        lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, lambda s: _escape(s, esc))]
+        lines += ["| " + " | ".join(r) + " |" for r in self._rows(cell, _md_name)]
         if check_flag("legend", legend):
-            # the legend's own brackets ("[lo, hi]") open no link: only < > need escaping
-            lines += ["", _escape(self.legend, {k: v for k, v in esc.items() if k not in "[]"})]
+            lines += ["", _escape(self.legend, _MD_LEGEND)]
         return "\n".join(lines) + "\n"
 
     def to_html(self, *, legend: bool = True) -> str:

@@ -482,7 +482,6 @@ def _per_ranking(ctx: EvalContext, m: Measure, cf: CFunction, value) -> np.ndarr
     a = ctx.aligned
     D = _depth(m)
     chunks = group_chunks(a, D)
-    check_dense_size(a, D)
 
     def model_of(r: Rankings):
         check_gain_range(cf, r.gain, "worst")

@@ -15,6 +15,8 @@ log(1e-5).
 from __future__ import annotations
 
 import itertools
+import math
+import re
 
 import numpy as np
 
@@ -457,9 +459,6 @@ def _check_gain_text(text: str) -> str:
     """``level=gain,...`` (trec_eval's custom gains / rbp parameters); returned unchanged."""
     if not text:
         return text
-    import math
-    import re
-
     from .trec_eval_syntax import c_atof
 
     for item in text.split(","):
